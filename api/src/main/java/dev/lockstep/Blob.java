@@ -1,0 +1,100 @@
+package dev.lockstep;
+
+/**
+ * One open blob: a byte array on durable storage, addressed by offset.
+ *
+ * <p>Every call returns an {@link Operation} registered on the calling fiber's worker. Bad arguments are
+ * rejected at the call with {@link IllegalArgumentException} naming the value (negative offset or length,
+ * {@code offset + length} overflowing a long). After {@link #close()} every call fails with
+ * {@link ClosedException}.
+ *
+ * <h2>Durability</h2>
+ * Writes and resizes reach the page cache when their operation completes and become durable with the next
+ * completed {@link #sync()} of this open. Each open has one durability permit: syncs run one at a time; a
+ * sync of an open with nothing written since the last sync completes without asking the kernel. Closing a
+ * write or sync operation never cancels it: retained work finishes and its result is dropped. Closing the
+ * blob does not sync.
+ */
+public interface Blob extends AutoCloseable {
+
+    /**
+     * Reads exactly {@code length} bytes at {@code offset}.
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param length byte count, {@code >= 0}; zero is always satisfied
+     * @return the bytes; fails with {@link BlobInsufficientLengthException} if the blob ends before
+     *     {@code offset + length}
+     */
+    default Operation<byte[]> readAt(long offset, int length) {
+        return readAt(offset, length, ReadOptions.NONE);
+    }
+
+    /**
+     * Reads exactly {@code length} bytes at {@code offset}, with options.
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param length byte count, {@code >= 0}
+     * @param options hints that never change the result
+     * @return as {@link #readAt(long, int)}
+     */
+    Operation<byte[]> readAt(long offset, int length, ReadOptions options);
+
+    /**
+     * Writes every byte of {@code data} at {@code offset}, extending the blob (a gap reads as zeros).
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param data the bytes; copied at the call
+     * @return completes when the bytes are in the page cache
+     */
+    default Operation<Void> writeAt(long offset, byte[] data) {
+        return writeAt(offset, new byte[][] {data}, WriteOptions.NONE);
+    }
+
+    /**
+     * Writes the chunks in order, contiguously from {@code offset}.
+     *
+     * <p>With {@link WriteOptions#SYNC} the written bytes are durable when the operation completes; this is
+     * not a barrier for earlier unsynced writes or resizes. An empty write, {@code SYNC} or not, changes
+     * nothing and does not extend the blob.
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param chunks the bytes, any number of chunks; copied at the call
+     * @param options write options
+     * @return completes when the bytes are written (durable with {@code SYNC})
+     */
+    Operation<Void> writeAt(long offset, byte[][] chunks, WriteOptions options);
+
+    /**
+     * Sets the length: extends with zeros or truncates.
+     *
+     * @param length the new length, {@code >= 0}
+     * @return completes when resized (durable after the next sync)
+     */
+    Operation<Void> resize(long length);
+
+    /**
+     * Makes every completed write and resize of this open durable.
+     *
+     * @return completes when durable
+     */
+    Operation<Void> sync();
+
+    /**
+     * Hands a sync to the worker at once — even with a full ring — and returns its completion handle. The
+     * sync runs whether or not the handle is awaited or closed.
+     *
+     * @return the handle: completes as {@link #sync()}
+     */
+    Operation<Void> startSync();
+
+    /**
+     * The current length as this open knows it (completed writes and resizes included).
+     *
+     * @return the length
+     */
+    long length();
+
+    /** Releases the file. Idempotent. In-flight writes and syncs finish first; unsynced data may be lost. */
+    @Override
+    void close();
+}

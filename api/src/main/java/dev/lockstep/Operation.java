@@ -1,0 +1,48 @@
+package dev.lockstep;
+
+/**
+ * A handle to one request registered on one worker: an I/O call, a timer, a sync.
+ *
+ * <p>The request was handed to its worker when the operation was created; it proceeds whether or not the
+ * operation is polled, and its result is kept until observed. Operations may be polled, awaited and closed
+ * from any thread: on the owning worker they observe the worker's driver directly, elsewhere they forward
+ * observation through the worker's mailbox.
+ *
+ * <p>Closing is the operation's end of life: it releases the installed observer, cancels the request where
+ * that is safe (reads, receives, sends, accepts, timers — the buffers stay owned by the runtime until the
+ * kernel lets them go) and lets retained work (writes, syncs) finish, dropping its result. Closing after the
+ * result was observed, or twice, does nothing.
+ *
+ * @param <T> the result
+ */
+public interface Operation<T> extends AutoCloseable {
+
+    /**
+     * Observes the request once.
+     *
+     * <p>If the result is ready it is returned and consumed; the waker is not touched. Otherwise the waker is
+     * installed — {@link Waker#retain()} is called unless the installed waker {@link Waker#willWake} it — and
+     * woken once when the result is ready. A throwing {@code retain} propagates to the caller and leaves the
+     * operation registered and closable.
+     *
+     * @param waker the waker to wake, not null
+     * @return pending, or ready with the value or the failure
+     */
+    Poll<T> poll(Waker waker);
+
+    /**
+     * Waits for the result: parks the current fiber, or on a plain thread the thread.
+     *
+     * @return the value
+     * @throws ClosedException if the worker closed, the operation was closed, or the awaiting task is aborted
+     *     (the operation is then closed)
+     * @throws TimeoutException if the request's own deadline passed, or an enclosing
+     *     {@link Clock#timeout} fired (the operation is then closed)
+     * @throws LockstepException the request's own failure, typed
+     */
+    T await();
+
+    /** Releases this operation; see the class documentation. Idempotent, from any thread. */
+    @Override
+    void close();
+}

@@ -1,0 +1,27 @@
+package dev.lockstep;
+
+/**
+ * Starts a root task and runs the runtime until the root task finishes.
+ *
+ * <p>When {@code start} returns, every task spawned by the root has been aborted, every worker has retired,
+ * and every file descriptor, native buffer and fiber the runtime owned has been released. Operations and
+ * handles that escaped the root observe {@link ClosedException} when polled afterwards.
+ *
+ * <p>A runner is single use: a second {@code start} throws {@link ClosedException}. {@code start} must not
+ * be called from a fiber of a runtime.
+ */
+public interface Runner {
+
+    /**
+     * Runs {@code root} to completion.
+     *
+     * @param root the root task
+     * @param <T> the root's value
+     * @return what the root returned
+     * @throws LockstepException a runtime failure: the runner was already used ({@link ClosedException}),
+     *     or a waker callback run by a worker threw (rethrown once the worker has fully retired)
+     * @throws RuntimeException whatever the root threw, rethrown unchanged; a checked exception from the
+     *     root is wrapped in {@link ExitedException} with it as the cause
+     */
+    <T> T start(Task<T> root);
+}

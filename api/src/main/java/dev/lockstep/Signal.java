@@ -1,0 +1,27 @@
+package dev.lockstep;
+
+/**
+ * A stop signal from {@link Spawner#stopped()}. While open it holds the runtime's stop: {@link Spawner#stop}
+ * waits until every signal is closed. Closing is idempotent and may be done from any thread.
+ */
+public interface Signal extends AutoCloseable {
+
+    /**
+     * Waits until stop is signalled.
+     *
+     * @return the stop code (the first one passed to {@link Spawner#stop})
+     * @throws ClosedException if the waiting task is aborted
+     */
+    int await();
+
+    /**
+     * The stop code if stop was signalled.
+     *
+     * @return the code, or {@code null} while not stopped
+     */
+    Integer poll();
+
+    /** Releases this holder. */
+    @Override
+    void close();
+}

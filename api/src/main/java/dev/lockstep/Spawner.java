@@ -1,0 +1,95 @@
+package dev.lockstep;
+
+import java.time.Duration;
+
+/**
+ * Spawning, the supervision tree, and coordinated stop.
+ *
+ * <h2>Supervision</h2>
+ * Every context is bound to a node of a tree. {@link #child(String)} makes a new node below this one, with no
+ * task. {@link #spawn(Task)} <em>consumes</em> this context: the task runs at a new node below this one, with
+ * a fresh context of its own, and a second {@code spawn} from the same context throws
+ * {@link IllegalStateException} (take {@code child(label)} first for each task you spawn). When a spawned
+ * task finishes — returning, throwing or aborted — every task below the node of the context that spawned it
+ * is aborted, including tasks spawned from {@code child} contexts taken from it earlier. Siblings under other
+ * nodes are unaffected. When the root task finishes, the runner aborts every task.
+ *
+ * <p>Spawning from a context whose node was aborted returns a handle that fails with
+ * {@link ClosedException} without running the task.
+ *
+ * <h2>Abort</h2>
+ * Aborting a task makes the operation it is waiting on, and every later {@code await} in it, throw
+ * {@link ClosedException}; its {@code finally} blocks run. Its handle fails with {@link ClosedException}.
+ *
+ * <h2>Stop</h2>
+ * {@link #stop(int, Duration)} signals every holder of a {@link Signal} from {@link #stopped()}, and waits
+ * until each holder has closed its signal. It does not abort tasks.
+ */
+public interface Spawner {
+
+    /**
+     * Starts {@code task} on a new fiber on the current worker.
+     *
+     * @param task the task
+     * @param <T> its value
+     * @return the task's handle; the task runs whether or not the handle is awaited
+     * @throws IllegalStateException if this context already spawned
+     */
+    <T> Handle<T> spawn(Task<T> task);
+
+    /**
+     * Starts {@code task} on a new fiber on the given worker; as {@link #spawn(Task)} otherwise.
+     *
+     * @param worker the worker index, {@code 0 <= worker < workers()}
+     * @param task the task
+     * @param <T> its value
+     * @return the task's handle
+     * @throws IllegalArgumentException if {@code worker} is out of range
+     * @throws IllegalStateException if this context already spawned
+     */
+    <T> Handle<T> spawnOn(int worker, Task<T> task);
+
+    /**
+     * A new context at a new node below this one. Its label is this context's label, a dot, and
+     * {@code label}.
+     *
+     * @param label {@code [a-zA-Z][a-zA-Z0-9_]*}, and not starting with {@code runtime}
+     * @return the child context
+     * @throws IllegalArgumentException if the label is invalid, naming it
+     */
+    Context child(String label);
+
+    /**
+     * The dotted label of this context; the root's is {@code ""}.
+     *
+     * @return the label
+     */
+    String label();
+
+    /**
+     * The number of workers of this runtime.
+     *
+     * @return at least 1
+     */
+    int workers();
+
+    /**
+     * Signals stop with {@code code} and waits for every open {@link Signal} to be closed.
+     *
+     * <p>The first code wins: later calls (concurrent or not) wait the same way and do not change it. A call
+     * after every holder closed returns at once.
+     *
+     * @param code the stop code delivered to {@link Signal#await()}
+     * @param timeout how long to wait for holders, or {@code null} to wait forever
+     * @throws TimeoutException if a holder still has its signal open after {@code timeout}
+     */
+    void stop(int code, Duration timeout);
+
+    /**
+     * A signal that resolves when {@link #stop} is called, immediately if it already was. The caller holds
+     * it — {@code stop} waits for it — until it is closed.
+     *
+     * @return a new, open signal
+     */
+    Signal stopped();
+}
