@@ -1,0 +1,35 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.Operation;
+import dev.lockstep.Poll;
+import dev.lockstep.Waker;
+
+/**
+ * An operation over a {@link OneShot}: the handle of a detached sync. Closing it only stops observing; the
+ * work behind it goes on.
+ *
+ * @param <T> the value
+ */
+final class ChannelOperation<T> implements Operation<T> {
+    private final OneShot<Object> channel;
+
+    ChannelOperation(OneShot<Object> channel) {
+        this.channel = channel;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Poll<T> poll(Waker waker) {
+        return (Poll<T>) channel.poll(waker);
+    }
+
+    @Override
+    public T await() {
+        return Fibers.await(this);
+    }
+
+    @Override
+    public void close() {
+        channel.closeReceiver();
+    }
+}

@@ -1,0 +1,608 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.Poll;
+import dev.lockstep.Waker;
+import dev.lockstep.kernel.CompletionSink;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * The slab of one worker's requests: pending ones and completed results, indexed by {@link WaiterId}.
+ *
+ * <h2>States</h2>
+ * A request is, in turn: {@code QUEUED} (admitted, waiting for a ring slot or, for immediate requests, for the
+ * next service), {@code WAITING_PERMIT} (a sync waiting for its open's durability permit), {@code IN_FLIGHT}
+ * (submitted), {@code TIMER} (a sleep), {@code COMPLETED} (result kept until observed) and then retired.
+ * {@code CANCELLING} is an in-flight request whose operation was closed: it retires when its own completion
+ * arrives, because the kernel may use its buffer until then. Admission never refuses: the ring size bounds
+ * requests in flight, not requests admitted, and an unobserved result never occupies a ring slot.
+ *
+ * <h2>Threads</h2>
+ * Only the owning worker calls the driver, and only while it holds the worker's state (see
+ * {@link Worker#borrow()}). The driver never calls user code: wakes, releases and channel sends are queued on
+ * the worker's deferred queue and run after the borrow ends.
+ *
+ * <h2>Bounds</h2>
+ * At most {@code ring.entries()} requests and {@code ring.entries()} cancellations are in flight, so a
+ * completion queue of twice the entries cannot overflow.
+ */
+public final class Driver implements CompletionSink {
+    enum State { FREE, QUEUED, WAITING_PERMIT, IN_FLIGHT, TIMER, COMPLETED, CANCELLING }
+
+    static final class Slot {
+        final int index;
+        int generation;
+        State state = State.FREE;
+        Request request;
+        Observer observer;
+        Poll<Object> result;
+        /** The deadline passed while in flight: a cancellation is on its way. */
+        boolean timedOut;
+
+        Slot(int index) {
+            this.index = index;
+        }
+
+        WaiterId id() {
+            return new WaiterId(index, generation);
+        }
+    }
+
+    private record Timer(long deadlineNanos, long sequence, Slot slot, int generation) implements Comparable<Timer> {
+        @Override
+        public int compareTo(Timer other) {
+            int byDeadline = Long.compare(deadlineNanos, other.deadlineNanos);
+            return byDeadline != 0 ? byDeadline : Long.compare(sequence, other.sequence);
+        }
+    }
+
+    private final Worker worker;
+    private final Ring ring;
+    private final int ringEntries;
+    private final List<Slot> slots = new ArrayList<>();
+    /** Released indices; LIFO so the most recently released index is reused first. */
+    private final ArrayDeque<Slot> free = new ArrayDeque<>();
+    private final ArrayDeque<Slot> submitQueue = new ArrayDeque<>();
+    private final ArrayDeque<Slot> immediateQueue = new ArrayDeque<>();
+    private final List<Slot> permitWaiters = new ArrayList<>();
+    private final ArrayDeque<Long> cancelQueue = new ArrayDeque<>();
+    private final PriorityQueue<Timer> timers = new PriorityQueue<>();
+    private final Submission submission = new Submission();
+    private long timerSequence;
+    private int occupied;
+    private int inFlight;
+    private int cancelsInFlight;
+
+    Driver(Worker worker, Ring ring) {
+        this.worker = worker;
+        this.ring = ring;
+        this.ringEntries = ring.entries();
+    }
+
+    /**
+     * Unfinished logical requests: admitted and not yet retired, whatever their state.
+     *
+     * @return the count
+     */
+    public int size() {
+        return occupied;
+    }
+
+    /**
+     * Requests submitted to the ring and not yet completed.
+     *
+     * @return the count, at most the ring's entries
+     */
+    public int inFlight() {
+        return inFlight;
+    }
+
+    /**
+     * Cancellations submitted and not yet completed.
+     *
+     * @return the count
+     */
+    public int cancelsInFlight() {
+        return cancelsInFlight;
+    }
+
+    boolean hasQueuedWork() {
+        return !immediateQueue.isEmpty() || (!submitQueue.isEmpty() && inFlight < ringEntries)
+                || (!cancelQueue.isEmpty() && cancelsInFlight < ringEntries) || !permitWaiters.isEmpty();
+    }
+
+    /**
+     * Takes ownership of a request. Never refuses: a full ring queues it.
+     *
+     * @param request the request
+     * @param observer who learns of its completion
+     * @param nowNanos the worker's cached clock
+     * @return its identity
+     */
+    WaiterId admit(Request request, Observer observer, long nowNanos) {
+        Slot slot = free.pollFirst();
+        if (slot == null) {
+            slot = new Slot(slots.size());
+            slots.add(slot);
+        }
+        occupied++;
+        slot.request = request;
+        slot.observer = observer;
+        slot.result = null;
+        slot.timedOut = false;
+        long deadline = request.deadlineNanos();
+        if (request.kind() == Request.Kind.TIMER) {
+            slot.state = State.TIMER;
+            if (deadline <= nowNanos) {
+                request.force(Poll.ready(null));
+                finish(slot);
+            } else {
+                timers.add(new Timer(deadline, timerSequence++, slot, slot.generation));
+            }
+            return slot.id();
+        }
+        if (deadline != Request.NO_DEADLINE && deadline <= nowNanos) {
+            // A deadline already past must not consume data that is ready: no submission at all.
+            slot.state = State.QUEUED;
+            request.force(Poll.failed(request.timedOut()));
+            finish(slot);
+            return slot.id();
+        }
+        if (deadline != Request.NO_DEADLINE) {
+            timers.add(new Timer(deadline, timerSequence++, slot, slot.generation));
+        }
+        if (request.permit() != null) {
+            slot.state = State.WAITING_PERMIT;
+            permitWaiters.add(slot);
+            request.permit().addWaiter(worker);
+            pumpPermits();
+        } else if (request.kind() == Request.Kind.IMMEDIATE) {
+            slot.state = State.QUEUED;
+            immediateQueue.add(slot);
+        } else {
+            slot.state = State.QUEUED;
+            submitQueue.add(slot);
+        }
+        return slot.id();
+    }
+
+    /** Grants free permits to waiting syncs, in admission order. */
+    void pumpPermits() {
+        for (Iterator<Slot> it = permitWaiters.iterator(); it.hasNext(); ) {
+            Slot slot = it.next();
+            DurabilityPermit permit = slot.request.permit();
+            if (!permit.tryAcquire()) {
+                continue;
+            }
+            it.remove();
+            if (!hasPermitWaiter(permit)) {
+                permit.removeWaiter(worker);
+            }
+            if (slot.request.completeWithoutKernel()) {
+                permit.release();
+                finish(slot);
+            } else {
+                slot.state = State.QUEUED;
+                submitQueue.add(slot);
+            }
+        }
+    }
+
+    private boolean hasPermitWaiter(DurabilityPermit permit) {
+        for (Slot slot : permitWaiters) {
+            if (slot.request.permit() == permit) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Slot live(WaiterId id) {
+        if (id.index() < 0 || id.index() >= slots.size()) {
+            return null;
+        }
+        Slot slot = slots.get(id.index());
+        return slot.state != State.FREE && slot.generation == id.generation() ? slot : null;
+    }
+
+    /**
+     * The result of a completed request, consumed and retired; null while pending or if stale.
+     *
+     * @param id the request
+     * @return the result, or null
+     */
+    Poll<Object> take(WaiterId id) {
+        Slot slot = live(id);
+        if (slot == null || slot.state != State.COMPLETED) {
+            return null;
+        }
+        Poll<Object> result = slot.result;
+        retire(slot);
+        return result;
+    }
+
+    /**
+     * Whether the id names a live request.
+     *
+     * @param id the request
+     * @return true if admitted and not retired
+     */
+    boolean isLive(WaiterId id) {
+        return live(id) != null;
+    }
+
+    /**
+     * The installed waker of a pending local observer.
+     *
+     * @param id the request
+     * @return the waker, or null
+     */
+    Waker installedWaker(WaiterId id) {
+        Slot slot = live(id);
+        return slot == null || slot.observer.kind != Observer.Kind.LOCAL ? null : slot.observer.waker;
+    }
+
+    /**
+     * Installs a retained waker on a pending local observer.
+     *
+     * @param id the request
+     * @param waker the retained waker
+     * @return the displaced waker, to release outside the borrow; or {@code waker} itself if the request is no
+     *     longer pending locally (the caller must release it)
+     */
+    Waker install(WaiterId id, Waker waker) {
+        Slot slot = live(id);
+        if (slot == null || slot.state == State.COMPLETED || slot.observer.kind != Observer.Kind.LOCAL) {
+            return waker;
+        }
+        Waker displaced = slot.observer.waker;
+        slot.observer.waker = waker;
+        return displaced;
+    }
+
+    /**
+     * Moves observation of a request to a channel (a foreign poll). A stale id closes the channel; a completed
+     * request sends its result at once and retires.
+     *
+     * @param id the request
+     * @param channel the channel
+     */
+    void forward(WaiterId id, OneShot<Object> channel) {
+        Slot slot = live(id);
+        if (slot == null) {
+            worker.defer(channel::closeSender);
+            return;
+        }
+        if (slot.state == State.COMPLETED) {
+            Poll<Object> result = slot.result;
+            retire(slot);
+            worker.defer(() -> channel.send(result));
+            return;
+        }
+        Waker displaced = slot.observer.waker;
+        slot.observer.kind = Observer.Kind.FORWARDED;
+        slot.observer.waker = null;
+        slot.observer.channel = channel;
+        if (displaced != null) {
+            worker.defer(displaced::release);
+        }
+    }
+
+    /**
+     * Closes a request's operation: queued work retires, in-flight reads and receives are cancelled and retire
+     * on their completion, retained work (writes, syncs) finishes with its result dropped.
+     *
+     * @param id the request; stale ids are ignored
+     */
+    void close(WaiterId id) {
+        Slot slot = live(id);
+        if (slot == null) {
+            return;
+        }
+        Waker displaced = slot.observer.waker;
+        slot.observer.waker = null;
+        if (displaced != null) {
+            worker.defer(displaced::release);
+        }
+        if (slot.observer.kind == Observer.Kind.FORWARDED && slot.observer.channel != null) {
+            OneShot<Object> channel = slot.observer.channel;
+            worker.defer(channel::closeSender);
+        }
+        slot.observer.kind = Observer.Kind.NONE;
+        slot.observer.channel = null;
+        switch (slot.state) {
+            case COMPLETED -> retire(slot);
+            case TIMER -> retire(slot);
+            case QUEUED -> {
+                if (!slot.request.retained()) {
+                    submitQueue.remove(slot);
+                    immediateQueue.remove(slot);
+                    slot.request.closedEarly();
+                    retire(slot);
+                }
+            }
+            case WAITING_PERMIT -> {
+                // A sync is retained work: it still runs once it gets the permit.
+            }
+            case IN_FLIGHT -> {
+                if (!slot.request.retained()) {
+                    slot.request.closedEarly();
+                    slot.state = State.CANCELLING;
+                    cancelQueue.add(slot.id().userData());
+                }
+            }
+            case CANCELLING, FREE -> { }
+        }
+    }
+
+    /**
+     * Submits queued work: immediate requests run now; ring requests and cancellations are staged while ring
+     * slots remain.
+     */
+    void stage() {
+        pumpPermits();
+        while (!immediateQueue.isEmpty()) {
+            Slot slot = immediateQueue.pollFirst();
+            slot.request.runImmediate();
+            finish(slot);
+        }
+        while (!cancelQueue.isEmpty() && cancelsInFlight < ringEntries) {
+            long target = cancelQueue.peekFirst();
+            submission.clear();
+            submission.opcode = Opcode.ASYNC_CANCEL;
+            submission.target = target;
+            submission.userData = target | WaiterId.CANCEL_BIT;
+            if (!ring.stage(submission)) {
+                return;
+            }
+            cancelQueue.pollFirst();
+            cancelsInFlight++;
+        }
+        while (!submitQueue.isEmpty() && inFlight < ringEntries) {
+            Slot slot = submitQueue.peekFirst();
+            submission.clear();
+            submission.userData = slot.id().userData();
+            slot.request.prepare(submission, ring);
+            if (!ring.stage(submission)) {
+                return;
+            }
+            submitQueue.pollFirst();
+            slot.state = State.IN_FLIGHT;
+            inFlight++;
+        }
+    }
+
+    /**
+     * One completion from the ring.
+     *
+     * @param userData the submission's user data
+     * @param result its result
+     * @param flags CQE flags
+     */
+    @Override
+    public void complete(long userData, int result, int flags) {
+        if (WaiterId.isCancel(userData)) {
+            cancelsInFlight--;
+            return;
+        }
+        WaiterId id = WaiterId.fromUserData(userData);
+        Slot slot = live(id);
+        if (slot == null || (slot.state != State.IN_FLIGHT && slot.state != State.CANCELLING)) {
+            throw new IllegalStateException("completion for " + id + " that is not in flight");
+        }
+        inFlight--;
+        if (slot.state == State.CANCELLING) {
+            retire(slot);
+            return;
+        }
+        if (slot.timedOut && (result == -Errno.ECANCELED || result == -Errno.EINTR)) {
+            slot.request.force(Poll.failed(slot.request.timedOut()));
+            finish(slot);
+            return;
+        }
+        boolean done;
+        try {
+            done = slot.request.complete(result);
+        } catch (RuntimeException failure) {
+            slot.request.force(Poll.failed(failure));
+            done = true;
+        }
+        if (slot.request.permit() != null && done) {
+            slot.request.permit().release();
+        }
+        if (!done && slot.timedOut) {
+            slot.request.force(Poll.failed(slot.request.timedOut()));
+            done = true;
+        }
+        if (done) {
+            finish(slot);
+        } else {
+            slot.state = State.QUEUED;
+            submitQueue.addFirst(slot);
+        }
+    }
+
+    /**
+     * Fires every timer whose deadline is not after {@code nowNanos}: sleeps complete, queued requests fail
+     * with their timeout, in-flight ones are cancelled and fail when their completion arrives.
+     *
+     * @param nowNanos the worker's clock
+     */
+    void fireTimers(long nowNanos) {
+        while (!timers.isEmpty() && timers.peek().deadlineNanos <= nowNanos) {
+            Timer timer = timers.poll();
+            Slot slot = timer.slot;
+            if (slot.generation != timer.generation) {
+                continue;
+            }
+            switch (slot.state) {
+                case TIMER -> {
+                    slot.request.force(Poll.ready(null));
+                    finish(slot);
+                }
+                case QUEUED -> {
+                    submitQueue.remove(slot);
+                    immediateQueue.remove(slot);
+                    slot.request.force(Poll.failed(slot.request.timedOut()));
+                    finish(slot);
+                }
+                case IN_FLIGHT -> {
+                    if (!slot.timedOut) {
+                        slot.timedOut = true;
+                        cancelQueue.add(slot.id().userData());
+                    }
+                }
+                default -> { }
+            }
+        }
+    }
+
+    /**
+     * The earliest timer deadline, or {@link Long#MAX_VALUE}.
+     *
+     * @return epoch nanoseconds
+     */
+    long nextDeadline() {
+        // Timers of retired slots are removed lazily; drop them so they do not cause early wake-ups.
+        while (!timers.isEmpty()) {
+            Timer head = timers.peek();
+            if (head.slot.generation == head.generation
+                    && (head.slot.state == State.TIMER || head.slot.state == State.QUEUED
+                        || (head.slot.state == State.IN_FLIGHT && !head.slot.timedOut))) {
+                return head.deadlineNanos;
+            }
+            timers.poll();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /** The request is done: deliver its result to its observer. */
+    private void finish(Slot slot) {
+        Poll<Object> result = slot.request.result();
+        Observer observer = slot.observer;
+        switch (observer.kind) {
+            case LOCAL -> {
+                slot.state = State.COMPLETED;
+                slot.result = result;
+                Waker waker = observer.waker;
+                observer.waker = null;
+                if (waker != null) {
+                    worker.defer(waker::wake);
+                }
+            }
+            case FORWARDED, DETACHED -> {
+                OneShot<Object> channel = observer.channel;
+                retire(slot);
+                worker.defer(() -> channel.send(result));
+            }
+            case NONE -> retire(slot);
+        }
+    }
+
+    private void retire(Slot slot) {
+        Request request = slot.request;
+        slot.request = null;
+        slot.observer = null;
+        slot.result = null;
+        slot.state = State.FREE;
+        slot.generation = slot.generation == WaiterId.MAX_GENERATION ? 0 : slot.generation + 1;
+        occupied--;
+        free.addFirst(slot);
+        request.release(ring);
+    }
+
+    /**
+     * Worker closure: pending observers learn {@link ClosedException}, cancellable in-flight requests are
+     * cancelled, queued ones retired. Retained work in flight still finishes; the caller then waits for every
+     * in-flight completion before retiring the ring.
+     */
+    void closeAll() {
+        for (Slot slot : slots) {
+            if (slot.state == State.FREE) {
+                continue;
+            }
+            Observer observer = slot.observer;
+            if (observer.kind == Observer.Kind.FORWARDED || observer.kind == Observer.Kind.DETACHED) {
+                if (slot.state != State.COMPLETED) {
+                    OneShot<Object> channel = observer.channel;
+                    worker.defer(channel::closeSender);
+                    observer.kind = Observer.Kind.NONE;
+                    observer.channel = null;
+                }
+            } else if (observer.kind == Observer.Kind.LOCAL && observer.waker != null) {
+                Waker waker = observer.waker;
+                observer.waker = null;
+                worker.defer(waker::wake);
+            }
+            switch (slot.state) {
+                case QUEUED, TIMER, WAITING_PERMIT -> {
+                    if (slot.state == State.QUEUED && slot.request.permit() != null) {
+                        slot.request.permit().release();
+                    }
+                    submitQueue.remove(slot);
+                    immediateQueue.remove(slot);
+                    permitWaiters.remove(slot);
+                    if (slot.observer.kind == Observer.Kind.LOCAL) {
+                        slot.request.force(Poll.failed(new ClosedException("worker " + worker.index()
+                                + " closed before " + slot.request.describe() + " ran")));
+                        slot.state = State.COMPLETED;
+                        slot.result = slot.request.result();
+                    } else {
+                        retire(slot);
+                    }
+                }
+                case IN_FLIGHT -> {
+                    if (!slot.request.retained()) {
+                        slot.request.closedEarly();
+                        slot.state = State.CANCELLING;
+                        slot.observer.kind = Observer.Kind.NONE;
+                        slot.observer.waker = null;
+                        cancelQueue.add(slot.id().userData());
+                    }
+                }
+                default -> { }
+            }
+        }
+    }
+
+    /**
+     * Retires every remaining slot after the last completion arrived: completed results nobody observed.
+     */
+    void retireAll() {
+        for (Slot slot : slots) {
+            if (slot.state != State.FREE) {
+                if (slot.observer != null && slot.observer.waker != null) {
+                    worker.defer(slot.observer.waker::release);
+                }
+                retire(slot);
+            }
+        }
+    }
+
+    /**
+     * Whether any request or cancellation is still in flight (the kernel may still use their buffers).
+     *
+     * @return true while something is in flight
+     */
+    boolean busy() {
+        return inFlight > 0 || cancelsInFlight > 0 || !cancelQueue.isEmpty();
+    }
+
+    /**
+     * Whether a request is in the kernel or queued for it (not waiting on a timer or the observer).
+     *
+     * @return true if the ring has work
+     */
+    boolean hasRingWork() {
+        return inFlight > 0 || cancelsInFlight > 0 || !submitQueue.isEmpty() || !cancelQueue.isEmpty()
+                || !immediateQueue.isEmpty();
+    }
+}

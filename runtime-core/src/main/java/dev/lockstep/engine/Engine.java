@@ -1,0 +1,337 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.Context;
+import dev.lockstep.ExitedException;
+import dev.lockstep.Handle;
+import dev.lockstep.Task;
+import dev.lockstep.kernel.Kernel;
+import dev.lockstep.kernel.Ring;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One runtime instance: its kernel, workers, supervision tree, stop state and first failure. Shared by both
+ * runtimes; a runtime's runner decides which threads carry the workers and when fibers run (through its
+ * {@link FiberScheduler}).
+ *
+ * <p>Thread-safe: workers are published once created; the tree, stop state and failure are guarded.
+ */
+public final class Engine {
+    /** Largest ring a runtime accepts. */
+    public static final int MAX_RING_ENTRIES = 32768;
+
+    private final Kernel kernel;
+    private final int workerCount;
+    private final int ringEntries;
+    private final FiberScheduler scheduler;
+    private final Worker[] workers;
+    private final Supervision supervision = new Supervision();
+    private final StopState stop = new StopState();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final AtomicInteger liveFibers = new AtomicInteger();
+    private final EngineStorage storage;
+    private volatile Runnable onFailure = () -> { };
+    private volatile java.util.function.Supplier<String> digest = () -> "";
+
+    /**
+     * A runtime over {@code kernel}.
+     *
+     * @param kernel the kernel
+     * @param workers the number of workers, {@code >= 1}
+     * @param ringEntries ring size per worker, a power of two in {@code [1, kernel.maxEntries()]}
+     * @param scheduler runs fibers
+     * @param storageRoot the storage directory, or null for a runtime without storage
+     * @throws IllegalArgumentException naming the bad value
+     */
+    public Engine(Kernel kernel, int workers, int ringEntries, FiberScheduler scheduler, String storageRoot) {
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be at least 1, was " + workers);
+        }
+        validateRingEntries(ringEntries, kernel.maxEntries());
+        Fibers.probe();
+        this.kernel = kernel;
+        this.workerCount = workers;
+        this.ringEntries = ringEntries;
+        this.scheduler = scheduler;
+        this.workers = new Worker[workers];
+        this.storage = storageRoot == null ? null : new EngineStorage(this, kernel.system(), storageRoot);
+    }
+
+    /**
+     * Checks a ring size.
+     *
+     * @param ringEntries the size
+     * @param max the kernel's maximum
+     * @throws IllegalArgumentException naming the value unless it is a power of two in {@code [1, max]}
+     */
+    public static void validateRingEntries(int ringEntries, int max) {
+        if (ringEntries < 1 || ringEntries > max || Integer.bitCount(ringEntries) != 1) {
+            throw new IllegalArgumentException("ring size must be a power of two between 1 and " + max + ", was "
+                    + ringEntries);
+        }
+    }
+
+    /**
+     * Creates worker {@code index} with a ring opened on the calling thread (the thread that will carry it).
+     *
+     * @param index the worker index
+     * @return the worker
+     */
+    public Worker createWorker(int index) {
+        Ring ring = kernel.openRing(ringEntries);
+        Worker worker = new Worker(index, this, ring);
+        synchronized (workers) {
+            workers[index] = worker;
+        }
+        return worker;
+    }
+
+    /**
+     * A worker by index.
+     *
+     * @param index {@code 0 <= index < workers()}
+     * @return the worker, or null if not created yet
+     */
+    public Worker worker(int index) {
+        synchronized (workers) {
+            return workers[index];
+        }
+    }
+
+    /**
+     * Every created worker.
+     *
+     * @return the workers, in index order
+     */
+    public List<Worker> workers() {
+        synchronized (workers) {
+            List<Worker> list = new ArrayList<>();
+            for (Worker worker : workers) {
+                if (worker != null) {
+                    list.add(worker);
+                }
+            }
+            return Collections.unmodifiableList(list);
+        }
+    }
+
+    /**
+     * The number of workers.
+     *
+     * @return at least 1
+     */
+    public int workerCount() {
+        return workerCount;
+    }
+
+    /**
+     * The kernel.
+     *
+     * @return the kernel
+     */
+    public Kernel kernel() {
+        return kernel;
+    }
+
+    Supervision supervision() {
+        return supervision;
+    }
+
+    StopState stopState() {
+        return stop;
+    }
+
+    EngineStorage storage() {
+        if (storage == null) {
+            throw new IllegalStateException("this runtime was started without a storage directory");
+        }
+        return storage;
+    }
+
+    /**
+     * Takes the storage hold if this runtime has storage (see {@code Storage}): the root is locked for this
+     * runtime and synced, so data readable when user code starts is durable.
+     *
+     * @return the fd holding the lock, or -1 without storage
+     */
+    public int storageHold() {
+        return storage == null ? -1 : storage.acquireHold();
+    }
+
+    /**
+     * Releases the hold from {@link #storageHold()}.
+     *
+     * @param hold the fd, or -1
+     */
+    public void releaseStorageHold(int hold) {
+        if (hold >= 0) {
+            kernel.system().close(hold);
+        }
+    }
+
+    /**
+     * Fibers started and not yet finished.
+     *
+     * @return the count
+     */
+    public int liveFibers() {
+        return liveFibers.get();
+    }
+
+    /**
+     * Records a failure of the runtime itself (a waker callback that threw during worker service). The first
+     * one wins; it is rethrown by the runner once every worker has retired.
+     *
+     * @param cause the failure
+     */
+    public void fail(Throwable cause) {
+        if (failure.compareAndSet(null, cause)) {
+            supervision.abort(supervision.root());
+            onFailure.run();
+        }
+    }
+
+    /**
+     * The first runtime failure.
+     *
+     * @return the failure, or null
+     */
+    public Throwable failure() {
+        return failure.get();
+    }
+
+    /**
+     * Called once when the first failure is recorded (the runner wakes its workers to shut down).
+     *
+     * @param action the action
+     */
+    public void onFailure(Runnable action) {
+        this.onFailure = action;
+    }
+
+    /**
+     * Installs the source of {@code Context.digest()} (the simulator's auditor).
+     *
+     * @param source the digest source
+     */
+    public void digestSource(java.util.function.Supplier<String> source) {
+        this.digest = source;
+    }
+
+    String digest() {
+        return digest.get();
+    }
+
+    /**
+     * Starts the root task on worker 0, which must exist.
+     *
+     * @param root the root task
+     * @param <T> its value
+     * @return its handle
+     */
+    public <T> Handle<T> startRoot(Task<T> root) {
+        Supervision.Node node = supervision.root();
+        return startFiber(worker(0), node, null, "", root);
+    }
+
+    /** Aborts every task; the runner calls this when the root finished. */
+    public void abortAll() {
+        supervision.abortBelow(supervision.root(), true);
+    }
+
+    <T> Handle<T> spawn(Supervision.Node spawner, int workerIndex, String label, Task<T> task) {
+        if (workerIndex < 0 || workerIndex >= workerCount) {
+            throw new IllegalArgumentException("worker must be between 0 and " + (workerCount - 1) + ", was "
+                    + workerIndex);
+        }
+        Supervision.Node node = supervision.child(spawner);
+        return startFiber(worker(workerIndex), node, spawner, label, task);
+    }
+
+    private <T> Handle<T> startFiber(Worker home, Supervision.Node node, Supervision.Node spawner, String label,
+                                     Task<T> task) {
+        TaskHandle<T> handle = new TaskHandle<>(this, node, label.isEmpty() ? "root" : label);
+        synchronized (Supervision.class) {
+            node.task = handle;
+        }
+        if (node.isAborted() || home == null || home.isClosing()) {
+            handle.closed("was not started: its supervisor was aborted or its worker closed");
+            return handle;
+        }
+        Fiber fiber = new Fiber(home, handle.label);
+        handle.fiber = fiber;
+        EngineContext context = new EngineContext(this, node, label);
+        liveFibers.incrementAndGet();
+        Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, continuation));
+        Thread thread = builder.name("lockstep-" + home.index() + "-" + handle.label).unstarted(() -> {
+            Fibers.bind(fiber);
+            Worker.enter(home);
+            try {
+                if (fiber.isAborted() || node.isAborted()) {
+                    handle.closed("was aborted before it ran");
+                } else {
+                    handle.succeed(task.run(context));
+                }
+            } catch (Throwable thrown) {
+                handle.failWith(thrown);
+            } finally {
+                if (spawner != null) {
+                    supervision.spawnedTaskFinished(spawner);
+                }
+                supervision.abortBelow(node, false);
+                liveFibers.decrementAndGet();
+                home.fibers.decrementAndGet();
+                home.nudge();
+            }
+        });
+        fiber.attach(thread);
+        home.fibers.incrementAndGet();
+        thread.start();
+        return handle;
+    }
+
+    /**
+     * What {@code Runner.start} returns or throws for the root's handle, once the runtime has shut down.
+     *
+     * @param root the root's handle
+     * @param <T> its value
+     * @return the root's value
+     */
+    public <T> T outcome(Handle<T> root) {
+        Throwable runtimeFailure = failure.get();
+        if (runtimeFailure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (runtimeFailure instanceof Error error) {
+            throw error;
+        }
+        if (!root.isDone()) {
+            throw new ClosedException("the root task did not finish");
+        }
+        try {
+            return root.await();
+        } catch (ExitedException exited) {
+            // The root's own exception passes through unchanged; only checked exceptions stay wrapped.
+            if (exited.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            if (exited.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw exited;
+        }
+    }
+
+    /**
+     * The context of the root node, for runners that need one outside a task.
+     *
+     * @return a context
+     */
+    Context rootContext() {
+        return new EngineContext(this, supervision.root(), "");
+    }
+}

@@ -1,0 +1,350 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.Blob;
+import dev.lockstep.BlobInsufficientLengthException;
+import dev.lockstep.ClosedException;
+import dev.lockstep.Operation;
+import dev.lockstep.ReadOptions;
+import dev.lockstep.StorageIoException;
+import dev.lockstep.WriteOptions;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@link Blob} over a shared fd: reads and writes are ring requests that loop over short transfers, syncs
+ * hold the open's {@link DurabilityPermit}. Thread-safe: calls may come from fibers of any worker; each call
+ * registers on the caller's worker.
+ */
+final class EngineBlob implements Blob {
+    private final Engine engine;
+    private final SharedFd fd;
+    private final String name;
+    private final DurabilityPermit permit = new DurabilityPermit();
+    private final AtomicLong length;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    EngineBlob(Engine engine, SharedFd fd, String name, long length) {
+        this.engine = engine;
+        this.fd = fd;
+        this.name = name;
+        this.length = new AtomicLong(length);
+    }
+
+    DurabilityPermit permit() {
+        return permit;
+    }
+
+    private Worker worker(String call) {
+        if (closed.get()) {
+            throw new ClosedException("blob '" + name + "' is closed: " + call + " refused");
+        }
+        return EngineContext.currentWorker("Blob." + call);
+    }
+
+    private static void checkRange(long offset, long count, String what) {
+        if (offset < 0) {
+            throw new IllegalArgumentException(what + " offset must not be negative, was " + offset);
+        }
+        if (count < 0) {
+            throw new IllegalArgumentException(what + " length must not be negative, was " + count);
+        }
+        if (offset + count < 0) {
+            throw new IllegalArgumentException(what + " offset " + offset + " + length " + count + " overflows");
+        }
+    }
+
+    @Override
+    public Operation<byte[]> readAt(long offset, int count, ReadOptions options) {
+        checkRange(offset, count, "read");
+        Worker worker = worker("readAt");
+        if (count == 0) {
+            return worker.register(new Immediate("empty read of '" + name + "'", () -> new byte[0]));
+        }
+        return worker.register(new ReadRequest(fd.acquire(), offset, count, options.dontCache()));
+    }
+
+    @Override
+    public Operation<Void> writeAt(long offset, byte[][] chunks, WriteOptions options) {
+        long total = 0;
+        for (byte[] chunk : chunks) {
+            total += chunk.length;
+        }
+        checkRange(offset, total, "write");
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("write length must be below 2 GiB, was " + total);
+        }
+        Worker worker = worker("writeAt");
+        if (total == 0) {
+            // An empty write, SYNC or not, changes nothing: it must not extend the blob.
+            return worker.register(new Immediate("empty write of '" + name + "'", () -> null));
+        }
+        byte[] data = new byte[(int) total];
+        int at = 0;
+        for (byte[] chunk : chunks) {
+            System.arraycopy(chunk, 0, data, at, chunk.length);
+            at += chunk.length;
+        }
+        permit.markDirty();
+        return worker.register(new WriteRequest(fd.acquire(), offset, data, options));
+    }
+
+    @Override
+    public Operation<Void> resize(long newLength) {
+        checkRange(newLength, 0, "resize");
+        Worker worker = worker("resize");
+        SharedFd held = fd.acquire();
+        permit.markDirty();
+        return worker.register(new Immediate("resize of '" + name + "' to " + newLength, () -> {
+            try {
+                engine.kernel().system().truncate(held.fd(), newLength);
+                length.set(newLength);
+                return null;
+            } catch (KernelException failure) {
+                throw EngineStorage.translate(failure, "resize of '" + name + "' to " + newLength);
+            } finally {
+                held.release();
+            }
+        }));
+    }
+
+    @Override
+    public Operation<Void> sync() {
+        Worker worker = worker("sync");
+        return worker.register(new SyncRequest(fd.acquire()));
+    }
+
+    @Override
+    public Operation<Void> startSync() {
+        Worker worker = worker("startSync");
+        return new ChannelOperation<>(worker.registerDetached(new SyncRequest(fd.acquire())));
+    }
+
+    @Override
+    public long length() {
+        return length.get();
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            fd.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Blob(" + name + ")";
+    }
+
+    /** A read of exactly {@code count} bytes, resubmitted after short reads. */
+    private final class ReadRequest extends Request {
+        private final SharedFd file;
+        private final long offset;
+        private final int count;
+        private final boolean dontCache;
+        private MemorySegment buffer;
+        private int done;
+
+        ReadRequest(SharedFd file, long offset, int count, boolean dontCache) {
+            this.file = file;
+            this.offset = offset;
+            this.count = count;
+            this.dontCache = dontCache;
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.RING;
+        }
+
+        @Override
+        public void prepare(Submission submission, Ring ring) {
+            if (buffer == null) {
+                buffer = ring.allocate(count);
+            }
+            submission.opcode = Opcode.READ;
+            submission.fd = file.fd();
+            submission.buffer = buffer.asSlice(done);
+            submission.length = count - done;
+            submission.offset = offset + done;
+            submission.rwFlags = dontCache ? Submission.RWF_DONTCACHE : 0;
+        }
+
+        @Override
+        public boolean complete(int result) {
+            if (result == -Errno.EAGAIN || result == -Errno.EINTR) {
+                return false;
+            }
+            if (result == -Errno.EOPNOTSUPP && dontCache) {
+                return false;
+            }
+            if (result < 0) {
+                return fail(EngineStorage.translate(new KernelException(-result, "read", name), describe()));
+            }
+            if (result == 0) {
+                return fail(new BlobInsufficientLengthException("read of " + count + " bytes at offset " + offset
+                        + " of blob '" + name + "' goes past its end at " + (offset + done)));
+            }
+            done += result;
+            if (done < count) {
+                return false;
+            }
+            return succeed(buffer.toArray(ValueLayout.JAVA_BYTE));
+        }
+
+        @Override
+        public String describe() {
+            return "read of " + count + " bytes at offset " + offset + " of blob '" + name + "'";
+        }
+
+        @Override
+        public void release(Ring ring) {
+            if (buffer != null) {
+                ring.free(buffer);
+                buffer = null;
+            }
+            file.release();
+        }
+    }
+
+    /** A write of every byte, resubmitted after short writes; retained work that closing never cancels. */
+    private final class WriteRequest extends Request {
+        private final SharedFd file;
+        private final long offset;
+        private final byte[] data;
+        private final WriteOptions options;
+        private MemorySegment buffer;
+        private int done;
+
+        WriteRequest(SharedFd file, long offset, byte[] data, WriteOptions options) {
+            this.file = file;
+            this.offset = offset;
+            this.data = data;
+            this.options = options;
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.RING;
+        }
+
+        @Override
+        public boolean retained() {
+            return true;
+        }
+
+        @Override
+        public void prepare(Submission submission, Ring ring) {
+            if (buffer == null) {
+                buffer = ring.allocate(data.length);
+                MemorySegment.copy(data, 0, buffer, ValueLayout.JAVA_BYTE, 0, data.length);
+            }
+            submission.opcode = Opcode.WRITE;
+            submission.fd = file.fd();
+            submission.buffer = buffer.asSlice(done);
+            submission.length = data.length - done;
+            submission.offset = offset + done;
+            submission.rwFlags = (options.sync() ? Submission.RWF_DSYNC : 0)
+                    | (options.dontCache() ? Submission.RWF_DONTCACHE : 0);
+        }
+
+        @Override
+        public boolean complete(int result) {
+            if (result == -Errno.EAGAIN || result == -Errno.EINTR) {
+                return false;
+            }
+            if (result < 0) {
+                permit.markDirty();
+                return fail(EngineStorage.translate(new KernelException(-result, "write", name),
+                        describe() + " (" + done + " bytes written before the failure may persist)"));
+            }
+            if (result == 0) {
+                return fail(new StorageIoException(describe() + ": the kernel wrote nothing"));
+            }
+            done += result;
+            length.accumulateAndGet(offset + done, Math::max);
+            permit.markDirty();
+            return done < data.length ? false : succeed(null);
+        }
+
+        @Override
+        public String describe() {
+            return "write of " + data.length + " bytes at offset " + offset + " of blob '" + name + "'";
+        }
+
+        @Override
+        public void release(Ring ring) {
+            if (buffer != null) {
+                ring.free(buffer);
+                buffer = null;
+            }
+            file.release();
+        }
+    }
+
+    /** A sync holding the open's durability permit; needs no kernel call when nothing was written. */
+    private final class SyncRequest extends Request {
+        private final SharedFd file;
+
+        SyncRequest(SharedFd file) {
+            this.file = file;
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.RING;
+        }
+
+        @Override
+        public boolean retained() {
+            return true;
+        }
+
+        @Override
+        public DurabilityPermit permit() {
+            return permit;
+        }
+
+        @Override
+        public boolean completeWithoutKernel() {
+            return !permit.takeDirty() && succeed(null);
+        }
+
+        @Override
+        public void prepare(Submission submission, Ring ring) {
+            submission.opcode = Opcode.FSYNC;
+            submission.fd = file.fd();
+            submission.flags = Submission.FSYNC_DATASYNC;
+        }
+
+        @Override
+        public boolean complete(int result) {
+            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+                return false;
+            }
+            if (result < 0) {
+                // Whatever was not synced is still dirty: the next sync must try again.
+                permit.markDirty();
+                return fail(EngineStorage.translate(new KernelException(-result, "fdatasync", name), describe()));
+            }
+            return succeed(null);
+        }
+
+        @Override
+        public String describe() {
+            return "sync of blob '" + name + "'";
+        }
+
+        @Override
+        public void release(Ring ring) {
+            file.release();
+        }
+    }
+}

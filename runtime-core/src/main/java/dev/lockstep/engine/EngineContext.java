@@ -1,0 +1,234 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.Connection;
+import dev.lockstep.Context;
+import dev.lockstep.ExitedException;
+import dev.lockstep.Handle;
+import dev.lockstep.Listener;
+import dev.lockstep.OpenedBlob;
+import dev.lockstep.Operation;
+import dev.lockstep.Signal;
+import dev.lockstep.Task;
+import dev.lockstep.TimeoutException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+
+/**
+ * The {@link Context} of both runtimes: a node of the supervision tree plus the engine's clock, storage and
+ * network, all registering on the calling fiber's worker.
+ */
+final class EngineContext implements Context {
+    private static final Pattern LABEL = Pattern.compile("[a-zA-Z][a-zA-Z0-9_]*");
+
+    private final Engine engine;
+    private final Supervision.Node node;
+    private final String label;
+    private final AtomicBoolean consumed = new AtomicBoolean();
+
+    EngineContext(Engine engine, Supervision.Node node, String label) {
+        this.engine = engine;
+        this.node = node;
+        this.label = label;
+    }
+
+    static Worker currentWorker(String what) {
+        Worker worker = Worker.current();
+        if (worker == null) {
+            throw new IllegalStateException(what + " must be called from a task of a Lockstep runtime, not from thread "
+                    + Thread.currentThread().getName());
+        }
+        return worker;
+    }
+
+    // ---- Spawner ----
+
+    @Override
+    public <T> Handle<T> spawn(Task<T> task) {
+        Worker here = Worker.current();
+        return spawnOn(here == null || here.engine() != engine ? 0 : here.index(), task);
+    }
+
+    @Override
+    public <T> Handle<T> spawnOn(int worker, Task<T> task) {
+        java.util.Objects.requireNonNull(task, "task");
+        if (worker < 0 || worker >= engine.workerCount()) {
+            throw new IllegalArgumentException("worker must be between 0 and " + (engine.workerCount() - 1)
+                    + ", was " + worker);
+        }
+        if (!consumed.compareAndSet(false, true)) {
+            throw new IllegalStateException("context '" + label + "' already spawned a task; take child(label) for"
+                    + " each task you spawn");
+        }
+        return engine.spawn(node, worker, label, task);
+    }
+
+    @Override
+    public Context child(String childLabel) {
+        if (childLabel == null || !LABEL.matcher(childLabel).matches()) {
+            throw new IllegalArgumentException("label must match [a-zA-Z][a-zA-Z0-9_]*, was '" + childLabel + "'");
+        }
+        if (childLabel.startsWith("runtime")) {
+            throw new IllegalArgumentException("labels starting with 'runtime' are reserved, was '" + childLabel + "'");
+        }
+        return new EngineContext(engine, engine.supervision().child(node),
+                label.isEmpty() ? childLabel : label + "." + childLabel);
+    }
+
+    @Override
+    public String label() {
+        return label;
+    }
+
+    @Override
+    public int workers() {
+        return engine.workerCount();
+    }
+
+    @Override
+    public void stop(int code, Duration timeout) {
+        StopState state = engine.stopState();
+        state.stop(code);
+        if (timeout == null) {
+            Fibers.awaitUntil(state::drained, state.drainedList());
+            return;
+        }
+        try {
+            timeout(timeout, () -> {
+                Fibers.awaitUntil(state::drained, state.drainedList());
+                return null;
+            });
+        } catch (TimeoutException expired) {
+            throw new TimeoutException("stop(" + code + ") timed out after " + timeout
+                    + ": a holder of stopped() did not close its signal", expired);
+        }
+    }
+
+    @Override
+    public Signal stopped() {
+        return engine.stopState().signal();
+    }
+
+    // ---- Clock ----
+
+    @Override
+    public Instant now() {
+        Worker worker = currentWorker("Clock.now");
+        long nanos = Math.max(worker.nowNanos(), worker.ring().nowNanos());
+        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+    }
+
+    @Override
+    public void sleep(Duration duration) {
+        sleeper(duration).await();
+    }
+
+    @Override
+    public void sleepUntil(Instant deadline) {
+        Worker worker = currentWorker("Clock.sleepUntil");
+        worker.<Void>register(new TimerRequest(epochNanos(deadline))).await();
+    }
+
+    @Override
+    public Operation<Void> sleeper(Duration duration) {
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("sleep duration must not be negative, was " + duration);
+        }
+        Worker worker = currentWorker("Clock.sleeper");
+        return worker.register(new TimerRequest(saturatingAdd(worker.nowNanos(), nanos(duration))));
+    }
+
+    @Override
+    public <T> T timeout(Duration duration, Callable<T> body) {
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative, was " + duration);
+        }
+        Fiber fiber = Fibers.current();
+        if (fiber == null) {
+            throw new IllegalStateException("Clock.timeout must be called from a task, not from thread "
+                    + Thread.currentThread().getName());
+        }
+        Worker worker = fiber.home();
+        Operation<Void> timer = worker.register(new TimerRequest(saturatingAdd(worker.nowNanos(), nanos(duration))));
+        Fiber.TimeoutScope scope = fiber.openScope(nanos(duration), timer);
+        try {
+            // The timer wakes the scope (and so the fiber) when it fires.
+            if (timer.poll(scope).isReady()) {
+                scope.wake();
+            }
+            return body.call();
+        } catch (TimeoutException timedOut) {
+            throw timedOut;
+        } catch (RuntimeException | Error unchecked) {
+            throw unchecked;
+        } catch (Exception checked) {
+            throw new ExitedException("timeout body failed: " + checked, checked);
+        } finally {
+            fiber.closeScope(scope);
+        }
+    }
+
+    static long nanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    static long saturatingAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    static long epochNanos(Instant instant) {
+        try {
+            return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
+        } catch (ArithmeticException overflow) {
+            return instant.getEpochSecond() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
+    // ---- Storage ----
+
+    @Override
+    public Operation<OpenedBlob> open(String partition, byte[] name) {
+        return engine.storage().open(partition, name);
+    }
+
+    @Override
+    public Operation<Void> remove(String partition, byte[] name) {
+        return engine.storage().remove(partition, name);
+    }
+
+    @Override
+    public Operation<List<byte[]>> scan(String partition) {
+        return engine.storage().scan(partition);
+    }
+
+    // ---- Network ----
+
+    @Override
+    public Operation<Listener> bind(InetSocketAddress address) {
+        return EngineNetwork.bind(engine, address);
+    }
+
+    @Override
+    public Operation<Connection> dial(InetSocketAddress address) {
+        return EngineNetwork.dial(engine, address);
+    }
+
+    @Override
+    public String digest() {
+        return engine.digest();
+    }
+
+    @Override
+    public String toString() {
+        return "Context(" + (label.isEmpty() ? "root" : label) + ")";
+    }
+}

@@ -1,0 +1,491 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.BindFailedException;
+import dev.lockstep.ClosedException;
+import dev.lockstep.Connection;
+import dev.lockstep.ConnectionFailedException;
+import dev.lockstep.Listener;
+import dev.lockstep.Operation;
+import dev.lockstep.RecvFailedException;
+import dev.lockstep.SendFailedException;
+import dev.lockstep.Sink;
+import dev.lockstep.Stream;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.SystemCalls;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code Network} over the kernel SPI, shared by both runtimes: bind and listen are synchronous calls,
+ * accept, connect, send and receive are ring requests. Each side of a connection is poisoned independently by
+ * a failed or cancelled request on it.
+ */
+final class EngineNetwork {
+    private static final int LISTEN_BACKLOG = 1024;
+    /** Receive at least this much at a time; the surplus is buffered for later receives and peek. */
+    private static final int RECEIVE_CHUNK = 16 * 1024;
+
+    private EngineNetwork() {
+    }
+
+    static Operation<Listener> bind(Engine engine, InetSocketAddress address) {
+        java.util.Objects.requireNonNull(address, "address");
+        Worker worker = EngineContext.currentWorker("Network.bind");
+        SystemCalls system = engine.kernel().system();
+        return worker.register(new Immediate("bind of " + address, () -> {
+            int fd;
+            try {
+                fd = system.socket(address);
+            } catch (KernelException failure) {
+                throw new BindFailedException("bind of " + address + " failed: " + failure.getMessage(), failure);
+            }
+            try {
+                system.bindAndListen(fd, address, LISTEN_BACKLOG);
+                InetSocketAddress local = system.localAddress(fd);
+                return new EngineListener(engine, new SharedFd(fd, system, "listener " + local), local);
+            } catch (KernelException failure) {
+                system.close(fd);
+                throw new BindFailedException("bind of " + address + " failed: " + failure.getMessage(), failure);
+            }
+        }));
+    }
+
+    static Operation<Connection> dial(Engine engine, InetSocketAddress address) {
+        java.util.Objects.requireNonNull(address, "address");
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException("address must be resolved, was " + address);
+        }
+        Worker worker = EngineContext.currentWorker("Network.dial");
+        return worker.register(new ConnectRequest(engine, address));
+    }
+
+    static Connection connection(Engine engine, int fd, InetSocketAddress peer) {
+        SystemCalls system = engine.kernel().system();
+        try {
+            system.noDelay(fd);
+        } catch (KernelException ignored) {
+            // TCP_NODELAY is a latency hint; a socket that refuses it still works.
+        }
+        SharedFd shared = new SharedFd(fd, system, "connection to " + peer);
+        Sides sides = new Sides(shared, peer, system);
+        return new Connection(new EngineSink(sides), new EngineStream(sides), peer);
+    }
+
+    /** What the two sides of one connection share: the fd, and which sides are still open. */
+    private static final class Sides {
+        final SharedFd fd;
+        final InetSocketAddress peer;
+        final SystemCalls system;
+        final AtomicBoolean sinkClosed = new AtomicBoolean();
+        final AtomicBoolean streamClosed = new AtomicBoolean();
+
+        Sides(SharedFd fd, InetSocketAddress peer, SystemCalls system) {
+            this.fd = fd;
+            this.peer = peer;
+            this.system = system;
+        }
+
+        void closeSide(AtomicBoolean side, AtomicBoolean other) {
+            if (side.compareAndSet(false, true) && other.get()) {
+                fd.release();
+            }
+        }
+    }
+
+    /** Connects a fresh non-blocking socket. */
+    private static final class ConnectRequest extends Request {
+        private final Engine engine;
+        private final InetSocketAddress address;
+        private int fd = -1;
+        private MemorySegment sockaddr;
+
+        ConnectRequest(Engine engine, InetSocketAddress address) {
+            this.engine = engine;
+            this.address = address;
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.RING;
+        }
+
+        @Override
+        public void prepare(Submission submission, Ring ring) {
+            SystemCalls system = engine.kernel().system();
+            if (fd < 0) {
+                try {
+                    fd = system.socket(address);
+                    sockaddr = system.sockaddr(ring, address);
+                } catch (KernelException failure) {
+                    // Reported by the completion of a no-op, so failure flows through the usual path.
+                    submission.opcode = Opcode.NOP;
+                    fail(new ConnectionFailedException("dial of " + address + " failed: " + failure.getMessage(),
+                            failure));
+                    return;
+                }
+            }
+            submission.opcode = Opcode.CONNECT;
+            submission.fd = fd;
+            submission.buffer = sockaddr;
+            submission.length = (int) sockaddr.byteSize();
+        }
+
+        @Override
+        public boolean complete(int result) {
+            if (result() != null) {
+                return true;
+            }
+            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+                return false;
+            }
+            if (result < 0) {
+                return fail(new ConnectionFailedException("dial of " + address + " failed: "
+                        + Errno.describe(-result)));
+            }
+            int connected = fd;
+            fd = -1;
+            return succeed(connection(engine, connected, address));
+        }
+
+        @Override
+        public String describe() {
+            return "dial of " + address;
+        }
+
+        @Override
+        public void release(Ring ring) {
+            if (sockaddr != null) {
+                ring.free(sockaddr);
+                sockaddr = null;
+            }
+            if (fd >= 0) {
+                engine.kernel().system().close(fd);
+                fd = -1;
+            }
+        }
+    }
+
+    /** A listening socket. */
+    private static final class EngineListener implements Listener {
+        private final Engine engine;
+        private final SharedFd fd;
+        private final InetSocketAddress local;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        EngineListener(Engine engine, SharedFd fd, InetSocketAddress local) {
+            this.engine = engine;
+            this.fd = fd;
+            this.local = local;
+        }
+
+        @Override
+        public Operation<Connection> accept() {
+            if (closed.get()) {
+                throw new ClosedException("listener " + local + " is closed");
+            }
+            Worker worker = EngineContext.currentWorker("Listener.accept");
+            SharedFd held = fd.acquire();
+            return worker.register(new Request() {
+                private int accepted = -1;
+
+                @Override
+                public Kind kind() {
+                    return Kind.RING;
+                }
+
+                @Override
+                public void prepare(Submission submission, Ring ring) {
+                    submission.opcode = Opcode.ACCEPT;
+                    submission.fd = held.fd();
+                }
+
+                @Override
+                public boolean complete(int result) {
+                    if (result == -Errno.EINTR || result == -Errno.EAGAIN || result == -Errno.ECONNABORTED) {
+                        return false;
+                    }
+                    if (result < 0) {
+                        return fail(new ConnectionFailedException("accept on " + local + " failed: "
+                                + Errno.describe(-result)));
+                    }
+                    InetSocketAddress peer;
+                    try {
+                        peer = engine.kernel().system().peerAddress(result);
+                    } catch (KernelException gone) {
+                        // The peer left before we looked; its socket is useless. Wait for the next one.
+                        engine.kernel().system().close(result);
+                        return false;
+                    }
+                    return succeed(connection(engine, result, peer));
+                }
+
+                @Override
+                public String describe() {
+                    return "accept on " + local;
+                }
+
+                @Override
+                public void release(Ring ring) {
+                    held.release();
+                }
+            });
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return local;
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                fd.release();
+            }
+        }
+    }
+
+    /** The sending side. */
+    private static final class EngineSink implements Sink {
+        private final Sides sides;
+        private volatile String poisoned;
+
+        EngineSink(Sides sides) {
+            this.sides = sides;
+        }
+
+        @Override
+        public Operation<Void> send(byte[]... chunks) {
+            if (sides.sinkClosed.get()) {
+                throw new ClosedException("sink to " + sides.peer + " is closed");
+            }
+            Worker worker = EngineContext.currentWorker("Sink.send");
+            if (poisoned != null) {
+                return worker.register(new Immediate("send to " + sides.peer, () -> {
+                    throw new ClosedException("sink to " + sides.peer + " is unusable after " + poisoned);
+                }));
+            }
+            long total = 0;
+            for (byte[] chunk : chunks) {
+                total += chunk.length;
+            }
+            if (total > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("send length must be below 2 GiB, was " + total);
+            }
+            byte[] data = new byte[(int) total];
+            int at = 0;
+            for (byte[] chunk : chunks) {
+                System.arraycopy(chunk, 0, data, at, chunk.length);
+                at += chunk.length;
+            }
+            if (data.length == 0) {
+                return worker.register(new Immediate("empty send to " + sides.peer, () -> null));
+            }
+            SharedFd held = sides.fd.acquire();
+            return worker.register(new Request() {
+                private MemorySegment buffer;
+                private int done;
+
+                @Override
+                public Kind kind() {
+                    return Kind.RING;
+                }
+
+                @Override
+                public void prepare(Submission submission, Ring ring) {
+                    if (buffer == null) {
+                        buffer = ring.allocate(data.length);
+                        MemorySegment.copy(data, 0, buffer, ValueLayout.JAVA_BYTE, 0, data.length);
+                    }
+                    submission.opcode = Opcode.SEND;
+                    submission.fd = held.fd();
+                    submission.buffer = buffer.asSlice(done);
+                    submission.length = data.length - done;
+                }
+
+                @Override
+                public boolean complete(int result) {
+                    if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+                        return false;
+                    }
+                    if (result <= 0) {
+                        poisoned = "a failed send (" + (result == 0 ? "nothing sent" : Errno.describe(-result)) + ")";
+                        return fail(new SendFailedException("send of " + data.length + " bytes to " + sides.peer
+                                + " failed after " + done + " bytes: "
+                                + (result == 0 ? "nothing sent" : Errno.describe(-result))));
+                    }
+                    done += result;
+                    return done < data.length ? false : succeed(null);
+                }
+
+                @Override
+                public RuntimeException timedOut() {
+                    poisoned = "a send that timed out";
+                    return super.timedOut();
+                }
+
+                @Override
+                public void closedEarly() {
+                    poisoned = "a cancelled send";
+                }
+
+                @Override
+                public String describe() {
+                    return "send of " + data.length + " bytes to " + sides.peer;
+                }
+
+                @Override
+                public void release(Ring ring) {
+                    if (buffer != null) {
+                        ring.free(buffer);
+                        buffer = null;
+                    }
+                    held.release();
+                }
+            });
+        }
+
+        @Override
+        public void close() {
+            if (!sides.sinkClosed.get()) {
+                try {
+                    sides.system.shutdownWrite(sides.fd.fd());
+                } catch (KernelException alreadyGone) {
+                    // The peer reset or the socket is already shut: nothing left to shut down.
+                }
+            }
+            sides.closeSide(sides.sinkClosed, sides.streamClosed);
+        }
+    }
+
+    /** The receiving side, with a buffer of bytes received beyond what was asked. */
+    private static final class EngineStream implements Stream {
+        private final Sides sides;
+        private volatile String poisoned;
+        /** Received and not yet returned; touched by the receiving request on the worker and by recv/peek. */
+        private byte[] buffered = new byte[0];
+
+        EngineStream(Sides sides) {
+            this.sides = sides;
+        }
+
+        @Override
+        public Operation<byte[]> recv(int length) {
+            if (length < 0) {
+                throw new IllegalArgumentException("receive length must not be negative, was " + length);
+            }
+            if (sides.streamClosed.get()) {
+                throw new ClosedException("stream from " + sides.peer + " is closed");
+            }
+            Worker worker = EngineContext.currentWorker("Stream.recv");
+            if (poisoned != null) {
+                return worker.register(new Immediate("receive from " + sides.peer, () -> {
+                    throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
+                }));
+            }
+            synchronized (this) {
+                if (buffered.length >= length) {
+                    byte[] ready = Arrays.copyOf(buffered, length);
+                    buffered = Arrays.copyOfRange(buffered, length, buffered.length);
+                    return worker.register(new Immediate("receive from " + sides.peer, () -> ready));
+                }
+            }
+            SharedFd held = sides.fd.acquire();
+            return worker.register(new Request() {
+                private MemorySegment buffer;
+                private byte[] collected;
+                private int done;
+
+                @Override
+                public Kind kind() {
+                    return Kind.RING;
+                }
+
+                @Override
+                public void prepare(Submission submission, Ring ring) {
+                    if (collected == null) {
+                        synchronized (EngineStream.this) {
+                            collected = Arrays.copyOf(buffered, Math.max(length, buffered.length));
+                            done = buffered.length;
+                            buffered = new byte[0];
+                        }
+                        buffer = ring.allocate(Math.max(length - done, RECEIVE_CHUNK));
+                    }
+                    submission.opcode = Opcode.RECV;
+                    submission.fd = held.fd();
+                    submission.buffer = buffer;
+                    submission.length = (int) Math.min(buffer.byteSize(), Math.max(length - done, RECEIVE_CHUNK));
+                }
+
+                @Override
+                public boolean complete(int result) {
+                    if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+                        return false;
+                    }
+                    if (result <= 0) {
+                        String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
+                        poisoned = "a failed receive (" + why + ")";
+                        return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
+                                + " failed after " + done + " bytes: " + why));
+                    }
+                    if (done + result > collected.length) {
+                        collected = Arrays.copyOf(collected, done + result);
+                    }
+                    MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, collected, done, result);
+                    done += result;
+                    if (done < length) {
+                        return false;
+                    }
+                    synchronized (EngineStream.this) {
+                        buffered = Arrays.copyOfRange(collected, length, done);
+                    }
+                    return succeed(Arrays.copyOf(collected, length));
+                }
+
+                @Override
+                public RuntimeException timedOut() {
+                    poisoned = "a receive that timed out";
+                    return super.timedOut();
+                }
+
+                @Override
+                public void closedEarly() {
+                    poisoned = "a cancelled receive";
+                }
+
+                @Override
+                public String describe() {
+                    return "receive of " + length + " bytes from " + sides.peer;
+                }
+
+                @Override
+                public void release(Ring ring) {
+                    if (buffer != null) {
+                        ring.free(buffer);
+                        buffer = null;
+                    }
+                    held.release();
+                }
+            });
+        }
+
+        @Override
+        public synchronized byte[] peek(int maxLength) {
+            if (maxLength < 0) {
+                throw new IllegalArgumentException("peek length must not be negative, was " + maxLength);
+            }
+            return Arrays.copyOf(buffered, Math.min(maxLength, buffered.length));
+        }
+
+        @Override
+        public void close() {
+            sides.closeSide(sides.streamClosed, sides.sinkClosed);
+        }
+    }
+}

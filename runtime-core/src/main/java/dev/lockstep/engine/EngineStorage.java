@@ -1,0 +1,235 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.BlobMissingException;
+import dev.lockstep.OpenedBlob;
+import dev.lockstep.Operation;
+import dev.lockstep.PartitionMissingException;
+import dev.lockstep.PartitionNameInvalidException;
+import dev.lockstep.StorageException;
+import dev.lockstep.StorageFullException;
+import dev.lockstep.StorageHeldException;
+import dev.lockstep.StorageIoException;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.SystemCalls;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * {@code Storage} over the kernel SPI, shared by both runtimes: partitions are directories under the root,
+ * blobs are files named by the hex of their name. Creation and removal fsync the parent directory, so a
+ * completed open or remove is durable. Metadata calls run as immediate requests on the calling worker;
+ * reads, writes and syncs go through the ring.
+ */
+final class EngineStorage {
+    private static final Pattern PARTITION = Pattern.compile("[A-Za-z0-9_-]+");
+    static final String HOLD_FILE = ".lockstep-hold";
+
+    private final Engine engine;
+    private final SystemCalls system;
+    private final String root;
+    /** Serializes metadata changes across workers: two workers creating one partition must not race. */
+    private final Object metadata = new Object();
+
+    EngineStorage(Engine engine, SystemCalls system, String root) {
+        this.engine = engine;
+        this.system = system;
+        this.root = root;
+    }
+
+    static void validatePartition(String partition) {
+        if (partition == null || !PARTITION.matcher(partition).matches()) {
+            throw new PartitionNameInvalidException("partition name must be non-empty [A-Za-z0-9_-], was '"
+                    + partition + "'");
+        }
+    }
+
+    private static void validateName(byte[] name) {
+        if (name == null || name.length == 0) {
+            throw new IllegalArgumentException("blob name must be non-empty, was "
+                    + (name == null ? "null" : "empty"));
+        }
+    }
+
+    String describe(String partition, byte[] name) {
+        return partition + "/" + HexFormat.of().formatHex(name);
+    }
+
+    private String partitionPath(String partition) {
+        return root + "/" + partition;
+    }
+
+    private String blobPath(String partition, byte[] name) {
+        return partitionPath(partition) + "/" + HexFormat.of().formatHex(name);
+    }
+
+    static StorageException translate(KernelException failure, String what) {
+        if (failure.errno() == Errno.ENOSPC) {
+            return new StorageFullException(what + ": device full (" + failure.getMessage() + ")", failure);
+        }
+        return new StorageIoException(what + ": " + failure.getMessage(), failure);
+    }
+
+    /**
+     * Takes the storage hold: the root is created if missing, must be a writable directory, and is locked for
+     * this runtime. Everything already in it is synced, so data readable when user code starts is durable.
+     *
+     * @return the fd holding the lock; close it to release the hold
+     */
+    int acquireHold() {
+        try {
+            if (!system.isDirectory(root)) {
+                system.mkdir(root);
+            }
+        } catch (KernelException failure) {
+            throw new StorageIoException("storage root '" + root + "' is not a usable directory: "
+                    + failure.getMessage(), failure);
+        }
+        int lock;
+        try {
+            lock = system.lock(root + "/" + HOLD_FILE);
+        } catch (KernelException failure) {
+            if (failure.errno() == Errno.EWOULDBLOCK) {
+                throw new StorageHeldException("storage root '" + root + "' is held by another runtime", failure);
+            }
+            throw new StorageIoException("storage root '" + root + "' cannot be locked: " + failure.getMessage(),
+                    failure);
+        }
+        try {
+            system.syncFileSystem(lock);
+        } catch (KernelException failure) {
+            system.close(lock);
+            throw translate(failure, "syncing storage root '" + root + "'");
+        }
+        return lock;
+    }
+
+    private void fsyncDirectory(String path) {
+        int fd = system.open(path, SystemCalls.O_DIRECTORY);
+        try {
+            system.fsync(fd);
+        } finally {
+            system.close(fd);
+        }
+    }
+
+    /** Creates the partition directory durably if missing. */
+    private void ensurePartition(String partition) {
+        String path = partitionPath(partition);
+        if (!system.isDirectory(path)) {
+            system.mkdir(path);
+            fsyncDirectory(root);
+        }
+    }
+
+    Operation<OpenedBlob> open(String partition, byte[] name) {
+        validatePartition(partition);
+        validateName(name);
+        byte[] key = name.clone();
+        String what = "open of blob '" + describe(partition, key) + "'";
+        Worker worker = EngineContext.currentWorker("Storage.open");
+        return worker.register(new Immediate(what, () -> {
+            synchronized (metadata) {
+                try {
+                    ensurePartition(partition);
+                    String path = blobPath(partition, key);
+                    int fd;
+                    try {
+                        fd = system.open(path, SystemCalls.O_RDWR);
+                    } catch (KernelException missing) {
+                        if (missing.errno() != Errno.ENOENT) {
+                            throw missing;
+                        }
+                        fd = system.open(path, SystemCalls.O_RDWR | SystemCalls.O_CREAT);
+                        system.fsync(fd);
+                        fsyncDirectory(partitionPath(partition));
+                    }
+                    long length;
+                    try {
+                        length = system.size(fd);
+                    } catch (KernelException failure) {
+                        system.close(fd);
+                        throw failure;
+                    }
+                    SharedFd shared = new SharedFd(fd, system, describe(partition, key));
+                    return new OpenedBlob(new EngineBlob(engine, shared, describe(partition, key), length), length);
+                } catch (KernelException failure) {
+                    throw translate(failure, what);
+                }
+            }
+        }));
+    }
+
+    Operation<Void> remove(String partition, byte[] name) {
+        validatePartition(partition);
+        byte[] key = name == null ? null : name.clone();
+        if (key != null) {
+            validateName(key);
+        }
+        String what = key == null ? "remove of partition '" + partition + "'"
+                : "remove of blob '" + describe(partition, key) + "'";
+        Worker worker = EngineContext.currentWorker("Storage.remove");
+        return worker.register(new Immediate(what, () -> {
+            synchronized (metadata) {
+                try {
+                    String path = partitionPath(partition);
+                    if (!system.isDirectory(path)) {
+                        throw new PartitionMissingException("partition '" + partition + "' does not exist");
+                    }
+                    if (key == null) {
+                        for (String entry : system.list(path)) {
+                            system.unlink(path + "/" + entry);
+                        }
+                        system.rmdir(path);
+                        fsyncDirectory(root);
+                    } else {
+                        try {
+                            system.unlink(blobPath(partition, key));
+                        } catch (KernelException failure) {
+                            if (failure.errno() == Errno.ENOENT) {
+                                throw new BlobMissingException("blob '" + describe(partition, key)
+                                        + "' does not exist");
+                            }
+                            throw failure;
+                        }
+                        fsyncDirectory(path);
+                    }
+                    return null;
+                } catch (KernelException failure) {
+                    throw translate(failure, what);
+                }
+            }
+        }));
+    }
+
+    Operation<List<byte[]>> scan(String partition) {
+        validatePartition(partition);
+        String what = "scan of partition '" + partition + "'";
+        Worker worker = EngineContext.currentWorker("Storage.scan");
+        return worker.register(new Immediate(what, () -> {
+            synchronized (metadata) {
+                try {
+                    String path = partitionPath(partition);
+                    if (!system.isDirectory(path)) {
+                        throw new PartitionMissingException("partition '" + partition + "' does not exist");
+                    }
+                    List<byte[]> names = new ArrayList<>();
+                    for (String entry : system.list(path)) {
+                        try {
+                            names.add(HexFormat.of().parseHex(entry));
+                        } catch (IllegalArgumentException foreign) {
+                            // Not a blob of ours (an editor's backup, say): not part of the partition.
+                        }
+                    }
+                    names.sort(Arrays::compareUnsigned);
+                    return names;
+                } catch (KernelException failure) {
+                    throw translate(failure, what);
+                }
+            }
+        }));
+    }
+}

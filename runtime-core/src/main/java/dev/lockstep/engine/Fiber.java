@@ -1,0 +1,126 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.Operation;
+import dev.lockstep.TimeoutException;
+import dev.lockstep.Waker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One task's fiber: its virtual thread, home worker, supervision node, abort flag and timeout scopes.
+ *
+ * <p>The waker is one stable object per fiber, so polling the same operation again never re-retains it.
+ * {@link #abort()} may be called from any thread: it sets a volatile flag and unparks the fiber, whose next
+ * {@code await} closes what it waited on and throws {@link ClosedException}.
+ */
+public final class Fiber {
+    private final Worker home;
+    private final String label;
+    private volatile Thread thread;
+    private volatile boolean aborted;
+    private final Waker waker = new Waker() {
+        @Override
+        public void wake() {
+            Thread target = thread;
+            if (target != null) {
+                LockSupport.unpark(target);
+            }
+        }
+    };
+    /** Open {@code Clock.timeout} scopes, innermost last. Touched only by the fiber itself. */
+    private final List<TimeoutScope> scopes = new ArrayList<>();
+
+    Fiber(Worker home, String label) {
+        this.home = home;
+        this.label = label;
+    }
+
+    void attach(Thread thread) {
+        this.thread = thread;
+    }
+
+    /**
+     * The worker that carries this fiber.
+     *
+     * @return the worker
+     */
+    public Worker home() {
+        return home;
+    }
+
+    /**
+     * The label of the task.
+     *
+     * @return the label
+     */
+    public String label() {
+        return label;
+    }
+
+    Waker waker() {
+        return waker;
+    }
+
+    /**
+     * Whether the fiber's task was aborted.
+     *
+     * @return true once aborted
+     */
+    public boolean isAborted() {
+        return aborted;
+    }
+
+    void abort() {
+        aborted = true;
+        waker.wake();
+    }
+
+    void checkInterrupts(Operation<?> waitingOn) {
+        if (aborted) {
+            waitingOn.close();
+            throw new ClosedException("task '" + label + "' was aborted");
+        }
+        for (int i = 0; i < scopes.size(); i++) {
+            if (scopes.get(i).expired) {
+                waitingOn.close();
+                throw scopes.get(i).failure();
+            }
+        }
+    }
+
+    TimeoutScope openScope(long durationNanos, Operation<Void> timer) {
+        TimeoutScope scope = new TimeoutScope(durationNanos, timer);
+        scopes.add(scope);
+        return scope;
+    }
+
+    void closeScope(TimeoutScope scope) {
+        scopes.remove(scope);
+        scope.timer.close();
+    }
+
+    /** One {@code Clock.timeout} scope: its timer wakes the fiber and marks it expired. */
+    final class TimeoutScope implements Waker {
+        private final long durationNanos;
+        final Operation<Void> timer;
+        volatile boolean expired;
+
+        TimeoutScope(long durationNanos, Operation<Void> timer) {
+            this.durationNanos = durationNanos;
+            this.timer = timer;
+        }
+
+        TimeoutException failure() {
+            return new TimeoutException("timeout of " + java.time.Duration.ofNanos(durationNanos) + " expired in task '"
+                    + label + "'");
+        }
+
+        @Override
+        public void wake() {
+            expired = true;
+            waker.wake();
+        }
+    }
+}

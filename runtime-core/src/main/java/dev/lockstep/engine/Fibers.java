@@ -1,0 +1,128 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.Operation;
+import dev.lockstep.Poll;
+import dev.lockstep.TimeoutException;
+import dev.lockstep.Waker;
+import java.lang.reflect.Constructor;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Fibers: virtual threads whose scheduler is a Lockstep worker, and the one {@code await} every blocking call
+ * goes through.
+ *
+ * <p>The JDK has no public API for a virtual-thread scheduler yet. The package-private constructor
+ * {@code java.lang.ThreadBuilders$VirtualThreadBuilder(Executor)} — the hook the JDK's own tests use — is the
+ * mechanism, and this class is the only place that touches it. {@link #probe()} checks it at start-up and
+ * fails with a message naming the flag and JDK it needs.
+ */
+public final class Fibers {
+    /** The JVM flag the scheduler hook needs. */
+    public static final String REQUIRED_FLAG = "--add-opens java.base/java.lang=ALL-UNNAMED";
+    private static final ThreadLocal<Fiber> CURRENT = new ThreadLocal<>();
+    private static volatile Constructor<?> builderConstructor;
+
+    private Fibers() {
+    }
+
+    /**
+     * Checks that fibers can be made on this JVM.
+     *
+     * @throws IllegalStateException naming the flag and JDK needed, if not
+     */
+    public static void probe() {
+        if (builderConstructor != null) {
+            return;
+        }
+        try {
+            Class<?> builder = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder");
+            Constructor<?> constructor = builder.getDeclaredConstructor(Executor.class);
+            constructor.setAccessible(true);
+            builderConstructor = constructor;
+        } catch (ReflectiveOperationException | RuntimeException failure) {
+            throw new IllegalStateException("Lockstep fibers need JDK 25 or newer started with " + REQUIRED_FLAG
+                    + " (this is Java " + Runtime.version() + "): " + failure, failure);
+        }
+    }
+
+    /**
+     * A virtual-thread builder whose continuations run on {@code scheduler}.
+     *
+     * @param scheduler receives every continuation of the threads built
+     * @return the builder
+     */
+    static Thread.Builder.OfVirtual builder(Executor scheduler) {
+        probe();
+        try {
+            return (Thread.Builder.OfVirtual) builderConstructor.newInstance(scheduler);
+        } catch (ReflectiveOperationException failure) {
+            throw new IllegalStateException("cannot build a Lockstep fiber: " + failure, failure);
+        }
+    }
+
+    /**
+     * The fiber running on the calling thread.
+     *
+     * @return the fiber, or null on a plain thread
+     */
+    public static Fiber current() {
+        return CURRENT.get();
+    }
+
+    static void bind(Fiber fiber) {
+        CURRENT.set(fiber);
+    }
+
+    /**
+     * Waits for an operation: parks the current fiber (or, on a plain thread, the thread) until it is ready.
+     * In a fiber, an abort closes the operation and throws {@link ClosedException}; an expired
+     * {@code Clock.timeout} scope closes it and throws {@link TimeoutException}.
+     *
+     * @param operation the operation
+     * @param <T> its value
+     * @return its value
+     */
+    public static <T> T await(Operation<T> operation) {
+        Fiber fiber = CURRENT.get();
+        if (fiber == null) {
+            Thread thread = Thread.currentThread();
+            Waker waker = new ThreadWaker(thread);
+            while (true) {
+                Poll<T> poll = operation.poll(waker);
+                if (poll.isReady()) {
+                    return poll.get();
+                }
+                LockSupport.park(operation);
+            }
+        }
+        while (true) {
+            fiber.checkInterrupts(operation);
+            Poll<T> poll = operation.poll(fiber.waker());
+            if (poll.isReady()) {
+                return poll.get();
+            }
+            fiber.checkInterrupts(operation);
+            LockSupport.park(operation);
+        }
+    }
+
+    /** Unparks one thread; equal to any other waker of the same thread. */
+    private record ThreadWaker(Thread thread) implements Waker {
+        @Override
+        public void wake() {
+            LockSupport.unpark(thread);
+        }
+
+        @Override
+        public boolean willWake(Waker other) {
+            return equals(other);
+        }
+    }
+
+    /** Waits, from a fiber or a thread, until {@code ready} holds; woken through {@code list}. */
+    static void awaitUntil(java.util.function.BooleanSupplier ready, WaitList list) {
+        await(new WaitList.Condition(ready, list));
+    }
+}

@@ -1,0 +1,84 @@
+package dev.lockstep.engine;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * A worker's inbox for messages from other workers and threads: {@link Forward} (a foreign poll moves
+ * observation to a channel) and {@link Cancel} (a foreign close). Multi-producer, single consumer (the owner).
+ *
+ * <p>Closing is ordered against sends by the monitor: a message accepted before {@link #close()} is drained by
+ * the owner's closure; a send after it is refused, and the sender resolves its channel with {@code Closed}
+ * itself. Every accepted message nudges the owner awake.
+ */
+public final class Mailbox {
+    /** A message to the owning worker. */
+    public sealed interface Message permits Forward, Cancel, Run { }
+
+    /**
+     * Deliver the result of request {@code id} on {@code channel}.
+     *
+     * @param id the request
+     * @param channel where the result goes
+     */
+    public record Forward(WaiterId id, OneShot<Object> channel) implements Message { }
+
+    /**
+     * Close request {@code id}.
+     *
+     * @param id the request
+     */
+    public record Cancel(WaiterId id) implements Message { }
+
+    /**
+     * Run engine code on the owner (spawn placement, permit nudges).
+     *
+     * @param action the code; must not throw
+     */
+    public record Run(Runnable action) implements Message { }
+
+    private final ConcurrentLinkedQueue<Message> queue = new ConcurrentLinkedQueue<>();
+    private final Runnable wakeOwner;
+    private boolean open = true;
+
+    Mailbox(Runnable wakeOwner) {
+        this.wakeOwner = wakeOwner;
+    }
+
+    /**
+     * Sends a message.
+     *
+     * @param message the message
+     * @return false if the mailbox is closed (the worker retired)
+     */
+    public boolean send(Message message) {
+        synchronized (this) {
+            if (!open) {
+                return false;
+            }
+            queue.add(message);
+        }
+        wakeOwner.run();
+        return true;
+    }
+
+    /**
+     * Whether the owner still accepts messages.
+     *
+     * @return true while open
+     */
+    public synchronized boolean isOpen() {
+        return open;
+    }
+
+    Message poll() {
+        return queue.poll();
+    }
+
+    boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    synchronized void close() {
+        open = false;
+    }
+}

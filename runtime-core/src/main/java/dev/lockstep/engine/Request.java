@@ -1,0 +1,184 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.Poll;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+
+/**
+ * One request's state machine, owned by the driver from admission to retirement.
+ *
+ * <p>A request is driven only by its worker. Ring requests fill a submission, are told each completion and
+ * say whether they are done (a short read, {@code EAGAIN} or {@code EINTR} resubmits); timer requests complete
+ * when their deadline passes; immediate requests run synchronous kernel calls on the worker. Every buffer and
+ * fd a submission points to is owned by the request until {@link #release} — the kernel may use them until
+ * the request's own completion arrives, even after a cancellation.
+ */
+public abstract class Request {
+    /** A deadline that never passes. */
+    public static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    /** How the driver runs a request. */
+    public enum Kind {
+        /** Submitted to the ring; takes a ring slot while in flight. */
+        RING,
+        /** A sleep: completes when its deadline passes; never touches the ring. */
+        TIMER,
+        /** Synchronous kernel calls run by the worker; never touches the ring. */
+        IMMEDIATE
+    }
+
+    private long deadlineNanos = NO_DEADLINE;
+    private Poll<Object> result;
+
+    /**
+     * How the driver runs this request.
+     *
+     * @return the kind
+     */
+    public abstract Kind kind();
+
+    /**
+     * Whether closing the operation lets the request finish (writes, syncs) instead of cancelling it.
+     *
+     * @return true for retained work
+     */
+    public boolean retained() {
+        return false;
+    }
+
+    /**
+     * The durability permit a sync must hold while it runs, or null.
+     *
+     * @return the permit
+     */
+    public DurabilityPermit permit() {
+        return null;
+    }
+
+    /**
+     * Called once the permit is held: whether the sync can complete without the kernel (nothing to sync).
+     * If so, {@link #result()} is set and the permit is released by the driver.
+     *
+     * @return true if completed
+     */
+    public boolean completeWithoutKernel() {
+        return false;
+    }
+
+    /**
+     * Fills the submission for the next round trip of a ring request.
+     *
+     * @param submission cleared, with user data set; fill the rest
+     * @param ring the ring, for memory
+     */
+    public void prepare(Submission submission, Ring ring) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " is not a ring request");
+    }
+
+    /**
+     * One completion of a ring request.
+     *
+     * @param result the kernel's result: {@code >= 0} or {@code -errno}
+     * @return true if the request is done ({@link #result()} set); false to submit again
+     */
+    public boolean complete(int result) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " is not a ring request");
+    }
+
+    /** Runs an immediate request; sets {@link #result()}. Runs on the worker, inside its critical section. */
+    public void runImmediate() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " is not immediate");
+    }
+
+    /**
+     * The request's deadline expired: the failure to report. Receives and sends poison their side.
+     *
+     * @return the timeout failure
+     */
+    public RuntimeException timedOut() {
+        return new dev.lockstep.TimeoutException(describe() + " timed out");
+    }
+
+    /**
+     * The operation was closed before the request completed (cancelled or detached). Receives and sends
+     * poison their side here.
+     */
+    public void closedEarly() {
+    }
+
+    /**
+     * Releases every buffer and fd reference the request holds. Called once, at retirement, when the kernel
+     * no longer references them.
+     *
+     * @param ring the ring whose memory to free
+     */
+    public void release(Ring ring) {
+    }
+
+    /**
+     * A short description for messages, naming the fd, path or address.
+     *
+     * @return the description
+     */
+    public abstract String describe();
+
+    /**
+     * The deadline in the worker's clock, or {@link #NO_DEADLINE}.
+     *
+     * @return epoch nanoseconds
+     */
+    public final long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    /**
+     * Sets the deadline; before admission only.
+     *
+     * @param deadlineNanos epoch nanoseconds, or {@link #NO_DEADLINE}
+     * @return this
+     */
+    public final Request withDeadline(long deadlineNanos) {
+        this.deadlineNanos = deadlineNanos;
+        return this;
+    }
+
+    /**
+     * The outcome, once done.
+     *
+     * @return the outcome, or null while running
+     */
+    public final Poll<Object> result() {
+        return result;
+    }
+
+    /**
+     * Sets the outcome to a value.
+     *
+     * @param value the value
+     * @return true, for {@link #complete}
+     */
+    protected final boolean succeed(Object value) {
+        result = Poll.ready(value);
+        return true;
+    }
+
+    /**
+     * Sets the outcome to a failure.
+     *
+     * @param failure the failure
+     * @return true, for {@link #complete}
+     */
+    protected final boolean fail(RuntimeException failure) {
+        result = Poll.failed(failure);
+        return true;
+    }
+
+    /**
+     * Forces an outcome (timeouts, closure).
+     *
+     * @param outcome the outcome
+     */
+    final void force(Poll<Object> outcome) {
+        result = outcome;
+    }
+}

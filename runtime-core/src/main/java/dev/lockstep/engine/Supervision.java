@@ -1,0 +1,121 @@
+package dev.lockstep.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The supervision tree: contexts are bound to nodes; a spawned task runs at a new node below its spawning
+ * context's node; aborting a node aborts every task at or below it, and marks the subtree aborted so later
+ * spawns under it resolve to {@code Closed} without running.
+ *
+ * <p>Thread-safe: the tree is guarded by one monitor, held only for tree edits; aborting fibers (which unparks
+ * threads) happens outside it.
+ */
+final class Supervision {
+    /** One node: a context's place in the tree, with the task running there if any. */
+    static final class Node {
+        final Node parent;
+        final List<Node> children = new ArrayList<>();
+        TaskHandle<?> task;
+        boolean aborted;
+
+        Node(Node parent) {
+            this.parent = parent;
+        }
+
+        boolean isAborted() {
+            synchronized (Supervision.class) {
+                return aborted;
+            }
+        }
+    }
+
+    private final Node root = new Node(null);
+
+    Node root() {
+        return root;
+    }
+
+    /**
+     * A new node below {@code parent}; already aborted if the parent is.
+     *
+     * @param parent the parent
+     * @return the child
+     */
+    Node child(Node parent) {
+        synchronized (Supervision.class) {
+            Node node = new Node(parent);
+            node.aborted = parent.aborted;
+            if (!parent.aborted) {
+                parent.children.add(node);
+            }
+            return node;
+        }
+    }
+
+    /**
+     * Aborts every task at or below {@code node}.
+     *
+     * @param node the subtree
+     */
+    void abort(Node node) {
+        abortBelow(node, true);
+    }
+
+    /**
+     * Aborts every task strictly below {@code node}, and the node's own task when {@code includingSelf}. The
+     * subtree is marked aborted and detached.
+     *
+     * @param node the subtree
+     * @param includingSelf whether the node's own task is aborted too
+     */
+    void abortBelow(Node node, boolean includingSelf) {
+        List<TaskHandle<?>> victims = new ArrayList<>();
+        synchronized (Supervision.class) {
+            if (includingSelf) {
+                node.aborted = true;
+                if (node.task != null) {
+                    victims.add(node.task);
+                }
+            }
+            collect(node, victims);
+            node.children.clear();
+        }
+        for (TaskHandle<?> victim : victims) {
+            Fiber fiber = victim.fiber;
+            victim.closed("was aborted");
+            if (fiber != null) {
+                fiber.abort();
+            }
+        }
+    }
+
+    private static void collect(Node node, List<TaskHandle<?>> victims) {
+        for (Node child : node.children) {
+            child.aborted = true;
+            if (child.task != null) {
+                victims.add(child.task);
+            }
+            collect(child, victims);
+        }
+    }
+
+    /**
+     * A task spawned from {@code spawner} finished: abort everything below the spawning context's node, and
+     * detach that node so finished work leaves nothing behind.
+     *
+     * @param spawner the node of the context that spawned the task
+     */
+    void spawnedTaskFinished(Node spawner) {
+        abortBelow(spawner, false);
+        synchronized (Supervision.class) {
+            // A pure child() node was consumed by the spawn; a task's own node lives on with its task.
+            if (spawner != root && spawner.task == null) {
+                spawner.aborted = true;
+                if (spawner.parent != null) {
+                    spawner.parent.children.remove(spawner);
+                }
+            }
+        }
+    }
+}

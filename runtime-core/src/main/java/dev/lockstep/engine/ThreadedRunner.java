@@ -1,0 +1,188 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.Handle;
+import dev.lockstep.Runner;
+import dev.lockstep.Task;
+import dev.lockstep.kernel.Kernel;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A {@link Runner} that carries each worker on its own platform thread: the thread opens the worker's ring,
+ * is the only carrier of the worker's fibers, and loops — run the runnable fibers, then one service turn that
+ * submits, waits and reaps. runtime-uring is this runner over the io_uring kernel; the engine's tests run it
+ * over a scripted kernel.
+ *
+ * <p>Shutdown: when the root task finishes (or a waker callback fails the runtime), every task is aborted;
+ * each worker keeps looping until its fibers have finished their {@code finally} blocks, then retires
+ * (DESIGN §3.6) and its thread ends. {@code start} returns after every worker thread has ended and the
+ * storage hold was released.
+ */
+public final class ThreadedRunner implements Runner {
+    /** Fibers run per loop turn before the ring is serviced again, so I/O is never starved. */
+    private static final int FIBER_BATCH = 64;
+
+    private final Kernel kernel;
+    private final int workers;
+    private final int ringEntries;
+    private final String storageRoot;
+    private final String name;
+    private final AtomicBoolean used = new AtomicBoolean();
+
+    /**
+     * @param kernel the kernel
+     * @param workers worker threads, {@code >= 1}
+     * @param ringEntries ring size per worker, a power of two in {@code [1, kernel.maxEntries()]}
+     * @param storageRoot the storage directory, or null
+     * @param name a prefix for thread names
+     * @throws IllegalArgumentException naming the bad value
+     */
+    public ThreadedRunner(Kernel kernel, int workers, int ringEntries, String storageRoot, String name) {
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be at least 1, was " + workers);
+        }
+        Engine.validateRingEntries(ringEntries, kernel.maxEntries());
+        this.kernel = kernel;
+        this.workers = workers;
+        this.ringEntries = ringEntries;
+        this.storageRoot = storageRoot;
+        this.name = name;
+    }
+
+    @Override
+    public <T> T start(Task<T> root) {
+        java.util.Objects.requireNonNull(root, "root");
+        if (!used.compareAndSet(false, true)) {
+            throw new ClosedException("this runner was already started; make a new one");
+        }
+        if (Fibers.current() != null) {
+            throw new IllegalStateException("Runner.start must not be called from a Lockstep task");
+        }
+        @SuppressWarnings("unchecked")
+        ConcurrentLinkedQueue<Runnable>[] runQueues = new ConcurrentLinkedQueue[workers];
+        Thread[] threads = new Thread[workers];
+        for (int i = 0; i < workers; i++) {
+            runQueues[i] = new ConcurrentLinkedQueue<>();
+        }
+        FiberScheduler scheduler = (worker, continuation) -> {
+            runQueues[worker.index()].add(continuation);
+            if (Worker.current() != worker) {
+                worker.nudge();
+            }
+        };
+        Engine engine = new Engine(kernel, workers, ringEntries, scheduler, storageRoot);
+        int hold = engine.storageHold();
+        AtomicBoolean shutdown = new AtomicBoolean();
+        CountDownLatch created = new CountDownLatch(workers);
+        Throwable[] startFailure = new Throwable[1];
+        engine.onFailure(() -> engine.workers().forEach(Worker::nudge));
+        for (int i = 0; i < workers; i++) {
+            int index = i;
+            threads[i] = Thread.ofPlatform().name(name + "-worker-" + i).unstarted(() -> {
+                Worker worker;
+                try {
+                    worker = engine.createWorker(index);
+                } catch (Throwable failure) {
+                    synchronized (startFailure) {
+                        if (startFailure[0] == null) {
+                            startFailure[0] = failure;
+                        }
+                    }
+                    created.countDown();
+                    return;
+                }
+                created.countDown();
+                loop(worker, runQueues[index], shutdown);
+            });
+            threads[i].start();
+        }
+        awaitUninterruptibly(created);
+        Handle<T> rootHandle = null;
+        try {
+            if (startFailure[0] == null) {
+                rootHandle = engine.startRoot(root);
+                rootHandle.poll(null);
+                awaitRoot(rootHandle);
+            }
+        } finally {
+            engine.abortAll();
+            shutdown.set(true);
+            for (Worker worker : engine.workers()) {
+                worker.nudge();
+            }
+            for (Thread thread : threads) {
+                joinUninterruptibly(thread);
+            }
+            engine.releaseStorageHold(hold);
+        }
+        if (startFailure[0] instanceof RuntimeException failure) {
+            throw failure;
+        }
+        if (startFailure[0] instanceof Error failure) {
+            throw failure;
+        }
+        return engine.outcome(rootHandle);
+    }
+
+    private static <T> void awaitRoot(Handle<T> root) {
+        Thread thread = Thread.currentThread();
+        dev.lockstep.Waker waker = () -> java.util.concurrent.locks.LockSupport.unpark(thread);
+        while (!root.poll(waker).isReady()) {
+            java.util.concurrent.locks.LockSupport.park(root);
+        }
+    }
+
+    private static void loop(Worker worker, ConcurrentLinkedQueue<Runnable> runQueue, AtomicBoolean shutdown) {
+        Worker.enter(worker);
+        try {
+            while (true) {
+                for (int ran = 0; ran < FIBER_BATCH; ran++) {
+                    Runnable continuation = runQueue.poll();
+                    if (continuation == null) {
+                        break;
+                    }
+                    continuation.run();
+                }
+                if (shutdown.get() && worker.liveFibers() == 0 && runQueue.isEmpty()) {
+                    break;
+                }
+                worker.service(runQueue.isEmpty(), Long.MAX_VALUE);
+            }
+        } finally {
+            worker.close();
+            Worker.enter(null);
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void joinUninterruptibly(Thread thread) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package dev.lockstep.engine;
+
+/** A sleep: a timer-wheel registration that completes with {@code null} at its deadline. */
+final class TimerRequest extends Request {
+    TimerRequest(long deadlineNanos) {
+        withDeadline(deadlineNanos);
+    }
+
+    @Override
+    public Kind kind() {
+        return Kind.TIMER;
+    }
+
+    @Override
+    public String describe() {
+        return "sleep until " + deadlineNanos();
+    }
+}

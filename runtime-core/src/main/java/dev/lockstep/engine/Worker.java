@@ -1,0 +1,446 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.kernel.CompletionSink;
+import dev.lockstep.kernel.Ring;
+import java.util.ArrayDeque;
+
+/**
+ * One worker: a ring, a driver, a timer wheel (in the driver), a mailbox, a cached clock, a closing flag and a
+ * deferred queue of callbacks. The Java form of the seed's {@code Local}.
+ *
+ * <h2>Ownership</h2>
+ * The worker's state is touched only by the worker: by its fibers, and by the thread servicing it. "The
+ * current worker" is the worker whose fiber is running or which is being serviced — decided by worker
+ * identity, never by OS thread, because the simulator carries every worker on one thread. Other threads and
+ * workers reach it only through the {@link Mailbox}.
+ *
+ * <h2>The critical section</h2>
+ * Engine code that mutates the driver holds the worker's state with {@link #borrow()}; a second borrow is a
+ * reentrancy bug and throws {@link IllegalStateException}. User code — waker {@code retain}, {@code wake},
+ * {@code release}, {@code willWake}, channel sends that wake — never runs inside a borrow: it is collected on
+ * the deferred queue and run by {@link #runDeferred()} once the borrow has ended, or, for {@code retain} and
+ * {@code willWake} during a poll, called between two borrows.
+ */
+public final class Worker {
+    private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
+
+    private final int index;
+    private final Engine engine;
+    private final Ring ring;
+    private final Mailbox mailbox;
+    private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
+    private final CompletionSink borrowedSink;
+    private Driver driver;
+    private boolean borrowed;
+    private boolean closing;
+    private long nowNanos;
+    /** Live fibers whose home is this worker; changed by whichever thread spawns or finishes one. */
+    final java.util.concurrent.atomic.AtomicInteger fibers = new java.util.concurrent.atomic.AtomicInteger();
+
+    Worker(int index, Engine engine, Ring ring) {
+        this.index = index;
+        this.engine = engine;
+        this.ring = ring;
+        this.mailbox = new Mailbox(ring::wake);
+        this.driver = new Driver(this, ring);
+        this.nowNanos = ring.nowNanos();
+        this.borrowedSink = (userData, result, flags) -> driver.complete(userData, result, flags);
+    }
+
+    /**
+     * The worker whose fiber is running, or which the calling thread is servicing.
+     *
+     * @return the worker, or null on a plain thread
+     */
+    public static Worker current() {
+        return CURRENT.get();
+    }
+
+    /**
+     * Makes {@code worker} current on the calling thread (a fiber starting, or a thread servicing it).
+     *
+     * @param worker the worker, or null
+     * @return the previously current worker
+     */
+    public static Worker enter(Worker worker) {
+        Worker previous = CURRENT.get();
+        CURRENT.set(worker);
+        return previous;
+    }
+
+    /**
+     * The worker's index in its runtime.
+     *
+     * @return {@code 0 <= index < workers}
+     */
+    public int index() {
+        return index;
+    }
+
+    /**
+     * The runtime this worker belongs to.
+     *
+     * @return the engine
+     */
+    public Engine engine() {
+        return engine;
+    }
+
+    /**
+     * The worker's ring.
+     *
+     * @return the ring
+     */
+    public Ring ring() {
+        return ring;
+    }
+
+    /**
+     * The worker's mailbox.
+     *
+     * @return the mailbox
+     */
+    public Mailbox mailbox() {
+        return mailbox;
+    }
+
+    /**
+     * The worker's clock as of its last service turn, in epoch nanoseconds.
+     *
+     * @return the cached time
+     */
+    public long nowNanos() {
+        return nowNanos;
+    }
+
+    /**
+     * Whether the worker is closing or retired.
+     *
+     * @return true once closing began
+     */
+    public boolean isClosing() {
+        return closing;
+    }
+
+    /**
+     * Marks the worker closing: new registrations are refused with {@link ClosedException}, pending polls
+     * resolve to it. Test hook and the first step of {@link #close()}.
+     */
+    public void markClosing() {
+        closing = true;
+    }
+
+    /**
+     * Whether the worker's state is borrowed right now (a callback seeing true runs inside the critical
+     * section: a bug).
+     *
+     * @return true while borrowed
+     */
+    public boolean isBorrowed() {
+        return borrowed;
+    }
+
+    /**
+     * Unfinished logical requests admitted to this worker; 0 once retired.
+     *
+     * @return the count
+     */
+    public int admitted() {
+        checkOwner("admitted");
+        return driver == null ? 0 : driver.size();
+    }
+
+    /**
+     * Live fibers whose home is this worker.
+     *
+     * @return the count
+     */
+    public int liveFibers() {
+        return fibers.get();
+    }
+
+    /**
+     * Whether the driver has retired (closure finished).
+     *
+     * @return true once retired
+     */
+    public boolean isRetired() {
+        return driver == null;
+    }
+
+    void checkOwner(String what) {
+        if (current() != this) {
+            throw new IllegalStateException(what + " must run on worker " + index + ", not on "
+                    + (current() == null ? "thread " + Thread.currentThread().getName() : "worker " + current().index));
+        }
+    }
+
+    /**
+     * Enters the critical section.
+     *
+     * @return the driver, or null once retired
+     * @throws IllegalStateException if already borrowed (reentrancy bug)
+     */
+    Driver borrow() {
+        if (borrowed) {
+            throw new IllegalStateException("worker " + index + " state is already borrowed: a callback ran inside"
+                    + " the worker's critical section");
+        }
+        borrowed = true;
+        return driver;
+    }
+
+    void unborrow() {
+        borrowed = false;
+    }
+
+    /**
+     * Queues a callback to run outside the critical section, by the next {@link #runDeferred()}.
+     *
+     * @param callback user-facing code: a wake, a release, a channel send
+     */
+    void defer(Runnable callback) {
+        deferred.add(callback);
+    }
+
+    /**
+     * Runs deferred callbacks until none remain (callbacks may queue more). A callback that throws fails the
+     * runtime: the first such failure is what {@code Runner.start} rethrows once every worker retired.
+     *
+     * @return the number of callbacks run
+     */
+    public int runDeferred() {
+        int ran = 0;
+        Worker previous = enter(this);
+        try {
+            Runnable callback;
+            while ((callback = deferred.pollFirst()) != null) {
+                ran++;
+                try {
+                    callback.run();
+                } catch (RuntimeException | Error failure) {
+                    engine.fail(failure);
+                }
+            }
+        } finally {
+            enter(previous);
+        }
+        return ran;
+    }
+
+    /**
+     * Admits a request on this worker and returns its operation. A closing worker refuses it: the operation
+     * resolves to {@link ClosedException} and the request is released outside the critical section.
+     *
+     * @param request the request
+     * @param <T> the operation's value
+     * @return the operation
+     */
+    public <T> Registration<T> register(Request request) {
+        checkOwner("registering " + request.describe());
+        Driver slab = borrow();
+        try {
+            if (closing || slab == null) {
+                slab = null;
+            } else {
+                return new Registration<>(this, slab.admit(request, Observer.local(), nowNanos));
+            }
+        } finally {
+            unborrow();
+        }
+        request.release(ring);
+        return Registration.closed("worker " + index + " is closed: " + request.describe() + " refused");
+    }
+
+    /**
+     * Admits a sync whose result goes to a channel nobody has to poll: returns at once, even with a full ring.
+     * A closing worker publishes {@link ClosedException} on the channel.
+     *
+     * @param request the sync
+     * @return the channel
+     */
+    public OneShot<Object> registerDetached(Request request) {
+        checkOwner("registering " + request.describe());
+        OneShot<Object> channel = new OneShot<>("worker " + index + " closed before " + request.describe()
+                + " finished");
+        Driver slab = borrow();
+        try {
+            if (!closing && slab != null) {
+                slab.admit(request, Observer.detached(channel), nowNanos);
+                return channel;
+            }
+        } finally {
+            unborrow();
+        }
+        request.release(ring);
+        channel.closeSender();
+        return channel;
+    }
+
+    /** Wakes the worker from another thread so it looks at its mailbox and permits. Any thread. */
+    public void nudge() {
+        ring.wake();
+    }
+
+    /**
+     * One service turn: drain the mailbox, fire due timers, stage queued work, one {@code enter} that submits,
+     * optionally waits, and reaps; then run the deferred callbacks.
+     *
+     * @param mayWait whether the turn may block waiting for a completion, a wake-up or the next timer
+     * @param maxWaitNanos the longest wait
+     * @return the number of completions reaped
+     */
+    public int service(boolean mayWait, long maxWaitNanos) {
+        Worker previous = enter(this);
+        try {
+            nowNanos = Math.max(nowNanos, ring.nowNanos());
+            drainMailbox();
+            Driver slab = borrow();
+            try {
+                if (slab == null) {
+                    return 0;
+                }
+                slab.fireTimers(nowNanos);
+                slab.stage();
+            } finally {
+                unborrow();
+            }
+            runDeferred();
+            boolean waitNow = mayWait && deferred.isEmpty() && mailbox.isEmpty() && !driver.hasQueuedWork();
+            long untilTimer = driver.nextDeadline() == Long.MAX_VALUE ? Long.MAX_VALUE
+                    : Math.max(0, driver.nextDeadline() - nowNanos);
+            long timeout = Math.min(maxWaitNanos, untilTimer);
+            int reaped;
+            borrow();
+            try {
+                reaped = ring.enter(waitNow && timeout > 0, timeout, borrowedSink);
+                nowNanos = Math.max(nowNanos, ring.nowNanos());
+                driver.fireTimers(nowNanos);
+                driver.stage();
+            } finally {
+                unborrow();
+            }
+            runDeferred();
+            return reaped;
+        } finally {
+            enter(previous);
+        }
+    }
+
+    /**
+     * Whether a service turn has anything to do right now without waiting.
+     *
+     * @return true if the mailbox, deferred queue or driver has work ready
+     */
+    public boolean hasReadyWork() {
+        return !deferred.isEmpty() || !mailbox.isEmpty() || (driver != null && driver.hasQueuedWork())
+                || (driver != null && driver.nextDeadline() <= nowNanos);
+    }
+
+    /**
+     * Whether the driver has requests in the kernel or queued for it.
+     *
+     * @return true if ring work is outstanding
+     */
+    public boolean hasRingWork() {
+        return driver != null && driver.hasRingWork();
+    }
+
+    /**
+     * The earliest timer deadline of this worker.
+     *
+     * @return epoch nanoseconds, or {@link Long#MAX_VALUE}
+     */
+    public long nextDeadline() {
+        return driver == null ? Long.MAX_VALUE : driver.nextDeadline();
+    }
+
+    private void drainMailbox() {
+        Mailbox.Message message;
+        while ((message = mailbox.poll()) != null) {
+            switch (message) {
+                case Mailbox.Forward forward -> {
+                    Driver slab = borrow();
+                    try {
+                        if (slab == null) {
+                            defer(forward.channel()::closeSender);
+                        } else if (closing && slab.isLive(forward.id())) {
+                            Object ignored = slab.take(forward.id());
+                            if (ignored != null) {
+                                @SuppressWarnings("unchecked")
+                                dev.lockstep.Poll<Object> result = (dev.lockstep.Poll<Object>) ignored;
+                                defer(() -> forward.channel().send(result));
+                            } else {
+                                slab.close(forward.id());
+                                defer(forward.channel()::closeSender);
+                            }
+                        } else {
+                            slab.forward(forward.id(), forward.channel());
+                        }
+                    } finally {
+                        unborrow();
+                    }
+                }
+                case Mailbox.Cancel cancel -> {
+                    Driver slab = borrow();
+                    try {
+                        if (slab != null) {
+                            slab.close(cancel.id());
+                        }
+                    } finally {
+                        unborrow();
+                    }
+                }
+                case Mailbox.Run run -> defer(run.action());
+            }
+        }
+    }
+
+    /**
+     * Retires the worker (DESIGN §3.6): refuses new work, resolves pending observers with
+     * {@link ClosedException}, cancels what can be cancelled, waits for every in-flight completion (the kernel
+     * may still use those buffers), retires the driver, closes the mailbox (answering queued forwards with
+     * {@code Closed}) and the ring. Runs on the worker's own thread.
+     */
+    public void close() {
+        Worker previous = enter(this);
+        try {
+            closing = true;
+            drainMailbox();
+            Driver slab = borrow();
+            try {
+                if (slab == null) {
+                    return;
+                }
+                slab.closeAll();
+                slab.stage();
+            } finally {
+                unborrow();
+            }
+            runDeferred();
+            while (driver.hasRingWork()) {
+                service(true, 10_000_000L);
+            }
+            drainMailbox();
+            mailbox.close();
+            drainMailbox();
+            borrow();
+            try {
+                driver.retireAll();
+                driver = null;
+            } finally {
+                unborrow();
+            }
+            runDeferred();
+            ring.close();
+        } finally {
+            enter(previous);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "worker " + index;
+    }
+}

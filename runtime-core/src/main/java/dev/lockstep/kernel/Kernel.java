@@ -1,0 +1,30 @@
+package dev.lockstep.kernel;
+
+/**
+ * An operating system for the engine: rings for workers and the synchronous calls. One per runner.
+ */
+public interface Kernel {
+
+    /**
+     * Opens a ring for one worker, on the worker's own thread.
+     *
+     * @param entries the submission queue size, a power of two in {@code [1, maxEntries()]}
+     * @return the ring, owned by the calling worker
+     * @throws KernelException if the kernel refuses
+     */
+    Ring openRing(int entries);
+
+    /**
+     * The largest ring this kernel opens.
+     *
+     * @return the maximum number of entries
+     */
+    int maxEntries();
+
+    /**
+     * The synchronous calls.
+     *
+     * @return the calls; thread-safe
+     */
+    SystemCalls system();
+}

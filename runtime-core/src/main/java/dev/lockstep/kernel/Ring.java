@@ -1,0 +1,80 @@
+package dev.lockstep.kernel;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One worker's asynchronous queue to the kernel: stage submissions, then one {@link #enter} per loop turn
+ * submits them, waits, and delivers completions.
+ *
+ * <h2>Threads</h2>
+ * A ring is owned by one worker: every method but {@link #wake()} is called only by that worker (in the
+ * simulator, which carries every worker on one thread, only while that worker is being serviced).
+ * {@link #wake()} may be called from any thread.
+ *
+ * <h2>Capacity</h2>
+ * The engine never has more than {@link #entries()} requests plus {@link #entries()} cancellations in
+ * flight, so the completion queue (at least twice the entries) cannot overflow.
+ */
+public interface Ring extends AutoCloseable {
+
+    /**
+     * The number of submission entries; bounds requests in flight.
+     *
+     * @return at least 1
+     */
+    int entries();
+
+    /**
+     * Copies a submission into the submission queue.
+     *
+     * @param submission the request
+     * @return false if the submission queue is full: call {@link #enter} to submit, then stage again
+     */
+    boolean stage(Submission submission);
+
+    /**
+     * Submits every staged entry and delivers every available completion to {@code sink}. With
+     * {@code wait}, first blocks until at least one completion is available, {@link #wake()} is called, or
+     * {@code timeoutNanos} pass. Interrupted and transiently busy system calls are retried.
+     *
+     * @param wait whether to wait for a completion
+     * @param timeoutNanos the longest wait; {@code Long.MAX_VALUE} for none
+     * @param sink receives the completions
+     * @return the number of completions delivered
+     * @throws KernelException if the ring itself failed
+     */
+    int enter(boolean wait, long timeoutNanos, CompletionSink sink);
+
+    /** Makes a waiting or the next {@link #enter} return promptly. Any thread. */
+    void wake();
+
+    /**
+     * The current time in nanoseconds since the epoch: wall-clock time read once at start plus monotonic
+     * time since, so it never goes backwards; simulated time in the simulator.
+     *
+     * @return the time
+     */
+    long nowNanos();
+
+    /**
+     * Memory the kernel may read and write during a request: native in production. Freed with
+     * {@link #free}, only after the request that used it completed.
+     *
+     * @param bytes the size, {@code >= 0}
+     * @return zeroed memory of that size
+     */
+    MemorySegment allocate(long bytes);
+
+    /**
+     * Frees memory from {@link #allocate}.
+     *
+     * @param segment the memory
+     */
+    void free(MemorySegment segment);
+
+    /**
+     * Releases the ring. The caller has waited for every request to complete.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,866 @@
+package dev.lockstep.sim;
+
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.SystemCalls;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * An in-memory file system with a page cache and a disk: what reads see, and what survives a crash.
+ *
+ * <h2>Model</h2>
+ * <ul>
+ *   <li>Every file has a <em>live</em> image (the page cache: what reads see) and a <em>durable</em> image (the
+ *       disk), plus the journal of mutations (writes, truncates) issued since its last successful sync, in
+ *       order. Invariant: the live image is the durable image with the whole journal applied.</li>
+ *   <li>A successful {@code fsync} or {@code fdatasync} of a file makes its live contents and size durable and
+ *       empties its journal. Both flavours behave the same here: the simulator has no metadata besides the
+ *       size, and {@code fdatasync} must persist the size too. A write with {@code durable = true}
+ *       ({@code RWF_DSYNC}) is durable on success, but it does not make earlier writes durable.</li>
+ *   <li>Every directory has live and durable entries. Creating or removing an entry (open with
+ *       {@code O_CREAT}, {@code mkdir}, {@code unlink}, {@code rmdir}) changes only the live entries; an
+ *       {@code fsync} of that directory makes all its live entries durable. A file whose entry is not durable
+ *       disappears in a crash even if its data was synced; an unlinked file whose removal is not durable comes
+ *       back.</li>
+ *   <li>{@link #crash} rebuilds the live state from the durable state: it walks the durable entries from the
+ *       root and gives each surviving file its durable image plus what the {@link CrashPolicy} keeps of its
+ *       journal. Open handles from before a crash are stale: every call on them fails {@code EBADF}.</li>
+ * </ul>
+ *
+ * <h2>Faults and capacity</h2>
+ * Each call of a faulted kind rolls its rate from {@link StorageFaults} once, before anything else, at the
+ * matching {@link Site}. The capacity bounds the sum of the sizes of all files that are linked or still open.
+ *
+ * <h2>Errors</h2>
+ * Namespace calls (open, mkdir, unlink, rmdir, list, truncate) throw {@link KernelException}; the data calls
+ * the ring makes ({@link #read}, {@link #write}, {@link #sync}) return a byte count or a negative errno, as a
+ * completion does.
+ *
+ * <p>Paths are absolute, {@code /}-separated; a relative path is resolved from the root (the simulator has no
+ * working directory), empty and {@code .} components are ignored and {@code ..} goes up. There are no links.
+ * Not thread-safe: the simulator uses it from its one thread.
+ */
+public final class SimFileSystem {
+
+    /** The sector size: a torn write loses or keeps whole sectors, aligned to multiples of this. */
+    public static final int SECTOR_BYTES = 512;
+
+    private static final int ACCESS_MODE_MASK = 3;
+    private static final int O_WRONLY = 1;
+
+    private final Generator generator;
+    private final Auditor auditor;
+    private StorageFaults faults;
+    private DirectoryNode root;
+    /** The sum of the live sizes of every file that is linked or open: what the capacity bounds. */
+    private long usedBytes;
+    /** Incremented by each crash; handles from an older epoch are stale. */
+    private long epoch;
+    private long openHandles;
+    private long nextInode = 1;
+
+    /**
+     * An empty file system: only the root directory, which is durable.
+     *
+     * @param generator the seeded source for fault rolls and crash decisions
+     * @param auditor records crashes (calls are recorded by the kernel that makes them)
+     * @param faults the fault configuration
+     */
+    public SimFileSystem(Generator generator, Auditor auditor, StorageFaults faults) {
+        this.generator = Objects.requireNonNull(generator, "generator");
+        this.auditor = Objects.requireNonNull(auditor, "auditor");
+        this.faults = Objects.requireNonNull(faults, "faults");
+        this.root = new DirectoryNode(nextInode++);
+    }
+
+    /**
+     * The current fault configuration.
+     *
+     * @return the configuration
+     */
+    public StorageFaults faults() {
+        return faults;
+    }
+
+    /**
+     * Replaces the fault configuration; effective from the next call.
+     *
+     * @param faults the new configuration
+     */
+    public void setFaults(StorageFaults faults) {
+        this.faults = Objects.requireNonNull(faults, "faults");
+    }
+
+    /**
+     * The bytes the capacity currently accounts for.
+     *
+     * @return the sum of the sizes of every linked or open file
+     */
+    public long usedBytes() {
+        return usedBytes;
+    }
+
+    /**
+     * The number of handles opened and not yet closed in the current epoch.
+     *
+     * @return the count
+     */
+    public long openHandles() {
+        return openHandles;
+    }
+
+    // ------------------------------------------------------------------------------------------------ nodes
+
+    private abstract static sealed class Node permits FileNode, DirectoryNode {
+        final long inode;
+        /** 1 while a directory entry names it; 0 once removed. */
+        int links = 1;
+        int opens;
+
+        Node(long inode) {
+            this.inode = inode;
+        }
+    }
+
+    private static final class FileNode extends Node {
+        ByteImage live = new ByteImage();
+        ByteImage durable = new ByteImage();
+        final List<Mutation> unsynced = new ArrayList<>();
+        Handle lockOwner;
+
+        FileNode(long inode) {
+            super(inode);
+        }
+
+        boolean counted() {
+            return links > 0 || opens > 0;
+        }
+    }
+
+    private static final class DirectoryNode extends Node {
+        final TreeMap<String, Node> entries = new TreeMap<>();
+        TreeMap<String, Node> durableEntries = new TreeMap<>();
+
+        DirectoryNode(long inode) {
+            super(inode);
+        }
+    }
+
+    private sealed interface Mutation permits Write, Resize {
+    }
+
+    private record Write(long offset, byte[] data, boolean durable) implements Mutation {
+    }
+
+    private record Resize(long size) implements Mutation {
+    }
+
+    /**
+     * An open file or directory: the simulator's open file description. The kernel maps fds to handles.
+     * Obtained from {@link #open}; released with {@link #close}.
+     */
+    public static final class Handle {
+        private final Node node;
+        private final String path;
+        private final long epoch;
+        private final boolean readable;
+        private final boolean writable;
+        private boolean closed;
+
+        private Handle(Node node, String path, long epoch, boolean readable, boolean writable) {
+            this.node = node;
+            this.path = path;
+            this.epoch = epoch;
+            this.readable = readable;
+            this.writable = writable;
+        }
+
+        /**
+         * The path the handle was opened with, normalized.
+         *
+         * @return the path
+         */
+        public String path() {
+            return path;
+        }
+
+        /**
+         * Whether the handle is a directory's.
+         *
+         * @return true for a directory
+         */
+        public boolean isDirectory() {
+            return node instanceof DirectoryNode;
+        }
+
+        /**
+         * Whether {@link SimFileSystem#close} was called on it.
+         *
+         * @return true once closed
+         */
+        public boolean isClosed() {
+            return closed;
+        }
+
+        @Override
+        public String toString() {
+            return "Handle(" + path + (closed ? ", closed" : "") + ")";
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ paths
+
+    private static List<String> components(String path) {
+        Objects.requireNonNull(path, "path");
+        List<String> parts = new ArrayList<>();
+        for (String part : path.split("/", -1)) {
+            if (part.isEmpty() || part.equals(".")) {
+                continue;
+            }
+            if (part.equals("..")) {
+                if (!parts.isEmpty()) {
+                    parts.removeLast();
+                }
+                continue;
+            }
+            parts.add(part);
+        }
+        return parts;
+    }
+
+    private static String normalized(List<String> parts) {
+        return parts.isEmpty() ? "/" : "/" + String.join("/", parts);
+    }
+
+    /** The directory holding the last component; throws ENOENT or ENOTDIR for a bad ancestor. */
+    private DirectoryNode parentOf(List<String> parts, String call, String path) {
+        DirectoryNode directory = root;
+        for (int i = 0; i < parts.size() - 1; i++) {
+            Node child = directory.entries.get(parts.get(i));
+            if (child == null) {
+                throw new KernelException(Errno.ENOENT, call, path);
+            }
+            if (!(child instanceof DirectoryNode childDirectory)) {
+                throw new KernelException(Errno.ENOTDIR, call, path);
+            }
+            directory = childDirectory;
+        }
+        return directory;
+    }
+
+    private Node lookup(List<String> parts, String call, String path) {
+        if (parts.isEmpty()) {
+            return root;
+        }
+        Node node = parentOf(parts, call, path).entries.get(parts.getLast());
+        if (node == null) {
+            throw new KernelException(Errno.ENOENT, call, path);
+        }
+        return node;
+    }
+
+    private void fault(Site site, double rate, String call, String subject) {
+        if (generator.chance(site, rate)) {
+            throw new KernelException(Errno.EIO, call, subject);
+        }
+    }
+
+    // -------------------------------------------------------------------------------------- namespace calls
+
+    /**
+     * Opens a file or directory ({@code open(2)} with {@code O_CLOEXEC}).
+     *
+     * <p>Access: {@link SystemCalls#O_RDWR} allows writes; without it the handle is read-only and writes fail
+     * {@code EBADF}. {@link SystemCalls#O_CREAT} creates a missing file (its directory entry is not durable
+     * until the directory is synced), {@link SystemCalls#O_EXCL} with it fails {@code EEXIST} on an existing
+     * one, {@link SystemCalls#O_DIRECTORY} requires a directory. {@code O_DIRECT} is accepted and ignored: the
+     * simulated page cache is coherent with direct I/O.
+     *
+     * @param path the path
+     * @param flags {@code O_*} flags
+     * @return the handle
+     * @throws KernelException {@code EIO} (injected), {@code ENOENT}, {@code ENOTDIR}, {@code EISDIR} (a
+     *                         directory opened for writing), {@code EEXIST}, {@code EINVAL}
+     *                         ({@code O_CREAT | O_DIRECTORY})
+     */
+    public Handle open(String path, int flags) {
+        fault(Site.FAULT_OPEN, faults.openRate(), "open", path);
+        List<String> parts = components(path);
+        boolean create = (flags & SystemCalls.O_CREAT) != 0;
+        boolean exclusive = (flags & SystemCalls.O_EXCL) != 0;
+        boolean directoryOnly = (flags & SystemCalls.O_DIRECTORY) != 0;
+        boolean writable = (flags & ACCESS_MODE_MASK) != 0;
+        boolean readable = (flags & ACCESS_MODE_MASK) != O_WRONLY;
+        if (create && directoryOnly) {
+            throw new KernelException(Errno.EINVAL, "open", path);
+        }
+        Node node;
+        if (parts.isEmpty()) {
+            node = root;
+        } else {
+            DirectoryNode parent = parentOf(parts, "open", path);
+            node = parent.entries.get(parts.getLast());
+            if (node == null) {
+                if (!create) {
+                    throw new KernelException(Errno.ENOENT, "open", path);
+                }
+                node = new FileNode(nextInode++);
+                parent.entries.put(parts.getLast(), node);
+            } else if (create && exclusive) {
+                throw new KernelException(Errno.EEXIST, "open", path);
+            }
+        }
+        if (node instanceof DirectoryNode) {
+            if (create && exclusive) {
+                throw new KernelException(Errno.EEXIST, "open", path);
+            }
+            if (writable) {
+                throw new KernelException(Errno.EISDIR, "open", path);
+            }
+        } else if (directoryOnly) {
+            throw new KernelException(Errno.ENOTDIR, "open", path);
+        }
+        node.opens++;
+        openHandles++;
+        return new Handle(node, normalized(parts), epoch, readable, writable);
+    }
+
+    /**
+     * Closes a handle; releases its lock; frees an unlinked file's space once its last handle closes.
+     *
+     * @param handle the handle
+     * @throws KernelException {@code EBADF} if it is closed already or stale after a crash
+     */
+    public void close(Handle handle) {
+        checkOpen(handle, "close");
+        handle.closed = true;
+        handle.node.opens--;
+        openHandles--;
+        if (handle.node instanceof FileNode file) {
+            if (file.lockOwner == handle) {
+                file.lockOwner = null;
+            }
+            if (!file.counted()) {
+                usedBytes -= file.live.size();
+            }
+        }
+    }
+
+    private void checkOpen(Handle handle, String call) {
+        if (handle.closed || handle.epoch != epoch) {
+            throw new KernelException(Errno.EBADF, call, handle.path);
+        }
+    }
+
+    private static boolean isStale(Handle handle, long epoch) {
+        return handle.closed || handle.epoch != epoch;
+    }
+
+    /**
+     * Creates a directory, mode 0755. The new entry is durable once its parent is synced; entries inside the
+     * new directory once it is synced.
+     *
+     * @param path the path
+     * @throws KernelException {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}
+     */
+    public void mkdir(String path) {
+        List<String> parts = components(path);
+        if (parts.isEmpty()) {
+            throw new KernelException(Errno.EEXIST, "mkdir", path);
+        }
+        DirectoryNode parent = parentOf(parts, "mkdir", path);
+        if (parent.entries.containsKey(parts.getLast())) {
+            throw new KernelException(Errno.EEXIST, "mkdir", path);
+        }
+        parent.entries.put(parts.getLast(), new DirectoryNode(nextInode++));
+    }
+
+    /**
+     * Removes a file's directory entry. Open handles keep working on the file; its space is freed when the last
+     * one closes. The removal is durable once the directory is synced.
+     *
+     * @param path the path
+     * @throws KernelException {@code EIO} (injected), {@code ENOENT}, {@code ENOTDIR}, {@code EISDIR}
+     */
+    public void unlink(String path) {
+        fault(Site.FAULT_REMOVE, faults.removeRate(), "unlink", path);
+        List<String> parts = components(path);
+        if (parts.isEmpty()) {
+            throw new KernelException(Errno.EISDIR, "unlink", path);
+        }
+        DirectoryNode parent = parentOf(parts, "unlink", path);
+        Node node = parent.entries.get(parts.getLast());
+        if (node == null) {
+            throw new KernelException(Errno.ENOENT, "unlink", path);
+        }
+        if (!(node instanceof FileNode file)) {
+            throw new KernelException(Errno.EISDIR, "unlink", path);
+        }
+        parent.entries.remove(parts.getLast());
+        file.links = 0;
+        if (!file.counted()) {
+            usedBytes -= file.live.size();
+        }
+    }
+
+    /**
+     * Removes an empty directory. The removal is durable once its parent is synced.
+     *
+     * @param path the path
+     * @throws KernelException {@code EIO} (injected), {@code ENOENT}, {@code ENOTDIR}, {@code ENOTEMPTY},
+     *                         {@code EBUSY} (the root)
+     */
+    public void rmdir(String path) {
+        fault(Site.FAULT_REMOVE, faults.removeRate(), "rmdir", path);
+        List<String> parts = components(path);
+        if (parts.isEmpty()) {
+            throw new KernelException(Errno.EBUSY, "rmdir", path);
+        }
+        DirectoryNode parent = parentOf(parts, "rmdir", path);
+        Node node = parent.entries.get(parts.getLast());
+        if (node == null) {
+            throw new KernelException(Errno.ENOENT, "rmdir", path);
+        }
+        if (!(node instanceof DirectoryNode directory)) {
+            throw new KernelException(Errno.ENOTDIR, "rmdir", path);
+        }
+        if (!directory.entries.isEmpty()) {
+            throw new KernelException(Errno.ENOTEMPTY, "rmdir", path);
+        }
+        parent.entries.remove(parts.getLast());
+        directory.links = 0;
+    }
+
+    /**
+     * The live entries of a directory, sorted, without {@code .} and {@code ..}.
+     *
+     * @param path the directory
+     * @return the names
+     * @throws KernelException {@code EIO} (injected), {@code ENOENT}, {@code ENOTDIR}
+     */
+    public List<String> list(String path) {
+        fault(Site.FAULT_SCAN, faults.scanRate(), "list", path);
+        Node node = lookup(components(path), "list", path);
+        if (!(node instanceof DirectoryNode directory)) {
+            throw new KernelException(Errno.ENOTDIR, "list", path);
+        }
+        return List.copyOf(directory.entries.keySet());
+    }
+
+    /**
+     * Whether a path exists and is a directory. Never faulted.
+     *
+     * @param path the path
+     * @return true for a directory, false if missing
+     * @throws KernelException {@code ENOTDIR} if it, or an ancestor, is a file
+     */
+    public boolean isDirectory(String path) {
+        Node node;
+        try {
+            node = lookup(components(path), "isDirectory", path);
+        } catch (KernelException e) {
+            if (e.errno() == Errno.ENOENT) {
+                return false;
+            }
+            throw e;
+        }
+        if (!(node instanceof DirectoryNode)) {
+            throw new KernelException(Errno.ENOTDIR, "isDirectory", path);
+        }
+        return true;
+    }
+
+    /**
+     * Whether a path names a live file or directory. Never faulted; for tests and invariant checks.
+     *
+     * @param path the path
+     * @return true if it exists
+     */
+    public boolean exists(String path) {
+        try {
+            lookup(components(path), "exists", path);
+            return true;
+        } catch (KernelException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The live contents of a file, as reads see them. Never faulted; for tests and invariant checks.
+     *
+     * @param path the path
+     * @return a copy of the bytes
+     * @throws KernelException {@code ENOENT}, {@code ENOTDIR}, {@code EISDIR}
+     */
+    public byte[] contents(String path) {
+        Node node = lookup(components(path), "contents", path);
+        if (!(node instanceof FileNode file)) {
+            throw new KernelException(Errno.EISDIR, "contents", path);
+        }
+        return file.live.toArray();
+    }
+
+    /**
+     * The size of an open file ({@code fstat}); 0 for a directory.
+     *
+     * @param handle the handle
+     * @return the live size in bytes
+     * @throws KernelException {@code EBADF} for a closed or stale handle
+     */
+    public long size(Handle handle) {
+        checkOpen(handle, "size");
+        return handle.node instanceof FileNode file ? file.live.size() : 0;
+    }
+
+    /**
+     * Sets the size of an open file ({@code ftruncate}): cuts it, or extends it with zeros. Not durable until
+     * the file is synced.
+     *
+     * @param handle a writable file handle
+     * @param length the new size
+     * @throws KernelException {@code EIO} (injected), {@code EBADF}, {@code EISDIR}, {@code EINVAL} (negative
+     *                         or read-only), {@code EFBIG}, {@code ENOSPC}
+     */
+    public void truncate(Handle handle, long length) {
+        checkOpen(handle, "truncate");
+        fault(Site.FAULT_RESIZE, faults.resizeRate(), "truncate", handle.path);
+        if (!(handle.node instanceof FileNode file)) {
+            throw new KernelException(Errno.EISDIR, "truncate", handle.path);
+        }
+        if (length < 0 || !handle.writable) {
+            throw new KernelException(Errno.EINVAL, "truncate", handle.path);
+        }
+        if (length > ByteImage.MAX_SIZE) {
+            throw new KernelException(Errno.EFBIG, "truncate", handle.path);
+        }
+        long growth = length - file.live.size();
+        if (growth > 0 && growth > faults.capacityBytes() - usedBytes) {
+            throw new KernelException(Errno.ENOSPC, "truncate", handle.path);
+        }
+        file.live.resize(length);
+        file.unsynced.add(new Resize(length));
+        usedBytes += growth;
+    }
+
+    /**
+     * Takes the exclusive lock of a file for a handle ({@code flock(LOCK_EX | LOCK_NB)}): per open file
+     * description, released when the handle closes. Never faulted.
+     *
+     * @param handle the handle
+     * @return true if the handle holds the lock now, false if another handle holds it
+     * @throws KernelException {@code EBADF} for a closed or stale handle, {@code EISDIR} for a directory
+     */
+    public boolean tryLock(Handle handle) {
+        checkOpen(handle, "lock");
+        if (!(handle.node instanceof FileNode file)) {
+            throw new KernelException(Errno.EISDIR, "lock", handle.path);
+        }
+        if (file.lockOwner != null && file.lockOwner != handle) {
+            return false;
+        }
+        file.lockOwner = handle;
+        return true;
+    }
+
+    // ------------------------------------------------------------------------------------------- data calls
+
+    /**
+     * Reads from a file ({@code pread}) into an array.
+     *
+     * @param handle a readable file handle
+     * @param offset the file offset, {@code >= 0}
+     * @param destination where to copy
+     * @param destinationOffset the first index to fill
+     * @param length the most bytes to read
+     * @return the bytes read (0 at or past the end of the file), or {@code -EBADF}, {@code -EISDIR},
+     *         {@code -EINVAL} (negative offset) or {@code -EIO} (injected)
+     */
+    public int read(Handle handle, long offset, byte[] destination, int destinationOffset, int length) {
+        if (isStale(handle, epoch) || !handle.readable) {
+            return -Errno.EBADF;
+        }
+        if (!(handle.node instanceof FileNode file)) {
+            return -Errno.EISDIR;
+        }
+        if (offset < 0 || length < 0) {
+            return -Errno.EINVAL;
+        }
+        if (generator.chance(Site.FAULT_READ, faults.readRate())) {
+            return -Errno.EIO;
+        }
+        return file.live.read(offset, destination, destinationOffset, length);
+    }
+
+    /**
+     * Writes to a file ({@code pwrite}) from an array, extending it (a gap reads as zeros).
+     *
+     * <p>At capacity the write is cut short honestly: it writes what fits and returns that count, or fails
+     * {@code ENOSPC} if nothing fits. An injected fault ({@code EIO}) may first have written a seeded, non-empty
+     * proper prefix to the page cache ({@link StorageFaults#partialWriteRate()}): a failed write may have
+     * changed the file. A successful {@code durable} write ({@code RWF_DSYNC}) survives any crash; a failed or
+     * short one makes nothing durable beyond the bytes it reports.
+     *
+     * @param handle a writable file handle
+     * @param offset the file offset, {@code >= 0}
+     * @param source the data
+     * @param sourceOffset the first byte of the data in {@code source}
+     * @param length the number of bytes to write
+     * @param durable whether the written bytes must be durable on success ({@code RWF_DSYNC})
+     * @return the bytes written, or {@code -EBADF} (read-only, closed or stale), {@code -EISDIR},
+     *         {@code -EINVAL}, {@code -EFBIG}, {@code -ENOSPC} or {@code -EIO}
+     */
+    public int write(Handle handle, long offset, byte[] source, int sourceOffset, int length, boolean durable) {
+        if (isStale(handle, epoch) || !handle.writable) {
+            return -Errno.EBADF;
+        }
+        if (!(handle.node instanceof FileNode file)) {
+            return -Errno.EISDIR;
+        }
+        if (offset < 0 || length < 0) {
+            return -Errno.EINVAL;
+        }
+        if (offset + length > ByteImage.MAX_SIZE) {
+            return -Errno.EFBIG;
+        }
+        if (generator.chance(Site.FAULT_WRITE, faults.writeRate())) {
+            if (length >= 2 && generator.chance(Site.PARTIAL_WRITE, faults.partialWriteRate())) {
+                int prefix = 1 + generator.nextInt(Site.PARTIAL_WRITE, length - 1);
+                int fitting = fitting(file, offset, prefix);
+                if (fitting > 0) {
+                    apply(file, offset, source, sourceOffset, fitting, false);
+                }
+            }
+            return -Errno.EIO;
+        }
+        if (length == 0) {
+            return 0;
+        }
+        int fitting = fitting(file, offset, length);
+        if (fitting <= 0) {
+            return -Errno.ENOSPC;
+        }
+        apply(file, offset, source, sourceOffset, fitting, durable);
+        return fitting;
+    }
+
+    /** How many of {@code length} bytes at {@code offset} fit in the remaining capacity. */
+    private int fitting(FileNode file, long offset, int length) {
+        long growth = offset + length - file.live.size();
+        long available = faults.capacityBytes() - usedBytes;
+        if (growth <= 0 || growth <= available) {
+            return length;
+        }
+        long largestEnd = file.live.size() + Math.max(0, available);
+        return (int) Math.max(0, Math.min(length, largestEnd - offset));
+    }
+
+    private void apply(FileNode file, long offset, byte[] source, int sourceOffset, int length, boolean durable) {
+        long before = file.live.size();
+        file.live.write(offset, source, sourceOffset, length);
+        usedBytes += file.live.size() - before;
+        byte[] data = new byte[length];
+        System.arraycopy(source, sourceOffset, data, 0, length);
+        file.unsynced.add(new Write(offset, data, durable));
+    }
+
+    /**
+     * {@code fsync} or {@code fdatasync}: of a file, makes its live contents and size durable; of a directory,
+     * makes its live entries durable (not its children's contents). On an injected failure nothing changes:
+     * the data stays in the page cache, unsynced, and the journal keeps it for the crash policy.
+     *
+     * @param handle the handle
+     * @param dataOnly whether this is {@code fdatasync}; same effect here (see the class doc)
+     * @return 0, or {@code -EBADF} (closed or stale) or {@code -EIO} (injected)
+     */
+    public int sync(Handle handle, boolean dataOnly) {
+        if (isStale(handle, epoch)) {
+            return -Errno.EBADF;
+        }
+        if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
+            return -Errno.EIO;
+        }
+        switch (handle.node) {
+            case DirectoryNode directory -> directory.durableEntries = new TreeMap<>(directory.entries);
+            case FileNode file -> {
+                if (!file.unsynced.isEmpty()) {
+                    file.durable = file.live.copy();
+                    file.unsynced.clear();
+                }
+            }
+        }
+        return 0;
+    }
+
+    // ------------------------------------------------------------------------------------------------ crash
+
+    /**
+     * Simulates a crash and restart: the live state is rebuilt from the durable state, every handle becomes
+     * stale (calls on it fail {@code EBADF}) and every lock is released. See {@link CrashPolicy} for what
+     * happens to unsynced writes; unsynced directory changes are always lost. Recorded in the auditor.
+     *
+     * @param policy what to do with each file's unsynced mutations
+     * @return what was decided, per surviving file
+     */
+    public CrashReport crash(CrashPolicy policy) {
+        Objects.requireNonNull(policy, "policy");
+        epoch++;
+        openHandles = 0;
+        TreeMap<String, List<CrashReport.MutationOutcome>> outcomes = new TreeMap<>();
+        root = recoverDirectory(root, "", policy, outcomes);
+        usedBytes = liveBytes(root);
+        auditor.record("fs.crash", Auditor.utf8(policy.name()), Auditor.u64(epoch), Auditor.u64(usedBytes));
+        return new CrashReport(policy, outcomes);
+    }
+
+    private DirectoryNode recoverDirectory(DirectoryNode old, String path, CrashPolicy policy,
+            Map<String, List<CrashReport.MutationOutcome>> outcomes) {
+        DirectoryNode recovered = new DirectoryNode(old.inode);
+        for (Map.Entry<String, Node> entry : old.durableEntries.entrySet()) {
+            String childPath = path + "/" + entry.getKey();
+            Node child = switch (entry.getValue()) {
+                case DirectoryNode directory -> recoverDirectory(directory, childPath, policy, outcomes);
+                case FileNode file -> recoverFile(file, childPath, policy, outcomes);
+            };
+            recovered.entries.put(entry.getKey(), child);
+        }
+        recovered.durableEntries = new TreeMap<>(recovered.entries);
+        return recovered;
+    }
+
+    private FileNode recoverFile(FileNode old, String path, CrashPolicy policy,
+            Map<String, List<CrashReport.MutationOutcome>> outcomes) {
+        ByteImage image = old.durable.copy();
+        int volatileCount = 0;
+        for (Mutation mutation : old.unsynced) {
+            if (!(mutation instanceof Write write && write.durable())) {
+                volatileCount++;
+            }
+        }
+        // PREFIX: mutations [0, keptPrefix) survive whole, mutation keptPrefix may be torn, the rest are lost.
+        int keptPrefix = policy == CrashPolicy.PREFIX ? generator.nextInt(Site.CRASH_PREFIX, volatileCount + 1) : 0;
+        List<CrashReport.MutationOutcome> fates = new ArrayList<>(old.unsynced.size());
+        int volatileIndex = 0;
+        for (Mutation mutation : old.unsynced) {
+            switch (mutation) {
+                case Write write when write.durable() -> fates.add(applyWrite(image, write, sectors(write)));
+                case Write write -> {
+                    List<CrashReport.Range> survived = switch (policy) {
+                        case ALL_LOST -> List.of();
+                        case PREFIX -> volatileIndex < keptPrefix ? sectors(write)
+                                : volatileIndex == keptPrefix ? tornPrefix(write) : List.of();
+                        case SUBSET -> subset(write);
+                    };
+                    fates.add(applyWrite(image, write, survived));
+                    volatileIndex++;
+                }
+                case Resize resize -> {
+                    boolean survives = switch (policy) {
+                        case ALL_LOST -> false;
+                        case PREFIX -> volatileIndex < keptPrefix;
+                        case SUBSET -> generator.nextInt(Site.CRASH_SUBSET, 2) == 1;
+                    };
+                    if (survives) {
+                        image.resize(resize.size());
+                    }
+                    fates.add(new CrashReport.MutationOutcome(CrashReport.Kind.RESIZE, resize.size(), 0, false,
+                            survives ? List.of(new CrashReport.Range(resize.size(), 0)) : List.of()));
+                    volatileIndex++;
+                }
+            }
+        }
+        if (!fates.isEmpty()) {
+            outcomes.put(path, fates);
+        }
+        FileNode recovered = new FileNode(old.inode);
+        recovered.live = image;
+        recovered.durable = image.copy();
+        return recovered;
+    }
+
+    /** The write cut at absolute 512-byte boundaries: the units in which a disk keeps or loses it. */
+    private static List<CrashReport.Range> sectors(Write write) {
+        List<CrashReport.Range> pieces = new ArrayList<>();
+        long offset = write.offset();
+        long end = write.offset() + write.data().length;
+        while (offset < end) {
+            long sectorEnd = Math.min(end, (offset / SECTOR_BYTES + 1) * SECTOR_BYTES);
+            pieces.add(new CrashReport.Range(offset, sectorEnd - offset));
+            offset = sectorEnd;
+        }
+        return pieces;
+    }
+
+    /** A seeded number of leading sectors, strictly fewer than all of them (all would be a longer prefix). */
+    private List<CrashReport.Range> tornPrefix(Write write) {
+        List<CrashReport.Range> pieces = sectors(write);
+        if (pieces.isEmpty()) {
+            return pieces;
+        }
+        int kept = generator.nextInt(Site.CRASH_TEAR, pieces.size());
+        return merged(pieces.subList(0, kept));
+    }
+
+    /** Lost, whole or torn with equal odds; a torn write keeps each sector with probability one half. */
+    private List<CrashReport.Range> subset(Write write) {
+        List<CrashReport.Range> pieces = sectors(write);
+        int fate = generator.nextInt(Site.CRASH_SUBSET, 3);
+        if (fate == 0) {
+            return List.of();
+        }
+        if (fate == 1) {
+            return merged(pieces);
+        }
+        List<CrashReport.Range> kept = new ArrayList<>();
+        for (CrashReport.Range piece : pieces) {
+            if (generator.chance(Site.CRASH_TEAR, 0.5)) {
+                kept.add(piece);
+            }
+        }
+        return merged(kept);
+    }
+
+    /** Joins adjacent ranges, so a whole write reports one range. */
+    private static List<CrashReport.Range> merged(List<CrashReport.Range> pieces) {
+        List<CrashReport.Range> joined = new ArrayList<>();
+        for (CrashReport.Range piece : pieces) {
+            if (!joined.isEmpty() && joined.getLast().end() == piece.offset()) {
+                CrashReport.Range last = joined.removeLast();
+                joined.add(new CrashReport.Range(last.offset(), last.length() + piece.length()));
+            } else {
+                joined.add(piece);
+            }
+        }
+        return joined;
+    }
+
+    private static CrashReport.MutationOutcome applyWrite(ByteImage image, Write write,
+            List<CrashReport.Range> survived) {
+        List<CrashReport.Range> ranges = merged(survived);
+        for (CrashReport.Range range : ranges) {
+            int from = (int) (range.offset() - write.offset());
+            image.write(range.offset(), write.data(), from, (int) range.length());
+        }
+        return new CrashReport.MutationOutcome(CrashReport.Kind.WRITE, write.offset(), write.data().length,
+                write.durable(), ranges);
+    }
+
+    private static long liveBytes(DirectoryNode directory) {
+        long total = 0;
+        for (Node child : directory.entries.values()) {
+            total += switch (child) {
+                case DirectoryNode nested -> liveBytes(nested);
+                case FileNode file -> file.live.size();
+            };
+        }
+        return total;
+    }
+
+    @Override
+    public String toString() {
+        return "SimFileSystem(used=" + usedBytes + " bytes, epoch=" + epoch + ")";
+    }
+}

@@ -1,0 +1,211 @@
+package dev.lockstep.sim;
+
+/**
+ * Storage fault injection for the {@link SimFileSystem}: one failure rate per kind of call, the chance that a
+ * failed write left a prefix behind, and the capacity of the simulated disk.
+ *
+ * <p>Every rate is a probability in {@code [0, 1]}, checked when the value is built: a rate of 0 never fails, a
+ * rate of 1 fails every call of that kind. An injected fault fails the call with {@code EIO} before it has any
+ * effect, except for writes (see {@link #partialWriteRate}). Which calls each rate covers:
+ * <ul>
+ *   <li>{@code openRate}: {@code open} (also with {@code O_CREAT}; the file is not created);</li>
+ *   <li>{@code readRate}: file reads ({@code READ});</li>
+ *   <li>{@code writeRate}: file writes ({@code WRITE});</li>
+ *   <li>{@code syncRate}: {@code fsync}/{@code fdatasync} of files and directories; the data stays unsynced,
+ *       still in the page cache, as it was before the call;</li>
+ *   <li>{@code resizeRate}: {@code truncate};</li>
+ *   <li>{@code removeRate}: {@code unlink} and {@code rmdir};</li>
+ *   <li>{@code scanRate}: directory listings.</li>
+ * </ul>
+ * {@code mkdir}, {@code close}, {@code lock}, {@code size} and {@code isDirectory} are never faulted.
+ *
+ * @param openRate failure rate of {@code open}
+ * @param readRate failure rate of file reads
+ * @param writeRate failure rate of file writes
+ * @param syncRate failure rate of {@code fsync}
+ * @param resizeRate failure rate of {@code truncate}
+ * @param removeRate failure rate of {@code unlink} and {@code rmdir}
+ * @param scanRate failure rate of directory listings
+ * @param partialWriteRate the chance that a write failed by {@code writeRate} first wrote a seeded, non-empty,
+ *                         proper prefix of its data to the page cache (unsynced, like any write) before
+ *                         returning {@code EIO}: the caller must assume a failed write may have changed the file
+ * @param capacityBytes the disk's size: the sum of all file sizes (every byte up to a file's size counts;
+ *                      files are not sparse) may not exceed it. A write that would is cut short at the
+ *                      capacity and reports the bytes it wrote, or fails {@code ENOSPC} if none fit; a
+ *                      {@code truncate} that would fails {@code ENOSPC}. {@code Long.MAX_VALUE} for unlimited
+ */
+public record StorageFaults(double openRate, double readRate, double writeRate, double syncRate,
+        double resizeRate, double removeRate, double scanRate, double partialWriteRate, long capacityBytes) {
+
+    /** No faults and unlimited capacity. */
+    public static final StorageFaults NONE = builder().build();
+
+    /**
+     * Validates every field.
+     *
+     * @throws IllegalArgumentException naming the field and its value, if a rate is outside {@code [0, 1]} or
+     *                                  NaN, or the capacity is negative
+     */
+    public StorageFaults {
+        requireRate("openRate", openRate);
+        requireRate("readRate", readRate);
+        requireRate("writeRate", writeRate);
+        requireRate("syncRate", syncRate);
+        requireRate("resizeRate", resizeRate);
+        requireRate("removeRate", removeRate);
+        requireRate("scanRate", scanRate);
+        requireRate("partialWriteRate", partialWriteRate);
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("StorageFaults.capacityBytes must be >= 0, was " + capacityBytes);
+        }
+    }
+
+    static void requireRate(String owner, String field, double value) {
+        if (!(value >= 0.0 && value <= 1.0)) {
+            throw new IllegalArgumentException(owner + "." + field + " must be in [0, 1], was " + value);
+        }
+    }
+
+    private static void requireRate(String field, double value) {
+        requireRate("StorageFaults", field, value);
+    }
+
+    /**
+     * A builder with every rate 0 and unlimited capacity.
+     *
+     * @return the builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * A builder starting from this configuration.
+     *
+     * @return the builder
+     */
+    public Builder toBuilder() {
+        return new Builder().openRate(openRate).readRate(readRate).writeRate(writeRate).syncRate(syncRate)
+                .resizeRate(resizeRate).removeRate(removeRate).scanRate(scanRate)
+                .partialWriteRate(partialWriteRate).capacityBytes(capacityBytes);
+    }
+
+    /** Builds a {@link StorageFaults}; values are validated by {@link #build()}. */
+    public static final class Builder {
+        private double openRate;
+        private double readRate;
+        private double writeRate;
+        private double syncRate;
+        private double resizeRate;
+        private double removeRate;
+        private double scanRate;
+        private double partialWriteRate;
+        private long capacityBytes = Long.MAX_VALUE;
+
+        private Builder() {
+        }
+
+        /**
+         * @param rate failure rate of {@code open}
+         * @return this
+         */
+        public Builder openRate(double rate) {
+            this.openRate = rate;
+            return this;
+        }
+
+        /**
+         * @param rate failure rate of file reads
+         * @return this
+         */
+        public Builder readRate(double rate) {
+            this.readRate = rate;
+            return this;
+        }
+
+        /**
+         * @param rate failure rate of file writes
+         * @return this
+         */
+        public Builder writeRate(double rate) {
+            this.writeRate = rate;
+            return this;
+        }
+
+        /**
+         * @param rate failure rate of {@code fsync}
+         * @return this
+         */
+        public Builder syncRate(double rate) {
+            this.syncRate = rate;
+            return this;
+        }
+
+        /**
+         * @param rate failure rate of {@code truncate}
+         * @return this
+         */
+        public Builder resizeRate(double rate) {
+            this.resizeRate = rate;
+            return this;
+        }
+
+        /**
+         * @param rate failure rate of {@code unlink} and {@code rmdir}
+         * @return this
+         */
+        public Builder removeRate(double rate) {
+            this.removeRate = rate;
+            return this;
+        }
+
+        /**
+         * @param rate failure rate of directory listings
+         * @return this
+         */
+        public Builder scanRate(double rate) {
+            this.scanRate = rate;
+            return this;
+        }
+
+        /**
+         * @param rate chance that a failed write left a prefix in the page cache
+         * @return this
+         */
+        public Builder partialWriteRate(double rate) {
+            this.partialWriteRate = rate;
+            return this;
+        }
+
+        /**
+         * @param bytes the disk's capacity
+         * @return this
+         */
+        public Builder capacityBytes(long bytes) {
+            this.capacityBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Sets every failure rate (not {@code partialWriteRate}) to one value.
+         *
+         * @param rate the rate for open, read, write, sync, resize, remove and scan
+         * @return this
+         */
+        public Builder allRates(double rate) {
+            return openRate(rate).readRate(rate).writeRate(rate).syncRate(rate).resizeRate(rate).removeRate(rate)
+                    .scanRate(rate);
+        }
+
+        /**
+         * Validates and builds.
+         *
+         * @return the configuration
+         * @throws IllegalArgumentException naming the first invalid field and its value
+         */
+        public StorageFaults build() {
+            return new StorageFaults(openRate, readRate, writeRate, syncRate, resizeRate, removeRate, scanRate,
+                    partialWriteRate, capacityBytes);
+        }
+    }
+}
