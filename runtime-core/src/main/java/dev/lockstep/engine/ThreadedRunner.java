@@ -138,7 +138,9 @@ public final class ThreadedRunner implements Runner {
         Worker.enter(worker);
         try {
             while (true) {
-                for (int ran = 0; ran < FIBER_BATCH; ran++) {
+                // Only fibers queued before this turn run now: a fiber that yields runs after the next service.
+                int batch = Math.min(FIBER_BATCH, runQueue.size());
+                for (int ran = 0; ran < batch; ran++) {
                     Runnable continuation = runQueue.poll();
                     if (continuation == null) {
                         break;

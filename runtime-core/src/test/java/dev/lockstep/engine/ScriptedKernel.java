@@ -1,0 +1,456 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.kernel.CompletionSink;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Kernel;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.SystemCalls;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
+
+/**
+ * A kernel whose test decides when each submission completes, with what result, in what order.
+ *
+ * <p>Submissions the worker stages are recorded as {@link Pending} entries; nothing completes until the test
+ * calls {@link #complete}, unless an {@link #autoComplete automatic rule} answers them. Cancellations behave
+ * like a real kernel by default: an {@code ASYNC_CANCEL} of a pending request completes it with
+ * {@code -ECANCELED} and itself with 0 ({@code -ENOENT} if the target already completed). Time is manual:
+ * {@link #advance} moves the clock and wakes the ring. Files live in memory so storage works.
+ */
+final class ScriptedKernel implements Kernel {
+    /** A submission the kernel has accepted and not completed. */
+    record Pending(Opcode opcode, int fd, long userData, int length, long offset, int rwFlags, long target,
+                   MemorySegment buffer) {
+        WaiterId id() {
+            return WaiterId.fromUserData(userData);
+        }
+    }
+
+    final AtomicLong nowNanos = new AtomicLong(1_700_000_000_000_000_000L);
+    final MemoryFiles files = new MemoryFiles();
+    private final Object lock = new Object();
+    private final List<Pending> pending = new ArrayList<>();
+    private final List<long[]> ready = new ArrayList<>();
+    private final List<ScriptedRing> rings = new ArrayList<>();
+    private volatile ToIntFunction<Pending> autoComplete;
+    private int submitted;
+
+    /**
+     * Answers every future submission of a matching kind at once (result from the function), e.g. file I/O.
+     *
+     * @param rule maps a submission to its result, or to {@link Integer#MIN_VALUE} to leave it pending
+     */
+    void autoComplete(ToIntFunction<Pending> rule) {
+        this.autoComplete = rule;
+    }
+
+    /** Completes file I/O against the in-memory files automatically; leaves the rest pending. */
+    void autoCompleteFiles() {
+        autoComplete(files::execute);
+    }
+
+    @Override
+    public Ring openRing(int entries) {
+        ScriptedRing ring = new ScriptedRing(entries);
+        synchronized (lock) {
+            rings.add(ring);
+        }
+        return ring;
+    }
+
+    @Override
+    public int maxEntries() {
+        return 4096;
+    }
+
+    @Override
+    public SystemCalls system() {
+        return files;
+    }
+
+    /** Submissions in flight, in submission order. */
+    List<Pending> pending() {
+        synchronized (lock) {
+            return new ArrayList<>(pending);
+        }
+    }
+
+    int submitted() {
+        synchronized (lock) {
+            return submitted;
+        }
+    }
+
+    /**
+     * Waits (real time, bounded) until a pending submission matches.
+     *
+     * @param match the predicate
+     * @return the first match
+     */
+    Pending awaitPending(Predicate<Pending> match) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        synchronized (lock) {
+            while (true) {
+                for (Pending entry : pending) {
+                    if (match.test(entry)) {
+                        return entry;
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError("no pending submission matched within 10 s; pending: " + pending);
+                }
+                try {
+                    lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Completes a pending submission with {@code result}.
+     *
+     * @param entry the submission
+     * @param result its result
+     */
+    void complete(Pending entry, int result) {
+        synchronized (lock) {
+            if (!pending.remove(entry)) {
+                throw new AssertionError("not pending: " + entry);
+            }
+            ready.add(new long[] {entry.userData, result});
+        }
+        wakeAll();
+    }
+
+    /** Moves the clock forward and wakes every ring. */
+    void advance(long nanos) {
+        nowNanos.addAndGet(nanos);
+        wakeAll();
+    }
+
+    private void wakeAll() {
+        List<ScriptedRing> all;
+        synchronized (lock) {
+            all = new ArrayList<>(rings);
+            lock.notifyAll();
+        }
+        for (ScriptedRing ring : all) {
+            ring.wake();
+        }
+    }
+
+    /** Accept one submission; called under the lock. */
+    private void accept(Pending entry) {
+        submitted++;
+        if (entry.opcode == Opcode.ASYNC_CANCEL) {
+            Pending target = null;
+            for (Pending candidate : pending) {
+                if (candidate.userData == entry.target) {
+                    target = candidate;
+                }
+            }
+            if (target != null) {
+                pending.remove(target);
+                ready.add(new long[] {target.userData, -Errno.ECANCELED});
+                ready.add(new long[] {entry.userData, 0});
+            } else {
+                ready.add(new long[] {entry.userData, -Errno.ENOENT});
+            }
+            return;
+        }
+        ToIntFunction<Pending> rule = autoComplete;
+        int result = rule == null ? Integer.MIN_VALUE : rule.applyAsInt(entry);
+        if (result == Integer.MIN_VALUE) {
+            pending.add(entry);
+        } else {
+            ready.add(new long[] {entry.userData, result});
+        }
+        lock.notifyAll();
+    }
+
+    /** One worker's ring. */
+    final class ScriptedRing implements Ring {
+        private final int entries;
+        private final List<Pending> staged = new ArrayList<>();
+        private boolean woken;
+        private boolean closed;
+
+        ScriptedRing(int entries) {
+            this.entries = entries;
+        }
+
+        @Override
+        public int entries() {
+            return entries;
+        }
+
+        @Override
+        public boolean stage(Submission s) {
+            if (staged.size() >= entries) {
+                return false;
+            }
+            staged.add(new Pending(s.opcode, s.fd, s.userData, s.length, s.offset, s.rwFlags, s.target, s.buffer));
+            return true;
+        }
+
+        @Override
+        public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
+            List<long[]> mine = new ArrayList<>();
+            synchronized (lock) {
+                for (Pending entry : staged) {
+                    accept(entry);
+                }
+                staged.clear();
+                if (wait && ready.isEmpty() && !woken) {
+                    try {
+                        // Time is manual: a wait ends on a completion, a wake or a clock advance, never by itself
+                        // (a short real-time cap keeps a lost wake-up from hanging a test).
+                        lock.wait(50);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                woken = false;
+                mine.addAll(ready);
+                ready.clear();
+            }
+            for (long[] completion : mine) {
+                sink.complete(completion[0], (int) completion[1], 0);
+            }
+            return mine.size();
+        }
+
+        @Override
+        public void wake() {
+            synchronized (lock) {
+                woken = true;
+                lock.notifyAll();
+            }
+        }
+
+        @Override
+        public long nowNanos() {
+            return nowNanos.get();
+        }
+
+        @Override
+        public MemorySegment allocate(long bytes) {
+            return MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+        }
+
+        @Override
+        public void free(MemorySegment segment) {
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+
+        boolean isClosed() {
+            return closed;
+        }
+    }
+
+    /** Files and directories in memory; enough for the engine's storage code. */
+    static final class MemoryFiles implements SystemCalls {
+        private final TreeMap<String, byte[]> fileData = new TreeMap<>();
+        private final java.util.TreeSet<String> directories = new java.util.TreeSet<>();
+        private final TreeMap<Integer, String> open = new TreeMap<>();
+        private final java.util.TreeSet<String> locked = new java.util.TreeSet<>();
+        private final TreeMap<Integer, String> lockPaths = new TreeMap<>();
+        private int nextFd = 100;
+        int fsyncs;
+
+        synchronized int openCount() {
+            return open.size();
+        }
+
+        synchronized int execute(Pending entry) {
+            String path = open.get(entry.fd);
+            switch (entry.opcode) {
+                case READ -> {
+                    if (path == null) {
+                        return -Errno.EBADF;
+                    }
+                    byte[] data = fileData.get(path);
+                    if (entry.offset >= data.length) {
+                        return 0;
+                    }
+                    int count = (int) Math.min(entry.length, data.length - entry.offset);
+                    MemorySegment.copy(data, (int) entry.offset, entry.buffer, java.lang.foreign.ValueLayout.JAVA_BYTE,
+                            0, count);
+                    return count;
+                }
+                case WRITE -> {
+                    if (path == null) {
+                        return -Errno.EBADF;
+                    }
+                    byte[] data = fileData.get(path);
+                    long end = entry.offset + entry.length;
+                    if (end > data.length) {
+                        data = java.util.Arrays.copyOf(data, (int) end);
+                        fileData.put(path, data);
+                    }
+                    MemorySegment.copy(entry.buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, data,
+                            (int) entry.offset, entry.length);
+                    return entry.length;
+                }
+                case FSYNC -> {
+                    fsyncs++;
+                    return path == null ? -Errno.EBADF : 0;
+                }
+                case NOP -> {
+                    return 0;
+                }
+                default -> {
+                    return Integer.MIN_VALUE;
+                }
+            }
+        }
+
+        @Override
+        public synchronized int open(String path, int flags) {
+            if ((flags & O_DIRECTORY) != 0) {
+                if (!directories.contains(path)) {
+                    throw new KernelException(Errno.ENOENT, "open", path);
+                }
+            } else if (!fileData.containsKey(path)) {
+                if ((flags & O_CREAT) == 0) {
+                    throw new KernelException(Errno.ENOENT, "open", path);
+                }
+                fileData.put(path, new byte[0]);
+            }
+            int fd = nextFd++;
+            open.put(fd, path);
+            return fd;
+        }
+
+        @Override
+        public synchronized void close(int fd) {
+            if (open.remove(fd) == null) {
+                throw new KernelException(Errno.EBADF, "close", Integer.toString(fd));
+            }
+            String lockPath = lockPaths.remove(fd);
+            if (lockPath != null) {
+                locked.remove(lockPath);
+            }
+        }
+
+        @Override
+        public synchronized long size(int fd) {
+            return fileData.get(open.get(fd)).length;
+        }
+
+        @Override
+        public synchronized void truncate(int fd, long length) {
+            String path = open.get(fd);
+            fileData.put(path, java.util.Arrays.copyOf(fileData.get(path), (int) length));
+        }
+
+        @Override
+        public synchronized void fsync(int fd) {
+            fsyncs++;
+        }
+
+        @Override
+        public void syncFileSystem(int fd) {
+        }
+
+        @Override
+        public synchronized void mkdir(String path) {
+            if (!directories.add(path)) {
+                throw new KernelException(Errno.EEXIST, "mkdir", path);
+            }
+        }
+
+        @Override
+        public synchronized void unlink(String path) {
+            if (fileData.remove(path) == null) {
+                throw new KernelException(Errno.ENOENT, "unlink", path);
+            }
+        }
+
+        @Override
+        public synchronized void rmdir(String path) {
+            directories.remove(path);
+        }
+
+        @Override
+        public synchronized List<String> list(String path) {
+            List<String> names = new ArrayList<>();
+            for (String file : fileData.keySet()) {
+                if (file.startsWith(path + "/") && file.indexOf('/', path.length() + 1) < 0) {
+                    names.add(file.substring(path.length() + 1));
+                }
+            }
+            return names;
+        }
+
+        @Override
+        public synchronized boolean isDirectory(String path) {
+            if (fileData.containsKey(path)) {
+                throw new KernelException(Errno.ENOTDIR, "stat", path);
+            }
+            return directories.contains(path);
+        }
+
+        @Override
+        public synchronized int lock(String path) {
+            if (locked.contains(path)) {
+                throw new KernelException(Errno.EWOULDBLOCK, "flock", path);
+            }
+            int fd = open(path, O_CREAT | O_RDWR);
+            locked.add(path);
+            lockPaths.put(fd, path);
+            return fd;
+        }
+
+
+        @Override
+        public int socket(InetSocketAddress address) {
+            throw new KernelException(Errno.ENOSYS, "socket", address.toString());
+        }
+
+        @Override
+        public void bindAndListen(int fd, InetSocketAddress address, int backlog) {
+            throw new KernelException(Errno.ENOSYS, "bind", address.toString());
+        }
+
+        @Override
+        public void noDelay(int fd) {
+        }
+
+        @Override
+        public InetSocketAddress localAddress(int fd) {
+            throw new KernelException(Errno.ENOSYS, "getsockname", Integer.toString(fd));
+        }
+
+        @Override
+        public InetSocketAddress peerAddress(int fd) {
+            throw new KernelException(Errno.ENOSYS, "getpeername", Integer.toString(fd));
+        }
+
+        @Override
+        public void shutdownWrite(int fd) {
+        }
+
+        @Override
+        public MemorySegment sockaddr(Ring ring, InetSocketAddress address) {
+            return ring.allocate(16);
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package dev.lockstep.sim;
+
+/**
+ * How the simulated kernel's rings behave: request latency, the largest ring, and the rates of the legal but
+ * inconvenient results a real kernel produces, so that the engine's handling of each is exercised.
+ *
+ * <p>Every rate is a probability in {@code [0, 1]}; every roll consumes one draw whatever the rate (see
+ * {@link Generator#chance}).
+ *
+ * @param maxRingEntries the largest ring {@link SimKernel#openRing} accepts: a power of two, {@code >= 1}
+ * @param minLatencyNanos the shortest time from submission to completion of a request, {@code >= 0}
+ * @param maxLatencyNanos the longest, {@code >= minLatencyNanos}; each request draws its latency uniformly
+ *                        from this range at {@link Site#RING_LATENCY} (a receive or accept also waits for its
+ *                        data or connection; a connect for its round trip)
+ * @param shortReadRate the chance that a {@code READ} or {@code RECV} asks the file or socket for a seeded
+ *                      {@code [1, length - 1]} bytes instead of {@code length}: a short result, never 0 unless at
+ *                      end of file or stream
+ * @param shortWriteRate the chance that a {@code WRITE} or {@code SEND} transfers a seeded {@code [1, length - 1]}
+ *                       bytes instead of {@code length}
+ * @param spuriousAgainRate the chance that a {@code READ}, {@code WRITE}, {@code RECV} or {@code SEND}
+ *                          completes {@code -EAGAIN} without doing anything
+ * @param spuriousInterruptRate the same for {@code -EINTR}
+ * @param cancelRaceRate the chance that an {@code ASYNC_CANCEL} loses the race with a target that is already
+ *                       running (a file request, which a kernel worker runs, or any request whose result is
+ *                       ready): the target completes with its real result and the cancel with 0 or
+ *                       {@code -EALREADY} (seeded)
+ */
+public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxLatencyNanos, double shortReadRate,
+        double shortWriteRate, double spuriousAgainRate, double spuriousInterruptRate, double cancelRaceRate) {
+
+    /** The largest ring io_uring allows: 32768 entries. */
+    public static final int DEFAULT_MAX_RING_ENTRIES = 32768;
+
+    /** Latency of 1 to 50 µs and no inconvenient results: a fast, well-behaved kernel. */
+    public static final KernelBehavior DEFAULT =
+            new KernelBehavior(DEFAULT_MAX_RING_ENTRIES, 1_000, 50_000, 0, 0, 0, 0, 0);
+
+    /**
+     * Validates the fields.
+     *
+     * @throws IllegalArgumentException naming the field and its value
+     */
+    public KernelBehavior {
+        if (maxRingEntries < 1 || Integer.bitCount(maxRingEntries) != 1) {
+            throw new IllegalArgumentException(
+                    "KernelBehavior.maxRingEntries must be a power of two >= 1, was " + maxRingEntries);
+        }
+        if (minLatencyNanos < 0) {
+            throw new IllegalArgumentException("KernelBehavior.minLatencyNanos must be >= 0, was " + minLatencyNanos);
+        }
+        if (maxLatencyNanos < minLatencyNanos) {
+            throw new IllegalArgumentException("KernelBehavior.maxLatencyNanos must be >= minLatencyNanos = "
+                    + minLatencyNanos + ", was " + maxLatencyNanos);
+        }
+        StorageFaults.requireRate("KernelBehavior", "shortReadRate", shortReadRate);
+        StorageFaults.requireRate("KernelBehavior", "shortWriteRate", shortWriteRate);
+        StorageFaults.requireRate("KernelBehavior", "spuriousAgainRate", spuriousAgainRate);
+        StorageFaults.requireRate("KernelBehavior", "spuriousInterruptRate", spuriousInterruptRate);
+        StorageFaults.requireRate("KernelBehavior", "cancelRaceRate", cancelRaceRate);
+    }
+
+    /**
+     * An adversarial kernel: every inconvenient result at 10%, latency 1 µs to 1 ms so completions reorder.
+     *
+     * @return the behaviour
+     */
+    public static KernelBehavior adversarial() {
+        return new KernelBehavior(DEFAULT_MAX_RING_ENTRIES, 1_000, 1_000_000, 0.1, 0.1, 0.1, 0.1, 0.1);
+    }
+
+    /**
+     * This behaviour with another latency range.
+     *
+     * @param minNanos the shortest latency
+     * @param maxNanos the longest latency
+     * @return the new behaviour
+     */
+    public KernelBehavior withLatency(long minNanos, long maxNanos) {
+        return new KernelBehavior(maxRingEntries, minNanos, maxNanos, shortReadRate, shortWriteRate,
+                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate);
+    }
+
+    /**
+     * This behaviour with other rates of short transfers.
+     *
+     * @param readRate the short read and receive rate
+     * @param writeRate the short write and send rate
+     * @return the new behaviour
+     */
+    public KernelBehavior withShortTransfers(double readRate, double writeRate) {
+        return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, readRate, writeRate,
+                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate);
+    }
+
+    /**
+     * This behaviour with other rates of spurious errors.
+     *
+     * @param againRate the {@code EAGAIN} rate
+     * @param interruptRate the {@code EINTR} rate
+     * @return the new behaviour
+     */
+    public KernelBehavior withSpuriousErrors(double againRate, double interruptRate) {
+        return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
+                againRate, interruptRate, cancelRaceRate);
+    }
+
+    /**
+     * This behaviour with another cancel race rate.
+     *
+     * @param rate the chance a cancel loses the race with a running target
+     * @return the new behaviour
+     */
+    public KernelBehavior withCancelRaceRate(double rate) {
+        return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
+                spuriousAgainRate, spuriousInterruptRate, rate);
+    }
+
+    /**
+     * This behaviour with another largest ring.
+     *
+     * @param entries the largest ring
+     * @return the new behaviour
+     */
+    public KernelBehavior withMaxRingEntries(int entries) {
+        return new KernelBehavior(entries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
+                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate);
+    }
+}

@@ -1,0 +1,678 @@
+package dev.lockstep.uring;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.lockstep.kernel.CompletionSink;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.StringJoiner;
+
+/**
+ * A {@link Ring} on a Linux io_uring instance, driven through FFM.
+ *
+ * <h2>Set-up</h2>
+ * The ring is created with {@code IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN | SUBMIT_ALL | CQSIZE} and a
+ * completion queue of twice the entries. A kernel that refuses that ({@code EINVAL}, older than 6.1) gets, in
+ * turn, {@code SUBMIT_ALL | CQSIZE}, {@code CQSIZE}, and no flags; the first refusal is logged once as a
+ * warning and {@link #setupFlags()} names the flags in effect. The kernel must report
+ * {@code IORING_FEAT_EXT_ARG} (Linux 5.11+), which timed waits use; otherwise opening fails with
+ * {@code ENOSYS}. The rings' shared memory is mapped into a confined {@link Arena} created on the opening
+ * thread and unmapped by {@link #close()}.
+ *
+ * <h2>Threads</h2>
+ * The thread that opens the ring owns it, and must be a platform thread: with {@code SINGLE_ISSUER} the
+ * kernel binds the ring to that one kernel task. {@link #stage}, {@link #enter} and {@link #close} throw
+ * {@link WrongThreadException} on any other thread. {@link #wake()} may be called from any thread, also after
+ * {@link #close()} (then it does nothing). {@link #allocate}, {@link #free}, {@link #nowNanos()} and
+ * {@link #entries()} are thread-safe, so requests may be built on any thread.
+ *
+ * <h2>Wake-ups</h2>
+ * An eventfd is polled by the ring itself ({@code IORING_OP_POLL_ADD}, multishot where the kernel has it)
+ * under the reserved user data {@link #WAKE_USER_DATA}, whose completions are consumed here and never
+ * reach a {@link CompletionSink}. {@link #wake()} writes to the eventfd, which is the only thing another
+ * thread may do to a single-issuer ring; a wake with nobody waiting leaves the eventfd readable, so the next
+ * {@link #enter} returns promptly.
+ *
+ * <h2>Errors</h2>
+ * Failures of the ring itself are {@link KernelException}s naming the call and {@code io_uring fd N}.
+ * Submissions the kernel cannot take (a heap buffer, a length past the buffer, a negative offset, the reserved
+ * user data) are rejected by {@link #stage} with {@link IllegalArgumentException} before anything is written.
+ */
+public final class UringRing implements Ring {
+    /**
+     * The user data of the ring's own wake-up poll: every bit set. The engine never uses it (its user data
+     * never has every bit set), {@link #stage} rejects it, and its completions are never delivered.
+     */
+    public static final long WAKE_USER_DATA = -1L;
+
+    static final int SETUP_CQSIZE = 1 << 3;
+    static final int SETUP_SUBMIT_ALL = 1 << 7;
+    static final int SETUP_SINGLE_ISSUER = 1 << 12;
+    static final int SETUP_DEFER_TASKRUN = 1 << 13;
+
+    /** Most capable first: DEFER_TASKRUN needs 6.1, SUBMIT_ALL 5.18, CQSIZE 5.5. */
+    private static final int[] SETUP_CHOICES = {
+        SETUP_SINGLE_ISSUER | SETUP_DEFER_TASKRUN | SETUP_SUBMIT_ALL | SETUP_CQSIZE,
+        SETUP_SUBMIT_ALL | SETUP_CQSIZE,
+        SETUP_CQSIZE,
+        0,
+    };
+    /** The first choice this kernel has not refused; rings after the first skip the refused ones. */
+    private static volatile int firstAcceptedSetupChoice;
+
+    private static final int FEATURE_SINGLE_MMAP = 1;
+    private static final int FEATURE_EXT_ARG = 1 << 8;
+
+    private static final long MMAP_OFFSET_SQ_RING = 0L;
+    private static final long MMAP_OFFSET_CQ_RING = 0x8000000L;
+    private static final long MMAP_OFFSET_SQES = 0x10000000L;
+
+    private static final int PARAMS_BYTES = 120;
+    private static final long PARAMS_SQ_ENTRIES = 0;
+    private static final long PARAMS_CQ_ENTRIES = 4;
+    private static final long PARAMS_FLAGS = 8;
+    private static final long PARAMS_FEATURES = 20;
+    private static final long PARAMS_SQ_OFFSETS = 40;
+    private static final long PARAMS_CQ_OFFSETS = 80;
+
+    private static final int SQE_BYTES = 64;
+    private static final int CQE_BYTES = 16;
+    private static final int GETEVENTS_ARG_BYTES = 24;
+    private static final int TIMESPEC_BYTES = 16;
+
+    private static final int ENTER_GETEVENTS = 1;
+    private static final int ENTER_EXT_ARG = 8;
+    private static final int SQ_FLAG_CQ_OVERFLOW = 2;
+    private static final int CQE_FLAG_MORE = 2;
+
+    private static final byte OP_NOP = 0;
+    private static final byte OP_FSYNC = 3;
+    private static final byte OP_POLL_ADD = 6;
+    private static final byte OP_ACCEPT = 13;
+    private static final byte OP_ASYNC_CANCEL = 14;
+    private static final byte OP_CONNECT = 16;
+    private static final byte OP_READ = 22;
+    private static final byte OP_WRITE = 23;
+    private static final byte OP_SEND = 26;
+    private static final byte OP_RECV = 27;
+    private static final int FSYNC_FLAG_DATASYNC = 1;
+    private static final int POLL_ADD_MULTI = 1;
+    private static final int POLLIN = 1;
+
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    private static final VarHandle SHARED_INT = JAVA_INT.varHandle();
+    /** What {@link #wake()} writes to the eventfd; global because wakes come from any thread. */
+    private static final MemorySegment EVENTFD_INCREMENT = Arena.global().allocateFrom(JAVA_LONG, 1L);
+    private static final System.Logger LOG = System.getLogger(UringRing.class.getName());
+
+    private final int entries;
+    private final Thread owner;
+    private final Arena arena;
+    private final MemorySegment callState;
+    private final int ringFd;
+    private final int eventFd;
+    private final int setupFlags;
+    private final String subject;
+
+    private final MemorySegment sqRing;
+    private final MemorySegment cqRing;
+    private final MemorySegment sqes;
+    private final int sqEntries;
+    private final int sqMask;
+    private final long sqHeadOffset;
+    private final long sqTailOffset;
+    private final long sqFlagsOffset;
+    private final int cqMask;
+    private final long cqHeadOffset;
+    private final long cqTailOffset;
+    private final long cqesOffset;
+
+    private final MemorySegment geteventsArgument;
+    private final MemorySegment timeout;
+    private final MemorySegment eventFdDrain;
+
+    private final long epochNanosAtOpen;
+    private final long nanoTimeAtOpen;
+
+    /** Guards the eventfd against being closed, and its number reused, while another thread writes to it. */
+    private final Object wakeLock = new Object();
+    private boolean eventFdOpen = true;
+
+    /** Entries staged up to here; published to the kernel at the next enter. */
+    private int sqStagedTail;
+    private int cqConsumedHead;
+    private boolean multishotWakePoll = true;
+    private boolean wakePollNeedsArming;
+    private boolean wokenInThisEnter;
+    private boolean closed;
+
+    private UringRing(int entries, Arena arena, MemorySegment callState, int ringFd, int eventFd,
+                      MemorySegment params) {
+        this.entries = entries;
+        this.owner = Thread.currentThread();
+        this.arena = arena;
+        this.callState = callState;
+        this.ringFd = ringFd;
+        this.eventFd = eventFd;
+        this.subject = "io_uring fd " + ringFd;
+        this.setupFlags = params.get(JAVA_INT, PARAMS_FLAGS);
+        int features = params.get(JAVA_INT, PARAMS_FEATURES);
+        if ((features & FEATURE_EXT_ARG) == 0) {
+            throw new KernelException(Errno.ENOSYS, "io_uring_setup",
+                    subject + ": the kernel lacks IORING_FEAT_EXT_ARG (Linux 5.11+), needed for timed waits");
+        }
+
+        this.sqEntries = params.get(JAVA_INT, PARAMS_SQ_ENTRIES);
+        int cqEntries = params.get(JAVA_INT, PARAMS_CQ_ENTRIES);
+        this.sqHeadOffset = params.get(JAVA_INT, PARAMS_SQ_OFFSETS);
+        this.sqTailOffset = params.get(JAVA_INT, PARAMS_SQ_OFFSETS + 4);
+        long sqMaskOffset = params.get(JAVA_INT, PARAMS_SQ_OFFSETS + 8);
+        this.sqFlagsOffset = params.get(JAVA_INT, PARAMS_SQ_OFFSETS + 16);
+        long sqArrayOffset = params.get(JAVA_INT, PARAMS_SQ_OFFSETS + 24);
+        this.cqHeadOffset = params.get(JAVA_INT, PARAMS_CQ_OFFSETS);
+        this.cqTailOffset = params.get(JAVA_INT, PARAMS_CQ_OFFSETS + 4);
+        long cqMaskOffset = params.get(JAVA_INT, PARAMS_CQ_OFFSETS + 8);
+        this.cqesOffset = params.get(JAVA_INT, PARAMS_CQ_OFFSETS + 20);
+
+        long sqRingBytes = sqArrayOffset + 4L * sqEntries;
+        long cqRingBytes = cqesOffset + (long) CQE_BYTES * cqEntries;
+        if ((features & FEATURE_SINGLE_MMAP) != 0) {
+            this.sqRing = map(Math.max(sqRingBytes, cqRingBytes), MMAP_OFFSET_SQ_RING);
+            this.cqRing = sqRing;
+        } else {
+            this.sqRing = map(sqRingBytes, MMAP_OFFSET_SQ_RING);
+            this.cqRing = map(cqRingBytes, MMAP_OFFSET_CQ_RING);
+        }
+        this.sqes = map((long) SQE_BYTES * sqEntries, MMAP_OFFSET_SQES);
+        this.sqMask = sqRing.get(JAVA_INT, sqMaskOffset);
+        this.cqMask = cqRing.get(JAVA_INT, cqMaskOffset);
+        // Entry i of the SQ always uses SQE i, so the indirection array is filled once.
+        for (int index = 0; index < sqEntries; index++) {
+            sqRing.set(JAVA_INT, sqArrayOffset + 4L * index, index);
+        }
+        this.sqStagedTail = (int) SHARED_INT.getAcquire(sqRing, sqTailOffset);
+        this.cqConsumedHead = (int) SHARED_INT.getAcquire(cqRing, cqHeadOffset);
+
+        this.timeout = arena.allocate(TIMESPEC_BYTES, 8);
+        this.geteventsArgument = arena.allocate(GETEVENTS_ARG_BYTES, 8);
+        geteventsArgument.set(JAVA_LONG, 16, timeout.address());
+        this.eventFdDrain = arena.allocate(JAVA_LONG);
+
+        Instant now = Instant.now();
+        this.nanoTimeAtOpen = System.nanoTime();
+        this.epochNanosAtOpen = now.getEpochSecond() * NANOS_PER_SECOND + now.getNano();
+    }
+
+    /**
+     * Opens a ring owned by the calling thread.
+     *
+     * @param entries the submission queue size, a power of two the caller has validated
+     * @return the ring
+     * @throws KernelException if the kernel refuses (named {@code io_uring_setup}, {@code mmap}, ...)
+     * @throws IllegalStateException on a virtual thread, which the kernel cannot tell apart from its carrier
+     */
+    static UringRing open(int entries) {
+        if (Thread.currentThread().isVirtual()) {
+            throw new IllegalStateException("an io_uring ring must be opened by the platform thread that will "
+                    + "drive it, not by virtual thread " + Thread.currentThread());
+        }
+        Arena arena = Arena.ofConfined();
+        MemorySegment callState = Libc.newCallState(arena);
+        int ringFd = -1;
+        int eventFd = -1;
+        try {
+            MemorySegment params = arena.allocate(PARAMS_BYTES, 8);
+            ringFd = setup(entries, params, callState);
+            eventFd = (int) Libc.check(Libc.eventfd(callState, 0, Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC), "eventfd",
+                    "io_uring fd " + ringFd);
+            UringRing ring = new UringRing(entries, arena, callState, ringFd, eventFd, params);
+            ring.armWakePollNow();
+            return ring;
+        } catch (RuntimeException | Error failure) {
+            if (eventFd >= 0) {
+                Libc.close(callState, eventFd);
+            }
+            if (ringFd >= 0) {
+                Libc.close(callState, ringFd);
+            }
+            arena.close();
+            throw failure;
+        }
+    }
+
+    private static int setup(int entries, MemorySegment params, MemorySegment callState) {
+        int firstChoice = firstAcceptedSetupChoice;
+        for (int choice = firstChoice; ; choice++) {
+            int flags = SETUP_CHOICES[choice];
+            params.fill((byte) 0);
+            params.set(JAVA_INT, PARAMS_FLAGS, flags);
+            if ((flags & SETUP_CQSIZE) != 0) {
+                params.set(JAVA_INT, PARAMS_CQ_ENTRIES, 2 * entries);
+            }
+            long result;
+            do {
+                result = Libc.syscall(callState, Libc.SYS_IO_URING_SETUP, entries, params.address(), 0, 0, 0, 0);
+            } while (result == -Libc.EINTR);
+            if (result >= 0) {
+                if (choice != firstChoice) {
+                    firstAcceptedSetupChoice = choice;
+                    LOG.log(System.Logger.Level.WARNING, "io_uring_setup refused {0}; rings use {1}",
+                            describeSetupFlags(SETUP_CHOICES[firstChoice]), describeSetupFlags(flags));
+                }
+                return (int) result;
+            }
+            if (result != -Libc.EINVAL || choice == SETUP_CHOICES.length - 1) {
+                throw new KernelException((int) -result, "io_uring_setup",
+                        entries + " entries, flags " + describeSetupFlags(flags));
+            }
+        }
+    }
+
+    private MemorySegment map(long bytes, long offset) {
+        return Libc.mmap(callState, bytes, Libc.PROT_READ_WRITE, Libc.MAP_SHARED_POPULATE, ringFd, offset, subject)
+                .reinterpret(bytes, arena, mapping -> Libc.munmapQuietly(mapping, bytes));
+    }
+
+    /**
+     * Names setup flags, e.g. {@code SINGLE_ISSUER|DEFER_TASKRUN|SUBMIT_ALL|CQSIZE}, or {@code none}.
+     *
+     * @param flags {@code IORING_SETUP_*} bits
+     * @return their names
+     */
+    static String describeSetupFlags(int flags) {
+        StringJoiner names = new StringJoiner("|");
+        if ((flags & SETUP_SINGLE_ISSUER) != 0) {
+            names.add("SINGLE_ISSUER");
+        }
+        if ((flags & SETUP_DEFER_TASKRUN) != 0) {
+            names.add("DEFER_TASKRUN");
+        }
+        if ((flags & SETUP_SUBMIT_ALL) != 0) {
+            names.add("SUBMIT_ALL");
+        }
+        if ((flags & SETUP_CQSIZE) != 0) {
+            names.add("CQSIZE");
+        }
+        return names.length() == 0 ? "none" : names.toString();
+    }
+
+    /**
+     * The {@code IORING_SETUP_*} flags this ring was created with, e.g.
+     * {@code SINGLE_ISSUER|DEFER_TASKRUN|SUBMIT_ALL|CQSIZE}; fewer on kernels that refused those.
+     *
+     * @return the flags' names, {@code none} for none
+     */
+    public String setupFlags() {
+        return describeSetupFlags(setupFlags);
+    }
+
+    @Override
+    public int entries() {
+        return entries;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Nothing reaches the kernel until the next {@link #enter}.
+     *
+     * @throws IllegalArgumentException if a buffer the opcode uses is not native or shorter than
+     *     {@code length}, if {@code length} or a read's or write's {@code offset} is negative, or if the user
+     *     data (or a cancellation's target) is {@link #WAKE_USER_DATA}
+     * @throws WrongThreadException off the owning thread
+     * @throws IllegalStateException after {@link #close()}
+     */
+    @Override
+    public boolean stage(Submission submission) {
+        requireOwnerAndOpen();
+        Objects.requireNonNull(submission, "submission");
+        long userData = submission.userData;
+        if (userData == WAKE_USER_DATA) {
+            throw new IllegalArgumentException("user data 0x" + Long.toHexString(userData)
+                    + " is reserved for the ring's wake-up: " + submission);
+        }
+        if (freeSlots() == 0) {
+            return false;
+        }
+        int fd = submission.fd;
+        switch (submission.opcode) {
+            case NOP -> writeSqe(OP_NOP, -1, 0, 0, 0, 0, userData);
+            case READ -> writeSqe(OP_READ, fd, fileOffset(submission), bufferAddress(submission),
+                    submission.length, submission.rwFlags, userData);
+            case WRITE -> writeSqe(OP_WRITE, fd, fileOffset(submission), bufferAddress(submission),
+                    submission.length, submission.rwFlags, userData);
+            case FSYNC -> writeSqe(OP_FSYNC, fd, 0, 0, 0,
+                    (submission.flags & Submission.FSYNC_DATASYNC) != 0 ? FSYNC_FLAG_DATASYNC : 0, userData);
+            case RECV -> writeSqe(OP_RECV, fd, 0, bufferAddress(submission), submission.length, 0, userData);
+            // A send to a reset peer must fail with EPIPE, not raise SIGPIPE in the JVM.
+            case SEND -> writeSqe(OP_SEND, fd, 0, bufferAddress(submission), submission.length,
+                    Libc.MSG_NOSIGNAL, userData);
+            case ACCEPT -> writeSqe(OP_ACCEPT, fd, 0, 0, 0, Libc.SOCK_CLOEXEC, userData);
+            // CONNECT carries the sockaddr's length in the offset field.
+            case CONNECT -> writeSqe(OP_CONNECT, fd, submission.length, bufferAddress(submission), 0, 0, userData);
+            case ASYNC_CANCEL -> {
+                if (submission.target == WAKE_USER_DATA) {
+                    throw new IllegalArgumentException("the ring's wake-up (user data 0x"
+                            + Long.toHexString(WAKE_USER_DATA) + ") cannot be cancelled: " + submission);
+                }
+                writeSqe(OP_ASYNC_CANCEL, -1, 0, submission.target, 0, 0, userData);
+            }
+        }
+        return true;
+    }
+
+    private int freeSlots() {
+        return sqEntries - (sqStagedTail - (int) SHARED_INT.getAcquire(sqRing, sqHeadOffset));
+    }
+
+    private static long bufferAddress(Submission submission) {
+        MemorySegment buffer = submission.buffer;
+        if (buffer == null || !buffer.isNative() || buffer.address() == 0) {
+            throw new IllegalArgumentException("the kernel needs a native buffer, was " + buffer + ": " + submission);
+        }
+        if (submission.length < 0 || submission.length > buffer.byteSize()) {
+            throw new IllegalArgumentException("length " + submission.length + " does not fit the buffer of "
+                    + buffer.byteSize() + " bytes: " + submission);
+        }
+        return buffer.address();
+    }
+
+    private static long fileOffset(Submission submission) {
+        // io_uring reads -1 as "the file position", which a positioned read or write must never use.
+        if (submission.offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + submission.offset + ": "
+                    + submission);
+        }
+        return submission.offset;
+    }
+
+    private void writeSqe(byte opcode, int fd, long offset, long address, int length, int opcodeFlags,
+                          long userData) {
+        long sqe = (long) (sqStagedTail & sqMask) * SQE_BYTES;
+        for (long word = 0; word < SQE_BYTES; word += 8) {
+            sqes.set(JAVA_LONG, sqe + word, 0L);
+        }
+        sqes.set(JAVA_BYTE, sqe, opcode);
+        sqes.set(JAVA_INT, sqe + 4, fd);
+        sqes.set(JAVA_LONG, sqe + 8, offset);
+        sqes.set(JAVA_LONG, sqe + 16, address);
+        sqes.set(JAVA_INT, sqe + 24, length);
+        sqes.set(JAVA_INT, sqe + 28, opcodeFlags);
+        sqes.set(JAVA_LONG, sqe + 32, userData);
+        sqStagedTail++;
+    }
+
+    private void stageWakePoll() {
+        writeSqe(OP_POLL_ADD, eventFd, 0, 0, multishotWakePoll ? POLL_ADD_MULTI : 0, POLLIN, WAKE_USER_DATA);
+    }
+
+    /** Arms the wake-up before the ring is handed out, so that no user entry ever has to make room for it. */
+    private void armWakePollNow() {
+        stageWakePoll();
+        int result;
+        do {
+            result = enterOnce(false, Long.MAX_VALUE);
+        } while (result == -Libc.EINTR || result == -Libc.EAGAIN || result == -Libc.EBUSY);
+        Libc.check(result, "io_uring_enter", subject);
+    }
+
+    private void armWakePollIfNeeded() {
+        if (wakePollNeedsArming && freeSlots() > 0) {
+            stageWakePoll();
+            wakePollNeedsArming = false;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Each {@code io_uring_enter} both submits and asks for completions ({@code GETEVENTS}), which a
+     * {@code DEFER_TASKRUN} ring needs before any completion becomes visible. Entries the kernel did not
+     * consume stay staged for the next call. A completion queue that overflowed into the kernel's backlog is
+     * flushed and drained before returning. A timed-out wait returns normally. Returns early, with 0, when
+     * {@link #wake()} was called.
+     *
+     * @throws KernelException naming {@code io_uring_enter} if the kernel fails the ring
+     * @throws WrongThreadException off the owning thread
+     * @throws IllegalStateException after {@link #close()}
+     */
+    @Override
+    public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
+        requireOwnerAndOpen();
+        Objects.requireNonNull(sink, "sink");
+        boolean timed = wait && timeoutNanos != Long.MAX_VALUE;
+        long start = timed ? System.nanoTime() : 0;
+        int delivered = 0;
+        wokenInThisEnter = false;
+        while (true) {
+            armWakePollIfNeeded();
+            // Without an armed wake-up poll a wait could miss a wake, so this turn only submits and re-arms.
+            boolean waitNow = wait && delivered == 0 && !wokenInThisEnter && !wakePollNeedsArming;
+            long remaining = timed ? Math.max(0, timeoutNanos - (System.nanoTime() - start)) : Long.MAX_VALUE;
+            int result = enterOnce(waitNow, remaining);
+            delivered += reap(sink);
+            if (result == -Libc.ETIME) {
+                return delivered;
+            }
+            if (result == -Libc.EAGAIN || result == -Libc.EBUSY) {
+                // Out of kernel resources or a backlog to flush: what could be reaped was; try again.
+                Thread.yield();
+                continue;
+            }
+            if (result == -Libc.EINTR) {
+                if (!wait) {
+                    continue;
+                }
+            } else if (result < 0) {
+                throw new KernelException(-result, "io_uring_enter", subject);
+            }
+            if (!wait || delivered > 0 || wokenInThisEnter) {
+                return delivered;
+            }
+            if (timed && System.nanoTime() - start >= timeoutNanos) {
+                return delivered;
+            }
+        }
+    }
+
+    /** One {@code io_uring_enter} that publishes and submits every staged entry; a result or {@code -errno}. */
+    private int enterOnce(boolean waitForOne, long timeoutNanos) {
+        int toSubmit = sqStagedTail - (int) SHARED_INT.getAcquire(sqRing, sqHeadOffset);
+        SHARED_INT.setRelease(sqRing, sqTailOffset, sqStagedTail);
+        int flags = ENTER_GETEVENTS;
+        long argument = 0;
+        long argumentBytes = 0;
+        if (waitForOne && timeoutNanos != Long.MAX_VALUE) {
+            timeout.set(JAVA_LONG, 0, timeoutNanos / NANOS_PER_SECOND);
+            timeout.set(JAVA_LONG, 8, timeoutNanos % NANOS_PER_SECOND);
+            flags |= ENTER_EXT_ARG;
+            argument = geteventsArgument.address();
+            argumentBytes = GETEVENTS_ARG_BYTES;
+        }
+        return (int) Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, ringFd, toSubmit, waitForOne ? 1 : 0, flags,
+                argument, argumentBytes);
+    }
+
+    /** Delivers every visible completion, flushing the kernel's overflow backlog into the queue first. */
+    private int reap(CompletionSink sink) {
+        int delivered = reapVisible(sink);
+        while (((int) SHARED_INT.getAcquire(sqRing, sqFlagsOffset) & SQ_FLAG_CQ_OVERFLOW) != 0) {
+            int result = (int) Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, ringFd, 0, 0, ENTER_GETEVENTS, 0, 0);
+            if (result < 0 && result != -Libc.EINTR && result != -Libc.EAGAIN && result != -Libc.EBUSY) {
+                throw new KernelException(-result, "io_uring_enter", subject);
+            }
+            delivered += reapVisible(sink);
+        }
+        return delivered;
+    }
+
+    private int reapVisible(CompletionSink sink) {
+        int head = cqConsumedHead;
+        int tail = (int) SHARED_INT.getAcquire(cqRing, cqTailOffset);
+        int delivered = 0;
+        try {
+            while (head != tail) {
+                long cqe = cqesOffset + (long) (head & cqMask) * CQE_BYTES;
+                long userData = cqRing.get(JAVA_LONG, cqe);
+                int result = cqRing.get(JAVA_INT, cqe + 8);
+                int flags = cqRing.get(JAVA_INT, cqe + 12);
+                head++;
+                if (userData == WAKE_USER_DATA) {
+                    onWakePollCompletion(result, flags);
+                } else {
+                    delivered++;
+                    sink.complete(userData, result, flags);
+                }
+            }
+        } finally {
+            // Also when a sink throws: the completions it saw are consumed, the rest wait for the next enter.
+            cqConsumedHead = head;
+            SHARED_INT.setRelease(cqRing, cqHeadOffset, head);
+        }
+        return delivered;
+    }
+
+    private void onWakePollCompletion(int result, int flags) {
+        wokenInThisEnter = true;
+        if (result < 0) {
+            if (!multishotWakePoll) {
+                throw new KernelException(-result, "poll_add", "eventfd " + eventFd + " of " + subject);
+            }
+            // Kernels before 5.13 refuse multishot polls; a one-shot poll re-armed after each wake works on all.
+            multishotWakePoll = false;
+            wakePollNeedsArming = true;
+            return;
+        }
+        // Drain before any re-arm: a wake written after this read leaves the eventfd readable for the new poll.
+        long drained;
+        do {
+            drained = Libc.read(callState, eventFd, eventFdDrain, eventFdDrain.byteSize());
+        } while (drained == -Libc.EINTR);
+        if (drained < 0 && drained != -Libc.EAGAIN) {
+            throw new KernelException((int) -drained, "read", "eventfd " + eventFd + " of " + subject);
+        }
+        if ((flags & CQE_FLAG_MORE) == 0) {
+            wakePollNeedsArming = true;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One {@code write} to the ring's eventfd per call; callers that wake often may coalesce. Does nothing
+     * after {@link #close()}.
+     */
+    @Override
+    public void wake() {
+        synchronized (wakeLock) {
+            if (eventFdOpen) {
+                // The only failure is a saturated counter, which already makes the eventfd readable.
+                Libc.writeIgnoringErrno(eventFd, EVENTFD_INCREMENT, EVENTFD_INCREMENT.byteSize());
+            }
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Wall-clock time read once at open, plus {@link System#nanoTime()} since. Any thread.
+     */
+    @Override
+    public long nowNanos() {
+        return epochNanosAtOpen + (System.nanoTime() - nanoTimeAtOpen);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>{@code calloc}: native, zeroed, usable from any thread, independent of the ring's lifetime (free it
+     * with {@link #free} on this or any ring of this kernel). Any thread.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     * @throws KernelException {@code ENOMEM} naming the size if there is no memory
+     */
+    @Override
+    public MemorySegment allocate(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes must not be negative, was " + bytes);
+        }
+        // calloc(1, 0) may return NULL; asking for at least one byte keeps NULL meaning "out of memory".
+        MemorySegment memory = Libc.calloc(1, Math.max(1, bytes));
+        if (memory.address() == 0) {
+            throw new KernelException(Errno.ENOMEM, "calloc", bytes + " bytes");
+        }
+        return memory.reinterpret(bytes);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>{@link MemorySegment#NULL} is ignored. Any thread.
+     *
+     * @throws IllegalArgumentException if the segment is not native
+     */
+    @Override
+    public void free(MemorySegment segment) {
+        Objects.requireNonNull(segment, "segment");
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("not memory from allocate: " + segment);
+        }
+        if (segment.address() != 0) {
+            Libc.free(segment);
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Closes the eventfd and the ring fd (the kernel cancels the internal wake-up poll) and unmaps the
+     * ring. Idempotent.
+     *
+     * @throws WrongThreadException off the owning thread, the first time
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        requireOwner();
+        closed = true;
+        try {
+            synchronized (wakeLock) {
+                eventFdOpen = false;
+                Libc.close(callState, eventFd);
+            }
+            Libc.close(callState, ringFd);
+        } finally {
+            arena.close();
+        }
+    }
+
+    private void requireOwner() {
+        if (Thread.currentThread() != owner) {
+            throw new WrongThreadException("the " + subject + " ring belongs to " + owner + ", not "
+                    + Thread.currentThread());
+        }
+    }
+
+    private void requireOwnerAndOpen() {
+        requireOwner();
+        if (closed) {
+            throw new IllegalStateException("the " + subject + " ring is closed");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UringRing(" + subject + ", " + entries + " entries, " + setupFlags() + ")";
+    }
+}
