@@ -404,6 +404,16 @@ public final class Worker {
      * {@code Closed}) and the ring. Runs on the worker's own thread.
      */
     public void close() {
+        close(null);
+    }
+
+    /**
+     * {@link #close()} for a runtime whose ring never blocks (the simulator): while in-flight work remains and a
+     * turn reaped nothing, {@code onIdle} moves time forward.
+     *
+     * @param onIdle advances the runtime's clock to its next event, or null to let the ring wait
+     */
+    public void close(Runnable onIdle) {
         Worker previous = enter(this);
         try {
             closing = true;
@@ -420,7 +430,10 @@ public final class Worker {
             }
             runDeferred();
             while (driver.hasRingWork()) {
-                service(true, 10_000_000L);
+                int reaped = service(onIdle == null, 10_000_000L);
+                if (reaped == 0 && onIdle != null) {
+                    onIdle.run();
+                }
             }
             drainMailbox();
             mailbox.close();
