@@ -33,6 +33,8 @@ public final class Engine {
     private final StopState stop = new StopState();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicInteger liveFibers = new AtomicInteger();
+    /** Live fibers in start order (insertion order keeps diagnostics deterministic). */
+    private final java.util.Set<Fiber> fibers = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
     private final EngineStorage storage;
     private volatile Runnable onFailure = () -> { };
     private volatile java.util.function.Supplier<String> digest = () -> "";
@@ -174,6 +176,34 @@ public final class Engine {
     }
 
     /**
+     * A fiber that waits outside Lockstep right now: in a timed park ({@code Thread.sleep}, {@code parkNanos})
+     * or blocked on a monitor. Lockstep's own waits are untimed parks, so such a fiber will be resumed by a
+     * thread of the JDK, not by the runtime.
+     *
+     * @return a description of the first such fiber, or null
+     */
+    public String fiberWaitingOutsideLockstep() {
+        List<Fiber> snapshot;
+        synchronized (fibers) {
+            snapshot = new ArrayList<>(fibers);
+        }
+        for (Fiber fiber : snapshot) {
+            Thread.State state = fiber.threadState();
+            if (state == Thread.State.TIMED_WAITING) {
+                return "fiber '" + fiber.label() + "' of worker " + fiber.home().index() + " is in a timed park"
+                        + " (Thread.sleep, LockSupport.parkNanos, a timed wait or Future.get with a timeout) that"
+                        + " wall-clock time would end; use ctx.sleep or ctx.timeout";
+            }
+            if (state == Thread.State.BLOCKED) {
+                return "fiber '" + fiber.label() + "' of worker " + fiber.home().index() + " is blocked on a"
+                        + " contended monitor (synchronized) that another thread releases; do not hold monitors"
+                        + " across awaits";
+            }
+        }
+        return null;
+    }
+
+    /**
      * Fibers started and not yet finished.
      *
      * @return the count
@@ -284,11 +314,13 @@ public final class Engine {
                 }
                 supervision.abortBelow(node, false);
                 liveFibers.decrementAndGet();
+                fibers.remove(fiber);
                 home.fibers.decrementAndGet();
                 home.nudge();
             }
         });
         fiber.attach(thread);
+        fibers.add(fiber);
         home.fibers.incrementAndGet();
         thread.start();
         return handle;

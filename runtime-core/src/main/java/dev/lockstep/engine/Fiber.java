@@ -41,6 +41,11 @@ public final class Fiber {
         this.thread = thread;
     }
 
+    Thread.State threadState() {
+        Thread current = thread;
+        return current == null ? Thread.State.NEW : current.getState();
+    }
+
     /**
      * The worker that carries this fiber.
      *

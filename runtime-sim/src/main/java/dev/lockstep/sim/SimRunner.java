@@ -177,6 +177,14 @@ public final class SimRunner implements Runner {
                 if (shuttingDown && engine.liveFibers() == 0) {
                     break;
                 }
+                String outside = engine.fiberWaitingOutsideLockstep();
+                if (outside != null && failure == null) {
+                    // Jumping the clock now would let a JDK thread decide when this fiber resumes.
+                    failure = "determinism leak: " + outside;
+                    engine.abortAll();
+                    shuttingDown = true;
+                    continue;
+                }
                 long nextEvent = kernel.nextEventNanos();
                 for (Worker worker : workers) {
                     nextEvent = Math.min(nextEvent, worker.nextDeadline());
