@@ -20,10 +20,11 @@ package dev.lockstep.sim;
  * @param spuriousAgainRate the chance that a {@code READ}, {@code WRITE}, {@code RECV} or {@code SEND}
  *                          completes {@code -EAGAIN} without doing anything
  * @param spuriousInterruptRate the same for {@code -EINTR}
- * @param cancelRaceRate the chance that an {@code ASYNC_CANCEL} loses the race with a target that is already
- *                       running (a file request, which a kernel worker runs, or any request whose result is
- *                       ready): the target completes with its real result and the cancel with 0 or
- *                       {@code -EALREADY} (seeded)
+ * @param cancelRaceRate the chance that an {@code ASYNC_CANCEL} loses the race with a target that is running
+ *                       (a file request, a send or a {@code NOP}, which a kernel runs at once or on a worker):
+ *                       the target completes with its real result and the cancel with 0 or {@code -EALREADY}
+ *                       (seeded). A target whose result is already due always wins: the cancel completes
+ *                       {@code -ENOENT}
  */
 public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxLatencyNanos, double shortReadRate,
         double shortWriteRate, double spuriousAgainRate, double spuriousInterruptRate, double cancelRaceRate) {

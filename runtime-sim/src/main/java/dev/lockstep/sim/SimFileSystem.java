@@ -695,6 +695,36 @@ public final class SimFileSystem {
         return 0;
     }
 
+    /**
+     * {@code syncfs}: makes the whole live state durable: every file's contents and size, and every
+     * directory's entries. (A journaling file system commits its metadata with the data, so directory entries
+     * become durable too.) On an injected failure nothing changes.
+     *
+     * @return 0, or {@code -EIO} (injected, at {@link Site#FAULT_SYNC})
+     */
+    public int syncAll() {
+        if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
+            return -Errno.EIO;
+        }
+        syncTree(root);
+        return 0;
+    }
+
+    private static void syncTree(DirectoryNode directory) {
+        directory.durableEntries = new TreeMap<>(directory.entries);
+        for (Node child : directory.entries.values()) {
+            switch (child) {
+                case DirectoryNode nested -> syncTree(nested);
+                case FileNode file -> {
+                    if (!file.unsynced.isEmpty()) {
+                        file.durable = file.live.copy();
+                        file.unsynced.clear();
+                    }
+                }
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ crash
 
     /**

@@ -17,7 +17,8 @@ package dev.lockstep.sim;
  *   <li>{@code removeRate}: {@code unlink} and {@code rmdir};</li>
  *   <li>{@code scanRate}: directory listings.</li>
  * </ul>
- * {@code mkdir}, {@code close}, {@code lock}, {@code size} and {@code isDirectory} are never faulted.
+ * {@code syncfs} rolls {@code syncRate}; {@code lock} opens its file and so rolls {@code openRate}. {@code mkdir},
+ * {@code close}, {@code size} and {@code isDirectory} are never faulted.
  *
  * @param openRate failure rate of {@code open}
  * @param readRate failure rate of file reads
@@ -106,6 +107,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the failure rate of {@code open}.
+         *
          * @param rate failure rate of {@code open}
          * @return this
          */
@@ -115,6 +118,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the failure rate of file reads.
+         *
          * @param rate failure rate of file reads
          * @return this
          */
@@ -124,6 +129,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the failure rate of file writes.
+         *
          * @param rate failure rate of file writes
          * @return this
          */
@@ -133,6 +140,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the failure rate of {@code fsync}, {@code fdatasync} and {@code syncfs}.
+         *
          * @param rate failure rate of {@code fsync}
          * @return this
          */
@@ -142,6 +151,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the failure rate of {@code truncate}.
+         *
          * @param rate failure rate of {@code truncate}
          * @return this
          */
@@ -151,6 +162,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the failure rate of {@code unlink} and {@code rmdir}.
+         *
          * @param rate failure rate of {@code unlink} and {@code rmdir}
          * @return this
          */
@@ -160,6 +173,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the failure rate of directory listings.
+         *
          * @param rate failure rate of directory listings
          * @return this
          */
@@ -169,6 +184,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the chance that a failed write left a prefix in the page cache.
+         *
          * @param rate chance that a failed write left a prefix in the page cache
          * @return this
          */
@@ -178,6 +195,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the disk's capacity.
+         *
          * @param bytes the disk's capacity
          * @return this
          */

@@ -1,0 +1,422 @@
+package dev.lockstep.sim;
+
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Kernel;
+import dev.lockstep.kernel.KernelException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The simulated operating system of one simulated host: its rings, its fd table, its file system, and its
+ * address on the shared {@link SimNetwork}.
+ *
+ * <h2>Determinism</h2>
+ * Everything a kernel decides comes from the one {@link Generator} (latencies, completion order, short
+ * transfers, spurious errors, cancel races, faults, jitter), and time is the {@link SimClock}, which only the
+ * scheduler moves. Nothing blocks: {@link SimRing#enter} returns at once, and the scheduler asks
+ * {@link #nextEventNanos()} when to move the clock. Same seed and same calls give the same results, bit for bit.
+ * Every SPI call and every completion is recorded in the {@link Auditor}.
+ *
+ * <h2>fds</h2>
+ * One table per kernel, shared by files and sockets: a new fd is the lowest free number from {@value #FIRST_FD}
+ * (0, 1 and 2 are taken by the standard streams in a real process, so an engine that mistakes 0 for "no fd"
+ * is caught). An fd names an open description (a file handle or a socket); closing the fd while a request
+ * still uses the description keeps the description alive until that request completes, as a real kernel
+ * does: the socket is shut, or the file handle released, only then.
+ *
+ * <h2>Threads</h2>
+ * The simulator runs every worker on one thread, so a kernel is confined to that thread; {@link SimRing#wake()}
+ * alone is safe from any thread. The SPI's "thread-safe" promise for {@link #system()} holds trivially there;
+ * a call from another thread is a determinism leak that the scheduler, not the kernel, detects.
+ */
+public final class SimKernel implements Kernel {
+
+    /** The first fd handed out. */
+    public static final int FIRST_FD = 3;
+    /** The largest number of open fds (the usual {@code RLIMIT_NOFILE}); one more fails {@code EMFILE}. */
+    public static final int MAX_FDS = 1 << 20;
+
+    private final Generator generator;
+    private final Auditor auditor;
+    private final SimClock clock;
+    private final SimFileSystem fileSystem;
+    private final SimNetwork network;
+    private final InetAddress hostAddress;
+    private final KernelBehavior behavior;
+    private final SimSystemCalls system;
+    private final List<Description> descriptions = new ArrayList<>();
+    private final BitSet usedFds = new BitSet();
+    private final List<SimRing> rings = new ArrayList<>();
+    private long nextRingId = 1;
+
+    private SimKernel(Builder builder) {
+        this.generator = builder.generator;
+        this.auditor = builder.auditor;
+        this.clock = builder.clock;
+        this.fileSystem = builder.fileSystem != null ? builder.fileSystem
+                : new SimFileSystem(generator, auditor, StorageFaults.NONE);
+        this.network = builder.network != null ? builder.network
+                : new SimNetwork(generator, auditor, clock, NetworkConfig.DEFAULT);
+        this.hostAddress = builder.hostAddress;
+        this.behavior = builder.behavior;
+        this.system = new SimSystemCalls(this);
+        usedFds.set(0, FIRST_FD);
+        auditor.record("kernel.boot", Auditor.utf8(hostAddress.getHostAddress()), Auditor.u64(clock.nowNanos()));
+    }
+
+    /**
+     * A builder for a kernel over the simulation's shared generator, auditor and clock.
+     *
+     * @param generator the one seeded source
+     * @param auditor the event chain
+     * @param clock simulated time
+     * @return the builder
+     */
+    public static Builder builder(Generator generator, Auditor auditor, SimClock clock) {
+        return new Builder(generator, auditor, clock);
+    }
+
+    /** Builds a {@link SimKernel}. */
+    public static final class Builder {
+        private final Generator generator;
+        private final Auditor auditor;
+        private final SimClock clock;
+        private SimFileSystem fileSystem;
+        private SimNetwork network;
+        private InetAddress hostAddress = InetAddress.getLoopbackAddress();
+        private KernelBehavior behavior = KernelBehavior.DEFAULT;
+
+        private Builder(Generator generator, Auditor auditor, SimClock clock) {
+            this.generator = Objects.requireNonNull(generator, "generator");
+            this.auditor = Objects.requireNonNull(auditor, "auditor");
+            this.clock = Objects.requireNonNull(clock, "clock");
+        }
+
+        /**
+         * The host's file system; by default a new empty one without faults. Pass the same file system to the
+         * kernel that restarts a crashed host.
+         *
+         * @param fileSystem the file system
+         * @return this
+         */
+        public Builder fileSystem(SimFileSystem fileSystem) {
+            this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
+            return this;
+        }
+
+        /**
+         * The network the host is on; by default a new one with {@link NetworkConfig#DEFAULT}. Hosts that talk
+         * to each other share one.
+         *
+         * @param network the network
+         * @return this
+         */
+        public Builder network(SimNetwork network) {
+            this.network = Objects.requireNonNull(network, "network");
+            return this;
+        }
+
+        /**
+         * The host's one address; by default {@code 127.0.0.1}.
+         *
+         * @param hostAddress the address
+         * @return this
+         */
+        public Builder hostAddress(InetAddress hostAddress) {
+            this.hostAddress = Objects.requireNonNull(hostAddress, "hostAddress");
+            return this;
+        }
+
+        /**
+         * The rings' behaviour; by default {@link KernelBehavior#DEFAULT}.
+         *
+         * @param behavior the behaviour
+         * @return this
+         */
+        public Builder behavior(KernelBehavior behavior) {
+            this.behavior = Objects.requireNonNull(behavior, "behavior");
+            return this;
+        }
+
+        /**
+         * Builds the kernel; records its boot in the auditor.
+         *
+         * @return the kernel
+         */
+        public SimKernel build() {
+            return new SimKernel(this);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ Kernel
+
+    /**
+     * Opens a ring.
+     *
+     * @param entries a power of two in {@code [1, maxEntries()]}
+     * @return the ring
+     * @throws IllegalArgumentException naming {@code entries} and its value otherwise
+     */
+    @Override
+    public SimRing openRing(int entries) {
+        if (entries < 1 || entries > behavior.maxRingEntries() || Integer.bitCount(entries) != 1) {
+            throw new IllegalArgumentException("SimKernel.openRing: entries must be a power of two in [1, "
+                    + behavior.maxRingEntries() + "], was " + entries);
+        }
+        SimRing ring = new SimRing(this, nextRingId++, entries);
+        rings.add(ring);
+        auditor.record("kernel.openRing", Auditor.u64(ring.id()), Auditor.u32(entries));
+        return ring;
+    }
+
+    /**
+     * The largest ring.
+     *
+     * @return {@link KernelBehavior#maxRingEntries()}
+     */
+    @Override
+    public int maxEntries() {
+        return behavior.maxRingEntries();
+    }
+
+    /**
+     * The synchronous calls.
+     *
+     * @return the calls, confined to the simulator thread (see the class doc)
+     */
+    @Override
+    public SimSystemCalls system() {
+        return system;
+    }
+
+    // ------------------------------------------------------------------------------------------- simulation
+
+    /**
+     * The earliest time at which an open ring of this kernel has a completion to deliver: what the scheduler
+     * advances the clock to when nothing else is runnable.
+     *
+     * @return nanoseconds since the epoch; {@code Long.MAX_VALUE} if no request can complete without another
+     *         event (for example a receive waiting for data nobody sent); at most the current time if some
+     *         completion is due already
+     */
+    public long nextEventNanos() {
+        long earliest = Long.MAX_VALUE;
+        for (SimRing ring : rings) {
+            earliest = Math.min(earliest, ring.nextEventNanos());
+        }
+        return earliest;
+    }
+
+    /**
+     * The rings opened and not yet closed, in opening order.
+     *
+     * @return an unmodifiable view
+     */
+    public List<SimRing> rings() {
+        return List.copyOf(rings);
+    }
+
+    /**
+     * The host's address on the network.
+     *
+     * @return the address
+     */
+    public InetAddress hostAddress() {
+        return hostAddress;
+    }
+
+    /**
+     * The file system.
+     *
+     * @return the host's file system
+     */
+    public SimFileSystem fileSystem() {
+        return fileSystem;
+    }
+
+    /**
+     * The network.
+     *
+     * @return the shared network
+     */
+    public SimNetwork network() {
+        return network;
+    }
+
+    /**
+     * Simulated time.
+     *
+     * @return the clock
+     */
+    public SimClock clock() {
+        return clock;
+    }
+
+    /**
+     * The seeded source.
+     *
+     * @return the generator
+     */
+    public Generator generator() {
+        return generator;
+    }
+
+    /**
+     * The event chain.
+     *
+     * @return the auditor
+     */
+    public Auditor auditor() {
+        return auditor;
+    }
+
+    /**
+     * The rings' behaviour.
+     *
+     * @return the behaviour
+     */
+    public KernelBehavior behavior() {
+        return behavior;
+    }
+
+    /**
+     * The open fds, ascending: for leak checks at the end of a run.
+     *
+     * @return the fds
+     */
+    public List<Integer> openFds() {
+        List<Integer> fds = new ArrayList<>();
+        for (int fd = usedFds.nextSetBit(FIRST_FD); fd >= 0; fd = usedFds.nextSetBit(fd + 1)) {
+            fds.add(fd);
+        }
+        return fds;
+    }
+
+    void ringClosed(SimRing ring) {
+        rings.remove(ring);
+    }
+
+    // -------------------------------------------------------------------------------------------- fd table
+
+    /**
+     * An open description: what an fd names. Lives while the fd is open or a request uses it; released (the
+     * file handle closed, the socket shut) when both are gone.
+     */
+    abstract static sealed class Description permits FileDescription, SocketDescription {
+        private boolean inTable = true;
+        private int requests;
+        private boolean released;
+
+        void retainForRequest() {
+            requests++;
+        }
+
+        void releaseForRequest() {
+            requests--;
+            releaseIfUnused();
+        }
+
+        void closeFd() {
+            inTable = false;
+            releaseIfUnused();
+        }
+
+        private void releaseIfUnused() {
+            if (!inTable && requests == 0 && !released) {
+                released = true;
+                release();
+            }
+        }
+
+        abstract void release();
+
+        abstract String subject();
+    }
+
+    static final class FileDescription extends Description {
+        final SimFileSystem fileSystem;
+        final SimFileSystem.Handle handle;
+
+        FileDescription(SimFileSystem fileSystem, SimFileSystem.Handle handle) {
+            this.fileSystem = fileSystem;
+            this.handle = handle;
+        }
+
+        @Override
+        void release() {
+            try {
+                fileSystem.close(handle);
+            } catch (KernelException staleAfterCrash) {
+                // The handle died with a crash of the file system; nothing is left to release.
+            }
+        }
+
+        @Override
+        String subject() {
+            return handle.path();
+        }
+    }
+
+    static final class SocketDescription extends Description {
+        final SimNetwork network;
+        final SimNetwork.Socket socket;
+
+        SocketDescription(SimNetwork network, SimNetwork.Socket socket) {
+            this.network = network;
+            this.socket = socket;
+        }
+
+        @Override
+        void release() {
+            network.close(socket);
+        }
+
+        @Override
+        String subject() {
+            return socket.local != null ? String.valueOf(socket.local) : "socket#" + socket.id;
+        }
+    }
+
+    /** Installs a description at the lowest free fd. */
+    int install(Description description, String call) {
+        int fd = usedFds.nextClearBit(FIRST_FD);
+        if (fd >= MAX_FDS) {
+            description.closeFd();
+            throw new KernelException(Errno.EMFILE, call, description.subject());
+        }
+        usedFds.set(fd);
+        while (descriptions.size() <= fd) {
+            descriptions.add(null);
+        }
+        descriptions.set(fd, description);
+        return fd;
+    }
+
+    /** The description an fd names, or null if the fd is not open. */
+    Description description(int fd) {
+        if (fd < FIRST_FD || fd >= descriptions.size()) {
+            return null;
+        }
+        return descriptions.get(fd);
+    }
+
+    /** Removes an fd from the table; its description lives on while requests use it. */
+    Description removeFd(int fd) {
+        Description description = description(fd);
+        if (description != null) {
+            descriptions.set(fd, null);
+            usedFds.clear(fd);
+            description.closeFd();
+        }
+        return description;
+    }
+
+    @Override
+    public String toString() {
+        return "SimKernel(" + hostAddress.getHostAddress() + ", " + rings.size() + " rings, "
+                + (usedFds.cardinality() - FIRST_FD) + " fds)";
+    }
+}

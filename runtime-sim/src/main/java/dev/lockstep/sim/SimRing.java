@@ -1,0 +1,706 @@
+package dev.lockstep.sim;
+
+import dev.lockstep.kernel.CompletionSink;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A simulated io_uring: a bounded queue of submissions whose completions the simulator times and orders.
+ *
+ * <h2>Capacity</h2>
+ * A request is <em>in flight</em> from the {@link #enter} that submits it until the {@link #enter} that
+ * delivers its completion. {@link #stage} refuses (returns false) a request, meaning any opcode but
+ * {@link Opcode#ASYNC_CANCEL}, when the requests staged plus the requests in flight reach {@link #entries()};
+ * and refuses a cancellation when the cancellations staged plus in flight reach {@link #entries()}. This is
+ * stricter than a real submission queue (which counts only staged entries) on purpose: it enforces the
+ * engine's promise in {@link Ring} ("never more than entries requests plus entries cancellations in flight"),
+ * so breaking it shows up in the simulator as a refused stage instead of a completion queue overflow in
+ * production.
+ *
+ * <h2>Time</h2>
+ * {@link #enter} never blocks, whatever {@code wait} and {@code timeoutNanos} say: the scheduler owns time. Each
+ * submitted request draws a latency from {@link KernelBehavior}'s range; it is due when the clock reaches
+ * submission time plus latency, and a receive or accept also only once its data or connection has arrived, a
+ * connect once its round trip is over. {@link #nextEventNanos()} says when the next one is due, so the
+ * scheduler can jump the clock there.
+ *
+ * <h2>Delivery</h2>
+ * {@link #enter} first submits every staged entry, in staging order, then delivers every due completion, in a
+ * seeded order ({@link Site#COMPLETION_ORDER}): completions that are due at the same {@code enter} may arrive in
+ * any order, as they may from a real kernel. A request's effect happens when its completion is delivered: data
+ * is copied out of (writes, sends) or into (reads, receives) its buffer then, as a kernel does when it runs the
+ * request, and the file system or network is consulted then. A receive that finds nothing (another receive took
+ * the data first) stays in flight.
+ *
+ * <h2>Results a real kernel produces, at configurable rates</h2>
+ * Short reads and receives, short writes and sends (between 1 and length - 1 bytes, never 0 unless at end of
+ * file or stream), spurious {@code -EAGAIN} and {@code -EINTR} on reads, writes, receives and sends, and the
+ * cancellation race below. File requests go through the {@link SimFileSystem} and its injected faults.
+ *
+ * <h2>Cancellation</h2>
+ * {@link Opcode#ASYNC_CANCEL} is processed when it is submitted. Its target is the oldest request in flight
+ * (cancellations excluded) whose user data equals {@link Submission#target}:
+ * <ul>
+ *   <li>none: the cancel completes {@code -ENOENT} (the target completed and was delivered already, or never
+ *       existed);</li>
+ *   <li>a target already cancelled: {@code -EALREADY};</li>
+ *   <li>a target whose result is due already (its time has come, its completion not yet delivered): a real
+ *       kernel completed it already, so the cancel completes {@code -ENOENT} and the target with its real
+ *       result;</li>
+ *   <li>a target that is running, meaning a file request, a send or a {@code NOP} (a kernel runs those at once
+ *       or on a worker thread): with {@link KernelBehavior#cancelRaceRate()} the cancel loses the race: the
+ *       target completes with its real result at its own time, and the cancel with 0 or {@code -EALREADY}
+ *       (seeded; a real kernel reports either);</li>
+ *   <li>otherwise the cancel wins: the target completes {@code -ECANCELED} and the cancel 0, both one
+ *       latency after the cancel was submitted. A cancelled request has no effect (a cancelled connect resets
+ *       the half-open connection).</li>
+ * </ul>
+ *
+ * <h2>Memory</h2>
+ * {@link #allocate} returns heap segments. {@link #free} checks that the segment came from this ring and is not
+ * the buffer of a request in flight: freeing memory the kernel may still write is an engine bug, reported here
+ * as an {@link IllegalStateException}.
+ *
+ * <h2>Auditing</h2>
+ * Every call ({@code stage}, {@code enter}, {@code nowNanos}, {@code allocate}, {@code free}, {@code wake}
+ * excepted since it may come from any thread) and every submission and completion is recorded in the auditor,
+ * completions with the bytes transferred.
+ *
+ * <p>Owned by one worker; confined to the simulator thread except {@link #wake()}.
+ */
+public final class SimRing implements Ring {
+
+    /** Not in {@link Errno}: a buffer shorter than the length it claims. */
+    static final int EFAULT = 14;
+
+    /** The result of performing a request that must stay in flight (a receive that found nothing yet). */
+    private static final int STILL_PENDING = Integer.MIN_VALUE;
+
+    private final SimKernel kernel;
+    private final long id;
+    private final int entries;
+    private final List<Request> staged = new ArrayList<>();
+    /** Requests submitted and not yet delivered, in submission order. */
+    private final List<Request> inFlight = new ArrayList<>();
+    /** Live allocations, by their backing array: looked up by identity, never iterated. */
+    private final IdentityHashMap<Object, MemorySegment> allocations = new IdentityHashMap<>();
+    private int stagedCancels;
+    private int inFlightCancels;
+    private long nextSequence;
+    private volatile boolean wakeRequested;
+    private boolean closed;
+
+    SimRing(SimKernel kernel, long id, int entries) {
+        this.kernel = kernel;
+        this.id = id;
+        this.entries = entries;
+    }
+
+    /** A submission copied at {@link #stage}, and its state in the simulated kernel. */
+    private static final class Request {
+        final long sequence;
+        final Opcode opcode;
+        final int fd;
+        final MemorySegment buffer;
+        final int length;
+        final long offset;
+        final int rwFlags;
+        final int flags;
+        final long userData;
+        final long target;
+        /** What the fd named at submission; null if nothing (then the request fails EBADF). */
+        SimKernel.Description description;
+        long submittedAtNanos;
+        /** Submission time plus the drawn latency: the earliest the request can complete. */
+        long earliestNanos;
+        /** A result decided before delivery (connect, cancel, cancelled, bad fd), or STILL_PENDING. */
+        int decidedResult = STILL_PENDING;
+        long decidedAtNanos;
+        boolean cancelled;
+
+        Request(long sequence, Submission submission) {
+            this.sequence = sequence;
+            this.opcode = Objects.requireNonNull(submission.opcode, "submission.opcode");
+            this.fd = submission.fd;
+            this.buffer = submission.buffer == null ? MemorySegment.NULL : submission.buffer;
+            this.length = submission.length;
+            this.offset = submission.offset;
+            this.rwFlags = submission.rwFlags;
+            this.flags = submission.flags;
+            this.userData = submission.userData;
+            this.target = submission.target;
+        }
+
+        void decide(int result, long atNanos) {
+            decidedResult = result;
+            decidedAtNanos = atNanos;
+        }
+
+        boolean isCancel() {
+            return opcode == Opcode.ASYNC_CANCEL;
+        }
+    }
+
+    /**
+     * This ring's number within its kernel, from 1 in opening order.
+     *
+     * @return the id
+     */
+    public long id() {
+        return id;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("SimRing " + id + " is closed");
+        }
+    }
+
+    private SimClock clock() {
+        return kernel.clock();
+    }
+
+    private Auditor auditor() {
+        return kernel.auditor();
+    }
+
+    private Generator generator() {
+        return kernel.generator();
+    }
+
+    // -------------------------------------------------------------------------------------------------- Ring
+
+    /**
+     * The number of entries: the bound on requests in flight, and separately on cancellations in flight.
+     *
+     * @return the entries given to {@link SimKernel#openRing}
+     */
+    @Override
+    public int entries() {
+        return entries;
+    }
+
+    /**
+     * Copies a submission into the queue; see the class doc for when it is refused.
+     *
+     * @param submission the request; not referenced afterwards (its buffer is, until completion)
+     * @return false if the ring is at capacity for this kind of entry
+     */
+    @Override
+    public boolean stage(Submission submission) {
+        checkOpen();
+        Request request = new Request(nextSequence, submission);
+        boolean cancel = request.isCancel();
+        int used = cancel ? stagedCancels + inFlightCancels : staged.size() - stagedCancels + inFlight.size()
+                - inFlightCancels;
+        if (used >= entries) {
+            auditor().record("ring.stageRefused", Auditor.u64(id), Auditor.utf8(request.opcode.name()),
+                    Auditor.u64(request.userData));
+            return false;
+        }
+        nextSequence++;
+        staged.add(request);
+        if (cancel) {
+            stagedCancels++;
+        }
+        auditor().record("ring.stage", Auditor.u64(id), Auditor.u64(request.sequence),
+                Auditor.utf8(request.opcode.name()), Auditor.u32(request.fd), Auditor.u64(request.offset),
+                Auditor.u32(request.length), Auditor.u32(request.rwFlags), Auditor.u32(request.flags),
+                Auditor.u64(request.userData), Auditor.u64(request.target));
+        return true;
+    }
+
+    /**
+     * Submits every staged entry, then delivers every due completion in a seeded order. Never blocks; see the
+     * class doc.
+     *
+     * @param wait ignored: the simulator never waits (recorded)
+     * @param timeoutNanos ignored likewise (recorded)
+     * @param sink receives the completions; it may stage new entries, which the next {@code enter} submits
+     * @return the number of completions delivered
+     */
+    @Override
+    public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
+        checkOpen();
+        Objects.requireNonNull(sink, "sink");
+        auditor().record("ring.enter", Auditor.u64(id), Auditor.u32(wait ? 1 : 0), Auditor.u64(timeoutNanos),
+                Auditor.u64(clock().nowNanos()), Auditor.u32(staged.size()));
+        wakeRequested = false;
+        List<Request> submitting = new ArrayList<>(staged);
+        staged.clear();
+        stagedCancels = 0;
+        for (Request request : submitting) {
+            submit(request);
+        }
+        long now = clock().nowNanos();
+        List<Request> due = new ArrayList<>();
+        for (Request request : inFlight) {
+            if (readyAtNanos(request) <= now) {
+                due.add(request);
+            }
+        }
+        generator().shuffle(Site.COMPLETION_ORDER, due);
+        int delivered = 0;
+        for (Request request : due) {
+            int result = perform(request);
+            if (result == STILL_PENDING) {
+                continue;
+            }
+            retire(request);
+            auditor().record("ring.complete", Auditor.u64(id), Auditor.u64(request.sequence),
+                    Auditor.utf8(request.opcode.name()), Auditor.u64(request.userData), Auditor.u32(result),
+                    Auditor.u64(now), transferred(request, result));
+            delivered++;
+            sink.complete(request.userData, result, 0);
+        }
+        return delivered;
+    }
+
+    /**
+     * Flags a wake-up. Since {@link #enter} never blocks there is nothing to interrupt; the flag tells the
+     * scheduler the worker asked to be serviced. Any thread.
+     */
+    @Override
+    public void wake() {
+        wakeRequested = true;
+    }
+
+    /**
+     * The simulated time.
+     *
+     * @return {@link SimClock#nowNanos()}
+     */
+    @Override
+    public long nowNanos() {
+        long now = clock().nowNanos();
+        auditor().record("ring.now", Auditor.u64(id), Auditor.u64(now));
+        return now;
+    }
+
+    /**
+     * Zeroed heap memory.
+     *
+     * @param bytes the size, in {@code [0, Integer.MAX_VALUE - 8]}
+     * @return the memory
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     * @throws KernelException {@code ENOMEM} if it is larger than a Java array can be
+     */
+    @Override
+    public MemorySegment allocate(long bytes) {
+        checkOpen();
+        if (bytes < 0) {
+            throw new IllegalArgumentException("SimRing.allocate: bytes must be >= 0, was " + bytes);
+        }
+        if (bytes > ByteImage.MAX_SIZE) {
+            throw new KernelException(Errno.ENOMEM, "allocate", bytes + " bytes");
+        }
+        byte[] backing = new byte[(int) bytes];
+        MemorySegment segment = MemorySegment.ofArray(backing);
+        allocations.put(backing, segment);
+        auditor().record("ring.allocate", Auditor.u64(id), Auditor.u64(bytes));
+        return segment;
+    }
+
+    /**
+     * Frees memory from {@link #allocate}.
+     *
+     * @param segment the memory
+     * @throws IllegalArgumentException if it was not allocated by this ring, or was freed already
+     * @throws IllegalStateException if it is the buffer of a request in flight
+     */
+    @Override
+    public void free(MemorySegment segment) {
+        checkOpen();
+        Object backing = segment.heapBase().orElse(null);
+        MemorySegment allocated = backing == null ? null : allocations.get(backing);
+        if (allocated == null || allocated.byteSize() != segment.byteSize() || segment.address() != 0) {
+            throw new IllegalArgumentException(
+                    "SimRing.free: memory not allocated by ring " + id + " or already freed: " + segment);
+        }
+        for (Request request : inFlight) {
+            if (request.buffer.heapBase().orElse(null) == backing) {
+                throw new IllegalStateException("SimRing.free: memory freed while request " + request.opcode
+                        + " userData=0x" + Long.toHexString(request.userData) + " is in flight and may use it");
+            }
+        }
+        allocations.remove(backing);
+        auditor().record("ring.free", Auditor.u64(id), Auditor.u64(segment.byteSize()));
+    }
+
+    /**
+     * Closes the ring. Staged entries that were never submitted are dropped.
+     *
+     * @throws IllegalStateException if requests are still in flight: the caller must wait for every request to
+     *                               complete first
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (!inFlight.isEmpty()) {
+            throw new IllegalStateException("SimRing " + id + " closed with " + inFlight.size()
+                    + " requests in flight; the first is " + inFlight.getFirst().opcode + " userData=0x"
+                    + Long.toHexString(inFlight.getFirst().userData));
+        }
+        closed = true;
+        staged.clear();
+        stagedCancels = 0;
+        kernel.ringClosed(this);
+        auditor().record("ring.close", Auditor.u64(id));
+    }
+
+    // ------------------------------------------------------------------------------------------- simulation
+
+    /**
+     * The earliest time a request in flight can complete.
+     *
+     * @return nanoseconds since the epoch; {@code Long.MAX_VALUE} if nothing is in flight or every request waits
+     *         for something that has not happened (data nobody sent); at most the current time if a completion
+     *         is due already. Staged entries do not count: they are submitted, and get their times, at the next
+     *         {@link #enter}.
+     */
+    public long nextEventNanos() {
+        long earliest = Long.MAX_VALUE;
+        for (Request request : inFlight) {
+            earliest = Math.min(earliest, readyAtNanos(request));
+        }
+        return earliest;
+    }
+
+    /**
+     * The number of requests in flight, cancellations included.
+     *
+     * @return the count
+     */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /**
+     * The number of staged entries not yet submitted.
+     *
+     * @return the count
+     */
+    public int staged() {
+        return staged.size();
+    }
+
+    /**
+     * Whether {@link #wake()} was called since the last {@link #enter}.
+     *
+     * @return true if a wake-up is pending
+     */
+    public boolean wakeRequested() {
+        return wakeRequested;
+    }
+
+    /**
+     * Whether {@link #close()} was called.
+     *
+     * @return true once closed
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    // ---------------------------------------------------------------------------------------------- submit
+
+    private void submit(Request request) {
+        long now = clock().nowNanos();
+        request.submittedAtNanos = now;
+        long latency = generator().nextLongBetween(Site.RING_LATENCY, kernel.behavior().minLatencyNanos(),
+                kernel.behavior().maxLatencyNanos());
+        request.earliestNanos = now + latency;
+        inFlight.add(request);
+        if (request.isCancel()) {
+            inFlightCancels++;
+        }
+        if (request.opcode != Opcode.NOP && !request.isCancel()) {
+            request.description = kernel.description(request.fd);
+            if (request.description == null) {
+                request.decide(-Errno.EBADF, request.earliestNanos);
+            } else {
+                request.description.retainForRequest();
+            }
+        }
+        if (request.decidedResult == STILL_PENDING) {
+            switch (request.opcode) {
+                case ASYNC_CANCEL -> cancel(request);
+                case CONNECT -> connect(request);
+                default -> {
+                    // Decided at delivery.
+                }
+            }
+        }
+        auditor().record("ring.submit", Auditor.u64(id), Auditor.u64(request.sequence),
+                Auditor.u64(request.earliestNanos), Auditor.u32(request.decidedResult));
+    }
+
+    private void connect(Request request) {
+        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
+            request.decide(-Errno.ENOTSOCK, request.earliestNanos);
+            return;
+        }
+        InetSocketAddress address = request.length < 0 ? null
+                : SimSystemCalls.decodeSockaddr(request.buffer, request.length);
+        if (address == null) {
+            request.decide(-Errno.EINVAL, request.earliestNanos);
+            return;
+        }
+        SimNetwork.ConnectOutcome outcome = kernel.network().connect(socket.socket, address);
+        request.decide(outcome.result(), Math.max(request.earliestNanos, outcome.completesAtNanos()));
+    }
+
+    private void cancel(Request cancel) {
+        Request target = null;
+        boolean onlyCancelledMatches = false;
+        for (Request candidate : inFlight) {
+            if (candidate.isCancel() || candidate.userData != cancel.target) {
+                continue;
+            }
+            if (candidate.cancelled) {
+                onlyCancelledMatches = true;
+                continue;
+            }
+            target = candidate;
+            break;
+        }
+        if (target == null) {
+            cancel.decide(onlyCancelledMatches ? -Errno.EALREADY : -Errno.ENOENT, cancel.earliestNanos);
+            return;
+        }
+        if (readyAtNanos(target) <= clock().nowNanos()) {
+            // Its result is due: a real kernel completed it already and its completion is on the way.
+            cancel.decide(-Errno.ENOENT, cancel.earliestNanos);
+            return;
+        }
+        boolean running = switch (target.opcode) {
+            case READ, WRITE, FSYNC, SEND, NOP -> true;
+            default -> false;
+        };
+        // Roll whether or not the target is running, so the draw count does not depend on the opcode.
+        boolean raceLost = generator().chance(Site.CANCEL_RACE, kernel.behavior().cancelRaceRate()) && running;
+        if (raceLost) {
+            int cancelResult = generator().nextInt(Site.CANCEL_RACE_RESULT, 2) == 0 ? 0 : -Errno.EALREADY;
+            cancel.decide(cancelResult, cancel.earliestNanos);
+            return;
+        }
+        target.cancelled = true;
+        target.decide(-Errno.ECANCELED, cancel.earliestNanos);
+        if (target.opcode == Opcode.CONNECT
+                && target.description instanceof SimKernel.SocketDescription socket) {
+            kernel.network().connectCancelled(socket.socket);
+        }
+        cancel.decide(0, cancel.earliestNanos);
+    }
+
+    // ------------------------------------------------------------------------------------------- readiness
+
+    private long readyAtNanos(Request request) {
+        if (request.decidedResult != STILL_PENDING) {
+            return request.decidedAtNanos;
+        }
+        long waitingFor = switch (request.opcode) {
+            case RECV -> request.description instanceof SimKernel.SocketDescription socket
+                    ? kernel.network().readableAtNanos(socket.socket) : Long.MIN_VALUE;
+            case ACCEPT -> request.description instanceof SimKernel.SocketDescription socket
+                    ? kernel.network().acceptableAtNanos(socket.socket) : Long.MIN_VALUE;
+            default -> Long.MIN_VALUE;
+        };
+        return Math.max(request.earliestNanos, waitingFor);
+    }
+
+    // --------------------------------------------------------------------------------------------- perform
+
+    private int perform(Request request) {
+        if (request.decidedResult != STILL_PENDING) {
+            if (request.opcode == Opcode.CONNECT && !request.cancelled
+                    && request.description instanceof SimKernel.SocketDescription socket) {
+                kernel.network().connectDelivered(socket.socket);
+            }
+            return request.decidedResult;
+        }
+        return switch (request.opcode) {
+            case NOP -> 0;
+            case READ -> read(request);
+            case WRITE -> write(request);
+            case FSYNC -> fsync(request);
+            case RECV -> recv(request);
+            case SEND -> send(request);
+            case ACCEPT -> accept(request);
+            case CONNECT, ASYNC_CANCEL -> throw new IllegalStateException("decided at submission: " + request.opcode);
+        };
+    }
+
+    private static boolean bufferInvalid(Request request) {
+        return request.length < 0 || request.buffer.byteSize() < request.length;
+    }
+
+    /** Rolls the spurious errors of a transfer; returns the error, or 0 if none. */
+    private int spuriousError() {
+        KernelBehavior behavior = kernel.behavior();
+        if (generator().chance(Site.SPURIOUS_EINTR, behavior.spuriousInterruptRate())) {
+            return -Errno.EINTR;
+        }
+        if (generator().chance(Site.SPURIOUS_EAGAIN, behavior.spuriousAgainRate())) {
+            return -Errno.EAGAIN;
+        }
+        return 0;
+    }
+
+    /** Rolls a short transfer: the length to ask for, in {@code [1, length - 1]} when short. */
+    private int transferLength(Site site, double rate, int length) {
+        boolean shortTransfer = generator().chance(site, rate);
+        if (shortTransfer && length >= 2) {
+            return 1 + generator().nextInt(site, length - 1);
+        }
+        return length;
+    }
+
+    private int read(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL; // the engine receives from sockets with RECV; pread on a socket is ESPIPE
+        }
+        if (bufferInvalid(request)) {
+            return -EFAULT;
+        }
+        int spurious = spuriousError();
+        if (spurious != 0) {
+            return spurious;
+        }
+        int asked = transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
+        byte[] data = new byte[asked];
+        int result = file.fileSystem.read(file.handle, request.offset, data, 0, asked);
+        if (result > 0) {
+            MemorySegment.copy(data, 0, request.buffer, ValueLayout.JAVA_BYTE, 0, result);
+        }
+        return result;
+    }
+
+    private int write(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL; // the engine sends on sockets with SEND
+        }
+        if (bufferInvalid(request)) {
+            return -EFAULT;
+        }
+        int spurious = spuriousError();
+        if (spurious != 0) {
+            return spurious;
+        }
+        int asked = transferLength(Site.SHORT_WRITE, kernel.behavior().shortWriteRate(), request.length);
+        byte[] data = new byte[asked];
+        MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
+        boolean durable = (request.rwFlags & Submission.RWF_DSYNC) != 0;
+        return file.fileSystem.write(file.handle, request.offset, data, 0, asked, durable);
+    }
+
+    private int fsync(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL;
+        }
+        boolean dataOnly = (request.flags & Submission.FSYNC_DATASYNC) != 0;
+        return file.fileSystem.sync(file.handle, dataOnly);
+    }
+
+    private int recv(Request request) {
+        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
+            return -Errno.ENOTSOCK;
+        }
+        if (bufferInvalid(request)) {
+            return -EFAULT;
+        }
+        int spurious = spuriousError();
+        if (spurious != 0) {
+            return spurious;
+        }
+        int asked = transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
+        byte[] data = new byte[asked];
+        int result = kernel.network().recv(socket.socket, data, 0, asked);
+        if (result == -Errno.EAGAIN) {
+            return STILL_PENDING; // nothing arrived after all: a real recv keeps waiting
+        }
+        if (result > 0) {
+            MemorySegment.copy(data, 0, request.buffer, ValueLayout.JAVA_BYTE, 0, result);
+        }
+        return result;
+    }
+
+    private int send(Request request) {
+        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
+            return -Errno.ENOTSOCK;
+        }
+        if (bufferInvalid(request)) {
+            return -EFAULT;
+        }
+        int spurious = spuriousError();
+        if (spurious != 0) {
+            return spurious;
+        }
+        int asked = transferLength(Site.SHORT_WRITE, kernel.behavior().shortWriteRate(), request.length);
+        byte[] data = new byte[asked];
+        MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
+        return kernel.network().send(socket.socket, data, 0, asked);
+    }
+
+    private int accept(Request request) {
+        if (!(request.description instanceof SimKernel.SocketDescription listener)) {
+            return -Errno.ENOTSOCK;
+        }
+        SimNetwork.Socket accepted;
+        try {
+            accepted = kernel.network().accept(listener.socket);
+        } catch (KernelException e) {
+            return -e.errno();
+        }
+        if (accepted == null) {
+            return STILL_PENDING;
+        }
+        try {
+            return kernel.install(new SimKernel.SocketDescription(kernel.network(), accepted), "accept");
+        } catch (KernelException e) {
+            return -e.errno();
+        }
+    }
+
+    private void retire(Request request) {
+        inFlight.remove(request);
+        if (request.isCancel()) {
+            inFlightCancels--;
+        }
+        if (request.description != null) {
+            request.description.releaseForRequest();
+        }
+    }
+
+    /** The bytes a completion moved, for the auditor: read into the buffer, or written from it. */
+    private static byte[] transferred(Request request, int result) {
+        boolean moved = switch (request.opcode) {
+            case READ, WRITE, RECV, SEND -> result > 0;
+            default -> false;
+        };
+        if (!moved) {
+            return new byte[0];
+        }
+        byte[] bytes = new byte[result];
+        MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, bytes, 0, result);
+        return bytes;
+    }
+
+    @Override
+    public String toString() {
+        return "SimRing(" + id + ", entries=" + entries + ", staged=" + staged.size() + ", inFlight="
+                + inFlight.size() + ")";
+    }
+}

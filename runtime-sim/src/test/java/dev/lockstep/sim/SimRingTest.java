@@ -1,0 +1,252 @@
+package dev.lockstep.sim;
+
+import static dev.lockstep.kernel.SystemCalls.O_CREAT;
+import static dev.lockstep.kernel.SystemCalls.O_RDWR;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Opcode;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class SimRingTest {
+
+    private static final long LATENCY = 1_000;
+
+    private static Harness harness(long seed) {
+        return new Harness(seed);
+    }
+
+    private static SimKernel kernel(Harness harness, KernelBehavior behavior) {
+        return harness.kernel("127.0.0.1", behavior, StorageFaults.NONE);
+    }
+
+    private static final KernelBehavior FIXED_LATENCY = KernelBehavior.DEFAULT.withLatency(LATENCY, LATENCY);
+
+    @Test
+    void aFullRingRefusesToStageUntilACompletionIsDelivered() {
+        Harness harness = harness(1);
+        SimRing ring = kernel(harness, FIXED_LATENCY).openRing(1);
+        assertEquals(1, ring.entries());
+        assertTrue(ring.stage(Harness.nop(1)));
+        assertFalse(ring.stage(Harness.nop(2)), "staged + in flight = entries");
+        assertEquals(0, ring.enter(false, 0, (u, r, f) -> { }));
+        assertEquals(1, ring.inFlight());
+        assertFalse(ring.stage(Harness.nop(2)), "still in flight");
+        assertTrue(ring.stage(Harness.cancel(1, 3)), "cancellations have their own bound");
+        assertFalse(ring.stage(Harness.cancel(1, 4)));
+        harness.clock.advanceBy(LATENCY);
+        List<Long> delivered = new ArrayList<>();
+        ring.enter(false, 0, (userData, result, flags) -> delivered.add(userData));
+        assertTrue(delivered.contains(1L));
+        harness.drain();
+        assertEquals(0, ring.inFlight());
+        assertTrue(ring.stage(Harness.nop(2)));
+    }
+
+    @Test
+    void completionsArriveOnlyOnceTheClockReachesTheirTime() {
+        Harness harness = harness(2);
+        SimRing ring = kernel(harness, FIXED_LATENCY).openRing(4);
+        Harness.stage(ring, Harness.nop(7));
+        assertEquals(Long.MAX_VALUE, ring.nextEventNanos(), "staged entries have no time until submitted");
+        assertEquals(0, ring.enter(true, Long.MAX_VALUE, (u, r, f) -> { }), "enter never blocks");
+        assertEquals(LATENCY, ring.nextEventNanos());
+        harness.clock.advanceTo(LATENCY - 1);
+        assertEquals(0, ring.enter(true, 0, (u, r, f) -> { }));
+        harness.clock.advanceTo(LATENCY);
+        List<Long> delivered = new ArrayList<>();
+        assertEquals(1, ring.enter(false, 0, (userData, result, flags) -> {
+            delivered.add(userData);
+            assertEquals(0, result);
+        }));
+        assertEquals(List.of(7L), delivered);
+        assertEquals(Long.MAX_VALUE, ring.nextEventNanos());
+    }
+
+    private static List<Long> orderOfSimultaneousCompletions(long seed) {
+        Harness harness = harness(seed);
+        SimRing ring = kernel(harness, FIXED_LATENCY).openRing(16);
+        for (long userData = 0; userData < 16; userData++) {
+            Harness.stage(ring, Harness.nop(userData));
+        }
+        ring.enter(false, 0, (u, r, f) -> { });
+        harness.clock.advanceBy(LATENCY);
+        List<Long> order = new ArrayList<>();
+        ring.enter(false, 0, (userData, result, flags) -> order.add(userData));
+        return order;
+    }
+
+    @Test
+    void simultaneousCompletionsArriveInASeededOrder() {
+        assertEquals(orderOfSimultaneousCompletions(5), orderOfSimultaneousCompletions(5));
+        assertNotEquals(orderOfSimultaneousCompletions(5), orderOfSimultaneousCompletions(6));
+        assertEquals(16, Set.copyOf(orderOfSimultaneousCompletions(5)).size());
+    }
+
+    private record Pair(int clientFd, int serverFd, SimRing ring) {
+    }
+
+    /** A connection on one host, both ends on one ring. */
+    private static Pair loopback(Harness harness, SimKernel kernel) {
+        SimRing ring = kernel.openRing(8);
+        Harness.Connection connection = harness.connect(kernel, ring, kernel, ring, 6000);
+        return new Pair(connection.clientFd(), connection.serverFd(), ring);
+    }
+
+    @Test
+    void cancellingAPendingReceiveCompletesItEcanceled() {
+        Harness harness = harness(3);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY.withCancelRaceRate(1.0));
+        Pair pair = loopback(harness, kernel);
+        MemorySegment buffer = pair.ring().allocate(16);
+        Harness.stage(pair.ring(), Harness.io(Opcode.RECV, pair.serverFd(), buffer, 16, 0, 50));
+        harness.pump();
+        Harness.stage(pair.ring(), Harness.cancel(50, 51));
+        assertThrows(IllegalStateException.class, () -> pair.ring().free(buffer), "the receive may still write it");
+        assertEquals(-Errno.ECANCELED, harness.await(50).result(), "a waiting receive is never running: no race");
+        assertEquals(0, harness.await(51).result());
+        pair.ring().free(buffer);
+
+        assertEquals(-Errno.ENOENT, harness.run(pair.ring(), Harness.cancel(50, 52)), "already completed");
+        assertEquals(-Errno.ENOENT, harness.run(pair.ring(), Harness.cancel(12345, 53)), "never existed");
+    }
+
+    @Test
+    void aCancelMayLoseTheRaceWithARunningRequest() {
+        Harness harness = harness(4);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY.withCancelRaceRate(1.0));
+        SimRing ring = kernel.openRing(4);
+        int fd = kernel.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment data = Harness.text(ring, "written anyway");
+        Harness.stage(ring, Harness.io(Opcode.WRITE, fd, data, 14, 0, 60));
+        harness.pump();
+        Harness.stage(ring, Harness.cancel(60, 61));
+        int cancelResult = harness.await(61).result();
+        assertTrue(cancelResult == 0 || cancelResult == -Errno.EALREADY, "was " + cancelResult);
+        assertEquals(14, harness.await(60).result(), "the target completes with its real result");
+        assertEquals("written anyway", new String(kernel.fileSystem().contents("/f")));
+
+        Harness winningHarness = harness(5);
+        SimKernel winning = kernel(winningHarness, FIXED_LATENCY);
+        SimRing winningRing = winning.openRing(4);
+        int winningFd = winning.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment other = Harness.text(winningRing, "never");
+        Harness.stage(winningRing, Harness.io(Opcode.WRITE, winningFd, other, 5, 0, 70));
+        winningHarness.pump();
+        Harness.stage(winningRing, Harness.cancel(70, 71));
+        assertEquals(-Errno.ECANCELED, winningHarness.await(70).result());
+        assertEquals(0, winningHarness.await(71).result());
+        assertEquals(0, winning.fileSystem().contents("/f").length, "a cancelled write has no effect");
+    }
+
+    @Test
+    void cancelOfARequestWhoseResultIsDueFindsNothing() {
+        Harness harness = harness(12);
+        SimRing ring = kernel(harness, FIXED_LATENCY).openRing(2);
+        Harness.stage(ring, Harness.nop(80));
+        ring.enter(false, 0, (u, r, f) -> { });
+        harness.clock.advanceBy(LATENCY);
+        Harness.stage(ring, Harness.cancel(80, 81));
+        assertEquals(0, harness.await(80).result(), "the real result arrives");
+        assertEquals(-Errno.ENOENT, harness.await(81).result(), "a real kernel completed it before the cancel");
+    }
+
+    @Test
+    void shortReadsReturnAtLeastOneByteAndZeroOnlyAtEndOfFile() {
+        Harness harness = harness(6);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY.withShortTransfers(1.0, 1.0));
+        SimRing ring = kernel.openRing(4);
+        int fd = kernel.system().open("/f", O_RDWR | O_CREAT);
+        byte[] content = new byte[1000];
+        int written = 0;
+        long userData = 1;
+        while (written < content.length) {
+            MemorySegment chunk = Harness.bytes(ring, new byte[content.length - written]);
+            int result = harness.run(ring, Harness.io(Opcode.WRITE, fd, chunk, content.length - written, written,
+                    userData++));
+            assertTrue(result >= 1 && result < content.length - written || content.length - written == 1,
+                    "short write of " + result);
+            written += result;
+            ring.free(chunk);
+        }
+        MemorySegment buffer = ring.allocate(100);
+        for (int i = 0; i < 50; i++) {
+            int result = harness.run(ring, Harness.io(Opcode.READ, fd, buffer, 100, i * 10, userData++));
+            assertTrue(result >= 1 && result <= 99, "short read of " + result);
+        }
+        assertEquals(0, harness.run(ring, Harness.io(Opcode.READ, fd, buffer, 100, 1000, userData++)));
+    }
+
+    @Test
+    void spuriousErrorsAppearAtTheirRates() {
+        Harness harness = harness(7);
+        SimKernel interrupted = kernel(harness, FIXED_LATENCY.withSpuriousErrors(0, 1.0));
+        SimRing ring = interrupted.openRing(4);
+        int fd = interrupted.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment buffer = ring.allocate(8);
+        assertEquals(-Errno.EINTR, harness.run(ring, Harness.io(Opcode.WRITE, fd, buffer, 8, 0, 1)));
+        assertEquals(-Errno.EINTR, harness.run(ring, Harness.io(Opcode.READ, fd, buffer, 8, 0, 2)));
+
+        Harness other = harness(8);
+        SimKernel again = kernel(other, FIXED_LATENCY.withSpuriousErrors(1.0, 0));
+        SimRing againRing = again.openRing(4);
+        int againFd = again.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment againBuffer = againRing.allocate(8);
+        assertEquals(-Errno.EAGAIN, other.run(againRing, Harness.io(Opcode.WRITE, againFd, againBuffer, 8, 0, 1)));
+        assertEquals(0, other.run(againRing, Harness.fsync(againFd, 2)), "fsync is never spurious");
+    }
+
+    @Test
+    void badFdsAndWrongKindsFailAsLinuxDoes() {
+        Harness harness = harness(9);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY);
+        SimRing ring = kernel.openRing(4);
+        MemorySegment buffer = ring.allocate(8);
+        assertEquals(-Errno.EBADF, harness.run(ring, Harness.io(Opcode.READ, 42, buffer, 8, 0, 1)));
+        int file = kernel.system().open("/f", O_RDWR | O_CREAT);
+        assertEquals(-Errno.ENOTSOCK, harness.run(ring, Harness.io(Opcode.RECV, file, buffer, 8, 0, 2)));
+        assertEquals(-Errno.ENOTSOCK, harness.run(ring, Harness.accept(file, 3)));
+        assertEquals(SimRing.EFAULT * -1, harness.run(ring, Harness.io(Opcode.WRITE, file, buffer, 9, 0, 4)));
+        assertEquals(0, harness.run(ring, Harness.nop(5)));
+    }
+
+    @Test
+    void memoryMustComeFromTheRingAndCloseNeedsAnIdleRing() {
+        Harness harness = harness(10);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY);
+        SimRing ring = kernel.openRing(2);
+        MemorySegment segment = ring.allocate(4);
+        ring.free(segment);
+        assertThrows(IllegalArgumentException.class, () -> ring.free(segment), "double free");
+        assertThrows(IllegalArgumentException.class, () -> ring.free(MemorySegment.ofArray(new byte[4])));
+        assertThrows(IllegalArgumentException.class, () -> ring.allocate(-1));
+        Harness.stage(ring, Harness.nop(1));
+        ring.enter(false, 0, (u, r, f) -> { });
+        assertThrows(IllegalStateException.class, ring::close);
+        harness.drain();
+        ring.close();
+        assertTrue(ring.isClosed());
+        assertEquals(List.of(), kernel.rings());
+        assertThrows(IllegalStateException.class, () -> ring.stage(Harness.nop(2)));
+    }
+
+    @Test
+    void wakeOnlyFlags() {
+        Harness harness = harness(11);
+        SimRing ring = kernel(harness, FIXED_LATENCY).openRing(2);
+        assertFalse(ring.wakeRequested());
+        ring.wake();
+        assertTrue(ring.wakeRequested());
+        assertEquals(0, ring.enter(true, Long.MAX_VALUE, (u, r, f) -> { }));
+        assertFalse(ring.wakeRequested());
+        assertEquals(harness.clock.nowNanos(), ring.nowNanos());
+    }
+}
