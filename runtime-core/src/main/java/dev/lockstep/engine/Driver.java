@@ -116,7 +116,7 @@ public final class Driver implements CompletionSink {
 
     boolean hasQueuedWork() {
         return !immediateQueue.isEmpty() || (!submitQueue.isEmpty() && inFlight < ringEntries)
-                || (!cancelQueue.isEmpty() && cancelsInFlight < ringEntries) || !permitWaiters.isEmpty();
+                || (!cancelQueue.isEmpty() && cancelsInFlight < ringEntries);
     }
 
     /**
@@ -516,7 +516,8 @@ public final class Driver implements CompletionSink {
         slot.generation = slot.generation == WaiterId.MAX_GENERATION ? 0 : slot.generation + 1;
         occupied--;
         free.addFirst(slot);
-        request.release(ring);
+        // A request's cleanup may drop the last reference to an fd or run other owners' code: outside the borrow.
+        worker.defer(() -> request.release(ring));
     }
 
     /**

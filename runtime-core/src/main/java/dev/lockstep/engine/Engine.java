@@ -304,10 +304,19 @@ public final class Engine {
                 if (fiber.isAborted() || node.isAborted()) {
                     handle.closed("was aborted before it ran");
                 } else {
-                    handle.succeed(task.run(context));
+                    T value = task.run(context);
+                    if (fiber.isAborted()) {
+                        handle.closed("was aborted");
+                    } else {
+                        handle.succeed(value);
+                    }
                 }
             } catch (Throwable thrown) {
-                handle.failWith(thrown);
+                if (fiber.isAborted()) {
+                    handle.closed("was aborted");
+                } else {
+                    handle.failWith(thrown);
+                }
             } finally {
                 if (spawner != null) {
                     supervision.spawnedTaskFinished(spawner);

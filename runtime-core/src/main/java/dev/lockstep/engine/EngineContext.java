@@ -118,7 +118,7 @@ final class EngineContext implements Context {
     @Override
     public Instant now() {
         Worker worker = currentWorker("Clock.now");
-        long nanos = Math.max(worker.nowNanos(), worker.ring().nowNanos());
+        long nanos = liveNanos(worker);
         return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
     }
 
@@ -139,7 +139,12 @@ final class EngineContext implements Context {
             throw new IllegalArgumentException("sleep duration must not be negative, was " + duration);
         }
         Worker worker = currentWorker("Clock.sleeper");
-        return worker.register(new TimerRequest(saturatingAdd(worker.nowNanos(), nanos(duration))));
+        return worker.register(new TimerRequest(saturatingAdd(liveNanos(worker), nanos(duration))));
+    }
+
+    /** The worker's clock read now: its cached time may be as old as the last service turn. */
+    static long liveNanos(Worker worker) {
+        return Math.max(worker.nowNanos(), worker.ring().nowNanos());
     }
 
     @Override
@@ -153,7 +158,7 @@ final class EngineContext implements Context {
                     + Thread.currentThread().getName());
         }
         Worker worker = fiber.home();
-        Operation<Void> timer = worker.register(new TimerRequest(saturatingAdd(worker.nowNanos(), nanos(duration))));
+        Operation<Void> timer = worker.register(new TimerRequest(saturatingAdd(liveNanos(worker), nanos(duration))));
         Fiber.TimeoutScope scope = fiber.openScope(nanos(duration), timer);
         try {
             // The timer wakes the scope (and so the fiber) when it fires.

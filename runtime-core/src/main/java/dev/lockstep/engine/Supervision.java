@@ -83,9 +83,11 @@ final class Supervision {
         }
         for (TaskHandle<?> victim : victims) {
             Fiber fiber = victim.fiber;
-            victim.closed("was aborted");
             if (fiber != null) {
+                // The handle resolves when the fiber has unwound, after the task's finally blocks ran.
                 fiber.abort();
+            } else {
+                victim.closed("was aborted");
             }
         }
     }

@@ -68,7 +68,10 @@ public final class ThreadedRunner implements Runner {
         }
         FiberScheduler scheduler = (worker, continuation) -> {
             runQueues[worker.index()].add(continuation);
-            if (Worker.current() != worker) {
+            // Only a fiber of this worker needs no nudge: its worker is running, not waiting. A wake from the
+            // worker's own service turn must nudge, or the turn that follows could block with a runnable fiber.
+            Fiber caller = Fibers.current();
+            if (caller == null || caller.home() != worker) {
                 worker.nudge();
             }
         };

@@ -30,7 +30,7 @@ import java.util.function.ToIntFunction;
 final class ScriptedKernel implements Kernel {
     /** A submission the kernel has accepted and not completed. */
     record Pending(Opcode opcode, int fd, long userData, int length, long offset, int rwFlags, long target,
-                   MemorySegment buffer) {
+                   MemorySegment buffer, ScriptedRing ring) {
         WaiterId id() {
             return WaiterId.fromUserData(userData);
         }
@@ -40,7 +40,6 @@ final class ScriptedKernel implements Kernel {
     final MemoryFiles files = new MemoryFiles();
     private final Object lock = new Object();
     private final List<Pending> pending = new ArrayList<>();
-    private final List<long[]> ready = new ArrayList<>();
     private final List<ScriptedRing> rings = new ArrayList<>();
     private volatile ToIntFunction<Pending> autoComplete;
     private int submitted;
@@ -130,9 +129,18 @@ final class ScriptedKernel implements Kernel {
             if (!pending.remove(entry)) {
                 throw new AssertionError("not pending: " + entry);
             }
-            ready.add(new long[] {entry.userData, result});
+            // Each ring reaps only its own completions: user data is only unique within one ring.
+            entry.ring.ready.add(new long[] {entry.userData, result});
         }
         wakeAll();
+    }
+
+    /**
+     * Moves the clock forward without waking any ring, as real time passes while a worker runs fibers: a
+     * worker notices only at its next service turn.
+     */
+    void advanceSilently(long nanos) {
+        nowNanos.addAndGet(nanos);
     }
 
     /** Moves the clock forward and wakes every ring. */
@@ -158,16 +166,16 @@ final class ScriptedKernel implements Kernel {
         if (entry.opcode == Opcode.ASYNC_CANCEL) {
             Pending target = null;
             for (Pending candidate : pending) {
-                if (candidate.userData == entry.target) {
+                if (candidate.userData == entry.target && candidate.ring == entry.ring) {
                     target = candidate;
                 }
             }
             if (target != null) {
                 pending.remove(target);
-                ready.add(new long[] {target.userData, -Errno.ECANCELED});
-                ready.add(new long[] {entry.userData, 0});
+                entry.ring.ready.add(new long[] {target.userData, -Errno.ECANCELED});
+                entry.ring.ready.add(new long[] {entry.userData, 0});
             } else {
-                ready.add(new long[] {entry.userData, -Errno.ENOENT});
+                entry.ring.ready.add(new long[] {entry.userData, -Errno.ENOENT});
             }
             return;
         }
@@ -176,7 +184,7 @@ final class ScriptedKernel implements Kernel {
         if (result == Integer.MIN_VALUE) {
             pending.add(entry);
         } else {
-            ready.add(new long[] {entry.userData, result});
+            entry.ring.ready.add(new long[] {entry.userData, result});
         }
         lock.notifyAll();
     }
@@ -185,8 +193,14 @@ final class ScriptedKernel implements Kernel {
     final class ScriptedRing implements Ring {
         private final int entries;
         private final List<Pending> staged = new ArrayList<>();
+        /** Completions for this ring, not yet reaped; guarded by the kernel's lock. */
+        private final List<long[]> ready = new ArrayList<>();
         private boolean woken;
-        private boolean closed;
+        private volatile boolean closed;
+        /** Calls of {@link #enter}: service turns of the worker. */
+        final java.util.concurrent.atomic.AtomicInteger enters = new java.util.concurrent.atomic.AtomicInteger();
+        /** Calls of {@link #enter} that blocked and were ended by the real-time cap, not by an event. */
+        final java.util.concurrent.atomic.AtomicInteger cappedWaits = new java.util.concurrent.atomic.AtomicInteger();
 
         ScriptedRing(int entries) {
             this.entries = entries;
@@ -202,12 +216,14 @@ final class ScriptedKernel implements Kernel {
             if (staged.size() >= entries) {
                 return false;
             }
-            staged.add(new Pending(s.opcode, s.fd, s.userData, s.length, s.offset, s.rwFlags, s.target, s.buffer));
+            staged.add(new Pending(s.opcode, s.fd, s.userData, s.length, s.offset, s.rwFlags, s.target, s.buffer,
+                    this));
             return true;
         }
 
         @Override
         public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
+            enters.incrementAndGet();
             List<long[]> mine = new ArrayList<>();
             synchronized (lock) {
                 for (Pending entry : staged) {
@@ -215,12 +231,21 @@ final class ScriptedKernel implements Kernel {
                 }
                 staged.clear();
                 if (wait && ready.isEmpty() && !woken) {
-                    try {
-                        // Time is manual: a wait ends on a completion, a wake or a clock advance, never by itself
-                        // (a short real-time cap keeps a lost wake-up from hanging a test).
-                        lock.wait(50);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                    // Time is manual: a wait ends on a completion, a wake or a clock advance, never by itself
+                    // (a short real-time cap keeps a lost wake-up from hanging a test).
+                    long capDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+                    while (ready.isEmpty() && !woken) {
+                        long left = capDeadline - System.nanoTime();
+                        if (left <= 0) {
+                            cappedWaits.incrementAndGet();
+                            break;
+                        }
+                        try {
+                            TimeUnit.NANOSECONDS.timedWait(lock, left);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            break;
+                        }
                     }
                 }
                 woken = false;

@@ -14,6 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ScriptedRequest extends Request {
     static final AtomicInteger RELEASED = new AtomicInteger();
     final String name;
+    /** Releases of this instance: exactly one once it retired. */
+    final AtomicInteger releases = new AtomicInteger();
+    /** Set if {@link #release} ran while its worker's state was borrowed (DESIGN §3.2 forbids it). */
+    volatile boolean releasedInsideBorrow;
     final boolean retained;
     final int fd;
     int submissions;
@@ -65,6 +69,11 @@ final class ScriptedRequest extends Request {
 
     @Override
     public void release(Ring ring) {
+        Worker worker = Worker.current();
+        if (worker != null && worker.isBorrowed()) {
+            releasedInsideBorrow = true;
+        }
+        releases.incrementAndGet();
         RELEASED.incrementAndGet();
     }
 

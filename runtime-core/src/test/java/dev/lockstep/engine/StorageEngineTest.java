@@ -1,0 +1,595 @@
+package dev.lockstep.engine;
+
+import static dev.lockstep.engine.Support.onPlainThread;
+import static dev.lockstep.engine.Support.register;
+import static dev.lockstep.engine.Support.serviceUntil;
+import static dev.lockstep.engine.Support.turns;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Blob;
+import dev.lockstep.BlobInsufficientLengthException;
+import dev.lockstep.BlobMissingException;
+import dev.lockstep.ClosedException;
+import dev.lockstep.Context;
+import dev.lockstep.OpenedBlob;
+import dev.lockstep.Operation;
+import dev.lockstep.PartitionMissingException;
+import dev.lockstep.PartitionNameInvalidException;
+import dev.lockstep.ReadOptions;
+import dev.lockstep.StorageHeldException;
+import dev.lockstep.Waker;
+import dev.lockstep.WriteOptions;
+import dev.lockstep.kernel.Opcode;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN §3.7: blobs and partitions over the kernel SPI, against the scripted kernel's in-memory files. */
+class StorageEngineTest {
+    private static final String ROOT = "/store";
+    private final ScriptedKernel kernel = new ScriptedKernel();
+
+    StorageEngineTest() {
+        kernel.autoCompleteFiles();
+    }
+
+    private ThreadedRunner runner(int ringEntries) {
+        return new ThreadedRunner(kernel, 1, ringEntries, ROOT, "storage");
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String hex(String name) {
+        return HexFormat.of().formatHex(bytes(name));
+    }
+
+    private static Blob open(Context ctx, String partition, String name) {
+        return ctx.open(partition, name).await().blob();
+    }
+
+    @Test
+    void openCreatesAnEmptyBlobAndWritesReadBack() {
+        runner(4).start(ctx -> {
+            OpenedBlob opened = ctx.open("data", "first").await();
+            assertEquals(0, opened.length());
+            Blob blob = opened.blob();
+            assertEquals(0, blob.length());
+            assertNull(blob.writeAt(0, bytes("hello world")).await());
+            assertEquals(11, blob.length());
+            assertArrayEquals(bytes("hello"), blob.readAt(0, 5).await());
+            assertArrayEquals(bytes("world"), blob.readAt(6, 5, ReadOptions.DONT_CACHE).await());
+            // Chunks are written contiguously; a gap reads as zeros.
+            blob.writeAt(13, new byte[][] {bytes("ab"), bytes("cd")}, WriteOptions.NONE).await();
+            assertArrayEquals(new byte[] {'d', 0, 0, 'a', 'b', 'c', 'd'}, blob.readAt(10, 7).await());
+            assertEquals(17, blob.length());
+            blob.close();
+
+            // Re-opening sees the length and the bytes.
+            OpenedBlob again = ctx.open("data", "first").await();
+            assertEquals(17, again.length());
+            assertArrayEquals(bytes("hello"), again.blob().readAt(0, 5).await());
+            again.blob().close();
+            return null;
+        });
+        assertEquals(0, kernel.files.openCount());
+    }
+
+    @Test
+    void readPastTheEndFailsNamingTheBlobAndOffset() {
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "short");
+            blob.writeAt(0, bytes("abc")).await();
+            BlobInsufficientLengthException past = assertThrows(BlobInsufficientLengthException.class,
+                    () -> blob.readAt(2, 4).await());
+            String message = past.getMessage();
+            assertTrue(message.contains("data/" + hex("short")), message);
+            assertTrue(message.contains("offset 2"), message);
+            assertThrows(BlobInsufficientLengthException.class, () -> blob.readAt(3, 1).await());
+            assertThrows(BlobInsufficientLengthException.class, () -> blob.readAt(100, 1).await());
+            // A zero-length read is always satisfied, also past the end.
+            assertArrayEquals(new byte[0], blob.readAt(3, 0).await());
+            assertArrayEquals(new byte[0], blob.readAt(1000, 0).await());
+            blob.close();
+            return null;
+        });
+    }
+
+    @Test
+    void emptyWritesChangeNothing() {
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "empty");
+            blob.writeAt(0, bytes("ab")).await();
+            int fsyncs = kernel.files.fsyncs;
+            int submitted = kernel.submitted();
+            assertNull(blob.writeAt(100, new byte[0][], WriteOptions.SYNC).await());
+            assertNull(blob.writeAt(50, new byte[][] {new byte[0], new byte[0]}, WriteOptions.SYNC).await());
+            assertNull(blob.writeAt(10, new byte[0]).await());
+            assertEquals(2, blob.length());
+            assertEquals(submitted, kernel.submitted(), "an empty write reaches no kernel");
+            assertEquals(fsyncs, kernel.files.fsyncs);
+            assertThrows(BlobInsufficientLengthException.class, () -> blob.readAt(2, 1).await());
+            blob.close();
+            OpenedBlob reopened = ctx.open("data", "empty").await();
+            assertEquals(2, reopened.length());
+            reopened.blob().close();
+            return null;
+        });
+    }
+
+    @Test
+    void resizeExtendsWithZerosAndTruncates() {
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "resized");
+            blob.writeAt(0, bytes("abcdef")).await();
+            blob.resize(10).await();
+            assertEquals(10, blob.length());
+            assertArrayEquals(new byte[] {'e', 'f', 0, 0, 0, 0}, blob.readAt(4, 6).await());
+            blob.resize(2).await();
+            assertEquals(2, blob.length());
+            assertArrayEquals(bytes("ab"), blob.readAt(0, 2).await());
+            assertThrows(BlobInsufficientLengthException.class, () -> blob.readAt(0, 3).await());
+            blob.resize(0).await();
+            assertEquals(0, blob.length());
+            blob.close();
+            assertEquals(0, ctx.open("data", "resized").await().length());
+            return null;
+        });
+    }
+
+    @Test
+    void syncOfACleanOpenMakesNoFsyncAndOfADirtyOneExactlyOne() {
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "durable");
+            int fsyncs = kernel.files.fsyncs;
+            assertNull(blob.sync().await());
+            assertEquals(fsyncs, kernel.files.fsyncs, "a fresh open is clean");
+
+            blob.writeAt(0, bytes("x")).await();
+            blob.sync().await();
+            assertEquals(fsyncs + 1, kernel.files.fsyncs, "a dirty open syncs once");
+            blob.sync().await();
+            assertEquals(fsyncs + 1, kernel.files.fsyncs, "synced: clean again");
+
+            blob.resize(5).await();
+            blob.sync().await();
+            assertEquals(fsyncs + 2, kernel.files.fsyncs, "a resize makes the open dirty");
+            blob.startSync().await();
+            assertEquals(fsyncs + 2, kernel.files.fsyncs);
+            blob.writeAt(1, bytes("y")).await();
+            blob.startSync().await();
+            assertEquals(fsyncs + 3, kernel.files.fsyncs, "startSync syncs a dirty open once");
+            blob.close();
+
+            // An open of an existing blob is clean.
+            Blob again = open(ctx, "data", "durable");
+            int before = kernel.files.fsyncs;
+            again.sync().await();
+            assertEquals(before, kernel.files.fsyncs);
+            again.close();
+            return null;
+        });
+    }
+
+    @Test
+    void syncsSerializeOnThePermit() {
+        // Writes complete at once; fsyncs wait for the test.
+        kernel.autoComplete(p -> p.opcode() == Opcode.FSYNC ? Integer.MIN_VALUE : kernel.files.execute(p));
+        runner(4).start(ctx -> {
+            Worker worker = Worker.current();
+            EngineBlob blob = (EngineBlob) open(ctx, "data", "serial");
+            blob.writeAt(0, bytes("one")).await();
+            Operation<Void> first = blob.sync();
+            ScriptedKernel.Pending firstFsync = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+            assertTrue(blob.permit().isHeld());
+
+            // Written while the first sync runs: the second sync must reach the kernel, but only after the first.
+            blob.writeAt(3, bytes("two")).await();
+            Operation<Void> second = blob.sync();
+            Operation<Void> third = blob.startSync();
+            assertFalse(second.poll(Waker.noop()).isReady());
+            turns(5);
+            assertEquals(1, kernel.pending().stream().filter(p -> p.opcode() == Opcode.FSYNC).count(),
+                    "one fsync at a time per open");
+
+            kernel.complete(firstFsync, 0);
+            assertNull(first.await());
+            ScriptedKernel.Pending secondFsync = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+            turns(5);
+            assertEquals(1, kernel.pending().stream().filter(p -> p.opcode() == Opcode.FSYNC).count());
+            kernel.complete(secondFsync, 0);
+            assertNull(second.await());
+            // Nothing was written after the second sync took the dirty flag: the third needs no fsync.
+            assertNull(third.await());
+            serviceUntil("all syncs retired", () -> worker.admitted() == 0);
+            assertTrue(kernel.pending().isEmpty());
+            assertFalse(blob.permit().isHeld());
+            blob.close();
+            return null;
+        });
+    }
+
+    /** Syncs of one open from fibers on two workers serialize on its permit; its release wakes the other worker. */
+    @Test
+    void syncsOnTwoWorkersSerializeOnOnePermit() {
+        kernel.autoComplete(p -> p.opcode() == Opcode.FSYNC ? Integer.MIN_VALUE : kernel.files.execute(p));
+        new ThreadedRunner(kernel, 2, 2, ROOT, "storage").start(ctx -> {
+            Blob blob = open(ctx, "data", "twoWorkers");
+            blob.writeAt(0, bytes("zero")).await();
+            Operation<Void> first = blob.sync();
+            ScriptedKernel.Pending firstFsync = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+            dev.lockstep.Handle<Void> other = ctx.child("other").spawnOn(1, c -> {
+                blob.writeAt(4, bytes("one")).await();
+                blob.sync().await();
+                return null;
+            });
+            Support.turns(20);
+            assertEquals(1, kernel.pending().stream().filter(p -> p.opcode() == Opcode.FSYNC).count());
+            kernel.complete(firstFsync, 0);
+            assertNull(first.await());
+            ScriptedKernel.Pending secondFsync = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+            assertTrue(secondFsync.ring() != firstFsync.ring(), "the second fsync came from worker 1");
+            kernel.complete(secondFsync, 0);
+            assertNull(other.await());
+            assertArrayEquals(bytes("zeroone"), blob.readAt(0, 7).await());
+            blob.close();
+            return null;
+        });
+    }
+
+    /**
+     * A sync waiting for a permit held elsewhere is woken by the permit's release (DurabilityPermit: "drivers
+     * holding syncs that wait for it ... are woken by release()"), so its worker sleeps meanwhile instead of
+     * spinning through service turns.
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("BUG: busy wait. Driver.hasQueuedWork() is true while permitWaiters is not "
+            + "empty ('|| !permitWaiters.isEmpty()'), so Worker.service never blocks in ring.enter while a sync "
+            + "waits for a permit held by another sync, worker or thread: the worker spins at 100% CPU (tens of "
+            + "thousands of service turns in 100 ms here). Fix: drop that clause; DurabilityPermit.release() "
+            + "already nudges every worker with a waiting sync, and stage() pumps permits on the next turn")
+    void aSyncWaitingForAPermitLetsItsWorkerSleep() {
+        runner(4).start(ctx -> {
+            EngineBlob blob = (EngineBlob) open(ctx, "data", "held");
+            blob.writeAt(0, bytes("x")).await();
+            assertTrue(blob.permit().tryAcquire(), "the test holds the permit, as a sync elsewhere would");
+            Operation<Void> waiting = blob.sync();
+            assertFalse(waiting.poll(Waker.noop()).isReady());
+            ScriptedKernel.ScriptedRing ring = (ScriptedKernel.ScriptedRing) Worker.current().ring();
+            int before = ring.enters.get();
+            // 100 ms of real time during which this worker has nothing to do.
+            onPlainThread(() -> {
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            int turns = ring.enters.get() - before;
+            blob.permit().release();
+            assertNull(waiting.await());
+            blob.close();
+            assertTrue(turns < 50, "the worker ran " + turns + " service turns while it had nothing to do");
+            return null;
+        });
+    }
+
+    /** Seed: test_start_sync_returns_while_ring_is_full. */
+    @Test
+    void startSyncReturnsAtOnceWithAFullRing() {
+        kernel.autoComplete(p -> p.fd() == 7 ? Integer.MIN_VALUE : kernel.files.execute(p));
+        runner(1).start(ctx -> {
+            Worker worker = Worker.current();
+            Blob blob = open(ctx, "data", "full");
+            blob.writeAt(0, bytes("dirty")).await();
+            Registration<Integer> blocker = register(new ScriptedRequest("blocker", false));
+            kernel.awaitPending(p -> p.id().equals(blocker.key()));
+            int fsyncs = kernel.files.fsyncs;
+
+            // The only ring slot is occupied; startSync still hands the sync over now.
+            Reentrant callbacks = new Reentrant();
+            int admitted = worker.admitted();
+            Operation<Void> handle = blob.startSync();
+            assertEquals(admitted + 1, worker.admitted(), "the sync was admitted at the call");
+            assertFalse(handle.poll(callbacks.waker()).isReady());
+            // And a dropped handle does not stop its sync.
+            Operation<Void> dropped = blob.startSync();
+            dropped.close();
+            turns(3);
+            assertEquals(fsyncs, kernel.files.fsyncs, "the ring is full: nothing ran yet");
+
+            blocker.close();
+            assertNull(handle.await());
+            serviceUntil("both syncs retired", () -> worker.admitted() == 0);
+            assertEquals(fsyncs + 1, kernel.files.fsyncs, "the dirty open synced once; the second was clean");
+            blob.close();
+            callbacks.assertBalanced();
+            return null;
+        });
+    }
+
+    /**
+     * Immediate requests (open, remove, scan, resize, empty reads and writes) run in the next service turn, and
+     * the fiber awaiting one must run right after it — not after the worker first blocked in the kernel for
+     * another event (in runtime-uring, with nothing in flight and no timer, that wait has no end). The scripted
+     * ring caps a blocking wait at 50 ms of real time and counts the waits that end by the cap.
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("BUG: lost wake-up, the same as SupervisionTest."
+            + "aTimerThatExpiredWhileFibersRanWakesItsFiberPromptly: Worker.service runs immediate requests in "
+            + "stage() before ring.enter; runDeferred wakes the awaiting fiber, ThreadedRunner's FiberScheduler "
+            + "does not nudge (Worker.current() == worker), and service blocks in ring.enter(wait=true) because "
+            + "mayWait was computed before the turn. Every ctx.open/scan/remove/resize costs a blocking wait. Fix: "
+            + "in ThreadedRunner's scheduler nudge unless the caller is a fiber of that worker")
+    void immediateRequestsCompleteWithoutTheWorkerBlocking() {
+        runner(4).start(ctx -> {
+            ScriptedKernel.ScriptedRing ring = (ScriptedKernel.ScriptedRing) Worker.current().ring();
+            int cappedBefore = ring.cappedWaits.get();
+            long begin = System.nanoTime();
+            Blob blob = open(ctx, "immediate", "blob");
+            blob.resize(4).await();
+            blob.readAt(0, 0).await();
+            ctx.scan("immediate").await();
+            blob.close();
+            ctx.remove("immediate", null).await();
+            long millis = (System.nanoTime() - begin) / 1_000_000;
+            assertEquals(cappedBefore, ring.cappedWaits.get(),
+                    "the worker blocked in the kernel while the awaiting fiber was runnable (" + millis + " ms)");
+            return null;
+        });
+    }
+
+    /** Short reads and writes, EINTR and EAGAIN are resubmitted until every byte moved. */
+    @Test
+    void shortTransfersAndInterruptsAreResubmitted() {
+        int[] calls = new int[1];
+        kernel.autoComplete(p -> {
+            if (p.opcode() != Opcode.READ && p.opcode() != Opcode.WRITE && p.opcode() != Opcode.FSYNC) {
+                return kernel.files.execute(p);
+            }
+            int call = calls[0]++;
+            if (call % 3 == 1) {
+                return call % 2 == 0 ? -dev.lockstep.kernel.Errno.EINTR : -dev.lockstep.kernel.Errno.EAGAIN;
+            }
+            if (p.opcode() == Opcode.FSYNC) {
+                return kernel.files.execute(p);
+            }
+            // At most three bytes per transfer.
+            return kernel.files.execute(new ScriptedKernel.Pending(p.opcode(), p.fd(), p.userData(),
+                    Math.min(3, p.length()), p.offset(), p.rwFlags(), p.target(), p.buffer(), p.ring()));
+        });
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "short");
+            byte[] data = bytes("a longer payload that needs many short writes");
+            blob.writeAt(5, data).await();
+            assertEquals(5 + data.length, blob.length());
+            assertArrayEquals(data, blob.readAt(5, data.length).await());
+            assertArrayEquals(new byte[5], blob.readAt(0, 5).await());
+            blob.sync().await();
+            assertThrows(BlobInsufficientLengthException.class, () -> blob.readAt(40, 20).await());
+            blob.close();
+            return null;
+        });
+        assertTrue(calls[0] > 30, "transfers were split: " + calls[0]);
+    }
+
+    /** A failed fsync reports the blob, and leaves the open dirty: the next sync reaches the kernel again. */
+    @Test
+    void aFailedSyncIsReportedAndRetriedByTheNextSync() {
+        boolean[] failNext = {true};
+        kernel.autoComplete(p -> {
+            if (p.opcode() == Opcode.FSYNC && failNext[0]) {
+                failNext[0] = false;
+                return -dev.lockstep.kernel.Errno.EIO;
+            }
+            return kernel.files.execute(p);
+        });
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "failing");
+            blob.writeAt(0, bytes("x")).await();
+            int fsyncs = kernel.files.fsyncs;
+            dev.lockstep.StorageIoException failed = assertThrows(dev.lockstep.StorageIoException.class,
+                    () -> blob.sync().await());
+            assertTrue(failed.getMessage().contains("data/" + hex("failing")), failed.getMessage());
+            assertNull(blob.sync().await());
+            assertEquals(fsyncs + 1, kernel.files.fsyncs, "the retry reached the kernel");
+            assertFalse(((EngineBlob) blob).permit().isHeld(), "a failed sync released the permit");
+            blob.close();
+            return null;
+        });
+    }
+
+    /** A full device is reported as StorageFullException naming the blob. */
+    @Test
+    void aFullDeviceIsReportedAsStorageFull() {
+        kernel.autoComplete(p -> p.opcode() == Opcode.WRITE ? -dev.lockstep.kernel.Errno.ENOSPC
+                : kernel.files.execute(p));
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "full");
+            dev.lockstep.StorageFullException full = assertThrows(dev.lockstep.StorageFullException.class,
+                    () -> blob.writeAt(0, bytes("x")).await());
+            assertTrue(full.getMessage().contains("data/" + hex("full")), full.getMessage());
+            blob.close();
+            return null;
+        });
+    }
+
+    @Test
+    void removeAndScan() {
+        runner(4).start(ctx -> {
+            for (String name : new String[] {"b", "a", "c"}) {
+                open(ctx, "listed", name).close();
+            }
+            List<byte[]> names = ctx.scan("listed").await();
+            assertEquals(List.of("a", "b", "c"),
+                    names.stream().map(n -> new String(n, StandardCharsets.UTF_8)).toList());
+            // Binary names sort as unsigned bytes.
+            ctx.open("binary", new byte[] {(byte) 0xff}).await().blob().close();
+            ctx.open("binary", new byte[] {0x01}).await().blob().close();
+            List<byte[]> binary = ctx.scan("binary").await();
+            assertArrayEquals(new byte[] {0x01}, binary.get(0));
+            assertArrayEquals(new byte[] {(byte) 0xff}, binary.get(1));
+
+            assertNull(ctx.remove("listed", bytes("b")).await());
+            assertEquals(2, ctx.scan("listed").await().size());
+            BlobMissingException missingBlob = assertThrows(BlobMissingException.class,
+                    () -> ctx.remove("listed", bytes("b")).await());
+            assertTrue(missingBlob.getMessage().contains("listed/" + hex("b")), missingBlob.getMessage());
+
+            assertNull(ctx.remove("listed", null).await());
+            PartitionMissingException gone = assertThrows(PartitionMissingException.class,
+                    () -> ctx.scan("listed").await());
+            assertTrue(gone.getMessage().contains("'listed'"), gone.getMessage());
+            assertThrows(PartitionMissingException.class, () -> ctx.remove("listed", null).await());
+            assertThrows(PartitionMissingException.class, () -> ctx.remove("never", bytes("x")).await());
+            assertThrows(PartitionMissingException.class, () -> ctx.scan("never").await());
+
+            // Re-opening a removed name creates a new, empty blob.
+            assertEquals(0, ctx.open("listed", "a").await().length());
+            return null;
+        });
+    }
+
+    @Test
+    void badArgumentsAreRejectedAtTheCallNamingTheValue() {
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "checked");
+            int admitted = Worker.current().admitted();
+            expectNaming(IllegalArgumentException.class, "-1", () -> blob.readAt(-1, 1));
+            expectNaming(IllegalArgumentException.class, "-5", () -> blob.readAt(0, -5));
+            expectNaming(IllegalArgumentException.class, "overflow", () -> blob.readAt(Long.MAX_VALUE, 1));
+            expectNaming(IllegalArgumentException.class, "-3", () -> blob.writeAt(-3, bytes("x")));
+            expectNaming(IllegalArgumentException.class, "overflow",
+                    () -> blob.writeAt(Long.MAX_VALUE - 1, bytes("xyz")));
+            expectNaming(IllegalArgumentException.class, "-7", () -> blob.resize(-7));
+            for (String bad : new String[] {"my/partition", "../escape", "", "a b", "dot.ted"}) {
+                expectNaming(PartitionNameInvalidException.class, "'" + bad + "'", () -> ctx.open(bad, "x"));
+                expectNaming(PartitionNameInvalidException.class, "'" + bad + "'", () -> ctx.scan(bad));
+                expectNaming(PartitionNameInvalidException.class, "'" + bad + "'",
+                        () -> ctx.remove(bad, bytes("x")));
+                expectNaming(PartitionNameInvalidException.class, "'" + bad + "'", () -> ctx.remove(bad, null));
+            }
+            assertThrows(PartitionNameInvalidException.class, () -> ctx.open(null, "x"));
+            assertThrows(IllegalArgumentException.class, () -> ctx.open("data", new byte[0]));
+            assertThrows(IllegalArgumentException.class, () -> ctx.remove("data", new byte[0]));
+            assertEquals(admitted, Worker.current().admitted(), "nothing was registered");
+            // Valid names at the edges of the alphabet.
+            open(ctx, "Az09_-", "x").close();
+            blob.close();
+            return null;
+        });
+        assertEquals(0, kernel.files.openCount());
+    }
+
+    private static void expectNaming(Class<? extends RuntimeException> type, String named, Executable call) {
+        RuntimeException thrown = assertThrows(type, call::execute);
+        assertTrue(thrown.getMessage().contains(named), "'" + thrown.getMessage() + "' names " + named);
+    }
+
+    /** A checked-exception-free executable (JUnit's throws Throwable, which lambdas here do not need). */
+    @FunctionalInterface
+    private interface Executable {
+        void execute();
+    }
+
+    @Test
+    void callsOnAClosedBlobAreRefused() {
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "closed");
+            blob.writeAt(0, bytes("abc")).await();
+            blob.close();
+            blob.close();
+            List<Executable> calls = List.of(() -> blob.readAt(0, 1), () -> blob.readAt(0, 0),
+                    () -> blob.writeAt(0, bytes("x")), () -> blob.writeAt(0, new byte[0]), () -> blob.resize(1),
+                    blob::sync, blob::startSync);
+            for (Executable call : calls) {
+                ClosedException closed = assertThrows(ClosedException.class, call::execute);
+                assertTrue(closed.getMessage().contains("data/" + hex("closed")), closed.getMessage());
+            }
+            return null;
+        });
+        assertEquals(0, kernel.files.openCount());
+    }
+
+    @Test
+    void closingABlobWithWorkInFlightKeepsTheFdUntilItRetires() {
+        kernel.autoComplete(p -> p.opcode() == Opcode.WRITE ? Integer.MIN_VALUE : kernel.files.execute(p));
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "busy");
+            int open = kernel.files.openCount();
+            Operation<Void> write = blob.writeAt(0, bytes("late"));
+            ScriptedKernel.Pending pending = kernel.awaitPending(p -> p.opcode() == Opcode.WRITE);
+            blob.close();
+            assertEquals(open, kernel.files.openCount(), "the in-flight write still holds the fd");
+            kernel.complete(pending, kernel.files.execute(pending));
+            assertNull(write.await());
+            serviceUntil("the fd was closed", () -> kernel.files.openCount() == open - 1);
+            return null;
+        });
+        assertEquals(0, kernel.files.openCount());
+    }
+
+    @Test
+    void aSecondRunnerOnAHeldStorageRootIsRefused() {
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "held", "blob");
+            blob.writeAt(0, bytes("abc")).await();
+            blob.sync().await();
+            blob.close();
+            StorageHeldException held = onPlainThread(() -> assertThrows(StorageHeldException.class,
+                    () -> new ThreadedRunner(kernel, 1, 1, ROOT, "second").start(c -> "ran")));
+            assertTrue(held.getMessage().contains(ROOT), held.getMessage());
+            return null;
+        });
+        // Released with the first runner: a new one may take it, and sees what the first left.
+        long length = runner(4).start(ctx -> {
+            OpenedBlob opened = ctx.open("held", "blob").await();
+            opened.blob().close();
+            return opened.length();
+        });
+        assertEquals(3, length);
+        assertEquals(0, kernel.files.openCount());
+    }
+
+    @Test
+    void aRunnerOnAnotherRootIsIndependent() {
+        runner(4).start(ctx -> {
+            String other = onPlainThread(() -> new ThreadedRunner(kernel, 1, 1, "/other", "second")
+                    .start(c -> {
+                        Blob blob = c.open("p", "b").await().blob();
+                        blob.writeAt(0, bytes("z")).await();
+                        blob.close();
+                        return "ran";
+                    }));
+            assertEquals("ran", other);
+            return null;
+        });
+    }
+
+    /** Two workers' fibers use one blob: each call registers on the caller's worker. */
+    @Test
+    void aBlobIsUsableFromFibersOfEveryWorker() {
+        new ThreadedRunner(kernel, 2, 2, ROOT, "storage").start(ctx -> {
+            Blob blob = open(ctx, "shared", "blob");
+            blob.writeAt(0, bytes("from0")).await();
+            byte[] seen = ctx.child("other").spawnOn(1, c -> {
+                assertEquals(1, Worker.current().index());
+                blob.writeAt(5, bytes("from1")).await();
+                blob.sync().await();
+                return blob.readAt(0, 10).await();
+            }).await();
+            assertArrayEquals(bytes("from0from1"), seen);
+            assertArrayEquals(bytes("from1"), blob.readAt(5, 5).await());
+            blob.close();
+            return null;
+        });
+        assertEquals(0, kernel.files.openCount());
+    }
+}

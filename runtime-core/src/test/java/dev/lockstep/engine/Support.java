@@ -1,0 +1,174 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.Operation;
+import dev.lockstep.Poll;
+import dev.lockstep.Waker;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/** Helpers shared by the engine tests; the calling code runs on a fiber unless a method says otherwise. */
+final class Support {
+    private Support() {
+    }
+
+    static <T> Registration<T> register(Request request) {
+        return Worker.current().register(request);
+    }
+
+    /**
+     * Lets the current worker run service turns (one per yield) until {@code condition} holds.
+     *
+     * @param what described in the failure
+     * @param condition checked on the fiber between turns
+     */
+    static void serviceUntil(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("within 10 s: " + what);
+            }
+            Thread.yield();
+        }
+    }
+
+    /** Lets the worker run {@code turns} service turns. */
+    static void turns(int turns) {
+        for (int i = 0; i < turns; i++) {
+            Thread.yield();
+        }
+    }
+
+    /**
+     * Runs {@code body} on a plain platform thread while the calling fiber spins without yielding, so its
+     * worker cannot service (the Java form of the seed's {@code poll_on_foreign_thread}, whose join blocks the
+     * worker).
+     *
+     * @param body the work
+     * @param <T> its value
+     * @return its value
+     */
+    static <T> T onForeignThreadBlockingWorker(Supplier<T> body) {
+        AtomicReference<T> value = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread thread = Thread.ofPlatform().name("foreign").start(() -> {
+            try {
+                value.set(body.get());
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (thread.isAlive()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("foreign thread did not finish within 10 s");
+            }
+            Thread.onSpinWait();
+        }
+        rethrow(failure.get());
+        return value.get();
+    }
+
+    /**
+     * Polls on a plain thread while the owning worker cannot service.
+     *
+     * @param operation the operation
+     * @param waker the waker
+     * @param <T> its value
+     * @return the poll
+     */
+    static <T> Poll<T> pollOnForeignThread(Operation<T> operation, Waker waker) {
+        return onForeignThreadBlockingWorker(() -> operation.poll(waker));
+    }
+
+    /**
+     * Runs {@code body} on a plain platform thread and joins it; the calling fiber parks, so its worker keeps
+     * servicing meanwhile.
+     *
+     * @param body the work
+     * @param <T> its value
+     * @return its value
+     */
+    static <T> T onPlainThread(Supplier<T> body) {
+        AtomicReference<T> value = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread thread = Thread.ofPlatform().name("plain").start(() -> {
+            try {
+                value.set(body.get());
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        try {
+            if (!thread.join(java.time.Duration.ofSeconds(10))) {
+                throw new AssertionError("plain thread did not finish within 10 s");
+            }
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        rethrow(failure.get());
+        return value.get();
+    }
+
+    static void onPlainThread(Runnable body) {
+        onPlainThread(() -> {
+            body.run();
+            return null;
+        });
+    }
+
+    /**
+     * A plain thread started now, whose failure is rethrown by {@link Started#join()}.
+     *
+     * @param body the work
+     * @return the started thread
+     */
+    static Started startPlain(Runnable body) {
+        return new Started(body);
+    }
+
+    /** A plain thread whose failure is kept for {@link #join()}. */
+    static final class Started {
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final Thread thread;
+
+        Started(Runnable body) {
+            thread = Thread.ofPlatform().name("helper").start(() -> {
+                try {
+                    body.run();
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+        }
+
+        boolean isAlive() {
+            return thread.isAlive();
+        }
+
+        /** Joins (from a fiber: yielding, so the worker keeps servicing) and rethrows the thread's failure. */
+        void join() {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (thread.isAlive()) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("helper thread did not finish within 10 s");
+                }
+                Thread.yield();
+            }
+            rethrow(failure.get());
+        }
+    }
+
+    static void rethrow(Throwable failure) {
+        if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        if (failure != null) {
+            throw new AssertionError(failure);
+        }
+    }
+}
