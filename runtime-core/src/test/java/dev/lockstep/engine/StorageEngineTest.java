@@ -250,11 +250,6 @@ class StorageEngineTest {
      * spinning through service turns.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("BUG: busy wait. Driver.hasQueuedWork() is true while permitWaiters is not "
-            + "empty ('|| !permitWaiters.isEmpty()'), so Worker.service never blocks in ring.enter while a sync "
-            + "waits for a permit held by another sync, worker or thread: the worker spins at 100% CPU (tens of "
-            + "thousands of service turns in 100 ms here). Fix: drop that clause; DurabilityPermit.release() "
-            + "already nudges every worker with a waiting sync, and stage() pumps permits on the next turn")
     void aSyncWaitingForAPermitLetsItsWorkerSleep() {
         runner(4).start(ctx -> {
             EngineBlob blob = (EngineBlob) open(ctx, "data", "held");
@@ -322,12 +317,6 @@ class StorageEngineTest {
      * ring caps a blocking wait at 50 ms of real time and counts the waits that end by the cap.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("BUG: lost wake-up, the same as SupervisionTest."
-            + "aTimerThatExpiredWhileFibersRanWakesItsFiberPromptly: Worker.service runs immediate requests in "
-            + "stage() before ring.enter; runDeferred wakes the awaiting fiber, ThreadedRunner's FiberScheduler "
-            + "does not nudge (Worker.current() == worker), and service blocks in ring.enter(wait=true) because "
-            + "mayWait was computed before the turn. Every ctx.open/scan/remove/resize costs a blocking wait. Fix: "
-            + "in ThreadedRunner's scheduler nudge unless the caller is a fiber of that worker")
     void immediateRequestsCompleteWithoutTheWorkerBlocking() {
         runner(4).start(ctx -> {
             ScriptedKernel.ScriptedRing ring = (ScriptedKernel.ScriptedRing) Worker.current().ring();
