@@ -114,6 +114,8 @@ final class Libc {
             CAPTURE_ERRNO);
     private static final MethodHandle FDATASYNC = downcall("fdatasync",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    private static final MethodHandle SYNCFS = downcall("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT),
+            CAPTURE_ERRNO);
     private static final MethodHandle FTRUNCATE = downcall("ftruncate",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), CAPTURE_ERRNO);
     private static final MethodHandle STATX = downcall("statx",
@@ -154,6 +156,8 @@ final class Libc {
     private Libc() {
     }
 
+    // Restricted by design: binding libc is this class's whole job; the JVM runs with native access enabled.
+    @SuppressWarnings("restricted")
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... options) {
         MemorySegment symbol = LIBC.find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
@@ -287,6 +291,14 @@ final class Libc {
     static int fdatasync(MemorySegment callState, int fd) {
         try {
             return intResult((int) FDATASYNC.invokeExact(callState, fd), callState);
+        } catch (Throwable thrown) {
+            throw propagate(thrown);
+        }
+    }
+
+    static int syncfs(MemorySegment callState, int fd) {
+        try {
+            return intResult((int) SYNCFS.invokeExact(callState, fd), callState);
         } catch (Throwable thrown) {
             throw propagate(thrown);
         }

@@ -163,6 +163,16 @@ public final class LinuxSystemCalls implements SystemCalls {
     }
 
     /**
+     * {@inheritDoc}
+     *
+     * @throws KernelException naming the fd, e.g. {@code EIO} when a page of that file system failed to write
+     */
+    @Override
+    public void syncFileSystem(int fd) {
+        call("syncfs", fd(fd), (callState, arena) -> Libc.syncfs(callState, fd));
+    }
+
+    /**
      * {@code fdatasync} of an fd: the data and the metadata needed to read it back, not timestamps.
      *
      * @param fd the fd

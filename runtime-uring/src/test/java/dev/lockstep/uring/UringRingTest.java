@@ -1,0 +1,483 @@
+package dev.lockstep.uring;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.SystemCalls;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+@ExtendWith(FdLeakCheck.class)
+class UringRingTest {
+    private static final UringKernel KERNEL = new UringKernel();
+    private static final SystemCalls SYSTEM = KERNEL.system();
+    /** Waits on the test's own thread are bounded; unbounded ones run in {@link #onOwnRing}. */
+    private static final long FIVE_SECONDS_NANOS = 5_000_000_000L;
+    private static final InetSocketAddress LOOPBACK_ANY_PORT =
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    @TempDir
+    Path temp;
+
+    private UringRing ring;
+    private final Completions completions = new Completions();
+    private final List<Integer> fdsToClose = new ArrayList<>();
+    private final List<MemorySegment> memoryToFree = new ArrayList<>();
+
+    @BeforeEach
+    void openRing() {
+        ring = KERNEL.openRing(8);
+    }
+
+    @AfterEach
+    void release() {
+        fdsToClose.forEach(SYSTEM::close);
+        memoryToFree.forEach(ring::free);
+        ring.close();
+    }
+
+    private MemorySegment allocate(long bytes) {
+        MemorySegment memory = ring.allocate(bytes);
+        memoryToFree.add(memory);
+        return memory;
+    }
+
+    private MemorySegment bytes(String text) {
+        byte[] encoded = text.getBytes(StandardCharsets.UTF_8);
+        MemorySegment memory = allocate(encoded.length);
+        MemorySegment.copy(encoded, 0, memory, ValueLayout.JAVA_BYTE, 0, encoded.length);
+        return memory;
+    }
+
+    private static String text(MemorySegment memory, int length) {
+        return new String(memory.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+    }
+
+    private int keep(int fd) {
+        fdsToClose.add(fd);
+        return fd;
+    }
+
+    private static Submission submission(Opcode opcode, int fd, MemorySegment buffer, long userData) {
+        Submission submission = new Submission();
+        submission.opcode = opcode;
+        submission.fd = fd;
+        submission.buffer = buffer;
+        submission.length = (int) buffer.byteSize();
+        submission.userData = userData;
+        return submission;
+    }
+
+    private void stage(Submission submission) {
+        assertTrue(ring.stage(submission), () -> "ring refused " + submission);
+    }
+
+    @Test
+    void nopCompletesWithZeroUnderItsUserData() {
+        Submission nop = new Submission();
+        nop.userData = 42;
+        stage(nop);
+
+        int delivered = ring.enter(true, FIVE_SECONDS_NANOS, completions);
+
+        assertEquals(1, delivered);
+        assertEquals(new Completions.Completion(42, 0, 0), completions.all().get(42L));
+    }
+
+    @Test
+    void bytesWrittenThroughTheRingAreReadBackAndReadingPastTheEndGivesZero() {
+        int fd = keep(SYSTEM.open(temp.resolve("data").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
+        MemorySegment written = bytes("hello, ring");
+        Submission write = submission(Opcode.WRITE, fd, written, 1);
+        write.offset = 5;
+        stage(write);
+        assertEquals(11, completions.result(ring, 1));
+        assertEquals(16, SYSTEM.size(fd));
+
+        MemorySegment read = allocate(64);
+        Submission readBack = submission(Opcode.READ, fd, read, 2);
+        readBack.offset = 5;
+        stage(readBack);
+        Submission pastEnd = submission(Opcode.READ, fd, allocate(8), 3);
+        pastEnd.offset = 16;
+        stage(pastEnd);
+        completions.awaitAll(ring, 2, 3);
+
+        assertEquals(11, completions.all().get(2L).result());
+        assertEquals("hello, ring", text(read, 11));
+        assertEquals(0, completions.all().get(3L).result());
+    }
+
+    @Test
+    void fsyncAndFdatasyncComplete() {
+        int fd = keep(SYSTEM.open(temp.resolve("synced").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
+        stage(submission(Opcode.WRITE, fd, bytes("durable"), 1));
+        assertEquals(7, completions.result(ring, 1));
+
+        Submission fdatasync = submission(Opcode.FSYNC, fd, MemorySegment.NULL, 2);
+        fdatasync.flags = Submission.FSYNC_DATASYNC;
+        stage(fdatasync);
+        stage(submission(Opcode.FSYNC, fd, MemorySegment.NULL, 3));
+        completions.awaitAll(ring, 2, 3);
+
+        assertEquals(0, completions.all().get(2L).result());
+        assertEquals(0, completions.all().get(3L).result());
+    }
+
+    @Test
+    void aWriteWithDsyncCompletes() {
+        int fd = keep(SYSTEM.open(temp.resolve("dsync").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
+        Submission write = submission(Opcode.WRITE, fd, bytes("now"), 1);
+        write.rwFlags = Submission.RWF_DSYNC;
+        stage(write);
+
+        assertEquals(3, completions.result(ring, 1));
+    }
+
+    /** A connected loopback pair: the connecting socket and the one the listener accepted. */
+    private record Pair(int client, int accepted, InetSocketAddress listening) {
+    }
+
+    private Pair connectedPair() {
+        int listener = keep(SYSTEM.socket(LOOPBACK_ANY_PORT));
+        SYSTEM.bindAndListen(listener, LOOPBACK_ANY_PORT, 16);
+        InetSocketAddress listening = SYSTEM.localAddress(listener);
+        int client = keep(SYSTEM.socket(listening));
+        MemorySegment sockaddr = SYSTEM.sockaddr(ring, listening);
+        memoryToFree.add(sockaddr);
+
+        stage(submission(Opcode.ACCEPT, listener, MemorySegment.NULL, 100));
+        stage(submission(Opcode.CONNECT, client, sockaddr, 101));
+        completions.awaitAll(ring, 100, 101);
+
+        assertEquals(0, completions.all().get(101L).result(), "connect");
+        int accepted = completions.all().get(100L).result();
+        assertTrue(accepted >= 0, () -> "accept failed: " + accepted);
+        return new Pair(client, keep(accepted), listening);
+    }
+
+    @Test
+    void acceptAndConnectThroughTheRingMakeAPairThatSendsAndReceives() {
+        Pair pair = connectedPair();
+        SYSTEM.noDelay(pair.client());
+        assertEquals(pair.listening(), SYSTEM.peerAddress(pair.client()));
+        assertEquals(SYSTEM.localAddress(pair.client()), SYSTEM.peerAddress(pair.accepted()));
+
+        stage(submission(Opcode.SEND, pair.client(), bytes("ping"), 1));
+        MemorySegment received = allocate(16);
+        stage(submission(Opcode.RECV, pair.accepted(), received, 2));
+        completions.awaitAll(ring, 1, 2);
+        assertEquals(4, completions.all().get(1L).result());
+        assertEquals(4, completions.all().get(2L).result());
+        assertEquals("ping", text(received, 4));
+
+        SYSTEM.shutdownWrite(pair.client());
+        stage(submission(Opcode.RECV, pair.accepted(), allocate(16), 3));
+        assertEquals(0, completions.result(ring, 3), "end of stream after the peer shut down writing");
+    }
+
+    @Test
+    void aRecvWaitingForDataIsCancelled() {
+        Pair pair = connectedPair();
+        stage(submission(Opcode.RECV, pair.accepted(), allocate(16), 7));
+        ring.enter(false, 0, completions);
+        assertFalse(completions.all().containsKey(7L), "nothing was sent, so the receive must still wait");
+
+        Submission cancel = new Submission();
+        cancel.opcode = Opcode.ASYNC_CANCEL;
+        cancel.target = 7;
+        cancel.userData = 8;
+        stage(cancel);
+        completions.awaitAll(ring, 7, 8);
+
+        assertEquals(-Errno.ECANCELED, completions.all().get(7L).result());
+        assertEquals(0, completions.all().get(8L).result());
+    }
+
+    @Test
+    void cancellingWhatIsNotInFlightReportsEnoent() {
+        Submission cancel = new Submission();
+        cancel.opcode = Opcode.ASYNC_CANCEL;
+        cancel.target = 12345;
+        cancel.userData = 1;
+        stage(cancel);
+
+        assertEquals(-Errno.ENOENT, completions.result(ring, 1));
+    }
+
+    @Test
+    void aFullRingRefusesToStageUntilEnterSubmits() {
+        try (UringRing single = KERNEL.openRing(1)) {
+            Submission nop = new Submission();
+            nop.userData = 1;
+            assertTrue(single.stage(nop));
+            nop.userData = 2;
+            assertFalse(single.stage(nop), "a ring of one entry holds one staged entry");
+
+            single.enter(false, 0, completions);
+            assertTrue(single.stage(nop), "enter submitted the first entry, freeing its slot");
+            completions.awaitAll(single, 1, 2);
+            assertEquals(2, completions.all().size());
+        }
+    }
+
+    @Test
+    void aTimedWaitWithNothingInFlightReturnsZero() {
+        assertEquals(0, ring.enter(true, 10_000_000L, completions));
+        assertEquals(0, ring.enter(true, 0, completions));
+        assertEquals(0, ring.enter(false, 0, completions));
+    }
+
+    @Test
+    void aCompletionEndsATimedWaitEarly() {
+        stage(new Submission());
+        long start = System.nanoTime();
+        assertEquals(1, ring.enter(true, 60_000_000_000L, completions));
+        assertTrue(System.nanoTime() - start < 30_000_000_000L);
+    }
+
+    /** Runs {@code body} on a fresh platform thread that owns its own ring; fails instead of hanging. */
+    private static void onOwnRing(Duration limit, RingBody body) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread owner = Thread.ofPlatform().daemon().name("ring-owner").start(() -> {
+            try (UringRing own = KERNEL.openRing(8)) {
+                body.run(own);
+            } catch (Throwable thrown) {
+                failure.set(thrown);
+            }
+        });
+        owner.join(limit);
+        if (owner.isAlive()) {
+            fail("the ring's owner was still blocked after " + limit);
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+    }
+
+    @FunctionalInterface
+    private interface RingBody {
+        void run(UringRing ring) throws Exception;
+    }
+
+    @Test
+    void aWakeFromAnotherThreadEndsAnUnboundedWait() throws InterruptedException {
+        onOwnRing(Duration.ofSeconds(10), own -> {
+            for (int round = 0; round < 20; round++) {
+                long delayMillis = round == 0 ? 50 : 1;
+                CountDownLatch aboutToWait = new CountDownLatch(1);
+                Thread waker = Thread.ofPlatform().start(() -> {
+                    try {
+                        aboutToWait.await();
+                        Thread.sleep(delayMillis);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    own.wake();
+                });
+                aboutToWait.countDown();
+                assertEquals(0, own.enter(true, Long.MAX_VALUE, completions));
+                waker.join();
+            }
+        });
+    }
+
+    @Test
+    void aWakeBeforeEnterIsNotLost() throws InterruptedException {
+        onOwnRing(Duration.ofSeconds(10), own -> {
+            own.wake();
+            assertEquals(0, own.enter(true, Long.MAX_VALUE, completions));
+
+            Thread waker = Thread.ofPlatform().start(own::wake);
+            waker.join();
+            assertEquals(0, own.enter(true, Long.MAX_VALUE, completions));
+        });
+    }
+
+    @Test
+    void wakesAreConsumedSoALaterWaitStillWaits() throws InterruptedException {
+        onOwnRing(Duration.ofSeconds(10), own -> {
+            for (int i = 0; i < 100; i++) {
+                own.wake();
+            }
+            own.enter(true, Long.MAX_VALUE, completions);
+            // Any wake-up completions still queued are drained here; afterwards a timed wait must time out.
+            own.enter(false, 0, completions);
+            long start = System.nanoTime();
+            own.enter(true, 20_000_000L, completions);
+            own.enter(true, 20_000_000L, completions);
+            assertTrue(System.nanoTime() - start >= 15_000_000L, "the wake-ups were not consumed");
+            assertTrue(completions.all().isEmpty(), "wake-ups must never reach the sink");
+        });
+    }
+
+    @Test
+    void aWakeDoesNotDisturbCompletionsInFlight() throws InterruptedException {
+        onOwnRing(Duration.ofSeconds(10), own -> {
+            own.wake();
+            Submission nop = new Submission();
+            for (long userData = 1; userData <= 8; userData++) {
+                nop.userData = userData;
+                assertTrue(own.stage(nop));
+            }
+            completions.awaitAll(own, 1, 2, 3, 4, 5, 6, 7, 8);
+            assertEquals(8, completions.all().size());
+        });
+    }
+
+    @Test
+    void completionsBeyondTheCompletionQueueAreNotLost() {
+        try (UringRing single = KERNEL.openRing(1)) {
+            Submission nop = new Submission();
+            int submitted = 0;
+            for (long userData = 1; userData <= 10; userData++) {
+                nop.userData = userData;
+                assertTrue(single.stage(nop));
+                submitted += single.submitWithoutReaping();
+            }
+            assertEquals(10, submitted);
+
+            int delivered = single.enter(false, 0, completions);
+
+            assertEquals(10, delivered, "a completion queue of 2 overflowed into the kernel's backlog");
+            assertEquals(10, completions.all().size());
+        }
+    }
+
+    @Test
+    void aThrowingSinkLeavesTheRemainingCompletionsForTheNextEnter() {
+        Submission nop = new Submission();
+        for (long userData = 1; userData <= 3; userData++) {
+            nop.userData = userData;
+            stage(nop);
+        }
+        List<Long> seen = new ArrayList<>();
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () ->
+                ring.enter(true, FIVE_SECONDS_NANOS, (userData, result, flags) -> {
+                    seen.add(userData);
+                    if (userData == 1) {
+                        throw new IllegalStateException("sink failed");
+                    }
+                }));
+        assertEquals("sink failed", thrown.getMessage());
+
+        completions.awaitAll(ring, 2, 3);
+        assertEquals(List.of(1L), seen);
+        assertEquals(2, completions.all().size());
+    }
+
+    @Test
+    void stageRejectsWhatTheKernelCannotUse() {
+        try (Arena arena = Arena.ofConfined()) {
+            Submission heap = submission(Opcode.READ, 0, MemorySegment.ofArray(new byte[8]), 1);
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(heap)).getMessage()
+                    .contains("native"));
+
+            Submission tooLong = submission(Opcode.WRITE, 0, arena.allocate(8), 1);
+            tooLong.length = 9;
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(tooLong)).getMessage()
+                    .contains("9"));
+
+            Submission negativeOffset = submission(Opcode.READ, 0, arena.allocate(8), 1);
+            negativeOffset.offset = -1;
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(negativeOffset)).getMessage()
+                    .contains("-1"));
+
+            Submission reserved = new Submission();
+            reserved.userData = UringRing.WAKE_USER_DATA;
+            assertThrows(IllegalArgumentException.class, () -> ring.stage(reserved));
+        }
+        assertEquals(0, ring.enter(false, 0, completions), "nothing was staged");
+    }
+
+    @Test
+    void onlyTheOwnerDrivesTheRingButAnyThreadWakesIt() throws InterruptedException {
+        onOwnRing(Duration.ofSeconds(10), own -> {
+            AtomicReference<Throwable> stageFailure = new AtomicReference<>();
+            AtomicReference<Throwable> wakeFailure = new AtomicReference<>();
+            Thread other = Thread.ofPlatform().start(() -> {
+                try {
+                    own.stage(new Submission());
+                } catch (Throwable thrown) {
+                    stageFailure.set(thrown);
+                }
+                try {
+                    own.wake();
+                } catch (Throwable thrown) {
+                    wakeFailure.set(thrown);
+                }
+            });
+            other.join();
+
+            assertTrue(stageFailure.get() instanceof WrongThreadException, () -> "got " + stageFailure.get());
+            assertEquals(null, wakeFailure.get());
+            assertEquals(0, own.enter(true, Long.MAX_VALUE, completions), "the wake ends the wait");
+        });
+    }
+
+    @Test
+    void nowFollowsTheWallClockAndNeverGoesBackwards() {
+        long wall = System.currentTimeMillis() * 1_000_000L;
+        long now = ring.nowNanos();
+        assertTrue(Math.abs(now - wall) < TimeUnit.SECONDS.toNanos(1), () -> now + " vs " + wall);
+        long previous = now;
+        for (int i = 0; i < 10_000; i++) {
+            long next = ring.nowNanos();
+            assertTrue(next >= previous);
+            previous = next;
+        }
+    }
+
+    @Test
+    void allocatedMemoryIsZeroedNativeAndOfTheAskedSize() {
+        MemorySegment memory = allocate(4096);
+        assertTrue(memory.isNative());
+        assertEquals(4096, memory.byteSize());
+        assertArrayEquals(new byte[4096], memory.toArray(ValueLayout.JAVA_BYTE));
+        assertEquals(0, allocate(0).byteSize());
+        assertThrows(IllegalArgumentException.class, () -> ring.allocate(-1));
+        assertDoesNotThrow(() -> ring.free(MemorySegment.NULL));
+    }
+
+    @Test
+    void closeIsIdempotentAndAClosedRingRefusesWorkButIgnoresWakes() {
+        UringRing closing = KERNEL.openRing(2);
+        closing.close();
+        closing.close();
+        assertDoesNotThrow(closing::wake);
+        assertThrows(IllegalStateException.class, () -> closing.stage(new Submission()));
+        assertThrows(IllegalStateException.class, () -> closing.enter(false, 0, completions));
+    }
+
+    @Test
+    void theSetupFlagsInEffectAreNamed() {
+        String flags = ring.setupFlags();
+        System.out.println("io_uring setup flags in effect: " + flags);
+        assertTrue(flags.contains("CQSIZE") || flags.equals("none"), flags);
+        assertTrue(ring.toString().contains(flags));
+    }
+}
