@@ -322,10 +322,12 @@ public final class Engine {
                     supervision.spawnedTaskFinished(spawner);
                 }
                 supervision.abortBelow(node, false);
-                liveFibers.decrementAndGet();
                 fibers.remove(fiber);
-                home.fibers.decrementAndGet();
+                // Nudge before the counts drop: the fiber may still unmount here (a contended monitor inside the
+                // nudge), and its worker must keep running fibers until the last one has really finished.
                 home.nudge();
+                liveFibers.decrementAndGet();
+                home.fibers.decrementAndGet();
             }
         });
         fiber.attach(thread);

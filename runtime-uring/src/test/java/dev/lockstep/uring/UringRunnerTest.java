@@ -146,4 +146,32 @@ class UringRunnerTest {
         StorageHeldException held = assertInstanceOf(StorageHeldException.class, second.get());
         assertTrue(held.getMessage().contains(root.toString()), held.getMessage());
     }
+
+    @Test
+    void ringOfOneCarriesManyConcurrentRequestsAndTimers() {
+        Path root = directory.resolve("ring-of-one");
+        int total = UringRunner.builder().workers(1).ringEntries(1).storage(root).build().start(ctx -> {
+            Blob blob = ctx.open("p", "b").await().blob();
+            try (blob) {
+                java.util.List<dev.lockstep.Operation<Void>> writes = new java.util.ArrayList<>();
+                for (int i = 0; i < 200; i++) {
+                    writes.add(blob.writeAt(i * 4L, new byte[] {(byte) i, 1, 2, 3}));
+                }
+                // A sleep fires although 200 writes queue behind the one ring slot.
+                ctx.sleep(Duration.ofMillis(1));
+                for (dev.lockstep.Operation<Void> write : writes) {
+                    write.await();
+                }
+                blob.sync().await();
+                byte[] all = blob.readAt(0, 800).await();
+                int sum = 0;
+                for (int i = 0; i < 200; i++) {
+                    assertEquals((byte) i, all[i * 4]);
+                    sum++;
+                }
+                return sum;
+            }
+        });
+        assertEquals(200, total);
+    }
 }
