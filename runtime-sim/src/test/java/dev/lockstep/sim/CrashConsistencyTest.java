@@ -36,7 +36,9 @@ class CrashConsistencyTest {
         for (CrashPolicy policy : CrashPolicy.values()) {
             for (long seed = 0; seed < 150; seed++) {
                 Generator scriptGenerator = new Generator(seed * 31 + policy.ordinal());
-                CrashModel.run(seed, operations(scriptGenerator), policy);
+                org.junit.jupiter.api.Assertions.assertTrue(
+                        CrashModel.run(seed, operations(scriptGenerator), policy) >= 1,
+                        "seed " + seed + " checked no crash");
             }
         }
     }

@@ -43,8 +43,13 @@ final class CrashModel {
     private record Pending(boolean resize, long offset, byte[] data, boolean durable) {
     }
 
-    /** Runs the operations against a fresh file system and checks every crash against the model. */
-    static void run(long seed, List<Op> ops, CrashPolicy policy) {
+    /**
+     * Runs the operations against a fresh file system and checks every crash against the model.
+     *
+     * @return the number of crashes checked
+     */
+    static int run(long seed, List<Op> ops, CrashPolicy policy) {
+        int crashesChecked = 0;
         Generator generator = new Generator(seed);
         SimFileSystem fs = new SimFileSystem(generator, new Auditor(), StorageFaults.NONE);
         SimFileSystem.Handle handle = fs.open("/f", O_RDWR | O_CREAT);
@@ -76,12 +81,14 @@ final class CrashModel {
                     CrashReport report = fs.crash(policy);
                     byte[] recovered = fs.contents("/f");
                     check(policy, synced, pending, report, recovered);
+                    crashesChecked++;
                     synced = recovered;
                     pending.clear();
                     handle = fs.open("/f", O_RDWR);
                 }
             }
         }
+        return crashesChecked;
     }
 
     private static void check(CrashPolicy policy, byte[] synced, List<Pending> pending, CrashReport report,
