@@ -143,9 +143,13 @@ public final class UringRing implements Ring {
     private final long epochNanosAtOpen;
     private final long nanoTimeAtOpen;
 
-    /** Guards the eventfd against being closed, and its number reused, while another thread writes to it. */
-    private final Object wakeLock = new Object();
-    private boolean eventFdOpen = true;
+    /**
+     * Wakers inside {@link #wake()} right now, or {@link #EVENTFD_CLOSED} once {@link #close()} closed the eventfd.
+     * A counter rather than a monitor: {@code wake()} is called from fibers, and a virtual thread that contends a
+     * monitor unmounts and waits to be rescheduled by the very worker that may be closing this ring.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger wakersInside = new java.util.concurrent.atomic.AtomicInteger();
+    private static final int EVENTFD_CLOSED = -1;
 
     /** Entries staged up to here; published to the kernel at the next enter. */
     private int sqStagedTail;
@@ -588,11 +592,20 @@ public final class UringRing implements Ring {
      */
     @Override
     public void wake() {
-        synchronized (wakeLock) {
-            if (eventFdOpen) {
-                // The only failure is a saturated counter, which already makes the eventfd readable.
-                Libc.writeIgnoringErrno(eventFd, EVENTFD_INCREMENT, EVENTFD_INCREMENT.byteSize());
+        while (true) {
+            int inside = wakersInside.get();
+            if (inside == EVENTFD_CLOSED) {
+                return;
             }
+            if (wakersInside.compareAndSet(inside, inside + 1)) {
+                break;
+            }
+        }
+        try {
+            // The only failure is a saturated counter, which already makes the eventfd readable.
+            Libc.writeIgnoringErrno(eventFd, EVENTFD_INCREMENT, EVENTFD_INCREMENT.byteSize());
+        } finally {
+            wakersInside.decrementAndGet();
         }
     }
 
@@ -663,10 +676,12 @@ public final class UringRing implements Ring {
         requireOwner();
         closed = true;
         try {
-            synchronized (wakeLock) {
-                eventFdOpen = false;
-                Libc.close(callState, eventFd);
+            // Wait out wakers already writing (a few instructions each), then refuse new ones, so the eventfd's
+            // number is never written after it was closed and possibly reused.
+            while (!wakersInside.compareAndSet(0, EVENTFD_CLOSED)) {
+                Thread.onSpinWait();
             }
+            Libc.close(callState, eventFd);
             Libc.close(callState, ringFd);
         } finally {
             arena.close();
