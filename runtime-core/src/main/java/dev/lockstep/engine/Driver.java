@@ -12,7 +12,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.PriorityQueue;
 
 /**
  * The slab of one worker's requests: pending ones and completed results, indexed by {@link WaiterId}.
@@ -46,6 +45,8 @@ public final class Driver implements CompletionSink {
         Poll<Object> result;
         /** The deadline passed while in flight: a cancellation is on its way. */
         boolean timedOut;
+        /** The armed timer of a sleep or of a request's deadline, disarmed when the slot retires. */
+        TimerHeap.Timer timer;
 
         Slot(int index) {
             this.index = index;
@@ -53,14 +54,6 @@ public final class Driver implements CompletionSink {
 
         WaiterId id() {
             return new WaiterId(index, generation);
-        }
-    }
-
-    private record Timer(long deadlineNanos, long sequence, Slot slot, int generation) implements Comparable<Timer> {
-        @Override
-        public int compareTo(Timer other) {
-            int byDeadline = Long.compare(deadlineNanos, other.deadlineNanos);
-            return byDeadline != 0 ? byDeadline : Long.compare(sequence, other.sequence);
         }
     }
 
@@ -74,9 +67,8 @@ public final class Driver implements CompletionSink {
     private final ArrayDeque<Slot> immediateQueue = new ArrayDeque<>();
     private final List<Slot> permitWaiters = new ArrayList<>();
     private final ArrayDeque<Long> cancelQueue = new ArrayDeque<>();
-    private final PriorityQueue<Timer> timers = new PriorityQueue<>();
+    private final TimerHeap timers = new TimerHeap();
     private final Submission submission = new Submission();
-    private long timerSequence;
     private int occupied;
     private int inFlight;
     private int cancelsInFlight;
@@ -145,7 +137,7 @@ public final class Driver implements CompletionSink {
                 request.force(Poll.ready(null));
                 finish(slot);
             } else {
-                timers.add(new Timer(deadline, timerSequence++, slot, slot.generation));
+                slot.timer = timers.add(deadline, slot);
             }
             return slot.id();
         }
@@ -157,7 +149,7 @@ public final class Driver implements CompletionSink {
             return slot.id();
         }
         if (deadline != Request.NO_DEADLINE) {
-            timers.add(new Timer(deadline, timerSequence++, slot, slot.generation));
+            slot.timer = timers.add(deadline, slot);
         }
         if (request.permit() != null) {
             slot.state = State.WAITING_PERMIT;
@@ -307,6 +299,7 @@ public final class Driver implements CompletionSink {
         if (slot == null) {
             return;
         }
+        disarm(slot);
         Waker displaced = slot.observer.waker;
         slot.observer.waker = null;
         if (displaced != null) {
@@ -438,11 +431,8 @@ public final class Driver implements CompletionSink {
      */
     void fireTimers(long nowNanos) {
         while (!timers.isEmpty() && timers.peek().deadlineNanos <= nowNanos) {
-            Timer timer = timers.poll();
-            Slot slot = timer.slot;
-            if (slot.generation != timer.generation) {
-                continue;
-            }
+            Slot slot = timers.poll().slot;
+            slot.timer = null;
             switch (slot.state) {
                 case TIMER -> {
                     slot.request.force(Poll.ready(null));
@@ -471,21 +461,30 @@ public final class Driver implements CompletionSink {
      * @return epoch nanoseconds
      */
     long nextDeadline() {
-        // Timers of retired slots are removed lazily; drop them so they do not cause early wake-ups.
-        while (!timers.isEmpty()) {
-            Timer head = timers.peek();
-            if (head.slot.generation == head.generation
-                    && (head.slot.state == State.TIMER || head.slot.state == State.QUEUED
-                        || (head.slot.state == State.IN_FLIGHT && !head.slot.timedOut))) {
-                return head.deadlineNanos;
-            }
-            timers.poll();
+        TimerHeap.Timer head = timers.peek();
+        return head == null ? Long.MAX_VALUE : head.deadlineNanos;
+    }
+
+    /**
+     * Armed timers: one per sleep and per pending request with a deadline.
+     *
+     * @return the count
+     */
+    int armedTimers() {
+        return timers.size();
+    }
+
+    /** The slot's deadline no longer matters: it completed, was closed, or retired. */
+    private void disarm(Slot slot) {
+        if (slot.timer != null) {
+            timers.remove(slot.timer);
+            slot.timer = null;
         }
-        return Long.MAX_VALUE;
     }
 
     /** The request is done: deliver its result to its observer. */
     private void finish(Slot slot) {
+        disarm(slot);
         Poll<Object> result = slot.request.result();
         Observer observer = slot.observer;
         switch (observer.kind) {
@@ -508,6 +507,7 @@ public final class Driver implements CompletionSink {
     }
 
     private void retire(Slot slot) {
+        disarm(slot);
         Request request = slot.request;
         slot.request = null;
         slot.observer = null;

@@ -152,6 +152,16 @@ public final class Worker {
     }
 
     /**
+     * Armed timers of this worker: sleeps and pending requests with deadlines; 0 once retired.
+     *
+     * @return the count
+     */
+    public int armedTimers() {
+        checkOwner("armedTimers");
+        return driver == null ? 0 : driver.armedTimers();
+    }
+
+    /**
      * Live fibers whose home is this worker.
      *
      * @return the count

@@ -288,4 +288,24 @@ class EngineTest {
         assertSame(kernel, kernel);
         assertInstanceOf(ScriptedKernel.class, kernel);
     }
+
+    @Test
+    void closedTimersAndCompletedDeadlinesLeaveNothingArmed() {
+        runner(4).start(ctx -> {
+            Worker worker = Worker.current();
+            for (int i = 0; i < 10_000; i++) {
+                ctx.sleeper(Duration.ofHours(1)).close();
+            }
+            assertEquals(0, worker.armedTimers());
+            Registration<Integer> withDeadline = register(
+                    new ScriptedRequest("deadline", false).withDeadline(worker.nowNanos() + 3_600_000_000_000L));
+            assertEquals(1, worker.armedTimers());
+            kernel.complete(kernel.awaitPending(p -> p.id().equals(withDeadline.key())), 4);
+            assertEquals(4, withDeadline.await());
+            // The request completed: its deadline no longer holds a timer.
+            assertEquals(0, worker.armedTimers());
+            assertEquals(0, worker.admitted());
+            return null;
+        });
+    }
 }
