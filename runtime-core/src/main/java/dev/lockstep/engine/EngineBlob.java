@@ -12,7 +12,6 @@ import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -144,34 +143,24 @@ final class EngineBlob implements Blob {
     }
 
     /** A read of exactly {@code count} bytes, resubmitted after short reads. */
-    private final class ReadRequest extends Request {
-        private final SharedFd file;
+    private final class ReadRequest extends RingRequest {
         private final long offset;
         private final int count;
         private final boolean dontCache;
-        private MemorySegment buffer;
         private int done;
 
         ReadRequest(SharedFd file, long offset, int count, boolean dontCache) {
-            this.file = file;
+            super(file);
             this.offset = offset;
             this.count = count;
             this.dontCache = dontCache;
         }
 
         @Override
-        public Kind kind() {
-            return Kind.RING;
-        }
-
-        @Override
         public void prepare(Submission submission, Ring ring) {
-            if (buffer == null) {
-                buffer = ring.allocate(count);
-            }
             submission.opcode = Opcode.READ;
             submission.fd = file.fd();
-            submission.buffer = buffer.asSlice(done);
+            submission.buffer = buffer(ring, count).asSlice(done);
             submission.length = count - done;
             submission.offset = offset + done;
             submission.rwFlags = dontCache ? Submission.RWF_DONTCACHE : 0;
@@ -179,7 +168,7 @@ final class EngineBlob implements Blob {
 
         @Override
         public boolean complete(int result) {
-            if (result == -Errno.EAGAIN || result == -Errno.EINTR) {
+            if (isTransient(result)) {
                 return false;
             }
             if (result == -Errno.EOPNOTSUPP && dontCache) {
@@ -203,36 +192,20 @@ final class EngineBlob implements Blob {
         public String describe() {
             return "read of " + count + " bytes at offset " + offset + " of blob '" + name + "'";
         }
-
-        @Override
-        public void release(Ring ring) {
-            if (buffer != null) {
-                ring.free(buffer);
-                buffer = null;
-            }
-            file.release();
-        }
     }
 
     /** A write of every byte, resubmitted after short writes; retained work that closing never cancels. */
-    private final class WriteRequest extends Request {
-        private final SharedFd file;
+    private final class WriteRequest extends RingRequest {
         private final long offset;
         private final byte[] data;
         private final WriteOptions options;
-        private MemorySegment buffer;
         private int done;
 
         WriteRequest(SharedFd file, long offset, byte[] data, WriteOptions options) {
-            this.file = file;
+            super(file);
             this.offset = offset;
             this.data = data;
             this.options = options;
-        }
-
-        @Override
-        public Kind kind() {
-            return Kind.RING;
         }
 
         @Override
@@ -242,13 +215,9 @@ final class EngineBlob implements Blob {
 
         @Override
         public void prepare(Submission submission, Ring ring) {
-            if (buffer == null) {
-                buffer = ring.allocate(data.length);
-                MemorySegment.copy(data, 0, buffer, ValueLayout.JAVA_BYTE, 0, data.length);
-            }
             submission.opcode = Opcode.WRITE;
             submission.fd = file.fd();
-            submission.buffer = buffer.asSlice(done);
+            submission.buffer = buffer(ring, data).asSlice(done);
             submission.length = data.length - done;
             submission.offset = offset + done;
             submission.rwFlags = (options.sync() ? Submission.RWF_DSYNC : 0)
@@ -257,7 +226,7 @@ final class EngineBlob implements Blob {
 
         @Override
         public boolean complete(int result) {
-            if (result == -Errno.EAGAIN || result == -Errno.EINTR) {
+            if (isTransient(result)) {
                 return false;
             }
             if (result < 0) {
@@ -278,28 +247,12 @@ final class EngineBlob implements Blob {
         public String describe() {
             return "write of " + data.length + " bytes at offset " + offset + " of blob '" + name + "'";
         }
-
-        @Override
-        public void release(Ring ring) {
-            if (buffer != null) {
-                ring.free(buffer);
-                buffer = null;
-            }
-            file.release();
-        }
     }
 
     /** A sync holding the open's durability permit; needs no kernel call when nothing was written. */
-    private final class SyncRequest extends Request {
-        private final SharedFd file;
-
+    private final class SyncRequest extends RingRequest {
         SyncRequest(SharedFd file) {
-            this.file = file;
-        }
-
-        @Override
-        public Kind kind() {
-            return Kind.RING;
+            super(file);
         }
 
         @Override
@@ -326,7 +279,7 @@ final class EngineBlob implements Blob {
 
         @Override
         public boolean complete(int result) {
-            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+            if (isTransient(result)) {
                 return false;
             }
             if (result < 0) {
@@ -342,9 +295,5 @@ final class EngineBlob implements Blob {
             return "sync of blob '" + name + "'";
         }
 
-        @Override
-        public void release(Ring ring) {
-            file.release();
-        }
     }
 }

@@ -100,20 +100,15 @@ final class EngineNetwork {
     }
 
     /** Connects a fresh non-blocking socket. */
-    private static final class ConnectRequest extends Request {
+    private static final class ConnectRequest extends RingRequest {
         private final Engine engine;
         private final InetSocketAddress address;
         private int fd = -1;
-        private MemorySegment sockaddr;
 
         ConnectRequest(Engine engine, InetSocketAddress address) {
+            super(null);
             this.engine = engine;
             this.address = address;
-        }
-
-        @Override
-        public Kind kind() {
-            return Kind.RING;
         }
 
         @Override
@@ -122,7 +117,7 @@ final class EngineNetwork {
             if (fd < 0) {
                 try {
                     fd = system.socket(address);
-                    sockaddr = system.sockaddr(ring, address);
+                    buffer = system.sockaddr(ring, address);
                 } catch (KernelException failure) {
                     // Reported by the completion of a no-op, so failure flows through the usual path.
                     submission.opcode = Opcode.NOP;
@@ -133,8 +128,8 @@ final class EngineNetwork {
             }
             submission.opcode = Opcode.CONNECT;
             submission.fd = fd;
-            submission.buffer = sockaddr;
-            submission.length = (int) sockaddr.byteSize();
+            submission.buffer = buffer;
+            submission.length = (int) buffer.byteSize();
         }
 
         @Override
@@ -142,7 +137,7 @@ final class EngineNetwork {
             if (result() != null) {
                 return true;
             }
-            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+            if (isTransient(result)) {
                 return false;
             }
             if (result < 0) {
@@ -161,10 +156,7 @@ final class EngineNetwork {
 
         @Override
         public void release(Ring ring) {
-            if (sockaddr != null) {
-                ring.free(sockaddr);
-                sockaddr = null;
-            }
+            super.release(ring);
             if (fd >= 0) {
                 engine.kernel().system().close(fd);
                 fd = -1;
@@ -192,23 +184,16 @@ final class EngineNetwork {
             }
             Worker worker = EngineContext.currentWorker("Listener.accept");
             SharedFd held = fd.acquire();
-            return worker.register(new Request() {
-                private int accepted = -1;
-
-                @Override
-                public Kind kind() {
-                    return Kind.RING;
-                }
-
+            return worker.register(new RingRequest(held) {
                 @Override
                 public void prepare(Submission submission, Ring ring) {
                     submission.opcode = Opcode.ACCEPT;
-                    submission.fd = held.fd();
+                    submission.fd = file.fd();
                 }
 
                 @Override
                 public boolean complete(int result) {
-                    if (result == -Errno.EINTR || result == -Errno.EAGAIN || result == -Errno.ECONNABORTED) {
+                    if (isTransient(result) || result == -Errno.ECONNABORTED) {
                         return false;
                     }
                     if (result < 0) {
@@ -229,11 +214,6 @@ final class EngineNetwork {
                 @Override
                 public String describe() {
                     return "accept on " + local;
-                }
-
-                @Override
-                public void release(Ring ring) {
-                    held.release();
                 }
             });
         }
@@ -288,30 +268,20 @@ final class EngineNetwork {
                 return worker.register(new Immediate("empty send to " + sides.peer, () -> null));
             }
             SharedFd held = sides.fd.acquire();
-            return worker.register(new Request() {
-                private MemorySegment buffer;
+            return worker.register(new RingRequest(held) {
                 private int done;
 
                 @Override
-                public Kind kind() {
-                    return Kind.RING;
-                }
-
-                @Override
                 public void prepare(Submission submission, Ring ring) {
-                    if (buffer == null) {
-                        buffer = ring.allocate(data.length);
-                        MemorySegment.copy(data, 0, buffer, ValueLayout.JAVA_BYTE, 0, data.length);
-                    }
                     submission.opcode = Opcode.SEND;
-                    submission.fd = held.fd();
-                    submission.buffer = buffer.asSlice(done);
+                    submission.fd = file.fd();
+                    submission.buffer = buffer(ring, data).asSlice(done);
                     submission.length = data.length - done;
                 }
 
                 @Override
                 public boolean complete(int result) {
-                    if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+                    if (isTransient(result)) {
                         return false;
                     }
                     if (result <= 0) {
@@ -340,14 +310,6 @@ final class EngineNetwork {
                     return "send of " + data.length + " bytes to " + sides.peer;
                 }
 
-                @Override
-                public void release(Ring ring) {
-                    if (buffer != null) {
-                        ring.free(buffer);
-                        buffer = null;
-                    }
-                    held.release();
-                }
             });
         }
 
@@ -397,15 +359,9 @@ final class EngineNetwork {
                 }
             }
             SharedFd held = sides.fd.acquire();
-            return worker.register(new Request() {
-                private MemorySegment buffer;
+            return worker.register(new RingRequest(held) {
                 private byte[] collected;
                 private int done;
-
-                @Override
-                public Kind kind() {
-                    return Kind.RING;
-                }
 
                 @Override
                 public void prepare(Submission submission, Ring ring) {
@@ -415,17 +371,17 @@ final class EngineNetwork {
                             done = buffered.length;
                             buffered = new byte[0];
                         }
-                        buffer = ring.allocate(Math.max(length - done, RECEIVE_CHUNK));
+                        buffer(ring, Math.max(length - done, RECEIVE_CHUNK));
                     }
                     submission.opcode = Opcode.RECV;
-                    submission.fd = held.fd();
+                    submission.fd = file.fd();
                     submission.buffer = buffer;
                     submission.length = (int) Math.min(buffer.byteSize(), Math.max(length - done, RECEIVE_CHUNK));
                 }
 
                 @Override
                 public boolean complete(int result) {
-                    if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+                    if (isTransient(result)) {
                         return false;
                     }
                     if (result <= 0) {
@@ -464,14 +420,6 @@ final class EngineNetwork {
                     return "receive of " + length + " bytes from " + sides.peer;
                 }
 
-                @Override
-                public void release(Ring ring) {
-                    if (buffer != null) {
-                        ring.free(buffer);
-                        buffer = null;
-                    }
-                    held.release();
-                }
             });
         }
 
