@@ -98,6 +98,24 @@ final class ScriptedKernel implements Kernel {
      */
     Pending awaitPending(Predicate<Pending> match) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        if (Thread.currentThread().isVirtual()) {
+            // A fiber must not wait on this monitor: its only carrier is the worker, whose ring enter takes the
+            // same monitor, so a waiting fiber and its own carrier could block each other. Yield instead: the
+            // worker services its ring between fiber turns.
+            while (true) {
+                synchronized (lock) {
+                    for (Pending entry : pending) {
+                        if (match.test(entry)) {
+                            return entry;
+                        }
+                    }
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new AssertionError("no pending submission matched within 10 s; pending: " + pending);
+                    }
+                }
+                Thread.yield();
+            }
+        }
         synchronized (lock) {
             while (true) {
                 for (Pending entry : pending) {
