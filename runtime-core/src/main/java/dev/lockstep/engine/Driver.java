@@ -279,6 +279,11 @@ public final class Driver implements CompletionSink {
             worker.defer(() -> channel.send(result));
             return;
         }
+        if (slot.observer.kind == Observer.Kind.NONE) {
+            // Closed already (cancelling, or retained work finishing unobserved): nothing will be delivered.
+            worker.defer(channel::closeSender);
+            return;
+        }
         Waker displaced = slot.observer.waker;
         slot.observer.kind = Observer.Kind.FORWARDED;
         slot.observer.waker = null;
@@ -550,7 +555,9 @@ public final class Driver implements CompletionSink {
                     }
                     submitQueue.remove(slot);
                     immediateQueue.remove(slot);
-                    permitWaiters.remove(slot);
+                    if (permitWaiters.remove(slot) && !hasPermitWaiter(slot.request.permit())) {
+                        slot.request.permit().removeWaiter(worker);
+                    }
                     if (slot.observer.kind == Observer.Kind.LOCAL) {
                         slot.request.force(Poll.failed(new ClosedException("worker " + worker.index()
                                 + " closed before " + slot.request.describe() + " ran")));
