@@ -146,7 +146,8 @@ final class EngineBlob implements Blob {
     private final class ReadRequest extends RingRequest {
         private final long offset;
         private final int count;
-        private final boolean dontCache;
+        /** The page-cache hint; dropped after the file system refuses it, since it never changes the result. */
+        private boolean dontCache;
         private int done;
 
         ReadRequest(SharedFd file, long offset, int count, boolean dontCache) {
@@ -172,6 +173,7 @@ final class EngineBlob implements Blob {
                 return false;
             }
             if (result == -Errno.EOPNOTSUPP && dontCache) {
+                dontCache = false;
                 return false;
             }
             if (result < 0) {
@@ -198,7 +200,8 @@ final class EngineBlob implements Blob {
     private final class WriteRequest extends RingRequest {
         private final long offset;
         private final byte[] data;
-        private final WriteOptions options;
+        /** The write options; the page-cache hint is dropped after the file system refuses it. */
+        private WriteOptions options;
         private int done;
 
         WriteRequest(SharedFd file, long offset, byte[] data, WriteOptions options) {
@@ -227,6 +230,11 @@ final class EngineBlob implements Blob {
         @Override
         public boolean complete(int result) {
             if (isTransient(result)) {
+                return false;
+            }
+            if (result == -Errno.EOPNOTSUPP && options.dontCache()) {
+                // The hint is best effort: a refused attempt wrote nothing, so retry without it.
+                options = options.without(WriteOptions.DONT_CACHE);
                 return false;
             }
             if (result < 0) {

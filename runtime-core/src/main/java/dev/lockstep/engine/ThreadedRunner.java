@@ -68,10 +68,16 @@ public final class ThreadedRunner implements Runner {
         }
         FiberScheduler scheduler = (worker, continuation) -> {
             runQueues[worker.index()].add(continuation);
-            // Only a fiber of this worker needs no nudge: its worker is running, not waiting. A wake from the
-            // worker's own service turn must nudge, or the turn that follows could block with a runnable fiber.
+            // A fiber of this worker needs no nudge: its worker is running, not waiting. A wake from the worker's
+            // own service turn only marks the worker runnable, so that turn does not block; anyone else nudges
+            // the ring (one eventfd write).
             Fiber caller = Fibers.current();
-            if (caller == null || caller.home() != worker) {
+            if (caller != null && caller.home() == worker) {
+                return;
+            }
+            if (Thread.currentThread() == threads[worker.index()]) {
+                worker.markRunnable();
+            } else {
                 worker.nudge();
             }
         };

@@ -76,6 +76,12 @@ public final class UringRunner implements Runner {
         }
 
         /**
+         * Ring entries per worker. They bound requests in flight on a worker, not requests admitted: more wait
+         * in the worker's queue. An accept or a receive holds its entry until its peer acts, so a worker whose
+         * entries are all taken by such waits runs nothing else from its ring until one ends (timers, and
+         * closing the waiting operations, still work). With one entry, for example, a pending accept and the
+         * dial meant to satisfy it must not be on the same worker.
+         *
          * @param value ring entries per worker: a power of two in {@code [1, 32768]}; bounds requests in flight
          * @return this
          */
