@@ -176,6 +176,17 @@ public final class Engine {
     }
 
     /**
+     * The live fibers, in the order they started.
+     *
+     * @return a snapshot
+     */
+    public List<Fiber> fibers() {
+        synchronized (fibers) {
+            return List.copyOf(fibers);
+        }
+    }
+
+    /**
      * A fiber that waits outside Lockstep right now: in a timed park ({@code Thread.sleep}, {@code parkNanos})
      * or blocked on a monitor. Lockstep's own waits are untimed parks, so such a fiber will be resumed by a
      * thread of the JDK, not by the runtime.
@@ -296,7 +307,7 @@ public final class Engine {
         handle.fiber = fiber;
         EngineContext context = new EngineContext(this, node, label);
         liveFibers.incrementAndGet();
-        Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, continuation));
+        Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, fiber, continuation));
         Thread thread = builder.name("lockstep-" + home.index() + "-" + handle.label).unstarted(() -> {
             Fibers.bind(fiber);
             Worker.enter(home);

@@ -41,6 +41,15 @@ public final class Fiber {
         this.thread = thread;
     }
 
+    /**
+     * The fiber's virtual thread (for diagnostics: its state and stack).
+     *
+     * @return the thread, or null before it was created
+     */
+    public Thread thread() {
+        return thread;
+    }
+
     Thread.State threadState() {
         Thread current = thread;
         return current == null ? Thread.State.NEW : current.getState();

@@ -10,7 +10,8 @@ public interface FiberScheduler {
      * unparked it; the scheduler must run it on a thread that carries {@code worker}.
      *
      * @param worker the fiber's home
+     * @param fiber the fiber the continuation belongs to
      * @param continuation what to run
      */
-    void schedule(Worker worker, Runnable continuation);
+    void schedule(Worker worker, Fiber fiber, Runnable continuation);
 }

@@ -66,7 +66,7 @@ public final class ThreadedRunner implements Runner {
         for (int i = 0; i < workers; i++) {
             runQueues[i] = new ConcurrentLinkedQueue<>();
         }
-        FiberScheduler scheduler = (worker, continuation) -> {
+        FiberScheduler scheduler = (worker, fiber, continuation) -> {
             runQueues[worker.index()].add(continuation);
             // A fiber of this worker needs no nudge: its worker is running, not waiting. A wake from the worker's
             // own service turn only marks the worker runnable, so that turn does not block; anyone else nudges

@@ -39,18 +39,20 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
     /**
      * Validates the fields.
      *
-     * @throws IllegalArgumentException naming the field and its value
+     * @throws InvalidConfigException naming the field and its value
      */
     public KernelBehavior {
         if (maxRingEntries < 1 || Integer.bitCount(maxRingEntries) != 1) {
-            throw new IllegalArgumentException(
+            throw new InvalidConfigException("KernelBehavior.maxRingEntries",
                     "KernelBehavior.maxRingEntries must be a power of two >= 1, was " + maxRingEntries);
         }
         if (minLatencyNanos < 0) {
-            throw new IllegalArgumentException("KernelBehavior.minLatencyNanos must be >= 0, was " + minLatencyNanos);
+            throw new InvalidConfigException("KernelBehavior.minLatencyNanos",
+                    "KernelBehavior.minLatencyNanos must be >= 0, was " + minLatencyNanos);
         }
         if (maxLatencyNanos < minLatencyNanos) {
-            throw new IllegalArgumentException("KernelBehavior.maxLatencyNanos must be >= minLatencyNanos = "
+            throw new InvalidConfigException("KernelBehavior.maxLatencyNanos",
+                    "KernelBehavior.maxLatencyNanos must be >= minLatencyNanos = "
                     + minLatencyNanos + ", was " + maxLatencyNanos);
         }
         StorageFaults.requireRate("KernelBehavior", "shortReadRate", shortReadRate);

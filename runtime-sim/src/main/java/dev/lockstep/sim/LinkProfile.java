@@ -17,15 +17,17 @@ public record LinkProfile(long latencyNanos, long jitterNanos) {
     /**
      * Validates the fields.
      *
-     * @throws IllegalArgumentException naming the field and its value if latency is negative or jitter is
+     * @throws InvalidConfigException naming the field and its value if latency is negative or jitter is
      *                                  negative or larger than latency
      */
     public LinkProfile {
         if (latencyNanos < 0) {
-            throw new IllegalArgumentException("LinkProfile.latencyNanos must be >= 0, was " + latencyNanos);
+            throw new InvalidConfigException("LinkProfile.latencyNanos",
+                    "LinkProfile.latencyNanos must be >= 0, was " + latencyNanos);
         }
         if (jitterNanos < 0 || jitterNanos > latencyNanos) {
-            throw new IllegalArgumentException("LinkProfile.jitterNanos must be in [0, latencyNanos = "
+            throw new InvalidConfigException("LinkProfile.jitterNanos",
+                    "LinkProfile.jitterNanos must be in [0, latencyNanos = "
                     + latencyNanos + "], was " + jitterNanos);
         }
     }

@@ -17,14 +17,15 @@ public record NetworkConfig(LinkProfile defaultLink, long connectTimeoutNanos, d
     /**
      * Validates the fields.
      *
-     * @throws IllegalArgumentException naming the field and its value
+     * @throws InvalidConfigException naming the field and its value
      */
     public NetworkConfig {
         if (defaultLink == null) {
-            throw new IllegalArgumentException("NetworkConfig.defaultLink must not be null");
+            throw new InvalidConfigException("NetworkConfig.defaultLink",
+                    "NetworkConfig.defaultLink must not be null");
         }
         if (connectTimeoutNanos <= 0) {
-            throw new IllegalArgumentException(
+            throw new InvalidConfigException("NetworkConfig.connectTimeoutNanos",
                     "NetworkConfig.connectTimeoutNanos must be > 0, was " + connectTimeoutNanos);
         }
         StorageFaults.requireRate("NetworkConfig", "breakRate", breakRate);

@@ -1,28 +1,95 @@
 package dev.lockstep.sim;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HexFormat;
 
 /**
  * Everything that, with the seed, decides a simulated run. Built with {@link #builder()}; every field is
- * validated when {@link Builder#build()} runs, with an {@link IllegalArgumentException} naming the field and
- * its value.
+ * validated when {@link Builder#build()} runs, with an {@link InvalidConfigException} naming the field and its
+ * value (the nested configurations, {@link StorageFaults}, {@link KernelBehavior}, {@link NetworkConfig} and
+ * {@link LinkProfile}, are validated when they are made, with the same exception).
  *
  * @param seed the seed of the one generator
- * @param workers simulated workers, {@code >= 1}
- * @param ringEntries ring size per worker, a power of two
+ * @param workers simulated workers, {@code >= 1}; worker {@code i} is the simulated host
+ *                {@code 127.0.0.(i+1)} (see {@link SimControl#host(int)})
+ * @param ringEntries ring size per worker, a power of two in {@code [1, kernelBehavior.maxRingEntries()]}
  * @param startNanos simulated start time, epoch nanoseconds, not before the epoch
- * @param timeLimitNanos simulated time a run may cover before it fails as timed out
- * @param storageFaults storage fault rates and capacity
+ * @param timeLimitNanos simulated time one run may cover before it fails as timed out, {@code > 0};
+ *                       {@code Long.MAX_VALUE} for no limit
+ * @param storageFaults storage fault rates and capacity, in force from the moment the root task starts
  * @param kernelBehavior ring latency, short transfers, spurious errors, cancel races
- * @param storageRoot the storage directory inside the simulated file system
+ * @param network link delays, connect timeout across partitions, random connection breaks
+ * @param crashPolicy what a crash does with unsynced writes ({@link SimRunner#startAndRecover})
+ * @param crashWithinNanos for {@link SimRunner#startAndRecover}: when {@code > 0}, the run is cut by a crash at a
+ *                         seeded simulated time within this long after its start (unless the task ends or
+ *                         crashes first); 0 for no seeded crash point
+ * @param storageRoot the storage directory inside the simulated file system, absolute
  */
 public record SimConfig(long seed, int workers, int ringEntries, long startNanos, long timeLimitNanos,
-                        StorageFaults storageFaults, KernelBehavior kernelBehavior, String storageRoot) {
+                        StorageFaults storageFaults, KernelBehavior kernelBehavior, NetworkConfig network,
+                        CrashPolicy crashPolicy, long crashWithinNanos, String storageRoot) {
+
+    /** The default simulated start: 2026-01-01T00:00:00Z. */
+    public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
+    /** The default storage root. */
+    public static final String DEFAULT_STORAGE_ROOT = "/lockstep";
+
+    /**
+     * Validates every field.
+     *
+     * @throws InvalidConfigException naming the first bad field and its value
+     */
+    public SimConfig {
+        if (workers < 1) {
+            throw invalid("workers", "must be at least 1, was " + workers);
+        }
+        if (workers > 65_000) {
+            throw invalid("workers", "must be at most 65000 (one 127.0.x.y host each), was " + workers);
+        }
+        if (kernelBehavior == null) {
+            throw invalid("kernelBehavior", "must not be null");
+        }
+        if (ringEntries < 1 || Integer.bitCount(ringEntries) != 1 || ringEntries > kernelBehavior.maxRingEntries()) {
+            throw invalid("ringEntries", "must be a power of two between 1 and " + kernelBehavior.maxRingEntries()
+                    + ", was " + ringEntries);
+        }
+        if (startNanos < 0) {
+            throw invalid("startNanos", "must not be before the epoch, was " + startNanos + " ("
+                    + Instant.EPOCH.plusNanos(startNanos) + ")");
+        }
+        if (timeLimitNanos <= 0) {
+            throw invalid("timeLimit", "must be positive, was " + Duration.ofNanos(timeLimitNanos));
+        }
+        if (crashWithinNanos < 0) {
+            throw invalid("crashWithin", "must not be negative, was " + Duration.ofNanos(crashWithinNanos));
+        }
+        if (storageFaults == null) {
+            throw invalid("storageFaults", "must not be null");
+        }
+        if (network == null) {
+            throw invalid("network", "must not be null");
+        }
+        if (crashPolicy == null) {
+            throw invalid("crashPolicy", "must not be null");
+        }
+        if (storageRoot == null || !storageRoot.startsWith("/") || storageRoot.length() < 2) {
+            throw invalid("storageRoot", "must be an absolute path below /, was "
+                    + (storageRoot == null ? "null" : "'" + storageRoot + "'"));
+        }
+    }
+
+    private static InvalidConfigException invalid(String field, String problem) {
+        return new InvalidConfigException("SimConfig." + field, "SimConfig." + field + " " + problem);
+    }
 
     /**
      * A builder with the defaults: seed 42, 1 worker, 64 ring entries, start at 2026-01-01T00:00:00Z, a time
-     * limit of one simulated hour, no faults.
+     * limit of one simulated hour, no storage faults, {@link KernelBehavior#DEFAULT},
+     * {@link NetworkConfig#DEFAULT}, crash policy {@link CrashPolicy#ALL_LOST}, no seeded crash point.
      *
      * @return the builder
      */
@@ -31,104 +98,320 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
     }
 
     /**
-     * The line that reruns a run with this configuration.
+     * A builder starting from this configuration.
+     *
+     * @return the builder
+     */
+    public Builder toBuilder() {
+        Builder builder = new Builder();
+        builder.seed = seed;
+        builder.workers = workers;
+        builder.ringEntries = ringEntries;
+        builder.startNanos = startNanos;
+        builder.start = null;
+        builder.timeLimitNanos = timeLimitNanos;
+        builder.storageFaults = storageFaults;
+        builder.kernelBehavior = kernelBehavior;
+        builder.network = network;
+        builder.crashPolicy = crashPolicy;
+        builder.crashWithinNanos = crashWithinNanos;
+        builder.storageRoot = storageRoot;
+        return builder;
+    }
+
+    /**
+     * This configuration with another seed.
+     *
+     * @param newSeed the seed
+     * @return the new configuration
+     */
+    public SimConfig withSeed(long newSeed) {
+        return toBuilder().seed(newSeed).build();
+    }
+
+    /**
+     * Java source that builds this configuration: what a replay line prints. Fields at their defaults are left
+     * out, except the seed, workers, ring size, start and time limit.
+     *
+     * @return a Java expression of type {@code SimConfig}
+     */
+    public String toJava() {
+        StringBuilder java = new StringBuilder("SimConfig.builder().seed(").append(seed).append("L).workers(")
+                .append(workers).append(").ringEntries(").append(ringEntries).append(").startNanos(")
+                .append(startNanos).append("L).timeLimit(Duration.ofNanos(").append(timeLimitNanos).append("L))");
+        if (!storageFaults.equals(StorageFaults.NONE)) {
+            java.append(".storageFaults(").append(storageFaultsJava(storageFaults)).append(')');
+        }
+        if (!kernelBehavior.equals(KernelBehavior.DEFAULT)) {
+            KernelBehavior k = kernelBehavior;
+            java.append(".kernelBehavior(new KernelBehavior(").append(k.maxRingEntries()).append(", ")
+                    .append(k.minLatencyNanos()).append("L, ").append(k.maxLatencyNanos()).append("L, ")
+                    .append(k.shortReadRate()).append(", ").append(k.shortWriteRate()).append(", ")
+                    .append(k.spuriousAgainRate()).append(", ").append(k.spuriousInterruptRate()).append(", ")
+                    .append(k.cancelRaceRate()).append("))");
+        }
+        if (!network.equals(NetworkConfig.DEFAULT)) {
+            java.append(".network(new NetworkConfig(new LinkProfile(").append(network.defaultLink().latencyNanos())
+                    .append("L, ").append(network.defaultLink().jitterNanos()).append("L), ")
+                    .append(network.connectTimeoutNanos()).append("L, ").append(network.breakRate()).append("))");
+        }
+        if (crashPolicy != CrashPolicy.ALL_LOST) {
+            java.append(".crashPolicy(CrashPolicy.").append(crashPolicy.name()).append(')');
+        }
+        if (crashWithinNanos != 0) {
+            java.append(".crashWithin(Duration.ofNanos(").append(crashWithinNanos).append("L))");
+        }
+        if (!storageRoot.equals(DEFAULT_STORAGE_ROOT)) {
+            java.append(".storageRoot(\"").append(storageRoot.replace("\\", "\\\\").replace("\"", "\\\""))
+                    .append("\")");
+        }
+        return java.append(".build()").toString();
+    }
+
+    private static String storageFaultsJava(StorageFaults faults) {
+        StringBuilder java = new StringBuilder("StorageFaults.builder()");
+        rate(java, "openRate", faults.openRate());
+        rate(java, "readRate", faults.readRate());
+        rate(java, "writeRate", faults.writeRate());
+        rate(java, "syncRate", faults.syncRate());
+        rate(java, "resizeRate", faults.resizeRate());
+        rate(java, "removeRate", faults.removeRate());
+        rate(java, "scanRate", faults.scanRate());
+        rate(java, "partialWriteRate", faults.partialWriteRate());
+        if (faults.capacityBytes() != Long.MAX_VALUE) {
+            java.append(".capacityBytes(").append(faults.capacityBytes()).append("L)");
+        }
+        return java.append(".build()").toString();
+    }
+
+    private static void rate(StringBuilder java, String name, double value) {
+        if (value != 0) {
+            java.append('.').append(name).append('(').append(value).append(')');
+        }
+    }
+
+    /**
+     * A stable hash of this configuration: the first 8 hex digits of the SHA-256 of {@link #toJava()}. The same
+     * on every JVM (unlike {@link #hashCode()}, which hashes the crash policy by identity).
+     *
+     * @return 8 lower-case hex digits
+     */
+    public String configHash() {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(toJava().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(hash, 0, 4);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
+    /**
+     * The line that reruns a run with this configuration: run the same task with the runner it builds.
      *
      * @return the replay line
      */
     public String replayLine() {
-        return "replay: SimRunner.of(SimConfig.builder().seed(" + seed + "L).workers(" + workers + ").ringEntries("
-                + ringEntries + ").startNanos(" + startNanos + "L).timeLimit(Duration.ofNanos(" + timeLimitNanos
-                + "L)).build())  [config " + Integer.toHexString(hashCode()) + "]";
+        return "replay: SimRunner.of(" + toJava() + ")  [seed " + seed + ", config " + configHash() + "]";
     }
 
-    /** Builds a {@link SimConfig}. */
+    /** Builds a {@link SimConfig}; every value is checked by {@link #build()}. */
     public static final class Builder {
         private long seed = 42;
         private int workers = 1;
         private int ringEntries = 64;
-        private long startNanos = Instant.parse("2026-01-01T00:00:00Z").getEpochSecond() * 1_000_000_000L;
+        private long startNanos = DEFAULT_START.getEpochSecond() * 1_000_000_000L;
+        private Instant start;
         private long timeLimitNanos = Duration.ofHours(1).toNanos();
+        private Duration timeLimit;
         private StorageFaults storageFaults = StorageFaults.NONE;
         private KernelBehavior kernelBehavior = KernelBehavior.DEFAULT;
-        private String storageRoot = "/lockstep";
+        private NetworkConfig network = NetworkConfig.DEFAULT;
+        private CrashPolicy crashPolicy = CrashPolicy.ALL_LOST;
+        private long crashWithinNanos;
+        private Duration crashWithin;
+        private String storageRoot = DEFAULT_STORAGE_ROOT;
 
         private Builder() {
         }
 
-        /** @param value the seed @return this */
+        /**
+         * Sets the seed; any value is valid.
+         *
+         * @param value the seed
+         * @return this
+         */
         public Builder seed(long value) {
             this.seed = value;
             return this;
         }
 
-        /** @param value simulated workers @return this */
+        /**
+         * Sets the number of simulated workers.
+         *
+         * @param value simulated workers, {@code >= 1}
+         * @return this
+         */
         public Builder workers(int value) {
             this.workers = value;
             return this;
         }
 
-        /** @param value ring size per worker @return this */
+        /**
+         * Sets the ring size per worker.
+         *
+         * @param value a power of two
+         * @return this
+         */
         public Builder ringEntries(int value) {
             this.ringEntries = value;
             return this;
         }
 
-        /** @param value simulated start, epoch nanoseconds @return this */
+        /**
+         * Sets the simulated start in epoch nanoseconds.
+         *
+         * @param value simulated start, {@code >= 0}
+         * @return this
+         */
         public Builder startNanos(long value) {
             this.startNanos = value;
+            this.start = null;
             return this;
         }
 
-        /** @param value simulated start @return this */
+        /**
+         * Sets the simulated start.
+         *
+         * @param value simulated start, not before the epoch (checked by {@link #build()})
+         * @return this
+         */
         public Builder start(Instant value) {
-            if (value.isBefore(Instant.EPOCH)) {
-                throw new IllegalArgumentException("start must not be before the epoch, was " + value);
-            }
-            return startNanos(Math.multiplyExact(value.getEpochSecond(), 1_000_000_000L) + value.getNano());
-        }
-
-        /** @param value the simulated time limit @return this */
-        public Builder timeLimit(Duration value) {
-            this.timeLimitNanos = value.toNanos();
+            this.start = value;
             return this;
         }
 
-        /** @param value storage faults @return this */
+        /**
+         * Sets the simulated time one run may cover.
+         *
+         * @param value positive; durations beyond about 292 years mean no limit
+         * @return this
+         */
+        public Builder timeLimit(Duration value) {
+            this.timeLimit = value;
+            return this;
+        }
+
+        /**
+         * Sets the storage faults, in force from the moment the root task starts (the runner's own start-up is
+         * not faulted). They can be changed during a run with {@link SimControl#storageFaults(StorageFaults)}.
+         *
+         * @param value storage faults
+         * @return this
+         */
         public Builder storageFaults(StorageFaults value) {
             this.storageFaults = value;
             return this;
         }
 
-        /** @param value kernel behaviour @return this */
+        /**
+         * Sets the kernel behaviour.
+         *
+         * @param value kernel behaviour
+         * @return this
+         */
         public Builder kernelBehavior(KernelBehavior value) {
             this.kernelBehavior = value;
             return this;
         }
 
         /**
+         * Sets the network behaviour.
+         *
+         * @param value network configuration
+         * @return this
+         */
+        public Builder network(NetworkConfig value) {
+            this.network = value;
+            return this;
+        }
+
+        /**
+         * Sets what a crash does with unsynced writes.
+         *
+         * @param value the crash policy
+         * @return this
+         */
+        public Builder crashPolicy(CrashPolicy value) {
+            this.crashPolicy = value;
+            return this;
+        }
+
+        /**
+         * Makes {@link SimRunner#startAndRecover} cut the run by a crash at a seeded simulated time within
+         * {@code value} of the run's start. {@link Duration#ZERO} (the default) for no seeded crash point.
+         *
+         * @param value zero or positive
+         * @return this
+         */
+        public Builder crashWithin(Duration value) {
+            this.crashWithin = value;
+            return this;
+        }
+
+        /**
+         * Sets the storage directory inside the simulated file system.
+         *
+         * @param value an absolute path
+         * @return this
+         */
+        public Builder storageRoot(String value) {
+            this.storageRoot = value;
+            return this;
+        }
+
+        private static long saturatedNanos(Duration duration) {
+            try {
+                return duration.toNanos();
+            } catch (ArithmeticException overflow) {
+                return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+            }
+        }
+
+        /**
          * Checks every field and builds.
          *
          * @return the configuration
-         * @throws IllegalArgumentException naming the first bad field and its value
+         * @throws InvalidConfigException naming the first bad field and its value
          */
         public SimConfig build() {
-            if (workers < 1) {
-                throw new IllegalArgumentException("workers must be at least 1, was " + workers);
+            long startAt = startNanos;
+            if (start != null) {
+                if (start.isBefore(Instant.EPOCH)) {
+                    throw invalid("start", "must not be before the epoch, was " + start);
+                }
+                try {
+                    startAt = Math.addExact(Math.multiplyExact(start.getEpochSecond(), 1_000_000_000L),
+                            start.getNano());
+                } catch (ArithmeticException overflow) {
+                    throw invalid("start", "must be before 2262-04-11 (epoch nanoseconds fit a long), was " + start);
+                }
             }
-            if (ringEntries < 1 || Integer.bitCount(ringEntries) != 1 || ringEntries > kernelBehavior.maxRingEntries()) {
-                throw new IllegalArgumentException("ringEntries must be a power of two between 1 and "
-                        + kernelBehavior.maxRingEntries() + ", was " + ringEntries);
+            long limit = timeLimitNanos;
+            if (timeLimit != null) {
+                limit = saturatedNanos(timeLimit);
+                if (limit <= 0) {
+                    throw invalid("timeLimit", "must be positive, was " + timeLimit);
+                }
             }
-            if (startNanos < 0) {
-                throw new IllegalArgumentException("startNanos must not be before the epoch, was " + startNanos);
+            long crashWindow = crashWithinNanos;
+            if (crashWithin != null) {
+                crashWindow = saturatedNanos(crashWithin);
+                if (crashWindow < 0) {
+                    throw invalid("crashWithin", "must not be negative, was " + crashWithin);
+                }
             }
-            if (timeLimitNanos <= 0) {
-                throw new IllegalArgumentException("timeLimit must be positive, was " + Duration.ofNanos(timeLimitNanos));
-            }
-            java.util.Objects.requireNonNull(storageFaults, "storageFaults");
-            java.util.Objects.requireNonNull(kernelBehavior, "kernelBehavior");
-            return new SimConfig(seed, workers, ringEntries, startNanos, timeLimitNanos, storageFaults, kernelBehavior,
-                    storageRoot);
+            return new SimConfig(seed, workers, ringEntries, startAt, limit, storageFaults, kernelBehavior, network,
+                    crashPolicy, crashWindow, storageRoot);
         }
     }
 }

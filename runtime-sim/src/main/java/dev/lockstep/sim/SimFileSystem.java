@@ -62,6 +62,7 @@ public final class SimFileSystem {
     private long epoch;
     private long openHandles;
     private long nextInode = 1;
+    private boolean poweredOff;
 
     /**
      * An empty file system: only the root directory, which is durable.
@@ -75,6 +76,99 @@ public final class SimFileSystem {
         this.auditor = Objects.requireNonNull(auditor, "auditor");
         this.faults = Objects.requireNonNull(faults, "faults");
         this.root = new DirectoryNode(nextInode++);
+    }
+
+    /**
+     * A file system holding a durable image: what a disk holds after a crash, as the next run finds it. Every
+     * directory and file of the image exists, durably.
+     *
+     * @param generator the seeded source for fault rolls and crash decisions
+     * @param auditor records crashes
+     * @param faults the fault configuration
+     * @param image the durable contents
+     */
+    public SimFileSystem(Generator generator, Auditor auditor, StorageFaults faults, StorageImage image) {
+        this(generator, auditor, faults);
+        for (String directory : image.directories()) {
+            List<String> parts = components(directory);
+            DirectoryNode parent = parentOf(parts, "restore", directory);
+            parent.entries.putIfAbsent(parts.getLast(), new DirectoryNode(nextInode++));
+        }
+        for (java.util.Map.Entry<String, byte[]> file : image.files().entrySet()) {
+            List<String> parts = components(file.getKey());
+            DirectoryNode parent = parentOf(parts, "restore", file.getKey());
+            FileNode node = new FileNode(nextInode++);
+            byte[] bytes = file.getValue();
+            node.live.write(0, bytes, 0, bytes.length);
+            node.durable = node.live.copy();
+            parent.entries.put(parts.getLast(), node);
+            usedBytes += bytes.length;
+        }
+        markDurable(root);
+    }
+
+    private static void markDurable(DirectoryNode directory) {
+        directory.durableEntries = new TreeMap<>(directory.entries);
+        for (Node child : directory.entries.values()) {
+            if (child instanceof DirectoryNode nested) {
+                markDurable(nested);
+            }
+        }
+    }
+
+    /**
+     * The durable contents: every directory and file reachable through durable directory entries, each file
+     * with its durable bytes (what {@link CrashPolicy#ALL_LOST} would leave). Right after {@link #crash} this is
+     * exactly the recovered state.
+     *
+     * @return the image
+     */
+    public StorageImage durableImage() {
+        java.util.TreeSet<String> directories = new java.util.TreeSet<>();
+        TreeMap<String, byte[]> files = new TreeMap<>();
+        collectDurable(root, "", directories, files);
+        return new StorageImage(directories, files);
+    }
+
+    private static void collectDurable(DirectoryNode directory, String path, java.util.Set<String> directories,
+            Map<String, byte[]> files) {
+        for (Map.Entry<String, Node> entry : directory.durableEntries.entrySet()) {
+            String childPath = path + "/" + entry.getKey();
+            switch (entry.getValue()) {
+                case DirectoryNode nested -> {
+                    directories.add(childPath);
+                    collectDurable(nested, childPath, directories, files);
+                }
+                case FileNode file -> files.put(childPath, file.durable.toArray());
+            }
+        }
+    }
+
+    /**
+     * Cuts the power for good: from now on every call fails {@code EIO} (data calls return {@code -EIO}),
+     * without drawing from the generator. What a crashed runtime's remaining tasks see while they unwind: nothing
+     * they do reaches the disk the next run starts from.
+     */
+    public void powerOff() {
+        if (!poweredOff) {
+            poweredOff = true;
+            auditor.record("fs.powerOff", Auditor.u64(epoch));
+        }
+    }
+
+    /**
+     * Whether {@link #powerOff()} was called.
+     *
+     * @return true once powered off
+     */
+    public boolean isPoweredOff() {
+        return poweredOff;
+    }
+
+    private void checkPower(String call, String subject) {
+        if (poweredOff) {
+            throw new KernelException(Errno.EIO, call, subject);
+        }
     }
 
     /**
@@ -288,6 +382,7 @@ public final class SimFileSystem {
      *                         ({@code O_CREAT | O_DIRECTORY})
      */
     public Handle open(String path, int flags) {
+        checkPower("open", path);
         fault(Site.FAULT_OPEN, faults.openRate(), "open", path);
         List<String> parts = components(path);
         boolean create = (flags & SystemCalls.O_CREAT) != 0;
@@ -368,6 +463,7 @@ public final class SimFileSystem {
      * @throws KernelException {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}
      */
     public void mkdir(String path) {
+        checkPower("mkdir", path);
         List<String> parts = components(path);
         if (parts.isEmpty()) {
             throw new KernelException(Errno.EEXIST, "mkdir", path);
@@ -387,6 +483,7 @@ public final class SimFileSystem {
      * @throws KernelException {@code EIO} (injected), {@code ENOENT}, {@code ENOTDIR}, {@code EISDIR}
      */
     public void unlink(String path) {
+        checkPower("unlink", path);
         fault(Site.FAULT_REMOVE, faults.removeRate(), "unlink", path);
         List<String> parts = components(path);
         if (parts.isEmpty()) {
@@ -415,6 +512,7 @@ public final class SimFileSystem {
      *                         {@code EBUSY} (the root)
      */
     public void rmdir(String path) {
+        checkPower("rmdir", path);
         fault(Site.FAULT_REMOVE, faults.removeRate(), "rmdir", path);
         List<String> parts = components(path);
         if (parts.isEmpty()) {
@@ -443,6 +541,7 @@ public final class SimFileSystem {
      * @throws KernelException {@code EIO} (injected), {@code ENOENT}, {@code ENOTDIR}
      */
     public List<String> list(String path) {
+        checkPower("list", path);
         fault(Site.FAULT_SCAN, faults.scanRate(), "list", path);
         Node node = lookup(components(path), "list", path);
         if (!(node instanceof DirectoryNode directory)) {
@@ -459,6 +558,7 @@ public final class SimFileSystem {
      * @throws KernelException {@code ENOTDIR} if it, or an ancestor, is a file
      */
     public boolean isDirectory(String path) {
+        checkPower("isDirectory", path);
         Node node;
         try {
             node = lookup(components(path), "isDirectory", path);
@@ -512,6 +612,7 @@ public final class SimFileSystem {
      * @throws KernelException {@code EBADF} for a closed or stale handle
      */
     public long size(Handle handle) {
+        checkPower("size", handle.path);
         checkOpen(handle, "size");
         return handle.node instanceof FileNode file ? file.live.size() : 0;
     }
@@ -526,6 +627,7 @@ public final class SimFileSystem {
      *                         or read-only), {@code EFBIG}, {@code ENOSPC}
      */
     public void truncate(Handle handle, long length) {
+        checkPower("truncate", handle.path);
         checkOpen(handle, "truncate");
         fault(Site.FAULT_RESIZE, faults.resizeRate(), "truncate", handle.path);
         if (!(handle.node instanceof FileNode file)) {
@@ -555,6 +657,7 @@ public final class SimFileSystem {
      * @throws KernelException {@code EBADF} for a closed or stale handle, {@code EISDIR} for a directory
      */
     public boolean tryLock(Handle handle) {
+        checkPower("lock", handle.path);
         checkOpen(handle, "lock");
         if (!(handle.node instanceof FileNode file)) {
             throw new KernelException(Errno.EISDIR, "lock", handle.path);
@@ -580,6 +683,9 @@ public final class SimFileSystem {
      *         {@code -EINVAL} (negative offset) or {@code -EIO} (injected)
      */
     public int read(Handle handle, long offset, byte[] destination, int destinationOffset, int length) {
+        if (poweredOff) {
+            return -Errno.EIO;
+        }
         if (isStale(handle, epoch) || !handle.readable) {
             return -Errno.EBADF;
         }
@@ -614,6 +720,9 @@ public final class SimFileSystem {
      *         {@code -EINVAL}, {@code -EFBIG}, {@code -ENOSPC} or {@code -EIO}
      */
     public int write(Handle handle, long offset, byte[] source, int sourceOffset, int length, boolean durable) {
+        if (poweredOff) {
+            return -Errno.EIO;
+        }
         if (isStale(handle, epoch) || !handle.writable) {
             return -Errno.EBADF;
         }
@@ -677,6 +786,9 @@ public final class SimFileSystem {
      * @return 0, or {@code -EBADF} (closed or stale) or {@code -EIO} (injected)
      */
     public int sync(Handle handle, boolean dataOnly) {
+        if (poweredOff) {
+            return -Errno.EIO;
+        }
         if (isStale(handle, epoch)) {
             return -Errno.EBADF;
         }
@@ -703,6 +815,9 @@ public final class SimFileSystem {
      * @return 0, or {@code -EIO} (injected, at {@link Site#FAULT_SYNC})
      */
     public int syncAll() {
+        if (poweredOff) {
+            return -Errno.EIO;
+        }
         if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
             return -Errno.EIO;
         }

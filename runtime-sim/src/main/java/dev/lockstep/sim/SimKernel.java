@@ -34,6 +34,18 @@ import java.util.Objects;
  */
 public final class SimKernel implements Kernel {
 
+    private static final InetAddress IPV6_LOOPBACK;
+
+    static {
+        byte[] loopback = new byte[16];
+        loopback[15] = 1;
+        try {
+            IPV6_LOOPBACK = InetAddress.getByAddress(loopback);
+        } catch (java.net.UnknownHostException impossibleForRawBytes) {
+            throw new ExceptionInInitializerError(impossibleForRawBytes);
+        }
+    }
+
     /** The first fd handed out. */
     public static final int FIRST_FD = 3;
     /** The largest number of open fds (the usual {@code RLIMIT_NOFILE}); one more fails {@code EMFILE}. */
@@ -50,7 +62,14 @@ public final class SimKernel implements Kernel {
     private final List<Description> descriptions = new ArrayList<>();
     private final BitSet usedFds = new BitSet();
     private final List<SimRing> rings = new ArrayList<>();
+    private final boolean workerHosts;
     private long nextRingId = 1;
+    /** Ring completions delivered by this kernel's rings, for throughput figures. */
+    long ringCompletions;
+    /** Synchronous calls made, for throughput figures. */
+    long systemCalls;
+    /** The run this kernel belongs to, when a {@link SimRunner} made it; how a context finds its simulation. */
+    Simulation simulation;
 
     private SimKernel(Builder builder) {
         this.generator = builder.generator;
@@ -62,6 +81,10 @@ public final class SimKernel implements Kernel {
                 : new SimNetwork(generator, auditor, clock, NetworkConfig.DEFAULT);
         this.hostAddress = builder.hostAddress;
         this.behavior = builder.behavior;
+        this.workerHosts = builder.workerHosts;
+        if (workerHosts) {
+            network.claimLoopback();
+        }
         this.system = new SimSystemCalls(this);
         usedFds.set(0, FIRST_FD);
         auditor.record("kernel.boot", Auditor.utf8(hostAddress.getHostAddress()), Auditor.u64(clock.nowNanos()));
@@ -86,8 +109,9 @@ public final class SimKernel implements Kernel {
         private final SimClock clock;
         private SimFileSystem fileSystem;
         private SimNetwork network;
-        private InetAddress hostAddress = InetAddress.getLoopbackAddress();
+        private InetAddress hostAddress = workerHost(0);
         private KernelBehavior behavior = KernelBehavior.DEFAULT;
+        private boolean workerHosts;
 
         private Builder(Generator generator, Auditor auditor, SimClock clock) {
             this.generator = Objects.requireNonNull(generator, "generator");
@@ -138,6 +162,20 @@ public final class SimKernel implements Kernel {
          */
         public Builder behavior(KernelBehavior behavior) {
             this.behavior = Objects.requireNonNull(behavior, "behavior");
+            return this;
+        }
+
+        /**
+         * Makes each worker of the engine over this kernel its own host: a socket opened by worker {@code i} is on
+         * host {@link #workerHost(int) 127.0.0.(i+1)}, so partitions between workers' addresses apply to their
+         * traffic. The kernel owns the whole loopback range, as a Linux machine does: a socket may bind any
+         * {@code 127.0.0.0/8} address or {@code ::1} (the socket then is on that host), and a wildcard listener
+         * accepts connections to every loopback address. The network must have no other kernel claiming that.
+         *
+         * @return this
+         */
+        public Builder workerHosts() {
+            this.workerHosts = true;
             return this;
         }
 
@@ -225,6 +263,49 @@ public final class SimKernel implements Kernel {
      * @return the address
      */
     public InetAddress hostAddress() {
+        return hostAddress;
+    }
+
+    /**
+     * The address of worker {@code index} when each worker is its own host: {@code 127.0.0.1} for worker 0,
+     * {@code 127.0.0.2} for worker 1, and so on ({@code 127.0.1.0} for worker 255).
+     *
+     * @param index the worker, {@code 0 <= index < 65535}
+     * @return its address
+     */
+    public static InetAddress workerHost(int index) {
+        if (index < 0 || index >= 65_535) {
+            throw new IllegalArgumentException("worker index must be in [0, 65535), was " + index);
+        }
+        int host = index + 1;
+        try {
+            return InetAddress.getByAddress(new byte[] {127, 0, (byte) (host >>> 8), (byte) host});
+        } catch (java.net.UnknownHostException impossibleForRawBytes) {
+            throw new IllegalStateException(impossibleForRawBytes);
+        }
+    }
+
+    /**
+     * Whether each worker is its own host (see {@link Builder#workerHosts()}).
+     *
+     * @return true if so
+     */
+    public boolean hasWorkerHosts() {
+        return workerHosts;
+    }
+
+    /** The host a new socket is on: the calling worker's, with worker hosts; otherwise the kernel's one address. */
+    InetAddress socketHost(boolean ipv6) {
+        if (!workerHosts) {
+            return hostAddress;
+        }
+        if (ipv6) {
+            return IPV6_LOOPBACK;
+        }
+        dev.lockstep.engine.Worker worker = dev.lockstep.engine.Worker.current();
+        if (worker != null && worker.engine().kernel() == this) {
+            return workerHost(worker.index());
+        }
         return hostAddress;
     }
 

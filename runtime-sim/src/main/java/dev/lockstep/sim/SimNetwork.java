@@ -21,7 +21,11 @@ import java.util.TreeSet;
  *   <li><b>Addresses.</b> The simulator owns the address space: each host (one {@link SimKernel}) has exactly
  *       one address, usually loopback-like ({@code 127.0.0.1}, {@code 127.0.0.2}, ...). A socket may bind its
  *       host's address or the wildcard (which means its host's address); any other address fails
- *       {@code EADDRNOTAVAIL}. Port 0 and connects from unbound sockets take the lowest free ephemeral port
+ *       {@code EADDRNOTAVAIL}. One kernel may instead own the whole loopback range ({@code claimLoopback()}, what
+ *       {@link SimRunner} does, one host per worker): its sockets may bind any {@code 127.0.0.0/8} address or
+ *       {@code ::1} and are then on that host, and its wildcard listeners accept connections to every loopback
+ *       address, the accepted end being on the address dialled.
+ *       Port 0 and connects from unbound sockets take the lowest free ephemeral port
  *       from {@value #FIRST_EPHEMERAL_PORT}. A port in use on an address (by a listener or a connection's local
  *       end) fails {@code EADDRINUSE}; closing frees it at once ({@code SO_REUSEADDR}, no {@code TIME_WAIT}).</li>
  *   <li><b>Delay.</b> Every link (a direction between two host addresses) has a {@link LinkProfile}; a
@@ -74,6 +78,8 @@ public final class SimNetwork {
     /** Every socket not yet closed, in creation order: what partitions, heals and breaks walk. */
     private final LinkedHashMap<Long, Socket> sockets = new LinkedHashMap<>();
     private long nextSocketId = 1;
+    /** Whether one kernel owns the whole loopback range (see {@link #claimLoopback()}). */
+    private boolean loopbackClaimed;
 
     /**
      * A network with no hosts, no partitions and no connections.
@@ -349,9 +355,11 @@ public final class SimNetwork {
     /** A simulated socket: one end of a connection, or a listener. The kernel maps fds to sockets. */
     static final class Socket {
         final long id;
-        final String hostIp;
-        final InetAddress host;
+        String hostIp;
+        InetAddress host;
         final boolean ipv6;
+        /** Created by the kernel that owns the whole loopback range: it may bind any loopback address. */
+        final boolean loopbackMachine;
         SocketState state = SocketState.OPEN;
         InetSocketAddress local;
         InetSocketAddress remote;
@@ -371,11 +379,12 @@ public final class SimNetwork {
         /** The connection of a connect in progress, to reset if the connect is cancelled. */
         boolean connectInProgress;
 
-        Socket(long id, InetAddress host, boolean ipv6) {
+        Socket(long id, InetAddress host, boolean ipv6, boolean loopbackMachine) {
             this.id = id;
             this.host = host;
             this.hostIp = host.getHostAddress();
             this.ipv6 = ipv6;
+            this.loopbackMachine = loopbackMachine;
         }
 
         @Override
@@ -389,15 +398,137 @@ public final class SimNetwork {
     }
 
     Socket open(InetAddress host, boolean ipv6) {
-        Socket socket = new Socket(nextSocketId++, host, ipv6);
+        return open(host, ipv6, false);
+    }
+
+    Socket open(InetAddress host, boolean ipv6, boolean loopbackMachine) {
+        Socket socket = new Socket(nextSocketId++, host, ipv6, loopbackMachine);
         sockets.put(socket.id, socket);
         return socket;
     }
 
+    /**
+     * Lets one kernel own every loopback address ({@code 127.0.0.0/8} and {@code ::1}), as a Linux machine does:
+     * its sockets may bind any of them, and its wildcard listeners accept connections to any of them. The
+     * simulator's runner uses this for its one kernel, whose workers are the hosts {@code 127.0.0.1},
+     * {@code 127.0.0.2}, ...
+     *
+     * @throws IllegalStateException if another kernel claimed it already
+     */
+    void claimLoopback() {
+        if (loopbackClaimed) {
+            throw new IllegalStateException("the loopback range of this SimNetwork is owned by another kernel");
+        }
+        loopbackClaimed = true;
+    }
+
+    private static final String WILDCARD_V4 = "0.0.0.0";
+    private static final String WILDCARD_V6 = "0:0:0:0:0:0:0:0";
+
+    private static InetAddress wildcardAddress(boolean ipv6) {
+        try {
+            return InetAddress.getByAddress(new byte[ipv6 ? 16 : 4]);
+        } catch (java.net.UnknownHostException impossibleForRawBytes) {
+            throw new IllegalStateException(impossibleForRawBytes);
+        }
+    }
+
+    private boolean portUsed(String hostIp, int port) {
+        TreeSet<Integer> used = portsInUse.get(hostIp);
+        return used != null && used.contains(port);
+    }
+
+    /** On the loopback machine: whether a bind of (ip or the wildcard, port) collides with another bind. */
+    private boolean loopbackPortTaken(String ip, int port) {
+        if (portUsed(WILDCARD_V4, port) || portUsed(WILDCARD_V6, port)) {
+            return true;
+        }
+        if (ip.equals(WILDCARD_V4) || ip.equals(WILDCARD_V6)) {
+            for (java.util.Map.Entry<String, TreeSet<Integer>> entry : portsInUse.entrySet()) {
+                if (entry.getValue().contains(port)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return portUsed(ip, port);
+    }
+
+    /** Binds a socket of the loopback machine: any loopback address, or the wildcard for all of them. */
+    private void bindLoopback(Socket socket, InetAddress requested, int port, String subject) {
+        boolean wildcard = requested.isAnyLocalAddress();
+        if (!wildcard && !requested.isLoopbackAddress()) {
+            throw new KernelException(Errno.EADDRNOTAVAIL, "bind", subject);
+        }
+        String ip = ip(requested);
+        if (port == 0) {
+            port = -1;
+            for (int candidate = FIRST_EPHEMERAL_PORT; candidate <= LAST_EPHEMERAL_PORT; candidate++) {
+                if (!loopbackPortTaken(ip, candidate)) {
+                    port = candidate;
+                    break;
+                }
+            }
+            if (port < 0) {
+                throw new KernelException(Errno.EADDRNOTAVAIL, "bind", subject);
+            }
+        } else if (loopbackPortTaken(ip, port)) {
+            throw new KernelException(Errno.EADDRINUSE, "bind", subject);
+        }
+        if (!wildcard) {
+            socket.host = requested;
+            socket.hostIp = ip;
+        }
+        claimPort(ip, port);
+        socket.ownsPort = true;
+        socket.local = new InetSocketAddress(wildcard ? wildcardAddress(requested instanceof java.net.Inet6Address)
+                : requested, port);
+        socket.state = SocketState.LISTENING;
+        listeners.put(endpoint(ip, port), socket);
+    }
+
+    /** The listener a connect to (serverIp, port) reaches: a bound one, or a wildcard one of the loopback machine. */
+    private Socket listenerFor(String serverIp, InetAddress serverAddress, int port) {
+        Socket listener = listeners.get(endpoint(serverIp, port));
+        if (listener == null && loopbackClaimed && serverAddress.isLoopbackAddress()) {
+            listener = listeners.get(endpoint(WILDCARD_V4, port));
+            if (listener == null) {
+                listener = listeners.get(endpoint(WILDCARD_V6, port));
+            }
+            if (listener != null && !listener.loopbackMachine) {
+                listener = null;
+            }
+        }
+        return listener;
+    }
+
+    /**
+     * Resets every connection, as when the machine holding them loses power: both ends fail {@code ECONNRESET}
+     * from now on. Recorded in the auditor.
+     *
+     * @return the number of connections reset
+     */
+    public int resetAll() {
+        long now = clock.nowNanos();
+        int count = 0;
+        for (Socket socket : sockets.values()) {
+            if (socket.peer != null && socket.state == SocketState.CONNECTED && socket.resetAtNanos > now) {
+                resetConnection(socket, now);
+                count++;
+            }
+        }
+        auditor.record("net.resetAll", Auditor.u32(count), Auditor.u64(now));
+        return count;
+    }
+
     private int ephemeralPort(String hostIp, String call, String subject) {
+        return ephemeralPort(hostIp, false, call, subject);
+    }
+
+    private int ephemeralPort(String hostIp, boolean loopbackMachine, String call, String subject) {
         TreeSet<Integer> used = portsInUse.computeIfAbsent(hostIp, ignored -> new TreeSet<>());
         for (int port = FIRST_EPHEMERAL_PORT; port <= LAST_EPHEMERAL_PORT; port++) {
-            if (!used.contains(port)) {
+            if (!used.contains(port) && !(loopbackMachine && loopbackPortTaken(hostIp, port))) {
                 return port;
             }
         }
@@ -425,6 +556,10 @@ public final class SimNetwork {
             throw new KernelException(Errno.EINVAL, "bind", subject);
         }
         InetAddress requested = address.getAddress();
+        if (socket.loopbackMachine) {
+            bindLoopback(socket, requested, address.getPort(), subject);
+            return;
+        }
         if (!requested.isAnyLocalAddress() && !ip(requested).equals(socket.hostIp)) {
             throw new KernelException(Errno.EADDRNOTAVAIL, "bind", subject);
         }
@@ -461,7 +596,7 @@ public final class SimNetwork {
         if (client.local == null) {
             int port;
             try {
-                port = ephemeralPort(client.hostIp, "connect", String.valueOf(remote));
+                port = ephemeralPort(client.hostIp, client.loopbackMachine, "connect", String.valueOf(remote));
             } catch (KernelException e) {
                 return new ConnectOutcome(-e.errno(), now);
             }
@@ -469,25 +604,28 @@ public final class SimNetwork {
             client.ownsPort = true;
             client.local = new InetSocketAddress(client.host, port);
         }
-        String serverIp = remote.getAddress().isAnyLocalAddress() ? client.hostIp : ip(remote.getAddress());
+        InetAddress serverAddress = remote.getAddress().isAnyLocalAddress() ? client.host : remote.getAddress();
+        String serverIp = ip(serverAddress);
         if (blocked.contains(direction(client.hostIp, serverIp))
                 || blocked.contains(direction(serverIp, client.hostIp))) {
             return new ConnectOutcome(-Errno.ETIMEDOUT, now + config.connectTimeoutNanos());
         }
         long toServer = delay(client.hostIp, serverIp);
         long toClient = delay(serverIp, client.hostIp);
-        Socket listener = listeners.get(endpoint(serverIp, remote.getPort()));
+        Socket listener = listenerFor(serverIp, serverAddress, remote.getPort());
         if (listener == null || remote.getPort() == 0) {
             return new ConnectOutcome(-Errno.ECONNREFUSED, now + toServer + toClient);
         }
-        Socket server = open(listener.host, listener.ipv6);
+        // The server's end is the address the client dialled (a wildcard listener accepts on every address).
+        InetAddress serverHost = listener.local.getAddress().isAnyLocalAddress() ? serverAddress : listener.host;
+        Socket server = open(serverHost, listener.ipv6, listener.loopbackMachine);
         server.state = SocketState.CONNECTED;
-        server.local = listener.local;
+        server.local = new InetSocketAddress(serverHost, remote.getPort());
         server.remote = client.local;
         server.peer = client;
         server.lastArrivalNanos = now + toServer;
         client.state = SocketState.CONNECTED;
-        client.remote = new InetSocketAddress(listener.host, remote.getPort());
+        client.remote = new InetSocketAddress(serverHost, remote.getPort());
         client.peer = server;
         client.lastArrivalNanos = now + toServer + toClient;
         client.connectInProgress = true;
@@ -655,7 +793,7 @@ public final class SimNetwork {
         long now = clock.nowNanos();
         switch (socket.state) {
             case LISTENING -> {
-                listeners.remove(endpoint(socket.hostIp, socket.local.getPort()));
+                listeners.remove(endpoint(ip(socket.local.getAddress()), socket.local.getPort()));
                 for (PendingAccept pending : socket.acceptQueue) {
                     Socket server = pending.serverEnd();
                     resetAt(server.peer, now + delay(server.hostIp, server.peer.hostIp));

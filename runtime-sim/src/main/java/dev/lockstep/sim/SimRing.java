@@ -261,6 +261,7 @@ public final class SimRing implements Ring {
                     Auditor.utf8(request.opcode.name()), Auditor.u64(request.userData), Auditor.u32(result),
                     Auditor.u64(now), transferred(request, result));
             delivered++;
+            kernel.ringCompletions++;
             sink.complete(request.userData, result, 0);
         }
         return delivered;
@@ -368,7 +369,8 @@ public final class SimRing implements Ring {
      * @return nanoseconds since the epoch; {@code Long.MAX_VALUE} if nothing is in flight or every request waits
      *         for something that has not happened (data nobody sent); at most the current time if a completion
      *         is due already. Staged entries do not count: they are submitted, and get their times, at the next
-     *         {@link #enter}.
+     *         {@link #enter}, so a scheduler must enter a ring with {@link #staged()} entries before it moves the
+     *         clock.
      */
     public long nextEventNanos() {
         long earliest = Long.MAX_VALUE;
@@ -385,6 +387,22 @@ public final class SimRing implements Ring {
      */
     public int inFlight() {
         return inFlight.size();
+    }
+
+    /**
+     * The requests in flight, for diagnostics: opcode, fd, user data, and when each can complete.
+     *
+     * @return one entry per request, in submission order
+     */
+    public List<String> describeInFlight() {
+        List<String> descriptions = new ArrayList<>();
+        for (Request request : inFlight) {
+            long ready = readyAtNanos(request);
+            descriptions.add(request.opcode + "(fd=" + request.fd + ", userData=0x" + Long.toHexString(request.userData)
+                    + (request.cancelled ? ", cancelled" : "") + ", ready "
+                    + (ready == Long.MAX_VALUE ? "never" : "at " + ready) + ")");
+        }
+        return descriptions;
     }
 
     /**

@@ -1,42 +1,48 @@
 package dev.lockstep.sim;
 
+import com.google.common.base.Ticker;
 import dev.lockstep.ClosedException;
-import dev.lockstep.Handle;
+import dev.lockstep.Context;
+import dev.lockstep.ExitedException;
 import dev.lockstep.Runner;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
-import dev.lockstep.engine.FiberScheduler;
 import dev.lockstep.engine.Fibers;
 import dev.lockstep.engine.Worker;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
+import dev.lockstep.kernel.Kernel;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The seeded simulator: every simulated worker and every fiber on the calling thread, the next runnable fiber
  * picked by the seed, time jumping to the next event when nothing can run.
  *
- * <h2>The loop</h2>
- * Each step services every worker in index order without waiting (mailbox, timers, staging, completions due
- * now, deferred callbacks), then runs one runnable fiber continuation chosen by the {@link Generator}. When no
- * fiber can run, the clock jumps to the earliest timer or kernel event. Nothing runnable and nothing scheduled
- * is a <em>stall</em>; passing the simulated time limit is a <em>timeout</em>. Both fail the run with
- * {@link SimulationFailure}, whose message ends with the line that replays it.
+ * <h2>Running</h2>
+ * {@link #start} runs a root task to the end, as every {@link Runner} does. {@link #startAndRecover} runs it
+ * until the simulated machine crashes — when the task calls {@link SimControl#crash()}, at a seeded point
+ * ({@link SimConfig#crashWithinNanos()}), or when the task finishes — and returns the outcome with a
+ * {@link Checkpoint}; {@link #from(Checkpoint)} continues from it: loops of unclean restarts.
  *
- * <h2>Determinism leaks</h2>
- * A fiber resumed from any thread other than the simulator's own — the JDK's timer thread after
- * {@code Thread.sleep}, its unblocker thread after a contended monitor, a real socket's poller — would make
- * the run depend on the OS. The scheduler refuses it and fails the run naming the thread and the likely cause.
+ * <h2>Failures</h2>
+ * A run that stalls (nothing runnable, nothing scheduled), passes its simulated time limit, or leaks
+ * nondeterminism ({@code Thread.sleep}, a monitor held across an await and contended, a real socket, a fiber
+ * resumed from a foreign thread) fails with {@link SimulationFailure}; its message ends with the replay line. A
+ * root task's own exception is rethrown unchanged, with the replay line attached as a suppressed
+ * {@link ReplayNote}, so the printed stack trace ends with it.
+ *
+ * <h2>Inside a run</h2>
+ * {@link #control(Context)} gives a task the {@link SimControl}: partitions, faults, crashes, a Guava
+ * {@link Ticker} on simulated time ({@link #ticker(Context)}) and seeded randomness.
  */
 public final class SimRunner implements Runner {
     private final SimConfig config;
+    private final Checkpoint resume;
     private final AtomicBoolean used = new AtomicBoolean();
-    private Auditor lastAuditor;
+    private Simulation last;
 
-    private SimRunner(SimConfig config) {
+    private SimRunner(SimConfig config, Checkpoint resume) {
         this.config = config;
+        this.resume = resume;
     }
 
     /**
@@ -46,7 +52,7 @@ public final class SimRunner implements Runner {
      * @return the runner
      */
     public static SimRunner seeded(long seed) {
-        return new SimRunner(SimConfig.builder().seed(seed).build());
+        return new SimRunner(SimConfig.builder().seed(seed).build(), null);
     }
 
     /**
@@ -56,7 +62,19 @@ public final class SimRunner implements Runner {
      * @return the runner
      */
     public static SimRunner of(SimConfig config) {
-        return new SimRunner(config);
+        return new SimRunner(Objects.requireNonNull(config, "config"), null);
+    }
+
+    /**
+     * A simulator that continues after a crash: the generator, clock, auditor chain, disk and fault
+     * configuration of the checkpoint; nothing else (tasks, connections, partitions) survives.
+     *
+     * @param checkpoint from {@link Recovered#checkpoint()}
+     * @return the runner
+     */
+    public static SimRunner from(Checkpoint checkpoint) {
+        Objects.requireNonNull(checkpoint, "checkpoint");
+        return new SimRunner(checkpoint.config(), checkpoint);
     }
 
     /**
@@ -69,180 +87,148 @@ public final class SimRunner implements Runner {
     }
 
     /**
-     * The digest of the last run's auditor (after {@link #start} returned or threw).
+     * The digest of the run's auditor, after {@link #start} or {@link #startAndRecover} returned or threw. For a
+     * recovered run it is the digest at the end of the shutdown that followed the crash; the chain the next run
+     * continues is {@link Checkpoint#digest()}.
      *
      * @return the hex digest
+     * @throws IllegalStateException before the run
      */
     public String digest() {
-        if (lastAuditor == null) {
+        if (last == null) {
             throw new IllegalStateException("the simulator has not run yet");
         }
-        return lastAuditor.digest();
+        return last.auditor.digest();
     }
 
-    @Override
-    public <T> T start(Task<T> root) {
-        java.util.Objects.requireNonNull(root, "root");
+    /**
+     * What the run did: fiber steps, simulated I/O operations, audit events, simulated time.
+     *
+     * @return the counts
+     * @throws IllegalStateException before the run
+     */
+    public SimStats stats() {
+        if (last == null) {
+            throw new IllegalStateException("the simulator has not run yet");
+        }
+        return last.stats();
+    }
+
+    private Simulation prepare() {
         if (!used.compareAndSet(false, true)) {
             throw new ClosedException("this simulator was already started; make a new one");
         }
         if (Fibers.current() != null) {
             throw new IllegalStateException("SimRunner.start must not be called from a Lockstep task");
         }
-        Generator generator = new Generator(config.seed());
-        Auditor auditor = new Auditor();
-        lastAuditor = auditor;
-        generator.setObserver(auditor.drawRecorder());
-        SimClock clock = new SimClock(config.startNanos());
-        SimFileSystem files = new SimFileSystem(generator, auditor, config.storageFaults());
-        SimKernel kernel = SimKernel.builder(generator, auditor, clock)
-                .fileSystem(files)
-                .behavior(config.kernelBehavior())
-                .build();
-        Thread simThread = Thread.currentThread();
-        List<Ready> ready = new ArrayList<>();
-        String[] leak = new String[1];
-        Engine[] engineRef = new Engine[1];
-        FiberScheduler scheduler = (worker, continuation) -> {
-            Thread caller = Thread.currentThread();
-            boolean ours = caller == simThread
-                    || (caller.isVirtual() && Fibers.current() != null
-                        && Fibers.current().home().engine() == engineRef[0]);
-            if (!ours) {
-                synchronized (leak) {
-                    if (leak[0] == null) {
-                        leak[0] = "a fiber of worker " + worker.index() + " was resumed from thread '"
-                                + caller.getName() + "': " + likelyCause(caller);
-                    }
-                }
-                // Run it anyway, on the simulator thread, so the fiber is not lost while the run fails.
-            }
-            synchronized (ready) {
-                ready.add(new Ready(worker, continuation));
-            }
-        };
-        Engine engine = new Engine(kernel, config.workers(), config.ringEntries(), scheduler,
-                config.storageRoot());
-        engineRef[0] = engine;
-        engine.digestSource(auditor::digest);
-        List<Worker> workers = new ArrayList<>();
-        for (int i = 0; i < config.workers(); i++) {
-            workers.add(engine.createWorker(i));
-        }
-        int hold = engine.storageHold();
-        long limit = config.timeLimitNanos() == Long.MAX_VALUE ? Long.MAX_VALUE
-                : config.startNanos() + config.timeLimitNanos();
-        Handle<T> rootHandle = engine.startRoot(root);
-        boolean shuttingDown = false;
-        String failure = null;
-        long steps = 0;
+        Simulation simulation = resume == null ? Simulation.fresh(config) : Simulation.resumed(resume);
+        last = simulation;
+        return simulation;
+    }
+
+    @Override
+    public <T> T start(Task<T> root) {
+        Objects.requireNonNull(root, "root");
+        Simulation simulation = prepare();
+        Simulation.Result<T> result = simulation.run(root, false);
         try {
-            while (true) {
-                synchronized (leak) {
-                    if (leak[0] != null && failure == null) {
-                        failure = "determinism leak: " + leak[0];
-                        engine.abortAll();
-                        shuttingDown = true;
-                    }
-                }
-                for (Worker worker : workers) {
-                    worker.service(false, 0);
-                }
-                if (!shuttingDown && (rootHandle.isDone() || engine.failure() != null)) {
-                    engine.abortAll();
-                    shuttingDown = true;
-                }
-                Ready next = null;
-                synchronized (ready) {
-                    if (!ready.isEmpty()) {
-                        int pick = ready.size() == 1 ? 0 : generator.nextInt(Site.SCHEDULE, ready.size());
-                        next = ready.remove(pick);
-                    }
-                }
-                if (next != null) {
-                    steps++;
-                    auditor.record("fiber.run", Auditor.u32(next.worker.index()), Auditor.u64(steps));
-                    next.continuation.run();
-                    continue;
-                }
-                boolean workersIdle = true;
-                for (Worker worker : workers) {
-                    if (worker.hasReadyWork()) {
-                        workersIdle = false;
-                    }
-                }
-                if (!workersIdle) {
-                    continue;
-                }
-                if (shuttingDown && engine.liveFibers() == 0) {
-                    break;
-                }
-                String outside = engine.fiberWaitingOutsideLockstep();
-                if (outside != null && failure == null) {
-                    // Jumping the clock now would let a JDK thread decide when this fiber resumes.
-                    failure = "determinism leak: " + outside;
-                    engine.abortAll();
-                    shuttingDown = true;
-                    continue;
-                }
-                long nextEvent = kernel.nextEventNanos();
-                for (Worker worker : workers) {
-                    nextEvent = Math.min(nextEvent, worker.nextDeadline());
-                }
-                if (nextEvent == Long.MAX_VALUE) {
-                    if (shuttingDown) {
-                        // Aborted fibers blocked outside Lockstep can never resume; leave them.
-                        break;
-                    }
-                    failure = "stalled: no fiber can run and nothing is scheduled at "
-                            + Instant.ofEpochSecond(0, clock.nowNanos()) + " (" + engine.liveFibers()
-                            + " fibers waiting)";
-                    engine.abortAll();
-                    shuttingDown = true;
-                    continue;
-                }
-                if (nextEvent > limit && !shuttingDown) {
-                    failure = "timed out: simulated time limit of " + Duration.ofNanos(config.timeLimitNanos())
-                            + " reached";
-                    engine.abortAll();
-                    shuttingDown = true;
-                    continue;
-                }
-                clock.advanceTo(Math.max(clock.nowNanos(), nextEvent));
-            }
-        } finally {
-            for (Worker worker : workers) {
-                worker.close(() -> {
-                    long event = kernel.nextEventNanos();
-                    if (event != Long.MAX_VALUE) {
-                        clock.advanceTo(Math.max(clock.nowNanos(), event));
-                    }
-                });
-            }
-            engine.releaseStorageHold(hold);
+            return result.engine().outcome(result.root());
+        } catch (RuntimeException failure) {
+            throw annotated(failure, simulation);
+        } catch (Error failure) {
+            throw annotated(failure, simulation);
         }
-        if (failure != null) {
-            throw new SimulationFailure(failure, config);
-        }
-        return engine.outcome(rootHandle);
     }
 
-    private static String likelyCause(Thread caller) {
-        String name = caller.getName();
-        if (name.contains("unparker")) {
-            return "a timed park (Thread.sleep, LockSupport.parkNanos, a timed wait or Future.get with a timeout)"
-                    + " woke on wall-clock time; use ctx.sleep or ctx.timeout";
+    /**
+     * Runs {@code root} until the simulated machine crashes, and returns how the task ended with the
+     * {@link Checkpoint} that {@link #from(Checkpoint)} continues from.
+     *
+     * <p>The crash comes when the task calls {@link SimControl#crash()}, when the seeded crash point of
+     * {@link SimConfig#crashWithinNanos()} is reached (its time is drawn when the run starts), or, if neither
+     * came first, as soon as the root task finishes: the machine loses power before anything more is synced.
+     * At the crash each file's unsynced writes meet the {@link CrashPolicy}, and the disk image, the generator,
+     * the clock and the auditor chain go into the checkpoint. The tasks still running are aborted; what they do
+     * while they unwind does not reach the checkpoint (the disk fails every call, every connection is reset).
+     *
+     * @param root the root task
+     * @param <T> its value
+     * @return the outcome and the checkpoint
+     * @throws SimulationFailure on a stall, a timeout or a determinism leak
+     * @throws ClosedException if this runner was used already
+     */
+    public <T> Recovered<T> startAndRecover(Task<T> root) {
+        Objects.requireNonNull(root, "root");
+        Simulation simulation = prepare();
+        Simulation.Result<T> result = simulation.run(root, true);
+        Throwable runtimeFailure = result.engine().failure();
+        if (runtimeFailure instanceof RuntimeException failure) {
+            throw annotated(failure, simulation); // the runtime itself failed (a waker threw): not the task's outcome
         }
-        if (name.contains("unblocker")) {
-            return "a contended monitor (synchronized) held across an await was released by another fiber; use"
-                    + " a Lockstep-aware lock or do not hold monitors across awaits";
+        if (runtimeFailure instanceof Error failure) {
+            throw annotated(failure, simulation);
         }
-        if (name.contains("Poller") || name.contains("poller")) {
-            return "blocking JDK I/O (a real socket or file channel) completed outside the simulator; use"
-                    + " ctx's Network and Storage";
+        Outcome<T> outcome;
+        if (result.rootDoneAtCrash()) {
+            try {
+                outcome = new Outcome.Completed<>(result.engine().outcome(result.root()));
+            } catch (ExitedException exited) {
+                outcome = new Outcome.Failed<>(exited.getCause() == null ? exited : exited.getCause());
+            } catch (RuntimeException | Error failure) {
+                outcome = new Outcome.Failed<>(failure);
+            }
+        } else {
+            outcome = new Outcome.Crashed<>(result.crashReason(), result.crashedAt());
         }
-        return "something outside the simulator (another thread, a JDK timer, real I/O) unparked it";
+        return new Recovered<>(outcome, simulation.checkpoint());
     }
 
-    private record Ready(Worker worker, Runnable continuation) { }
+    private static <X extends Throwable> X annotated(X failure, Simulation simulation) {
+        failure.addSuppressed(new ReplayNote("the run failed at " + simulation.now() + " with seed "
+                + simulation.config().seed() + "\n" + simulation.replayLine()));
+        return failure;
+    }
+
+    /**
+     * The control of the simulation running the calling task.
+     *
+     * @param context the calling task's context
+     * @return the control
+     * @throws IllegalStateException if not called from a task of a running simulation, or if the context belongs
+     *     to another runtime
+     */
+    public static SimControl control(Context context) {
+        Objects.requireNonNull(context, "context");
+        Simulation simulation = current("SimRunner.control");
+        if (!context.digest().equals(simulation.auditor.digest())) {
+            throw new IllegalStateException("SimRunner.control: " + context + " does not belong to the simulation"
+                    + " running this task");
+        }
+        return simulation.control;
+    }
+
+    /**
+     * Simulated time as a Guava {@link Ticker}: {@code control(context).ticker()}. Hand it to caches and
+     * stopwatches so they expire and measure on simulated time.
+     *
+     * @param context the calling task's context
+     * @return the ticker
+     * @throws IllegalStateException as {@link #control(Context)}
+     */
+    public static Ticker ticker(Context context) {
+        return control(context).ticker();
+    }
+
+    private static Simulation current(String what) {
+        Worker worker = Worker.current();
+        Engine engine = worker == null ? null : worker.engine();
+        Kernel kernel = engine == null ? null : engine.kernel();
+        if (!(kernel instanceof SimKernel simKernel) || simKernel.simulation == null
+                || !simKernel.simulation.isRunning()) {
+            throw new IllegalStateException(what + " must be called from a task of a running simulation (started"
+                    + " with SimRunner.start or startAndRecover), not from thread '" + Thread.currentThread().getName()
+                    + "'" + (worker == null ? "" : " of a non-simulated runtime"));
+        }
+        return simKernel.simulation;
+    }
 }

@@ -50,6 +50,7 @@ public final class SimSystemCalls implements SystemCalls {
     }
 
     private <T> T audited(String name, Supplier<T> call, byte[]... arguments) {
+        kernel.systemCalls++;
         byte[][] fields = new byte[arguments.length + 3][];
         fields[0] = Auditor.utf8(name);
         System.arraycopy(arguments, 0, fields, 1, arguments.length);
@@ -278,7 +279,7 @@ public final class SimSystemCalls implements SystemCalls {
     public int socket(InetSocketAddress address) {
         return audited("socket", () -> {
             boolean ipv6 = !address.isUnresolved() && address.getAddress() instanceof Inet6Address;
-            SimNetwork.Socket socket = kernel.network().open(kernel.hostAddress(), ipv6);
+            SimNetwork.Socket socket = kernel.network().open(kernel.socketHost(ipv6), ipv6, kernel.hasWorkerHosts());
             return kernel.install(new SimKernel.SocketDescription(kernel.network(), socket), "socket");
         }, Auditor.utf8(String.valueOf(address)));
     }

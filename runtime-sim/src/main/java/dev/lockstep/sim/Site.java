@@ -55,5 +55,7 @@ public enum Site {
     /** The jitter added to one network delivery. */
     NETWORK_JITTER,
     /** Whether a send breaks its connection (a reset). */
-    NETWORK_BREAK
+    NETWORK_BREAK,
+    /** When {@link SimRunner#startAndRecover} cuts a run: see {@link SimConfig#crashWithinNanos()}. */
+    CRASH_POINT
 }

@@ -44,8 +44,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
     /**
      * Validates every field.
      *
-     * @throws IllegalArgumentException naming the field and its value, if a rate is outside {@code [0, 1]} or
-     *                                  NaN, or the capacity is negative
+     * @throws InvalidConfigException naming the field and its value, if a rate is outside {@code [0, 1]} or
+     *                                NaN, or the capacity is negative
      */
     public StorageFaults {
         requireRate("openRate", openRate);
@@ -57,13 +57,15 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         requireRate("scanRate", scanRate);
         requireRate("partialWriteRate", partialWriteRate);
         if (capacityBytes < 0) {
-            throw new IllegalArgumentException("StorageFaults.capacityBytes must be >= 0, was " + capacityBytes);
+            throw new InvalidConfigException("StorageFaults.capacityBytes",
+                    "StorageFaults.capacityBytes must be >= 0, was " + capacityBytes);
         }
     }
 
     static void requireRate(String owner, String field, double value) {
         if (!(value >= 0.0 && value <= 1.0)) {
-            throw new IllegalArgumentException(owner + "." + field + " must be in [0, 1], was " + value);
+            throw new InvalidConfigException(owner + "." + field, owner + "." + field + " must be in [0, 1], was "
+                    + value);
         }
     }
 
@@ -220,7 +222,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
          * Validates and builds.
          *
          * @return the configuration
-         * @throws IllegalArgumentException naming the first invalid field and its value
+         * @throws InvalidConfigException naming the first invalid field and its value
          */
         public StorageFaults build() {
             return new StorageFaults(openRate, readRate, writeRate, syncRate, resizeRate, removeRate, scanRate,

@@ -15,15 +15,28 @@
  *       {@link dev.lockstep.sim.SimSystemCalls}: the implementation of {@link dev.lockstep.kernel} over the
  *       above, with the behaviour of a real kernel at configurable rates ({@link dev.lockstep.sim.KernelBehavior}):
  *       latency, completion order, short transfers, spurious {@code EAGAIN}/{@code EINTR}, cancellation races.</li>
- *   <li>The scheduler and {@code SimRunner}, which drive fibers over these.</li>
+ *   <li>{@link dev.lockstep.sim.SimRunner}: the scheduler that drives every fiber on one thread, the runner
+ *       users start ({@link dev.lockstep.sim.SimConfig}, validated at build time with
+ *       {@link dev.lockstep.sim.InvalidConfigException}), and {@code startAndRecover}, which ends a run with a crash
+ *       and returns a {@link dev.lockstep.sim.Checkpoint} to continue from ({@link dev.lockstep.sim.Recovered},
+ *       {@link dev.lockstep.sim.Outcome}, {@link dev.lockstep.sim.StorageImage}).</li>
+ *   <li>{@link dev.lockstep.sim.SimControl}: what a test steers from inside its tasks: partitions, breaks, fault
+ *       configuration, crashes, seeded randomness, and simulated time as a Guava {@code Ticker}.</li>
+ *   <li>Failures: {@link dev.lockstep.sim.SimulationFailure} (stall, timeout, determinism leak) and
+ *       {@link dev.lockstep.sim.ReplayNote} (the replay line attached to a task's own exception).</li>
  * </ul>
+ *
+ * <h2>Hosts</h2>
+ * A runner's one {@link dev.lockstep.sim.SimKernel} owns the loopback range, and each simulated worker is its own
+ * host: worker {@code i} is {@code 127.0.0.(i+1)}, so the traffic between workers crosses links that partitions
+ * cut. All workers share the one disk, which crashes as a whole.
  *
  * <p>The rule that governs every class here is determinism: same seed, same configuration and same calls give
  * the same results and the same audit digest, bit for bit. So: no wall clock, no unseeded randomness, no
  * threads, and no iteration over collections whose order depends on identity hashes (ordered maps and lists
  * only; identity maps are used for lookups alone).
  *
- * <p>Dependencies: the JDK, {@code runtime-core} ({@code dev.lockstep.kernel}, {@code dev.lockstep.engine}) and
- * {@code api} ({@code dev.lockstep}). Nothing else; Guava is not needed.
+ * <p>Dependencies: the JDK, {@code runtime-core} ({@code dev.lockstep.kernel}, {@code dev.lockstep.engine}),
+ * {@code api} ({@code dev.lockstep}), and Guava, for the one type {@code SimControl.ticker()} returns.
  */
 package dev.lockstep.sim;

@@ -1,5 +1,6 @@
 package dev.lockstep.sim;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -54,6 +55,48 @@ class ConfigValidationTest {
         assertNames("connectTimeoutNanos", "0", () -> NetworkConfig.DEFAULT.withConnectTimeoutNanos(0));
         assertNames("jitterNanos", "20", () -> new LinkProfile(10, 20));
         assertNames("latencyNanos", "-3", () -> new LinkProfile(-3, 0));
+    }
+
+    @Test
+    void simConfigIsValidatedWhenBuiltByField() {
+        assertField("SimConfig.workers", "was -2", () -> SimConfig.builder().workers(-2).build());
+        assertField("SimConfig.ringEntries", "was 0", () -> SimConfig.builder().ringEntries(0).build());
+        assertField("SimConfig.ringEntries", "was 48", () -> SimConfig.builder().ringEntries(48).build());
+        assertField("SimConfig.ringEntries", "was 64", () -> SimConfig.builder()
+                .kernelBehavior(KernelBehavior.DEFAULT.withMaxRingEntries(32)).ringEntries(64).build());
+        assertField("SimConfig.startNanos", "was -1", () -> SimConfig.builder().startNanos(-1).build());
+        assertField("SimConfig.start", "1900", () -> SimConfig.builder()
+                .start(java.time.Instant.parse("1900-01-01T00:00:00Z")).build());
+        assertField("SimConfig.timeLimit", "PT0S", () -> SimConfig.builder().timeLimit(java.time.Duration.ZERO)
+                .build());
+        assertField("SimConfig.timeLimit", "PT-1S", () -> SimConfig.builder()
+                .timeLimit(java.time.Duration.ofSeconds(-1)).build());
+        assertField("SimConfig.crashWithin", "PT-1S", () -> SimConfig.builder()
+                .crashWithin(java.time.Duration.ofSeconds(-1)).build());
+        assertField("SimConfig.storageFaults", "null", () -> SimConfig.builder().storageFaults(null).build());
+        assertField("SimConfig.network", "null", () -> SimConfig.builder().network(null).build());
+        assertField("SimConfig.crashPolicy", "null", () -> SimConfig.builder().crashPolicy(null).build());
+        assertField("SimConfig.kernelBehavior", "null", () -> SimConfig.builder().kernelBehavior(null).build());
+        assertField("SimConfig.storageRoot", "'data'", () -> SimConfig.builder().storageRoot("data").build());
+        // Nested configurations refuse bad values where they are made, by the same exception.
+        assertField("StorageFaults.syncRate", "1.5", () -> SimConfig.builder()
+                .storageFaults(StorageFaults.builder().syncRate(1.5).build()).build());
+        assertField("NetworkConfig.breakRate", "-0.1", () -> SimConfig.builder()
+                .network(NetworkConfig.DEFAULT.withBreakRate(-0.1)).build());
+        // Huge durations saturate instead of overflowing; every good value builds.
+        SimConfig config = SimConfig.builder().timeLimit(java.time.Duration.ofDays(365L * 1000))
+                .crashWithin(java.time.Duration.ofSeconds(3)).start(java.time.Instant.EPOCH)
+                .network(NetworkConfig.DEFAULT).crashPolicy(CrashPolicy.PREFIX).storageRoot("/x").build();
+        assertEquals(Long.MAX_VALUE, config.timeLimitNanos());
+        assertEquals(0, config.startNanos());
+        assertEquals(config, config.toBuilder().build());
+    }
+
+    private static void assertField(String field, String value, Executable build) {
+        InvalidConfigException failure = assertThrows(InvalidConfigException.class, build);
+        org.junit.jupiter.api.Assertions.assertEquals(field, failure.field(), failure.getMessage());
+        assertTrue(failure.getMessage().contains(field), failure.getMessage() + " should name " + field);
+        assertTrue(failure.getMessage().contains(value), failure.getMessage() + " should show " + value);
     }
 
     @Test

@@ -10,6 +10,7 @@ import dev.lockstep.Blob;
 import dev.lockstep.Context;
 import dev.lockstep.Handle;
 import dev.lockstep.Signal;
+import dev.lockstep.Task;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,56 +77,91 @@ class SimRunnerTest {
     }
 
     @Test
-    void stalledRunFailsWithItsReplayLine() {
-        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.seeded(3).start(ctx -> {
+    void stalledRunFailsWithItsReplayLineAndTheReplayReproducesIt() {
+        SimConfig config = SimConfig.builder().seed(3).workers(2).build();
+        Task<Integer> waitsForever = ctx -> {
             try (Signal signal = ctx.stopped()) {
                 return signal.await();
             }
-        }));
+        };
+        SimulationFailure failure = assertThrows(SimulationFailure.class,
+                () -> SimRunner.of(config).start(waitsForever));
         assertTrue(failure.getMessage().contains("stalled"), failure.getMessage());
-        assertTrue(failure.getMessage().contains("replay: SimRunner.of(SimConfig.builder().seed(3L)"),
+        assertTrue(failure.getMessage().contains("worker 0 'root' at dev.lockstep.sim.SimRunnerTest"),
+                "names the waiting fiber and its line: " + failure.getMessage());
+        assertTrue(failure.getMessage().contains("replay: SimRunner.of(SimConfig.builder().seed(3L).workers(2)"),
                 failure.getMessage());
-        assertEquals(3, failure.config().seed());
+        assertEquals(config, failure.config());
+        SimulationFailure again = assertThrows(SimulationFailure.class,
+                () -> SimRunner.of(failure.config()).start(waitsForever));
+        assertEquals(firstLine(failure), firstLine(again));
+    }
+
+    private static String firstLine(Throwable failure) {
+        return failure.getMessage().lines().findFirst().orElseThrow();
     }
 
     @Test
-    void runPastItsTimeLimitFailsAsTimedOut() {
-        SimConfig config = SimConfig.builder().seed(5).timeLimit(Duration.ofMinutes(1)).build();
-        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.of(config).start(ctx -> {
+    void runPastItsTimeLimitFailsAsTimedOutAndTheReplayReproducesIt() {
+        SimConfig config = SimConfig.builder().seed(5).timeLimit(Duration.ofMinutes(1))
+                .storageFaults(StorageFaults.builder().writeRate(0.25).build())
+                .network(NetworkConfig.DEFAULT.withBreakRate(0.1)).crashPolicy(CrashPolicy.PREFIX).build();
+        Task<Object> sleepsTooLong = ctx -> {
             ctx.sleep(Duration.ofHours(2));
             return null;
-        }));
+        };
+        SimulationFailure failure = assertThrows(SimulationFailure.class,
+                () -> SimRunner.of(config).start(sleepsTooLong));
         assertTrue(failure.getMessage().contains("timed out"), failure.getMessage());
-        // The replay line reproduces the failure.
+        // The replay line carries the whole configuration, and its config reproduces the failure.
+        String replay = failure.replayLine();
+        assertTrue(replay.contains(".storageFaults(StorageFaults.builder().writeRate(0.25).build())"), replay);
+        assertTrue(replay.contains("0.1))") && replay.contains("CrashPolicy.PREFIX"), replay);
+        assertTrue(replay.contains("config " + config.configHash()), replay);
+        assertEquals(config, failure.config());
         SimulationFailure again = assertThrows(SimulationFailure.class,
-                () -> SimRunner.of(failure.config()).start(ctx -> {
-                    ctx.sleep(Duration.ofHours(2));
-                    return null;
-                }));
-        assertEquals(failure.getMessage(), again.getMessage());
+                () -> SimRunner.of(failure.config()).start(sleepsTooLong));
+        assertEquals(firstLine(failure), firstLine(again));
     }
 
     @Test
-    void threadSleepInAFiberIsADeterminismLeak() {
-        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.seeded(9).start(ctx -> {
-            Thread.sleep(5);
-            return null;
+    void aTaskFailureCarriesTheReplayLineAsASuppressedNote() {
+        SimRunner runner = SimRunner.seeded(6);
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> runner.start(ctx -> {
+            ctx.sleep(Duration.ofSeconds(1));
+            throw new IllegalStateException("the task's own failure");
         }));
-        assertTrue(failure.getMessage().contains("determinism leak"), failure.getMessage());
-        assertTrue(failure.getMessage().contains("Thread.sleep"), failure.getMessage());
+        assertEquals("the task's own failure", thrown.getMessage(), "rethrown unchanged");
+        assertEquals(1, thrown.getSuppressed().length);
+        assertTrue(thrown.getSuppressed()[0] instanceof ReplayNote);
+        assertTrue(thrown.getSuppressed()[0].getMessage().contains("replay: SimRunner.of(SimConfig.builder().seed(6L)"),
+                thrown.getSuppressed()[0].getMessage());
     }
 
     @Test
-    void invalidConfigurationNamesTheField() {
-        IllegalArgumentException workers = assertThrows(IllegalArgumentException.class,
+    void configHashIsStableAndTheReplayLineIsJava() {
+        SimConfig config = SimConfig.builder().seed(-9).crashPolicy(CrashPolicy.SUBSET).build();
+        assertEquals(config.configHash(), SimConfig.builder().seed(-9).crashPolicy(CrashPolicy.SUBSET).build()
+                .configHash());
+        assertTrue(config.toJava().startsWith("SimConfig.builder().seed(-9L)"), config.toJava());
+        assertTrue(config.toJava().contains(".crashPolicy(CrashPolicy.SUBSET)"), config.toJava());
+        assertNotEquals(config.configHash(), config.withSeed(10).configHash());
+    }
+
+    @Test
+    void invalidConfigurationNamesTheFieldWhenBuilt() {
+        InvalidConfigException workers = assertThrows(InvalidConfigException.class,
                 () -> SimConfig.builder().workers(0).build());
+        assertEquals("SimConfig.workers", workers.field());
         assertTrue(workers.getMessage().contains("workers") && workers.getMessage().contains("was 0"));
-        IllegalArgumentException ring = assertThrows(IllegalArgumentException.class,
+        InvalidConfigException ring = assertThrows(InvalidConfigException.class,
                 () -> SimConfig.builder().ringEntries(0).build());
-        assertTrue(ring.getMessage().contains("ringEntries") && ring.getMessage().contains("was 0"));
-        IllegalArgumentException start = assertThrows(IllegalArgumentException.class,
-                () -> SimConfig.builder().start(Instant.parse("1969-12-31T23:59:59Z")));
-        assertTrue(start.getMessage().contains("start") && start.getMessage().contains("1969"));
+        assertEquals("SimConfig.ringEntries", ring.field());
+        assertTrue(ring.getMessage().contains("was 0"), ring.getMessage());
+        SimConfig.Builder beforeEpoch = SimConfig.builder().start(Instant.parse("1969-12-31T23:59:59Z"));
+        InvalidConfigException start = assertThrows(InvalidConfigException.class, beforeEpoch::build);
+        assertEquals("SimConfig.start", start.field());
+        assertTrue(start.getMessage().contains("1969"), start.getMessage());
         assertNotEquals(SimConfig.builder().seed(1).build(), SimConfig.builder().seed(2).build());
     }
 }

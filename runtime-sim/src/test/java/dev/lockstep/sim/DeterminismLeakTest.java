@@ -1,0 +1,190 @@
+package dev.lockstep.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Handle;
+import dev.lockstep.Task;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Everything that would let the operating system decide when a fiber resumes fails the run at once, with a
+ * message naming the fiber, the cause and the line of user code, and the replay line.
+ */
+class DeterminismLeakTest {
+
+    private static SimulationFailure leak(long seed, Task<?> task) {
+        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.seeded(seed).start(task));
+        assertTrue(failure.getMessage().contains("determinism leak"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("replay: SimRunner.of(SimConfig.builder().seed(" + seed + "L)"),
+                failure.getMessage());
+        assertTrue(failure.getMessage().contains("DeterminismLeakTest"), "names the user's line: "
+                + failure.getMessage());
+        return failure;
+    }
+
+    @Test
+    void threadSleepInAFiber() {
+        SimulationFailure failure = leak(1, ctx -> {
+            // Long enough that the JDK's timer cannot fire before the fiber has unmounted, even on a loaded
+            // machine: a sleep that ends before the simulator looks is indistinguishable from a yield.
+            Thread.sleep(200);
+            return null;
+        });
+        assertTrue(failure.getMessage().contains("Thread.sleep"), failure.getMessage());
+    }
+
+    @Test
+    void aTimedWaitOnAFutureInAFiber() {
+        SimulationFailure failure = leak(2, ctx -> new CompletableFuture<String>().get(1, TimeUnit.SECONDS));
+        assertTrue(failure.getMessage().contains("timed park"), failure.getMessage());
+    }
+
+    @Test
+    void aMonitorHeldAcrossAnAwaitAndContendedByAnotherFiber() {
+        Object lock = new Object();
+        SimulationFailure failure = leak(3, ctx -> {
+            Handle<Void> holder = ctx.child("holder").spawn(c -> {
+                synchronized (lock) {
+                    c.sleep(Duration.ofMillis(10));
+                }
+                return null;
+            });
+            Handle<Void> contender = ctx.child("contender").spawn(c -> {
+                c.sleep(Duration.ofMillis(1));
+                synchronized (lock) {
+                    return null;
+                }
+            });
+            holder.await();
+            contender.await();
+            return null;
+        });
+        assertTrue(failure.getMessage().contains("monitor"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("contender"), "names the blocked fiber: " + failure.getMessage());
+    }
+
+    @Test
+    void aMonitorHeldAcrossAnAwaitButNeverContendedIsFine() {
+        Object lock = new Object();
+        assertEquals("done", SimRunner.seeded(4).start(ctx -> {
+            synchronized (lock) {
+                ctx.sleep(Duration.ofMillis(10));
+            }
+            return "done";
+        }));
+    }
+
+    @Test
+    void aLockBetweenFibersIsDeterministicAndFine() {
+        ReentrantLock lock = new ReentrantLock();
+        String first = lockRun(lock);
+        assertEquals(first, lockRun(lock));
+    }
+
+    private static String lockRun(ReentrantLock lock) {
+        SimRunner runner = SimRunner.seeded(5);
+        runner.start(ctx -> {
+            Handle<Void> a = ctx.child("a").spawn(c -> {
+                lock.lock();
+                try {
+                    c.sleep(Duration.ofMillis(3));
+                } finally {
+                    lock.unlock();
+                }
+                return null;
+            });
+            Handle<Void> b = ctx.child("b").spawn(c -> {
+                c.sleep(Duration.ofMillis(1));
+                lock.lock(); // parks on the lock; the other fiber's unlock resumes it on the simulator's thread
+                lock.unlock();
+                return null;
+            });
+            a.await();
+            b.await();
+            return null;
+        });
+        return runner.digest();
+    }
+
+    @Test
+    void aRealSocketInAFiber() throws IOException {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            SimulationFailure failure = leak(6, ctx -> {
+                Socket socket = new Socket();
+                socket.connect(server.getLocalSocketAddress());
+                return socket.getInputStream().read();
+            });
+            assertTrue(failure.getMessage().contains("real I/O"), failure.getMessage());
+            // Let the abandoned fiber's read end.
+            server.accept().close();
+        }
+    }
+
+    @Test
+    void aFiberResumedFromAnotherThread() {
+        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.seeded(7).start(ctx -> {
+            Thread[] sleeper = new Thread[1];
+            Handle<Void> sleeping = ctx.child("sleeper").spawn(c -> {
+                sleeper[0] = Thread.currentThread();
+                c.sleep(Duration.ofHours(1));
+                return null;
+            });
+            ctx.sleep(Duration.ofMillis(1));
+            Thread intruder = Thread.ofPlatform().name("intruder").start(() -> LockSupport.unpark(sleeper[0]));
+            while (intruder.isAlive()) {
+                Thread.onSpinWait(); // wait in real time without parking: the unpark happens during this step
+            }
+            sleeping.await();
+            return null;
+        }));
+        assertTrue(failure.getMessage().contains("determinism leak"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("resumed from thread 'intruder'"), failure.getMessage());
+    }
+
+    @Test
+    void theSimulationsControlOutsideItsTasksIsRefused() {
+        dev.lockstep.Context[] escaped = new dev.lockstep.Context[1];
+        SimControl[] control = new SimControl[1];
+        SimRunner.seeded(8).start(ctx -> {
+            escaped[0] = ctx;
+            control[0] = SimRunner.control(ctx);
+            return null;
+        });
+        IllegalStateException outside = assertThrows(IllegalStateException.class,
+                () -> SimRunner.control(escaped[0]));
+        assertTrue(outside.getMessage().contains("running simulation"), outside.getMessage());
+        // After the run the ticker reads the time the run ended at.
+        assertTrue(control[0].ticker().read() > 0);
+    }
+
+    @Test
+    void touchingTheSimulationFromAnotherThreadFailsTheRun() {
+        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.seeded(9).start(ctx -> {
+            SimControl sim = SimRunner.control(ctx);
+            Thread other = Thread.ofPlatform().start(() -> {
+                try {
+                    sim.ticker().read();
+                } catch (IllegalStateException expected) {
+                    // the run fails instead
+                }
+            });
+            while (other.isAlive()) {
+                Thread.onSpinWait();
+            }
+            ctx.sleep(Duration.ofMillis(1));
+            return null;
+        }));
+        assertTrue(failure.getMessage().contains("Ticker.read was called from thread"), failure.getMessage());
+    }
+}

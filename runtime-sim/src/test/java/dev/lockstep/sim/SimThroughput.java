@@ -1,0 +1,206 @@
+package dev.lockstep.sim;
+
+import dev.lockstep.Blob;
+import dev.lockstep.Connection;
+import dev.lockstep.Context;
+import dev.lockstep.Handle;
+import dev.lockstep.Listener;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.lang.management.ThreadMXBean;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.LongFunction;
+
+/**
+ * The simulator's throughput: simulated I/O operations and fiber switches per CPU second, over four workloads.
+ * Not a test (surefire runs {@code *Test}); run it with the command in BENCHMARKS.md, section "The simulator:
+ * throughput":
+ *
+ * <pre>
+ * mvn -q -o -pl runtime-sim test-compile exec:exec -Dexec.executable=java -Dexec.classpathScope=test \
+ *   -Dexec.args="--add-opens java.base/java.lang=ALL-UNNAMED -cp %classpath dev.lockstep.sim.SimThroughput"
+ * </pre>
+ *
+ * <p>CPU time is the simulator thread's ({@link ThreadMXBean#getCurrentThreadCpuTime()}: every fiber runs on it),
+ * and, for comparison, the whole process's (JIT and GC threads included). Each workload runs once to warm up, then
+ * is measured over a fixed number of seeded runs. A fiber switch is one continuation the scheduler runs
+ * ({@link SimStats#fiberSteps()}); an I/O operation is a ring completion or a system call of the simulated kernel
+ * ({@link SimStats#ioOperations()}).
+ */
+public final class SimThroughput {
+
+    private SimThroughput() {
+    }
+
+    /** One workload: a name, how many seeded runs are measured, and the runner and task for a seed. */
+    private record Workload(String name, int runs, LongFunction<SimConfig> config, dev.lockstep.Task<?> task) {
+    }
+
+    /** Totals over the measured runs of one workload. */
+    private record Totals(long switches, long ioOperations, long ringCompletions, long systemCalls, long auditEvents,
+            long simulatedNanos, long threadCpuNanos, long processCpuNanos, int runs) {
+    }
+
+    /**
+     * Runs every workload and prints one table row each.
+     *
+     * @param args optional: a multiplier for the number of runs (default 1)
+     */
+    public static void main(String[] args) {
+        double scale = args.length > 0 ? Double.parseDouble(args[0]) : 1;
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        if (!threads.isCurrentThreadCpuTimeSupported()) {
+            throw new IllegalStateException("this JVM cannot measure thread CPU time");
+        }
+        threads.setThreadCpuTimeEnabled(true);
+        List<Workload> workloads = List.of(
+                new Workload("mixed (3 workers: net+partition+faults+storage)", scaled(400, scale),
+                        MixedWorkload::config, MixedWorkload::run),
+                new Workload("storage (1 worker, 8 fibers: 4 KiB writes, syncs, reads)", scaled(40, scale),
+                        seed -> SimConfig.builder().seed(seed).build(), SimThroughput::storage),
+                new Workload("network (2 workers, 4 connections: 64 B echoes)", scaled(40, scale),
+                        seed -> SimConfig.builder().seed(seed).workers(2).build(), SimThroughput::network),
+                new Workload("switches (1 worker, 64 fibers: 1 us sleeps)", scaled(40, scale),
+                        seed -> SimConfig.builder().seed(seed).build(), SimThroughput::switches));
+        System.out.println("Lockstep simulator throughput on " + Runtime.version() + ", "
+                + Runtime.getRuntime().availableProcessors() + " CPUs");
+        System.out.println("Each row: the median of " + REPEATS + " measurements of the same seeded runs, after a"
+                + " warm-up; rates per CPU second of the simulator's thread.");
+        System.out.printf(Locale.ROOT, "%-58s %5s %10s %10s %8s %9s %14s %13s %10s %11s%n", "workload", "runs",
+                "switches", "I/O ops", "thread s", "process s", "switches/cpu-s", "I/O ops/cpu-s", "runs/cpu-s",
+                "sim-s/cpu-s");
+        for (Workload workload : workloads) {
+            measure(workload, 0, Math.max(1, workload.runs() / 4)); // warm-up
+            List<Totals> repeats = new ArrayList<>();
+            for (int r = 0; r < REPEATS; r++) {
+                repeats.add(measure(workload, 1_000, workload.runs()));
+            }
+            repeats.sort(java.util.Comparator.comparingLong(Totals::threadCpuNanos));
+            Totals totals = repeats.get(REPEATS / 2);
+            double cpu = totals.threadCpuNanos() / 1e9;
+            System.out.printf(Locale.ROOT, "%-58s %5d %10d %10d %8.2f %9.2f %14.0f %13.0f %10.0f %11.1f%n",
+                    workload.name(), totals.runs(), totals.switches(), totals.ioOperations(), cpu,
+                    totals.processCpuNanos() / 1e9, totals.switches() / cpu, totals.ioOperations() / cpu,
+                    totals.runs() / cpu, totals.simulatedNanos() / 1e9 / cpu);
+        }
+    }
+
+    private static final int REPEATS = 3;
+
+    private static int scaled(int runs, double scale) {
+        return Math.max(1, (int) Math.round(runs * scale));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Totals measure(Workload workload, long firstSeed, int runs) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        long switches = 0;
+        long ring = 0;
+        long calls = 0;
+        long events = 0;
+        long simulated = 0;
+        long processBefore = os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
+        long threadBefore = threads.getCurrentThreadCpuTime();
+        for (int i = 0; i < runs; i++) {
+            SimRunner runner = SimRunner.of(workload.config().apply(firstSeed + i));
+            runner.start((dev.lockstep.Task<Object>) workload.task());
+            SimStats stats = runner.stats();
+            switches += stats.fiberSteps();
+            ring += stats.ringCompletions();
+            calls += stats.systemCalls();
+            events += stats.auditEvents();
+            simulated += stats.simulatedNanos();
+        }
+        long threadCpu = threads.getCurrentThreadCpuTime() - threadBefore;
+        long processCpu = (os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0)
+                - processBefore;
+        return new Totals(switches, ring + calls, ring, calls, events, simulated, threadCpu, processCpu, runs);
+    }
+
+    /** Eight fibers, each writing 64 blocks of 4 KiB to its own blob, syncing every 8, reading each back. */
+    private static Object storage(Context ctx) {
+        List<Handle<Void>> handles = new ArrayList<>();
+        for (int f = 0; f < 8; f++) {
+            int id = f;
+            handles.add(ctx.child("f" + f).spawn(c -> {
+                byte[] block = new byte[4096];
+                try (Blob blob = c.open("bench", "blob" + id).await().blob()) {
+                    for (int i = 0; i < 64; i++) {
+                        block[0] = (byte) i;
+                        blob.writeAt((long) i * block.length, block).await();
+                        if (i % 8 == 7) {
+                            blob.sync().await();
+                        }
+                        blob.readAt((long) i * block.length, block.length).await();
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Handle<Void> handle : handles) {
+            handle.await();
+        }
+        return null;
+    }
+
+    /** Four connections from worker 0 to an echo server on worker 1, 250 round trips of 64 bytes each. */
+    private static Object network(Context ctx) {
+        SimControl sim = SimRunner.control(ctx);
+        InetSocketAddress address = new InetSocketAddress(sim.host(1), 9000);
+        Listener listener = ctx.child("bind").spawnOn(1, c -> c.bind(address).await()).await();
+        ctx.child("server").spawnOn(1, c -> {
+            for (int i = 0; ; i++) {
+                Connection connection = listener.accept().await();
+                c.child("echo" + i).spawn(e -> {
+                    try (connection) {
+                        while (true) {
+                            connection.sink().send(connection.stream().recv(64).await()).await();
+                        }
+                    } catch (dev.lockstep.LockstepException closed) {
+                        return null;
+                    }
+                });
+            }
+        });
+        List<Handle<Void>> clients = new ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            clients.add(ctx.child("client" + k).spawn(c -> {
+                byte[] message = new byte[64];
+                try (Connection connection = c.dial(address).await()) {
+                    for (int i = 0; i < 250; i++) {
+                        connection.sink().send(message).await();
+                        connection.stream().recv(64).await();
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Handle<Void> client : clients) {
+            client.await();
+        }
+        listener.close();
+        return null;
+    }
+
+    /** 64 fibers, each sleeping 1 µs 200 times: timers and fiber switches only. */
+    private static Object switches(Context ctx) {
+        List<Handle<Void>> handles = new ArrayList<>();
+        for (int f = 0; f < 64; f++) {
+            handles.add(ctx.child("f" + f).spawn(c -> {
+                for (int i = 0; i < 200; i++) {
+                    c.sleep(Duration.ofNanos(1_000));
+                }
+                return null;
+            }));
+        }
+        for (Handle<Void> handle : handles) {
+            handle.await();
+        }
+        return null;
+    }
+}
