@@ -1,0 +1,34 @@
+package dev.lockstep.conformance;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.TestTemplate;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Runs a test once per runtime configuration of {@link RuntimeConfig#ALL} — the simulator under several seeds
+ * with one and two workers, runtime-uring with one and two workers — naming each run after its configuration
+ * ({@code [sim seed=7 workers=2]}, {@code [uring workers=1]}).
+ *
+ * <p>The test takes a {@link Runtimes} parameter: it makes a fresh runner per call (runtime-uring gets a fresh
+ * storage directory each time), with the ring size asked for here, and the {@link Probe} of that runtime.
+ */
+@Documented
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@TestTemplate
+@ExtendWith(RuntimeExtension.class)
+public @interface Conformance {
+    /** The default ring size: large enough that no case but the seed's is ring-bound. */
+    int DEFAULT_RING = 64;
+
+    /**
+     * Ring entries per worker of every runner the test makes.
+     *
+     * @return a power of two; the seed's tests use 1
+     */
+    int ring() default DEFAULT_RING;
+}

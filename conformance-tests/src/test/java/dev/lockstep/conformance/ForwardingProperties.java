@@ -1,0 +1,183 @@
+package dev.lockstep.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.Context;
+import dev.lockstep.Handle;
+import dev.lockstep.Operation;
+import dev.lockstep.Poll;
+import dev.lockstep.Waker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * Random forwarding sequences: one-byte receives owned by different workers are polled and closed from their
+ * owner, from a fiber of another worker and from plain threads, in a random order, with service turns between.
+ * No data arrives during the sequence, so the model is exact: a poll is pending until the operation was closed,
+ * then closed; afterwards every open operation receives its byte wherever it is awaited, and every closed one
+ * reports closure. Both runtimes must give the model's transcript and end with every worker's driver empty and
+ * every socket released.
+ */
+class ForwardingProperties {
+
+    enum Action { POLL_OWNER, POLL_OTHER_WORKER, POLL_FOREIGN_THREAD, CLOSE_OWNER, CLOSE_OTHER_WORKER,
+        CLOSE_FOREIGN_THREAD, RESCHEDULE }
+
+    /** One step: {@code action} on operation {@code op} (modulo the number of operations). */
+    record Step(int op, Action action) {
+    }
+
+    @Provide
+    Arbitrary<List<Step>> steps() {
+        return Combinators.combine(Arbitraries.integers().between(0, 7), Arbitraries.of(Action.class))
+                .as(Step::new).list().ofMaxSize(16);
+    }
+
+    /** The model: the transcript the sequence must give. */
+    static List<String> model(int operations, List<Step> steps) {
+        boolean[] closed = new boolean[operations];
+        List<String> transcript = new ArrayList<>();
+        for (Step step : steps) {
+            int op = step.op() % operations;
+            switch (step.action()) {
+                case POLL_OWNER, POLL_OTHER_WORKER, POLL_FOREIGN_THREAD ->
+                        transcript.add(step.action() + " " + op + " -> " + (closed[op] ? "closed" : "pending"));
+                case CLOSE_OWNER, CLOSE_OTHER_WORKER, CLOSE_FOREIGN_THREAD -> {
+                    closed[op] = true;
+                    transcript.add(step.action() + " " + op + " -> ok");
+                }
+                case RESCHEDULE -> transcript.add("RESCHEDULE");
+            }
+        }
+        for (int op = 0; op < operations; op++) {
+            transcript.add("await " + op + " -> " + (closed[op] ? "closed" : "x"));
+        }
+        transcript.add("admitted at the end: 0");
+        transcript.add("sockets held at the end: 0");
+        return transcript;
+    }
+
+    private static String describe(Poll<byte[]> poll) {
+        if (!poll.isReady()) {
+            return "pending";
+        }
+        try {
+            return new String(poll.get(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (ClosedException closed) {
+            return "closed";
+        }
+    }
+
+    /** Runs {@code body} on a fiber of {@code worker} and waits for it. */
+    private static <T> T on(Context ctx, int worker, String label, dev.lockstep.Task<T> body) {
+        Handle<T> handle = ctx.child(label).spawnOn(worker, body);
+        return handle.await();
+    }
+
+    static List<String> run(Runtimes runtimes, int operations, List<Step> steps) {
+        Probe probe = runtimes.probe();
+        List<SocketPair> pairs = new ArrayList<>();
+        List<String> transcript = runtimes.runner().start(ctx -> {
+            int workers = ctx.workers();
+            AtomicReferenceArray<SocketPair> pairOf = new AtomicReferenceArray<>(operations);
+            AtomicReferenceArray<Operation<byte[]>> ops = new AtomicReferenceArray<>(operations);
+            for (int i = 0; i < operations; i++) {
+                int index = i;
+                on(ctx, i % workers, "register" + i, c -> {
+                    SocketPair pair = probe.socketPair(c);
+                    pairOf.set(index, pair);
+                    ops.set(index, pair.recv());
+                    return null;
+                });
+                pairs.add(pairOf.get(i));
+            }
+            List<String> lines = new ArrayList<>();
+            int label = 0;
+            for (Step step : steps) {
+                int op = step.op() % operations;
+                int owner = op % workers;
+                int other = workers > 1 ? (owner + 1) % workers : -1;
+                Operation<byte[]> operation = ops.get(op);
+                String result = switch (step.action()) {
+                    case POLL_OWNER -> on(ctx, owner, "poll" + label++, c -> describe(operation.poll(Waker.noop())));
+                    case POLL_OTHER_WORKER -> other < 0
+                            ? Turns.onForeignThreadBlockingWorker(() -> describe(operation.poll(Waker.noop())))
+                            : on(ctx, other, "poll" + label++, c -> describe(operation.poll(Waker.noop())));
+                    case POLL_FOREIGN_THREAD ->
+                            Turns.onForeignThreadBlockingWorker(() -> describe(operation.poll(Waker.noop())));
+                    case CLOSE_OWNER -> on(ctx, owner, "close" + label++, c -> {
+                        operation.close();
+                        return "ok";
+                    });
+                    case CLOSE_OTHER_WORKER -> other < 0 ? Turns.onForeignThreadBlockingWorker(() -> {
+                        operation.close();
+                        return "ok";
+                    }) : on(ctx, other, "close" + label++, c -> {
+                        operation.close();
+                        return "ok";
+                    });
+                    case CLOSE_FOREIGN_THREAD -> Turns.onForeignThreadBlockingWorker(() -> {
+                        operation.close();
+                        return "ok";
+                    });
+                    case RESCHEDULE -> {
+                        Turns.reschedule();
+                        yield null;
+                    }
+                };
+                lines.add(result == null ? "RESCHEDULE" : step.action() + " " + op + " -> " + result);
+            }
+            for (int i = 0; i < operations; i++) {
+                pairOf.get(i).writePeer(new byte[] {'x'});
+            }
+            for (int i = 0; i < operations; i++) {
+                String outcome;
+                try {
+                    outcome = new String(ops.get(i).await(), java.nio.charset.StandardCharsets.UTF_8);
+                } catch (ClosedException closed) {
+                    outcome = "closed";
+                }
+                lines.add("await " + i + " -> " + outcome);
+            }
+            int admitted = 0;
+            for (int w = 0; w < workers; w++) {
+                admitted += on(ctx, w, "drain" + w, c -> {
+                    Turns.drained(c, probe);
+                    return probe.admitted();
+                });
+            }
+            lines.add("admitted at the end: " + admitted);
+            return lines;
+        });
+        int held = 0;
+        for (SocketPair pair : pairs) {
+            held += pair.fd().held();
+            pair.close();
+        }
+        transcript.add("sockets held at the end: " + held);
+        return transcript;
+    }
+
+    @Property(tries = 50)
+    void forwardingSequencesGiveTheModelsOutcomesOnBothRuntimes(@ForAll("steps") List<Step> steps,
+                                                               @ForAll @IntRange(min = 1, max = 4) int operations,
+                                                               @ForAll @IntRange(min = 1, max = 1_000_000) int seed,
+                                                               @ForAll @IntRange(min = 1, max = 2) int workers) {
+        List<String> expected = model(operations, steps);
+        for (RuntimeConfig config : List.of(RuntimeConfig.sim(seed, workers), RuntimeConfig.uring(workers))) {
+            try (Runtimes runtimes = new Runtimes(config, Conformance.DEFAULT_RING)) {
+                List<String> transcript = run(runtimes, operations, steps);
+                assertEquals(String.join("\n", expected), String.join("\n", transcript), config.displayName());
+            }
+        }
+    }
+}

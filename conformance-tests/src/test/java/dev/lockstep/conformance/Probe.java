@@ -1,0 +1,159 @@
+package dev.lockstep.conformance;
+
+import dev.lockstep.Blob;
+import dev.lockstep.Context;
+import dev.lockstep.Operation;
+import dev.lockstep.Runner;
+import dev.lockstep.engine.DurabilityPermit;
+import dev.lockstep.engine.Registration;
+import dev.lockstep.engine.WaiterId;
+import dev.lockstep.engine.Worker;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+
+/**
+ * The test SPI: what the seed's tests inspect inside a runtime, implemented for both runtimes.
+ *
+ * <p>The worker-level hooks are the Java forms of the seed's reaches into {@code Local}: requests admitted and
+ * not yet retired ({@code driver.len()}), whether the worker's state is borrowed right now (the seed's
+ * {@code check_local}), marking the worker closing ({@code local.closing = true}), the worker's cached clock
+ * ({@code local.now}) and an operation's identity ({@code operation.key()}). Both runtimes run the same engine,
+ * so these read the current {@link Worker}; what differs per runtime is how a runner is built (a ring of size
+ * 1 included) and how the test writes the peer of a {@link SocketPair} directly, past the runtime.
+ *
+ * <p>Every method but {@link #runner} runs on a fiber of the runtime.
+ */
+public interface Probe {
+
+    /**
+     * The probe of a runtime.
+     *
+     * @param kind the runtime
+     * @return its probe
+     */
+    static Probe of(RuntimeKind kind) {
+        return kind == RuntimeKind.SIM ? SimProbe.INSTANCE : UringProbe.INSTANCE;
+    }
+
+    /**
+     * A fresh runner.
+     *
+     * @param config the configuration
+     * @param ringEntries ring entries per worker (1: the seed's "one in-flight request")
+     * @param storage the storage directory (runtime-uring; the simulator's disk is its own)
+     * @return the runner
+     */
+    Runner runner(RuntimeConfig config, int ringEntries, Path storage);
+
+    /**
+     * Writes {@code data} into the peer socket directly, as the seed's {@code peer.write_all}: not through a
+     * worker's ring, so it never competes with the one in-flight slot of a ring of size 1.
+     *
+     * @param peerFd the peer's fd
+     * @param data the bytes, all of which are written
+     */
+    void writeDirect(int peerFd, byte[] data);
+
+    /**
+     * The loopback address the calling fiber's worker binds: {@code 127.0.0.1} in production; in the simulator,
+     * where each worker is its own host, that worker's address ({@code 127.0.0.(i+1)}).
+     *
+     * @return the address
+     */
+    default java.net.InetAddress localHost() {
+        return java.net.InetAddress.getLoopbackAddress();
+    }
+
+    /**
+     * The file descriptors the runtime's kernel has open right now, for leak checks: the simulated kernel's fd
+     * table, or this process's {@code /proc/self/fd} in production.
+     *
+     * @return the open fds
+     */
+    java.util.Set<Integer> openFds();
+
+    /**
+     * The worker of the calling fiber.
+     *
+     * @return the worker
+     * @throws IllegalStateException on a plain thread
+     */
+    default Worker worker() {
+        Worker worker = Worker.current();
+        if (worker == null) {
+            throw new IllegalStateException("the probe must be used from a fiber of the runtime");
+        }
+        return worker;
+    }
+
+    /**
+     * Requests admitted to the current worker and not yet retired: the seed's {@code admitted()}.
+     *
+     * @return the count
+     */
+    default int admitted() {
+        return worker().admitted();
+    }
+
+    /**
+     * Whether the current worker's state is borrowed right now. A waker callback that sees true runs inside the
+     * critical section. On a plain thread there is no current worker: false.
+     *
+     * @return true while borrowed
+     */
+    default boolean borrowed() {
+        Worker worker = Worker.current();
+        return worker != null && worker.isBorrowed();
+    }
+
+    /** Marks the current worker closing: the seed's {@code local.closing = true}. */
+    default void markClosing() {
+        worker().markClosing();
+    }
+
+    /**
+     * The current worker's cached clock: the seed's {@code local.now}.
+     *
+     * @return epoch nanoseconds
+     */
+    default long nowNanos() {
+        return worker().nowNanos();
+    }
+
+    /**
+     * The identity of an operation registered on a worker: the seed's {@code operation.key()}.
+     *
+     * @param operation the operation
+     * @return its waiter id, or null for one refused by a closing worker
+     */
+    default WaiterId key(Operation<?> operation) {
+        return ((Registration<?>) operation).key();
+    }
+
+    /**
+     * The durability permit of an open blob: the seed's {@code shared.durability}. The blob implementation is
+     * the engine's, shared by both runtimes; its permit is not public API, so it is read reflectively.
+     *
+     * @param blob an open blob of this runtime
+     * @return its permit
+     */
+    default DurabilityPermit permit(Blob blob) {
+        try {
+            Method permit = blob.getClass().getDeclaredMethod("permit");
+            permit.setAccessible(true);
+            return (DurabilityPermit) permit.invoke(blob);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot reach the durability permit of " + blob + ": " + e, e);
+        }
+    }
+
+    /**
+     * A connected socket pair on loopback; see {@link SocketPair}.
+     *
+     * @param ctx the calling task's context
+     * @return the pair
+     */
+    default SocketPair socketPair(Context ctx) {
+        return SocketPair.open(this, ctx);
+    }
+}

@@ -1,0 +1,813 @@
+package dev.lockstep.conformance;
+
+import static dev.lockstep.conformance.Turns.drained;
+import static dev.lockstep.conformance.Turns.onForeignThreadBlockingWorker;
+import static dev.lockstep.conformance.Turns.onPlainThread;
+import static dev.lockstep.conformance.Turns.pollOnForeignThread;
+import static dev.lockstep.conformance.Turns.reschedule;
+import static dev.lockstep.conformance.Turns.until;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Blob;
+import dev.lockstep.ClosedException;
+import dev.lockstep.Operation;
+import dev.lockstep.Poll;
+import dev.lockstep.TimeoutException;
+import dev.lockstep.Waker;
+import dev.lockstep.engine.DurabilityPermit;
+import dev.lockstep.engine.Mailbox;
+import dev.lockstep.engine.WaiterId;
+import dev.lockstep.engine.Worker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The 20 tests of the seed ({@code shared/seed/operation.rs}, commonware-runtime 2026.10.0), each with the same
+ * name in camelCase and the same assertions, on every runtime configuration with a ring of one entry (the
+ * seed's {@code runner()}: one request in flight).
+ *
+ * <p>Translation rules, applied throughout (each case's comment says where one matters):
+ * <ul>
+ *   <li>{@code poll!(&mut op)} polls with the task's own waker; here {@code op.poll(Waker.noop())}, or a
+ *       {@link Reentrant} when the test must later see the completion's wake.</li>
+ *   <li>{@code reschedule().await} is {@link Turns#reschedule()}; {@code drained().await} is
+ *       {@link Turns#drained}: the worker runs until {@link Probe#admitted()} is 0.</li>
+ *   <li>{@code catch_unwind} of a waker panic is {@code assertThrows} of the exception the armed callback
+ *       threw; its message is the seed's ({@code waker callback panic N}).</li>
+ *   <li>{@code Arc::strong_count(&fd) == 1} is {@code fd.held() == 0}; {@code Arc::strong_count(&callbacks)
+ *       == 1} is {@link Reentrant#assertReleased()}.</li>
+ *   <li>{@code thread::spawn(..).join()} inside a task blocks the worker: {@link Turns#pollOnForeignThread} and
+ *       {@link Turns#onForeignThreadBlockingWorker} spin the fiber without yielding.</li>
+ *   <li>One difference of model: the seed's {@code admitted()} ({@code driver.len()}) does not count a
+ *       completed result nobody observed yet, Lockstep's {@link Worker#admitted()} does (the request keeps its
+ *       fd until observed). Where the seed drains with such a result outstanding, the port waits for the
+ *       completion's wake instead.</li>
+ * </ul>
+ */
+class SeedOperationTest {
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static long nanos(java.time.Instant instant) {
+        return instant.getEpochSecond() * 1_000_000_000L + instant.getNano();
+    }
+
+    // ------------------------------------------------------------------------------------------ full ring
+
+    /**
+     * Seed: {@code test_start_sync_returns_while_ring_is_full}. In Rust {@code start_sync()} is a future that
+     * must be Ready on its first poll without cloning or waking the poller's waker; in Java it is a call that
+     * returns the handle, taking no waker at all. The Java form pins the same behaviour: the call returns at
+     * once on the fiber while the only ring slot is held (a blocking call would hang the worker), the sync is
+     * already admitted to the worker, and the fixture's waker is untouched.
+     */
+    @Conformance(ring = 1)
+    void testStartSyncReturnsWhileRingIsFull(Runtimes rt) {
+        Probe probe = rt.probe();
+        Reentrant callbacks = new Reentrant(probe);
+        rt.runner().start(ctx -> {
+            Blob blob = ctx.open("observer_sync", "file").await().blob();
+            blob.writeAt(0, bytes("dirty")).await();
+            try (SocketPair pair = probe.socketPair(ctx)) {
+                Operation<byte[]> blocker = pair.recv();
+                assertFalse(blocker.poll(Waker.noop()).isReady());
+                reschedule();
+
+                // The only in-flight slot is occupied, but sync accepts ownership now.
+                int before = probe.admitted();
+                Operation<Void> handle = blob.startSync();
+                assertEquals(before + 1, probe.admitted(), "the sync is the worker's as soon as startSync returns");
+                assertEquals(0, callbacks.clones());
+                assertEquals(0, callbacks.wakes());
+
+                blocker.close();
+                assertNull(handle.await());
+            }
+            blob.close();
+            return null;
+        });
+        callbacks.assertReleased();
+    }
+
+    /** Seed: {@code test_queued_operation_completes_without_further_polls}. */
+    @Conformance(ring = 1)
+    void testQueuedOperationCompletesWithoutFurtherPolls(Runtimes rt) {
+        Probe probe = rt.probe();
+        Reentrant callbacks = new Reentrant(probe);
+        rt.runner().start(ctx -> {
+            try (SocketPair pair = probe.socketPair(ctx)) {
+                Operation<byte[]> blocker = pair.recv();
+                assertFalse(blocker.poll(Waker.noop()).isReady());
+                reschedule();
+
+                Operation<Void> queued = pair.send();
+                Waker waker = callbacks.waker();
+                assertFalse(queued.poll(waker).isReady());
+                blocker.close();
+
+                // Let a later request drive the worker. The queued operation receives no polls, and its
+                // unconsumed result must not occupy the sole in-flight slot needed by this later request.
+                assertNull(pair.send().await());
+                assertEquals(1, callbacks.clones());
+                assertEquals(1, callbacks.wakes());
+                Poll<Void> poll = queued.poll(waker);
+                assertTrue(poll.isReady());
+                assertNull(poll.get());
+                assertEquals(1, callbacks.clones());
+            }
+            return null;
+        });
+        callbacks.assertReleased();
+    }
+
+    // ------------------------------------------------------------------------------------ deadlines, timers
+
+    /** Seed: {@code test_expired_registration_does_not_consume_ready_data}. */
+    @Conformance(ring = 1)
+    void testExpiredRegistrationDoesNotConsumeReadyData(Runtimes rt) {
+        Probe probe = rt.probe();
+        Reentrant callbacks = new Reentrant(probe);
+        rt.runner().start(ctx -> {
+            long deadline = nanos(ctx.now());
+            ctx.sleep(Duration.ofMillis(1));
+            assertTrue(probe.nowNanos() >= deadline, "the worker's cached clock passed the deadline");
+
+            try (SocketPair pair = probe.socketPair(ctx)) {
+                pair.writePeer(bytes("x"));
+                Operation<byte[]> operation = pair.recv(deadline);
+                Poll<byte[]> poll = operation.poll(callbacks.waker());
+                assertTrue(poll.isReady(), "a registration whose deadline passed is ready at once");
+                assertThrows(TimeoutException.class, poll::get);
+                assertEquals(0, callbacks.clones());
+                assertEquals(0, probe.admitted());
+
+                byte[] buffer = pair.recv(probe.nowNanos() + Duration.ofSeconds(1).toNanos()).await();
+                assertEquals(1, buffer.length);
+                assertArrayEquals(bytes("x"), buffer, "the expired receive consumed the ready data");
+            }
+            return null;
+        });
+        callbacks.assertReleased();
+    }
+
+    /** Seed: {@code test_queued_deadline_and_timer_progress_with_full_ring}. */
+    @Conformance(ring = 1)
+    void testQueuedDeadlineAndTimerProgressWithFullRing(Runtimes rt) {
+        Probe probe = rt.probe();
+        rt.runner().start(ctx -> {
+            try (SocketPair pair = probe.socketPair(ctx)) {
+                Operation<byte[]> first = pair.recv();
+                assertFalse(first.poll(Waker.noop()).isReady());
+                long deadline = probe.nowNanos() + Duration.ofMillis(10).toNanos();
+                Operation<byte[]> waiting = pair.recv(deadline);
+                assertThrows(TimeoutException.class, waiting::await);
+
+                // The untimed receive still occupies the only in-flight slot. Sleeper expiry must also
+                // progress independently of that slot.
+                ctx.sleep(Duration.ofMillis(1));
+                first.close();
+            }
+            return null;
+        });
+    }
+
+    // -------------------------------------------------------------------------------------------- closure
+
+    /** Seed: {@code test_worker_closure_rejects_registration_and_polling}. */
+    @Conformance(ring = 1)
+    void testWorkerClosureRejectsRegistrationAndPolling(Runtimes rt) {
+        Probe probe = rt.probe();
+        Reentrant callbacks = new Reentrant(probe);
+        rt.runner().start(ctx -> {
+            Blob blob = ctx.open("observer_closed", "file").await().blob();
+            // Dirty the open so startSync submits a request to the closed worker.
+            blob.writeAt(0, bytes("x")).await();
+            try (SocketPair pair = probe.socketPair(ctx)) {
+                Operation<byte[]> operation = pair.recv();
+                Waker waker = callbacks.waker();
+
+                probe.markClosing();
+                Poll<byte[]> poll = operation.poll(waker);
+                assertTrue(poll.isReady());
+                assertThrows(ClosedException.class, poll::get);
+                assertEquals(0, callbacks.clones());
+
+                // New operations and detached syncs must also reject closure.
+                Operation<byte[]> rejected = pair.recv();
+                Poll<byte[]> refused = rejected.poll(waker);
+                assertTrue(refused.isReady());
+                assertThrows(ClosedException.class, refused::get);
+                Operation<Void> handle = blob.startSync();
+                assertThrows(ClosedException.class, handle::await);
+                assertEquals(0, probe.admitted());
+            }
+            blob.close();
+            return null;
+        });
+        callbacks.assertReleased();
+    }
+
+    /** Seed: {@code test_escaped_operation_observes_worker_closure}. */
+    @Conformance(ring = 1)
+    void testEscapedOperationObservesWorkerClosure(Runtimes rt) {
+        Probe probe = rt.probe();
+        AtomicReference<SocketPair> pair = new AtomicReference<>();
+        // Return the handle without awaiting it, then poll it after cleanup.
+        Operation<byte[]> operation = rt.runner().start(ctx -> {
+            pair.set(probe.socketPair(ctx));
+            Operation<byte[]> op = pair.get().recv();
+            assertFalse(op.poll(Waker.noop()).isReady());
+            return op;
+        });
+        assertThrows(ClosedException.class, operation::await);
+        assertEquals(0, pair.get().fd().held());
+        pair.get().close();
+    }
+
+    /**
+     * Seed: {@code test_foreign_gate_waiter_observes_origin_closure}. The seed holds the permit of a detached
+     * {@code Shared}; here the permit of a freshly opened blob (the engine's {@code Shared}), reached through
+     * {@link Probe#permit}. The sync is the blob's own {@code sync()}: the seed's {@code Request::Sync}.
+     */
+    @Conformance(ring = 1)
+    void testForeignGateWaiterObservesOriginClosure(Runtimes rt) {
+        Probe probe = rt.probe();
+        AtomicReference<Thread> release = new AtomicReference<>();
+        AtomicReference<Throwable> releaseFailure = new AtomicReference<>();
+        AtomicReference<Blob> blob = new AtomicReference<>();
+        Operation<Void> operation = rt.runner().start(ctx -> {
+            blob.set(ctx.open("gate", "blob").await().blob());
+            DurabilityPermit gate = probe.permit(blob.get());
+            Mailbox mailbox = probe.worker().mailbox();
+            CountDownLatch acquired = new CountDownLatch(1);
+            release.set(Thread.ofPlatform().daemon().name("gate-holder").start(() -> {
+                try {
+                    while (!gate.tryAcquire()) {
+                        Thread.onSpinWait();
+                    }
+                    acquired.countDown();
+                    while (mailbox.isOpen()) {
+                        Thread.sleep(1);
+                    }
+                    gate.release();
+                } catch (Throwable t) {
+                    releaseFailure.set(t);
+                }
+            }));
+            // The holder needs nothing from the worker: spin without yielding.
+            while (acquired.getCount() > 0) {
+                Thread.onSpinWait();
+            }
+
+            Operation<Void> sync = blob.get().sync();
+            assertFalse(sync.poll(Waker.noop()).isReady());
+            assertFalse(pollOnForeignThread(sync, Waker.noop()).isReady());
+            return sync;
+        });
+        try {
+            release.get().join();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        assertNull(releaseFailure.get());
+        assertThrows(ClosedException.class, operation::await);
+        blob.get().close();
+    }
+
+    // ---------------------------------------------------------------------------------------- forwarding
+
+    /**
+     * Seed: {@code test_operation_can_move_between_threads}. For the completed case the seed drains the worker
+     * with the result unobserved; Lockstep counts that result as admitted (see the class comment), so the port
+     * waits for the completion's wake of the locally installed waker instead.
+     */
+    @Conformance(ring = 1)
+    void testOperationCanMoveBetweenThreads(Runtimes rt) {
+        Probe probe = rt.probe();
+        boolean[][] states = {{false, false}, {true, false}, {true, true}};
+        for (boolean[] state : states) {
+            boolean inFlight = state[0];
+            boolean completed = state[1];
+            for (boolean returnToOwner : new boolean[] {false, true}) {
+                Reentrant local = new Reentrant(probe);
+                rt.runner().start(ctx -> {
+                    try (SocketPair pair = probe.socketPair(ctx)) {
+                        Operation<byte[]> operation = pair.recv();
+                        assertFalse(operation.poll(local.waker()).isReady());
+                        if (inFlight) {
+                            reschedule();
+                        }
+                        if (completed) {
+                            pair.writePeer(bytes("x"));
+                            until(ctx, "the receive completed", () -> local.wakes() == 1);
+                        }
+
+                        assertFalse(pollOnForeignThread(operation, Waker.noop()).isReady());
+
+                        if (!completed) {
+                            pair.writePeer(bytes("x"));
+                        }
+                        byte[] buffer = returnToOwner ? operation.await() : onPlainThread(ctx, operation::await);
+                        assertEquals(1, buffer.length, "receive failed after moving between threads");
+                        assertArrayEquals(bytes("x"), buffer);
+                    }
+                    return null;
+                });
+                local.assertReleased();
+            }
+        }
+    }
+
+    /** Seed: {@code test_local_drop_overtakes_forwarding}. */
+    @Conformance(ring = 1)
+    void testLocalDropOvertakesForwarding(Runtimes rt) {
+        Probe probe = rt.probe();
+        for (boolean inFlight : new boolean[] {false, true}) {
+            rt.runner().start(ctx -> {
+                try (SocketPair pair = probe.socketPair(ctx)) {
+                    Operation<byte[]> operation = pair.recv();
+                    assertFalse(operation.poll(Waker.noop()).isReady());
+                    if (inFlight) {
+                        reschedule();
+                    }
+                    WaiterId old = probe.key(operation);
+                    assertFalse(pollOnForeignThread(operation, Waker.noop()).isReady());
+
+                    // Local cancellation runs before the queued forwarding message. A new request can reuse a
+                    // queued operation's released slot.
+                    operation.close();
+                    Operation<Void> replacement = pair.send();
+                    if (!inFlight) {
+                        WaiterId current = probe.key(replacement);
+                        assertEquals(old.index(), current.index());
+                        assertNotEquals(old.generation(), current.generation());
+                    }
+                    assertNull(replacement.await());
+                    drained(ctx, probe);
+                }
+                return null;
+            });
+        }
+    }
+
+    /**
+     * Seed: {@code test_forwarded_observer_callbacks_and_shutdown}. After promotion the seed counts at least two
+     * drops: the local observer's clone released by the owner, and the waker moved into the foreign thread,
+     * dropped when that thread ends. Only the first is a stored copy with a Java form, so the port asserts at
+     * least one release.
+     */
+    @Conformance(ring = 1)
+    void testForwardedObserverCallbacksAndShutdown(Runtimes rt) {
+        Probe probe = rt.probe();
+        boolean[][] cases = {{false, false}, {true, false}, {true, true}};
+        for (boolean[] kase : cases) {
+            boolean promoted = kase[0];
+            boolean completed = kase[1];
+            Reentrant callbacks = new Reentrant(probe);
+            AtomicReference<SocketPair> pair = new AtomicReference<>();
+            Operation<byte[]> operation = rt.runner().start(ctx -> {
+                pair.set(probe.socketPair(ctx));
+                Operation<byte[]> op = pair.get().recv();
+                assertFalse(op.poll(callbacks.waker()).isReady());
+                assertFalse(pollOnForeignThread(op, callbacks.waker()).isReady());
+                if (promoted) {
+                    reschedule();
+                    assertTrue(callbacks.drops() >= 1, "promotion released the local observer");
+                }
+                if (completed) {
+                    pair.get().writePeer(bytes("x"));
+                    drained(ctx, probe);
+                }
+                return op;
+            });
+
+            // Once the owner processes the handoff, completion or closure wakes the receiver. Before that, the
+            // queued sender can independently notify it when dropped.
+            if (promoted) {
+                assertTrue(callbacks.wakes() > 0);
+            }
+            if (completed) {
+                byte[] buffer = operation.await();
+                assertEquals(1, buffer.length, "forwarded completion lost during shutdown");
+                assertArrayEquals(bytes("x"), buffer);
+            } else {
+                assertThrows(ClosedException.class, operation::await);
+            }
+            callbacks.assertReleased();
+            assertEquals(0, pair.get().fd().held());
+            pair.get().close();
+        }
+    }
+
+    /** Seed: {@code test_forwarded_receive_cancelled_after_promotion}. */
+    @Conformance(ring = 1)
+    void testForwardedReceiveCancelledAfterPromotion(Runtimes rt) {
+        Probe probe = rt.probe();
+        rt.runner().start(ctx -> {
+            try (SocketPair pair = probe.socketPair(ctx)) {
+                Operation<byte[]> operation = pair.recv();
+                assertFalse(operation.poll(Waker.noop()).isReady());
+                assertFalse(pollOnForeignThread(operation, Waker.noop()).isReady());
+                reschedule();
+                onForeignThreadBlockingWorker(() -> {
+                    operation.close();
+                    return null;
+                });
+                drained(ctx, probe);
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Seed: {@code test_forwarded_observer_clone_panic_keeps_cancellation}. The seed's foreign thread takes the
+     * operation by value and returns it; here the operation object is shared, with the thread's start and
+     * join as the hand-over edges.
+     */
+    @Conformance(ring = 1)
+    void testForwardedObserverClonePanicKeepsCancellation(Runtimes rt) {
+        Probe probe = rt.probe();
+        Reentrant callbacks = new Reentrant(probe);
+        rt.runner().start(ctx -> {
+            try (SocketPair pair = probe.socketPair(ctx)) {
+                Operation<byte[]> operation = pair.recv();
+                assertFalse(operation.poll(Waker.noop()).isReady());
+                callbacks.arm(Reentrant.Callback.CLONE);
+                RuntimeException panic = onForeignThreadBlockingWorker(() -> {
+                    Waker waker = callbacks.waker();
+                    try {
+                        operation.poll(waker);
+                        return null;
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                });
+                assertNotNull(panic, "receiver waker clone must panic");
+                assertEquals("waker callback panic 1", panic.getMessage());
+                operation.close();
+                drained(ctx, probe);
+            }
+            return null;
+        });
+        callbacks.assertReleased();
+    }
+
+    /** Seed: {@code test_forwarded_write_finishes_after_drop}. */
+    @Conformance(ring = 1)
+    void testForwardedWriteFinishesAfterDrop(Runtimes rt) {
+        Probe probe = rt.probe();
+        for (boolean promoted : new boolean[] {false, true}) {
+            rt.runner().start(ctx -> {
+                Blob blob = ctx.open("forwarded_write", "file").await().blob();
+                try (SocketPair pair = probe.socketPair(ctx)) {
+                    Operation<byte[]> blocker = pair.recv();
+                    assertFalse(blocker.poll(Waker.noop()).isReady());
+                    reschedule();
+
+                    Operation<Void> write = blob.writeAt(0, bytes("retained"));
+                    assertFalse(write.poll(Waker.noop()).isReady());
+                    assertFalse(pollOnForeignThread(write, Waker.noop()).isReady());
+                    if (promoted) {
+                        reschedule();
+                    }
+                    write.close();
+                    blocker.close();
+                    drained(ctx, probe);
+
+                    byte[] read = blob.readAt(0, 8).await();
+                    assertArrayEquals(bytes("retained"), read);
+                }
+                blob.close();
+                ctx.remove("forwarded_write", null).await();
+                return null;
+            });
+        }
+    }
+
+    // ------------------------------------------------------------------------------------- cancellation
+
+    /** Seed: {@code test_foreign_drop_releases_registration}. */
+    @Conformance(ring = 1)
+    void testForeignDropReleasesRegistration(Runtimes rt) {
+        Probe probe = rt.probe();
+        boolean[][] cases = {{false, false}, {false, true}, {true, false}, {true, true}};
+        for (boolean[] kase : cases) {
+            boolean inFlight = kase[0];
+            boolean pollFirst = kase[1];
+            rt.runner().start(ctx -> {
+                try (SocketPair pair = probe.socketPair(ctx)) {
+                    Operation<byte[]> operation = pair.recv();
+                    assertFalse(operation.poll(Waker.noop()).isReady());
+
+                    // A queued receive retires locally. A staged receive must wait for its own completion after
+                    // cancellation.
+                    if (inFlight) {
+                        reschedule();
+                    }
+                    onForeignThreadBlockingWorker(() -> {
+                        if (pollFirst) {
+                            assertFalse(operation.poll(Waker.noop()).isReady());
+                        }
+                        // Closing must release the original registration whether or not its observer has moved
+                        // to another thread.
+                        operation.close();
+                        return null;
+                    });
+
+                    // The owner must process the foreign message and finish any kernel cancellation before the
+                    // registration can retire.
+                    drained(ctx, probe);
+                }
+                return null;
+            });
+        }
+    }
+
+    // --------------------------------------------------------------------------------- waker reentrancy
+
+    /** Seed: {@code test_pending_observers_retain_equivalent_wakers}. */
+    @Conformance(ring = 1)
+    void testPendingObserversRetainEquivalentWakers(Runtimes rt) {
+        Probe probe = rt.probe();
+        Reentrant callbacks = new Reentrant(probe);
+        rt.runner().start(ctx -> {
+            try (SocketPair pair = probe.socketPair(ctx)) {
+                Operation<byte[]> first = pair.recv();
+                Operation<byte[]> queued = pair.recv();
+                Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
+                Waker waker = callbacks.waker();
+                assertFalse(first.poll(waker).isReady());
+                reschedule();
+                assertFalse(queued.poll(waker).isReady());
+                assertFalse(sleep.poll(waker).isReady());
+
+                // Equivalent wakers need no replacement for an in-flight request, a queued request, or a
+                // registered sleep. (Rust clones of one waker are will_wake-equal; every waker of the fixture
+                // is equivalent, so a second one is checked too.)
+                int clones = callbacks.clones();
+                for (Waker again : List.of(waker, callbacks.waker())) {
+                    assertFalse(first.poll(again).isReady());
+                    assertFalse(queued.poll(again).isReady());
+                    assertFalse(sleep.poll(again).isReady());
+                }
+                assertEquals(clones, callbacks.clones());
+                first.close();
+                queued.close();
+                sleep.close();
+            }
+            return null;
+        });
+        callbacks.assertReleased();
+    }
+
+    /**
+     * Seed: {@code test_observer_clone_wake_and_drop_run_outside_local_borrows}. The seed counts 2 drops: the
+     * displaced clone and the test's own original waker. The latter is not a stored copy and has no Java form,
+     * so the port counts 1 release; {@link Reentrant#assertReleased()} is the seed's {@code strong_count == 1}.
+     */
+    @Conformance(ring = 1)
+    void testObserverCloneWakeAndDropRunOutsideLocalBorrows(Runtimes rt) {
+        Probe probe = rt.probe();
+        Reentrant callbacks = new Reentrant(probe);
+        rt.runner().start(ctx -> {
+            try (SocketPair pair = probe.socketPair(ctx)) {
+                Operation<Void> operation = pair.send();
+                Waker waker = callbacks.waker();
+                assertFalse(operation.poll(waker).isReady());
+
+                // Replace the observer with a no-op waker, then restore it. The old observer must be dropped
+                // after the worker borrow ends.
+                assertFalse(operation.poll(Waker.noop()).isReady());
+                assertFalse(operation.poll(waker).isReady());
+
+                until(ctx, "the send's completion woke the installed copy", () -> callbacks.wakes() > 0);
+
+                // A different waker would need cloning if the request were pending. Consuming the completed
+                // result must skip that callback entirely.
+                Reentrant ready = new Reentrant(probe);
+                Poll<Void> poll = operation.poll(ready.waker());
+                assertTrue(poll.isReady());
+                assertNull(poll.get());
+                assertEquals(0, ready.clones());
+                ready.assertReleased();
+            }
+            return null;
+        });
+
+        // Two installations, one completion wake, and release of the displaced clone.
+        assertEquals(2, callbacks.clones());
+        assertEquals(1, callbacks.wakes());
+        assertEquals(1, callbacks.drops());
+        callbacks.assertReleased();
+    }
+
+    /**
+     * Seed: {@code test_observer_clone_can_register_and_cancel_other_work}. The seed's clone callback makes a
+     * fresh {@code UnixStream} pair synchronously; making a loopback pair here needs ring round trips, which a
+     * ring of one whose slot holds the observed receive cannot give, so the callback registers its receive on
+     * the test's own socket — still another identity registered, polled and cancelled from inside the clone.
+     */
+    @Conformance(ring = 1)
+    void testObserverCloneCanRegisterAndCancelOtherWork(Runtimes rt) {
+        Probe probe = rt.probe();
+        for (boolean inFlight : new boolean[] {false, true}) {
+            Reentrant callbacks = new Reentrant(probe);
+            List<Throwable> callbackFailures = new ArrayList<>();
+            rt.runner().start(ctx -> {
+                try (SocketPair pair = probe.socketPair(ctx)) {
+                    callbacks.onClone = () -> {
+                        try {
+                            Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
+                            Operation<byte[]> operation = pair.recv();
+                            assertFalse(sleep.poll(Waker.noop()).isReady());
+                            assertFalse(operation.poll(Waker.noop()).isReady());
+                            operation.close();
+                            sleep.close();
+                        } catch (Throwable t) {
+                            callbackFailures.add(t);
+                        }
+                    };
+
+                    Operation<byte[]> operation = pair.recv(probe.nowNanos() + Duration.ofSeconds(60).toNanos());
+                    Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
+                    assertFalse(operation.poll(Waker.noop()).isReady());
+                    assertFalse(sleep.poll(Waker.noop()).isReady());
+                    if (inFlight) {
+                        reschedule();
+                    }
+
+                    // Each replacement may register and cancel other identities. The current registrations
+                    // still need their own completion.
+                    Waker waker = callbacks.waker();
+                    assertFalse(operation.poll(waker).isReady());
+                    assertFalse(sleep.poll(waker).isReady());
+                    assertEquals(2, callbacks.clones());
+
+                    sleep.close();
+                    pair.writePeer(bytes("x"));
+                    byte[] buffer = operation.await();
+                    assertEquals(1, buffer.length, "receive failed after observer replacement");
+                    assertArrayEquals(bytes("x"), buffer);
+                    drained(ctx, probe);
+                }
+                return null;
+            });
+            assertEquals(List.of(), callbackFailures);
+            callbacks.assertReleased();
+        }
+    }
+
+    /**
+     * Seed: {@code test_observer_clone_admitting_a_waiting_sync_keeps_the_observed_result}. A sync waits in the
+     * driver for its open's permit. The permit is released to it and, before the worker services again, the
+     * sync's operation is polled with a new waker. Retaining that waker admits another sync of the same open,
+     * and that admission grants the permit: the open is clean, so the first sync completes during the retain.
+     * The poll must return that result. The seed's {@code admitting_waker} is a {@link Reentrant} whose
+     * {@code onClone} admits the second sync.
+     */
+    @Conformance(ring = 1)
+    void testObserverCloneAdmittingAWaitingSyncKeepsTheObservedResult(Runtimes rt) {
+        Probe probe = rt.probe();
+        Reentrant admitting = new Reentrant(probe);
+        String outcome = rt.runner().start(ctx -> {
+            Blob blob = ctx.open("observer_refresh", "blob").await().blob();
+            // Hold the open's permit so the sync waits for it in the driver.
+            DurabilityPermit permit = probe.permit(blob);
+            assertTrue(permit.tryAcquire());
+            Operation<Void> sync = blob.sync();
+            assertFalse(sync.poll(Waker.noop()).isReady());
+
+            // Release the permit to the waiting sync. The worker has not serviced since, so the driver still
+            // lists the sync as waiting.
+            permit.release();
+
+            // Poll with a new waker whose retain admits a second sync of the same open, which finds the permit
+            // granted and waits as well.
+            List<Operation<Void>> admitted = new ArrayList<>();
+            admitting.onClone = () -> admitted.add(blob.sync());
+            String seen;
+            try {
+                Poll<Void> poll = sync.poll(admitting.waker());
+                if (!poll.isReady()) {
+                    seen = "pending";
+                } else {
+                    try {
+                        seen = poll.get() == null ? "ready" : "unexpected result: " + poll.get();
+                    } catch (RuntimeException failure) {
+                        seen = "unexpected result: " + failure;
+                    }
+                }
+            } catch (RuntimeException panic) {
+                seen = "panic: " + panic.getMessage();
+            }
+
+            // Report the poll's outcome, then let both syncs retire.
+            sync.close();
+            admitted.forEach(Operation::close);
+            drained(ctx, probe);
+            blob.close();
+            return seen;
+        });
+
+        // The poll must return the result completed during its clone.
+        assertEquals("ready", outcome);
+        admitting.assertReleased();
+    }
+
+    /** Seed: {@code test_observer_clone_panic_preserves_queued_and_in_flight_cancellation}. */
+    @Conformance(ring = 1)
+    void testObserverClonePanicPreservesQueuedAndInFlightCancellation(Runtimes rt) {
+        Probe probe = rt.probe();
+        for (boolean queued : new boolean[] {false, true}) {
+            Reentrant callbacks = new Reentrant(probe);
+            AtomicReference<SocketPair> pair = new AtomicReference<>();
+            rt.runner().start(ctx -> {
+                pair.set(probe.socketPair(ctx));
+                SocketPair socket = pair.get();
+                Operation<byte[]> blocker = queued ? socket.recv() : null;
+                if (blocker != null) {
+                    assertFalse(blocker.poll(Waker.noop()).isReady());
+                }
+
+                Operation<byte[]> operation = socket.recv();
+                Waker waker = callbacks.waker();
+                assertFalse(operation.poll(Waker.noop()).isReady());
+                reschedule();
+
+                WaiterId registration = probe.key(operation);
+                callbacks.arm(Reentrant.Callback.CLONE);
+                RuntimeException panic = assertThrows(RuntimeException.class, () -> operation.poll(waker),
+                        "observer clone must panic");
+                assertEquals("waker callback panic 1", panic.getMessage());
+                assertSame(callbacks.thrown(), panic);
+                assertEquals(registration, probe.key(operation), "clone panic lost cancellation identity");
+
+                // A clone panic must retain the identity needed to cancel both queued and in-flight requests.
+                operation.close();
+                if (blocker != null) {
+                    blocker.close();
+                }
+                assertNull(socket.send().await());
+                return null;
+            });
+            assertEquals(0, pair.get().fd().held());
+            pair.get().close();
+            callbacks.assertReleased();
+        }
+    }
+
+    /**
+     * Seed: {@code test_observer_wake_and_drop_panics_finish_worker_retirement}. These callbacks run in worker
+     * service; their exceptions must leave through {@code Runner.start} only after all worker cleanup has
+     * finished: the seed's {@code local.driver.is_none()} is {@link Worker#isRetired()}, and
+     * {@code Local::current().is_none()} is {@link Worker#current()} being null on the caller's thread.
+     */
+    @Conformance(ring = 1)
+    void testObserverWakeAndDropPanicsFinishWorkerRetirement(Runtimes rt) {
+        Probe probe = rt.probe();
+        for (Reentrant.Callback callback : new Reentrant.Callback[] {Reentrant.Callback.WAKE,
+                Reentrant.Callback.DROP}) {
+            Reentrant callbacks = new Reentrant(probe);
+            AtomicReference<SocketPair> pair = new AtomicReference<>();
+            // Keep the worker to inspect its cleanup after start has returned.
+            AtomicReference<Worker> retainedLocal = new AtomicReference<>();
+            RuntimeException panic = assertThrows(RuntimeException.class, () -> rt.runner().start(ctx -> {
+                retainedLocal.set(probe.worker());
+                pair.set(probe.socketPair(ctx));
+                Operation<?> operation = callback == Reentrant.Callback.WAKE ? pair.get().send() : pair.get().recv();
+                Waker waker = callbacks.waker();
+                assertFalse(operation.poll(waker).isReady());
+                callbacks.arm(callback);
+                if (callback == Reentrant.Callback.DROP) {
+                    // Replacing an observer queues its destructor. The receive stays pending until failure
+                    // cleanup cancels it.
+                    assertFalse(operation.poll(Waker.noop()).isReady());
+                }
+                ctx.sleep(Duration.ofDays(365));
+                return null;
+            }), "deferred observer callback must fail the runner");
+            assertEquals("waker callback panic " + callback.number, panic.getMessage());
+            assertSame(callbacks.thrown(), panic);
+            Worker local = retainedLocal.get();
+            assertTrue(local.isRetired(), "the worker retired before start threw");
+            assertNull(Worker.current());
+            assertEquals(0, pair.get().fd().held());
+            pair.get().close();
+            callbacks.assertReleased();
+        }
+    }
+}
