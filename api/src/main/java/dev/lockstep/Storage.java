@@ -6,9 +6,10 @@ import java.util.List;
 /**
  * Named blobs in named partitions, held by one runtime at a time.
  *
- * <p>Partition names are non-empty and made of {@code [A-Za-z0-9_-]}; anything else is rejected with
- * {@link PartitionNameInvalidException} naming it, by {@code open}, {@code remove} and {@code scan} alike.
- * Blob names are arbitrary non-empty byte strings.
+ * <p>Partition names are non-empty, at most 255 characters, and made of {@code [A-Za-z0-9_-]}; anything else
+ * is rejected with {@link PartitionNameInvalidException} naming it, by {@code open}, {@code remove} and
+ * {@code scan} alike. Blob names are arbitrary byte strings of 1 to 127 bytes (a longer or empty name is an
+ * {@link IllegalArgumentException} at the call), the same on every runtime.
  *
  * <h2>Durability</h2>
  * A completed {@code open} means the blob (and its partition) exist durably; a completed {@code remove} means

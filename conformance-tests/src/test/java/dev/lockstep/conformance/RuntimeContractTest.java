@@ -205,7 +205,6 @@ class RuntimeContractTest {
      * returns at once.
      */
     @Conformance
-    @KnownBug(runtime = RuntimeKind.SIM, value = Bugs.ENGINE_EXPIRED_TIMEOUT_BEATS_READY_RESULT)
     void testTimeoutPrefersAReadyBody(Runtimes rt) {
         rt.runner().start(ctx -> {
             Operation<Void> done = ctx.sleeper(Duration.ZERO);

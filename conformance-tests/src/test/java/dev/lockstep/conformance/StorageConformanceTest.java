@@ -742,8 +742,6 @@ class StorageConformanceTest {
      * closed. One blob per call, so a leak names the call.
      */
     @Conformance
-    @KnownBug(runtime = RuntimeKind.SIM, value = Bugs.ENGINE_REFUSED_RESIZE_LEAKS_FD)
-    @KnownBug(runtime = RuntimeKind.URING, value = Bugs.ENGINE_REFUSED_RESIZE_LEAKS_FD)
     void testRefusedCallsReleaseTheFile(Runtimes rt) {
         Probe probe = rt.probe();
         List<String> calls = List.of("readAt", "writeAt", "resize", "sync", "startSync");
@@ -787,17 +785,17 @@ class StorageConformanceTest {
     }
 
     /**
-     * Blob names are arbitrary non-empty byte strings (Storage's contract): long ones and ones with any byte
-     * open, scan and remove like short ones; a long partition name of valid characters too.
+     * Blob names are byte strings of 1 to 127 bytes (Storage's contract): the longest and ones with any byte
+     * open, scan and remove like short ones; one byte more is refused at the call; partition names up to 255.
      */
     @Conformance
-    @KnownBug(runtime = RuntimeKind.URING, value = Bugs.LONG_BLOB_NAMES_FAIL_ON_URING)
     void testLongAndBinaryNames(Runtimes rt) {
         rt.runner().start(ctx -> {
             byte[] binary = {0, '/', '.', '.', (byte) 0xff, '\n'};
-            byte[] long200 = new byte[200];
-            java.util.Arrays.fill(long200, (byte) 'n');
-            for (byte[] name : List.of(binary, long200)) {
+            // 127 bytes is the longest name every runtime stores (its hex must fit one 255-byte file name).
+            byte[] longest = new byte[127];
+            java.util.Arrays.fill(longest, (byte) 'n');
+            for (byte[] name : List.of(binary, longest)) {
                 OpenedBlob opened = ctx.open("names", name).await();
                 opened.blob().writeAt(0, name).await();
                 opened.blob().close();
@@ -806,11 +804,18 @@ class StorageConformanceTest {
             List<byte[]> scanned = ctx.scan("names").await();
             assertEquals(2, scanned.size());
             assertArrayEquals(binary, scanned.get(0));
-            assertArrayEquals(long200, scanned.get(1));
-            ctx.remove("names", long200).await();
-            String longPartition = "p".repeat(200);
-            open(ctx, longPartition, "blob").close();
-            assertEquals(List.of("blob"), names(ctx.scan(longPartition).await()));
+            assertArrayEquals(longest, scanned.get(1));
+            ctx.remove("names", longest).await();
+            IllegalArgumentException tooLong = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalArgumentException.class, () -> ctx.open("names", new byte[128]));
+            org.junit.jupiter.api.Assertions.assertTrue(tooLong.getMessage().contains("128"), tooLong.getMessage());
+            String longestPartition = "p".repeat(255);
+            open(ctx, longestPartition, "blob").close();
+            assertEquals(List.of("blob"), names(ctx.scan(longestPartition).await()));
+            dev.lockstep.PartitionNameInvalidException badPartition = org.junit.jupiter.api.Assertions.assertThrows(
+                    dev.lockstep.PartitionNameInvalidException.class, () -> ctx.scan("p".repeat(256)));
+            org.junit.jupiter.api.Assertions.assertTrue(badPartition.getMessage().contains("256"),
+                    badPartition.getMessage());
             return null;
         });
     }

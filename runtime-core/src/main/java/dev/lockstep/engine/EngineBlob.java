@@ -98,19 +98,45 @@ final class EngineBlob implements Blob {
     public Operation<Void> resize(long newLength) {
         checkRange(newLength, 0, "resize");
         Worker worker = worker("resize");
-        SharedFd held = fd.acquire();
         permit.markDirty();
-        return worker.register(new Immediate("resize of '" + name + "' to " + newLength, () -> {
+        return worker.register(new ResizeRequest(fd.acquire(), newLength));
+    }
+
+    /** A resize: a synchronous {@code ftruncate} on the worker. Owns its fd reference even if never run. */
+    private final class ResizeRequest extends Request {
+        private final SharedFd file;
+        private final long newLength;
+
+        ResizeRequest(SharedFd file, long newLength) {
+            this.file = file;
+            this.newLength = newLength;
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.IMMEDIATE;
+        }
+
+        @Override
+        public void runImmediate() {
             try {
-                engine.kernel().system().truncate(held.fd(), newLength);
+                engine.kernel().system().truncate(file.fd(), newLength);
                 length.set(newLength);
-                return null;
+                succeed(null);
             } catch (KernelException failure) {
-                throw EngineStorage.translate(failure, "resize of '" + name + "' to " + newLength);
-            } finally {
-                held.release();
+                fail(EngineStorage.translate(failure, describe()));
             }
-        }));
+        }
+
+        @Override
+        public void release(Ring ring) {
+            file.release();
+        }
+
+        @Override
+        public String describe() {
+            return "resize of '" + name + "' to " + newLength;
+        }
     }
 
     @Override

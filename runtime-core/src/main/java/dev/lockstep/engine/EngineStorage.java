@@ -26,6 +26,10 @@ import java.util.regex.Pattern;
  */
 final class EngineStorage {
     private static final Pattern PARTITION = Pattern.compile("[A-Za-z0-9_-]+");
+    /** Longest partition name: it is a directory name, and Linux allows 255 bytes. */
+    static final int MAX_PARTITION_LENGTH = 255;
+    /** Longest blob name: files are named by the name's hex, two characters a byte, within 255. */
+    static final int MAX_NAME_LENGTH = 127;
     static final String HOLD_FILE = ".lockstep-hold";
 
     private final Engine engine;
@@ -45,12 +49,20 @@ final class EngineStorage {
             throw new PartitionNameInvalidException("partition name must be non-empty [A-Za-z0-9_-], was '"
                     + partition + "'");
         }
+        if (partition.length() > MAX_PARTITION_LENGTH) {
+            throw new PartitionNameInvalidException("partition name must be at most " + MAX_PARTITION_LENGTH
+                    + " characters, was " + partition.length() + " ('" + partition.substring(0, 16) + "...')");
+        }
     }
 
     private static void validateName(byte[] name) {
         if (name == null || name.length == 0) {
             throw new IllegalArgumentException("blob name must be non-empty, was "
                     + (name == null ? "null" : "empty"));
+        }
+        if (name.length > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("blob name must be at most " + MAX_NAME_LENGTH + " bytes, was "
+                    + name.length + " bytes");
         }
     }
 

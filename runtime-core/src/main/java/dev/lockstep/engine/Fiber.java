@@ -91,11 +91,15 @@ public final class Fiber {
         waker.wake();
     }
 
-    void checkInterrupts(Operation<?> waitingOn) {
+    void checkAbort(Operation<?> waitingOn) {
         if (aborted) {
             waitingOn.close();
             throw new ClosedException("task '" + label + "' was aborted");
         }
+    }
+
+    /** An expired timeout scope closes what the fiber waits on; checked only while it is still pending. */
+    void checkTimeouts(Operation<?> waitingOn) {
         for (int i = 0; i < scopes.size(); i++) {
             if (scopes.get(i).expired) {
                 waitingOn.close();

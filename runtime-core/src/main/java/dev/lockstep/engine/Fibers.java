@@ -98,12 +98,14 @@ public final class Fibers {
             }
         }
         while (true) {
-            fiber.checkInterrupts(operation);
+            fiber.checkAbort(operation);
+            // A ready result wins over an expired timeout: the body finished in time for whoever awaits it.
             Poll<T> poll = operation.poll(fiber.waker());
             if (poll.isReady()) {
                 return poll.get();
             }
-            fiber.checkInterrupts(operation);
+            fiber.checkAbort(operation);
+            fiber.checkTimeouts(operation);
             LockSupport.park(operation);
         }
     }

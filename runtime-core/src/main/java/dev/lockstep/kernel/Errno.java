@@ -20,6 +20,7 @@ public final class Errno {
     public static final int ENOSPC = 28;
     public static final int EROFS = 30;
     public static final int EPIPE = 32;
+    public static final int ENAMETOOLONG = 36;
     public static final int ENOTEMPTY = 39;
     public static final int ENOSYS = 38;
     public static final int ENOTSOCK = 88;
@@ -68,6 +69,7 @@ public final class Errno {
             case ENOSPC -> "ENOSPC";
             case EROFS -> "EROFS";
             case EPIPE -> "EPIPE";
+            case ENAMETOOLONG -> "ENAMETOOLONG";
             case ENOTEMPTY -> "ENOTEMPTY";
             case ENOSYS -> "ENOSYS";
             case ENOTSOCK -> "ENOTSOCK";
