@@ -822,7 +822,6 @@ class StorageConformanceTest {
 
     /** The blob's size is not bounded by 2 GiB: a write at 3 GiB makes a sparse blob that reads back. */
     @Conformance
-    @KnownBug(runtime = RuntimeKind.SIM, value = Bugs.SIM_FILES_CAPPED_AT_2_GIB)
     void testWriteBeyondTwoGibibytes(Runtimes rt) {
         long offset = 3L << 30;
         rt.runner().start(ctx -> {

@@ -1,24 +1,32 @@
 package dev.lockstep.sim;
 
 import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * The bytes of one file image: a growable array and a size. Bytes between the size and the array's end are
- * always zero, so growing the size exposes zeros, as extending a file does.
+ * The bytes of one file image, sparse: fixed-size pages in offset order and a size. Pages never written read as
+ * zeros, so extending a file or writing far past its end exposes zeros and costs no memory, as a sparse file on
+ * Linux does. Bytes of a page past the size are always zero, so growing the size exposes zeros.
  */
 final class ByteImage {
-    /** The largest file the simulator holds: a Java array's practical limit. */
-    static final long MAX_SIZE = Integer.MAX_VALUE - 8;
+    /** The largest file the simulator holds, as ext4's 16 TiB limit for 4 KiB blocks. */
+    static final long MAX_SIZE = 16L << 40;
+    /** The largest image {@link #toArray()} can return whole. */
+    static final long MAX_ARRAY_SIZE = Integer.MAX_VALUE - 8;
+    private static final int PAGE_SHIFT = 12;
+    private static final int PAGE_SIZE = 1 << PAGE_SHIFT;
 
-    private byte[] bytes;
-    private int size;
+    /** Page index to its bytes; iteration in offset order keeps every walk deterministic. */
+    private final TreeMap<Long, byte[]> pages;
+    private long size;
 
     ByteImage() {
-        this.bytes = new byte[0];
+        this(new TreeMap<>(), 0);
     }
 
-    private ByteImage(byte[] bytes, int size) {
-        this.bytes = bytes;
+    private ByteImage(TreeMap<Long, byte[]> pages, long size) {
+        this.pages = pages;
         this.size = size;
     }
 
@@ -27,11 +35,25 @@ final class ByteImage {
     }
 
     ByteImage copy() {
-        return new ByteImage(Arrays.copyOf(bytes, size), size);
+        TreeMap<Long, byte[]> copied = new TreeMap<>();
+        for (Map.Entry<Long, byte[]> page : pages.entrySet()) {
+            copied.put(page.getKey(), page.getValue().clone());
+        }
+        return new ByteImage(copied, size);
     }
 
+    /**
+     * The whole image as one array.
+     *
+     * @throws IllegalStateException for an image over {@link #MAX_ARRAY_SIZE}
+     */
     byte[] toArray() {
-        return Arrays.copyOf(bytes, size);
+        if (size > MAX_ARRAY_SIZE) {
+            throw new IllegalStateException("a simulated file of " + size + " bytes does not fit one array");
+        }
+        byte[] whole = new byte[(int) size];
+        read(0, whole, 0, whole.length);
+        return whole;
     }
 
     /** Copies up to {@code length} bytes from {@code offset}; returns how many (0 at or past the end). */
@@ -40,34 +62,49 @@ final class ByteImage {
             return 0;
         }
         int count = (int) Math.min(length, size - offset);
-        System.arraycopy(bytes, (int) offset, destination, destinationOffset, count);
+        int done = 0;
+        while (done < count) {
+            long at = offset + done;
+            int inPage = (int) (at & (PAGE_SIZE - 1));
+            int chunk = Math.min(count - done, PAGE_SIZE - inPage);
+            byte[] page = pages.get(at >>> PAGE_SHIFT);
+            if (page == null) {
+                Arrays.fill(destination, destinationOffset + done, destinationOffset + done + chunk, (byte) 0);
+            } else {
+                System.arraycopy(page, inPage, destination, destinationOffset + done, chunk);
+            }
+            done += chunk;
+        }
         return count;
     }
 
-    /** Writes {@code length} bytes at {@code offset}, zero-filling any gap and growing the size. */
+    /** Writes {@code length} bytes at {@code offset}, growing the size; a gap reads as zeros. */
     void write(long offset, byte[] source, int sourceOffset, int length) {
-        long end = offset + length;
-        ensureCapacity(end);
-        System.arraycopy(source, sourceOffset, bytes, (int) offset, length);
-        if (end > size) {
-            size = (int) end;
+        int done = 0;
+        while (done < length) {
+            long at = offset + done;
+            int inPage = (int) (at & (PAGE_SIZE - 1));
+            int chunk = Math.min(length - done, PAGE_SIZE - inPage);
+            byte[] page = pages.computeIfAbsent(at >>> PAGE_SHIFT, index -> new byte[PAGE_SIZE]);
+            System.arraycopy(source, sourceOffset + done, page, inPage, chunk);
+            done += chunk;
         }
+        size = Math.max(size, offset + length);
     }
 
-    /** Sets the size: truncating zeroes the cut bytes so a later extension reads zeros. */
+    /** Sets the size: truncating drops or zeroes the cut bytes so a later extension reads zeros. */
     void resize(long newSize) {
         if (newSize < size) {
-            Arrays.fill(bytes, (int) newSize, size, (byte) 0);
-        } else {
-            ensureCapacity(newSize);
+            long firstCutPage = (newSize + PAGE_SIZE - 1) >>> PAGE_SHIFT;
+            pages.tailMap(firstCutPage, true).clear();
+            int inPage = (int) (newSize & (PAGE_SIZE - 1));
+            if (inPage != 0) {
+                byte[] partial = pages.get(newSize >>> PAGE_SHIFT);
+                if (partial != null) {
+                    Arrays.fill(partial, inPage, PAGE_SIZE, (byte) 0);
+                }
+            }
         }
-        size = (int) newSize;
-    }
-
-    private void ensureCapacity(long needed) {
-        if (needed > bytes.length) {
-            long grown = Math.max(needed, Math.min(MAX_SIZE, Math.max(64, (long) bytes.length * 2)));
-            bytes = Arrays.copyOf(bytes, (int) grown);
-        }
+        size = newSize;
     }
 }

@@ -302,7 +302,7 @@ public final class SimRing implements Ring {
         if (bytes < 0) {
             throw new IllegalArgumentException("SimRing.allocate: bytes must be >= 0, was " + bytes);
         }
-        if (bytes > ByteImage.MAX_SIZE) {
+        if (bytes > ByteImage.MAX_ARRAY_SIZE) {
             throw new KernelException(Errno.ENOMEM, "allocate", bytes + " bytes");
         }
         byte[] backing = new byte[(int) bytes];
