@@ -1,7 +1,18 @@
 /**
- * The demo: a small durable key-value service written only against {@code dev.lockstep}, and the
- * {@code lockstep} command line that runs it on runtime-uring and in the simulator.
+ * The demo and the {@code lockstep} command line's Java side ({@link dev.lockstep.demo.Main}: {@code demo},
+ * {@code explore}, {@code replay}).
  *
- * <p>The service itself may depend on {@code dev.lockstep} only; the command line also on the two runtimes.
+ * <ul>
+ *   <li>{@code kv}: the durable key-value service itself, written only against {@code dev.lockstep}.</li>
+ *   <li>{@link dev.lockstep.demo.LoadClient} and {@link dev.lockstep.demo.Model}: the load generator and the
+ *       model that checks every read and every key after every restart (runtime-independent).</li>
+ *   <li>{@link dev.lockstep.demo.UringDemo}: the service on runtime-uring in a child JVM, load, SIGKILL, restart.</li>
+ *   <li>{@link dev.lockstep.demo.Scenario}: one simulated seed (lifetimes, crashes, faults, checks);
+ *       {@link dev.lockstep.demo.Explorer}: the seed sweep, one child JVM per core;
+ *       {@link dev.lockstep.demo.Workload}: the load shapes.</li>
+ * </ul>
+ *
+ * <p>The service depends on {@code dev.lockstep} only; everything else here also on runtime-uring, runtime-sim,
+ * {@code dev.lockstep.testing} and HdrHistogram.
  */
 package dev.lockstep.demo;

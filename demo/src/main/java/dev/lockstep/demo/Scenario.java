@@ -1,0 +1,343 @@
+package dev.lockstep.demo;
+
+import dev.lockstep.Context;
+import dev.lockstep.Handle;
+import dev.lockstep.Listener;
+import dev.lockstep.demo.kv.InjectedBug;
+import dev.lockstep.demo.kv.KvServer;
+import dev.lockstep.demo.kv.KvStore;
+import dev.lockstep.sim.Checkpoint;
+import dev.lockstep.sim.Outcome;
+import dev.lockstep.sim.Recovered;
+import dev.lockstep.sim.SimConfig;
+import dev.lockstep.sim.SimControl;
+import dev.lockstep.sim.SimRunner;
+import dev.lockstep.sim.SimulationFailure;
+import dev.lockstep.sim.StorageFaults;
+import dev.lockstep.testing.Fault;
+import dev.lockstep.testing.FaultConfig;
+import dev.lockstep.testing.Nemesis;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
+
+/**
+ * One seed of the simulated demo: the key-value service and its load generator in runtime-sim, through
+ * several lifetimes cut by crashes, with storage faults, partitions and resets as the {@link FaultConfig} says,
+ * and the {@link Model}'s check of every read and of every key after every restart.
+ *
+ * <h2>A seed</h2>
+ * Two simulated hosts: the server on worker 0 ({@code 127.0.0.1}), the clients on worker 1
+ * ({@code 127.0.0.2}). Each <em>load lifetime</em> first checks every key against the model (after a restart,
+ * with storage faults off: the check is the oracle, not the system under test), then runs the service, the
+ * clients and the {@link Nemesis} for a seeded 0.2 to 2 simulated seconds. With {@link Fault#CRASH} the lifetime
+ * ends in a crash in the middle of the load, and 1 to 4 lifetimes run; without it one lifetime runs and ends
+ * quietly (load stopped, batches drained) before the power goes. A last lifetime checks every key once more.
+ *
+ * <p>Everything, including the harness's own choices, is drawn from the seed, so {@link Spec#line()} reruns a
+ * seed exactly; {@link Result#digest()} is the audit digest at its end.
+ */
+public final class Scenario {
+    /** The port the service listens on. */
+    static final int PORT = 7000;
+    /** Small segments, so that rolls (and the manifest) are exercised in every seed. */
+    static final long SEGMENT_BYTES = 2048;
+
+    /**
+     * What to run: everything a seed's run depends on.
+     *
+     * @param seed the seed
+     * @param faults the faults on
+     * @param workload the load
+     * @param bug the injected bug, or {@link InjectedBug#NONE}
+     */
+    public record Spec(long seed, FaultConfig faults, Workload workload, InjectedBug bug) {
+        /** Checks the fields. */
+        public Spec {
+            Objects.requireNonNull(faults, "faults");
+            Objects.requireNonNull(workload, "workload");
+            Objects.requireNonNull(bug, "bug");
+        }
+
+        /**
+         * The replay line: {@code ./lockstep replay} takes it back.
+         *
+         * @return e.g. {@code kv:seed=17:faults=crash+sync-errors:workload=mixed:bug=none}
+         */
+        public String line() {
+            return "kv:seed=" + seed + ":faults=" + faults + ":workload=" + workload.cliName() + ":bug="
+                    + bug.cliName();
+        }
+
+        /**
+         * Parses a replay line (a leading {@code replay:} or {@code ./lockstep replay} is ignored, and so is a
+         * trailing {@code :digest=...}).
+         *
+         * @param line the line
+         * @return the spec
+         * @throws IllegalArgumentException naming what is wrong
+         */
+        public static Spec parse(String line) {
+            String text = line.trim();
+            for (String prefix : new String[] {"./lockstep replay", "lockstep replay", "replay:", "replay"}) {
+                if (text.startsWith(prefix)) {
+                    text = text.substring(prefix.length()).trim();
+                }
+            }
+            if (!text.startsWith("kv:")) {
+                throw new IllegalArgumentException("a replay line starts with 'kv:', was '" + line + "'");
+            }
+            Long seed = null;
+            FaultConfig faults = FaultConfig.NONE;
+            Workload workload = Workload.MIXED;
+            InjectedBug bug = InjectedBug.NONE;
+            for (String part : text.substring(3).split(":")) {
+                int eq = part.indexOf('=');
+                if (eq < 0) {
+                    throw new IllegalArgumentException("replay line field '" + part + "' has no '='");
+                }
+                String key = part.substring(0, eq);
+                String value = part.substring(eq + 1);
+                switch (key) {
+                    case "seed" -> seed = Long.parseLong(value);
+                    case "faults" -> faults = FaultConfig.parse(value);
+                    case "workload" -> workload = Workload.parse(value);
+                    case "bug" -> bug = InjectedBug.parse(value);
+                    case "digest" -> { }
+                    default -> throw new IllegalArgumentException("unknown replay line field '" + key + "'");
+                }
+            }
+            if (seed == null) {
+                throw new IllegalArgumentException("replay line has no seed: '" + line + "'");
+            }
+            return new Spec(seed, faults, workload, bug);
+        }
+    }
+
+    /**
+     * What one seed did.
+     *
+     * @param spec what ran
+     * @param failure null if the seed passed, else what went wrong
+     * @param trace the last events before the end (empty unless traced)
+     * @param notable the last notable events (faults, failures, restarts) before the end (empty unless traced)
+     * @param simulatedNanos simulated time covered, over every lifetime
+     * @param lifetimes runs of the simulator (one per crash, plus the final check)
+     * @param crashes crashes
+     * @param partitions partitions made by the nemesis
+     * @param resets connection resets made by the nemesis
+     * @param storageFailures storage failures the service hit (store poisoned, open failed)
+     * @param acknowledgedWrites writes acknowledged to clients
+     * @param digest the audit digest at the end of the last run
+     */
+    public record Result(Spec spec, String failure, List<String> trace, List<String> notable, long simulatedNanos, int lifetimes,
+                         int crashes, int partitions, int resets, long storageFailures, long acknowledgedWrites,
+                         String digest) {
+        /**
+         * Whether the seed passed.
+         *
+         * @return true if nothing failed
+         */
+        public boolean passed() {
+            return failure == null;
+        }
+
+        /**
+         * Every fault injected.
+         *
+         * @return crashes, partitions, resets and storage failures
+         */
+        public long faultsInjected() {
+            return crashes + partitions + resets + storageFailures;
+        }
+    }
+
+    private final Spec spec;
+    private final Trace trace;
+    private final Model model;
+    private final KvStore.Options options;
+    private final LoadClient.Meter meter = new LoadClient.Meter(false);
+    private final List<String> failures = new ArrayList<>();
+    private int crashes;
+    private int partitions;
+    private int resets;
+    private long storageFailures;
+
+    private Scenario(Spec spec, int traceLines) {
+        this.spec = spec;
+        this.trace = new Trace(traceLines);
+        Workload workload = spec.workload();
+        this.model = new Model(workload.clients, workload.keysPerClient, workload.valueBytes);
+        this.options = KvStore.Options.defaults("kv").withSegmentBytes(SEGMENT_BYTES).withBug(spec.bug());
+    }
+
+    /**
+     * Runs one seed.
+     *
+     * @param spec what to run
+     * @param traceLines how many of the last events to keep (0 for none: faster)
+     * @return what happened
+     */
+    public static Result run(Spec spec, int traceLines) {
+        return new Scenario(spec, traceLines).run();
+    }
+
+    /** The simulator configuration of a seed's first run. */
+    static SimConfig config(Spec spec) {
+        return spec.faults().applyTo(SimConfig.builder().seed(spec.seed()).workers(2).ringEntries(256)
+                .timeLimit(Duration.ofHours(1))).build();
+    }
+
+    private Result run() {
+        SplittableRandom plan = new SplittableRandom(spec.seed() * 0x9E3779B97F4A7C15L + 7);
+        int loadLifetimes = spec.faults().has(Fault.CRASH) ? 1 + plan.nextInt(4) : 1;
+        Checkpoint checkpoint = null;
+        long simulated = 0;
+        int runs = 0;
+        String digest = "";
+        for (int life = 0; life <= loadLifetimes && failures.isEmpty(); life++) {
+            int lifetime = life;
+            boolean last = life == loadLifetimes;
+            SimRunner runner = checkpoint == null ? SimRunner.of(config(spec)) : SimRunner.from(checkpoint);
+            Recovered<Void> recovered;
+            try {
+                recovered = runner.startAndRecover(ctx -> lifetime(ctx, lifetime, last));
+            } catch (SimulationFailure failure) {
+                failures.add(failure.getMessage().lines().findFirst().orElse("simulation failed"));
+                trace.notable("simulation failed: " + failure.getMessage().lines().findFirst().orElse(""));
+                runs++;
+                break;
+            } catch (RuntimeException failure) {
+                failures.add("the run failed: " + failure);
+                runs++;
+                break;
+            } finally {
+                try {
+                    simulated += runner.stats().simulatedNanos();
+                    digest = runner.digest();
+                } catch (IllegalStateException notRun) {
+                    // Nothing ran.
+                }
+            }
+            runs++;
+            checkpoint = recovered.checkpoint();
+            Outcome<Void> outcome = recovered.outcome();
+            if (outcome instanceof Outcome.Failed<Void> failed) {
+                failures.add("lifetime " + lifetime + " failed: " + failed.failure());
+                trace.notable("lifetime failed: " + failed.failure());
+            } else if (outcome instanceof Outcome.Crashed<Void> crashed) {
+                crashes++;
+                Instant at = checkpoint.crashedAt();
+                trace.clock(() -> at, null);
+                trace.notable("CRASH #" + crashes + " in the middle of the load (" + crashed.reason() + "; crash policy "
+                        + checkpoint.config().crashPolicy() + ")");
+            } else if (!last) {
+                Instant at = checkpoint.crashedAt();
+                trace.clock(() -> at, null);
+                trace.notable("power cut after the load stopped (crash policy " + checkpoint.config().crashPolicy()
+                        + ")");
+            }
+        }
+        failures.addAll(model.violations());
+        String failure = failures.isEmpty() ? null : String.join("\n", failures.subList(0, Math.min(5,
+                failures.size())));
+        return new Result(spec, failure, trace.last(), trace.notable(), simulated, runs, crashes, partitions, resets,
+                storageFailures, model.ackedPuts() + model.ackedDeletes(), digest);
+    }
+
+    private Void lifetime(Context ctx, int lifetime, boolean last) {
+        SimControl control = SimRunner.control(ctx);
+        trace.clock(control::now, control.now());
+        RandomGenerator random = control.random();
+        if (lifetime > 0) {
+            verify(ctx, control, "after restart #" + lifetime);
+            if (!model.violations().isEmpty() || !failures.isEmpty() || last) {
+                return null;
+            }
+        }
+        FaultConfig faults = spec.faults();
+        control.storageFaults(faults.storageFaults());
+        control.crashPolicy(faults.crashPolicy(random));
+        InetSocketAddress address = new InetSocketAddress(control.host(0), PORT);
+        Listener listener = ctx.bind(address).await();
+        KvServer server = new KvServer(options, line -> {
+            if (line.startsWith("store poisoned") || line.startsWith("store open failed")) {
+                storageFailures++;
+            }
+            trace.notable("server: " + line);
+        });
+        ctx.child("server").spawnOn(0, c -> server.serve(c, listener));
+        List<Handle<Void>> load = new ArrayList<>();
+        Workload workload = spec.workload();
+        for (int i = 0; i < workload.clients; i++) {
+            int client = i;
+            load.add(ctx.child("client" + i).spawnOn(1, c -> new LoadClient(c, address, model.client(client),
+                    workload.shape, random, meter, () -> nanos(c.now()), trace).run()));
+        }
+        Nemesis nemesis = new Nemesis(faults, List.of(control.host(0), control.host(1)), Duration.ofMillis(300),
+                trace::notable);
+        Handle<Void> nemesisTask = nemesis.active() ? ctx.child("nemesis").spawnOn(0, nemesis::run) : null;
+        Duration length = Duration.ofMillis(200 + random.nextInt(1800));
+        try {
+            ctx.sleep(length);
+        } finally {
+            partitions += nemesis.partitions();
+            resets += nemesis.resets();
+        }
+        if (faults.has(Fault.CRASH)) {
+            throw control.crash();
+        }
+        // No crash faults: stop the load, let the batches in flight finish, then the power goes.
+        for (Handle<Void> client : load) {
+            client.abort();
+        }
+        if (nemesisTask != null) {
+            nemesisTask.abort();
+        }
+        ctx.sleep(Duration.ofMillis(100));
+        return null;
+    }
+
+    private void verify(Context ctx, SimControl control, String where) {
+        control.storageFaults(StorageFaults.NONE);
+        KvStore store;
+        try {
+            store = KvStore.open(ctx, options);
+        } catch (RuntimeException failed) {
+            failures.add(where + ": recovery failed: " + failed);
+            trace.notable("restart: recovery FAILED: " + failed);
+            return;
+        }
+        trace.notable("restart: recovered " + store.recovery());
+        try (store) {
+            for (int c = 0; c < model.clients(); c++) {
+                Model.Client client = model.client(c);
+                for (int k = 0; k < client.keys(); k++) {
+                    byte[] value;
+                    try {
+                        value = store.get(client.key(k));
+                    } catch (RuntimeException failed) {
+                        failures.add(where + ": reading key " + new String(client.key(k),
+                                java.nio.charset.StandardCharsets.UTF_8) + " failed: " + failed);
+                        return;
+                    }
+                    if (client.check(k, value, where) == Model.Verdict.VIOLATION) {
+                        trace.notable("check: VIOLATION " + model.violations().getLast());
+                    }
+                    client.rebase(k, value);
+                }
+            }
+        }
+        trace.notable("check " + where + ": " + (model.violations().isEmpty() ? "every acknowledged write present"
+                : model.violations().size() + " violation(s)"));
+    }
+
+    private static long nanos(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000_000L + instant.getNano();
+    }
+}

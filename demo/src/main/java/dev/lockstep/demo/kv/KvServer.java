@@ -1,0 +1,168 @@
+package dev.lockstep.demo.kv;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.Connection;
+import dev.lockstep.Context;
+import dev.lockstep.Listener;
+import dev.lockstep.NetworkException;
+import dev.lockstep.StorageException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The key-value service: keeps a {@link KvStore} open (reopening it after a failure poisoned it) and serves
+ * {@link Protocol} requests, one task per connection.
+ *
+ * <h2>Store lifecycle</h2>
+ * A keeper task opens the store, retrying with exponential backoff (10 ms to 1 s) while recovery fails; when a
+ * write or sync failure poisons the store, the keeper waits for the batches in flight, closes it and opens it
+ * again, so that recovery decides from the disk what the log holds. Requests that arrive while no store is
+ * open get {@link Protocol#ERROR}.
+ *
+ * <h2>Threads</h2>
+ * {@link #serve} runs on one fiber and spawns the keeper and one task per accepted connection on its worker.
+ * {@link #store()} may be called from any thread.
+ */
+public final class KvServer {
+    private static final Duration KEEPER_POLL = Duration.ofMillis(10);
+    private static final Duration MIN_BACKOFF = Duration.ofMillis(10);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+
+    private final KvStore.Options options;
+    private final Consumer<String> events;
+    private volatile KvStore store;
+    private volatile long opens;
+
+    /**
+     * A server for a store with these options.
+     *
+     * @param options the store's options
+     * @param events receives one line per lifecycle event (store opened, poisoned, open failed); may be a no-op.
+     *     Called on the keeper's fiber: it must not block.
+     */
+    public KvServer(KvStore.Options options, Consumer<String> events) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.events = Objects.requireNonNull(events, "events");
+    }
+
+    /**
+     * The store being served, or null while it is being opened.
+     *
+     * @return the store
+     */
+    public KvStore store() {
+        return store;
+    }
+
+    /**
+     * How many times the store was opened successfully.
+     *
+     * @return the count
+     */
+    public long opens() {
+        return opens;
+    }
+
+    /**
+     * Serves connections from {@code listener} until the task is aborted. Spawns the keeper below
+     * {@code ctx.child("keeper")} and each connection's task below {@code ctx.child("conn")}.
+     *
+     * @param ctx the serving task's context (not consumed: only its children spawn)
+     * @param listener a bound listener; closed when serving ends
+     * @return never returns normally
+     * @throws ClosedException when the task is aborted
+     */
+    public Void serve(Context ctx, Listener listener) {
+        ctx.child("keeper").spawn(this::keep);
+        try (listener) {
+            while (true) {
+                Connection connection = listener.accept().await();
+                ctx.child("conn").spawn(c -> {
+                    handle(connection);
+                    return null;
+                });
+            }
+        }
+    }
+
+    private Void keep(Context ctx) {
+        Duration backoff = MIN_BACKOFF;
+        while (true) {
+            KvStore opened;
+            try {
+                opened = KvStore.open(ctx, options);
+            } catch (ClosedException aborted) {
+                throw aborted;
+            } catch (RuntimeException failed) {
+                events.accept("store open failed, retrying in " + backoff.toMillis() + " ms: " + failed.getMessage());
+                ctx.sleep(backoff);
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+                continue;
+            }
+            backoff = MIN_BACKOFF;
+            opens++;
+            events.accept("store opened: recovered " + opened.recovery());
+            store = opened;
+            while (!opened.isPoisoned()) {
+                ctx.sleep(KEEPER_POLL);
+            }
+            store = null;
+            events.accept("store poisoned by " + opened.failure() + "; reopening");
+            opened.close();
+        }
+    }
+
+    private void handle(Connection connection) {
+        try (connection) {
+            while (true) {
+                byte[] body;
+                try {
+                    body = Protocol.readFrame(connection.stream());
+                } catch (NetworkException gone) {
+                    return;
+                }
+                Protocol.Request request = body == null ? null : Protocol.parseRequest(body);
+                byte[][] response = request == null
+                        ? Protocol.response(Protocol.BAD_REQUEST, utf8("malformed request frame"))
+                        : execute(request);
+                try {
+                    connection.sink().send(response).await();
+                } catch (NetworkException gone) {
+                    return;
+                }
+                if (request == null) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private byte[][] execute(Protocol.Request request) {
+        KvStore current = store;
+        if (current == null) {
+            return Protocol.response(Protocol.ERROR, utf8("store is opening"));
+        }
+        try {
+            switch (request.op()) {
+                case Protocol.PUT -> current.put(request.key(), request.value());
+                case Protocol.DELETE -> current.delete(request.key());
+                default -> {
+                    byte[] value = current.get(request.key());
+                    return value == null ? Protocol.response(Protocol.NOT_FOUND, new byte[0])
+                            : Protocol.response(Protocol.OK, value);
+                }
+            }
+            return Protocol.response(Protocol.OK, new byte[0]);
+        } catch (StoreUnavailableException | StorageException failed) {
+            return Protocol.response(Protocol.ERROR, utf8(String.valueOf(failed.getMessage())));
+        } catch (IllegalArgumentException bad) {
+            return Protocol.response(Protocol.BAD_REQUEST, utf8(bad.getMessage()));
+        }
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}

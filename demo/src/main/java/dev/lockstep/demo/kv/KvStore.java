@@ -1,0 +1,726 @@
+package dev.lockstep.demo.kv;
+
+import dev.lockstep.Blob;
+import dev.lockstep.BlobCorruptException;
+import dev.lockstep.ClosedException;
+import dev.lockstep.Context;
+import dev.lockstep.ExitedException;
+import dev.lockstep.Handle;
+import dev.lockstep.OpenedBlob;
+import dev.lockstep.WriteOptions;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The durable key-value store: an append-only log of segments, an in-memory index rebuilt on open, group
+ * commit, acknowledgement after sync. See the package documentation for the format and the durability argument.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>{@link #put} and {@link #delete} return only once the record is durable (its batch's sync completed);
+ *       a write that throws may or may not be in the log.</li>
+ *   <li>{@link #get} sees exactly the acknowledged writes, in sequence order.</li>
+ *   <li>After a write or sync failure the store is <em>poisoned</em>: every later call throws
+ *       {@link StoreUnavailableException}. Close it and {@link #open} it again: recovery decides from the disk.
+ *       Retrying a failed fsync on the same open is not safe on Linux, so the store never does.</li>
+ * </ul>
+ *
+ * <h2>Group commit</h2>
+ * A write joins the open {@code Batch}. Each batch is a task spawned when the batch is created; it first waits
+ * for the previous batch, then seals itself, writes all its records with one {@code writeAt} and syncs once.
+ * While one batch syncs the next one fills, so under load many writes share one sync.
+ *
+ * <h2>Threads</h2>
+ * Any fiber of the runtime that opened the store may call it. {@code lock} guards the index, the open batch and
+ * the segment list; it is never held across an {@code await}. The log's tail is touched only by the batch task
+ * that is committing, and batches commit one at a time.
+ */
+public final class KvStore implements AutoCloseable {
+    /** The name of the manifest blob. */
+    public static final String MANIFEST = "MANIFEST";
+
+    /**
+     * How a store is laid out and behaves.
+     *
+     * @param partition the storage partition holding the manifest and the segments
+     * @param segmentBytes roll to a new segment when a batch would take the current one past this size
+     * @param maxBatchBytes a batch stops taking writes at this size (a larger single write still fits alone)
+     * @param bug an injected bug, {@link InjectedBug#NONE} for the correct store
+     */
+    public record Options(String partition, long segmentBytes, int maxBatchBytes, InjectedBug bug) {
+        /**
+         * Checks the values.
+         *
+         * @throws IllegalArgumentException naming a bad value
+         */
+        public Options {
+            Objects.requireNonNull(partition, "partition");
+            Objects.requireNonNull(bug, "bug");
+            if (segmentBytes < Records.SEGMENT_HEADER_BYTES + 64 || segmentBytes > (1L << 30)) {
+                throw new IllegalArgumentException("segmentBytes must be in [88, 1 GiB], was " + segmentBytes);
+            }
+            if (maxBatchBytes < 1) {
+                throw new IllegalArgumentException("maxBatchBytes must be positive, was " + maxBatchBytes);
+            }
+        }
+
+        /**
+         * Defaults for production: 16 MiB segments, batches up to 1 MiB, no bug.
+         *
+         * @param partition the partition
+         * @return the options
+         */
+        public static Options defaults(String partition) {
+            return new Options(partition, 16L << 20, 1 << 20, InjectedBug.NONE);
+        }
+
+        /**
+         * These options with another bug.
+         *
+         * @param value the bug
+         * @return new options
+         */
+        public Options withBug(InjectedBug value) {
+            return new Options(partition, segmentBytes, maxBatchBytes, value);
+        }
+
+        /**
+         * These options with another segment size.
+         *
+         * @param value the size
+         * @return new options
+         */
+        public Options withSegmentBytes(long value) {
+            return new Options(partition, value, maxBatchBytes, bug);
+        }
+    }
+
+    /**
+     * What recovery found and did.
+     *
+     * @param segments listed segments replayed
+     * @param records records replayed (puts and deletes)
+     * @param keys live keys after replay
+     * @param truncatedBytes bytes of torn tail removed from the last segment
+     * @param manifestTruncatedBytes bytes of torn tail removed from the manifest
+     * @param removedSegments unlisted segments (leftovers of an interrupted roll) removed
+     */
+    public record Recovery(int segments, long records, int keys, long truncatedBytes, long manifestTruncatedBytes,
+                           int removedSegments) {
+        @Override
+        public String toString() {
+            return segments + " segment(s), " + records + " record(s), " + keys + " key(s); torn tail truncated: "
+                    + truncatedBytes + " B" + (manifestTruncatedBytes > 0 ? ", manifest tail: "
+                    + manifestTruncatedBytes + " B" : "") + (removedSegments > 0 ? ", unlisted segments removed: "
+                    + removedSegments : "");
+        }
+    }
+
+    /**
+     * Counters since open.
+     *
+     * @param puts acknowledged puts
+     * @param deletes acknowledged deletes
+     * @param gets gets served
+     * @param syncs batches committed, each with one sync
+     * @param bytesAppended log bytes written
+     * @param segmentsRolled segments created
+     */
+    public record Stats(long puts, long deletes, long gets, long syncs, long bytesAppended, long segmentsRolled) {
+    }
+
+    /** One open segment. */
+    private record Segment(long id, Blob blob) {
+    }
+
+    /** Where a live value is. */
+    private record Location(Segment segment, long offset, int length) {
+    }
+
+    /** A key with content equality. */
+    private record Key(byte[] bytes) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Key key && Arrays.equals(bytes, key.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
+    }
+
+    /** One write waiting in a batch. */
+    private static final class Pending {
+        final byte type;
+        final byte[] key;
+        final byte[] value;
+        byte[] encoded;
+
+        Pending(byte type, byte[] key, byte[] value) {
+            this.type = type;
+            this.key = key;
+            this.value = value;
+        }
+    }
+
+    /** A group of writes committed with one write and one sync. */
+    private static final class Batch {
+        final List<Pending> entries = new ArrayList<>();
+        long bytes;
+        boolean sealed;
+        Handle<Void> handle;
+    }
+
+    private final Context ctx;
+    private final Context spawner;
+    private final Options options;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<Key, Location> index = new HashMap<>();
+    private final List<Segment> segments = new ArrayList<>();
+    private Blob manifest;
+    private long manifestLength;
+    private Recovery recovery;
+
+    // Guarded by lock.
+    private Batch open;
+    private RuntimeException failure;
+    private long lastSequence;
+    private long puts;
+    private long deletes;
+    private long gets;
+    private long syncs;
+    private long bytesAppended;
+    private long segmentsRolled;
+
+    // Touched only by the committing batch (and by open, before the store is shared).
+    private Segment current;
+    private long tail;
+
+    private KvStore(Context ctx, Options options) {
+        this.ctx = ctx;
+        this.spawner = ctx.child("kv");
+        this.options = options;
+    }
+
+    /**
+     * Opens the store, recovering it from what the partition holds, creating it if empty.
+     *
+     * <p>{@code ctx} is used for the store's I/O and to spawn its batch tasks below a child node: the store
+     * works as long as the task that owns {@code ctx} runs.
+     *
+     * @param ctx the opening task's context
+     * @param options the layout
+     * @return the open store
+     * @throws dev.lockstep.StorageException if recovery could not read or repair the log (a fault); retry
+     * @throws BlobCorruptException if the log is corrupt beyond a torn tail
+     */
+    public static KvStore open(Context ctx, Options options) {
+        KvStore store = new KvStore(ctx, options);
+        try {
+            store.recover();
+        } catch (RuntimeException failure) {
+            store.closeBlobs();
+            throw failure;
+        }
+        return store;
+    }
+
+    /**
+     * What recovery found when this store was opened.
+     *
+     * @return the report
+     */
+    public Recovery recovery() {
+        return recovery;
+    }
+
+    /**
+     * The options.
+     *
+     * @return them
+     */
+    public Options options() {
+        return options;
+    }
+
+    private void recover() {
+        String partition = options.partition();
+        boolean verify = options.bug() != InjectedBug.SKIP_TORN_TAIL_CHECK;
+        OpenedBlob openedManifest = ctx.open(partition, MANIFEST).await();
+        manifest = openedManifest.blob();
+        byte[] listing = readAll(manifest, openedManifest.length());
+        List<Long> listed = new ArrayList<>();
+        int entryOffset = 0;
+        long id;
+        while ((id = Records.manifestEntryAt(listing, entryOffset)) > 0) {
+            if (!listed.isEmpty() && id <= listed.getLast()) {
+                throw new BlobCorruptException("manifest of partition '" + partition + "' lists segment " + id
+                        + " after segment " + listed.getLast() + " at offset " + entryOffset);
+            }
+            listed.add(id);
+            entryOffset += Records.MANIFEST_ENTRY_BYTES;
+        }
+        long manifestTruncated = listing.length - entryOffset;
+        if (manifestTruncated > 0) {
+            manifest.resize(entryOffset).await();
+        }
+        manifestLength = entryOffset;
+        if (entryOffset > 0) {
+            makeDurable(manifest, entryOffset - Records.MANIFEST_ENTRY_BYTES,
+                    Records.manifestEntry(listed.getLast()));
+        } else if (manifestTruncated > 0) {
+            manifest.sync().await();
+        }
+
+        int removed = 0;
+        for (byte[] name : ctx.scan(partition).await()) {
+            long segmentId = Records.segmentIdOf(new String(name, StandardCharsets.UTF_8));
+            if (segmentId > 0 && !listed.contains(segmentId)) {
+                ctx.remove(partition, name).await();
+                removed++;
+            }
+        }
+
+        long records = 0;
+        long truncated = 0;
+        for (int i = 0; i < listed.size(); i++) {
+            long segmentId = listed.get(i);
+            boolean last = i == listed.size() - 1;
+            String name = Records.segmentName(segmentId);
+            OpenedBlob opened = ctx.open(partition, name).await();
+            Segment segment = new Segment(segmentId, opened.blob());
+            segments.add(segment);
+            byte[] bytes = readAll(segment.blob(), opened.length());
+            if (!Records.validSegmentHeader(bytes, segmentId)) {
+                throw new BlobCorruptException("segment '" + partition + "/" + name + "' has no valid header ("
+                        + bytes.length + " bytes)");
+            }
+            int offset = Records.SEGMENT_HEADER_BYTES;
+            Records.Decoded record;
+            while ((record = Records.decode(bytes, offset, bytes.length, verify)) != null) {
+                apply(record, segment, offset);
+                records++;
+                offset += record.totalBytes();
+            }
+            if (offset < bytes.length && verify) {
+                if (!last) {
+                    throw new BlobCorruptException("sealed segment '" + partition + "/" + name + "' has "
+                            + (bytes.length - offset) + " invalid bytes at offset " + offset);
+                }
+                // A torn tail: a batch that was being written when the process stopped. It was never
+                // acknowledged; cut it off durably before anything is appended after it.
+                segment.blob().resize(offset).await();
+                truncated += bytes.length - offset;
+            } else if (offset < bytes.length) {
+                offset = bytes.length; // InjectedBug.SKIP_TORN_TAIL_CHECK: keep the garbage, append after it.
+            }
+            if (last) {
+                makeDurable(segment.blob(), 0, Records.segmentHeader(segmentId));
+            }
+            if (last) {
+                current = segment;
+                tail = offset;
+            }
+        }
+        if (listed.isEmpty()) {
+            // A fresh store. Lockstep's open creates the partition durably, but if the fsync of the storage root
+            // failed after the mkdir, the retry finds the directory and does not fsync the root again (see
+            // runtime-core EngineStorage.ensurePartition): the partition could vanish in a crash with every
+            // acknowledged write in it. Nothing is in it yet, so remove it (durably) and let open create it again.
+            manifest.close();
+            ctx.remove(partition, null).await();
+            openedManifest = ctx.open(partition, MANIFEST).await();
+            manifest = openedManifest.blob();
+            manifestLength = 0;
+            roll();
+        }
+        recovery = new Recovery(listed.size(), records, index.size(), truncated, manifestTruncated, removed);
+    }
+
+    /**
+     * Makes a blob's current contents durable. What recovery just read may be in the page cache only: a poisoned
+     * store is reopened in the same process, and the write or sync that poisoned it may have left unsynced bytes
+     * behind. Lockstep promises durability for the writes "of this open", and skips the fsync of an open that
+     * wrote nothing, so a plain {@code sync()} of the fresh open would not reach the disk: rewrite bytes the blob
+     * already holds (a no-op for its contents), which makes the open dirty, then sync. Only the manifest and the
+     * last segment can hold unsynced bytes: a segment is synced before the store rolls past it.
+     */
+    private static void makeDurable(Blob blob, long offset, byte[] sameBytes) {
+        blob.writeAt(offset, sameBytes).await();
+        blob.sync().await();
+    }
+
+    private static byte[] readAll(Blob blob, long length) {
+        if (length > Integer.MAX_VALUE - 16) {
+            throw new BlobCorruptException("blob of " + length + " bytes is larger than any segment may be");
+        }
+        return blob.readAt(0, (int) length).await();
+    }
+
+    private void apply(Records.Decoded record, Segment segment, long offset) {
+        Key key = new Key(record.key());
+        if (record.type() == Records.PUT) {
+            index.put(key, new Location(segment, offset, record.totalBytes()));
+        } else {
+            index.remove(key);
+        }
+        lastSequence = Math.max(lastSequence, record.sequence());
+    }
+
+    /** Creates the next segment, durably, and makes it current. Called by the committing batch or by open. */
+    private void roll() {
+        long id = current == null ? 1 : current.id() + 1;
+        String name = Records.segmentName(id);
+        OpenedBlob opened = ctx.open(options.partition(), name).await();
+        Blob blob = opened.blob();
+        try {
+            if (opened.length() != 0) {
+                blob.resize(0).await();
+            }
+            blob.writeAt(0, Records.segmentHeader(id)).await();
+            blob.sync().await();
+            // The segment is part of the log once the manifest lists it durably.
+            manifest.writeAt(manifestLength, Records.manifestEntry(id)).await();
+            if (options.bug() != InjectedBug.FORGET_DIRECTORY_SYNC) {
+                manifest.sync().await();
+            }
+            manifestLength += Records.MANIFEST_ENTRY_BYTES;
+        } catch (RuntimeException failure) {
+            blob.close();
+            throw failure;
+        }
+        Segment segment = new Segment(id, blob);
+        lock.lock();
+        try {
+            segments.add(segment);
+            segmentsRolled++;
+        } finally {
+            lock.unlock();
+        }
+        current = segment;
+        tail = Records.SEGMENT_HEADER_BYTES;
+    }
+
+    /**
+     * Stores {@code value} under {@code key}; returns once it is durable.
+     *
+     * @param key 1 to {@value Records#MAX_KEY_BYTES} bytes
+     * @param value up to {@value Records#MAX_VALUE_BYTES} bytes
+     * @throws IllegalArgumentException for a bad key or value length
+     * @throws StoreUnavailableException if the store is poisoned or closed, or the write failed (fate unknown)
+     */
+    public void put(byte[] key, byte[] value) {
+        checkKey(key);
+        if (value.length > Records.MAX_VALUE_BYTES) {
+            throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
+                    + " bytes, was " + value.length);
+        }
+        write(new Pending(Records.PUT, key.clone(), value.clone()));
+    }
+
+    /**
+     * Removes {@code key}; returns once the removal is durable. Removing a missing key writes a tombstone too.
+     *
+     * @param key 1 to {@value Records#MAX_KEY_BYTES} bytes
+     * @throws StoreUnavailableException as {@link #put}
+     */
+    public void delete(byte[] key) {
+        checkKey(key);
+        write(new Pending(Records.DELETE, key.clone(), null));
+    }
+
+    private static void checkKey(byte[] key) {
+        if (key.length == 0 || key.length > Records.MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key must be 1 to " + Records.MAX_KEY_BYTES + " bytes, was "
+                    + key.length);
+        }
+    }
+
+    private void write(Pending pending) {
+        Batch batch;
+        lock.lock();
+        try {
+            if (failure != null) {
+                throw unavailable();
+            }
+            int size = Records.encodedSize(pending.key, pending.value);
+            if (open == null || open.sealed
+                    || (open.bytes + size > options.maxBatchBytes() && !open.entries.isEmpty())) {
+                Batch previous = open;
+                Batch next = new Batch();
+                next.handle = spawner.child("commit").spawn(c -> commit(next, previous));
+                open = next;
+            }
+            open.entries.add(pending);
+            open.bytes += size;
+            batch = open;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            batch.handle.await();
+        } catch (ExitedException exited) {
+            if (exited.getCause() instanceof StoreUnavailableException cause) {
+                throw new StoreUnavailableException(cause.getMessage(), cause.getCause());
+            }
+            throw new StoreUnavailableException("commit failed: " + exited.getCause(), exited.getCause());
+        }
+    }
+
+    private StoreUnavailableException unavailable() {
+        return new StoreUnavailableException("store '" + options.partition() + "' is unavailable: "
+                + failure.getMessage(), failure);
+    }
+
+    private Void commit(Batch batch, Batch previous) {
+        if (previous != null) {
+            try {
+                previous.handle.await();
+            } catch (ExitedException | ClosedException previousFailed) {
+                // It poisoned the store, or the runtime is stopping; either way checked below.
+            }
+        }
+        List<Pending> entries;
+        lock.lock();
+        try {
+            batch.sealed = true;
+            if (failure != null) {
+                throw unavailable();
+            }
+            entries = batch.entries;
+            for (Pending pending : entries) {
+                pending.encoded = Records.encode(pending.type, ++lastSequence, pending.key, pending.value);
+            }
+        } finally {
+            lock.unlock();
+        }
+        byte[][] chunks = new byte[entries.size()][];
+        long bytes = 0;
+        for (int i = 0; i < chunks.length; i++) {
+            chunks[i] = entries.get(i).encoded;
+            bytes += chunks[i].length;
+        }
+        long offset;
+        Segment segment;
+        try {
+            if (tail + bytes > options.segmentBytes() && tail > Records.SEGMENT_HEADER_BYTES) {
+                roll();
+            }
+            segment = current;
+            offset = tail;
+            segment.blob().writeAt(offset, chunks, WriteOptions.NONE).await();
+            tail = offset + bytes;
+            if (options.bug() == InjectedBug.ACK_BEFORE_SYNC) {
+                segment.blob().startSync().close();
+            } else {
+                segment.blob().sync().await();
+            }
+        } catch (ClosedException aborted) {
+            poison(aborted);
+            throw aborted;
+        } catch (RuntimeException failed) {
+            poison(failed);
+            throw unavailableNow();
+        }
+        lock.lock();
+        try {
+            long position = offset;
+            for (Pending pending : entries) {
+                Key key = new Key(pending.key);
+                if (pending.type == Records.PUT) {
+                    index.put(key, new Location(segment, position, pending.encoded.length));
+                    puts++;
+                } else {
+                    index.remove(key);
+                    deletes++;
+                }
+                position += pending.encoded.length;
+            }
+            syncs++;
+            bytesAppended += bytes;
+        } finally {
+            lock.unlock();
+        }
+        return null;
+    }
+
+    private StoreUnavailableException unavailableNow() {
+        lock.lock();
+        try {
+            return unavailable();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void poison(RuntimeException cause) {
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = cause;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The value of {@code key}, read from the log.
+     *
+     * @param key the key
+     * @return the value, or null if absent
+     * @throws StoreUnavailableException if the store is poisoned or closed
+     * @throws dev.lockstep.StorageException if the read failed
+     * @throws BlobCorruptException if the record on disk does not match its checksum
+     */
+    public byte[] get(byte[] key) {
+        checkKey(key);
+        Location location;
+        lock.lock();
+        try {
+            if (failure != null) {
+                throw unavailable();
+            }
+            location = index.get(new Key(key));
+            gets++;
+        } finally {
+            lock.unlock();
+        }
+        if (location == null) {
+            return null;
+        }
+        byte[] bytes = location.segment().blob().readAt(location.offset(), location.length()).await();
+        Records.Decoded record = Records.decode(bytes, 0, bytes.length,
+                options.bug() != InjectedBug.SKIP_TORN_TAIL_CHECK);
+        if (record == null || !Arrays.equals(record.key(), key)) {
+            throw new BlobCorruptException("record of " + location.length() + " bytes at offset "
+                    + location.offset() + " of segment " + Records.segmentName(location.segment().id())
+                    + " is corrupt");
+        }
+        return Arrays.copyOfRange(bytes, record.valueOffset(), record.valueOffset() + record.valueLength());
+    }
+
+    /**
+     * Whether a write or sync failed (or the store was closed): it then serves nothing until reopened.
+     *
+     * @return true if poisoned
+     */
+    public boolean isPoisoned() {
+        lock.lock();
+        try {
+            return failure != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * What poisoned the store, if anything.
+     *
+     * @return the failure, or null while the store is healthy
+     */
+    public Throwable failure() {
+        lock.lock();
+        try {
+            return failure;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The number of live keys.
+     *
+     * @return the count
+     */
+    public int size() {
+        lock.lock();
+        try {
+            return index.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The live keys, in no particular order.
+     *
+     * @return a copy
+     */
+    public List<byte[]> keys() {
+        lock.lock();
+        try {
+            List<byte[]> keys = new ArrayList<>(index.size());
+            for (Key key : index.keySet()) {
+                keys.add(key.bytes().clone());
+            }
+            return keys;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The counters since open.
+     *
+     * @return a snapshot
+     */
+    public Stats stats() {
+        lock.lock();
+        try {
+            return new Stats(puts, deletes, gets, syncs, bytesAppended, segmentsRolled);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Stops taking writes, waits for the batches in flight, and closes every blob. Acknowledged writes are
+     * already durable, so there is no final sync. Idempotent.
+     */
+    @Override
+    public void close() {
+        Batch last;
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = new StoreUnavailableException("store '" + options.partition() + "' is closed", null);
+            }
+            last = open;
+            open = null;
+        } finally {
+            lock.unlock();
+        }
+        if (last != null) {
+            try {
+                last.handle.await();
+            } catch (ExitedException | ClosedException done) {
+                // Finished, one way or another: nothing is in flight any more.
+            }
+        }
+        closeBlobs();
+    }
+
+    private void closeBlobs() {
+        List<Segment> toClose;
+        lock.lock();
+        try {
+            toClose = List.copyOf(segments);
+        } finally {
+            lock.unlock();
+        }
+        for (Segment segment : toClose) {
+            segment.blob().close();
+        }
+        if (manifest != null) {
+            manifest.close();
+        }
+    }
+}

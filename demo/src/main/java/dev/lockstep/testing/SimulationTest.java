@@ -1,0 +1,93 @@
+package dev.lockstep.testing;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.TestTemplate;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Runs a test method in the simulator under many seeds: one test invocation per seed, named {@code seed N}, and
+ * optionally once more on runtime-uring.
+ *
+ * <p>The method runs <em>inside</em> the runtime, on a fiber, as the root task. It may take any of these
+ * parameters: {@link dev.lockstep.Context} (the root task's context), {@link dev.lockstep.sim.SimControl}
+ * (partitions, faults, crashes; simulator only), {@link java.util.random.RandomGenerator} (seeded randomness:
+ * the simulator's generator, or a generator seeded with the seed on runtime-uring) and {@link SimulationInfo}
+ * (the seed, the lifetime, the runtime). A failure fails that seed's invocation with a
+ * {@link SimulationTestFailure} that names the seed, the faults and the replay line; {@link Seed} pins a
+ * method to the failing seed.
+ *
+ * <pre>{@code
+ * @SimulationTest(seeds = 100, faults = "sync-errors+crash", crashes = 2)
+ * void acknowledgedWritesSurvive(Context ctx, SimulationInfo run) { ... }
+ * }</pre>
+ */
+@Documented
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@TestTemplate
+@ExtendWith(SimulationExtension.class)
+public @interface SimulationTest {
+    /**
+     * How many seeds.
+     *
+     * @return at least 1
+     */
+    int seeds() default 100;
+
+    /**
+     * The first seed; seeds are consecutive from it.
+     *
+     * @return the first seed
+     */
+    long firstSeed() default 1;
+
+    /**
+     * Simulated workers (each its own host, {@code 127.0.0.(i+1)}).
+     *
+     * @return at least 1
+     */
+    int workers() default 1;
+
+    /**
+     * The faults: a {@link FaultConfig#parse profile} ({@code none}, {@code all}, kinds joined by {@code +}), or
+     * {@code swarm} for a random subset per seed.
+     *
+     * @return the profile
+     */
+    String faults() default "none";
+
+    /**
+     * Crashes per seed: the method runs {@code crashes + 1} times per seed, each run but the last cut by a crash
+     * at a seeded time within {@link #crashWithinMillis()}; see {@link Simulations}.
+     *
+     * @return zero or more
+     */
+    int crashes() default 0;
+
+    /**
+     * How far into a lifetime its crash may come, in simulated milliseconds.
+     *
+     * @return positive
+     */
+    long crashWithinMillis() default 1000;
+
+    /**
+     * Also run the method once on runtime-uring, with a fresh temporary storage directory (a method that takes
+     * {@link dev.lockstep.sim.SimControl} cannot).
+     *
+     * @return whether to
+     */
+    boolean uring() default false;
+
+    /**
+     * Run every seed twice and fail if the two runs' audit digests differ: the method leaks nondeterminism (a
+     * {@code HashMap} of identity-hashed keys, wall-clock time, an unseeded random).
+     *
+     * @return whether to
+     */
+    boolean checkDeterminism() default false;
+}

@@ -1,0 +1,12 @@
+/**
+ * Tools for users' own tests of code written against {@code dev.lockstep}: the JUnit 5 extension
+ * ({@link dev.lockstep.testing.SimulationTest}, {@link dev.lockstep.testing.Seed}), fault configurations
+ * ({@link dev.lockstep.testing.Fault}, {@link dev.lockstep.testing.FaultConfig}, {@link dev.lockstep.testing.Nemesis}),
+ * {@link dev.lockstep.testing.Simulations} to run a task under a seed and faults (with crashes and restarts), and
+ * jqwik arbitraries ({@link dev.lockstep.testing.SimArbitraries}) so that a failing property shrinks to the
+ * smallest fault configuration that still fails.
+ *
+ * <p>Depends on {@code dev.lockstep}, runtime-sim, runtime-uring (for {@code uring = true}), the JUnit Jupiter API
+ * and the jqwik API.
+ */
+package dev.lockstep.testing;

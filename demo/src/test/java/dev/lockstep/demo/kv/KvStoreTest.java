@@ -1,0 +1,170 @@
+package dev.lockstep.demo.kv;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Blob;
+import dev.lockstep.Handle;
+import dev.lockstep.OpenedBlob;
+import dev.lockstep.sim.Recovered;
+import dev.lockstep.sim.SimConfig;
+import dev.lockstep.sim.SimRunner;
+import dev.lockstep.uring.UringRunner;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The store on its own: writes, reads, group commit, recovery, torn tails, segment rolls. */
+class KvStoreTest {
+    private static final KvStore.Options SMALL = KvStore.Options.defaults("kv").withSegmentBytes(512);
+
+    private static byte[] b(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void putGetDeleteAndReopen() {
+        SimRunner.seeded(1).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, SMALL)) {
+                store.put(b("a"), b("1"));
+                store.put(b("b"), b("2"));
+                store.put(b("a"), b("3"));
+                store.delete(b("b"));
+                assertArrayEquals(b("3"), store.get(b("a")));
+                assertNull(store.get(b("b")));
+                assertNull(store.get(b("never")));
+            }
+            try (KvStore store = KvStore.open(ctx, SMALL)) {
+                assertEquals(4, store.recovery().records());
+                assertEquals(1, store.recovery().keys());
+                assertArrayEquals(b("3"), store.get(b("a")));
+                assertNull(store.get(b("b")));
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void concurrentPutsShareSyncs() {
+        KvStore.Stats stats = SimRunner.seeded(2).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+                List<Handle<Void>> writers = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    int n = i;
+                    writers.add(ctx.child("w" + i).spawn(c -> {
+                        store.put(b("k" + n), b("v" + n));
+                        return null;
+                    }));
+                }
+                for (Handle<Void> writer : writers) {
+                    writer.await();
+                }
+                for (int i = 0; i < 50; i++) {
+                    assertArrayEquals(b("v" + i), store.get(b("k" + i)));
+                }
+                return store.stats();
+            }
+        });
+        assertEquals(50, stats.puts());
+        assertTrue(stats.syncs() < 10, "50 concurrent puts took " + stats.syncs() + " syncs");
+    }
+
+    @Test
+    void acknowledgedPutsSurviveACrashAndRollsSpanSegments() {
+        SimConfig config = SimConfig.builder().seed(3).build();
+        Recovered<Void> first = SimRunner.of(config).startAndRecover(ctx -> {
+            KvStore store = KvStore.open(ctx, SMALL);
+            for (int i = 0; i < 40; i++) {
+                store.put(b("key" + i), b("value" + i));
+            }
+            return null; // the power goes right after: no close
+        });
+        SimRunner.from(first.checkpoint()).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, SMALL)) {
+                assertTrue(store.recovery().segments() > 1, store.recovery().toString());
+                for (int i = 0; i < 40; i++) {
+                    assertArrayEquals(b("value" + i), store.get(b("key" + i)), "key" + i);
+                }
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void recoveryTruncatesATornTailDurably() {
+        SimRunner.seeded(4).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+                store.put(b("a"), b("1"));
+            }
+            byte[] record = Records.encode(Records.PUT, 99, b("torn"), new byte[100]);
+            OpenedBlob segment = ctx.open("kv", Records.segmentName(1)).await();
+            try (Blob blob = segment.blob()) {
+                blob.writeAt(segment.length(), java.util.Arrays.copyOf(record, 50)).await();
+                blob.sync().await();
+            }
+            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+                assertEquals(50, store.recovery().truncatedBytes());
+                assertNull(store.get(b("torn")));
+                store.put(b("b"), b("2"));
+            }
+            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+                assertEquals(0, store.recovery().truncatedBytes());
+                assertArrayEquals(b("1"), store.get(b("a")));
+                assertArrayEquals(b("2"), store.get(b("b")));
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void unlistedSegmentsAreRemovedAndBadArgumentsRejected() {
+        SimRunner.seeded(5).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, SMALL)) {
+                assertThrows(IllegalArgumentException.class, () -> store.put(new byte[0], b("x")));
+                assertThrows(IllegalArgumentException.class, () -> store.put(new byte[2000], b("x")));
+            }
+            ctx.open("kv", Records.segmentName(7)).await().blob().close();
+            try (KvStore store = KvStore.open(ctx, SMALL)) {
+                assertEquals(1, store.recovery().removedSegments());
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void theSameStoreRunsOnIoUring(@TempDir Path dir) throws Exception {
+        Path data = Files.createDirectories(dir.resolve("data"));
+        UringRunner.builder().workers(2).storage(data).build().start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, SMALL)) {
+                List<Handle<Void>> writers = new ArrayList<>();
+                for (int w = 0; w < 4; w++) {
+                    int writer = w;
+                    writers.add(ctx.child("w" + w).spawnOn(w % 2, c -> {
+                        for (int i = 0; i < 25; i++) {
+                            store.put(b("w" + writer + "-" + i), b("v" + i));
+                        }
+                        return null;
+                    }));
+                }
+                for (Handle<Void> writer : writers) {
+                    writer.await();
+                }
+            }
+            return null;
+        });
+        UringRunner.builder().workers(1).storage(data).build().start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, SMALL)) {
+                assertEquals(100, store.recovery().keys());
+                assertArrayEquals(b("v24"), store.get(b("w3-24")));
+            }
+            return null;
+        });
+    }
+}

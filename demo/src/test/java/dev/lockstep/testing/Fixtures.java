@@ -1,0 +1,93 @@
+package dev.lockstep.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Blob;
+import dev.lockstep.Context;
+import dev.lockstep.sim.SimControl;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * Test classes that {@link SimulationExtensionTest} runs through the JUnit Platform launcher (their names do not
+ * match the build's test patterns, so the build does not run them on its own). What they saw is kept in static
+ * lists, read back by the test.
+ */
+final class Fixtures {
+    static final List<String> seen = new ArrayList<>();
+
+    private Fixtures() {
+    }
+
+    static void reset() {
+        seen.clear();
+    }
+
+    /** Passes under every seed; records seed and runtime. */
+    static class PassingFixture {
+        @SimulationTest(seeds = 5, firstSeed = 10)
+        void records(Context ctx, SimulationInfo info, RandomGenerator random) {
+            ctx.sleep(Duration.ofMillis(1 + random.nextInt(10)));
+            seen.add("seed " + info.seed() + " simulated=" + info.simulated());
+        }
+    }
+
+    /** Fails under seed 3 only. */
+    static class FailingFixture {
+        @SimulationTest(seeds = 5)
+        void failsOnSeedThree(Context ctx, SimulationInfo info) {
+            ctx.sleep(Duration.ofMillis(5));
+            seen.add("seed " + info.seed());
+            assertTrue(info.seed() != 3, "the value was wrong");
+        }
+    }
+
+    /** Pinned to seed 42. */
+    static class PinnedFixture {
+        @SimulationTest(seeds = 50)
+        @Seed(42)
+        void pinned(SimulationInfo info) {
+            seen.add("seed " + info.seed());
+        }
+    }
+
+    /** Crashes between lifetimes; what is synced survives. */
+    static class CrashFixture {
+        @SimulationTest(seeds = 3, crashes = 2, crashWithinMillis = 50)
+        void survives(Context ctx, SimulationInfo info, SimControl control) {
+            seen.add("seed " + info.seed() + " lifetime " + info.lifetime() + " restarts " + control.restarts());
+            try (Blob blob = ctx.open("p", "counter").await().blob()) {
+                long length = blob.length();
+                assertEquals(info.lifetime(), length, "one synced byte per earlier lifetime");
+                blob.writeAt(length, new byte[] {1}).await();
+                blob.sync().await();
+            }
+            ctx.sleep(Duration.ofSeconds(10)); // cut by the crash, except in the last lifetime
+        }
+    }
+
+    /** Runs once on runtime-uring as well. */
+    static class UringFixture {
+        @SimulationTest(seeds = 2, uring = true)
+        void everywhere(Context ctx, SimulationInfo info) {
+            try (Blob blob = ctx.open("p", "b").await().blob()) {
+                blob.writeAt(0, "hello".getBytes(StandardCharsets.UTF_8)).await();
+                blob.sync().await();
+                assertEquals("hello", new String(blob.readAt(0, 5).await(), StandardCharsets.UTF_8));
+            }
+            seen.add((info.simulated() ? "sim" : "uring") + " seed " + info.seed());
+        }
+    }
+
+    /** Nondeterministic on purpose: the wall clock decides how long it sleeps. */
+    static class NondeterministicFixture {
+        @SimulationTest(seeds = 1, checkDeterminism = true)
+        void leaks(Context ctx) {
+            ctx.sleep(Duration.ofNanos(1 + System.nanoTime() % 1_000_000_000L));
+        }
+    }
+}
