@@ -11,7 +11,10 @@ package dev.lockstep;
  * <h2>Durability</h2>
  * Writes and resizes reach the page cache when their operation completes and become durable with the next
  * completed {@link #sync()} of this open. Each open has one durability permit: syncs run one at a time; a
- * sync of an open with nothing written since the last sync completes without asking the kernel. Closing a
+ * sync of an open with nothing written since the last sync completes without asking the kernel. An open of a
+ * blob that already existed starts with something to sync (an earlier open may have left unsynced bytes, from
+ * a sync that failed, say), so its first sync always reaches the kernel; an open that created the blob starts
+ * clean. Closing a
  * write or sync operation never cancels it: retained work finishes and its result is dropped. Closing the
  * blob does not sync.
  */

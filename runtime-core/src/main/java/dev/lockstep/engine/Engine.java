@@ -296,9 +296,7 @@ public final class Engine {
     private <T> Handle<T> startFiber(Worker home, Supervision.Node node, Supervision.Node spawner, String label,
                                      Task<T> task) {
         TaskHandle<T> handle = new TaskHandle<>(this, node, label.isEmpty() ? "root" : label);
-        synchronized (Supervision.class) {
-            node.task = handle;
-        }
+        node.setTask(handle);
         if (node.isAborted() || home == null || home.isClosing()) {
             handle.closed("was not started: its supervisor was aborted or its worker closed");
             return handle;

@@ -29,11 +29,14 @@ final class EngineBlob implements Blob {
     private final AtomicLong length;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    EngineBlob(Engine engine, SharedFd fd, String name, long length) {
+    EngineBlob(Engine engine, SharedFd fd, String name, long length, boolean startsDirty) {
         this.engine = engine;
         this.fd = fd;
         this.name = name;
         this.length = new AtomicLong(length);
+        if (startsDirty) {
+            permit.markDirty();
+        }
     }
 
     DurabilityPermit permit() {

@@ -37,6 +37,11 @@ final class EngineStorage {
     private final String root;
     /** Serializes metadata changes across workers: two workers creating one partition must not race. */
     private final Object metadata = new Object();
+    /**
+     * Partitions and blobs this runtime created whose parent directory's fsync has not succeeded yet. A failed
+     * fsync leaves the entry here, so the next open retries it instead of finding the entry and trusting it.
+     */
+    private final java.util.TreeSet<String> notDurable = new java.util.TreeSet<>();
 
     EngineStorage(Engine engine, SystemCalls system, String root) {
         this.engine = engine;
@@ -132,8 +137,12 @@ final class EngineStorage {
     private void ensurePartition(String partition) {
         String path = partitionPath(partition);
         if (!system.isDirectory(path)) {
+            notDurable.add(path);
             system.mkdir(path);
+        }
+        if (notDurable.contains(path)) {
             fsyncDirectory(root);
+            notDurable.remove(path);
         }
     }
 
@@ -149,25 +158,34 @@ final class EngineStorage {
                     ensurePartition(partition);
                     String path = blobPath(partition, key);
                     int fd;
+                    boolean created = false;
                     try {
                         fd = system.open(path, SystemCalls.O_RDWR);
                     } catch (KernelException missing) {
                         if (missing.errno() != Errno.ENOENT) {
                             throw missing;
                         }
+                        notDurable.add(path);
                         fd = system.open(path, SystemCalls.O_RDWR | SystemCalls.O_CREAT);
-                        system.fsync(fd);
-                        fsyncDirectory(partitionPath(partition));
+                        created = true;
                     }
                     long length;
                     try {
+                        if (notDurable.contains(path)) {
+                            system.fsync(fd);
+                            fsyncDirectory(partitionPath(partition));
+                            notDurable.remove(path);
+                        }
                         length = system.size(fd);
                     } catch (KernelException failure) {
                         system.close(fd);
                         throw failure;
                     }
                     SharedFd shared = new SharedFd(fd, system, describe(partition, key));
-                    return new OpenedBlob(new EngineBlob(engine, shared, describe(partition, key), length), length);
+                    // An existing file may hold bytes an earlier open wrote and never synced (its sync failed,
+                    // say): its first sync must reach the kernel. A file this open created has nothing to sync.
+                    return new OpenedBlob(new EngineBlob(engine, shared, describe(partition, key), length,
+                            !created), length);
                 } catch (KernelException failure) {
                     throw translate(failure, what);
                 }
@@ -192,12 +210,16 @@ final class EngineStorage {
                         throw new PartitionMissingException("partition '" + partition + "' does not exist");
                     }
                     if (key == null) {
+                        // '0' follows '/' in ASCII: the subset is every path inside the partition.
+                        notDurable.subSet(path + "/", path + "0").clear();
+                        notDurable.remove(path);
                         for (String entry : system.list(path)) {
                             system.unlink(path + "/" + entry);
                         }
                         system.rmdir(path);
                         fsyncDirectory(root);
                     } else {
+                        notDurable.remove(blobPath(partition, key));
                         try {
                             system.unlink(blobPath(partition, key));
                         } catch (KernelException failure) {

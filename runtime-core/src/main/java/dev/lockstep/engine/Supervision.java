@@ -8,29 +8,39 @@ import java.util.List;
  * context's node; aborting a node aborts every task at or below it, and marks the subtree aborted so later
  * spawns under it resolve to {@code Closed} without running.
  *
- * <p>Thread-safe: the tree is guarded by one monitor, held only for tree edits; aborting fibers (which unparks
+ * <p>Thread-safe: the tree is guarded by one monitor per runtime, held only for tree edits; aborting fibers (which unparks
  * threads) happens outside it.
  */
 final class Supervision {
     /** One node: a context's place in the tree, with the task running there if any. */
     static final class Node {
         final Node parent;
+        /** The whole tree's lock (one per runtime, so two runtimes in one JVM never contend). */
+        final Object tree;
         final List<Node> children = new ArrayList<>();
         TaskHandle<?> task;
         boolean aborted;
 
-        Node(Node parent) {
+        Node(Node parent, Object tree) {
             this.parent = parent;
+            this.tree = tree;
         }
 
         boolean isAborted() {
-            synchronized (Supervision.class) {
+            synchronized (tree) {
                 return aborted;
+            }
+        }
+
+        void setTask(TaskHandle<?> handle) {
+            synchronized (tree) {
+                task = handle;
             }
         }
     }
 
-    private final Node root = new Node(null);
+    private final Object lock = new Object();
+    private final Node root = new Node(null, lock);
 
     Node root() {
         return root;
@@ -43,8 +53,8 @@ final class Supervision {
      * @return the child
      */
     Node child(Node parent) {
-        synchronized (Supervision.class) {
-            Node node = new Node(parent);
+        synchronized (lock) {
+            Node node = new Node(parent, lock);
             node.aborted = parent.aborted;
             if (!parent.aborted) {
                 parent.children.add(node);
@@ -71,7 +81,7 @@ final class Supervision {
      */
     void abortBelow(Node node, boolean includingSelf) {
         List<TaskHandle<?>> victims = new ArrayList<>();
-        synchronized (Supervision.class) {
+        synchronized (lock) {
             if (includingSelf) {
                 node.aborted = true;
                 if (node.task != null) {
@@ -110,7 +120,7 @@ final class Supervision {
      */
     void spawnedTaskFinished(Node spawner) {
         abortBelow(spawner, false);
-        synchronized (Supervision.class) {
+        synchronized (lock) {
             // A pure child() node was consumed by the spawn; a task's own node lives on with its task.
             if (spawner != root && spawner.task == null) {
                 spawner.aborted = true;

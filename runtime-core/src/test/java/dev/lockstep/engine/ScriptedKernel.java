@@ -406,8 +406,15 @@ final class ScriptedKernel implements Kernel {
 
         @Override
         public synchronized void fsync(int fd) {
+            if (failFsyncs > 0) {
+                failFsyncs--;
+                throw new KernelException(Errno.EIO, "fsync", open.get(fd));
+            }
             fsyncs++;
         }
+
+        /** The next {@code count} synchronous fsyncs fail with EIO. */
+        int failFsyncs;
 
         @Override
         public void syncFileSystem(int fd) {

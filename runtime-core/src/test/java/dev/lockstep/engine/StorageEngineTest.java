@@ -168,11 +168,14 @@ class StorageEngineTest {
             assertEquals(fsyncs + 3, kernel.files.fsyncs, "startSync syncs a dirty open once");
             blob.close();
 
-            // An open of an existing blob is clean.
+            // An open of an existing blob may see bytes an earlier open never synced: its first sync reaches the
+            // kernel, after which it is clean.
             Blob again = open(ctx, "data", "durable");
             int before = kernel.files.fsyncs;
             again.sync().await();
-            assertEquals(before, kernel.files.fsyncs);
+            assertEquals(before + 1, kernel.files.fsyncs, "the first sync of a reopened blob reaches the kernel");
+            again.sync().await();
+            assertEquals(before + 1, kernel.files.fsyncs, "then it is clean");
             again.close();
             return null;
         });
@@ -580,5 +583,35 @@ class StorageEngineTest {
             return null;
         });
         assertEquals(0, kernel.files.openCount());
+    }
+
+    @Test
+    void aCreationWhoseDirectorySyncFailedIsMadeDurableByTheNextOpen() {
+        kernel.autoCompleteFiles();
+        runner(4).start(ctx -> {
+            // The partition's creation: mkdir succeeds, the fsync of the storage root fails.
+            kernel.files.failFsyncs = 1;
+            assertThrows(dev.lockstep.StorageIoException.class, () -> ctx.open("fresh", "blob").await());
+            int before = kernel.files.fsyncs;
+            // The retry finds the directory, and still makes its entry durable before trusting it.
+            Blob blob = open(ctx, "fresh", "blob");
+            assertTrue(kernel.files.fsyncs >= before + 3,
+                    "root, blob and partition fsyncs on the retry, saw " + (kernel.files.fsyncs - before));
+            blob.close();
+
+            // The blob's creation: the file is made, its fsync fails; the file is not left open.
+            int openFiles = kernel.files.openCount();
+            kernel.files.failFsyncs = 1;
+            assertThrows(dev.lockstep.StorageIoException.class, () -> ctx.open("fresh", "second").await());
+            assertEquals(openFiles, kernel.files.openCount(), "a failed creation leaks no fd");
+            before = kernel.files.fsyncs;
+            open(ctx, "fresh", "second").close();
+            assertEquals(before + 2, kernel.files.fsyncs, "the retry syncs the file and its directory");
+            // Once durable, opening again needs no directory fsync.
+            before = kernel.files.fsyncs;
+            open(ctx, "fresh", "second").close();
+            assertEquals(before, kernel.files.fsyncs);
+            return null;
+        });
     }
 }
