@@ -41,7 +41,7 @@ class ShrinkFixture {
         });
         if (failed) {
             failing.add(faults);
-            throw new AssertionError("a write failed under " + faults);
+            org.junit.jupiter.api.Assertions.fail("a write failed under " + faults);
         }
     }
 
