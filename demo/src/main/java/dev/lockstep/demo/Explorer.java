@@ -11,13 +11,8 @@ import java.util.function.Consumer;
 /**
  * The seed sweep: runs {@link Scenario}s for a range of seeds, one simulator per core, and sums up what they did.
  * With the {@code swarm} profile every seed draws its own set of fault kinds ({@link FaultConfig#swarm}). Results
- * do not depend on the number of simulators: each seed's run is decided by its seed alone.
- *
- * <h2>Why one JVM per simulator</h2>
- * Parallel simulators run in child JVMs ({@code Main sweep-worker}), not in threads of this one: runtime-core's
- * supervision tree guards every engine's tree with one JVM-wide monitor ({@code Supervision.class}), so two
- * simulators in one JVM contend on it, which the simulator rightly reports as a determinism leak (and which can
- * leave a monitor owned by a fiber of a finished simulation). Separate JVMs share nothing.
+ * do not depend on the number of simulators: each seed's run is decided by its seed alone. Parallel simulators
+ * run in threads of this JVM, one simulator per thread.
  */
 public final class Explorer {
 
@@ -74,14 +69,14 @@ public final class Explorer {
     }
 
     /**
-     * Runs the sweep: in this JVM with one thread, else in {@code threads} child JVMs, each running every
-     * {@code threads}-th seed (see the class documentation for why processes).
+     * Runs the sweep: on the calling thread with one thread, else in {@code threads} threads of this JVM, each
+     * running one simulator at a time for every {@code threads}-th seed.
      *
      * @param settings what to sweep
      * @param done counts finished seeds, for progress
      * @param onFailure called for each failed seed as it fails (on a helper thread)
      * @return the summary
-     * @throws Exception if a child JVM could not be run
+     * @throws Exception if a sweep thread failed or the wait for one was interrupted
      */
     public static Summary run(Settings settings, AtomicInteger done, Consumer<Scenario.Result> onFailure)
             throws Exception {
@@ -102,7 +97,7 @@ public final class Explorer {
                 done.incrementAndGet();
             }
         } else {
-            runInProcesses(settings, workers, results, done, onFailure);
+            runInThreads(settings, workers, results, done, onFailure);
         }
         return summarize(results, System.nanoTime() - start);
     }
@@ -118,43 +113,16 @@ public final class Explorer {
         }
     }
 
-    /**
-     * The child side: runs seeds {@code first + offset}, {@code first + offset + stride}, ... and prints one
-     * {@link #encode encoded} line per seed on standard output.
-     *
-     * @param settings the sweep (its {@code threads} is the stride)
-     * @param offset this child's offset
-     */
-    static void worker(Settings settings, int offset) {
-        for (int index = offset; index < settings.seeds(); index += settings.threads()) {
-            Scenario.Result result = runSeed(settings, settings.firstSeed() + index);
-            System.out.println(encode(index, result));
-            System.out.flush();
-        }
-    }
-
-    private static void runInProcesses(Settings settings, int workers, Scenario.Result[] results, AtomicInteger done,
-                                       Consumer<Scenario.Result> onFailure) throws Exception {
-        List<Process> processes = new ArrayList<>();
-        List<Thread> readers = new ArrayList<>();
+    private static void runInThreads(Settings settings, int workers, Scenario.Result[] results, AtomicInteger done,
+                                     Consumer<Scenario.Result> onFailure) throws Exception {
+        List<Thread> threads = new ArrayList<>();
         List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
         for (int offset = 0; offset < workers; offset++) {
-            Process process = new ProcessBuilder(Main.javaCommand("sweep-worker",
-                    String.valueOf(settings.seeds()), String.valueOf(settings.firstSeed()), settings.profile(),
-                    settings.workload().cliName(), settings.bug().cliName(), String.valueOf(workers),
-                    String.valueOf(offset)))
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            processes.add(process);
-            readers.add(Thread.ofPlatform().name("lockstep-explore-" + offset).start(() -> {
-                try (java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.InputStreamReader(
-                        process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = lines.readLine()) != null) {
-                        if (!line.startsWith("RESULT\t")) {
-                            continue;
-                        }
-                        int index = Integer.parseInt(line.split("\t", 3)[1]);
-                        Scenario.Result result = decode(line, settings);
+            int first = offset;
+            threads.add(Thread.ofPlatform().name("lockstep-explore-" + offset).start(() -> {
+                try {
+                    for (int index = first; index < settings.seeds(); index += workers) {
+                        Scenario.Result result = runSeed(settings, settings.firstSeed() + index);
                         synchronized (results) {
                             results[index] = result;
                         }
@@ -163,43 +131,17 @@ public final class Explorer {
                         }
                         done.incrementAndGet();
                     }
-                } catch (java.io.IOException | RuntimeException broken) {
+                } catch (RuntimeException | Error broken) {
                     problems.add(broken.toString());
                 }
             }));
         }
-        for (int i = 0; i < workers; i++) {
-            int exit = processes.get(i).waitFor();
-            readers.get(i).join();
-            if (exit != 0) {
-                problems.add("sweep worker " + i + " exited with " + exit);
-            }
+        for (Thread thread : threads) {
+            thread.join();
         }
         if (!problems.isEmpty()) {
-            throw new IllegalStateException("the sweep's worker processes failed: " + problems);
+            throw new IllegalStateException("the sweep's threads failed: " + problems);
         }
-    }
-
-    static String encode(int index, Scenario.Result result) {
-        java.util.Base64.Encoder base64 = java.util.Base64.getEncoder();
-        return String.join("\t", "RESULT", String.valueOf(index), String.valueOf(result.spec().seed()),
-                result.spec().faults().toString(), String.valueOf(result.simulatedNanos()),
-                String.valueOf(result.lifetimes()), String.valueOf(result.crashes()),
-                String.valueOf(result.partitions()), String.valueOf(result.resets()),
-                String.valueOf(result.storageFailures()), String.valueOf(result.acknowledgedWrites()),
-                result.digest().isEmpty() ? "-" : result.digest(), result.failure() == null ? "-"
-                        : base64.encodeToString(result.failure().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    }
-
-    static Scenario.Result decode(String line, Settings settings) {
-        String[] f = line.split("\t");
-        Scenario.Spec spec = new Scenario.Spec(Long.parseLong(f[2]), FaultConfig.parse(f[3]), settings.workload(),
-                settings.bug());
-        String failure = f[12].equals("-") ? null : new String(java.util.Base64.getDecoder().decode(f[12]),
-                java.nio.charset.StandardCharsets.UTF_8);
-        return new Scenario.Result(spec, failure, List.of(), List.of(), Long.parseLong(f[4]), Integer.parseInt(f[5]),
-                Integer.parseInt(f[6]), Integer.parseInt(f[7]), Integer.parseInt(f[8]), Long.parseLong(f[9]),
-                Long.parseLong(f[10]), f[11].equals("-") ? "" : f[11]);
     }
 
     private static Summary summarize(Scenario.Result[] results, long wallNanos) {

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The Java side of the {@code lockstep} command line: {@code demo}, {@code explore} and {@code replay}, and the
- * two internal commands that run in child JVMs ({@code serve}, the demo's service; {@code sweep-worker}, one
- * simulator of a sweep). Exit status: 0 when everything passed, 1 when a check or a seed failed, 2 for bad usage.
+ * internal command that runs in a child JVM ({@code serve}, the demo's service). Exit status: 0 when everything
+ * passed, 1 when a check or a seed failed, 2 for bad usage.
  */
 public final class Main {
     private static final String USAGE = """
@@ -53,12 +53,6 @@ public final class Main {
                 case "replay" -> replay(out, args);
                 case "serve" -> {
                     UringDemo.serve(Path.of(args[1]), Integer.parseInt(args[2]), InjectedBug.parse(args[3]));
-                    yield 0;
-                }
-                case "sweep-worker" -> {
-                    Explorer.worker(new Explorer.Settings(Integer.parseInt(args[1]), Long.parseLong(args[2]), args[3],
-                            Workload.parse(args[4]), InjectedBug.parse(args[5]), Integer.parseInt(args[6]), false),
-                            Integer.parseInt(args[7]));
                     yield 0;
                 }
                 default -> usage("unknown command '" + args[0] + "'");

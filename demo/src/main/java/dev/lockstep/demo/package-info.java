@@ -8,7 +8,7 @@
  *       model that checks every read and every key after every restart (runtime-independent).</li>
  *   <li>{@link dev.lockstep.demo.UringDemo}: the service on runtime-uring in a child JVM, load, SIGKILL, restart.</li>
  *   <li>{@link dev.lockstep.demo.Scenario}: one simulated seed (lifetimes, crashes, faults, checks);
- *       {@link dev.lockstep.demo.Explorer}: the seed sweep, one child JVM per core;
+ *       {@link dev.lockstep.demo.Explorer}: the seed sweep, one simulator per core, each on a thread of this JVM;
  *       {@link dev.lockstep.demo.Workload}: the load shapes.</li>
  * </ul>
  *

@@ -49,13 +49,13 @@ class InjectedBugTest {
     }
 
     @Test
-    void theSweepGivesTheSameRunsInChildJvmsAsInThisOne() throws Exception {
+    void theSweepGivesTheSameRunsOnParallelThreadsAsOnOne() throws Exception {
         Explorer.Settings inProcess = new Explorer.Settings(4, 100, "swarm", Workload.MIXED, InjectedBug.NONE, 1,
                 false);
-        Explorer.Settings inChildren = new Explorer.Settings(4, 100, "swarm", Workload.MIXED, InjectedBug.NONE, 2,
+        Explorer.Settings inThreads = new Explorer.Settings(4, 100, "swarm", Workload.MIXED, InjectedBug.NONE, 2,
                 false);
         Explorer.Summary here = Explorer.run(inProcess, new AtomicInteger(), result -> { });
-        Explorer.Summary there = Explorer.run(inChildren, new AtomicInteger(), result -> { });
+        Explorer.Summary there = Explorer.run(inThreads, new AtomicInteger(), result -> { });
         assertEquals(here.simulatedNanos(), there.simulatedNanos());
         assertEquals(here.acknowledgedWrites(), there.acknowledgedWrites());
         assertEquals(here.faultsInjected(), there.faultsInjected());

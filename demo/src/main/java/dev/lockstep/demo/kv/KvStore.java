@@ -272,10 +272,11 @@ public final class KvStore implements AutoCloseable {
             manifest.resize(entryOffset).await();
         }
         manifestLength = entryOffset;
-        if (entryOffset > 0) {
-            makeDurable(manifest, entryOffset - Records.MANIFEST_ENTRY_BYTES,
-                    Records.manifestEntry(listed.getLast()));
-        } else if (manifestTruncated > 0) {
+        // What recovery reads may be in the page cache only: a poisoned store is reopened in the same process, and
+        // the write or sync that poisoned it may have left unsynced bytes behind. Sync them before relying on them.
+        // Only the manifest and the last segment can hold unsynced bytes: a segment is synced before the store
+        // rolls past it.
+        if (entryOffset > 0 || manifestTruncated > 0) {
             manifest.sync().await();
         }
 
@@ -322,7 +323,7 @@ public final class KvStore implements AutoCloseable {
                 offset = bytes.length; // InjectedBug.SKIP_TORN_TAIL_CHECK: keep the garbage, append after it.
             }
             if (last) {
-                makeDurable(segment.blob(), 0, Records.segmentHeader(segmentId));
+                segment.blob().sync().await();
             }
             if (last) {
                 current = segment;
@@ -330,31 +331,9 @@ public final class KvStore implements AutoCloseable {
             }
         }
         if (listed.isEmpty()) {
-            // A fresh store. Lockstep's open creates the partition durably, but if the fsync of the storage root
-            // failed after the mkdir, the retry finds the directory and does not fsync the root again (see
-            // runtime-core EngineStorage.ensurePartition): the partition could vanish in a crash with every
-            // acknowledged write in it. Nothing is in it yet, so remove it (durably) and let open create it again.
-            manifest.close();
-            ctx.remove(partition, null).await();
-            openedManifest = ctx.open(partition, MANIFEST).await();
-            manifest = openedManifest.blob();
-            manifestLength = 0;
             roll();
         }
         recovery = new Recovery(listed.size(), records, index.size(), truncated, manifestTruncated, removed);
-    }
-
-    /**
-     * Makes a blob's current contents durable. What recovery just read may be in the page cache only: a poisoned
-     * store is reopened in the same process, and the write or sync that poisoned it may have left unsynced bytes
-     * behind. Lockstep promises durability for the writes "of this open", and skips the fsync of an open that
-     * wrote nothing, so a plain {@code sync()} of the fresh open would not reach the disk: rewrite bytes the blob
-     * already holds (a no-op for its contents), which makes the open dirty, then sync. Only the manifest and the
-     * last segment can hold unsynced bytes: a segment is synced before the store rolls past it.
-     */
-    private static void makeDurable(Blob blob, long offset, byte[] sameBytes) {
-        blob.writeAt(offset, sameBytes).await();
-        blob.sync().await();
     }
 
     private static byte[] readAll(Blob blob, long length) {
