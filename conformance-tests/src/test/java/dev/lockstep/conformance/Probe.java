@@ -8,7 +8,6 @@ import dev.lockstep.engine.DurabilityPermit;
 import dev.lockstep.engine.Registration;
 import dev.lockstep.engine.WaiterId;
 import dev.lockstep.engine.Worker;
-import java.lang.reflect.Method;
 import java.nio.file.Path;
 
 /**
@@ -132,19 +131,13 @@ public interface Probe {
 
     /**
      * The durability permit of an open blob: the seed's {@code shared.durability}. The blob implementation is
-     * the engine's, shared by both runtimes; its permit is not public API, so it is read reflectively.
+     * the engine's, shared by both runtimes.
      *
      * @param blob an open blob of this runtime
      * @return its permit
      */
     default DurabilityPermit permit(Blob blob) {
-        try {
-            Method permit = blob.getClass().getDeclaredMethod("permit");
-            permit.setAccessible(true);
-            return (DurabilityPermit) permit.invoke(blob);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot reach the durability permit of " + blob + ": " + e, e);
-        }
+        return DurabilityPermit.of(blob);
     }
 
     /**

@@ -16,6 +16,21 @@ public final class DurabilityPermit {
     private final java.util.List<Worker> waiting = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
+     * The permit of an open blob of either runtime, for tests that hold it to sequence syncs (the seed's
+     * {@code shared.durability}).
+     *
+     * @param blob an open blob made by the engine
+     * @return its permit
+     * @throws IllegalArgumentException if the blob is not the engine's
+     */
+    public static DurabilityPermit of(dev.lockstep.Blob blob) {
+        if (!(blob instanceof EngineBlob engineBlob)) {
+            throw new IllegalArgumentException("not a Lockstep engine blob: " + blob);
+        }
+        return engineBlob.permit();
+    }
+
+    /**
      * Takes the permit if free.
      *
      * @return true if taken

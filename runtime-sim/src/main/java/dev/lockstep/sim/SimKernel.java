@@ -476,6 +476,22 @@ public final class SimKernel implements Kernel {
         return fd;
     }
 
+    /**
+     * Sends bytes on a simulated socket outside the ring, as another process holding the fd would with
+     * {@code send(2)}: for tests that play a connection's peer directly. Recorded in the audit chain.
+     *
+     * @param fd an open socket fd of this kernel
+     * @param data the bytes
+     * @return the bytes sent (all of them, or fewer if the connection broke)
+     * @throws IllegalArgumentException if {@code fd} is not an open socket, naming it
+     */
+    public int sendDirect(int fd, byte[] data) {
+        if (!(description(fd) instanceof SocketDescription socket)) {
+            throw new IllegalArgumentException("fd " + fd + " is not an open simulated socket");
+        }
+        return network.send(socket.socket, data, 0, data.length);
+    }
+
     /** The description an fd names, or null if the fd is not open. */
     Description description(int fd) {
         if (fd < FIRST_FD || fd >= descriptions.size()) {
