@@ -1,135 +1,232 @@
 package dev.lockstep.demo;
 
 import dev.lockstep.demo.kv.InjectedBug;
+import dev.lockstep.testing.Fault;
 import dev.lockstep.testing.FaultConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * The Java side of the {@code lockstep} command line: {@code demo}, {@code explore} and {@code replay}, and the
  * internal command that runs in a child JVM ({@code serve}, the demo's service). Exit status: 0 when everything
- * passed, 1 when a check or a seed failed, 2 for bad usage.
+ * passed, 1 when a check or a seed failed, 2 for bad usage (picocli's usage-error code). Arguments are parsed by
+ * picocli, which also gives each command its {@code --help}.
  */
-public final class Main {
-    private static final String USAGE = """
-            usage:
-              demo    [--inject-bug NAME] [--seeds N] [--duration SECONDS] [--clients N]
-              explore [--seeds N] [--faults PROFILE] [--workload NAME] [--inject-bug NAME] [--first-seed S] [--threads T]
-              replay  LINE [--trace N]
-
-              PROFILE: swarm (each seed draws its fault kinds; the default), none, all, or kinds joined by '+':
-                       %s
-              NAME (workload): %s
-              NAME (bug): %s
-            """;
-
-    private Main() {
-    }
+@Command(name = "lockstep", mixinStandardHelpOptions = true, subcommands = {Main.Demo.class, Main.Explore.class,
+        Main.Replay.class, Main.Serve.class},
+        description = "The Lockstep demo service and its seed sweep.",
+        footer = {"", "PROFILE: swarm (each seed draws its fault kinds; the default), none, all, or kinds joined by '+'"
+                + " (see --help of explore)"})
+public final class Main implements Callable<Integer> {
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
 
     /**
      * Runs one command.
      *
      * @param args the command and its arguments
-     * @throws Exception on an unexpected failure
      */
-    public static void main(String[] args) throws Exception {
-        PrintStream out = System.out;
-        if (args.length == 0) {
-            usage(null);
-        }
-        int status;
-        try {
-            status = switch (args[0]) {
-                case "demo" -> demo(out, options(args, "--inject-bug", "--seeds", "--duration", "--clients",
-                        "--first-seed", "--threads"));
-                case "explore" -> explore(out, options(args, "--seeds", "--faults", "--workload", "--inject-bug",
-                        "--first-seed", "--threads"));
-                case "replay" -> replay(out, args);
-                case "serve" -> {
-                    UringDemo.serve(Path.of(args[1]), Integer.parseInt(args[2]), InjectedBug.parse(args[3]));
-                    yield 0;
-                }
-                default -> usage("unknown command '" + args[0] + "'");
-            };
-        } catch (IllegalArgumentException bad) {
-            status = usage(bad.getMessage());
-        }
+    public static void main(String[] args) {
+        int status = commandLine().execute(args);
         System.out.flush();
         System.exit(status);
     }
 
-    private static int usage(String problem) {
-        if (problem != null) {
-            System.err.println("lockstep: " + problem);
-        }
-        StringBuilder faults = new StringBuilder();
-        for (dev.lockstep.testing.Fault fault : dev.lockstep.testing.Fault.values()) {
-            faults.append(faults.isEmpty() ? "" : ", ").append(fault.cliName());
-        }
-        StringBuilder workloads = new StringBuilder();
-        for (Workload workload : Workload.values()) {
-            workloads.append(workloads.isEmpty() ? "" : ", ").append(workload.cliName());
-        }
-        System.err.print(USAGE.formatted(faults, workloads, InjectedBug.names()));
-        System.exit(2);
-        return 2;
+    static CommandLine commandLine() {
+        CommandLine line = new CommandLine(new Main());
+        line.setCaseInsensitiveEnumValuesAllowed(true);
+        return line;
     }
 
-    private static Map<String, String> options(String[] args, String... known) {
-        Map<String, String> options = new LinkedHashMap<>();
-        List<String> allowed = List.of(known);
-        for (int i = 1; i < args.length; i++) {
-            String name = args[i];
-            String value;
-            int eq = name.indexOf('=');
-            if (eq > 0) {
-                value = name.substring(eq + 1);
-                name = name.substring(0, eq);
-            } else {
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("option " + name + " needs a value");
+    @Override
+    public Integer call() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: demo, explore or replay");
+    }
+
+    private static String faultNames() {
+        return Arrays.stream(Fault.values()).map(Fault::cliName).collect(Collectors.joining(", "));
+    }
+
+    /** Options shared by the commands that sweep seeds. */
+    static final class SweepOptions {
+        @Option(names = "--inject-bug", paramLabel = "NAME", defaultValue = "none", converter = BugConverter.class,
+                completionCandidates = BugNames.class,
+                description = "plant a durability bug in the service: ${COMPLETION-CANDIDATES}")
+        InjectedBug bug;
+
+        @Option(names = "--first-seed", paramLabel = "S", defaultValue = "1", description = "the first seed (${DEFAULT-VALUE})")
+        long firstSeed;
+
+        @Option(names = "--threads", paramLabel = "T", description = "simulators at once (default: one per core)")
+        Integer threads;
+
+        int threads(CommandLine line) {
+            int value = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+            if (value < 1) {
+                throw new CommandLine.ParameterException(line, "--threads must be at least 1, was " + value);
+            }
+            return value;
+        }
+    }
+
+    /** The command-line names of the workloads, for the help text. */
+    static final class WorkloadNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return Arrays.stream(Workload.values()).map(Workload::cliName).iterator();
+        }
+    }
+
+    /** The command-line names of the injectable bugs, for the help text. */
+    static final class BugNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return Arrays.stream(InjectedBug.values()).map(InjectedBug::cliName).iterator();
+        }
+    }
+
+    /** Reads an {@link InjectedBug} by its command-line name. */
+    static final class BugConverter implements CommandLine.ITypeConverter<InjectedBug> {
+        @Override
+        public InjectedBug convert(String value) {
+            try {
+                return InjectedBug.parse(value);
+            } catch (IllegalArgumentException bad) {
+                throw new CommandLine.TypeConversionException(bad.getMessage());
+            }
+        }
+    }
+
+    @Command(name = "demo", mixinStandardHelpOptions = true,
+            description = {"The demo key-value service: load on runtime-uring, an unclean stop (SIGKILL) and a checked"
+                    + " restart, then simulated seeds with crashes, storage faults and partitions."})
+    static final class Demo implements Callable<Integer> {
+        @CommandLine.Spec
+        private CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Mixin
+        private final SweepOptions sweep = new SweepOptions();
+
+        @Option(names = "--quick", description = "all three parts, small: 3 s of load with 16 clients, 8 seeds"
+                + " (what CI runs); explicit options still win")
+        boolean quick;
+
+        @Option(names = "--seeds", paramLabel = "N", description = "simulated seeds (default 200, quick 8)")
+        Integer seeds;
+
+        @Option(names = "--duration", paramLabel = "SECONDS", description = "seconds of load (default 10, quick 3)")
+        Integer duration;
+
+        @Option(names = "--clients", paramLabel = "N", description = "load clients (default 64, quick 16)")
+        Integer clients;
+
+        @Override
+        public Integer call() throws Exception {
+            CommandLine line = spec.commandLine();
+            int seedCount = atLeast(line, "--seeds", seeds, quick ? 8 : 200, 0);
+            int seconds = atLeast(line, "--duration", duration, quick ? 3 : 10, 1);
+            int clientCount = atLeast(line, "--clients", clients, quick ? 16 : 64, 1);
+            return demo(System.out, sweep.bug, seedCount, seconds, clientCount, sweep.firstSeed, sweep.threads(line));
+        }
+    }
+
+    @Command(name = "explore", mixinStandardHelpOptions = true,
+            description = "The simulated seed sweep alone, one simulator per core, swarm testing.")
+    static final class Explore implements Callable<Integer> {
+        @CommandLine.Spec
+        private CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Mixin
+        private final SweepOptions sweep = new SweepOptions();
+
+        @Option(names = "--seeds", paramLabel = "N", defaultValue = "100", description = "seeds (${DEFAULT-VALUE})")
+        int seeds;
+
+        @Option(names = "--faults", paramLabel = "PROFILE", defaultValue = "swarm",
+                description = "swarm, none, all, or kinds joined by '+'")
+        String faults;
+
+        @Option(names = "--workload", paramLabel = "NAME", defaultValue = "mixed", completionCandidates = WorkloadNames.class,
+                description = "the clients' workload: ${COMPLETION-CANDIDATES}")
+        String workload;
+
+        @Override
+        public Integer call() throws Exception {
+            CommandLine line = spec.commandLine();
+            atLeast(line, "--seeds", seeds, seeds, 1);
+            Workload parsedWorkload;
+            try {
+                parsedWorkload = Workload.parse(workload);
+                if (!faults.startsWith("swarm")) {
+                    FaultConfig.parse(faults);
                 }
-                value = args[++i];
+            } catch (IllegalArgumentException bad) {
+                throw new CommandLine.ParameterException(line, bad.getMessage() + " (fault kinds: " + faultNames()
+                        + ")");
             }
-            if (!allowed.contains(name)) {
-                throw new IllegalArgumentException("unknown option " + name + " for " + args[0]);
-            }
-            options.put(name, value);
+            return explore(System.out, seeds, faults, parsedWorkload, sweep.bug, sweep.firstSeed,
+                    sweep.threads(line));
         }
-        return options;
     }
 
-    private static int intOption(Map<String, String> options, String name, int fallback, int min) {
-        String value = options.get(name);
-        if (value == null) {
-            return fallback;
+    @Command(name = "replay", mixinStandardHelpOptions = true,
+            description = "Rerun one failed seed exactly, with a trace of its last events.")
+    static final class Replay implements Callable<Integer> {
+        @Parameters(arity = "1..*", paramLabel = "LINE", description = "what a failed seed printed after 'replay:'")
+        List<String> words;
+
+        @Option(names = "--trace", paramLabel = "N", defaultValue = "40", description = "events of any kind to show")
+        int traceLines;
+
+        @Override
+        public Integer call() {
+            return replay(System.out, String.join(" ", words), traceLines);
         }
-        int parsed;
-        try {
-            parsed = Integer.parseInt(value);
-        } catch (NumberFormatException bad) {
-            throw new IllegalArgumentException(name + " needs a number, was '" + value + "'");
+    }
+
+    /** The demo's service in a child JVM, so that the parent can kill it; not for users. */
+    @Command(name = "serve", hidden = true)
+    static final class Serve implements Callable<Integer> {
+        @Parameters(index = "0")
+        Path directory;
+
+        @Parameters(index = "1")
+        int port;
+
+        @Parameters(index = "2", converter = BugConverter.class)
+        InjectedBug bug;
+
+        @Override
+        public Integer call() throws Exception {
+            UringDemo.serve(directory, port, bug);
+            return 0;
         }
+    }
+
+    private static int atLeast(CommandLine line, String name, Integer value, int fallback, int min) {
+        int parsed = value == null ? fallback : value;
         if (parsed < min) {
-            throw new IllegalArgumentException(name + " must be at least " + min + ", was " + parsed);
+            throw new CommandLine.ParameterException(line, name + " must be at least " + min + ", was " + parsed);
         }
         return parsed;
     }
 
-    private static int demo(PrintStream out, Map<String, String> options) throws Exception {
+    private static int demo(PrintStream out, InjectedBug bug, int seeds, int seconds, int clients, long firstSeed,
+                            int threads) throws Exception {
         long start = System.nanoTime();
-        InjectedBug bug = InjectedBug.parse(options.getOrDefault("--inject-bug", "none"));
-        int seeds = intOption(options, "--seeds", 200, 0);
-        int seconds = intOption(options, "--duration", 10, 1);
-        int clients = intOption(options, "--clients", 64, 1);
         int cores = Runtime.getRuntime().availableProcessors();
-        int threads = intOption(options, "--threads", cores, 1);
         out.println("Lockstep demo: one durable key-value service (log segments, CRC32C records, group commit,");
         out.println("torn-tail recovery, a binary protocol over TCP), written once against dev.lockstep, run on both");
         out.println("runtimes.");
@@ -147,9 +244,8 @@ public final class Main {
             out.println("      torn writes, partitions, resets, read/write/sync/metadata errors, a full disk, kernel"
                     + " quirks),");
             out.println("      every key checked after every restart");
-            Explorer.Summary summary = sweep(out, new Explorer.Settings(seeds,
-                    Long.parseLong(options.getOrDefault("--first-seed", "1")), "swarm", Workload.MIXED, bug, threads,
-                    false));
+            Explorer.Summary summary = sweep(out, new Explorer.Settings(seeds, firstSeed, "swarm", Workload.MIXED, bug,
+                    threads, false));
             simPassed = summary.failures().isEmpty();
         }
         out.println();
@@ -168,7 +264,7 @@ public final class Main {
 
     private static Explorer.Summary sweep(PrintStream out, Explorer.Settings settings) throws Exception {
         AtomicInteger done = new AtomicInteger();
-        List<Scenario.Result> failed = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Scenario.Result> failed = Collections.synchronizedList(new ArrayList<>());
         Explorer.Summary summary;
         Progress progress = new Progress(out, () -> done.get() / (double) settings.seeds(),
                 () -> String.format("%d/%d seeds  %d failed", done.get(), settings.seeds(), failed.size()));
@@ -186,22 +282,8 @@ public final class Main {
         return summary;
     }
 
-    private static int explore(PrintStream out, Map<String, String> options) throws Exception {
-        int seeds = intOption(options, "--seeds", 100, 1);
-        String profile = options.getOrDefault("--faults", "swarm");
-        Workload workload = Workload.parse(options.getOrDefault("--workload", "mixed"));
-        InjectedBug bug = InjectedBug.parse(options.getOrDefault("--inject-bug", "none"));
-        long first;
-        try {
-            first = Long.parseLong(options.getOrDefault("--first-seed", "1"));
-        } catch (NumberFormatException bad) {
-            throw new IllegalArgumentException("--first-seed needs a number, was '" + options.get("--first-seed")
-                    + "'");
-        }
-        int threads = intOption(options, "--threads", Runtime.getRuntime().availableProcessors(), 1);
-        if (!profile.startsWith("swarm")) {
-            FaultConfig.parse(profile);
-        }
+    private static int explore(PrintStream out, int seeds, String profile, Workload workload, InjectedBug bug,
+                               long first, int threads) throws Exception {
         out.printf("exploring seeds %d..%d: faults %s, workload %s%s, %d simulator%s at once%n", first,
                 first + seeds - 1, profile, workload.cliName(),
                 bug == InjectedBug.NONE ? "" : ", injected bug " + bug.cliName(), Math.min(threads, seeds),
@@ -211,21 +293,7 @@ public final class Main {
         return summary.failures().isEmpty() ? 0 : 1;
     }
 
-    private static int replay(PrintStream out, String[] args) {
-        if (args.length < 2) {
-            throw new IllegalArgumentException("replay needs the line a failure printed");
-        }
-        List<String> words = new ArrayList<>(List.of(args).subList(1, args.length));
-        int traceLines = 40;
-        int at = words.indexOf("--trace");
-        if (at >= 0) {
-            if (at + 1 >= words.size()) {
-                throw new IllegalArgumentException("--trace needs a number");
-            }
-            traceLines = Integer.parseInt(words.get(at + 1));
-            words.subList(at, at + 2).clear();
-        }
-        String line = String.join(" ", words);
+    private static int replay(PrintStream out, String line, int traceLines) {
         Scenario.Spec spec = Scenario.Spec.parse(line);
         String expectedDigest = null;
         for (String part : line.split(":")) {

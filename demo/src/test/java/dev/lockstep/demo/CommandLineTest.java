@@ -1,0 +1,78 @@
+package dev.lockstep.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The command line refuses bad usage with status 2 and a message naming the bad value, before any work starts. */
+class CommandLineTest {
+    private record Outcome(int status, String errors, String output) {
+    }
+
+    private static Outcome run(String... args) {
+        CommandLine line = Main.commandLine();
+        StringWriter errors = new StringWriter();
+        StringWriter output = new StringWriter();
+        line.setErr(new PrintWriter(errors, true));
+        line.setOut(new PrintWriter(output, true));
+        int status = line.execute(args);
+        return new Outcome(status, errors.toString(), output.toString());
+    }
+
+    @Test
+    void unknownOptionIsAUsageErrorNamingIt() {
+        Outcome outcome = run("demo", "--bogus", "1");
+        assertEquals(2, outcome.status());
+        assertTrue(outcome.errors().contains("--bogus"), outcome.errors());
+    }
+
+    @Test
+    void tooFewSeedsNamesTheValue() {
+        Outcome outcome = run("explore", "--seeds", "0");
+        assertEquals(2, outcome.status());
+        assertTrue(outcome.errors().contains("--seeds must be at least 1, was 0"), outcome.errors());
+    }
+
+    @Test
+    void unknownWorkloadAndFaultAndBugNameTheirValues() {
+        Outcome workload = run("explore", "--workload", "nope");
+        assertEquals(2, workload.status());
+        assertTrue(workload.errors().contains("nope"), workload.errors());
+        Outcome faults = run("explore", "--faults", "gremlins");
+        assertEquals(2, faults.status());
+        assertTrue(faults.errors().contains("gremlins"), faults.errors());
+        Outcome bug = run("demo", "--quick", "--inject-bug", "nonsense");
+        assertEquals(2, bug.status());
+        assertTrue(bug.errors().contains("nonsense"), bug.errors());
+    }
+
+    @Test
+    void notANumberIsAUsageError() {
+        Outcome outcome = run("demo", "--duration", "ten");
+        assertEquals(2, outcome.status());
+        assertTrue(outcome.errors().contains("ten"), outcome.errors());
+    }
+
+    @Test
+    void noCommandAsksForOne() {
+        Outcome outcome = run();
+        assertEquals(2, outcome.status());
+        assertTrue(outcome.errors().contains("a command is needed"), outcome.errors());
+    }
+
+    @Test
+    void helpListsTheCommandsAndTheBugNames() {
+        Outcome top = run("--help");
+        assertEquals(0, top.status());
+        assertTrue(top.output().contains("demo") && top.output().contains("explore")
+                && top.output().contains("replay"), top.output());
+        Outcome demo = run("demo", "--help");
+        assertEquals(0, demo.status());
+        assertTrue(demo.output().contains("--quick"), demo.output());
+        assertTrue(demo.output().contains("ack-before-sync"), demo.output());
+    }
+}
