@@ -28,6 +28,8 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * 4 KiB random reads with {@code O_DIRECT} from one file, at queue depth 1 and 32, three ways in one run:
@@ -327,13 +329,21 @@ public final class DirectReadBenchmark {
             throw new IllegalStateException(String.join(" ", command) + " exited with " + exit + ":\n" + output);
         }
         // fio may print notes before the JSON document.
-        Object document = Json.parse(output.substring(output.indexOf('{')));
-        Object read = Json.path(document, "jobs", 0, "read");
-        double runtimeSeconds = ((Number) Json.path(read, "runtime")).doubleValue() / 1000.0;
-        long reads = ((Number) Json.path(read, "total_ios")).longValue();
-        double p50 = ((Number) Json.path(read, "lat_ns", "percentile", "50.000000")).doubleValue() / 1000.0;
-        double p99 = ((Number) Json.path(read, "lat_ns", "percentile", "99.000000")).doubleValue() / 1000.0;
+        JsonNode read = field(new ObjectMapper().readTree(output.substring(output.indexOf('{'))), "/jobs/0/read");
+        double runtimeSeconds = field(read, "/runtime").asDouble() / 1000.0;
+        long reads = field(read, "/total_ios").asLong();
+        double p50 = field(read, "/lat_ns/percentile/50.000000").asDouble() / 1000.0;
+        double p99 = field(read, "/lat_ns/percentile/99.000000").asDouble() / 1000.0;
         return new Result("fio io_uring", depth, reads, runtimeSeconds, p50, p99);
+    }
+
+    /** The node at a JSON pointer, or an exception naming the pointer fio's output lacks. */
+    private static JsonNode field(JsonNode document, String pointer) {
+        JsonNode node = document.at(pointer);
+        if (node.isMissingNode()) {
+            throw new IllegalStateException("fio's JSON output has no " + pointer);
+        }
+        return node;
     }
 
     // ---- the machine ----
