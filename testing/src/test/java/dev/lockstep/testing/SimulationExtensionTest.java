@@ -72,4 +72,16 @@ class SimulationExtensionTest {
         String message = launch.failed().getFirst().failure().getMessage();
         assertTrue(message.contains("two runs of seed 1 differ"), message);
     }
+
+    @Test
+    void uringWithoutRuntimeUringOnTheClassPathNamesTheArtifactToAdd() throws Exception {
+        // The platform class loader sees the JDK only: no runtime-uring, as in a user's build without it.
+        java.lang.reflect.Method method = Fixtures.UringFixture.class.getDeclaredMethod("everywhere",
+                dev.lockstep.Context.class, SimulationInfo.class);
+        IllegalStateException missing = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> UringRun.requireOnClassPath(method, ClassLoader.getPlatformClassLoader()));
+        assertTrue(missing.getMessage().contains("add dev.lockstep:lockstep-runtime-uring"), missing.getMessage());
+        assertTrue(missing.getMessage().contains("UringFixture.everywhere"), missing.getMessage());
+        UringRun.requireOnClassPath(method, SimulationExtension.class.getClassLoader()); // present here: no error
+    }
 }

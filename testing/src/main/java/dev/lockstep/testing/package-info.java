@@ -6,7 +6,9 @@
  * jqwik arbitraries ({@link dev.lockstep.testing.SimArbitraries}) so that a failing property shrinks to the
  * smallest fault configuration that still fails.
  *
- * <p>Depends on {@code dev.lockstep}, runtime-sim, runtime-uring (for {@code uring = true}), the JUnit Jupiter API
- * and the jqwik API.
+ * <p>The artifact {@code dev.lockstep:lockstep-testing}. Depends on {@code dev.lockstep}, runtime-sim and the JUnit
+ * Jupiter API; on runtime-uring optionally, for {@code @SimulationTest(uring = true)} only ({@code UringRun} is
+ * the one class that names it, and says which artifact to add when it is missing), and for now on the jqwik
+ * API.
  */
 package dev.lockstep.testing;

@@ -4,7 +4,6 @@ import dev.lockstep.Context;
 import dev.lockstep.Task;
 import dev.lockstep.sim.SimControl;
 import dev.lockstep.sim.SimRunner;
-import dev.lockstep.uring.UringRunner;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -148,11 +147,12 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
         }
 
         private void runOnUring(Method method, Object target) throws Throwable {
+            UringRun.requireOnClassPath(method, SimulationExtension.class.getClassLoader());
             Path storage = Files.createTempDirectory("lockstep-test-");
             try {
                 SimulationInfo info = new SimulationInfo(seed, 0, true, FaultConfig.NONE, false);
-                UringRunner.builder().workers(test.workers()).storage(storage).build()
-                        .start(ctx -> call(method, target, ctx, null, new SplittableRandom(seed), info));
+                UringRun.start(test.workers(), storage,
+                        ctx -> call(method, target, ctx, null, new SplittableRandom(seed), info));
             } catch (RuntimeException | Error failure) {
                 throw new AssertionError("the runtime-uring run of " + method.getName() + " failed: " + failure,
                         failure);
