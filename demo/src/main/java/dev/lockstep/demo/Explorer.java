@@ -27,9 +27,15 @@ public final class Explorer {
      * @param bug the injected bug
      * @param threads simulators run at once
      * @param stopAtFirstFailure stop handing out seeds once one failed
+     * @param shard the share of the seeds {@code firstSeed .. firstSeed + seeds - 1} this sweep runs
      */
     public record Settings(int seeds, long firstSeed, String profile, Workload workload, InjectedBug bug, int threads,
-                    boolean stopAtFirstFailure) {
+                    boolean stopAtFirstFailure, Shard shard) {
+        /** The whole sweep, unsharded. */
+        public Settings(int seeds, long firstSeed, String profile, Workload workload, InjectedBug bug, int threads,
+                        boolean stopAtFirstFailure) {
+            this(seeds, firstSeed, profile, workload, bug, threads, stopAtFirstFailure, Shard.ALL);
+        }
     }
 
     /**
@@ -45,9 +51,11 @@ public final class Explorer {
      * @param acknowledgedWrites writes acknowledged
      * @param failures the failed seeds, in seed order
      * @param wallNanos wall-clock time of the sweep
+     * @param results every seed that ran, in seed order
      */
     public record Summary(int seedsRun, long simulatedNanos, long lifetimes, long crashes, long partitions, long resets,
-                   long storageFailures, long acknowledgedWrites, List<Scenario.Result> failures, long wallNanos) {
+                   long storageFailures, long acknowledgedWrites, List<Scenario.Result> failures, long wallNanos,
+                   List<Scenario.Result> results) {
         long faultsInjected() {
             return crashes + partitions + resets + storageFailures;
         }
@@ -82,11 +90,12 @@ public final class Explorer {
             throws Exception {
         faultsFor(settings.profile(), settings.firstSeed()); // Validate the profile before starting anything.
         long start = System.nanoTime();
-        Scenario.Result[] results = new Scenario.Result[settings.seeds()];
-        int workers = Math.max(1, Math.min(settings.threads(), settings.seeds()));
+        long[] seeds = settings.shard().seeds(settings.firstSeed(), settings.seeds());
+        Scenario.Result[] results = new Scenario.Result[seeds.length];
+        int workers = Math.max(1, Math.min(settings.threads(), seeds.length));
         if (workers == 1) {
-            for (int index = 0; index < settings.seeds(); index++) {
-                Scenario.Result result = runSeed(settings, settings.firstSeed() + index);
+            for (int index = 0; index < seeds.length; index++) {
+                Scenario.Result result = runSeed(settings, seeds[index]);
                 results[index] = result;
                 if (!result.passed()) {
                     onFailure.accept(result);
@@ -97,7 +106,7 @@ public final class Explorer {
                 done.incrementAndGet();
             }
         } else {
-            runInThreads(settings, workers, results, done, onFailure);
+            runInThreads(settings, seeds, workers, results, done, onFailure);
         }
         return summarize(results, System.nanoTime() - start);
     }
@@ -113,16 +122,16 @@ public final class Explorer {
         }
     }
 
-    private static void runInThreads(Settings settings, int workers, Scenario.Result[] results, AtomicInteger done,
-                                     Consumer<Scenario.Result> onFailure) throws Exception {
+    private static void runInThreads(Settings settings, long[] seeds, int workers, Scenario.Result[] results,
+                                     AtomicInteger done, Consumer<Scenario.Result> onFailure) throws Exception {
         List<Thread> threads = new ArrayList<>();
         List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
         for (int offset = 0; offset < workers; offset++) {
             int first = offset;
             threads.add(Thread.ofPlatform().name("lockstep-explore-" + offset).start(() -> {
                 try {
-                    for (int index = first; index < settings.seeds(); index += workers) {
-                        Scenario.Result result = runSeed(settings, settings.firstSeed() + index);
+                    for (int index = first; index < seeds.length; index += workers) {
+                        Scenario.Result result = runSeed(settings, seeds[index]);
                         synchronized (results) {
                             results[index] = result;
                         }
@@ -154,10 +163,12 @@ public final class Explorer {
         long storage = 0;
         long acked = 0;
         List<Scenario.Result> failures = new ArrayList<>();
+        List<Scenario.Result> all = new ArrayList<>();
         for (Scenario.Result result : results) {
             if (result == null) {
                 continue;
             }
+            all.add(result);
             run++;
             simulated += result.simulatedNanos();
             lifetimes += result.lifetimes();
@@ -171,7 +182,7 @@ public final class Explorer {
             }
         }
         return new Summary(run, simulated, lifetimes, crashCount, partitions, resets, storage, acked, failures,
-                wallNanos);
+                wallNanos, all);
     }
 
     /**

@@ -162,9 +162,26 @@ public final class Main implements Callable<Integer> {
                 description = "the clients' workload: ${COMPLETION-CANDIDATES}")
         String workload;
 
+        @Option(names = "--shard", paramLabel = "K/N", defaultValue = "0/1", converter = ShardConverter.class,
+                description = "run only shard K (from 0) of N: the seeds whose position in the sweep is K modulo N")
+        Shard shard;
+
+        @Option(names = "--report", paramLabel = "DIR",
+                description = "write a JUnit XML report (explore.xml or explore-shard-K-of-N.xml) and a .failures"
+                        + " file with one replay line per failed seed into DIR")
+        Path report;
+
+        @Option(names = "--merge", paramLabel = "REPORT", arity = "1..*",
+                description = "instead of sweeping: merge the shard reports in these files or directories, check"
+                        + " that they are exactly one sweep, print its failures (and write it with --report)")
+        List<Path> merge;
+
         @Override
         public Integer call() throws Exception {
             CommandLine line = spec.commandLine();
+            if (merge != null) {
+                return mergeReports(System.out, line, merge, report);
+            }
             atLeast(line, "--seeds", seeds, seeds, 1);
             Workload parsedWorkload;
             try {
@@ -176,8 +193,20 @@ public final class Main implements Callable<Integer> {
                 throw new CommandLine.ParameterException(line, bad.getMessage() + " (fault kinds: " + faultNames()
                         + ")");
             }
-            return explore(System.out, seeds, faults, parsedWorkload, sweep.bug, sweep.firstSeed,
-                    sweep.threads(line));
+            return explore(System.out, new Explorer.Settings(seeds, sweep.firstSeed, faults, parsedWorkload,
+                    sweep.bug, sweep.threads(line), false, shard), report);
+        }
+    }
+
+    /** Reads a {@link Shard} given as {@code K/N}. */
+    static final class ShardConverter implements CommandLine.ITypeConverter<Shard> {
+        @Override
+        public Shard convert(String value) {
+            try {
+                return Shard.parse(value);
+            } catch (IllegalArgumentException bad) {
+                throw new CommandLine.TypeConversionException(bad.getMessage());
+            }
         }
     }
 
@@ -266,8 +295,9 @@ public final class Main implements Callable<Integer> {
         AtomicInteger done = new AtomicInteger();
         List<Scenario.Result> failed = Collections.synchronizedList(new ArrayList<>());
         Explorer.Summary summary;
-        Progress progress = new Progress(out, () -> done.get() / (double) settings.seeds(),
-                () -> String.format("%d/%d seeds  %d failed", done.get(), settings.seeds(), failed.size()));
+        int total = settings.shard().seeds(settings.firstSeed(), settings.seeds()).length;
+        Progress progress = new Progress(out, () -> done.get() / (double) Math.max(1, total),
+                () -> String.format("%d/%d seeds  %d failed", done.get(), total, failed.size()));
         try (progress) {
             summary = Explorer.run(settings, done, failed::add);
         }
@@ -282,15 +312,41 @@ public final class Main implements Callable<Integer> {
         return summary;
     }
 
-    private static int explore(PrintStream out, int seeds, String profile, Workload workload, InjectedBug bug,
-                               long first, int threads) throws Exception {
-        out.printf("exploring seeds %d..%d: faults %s, workload %s%s, %d simulator%s at once%n", first,
-                first + seeds - 1, profile, workload.cliName(),
-                bug == InjectedBug.NONE ? "" : ", injected bug " + bug.cliName(), Math.min(threads, seeds),
-                Math.min(threads, seeds) == 1 ? "" : "s");
-        Explorer.Summary summary = sweep(out, new Explorer.Settings(seeds, first, profile, workload, bug, threads,
-                false));
+    private static int explore(PrintStream out, Explorer.Settings settings, Path report) throws Exception {
+        long first = settings.firstSeed();
+        int mine = settings.shard().seeds(first, settings.seeds()).length;
+        int threads = settings.threads();
+        out.printf("exploring seeds %d..%d%s: faults %s, workload %s%s, %d simulator%s at once%n", first,
+                first + settings.seeds() - 1, settings.shard().count() == 1 ? ""
+                        : ", shard " + settings.shard() + " (" + mine + " seeds)",
+                settings.profile(), settings.workload().cliName(),
+                settings.bug() == InjectedBug.NONE ? "" : ", injected bug " + settings.bug().cliName(),
+                Math.max(1, Math.min(threads, mine)), Math.min(threads, mine) == 1 ? "" : "s");
+        Explorer.Summary summary = sweep(out, settings);
+        if (report != null) {
+            Path written = SweepReport.write(report, SweepReport.of(settings, summary));
+            out.println("report: " + written);
+        }
         return summary.failures().isEmpty() ? 0 : 1;
+    }
+
+    private static int mergeReports(PrintStream out, CommandLine line, List<Path> paths, Path report)
+            throws Exception {
+        SweepReport.Report merged;
+        try {
+            merged = SweepReport.merge(SweepReport.readAll(paths));
+        } catch (IllegalArgumentException bad) {
+            throw new CommandLine.ParameterException(line, "cannot merge: " + bad.getMessage());
+        }
+        out.println("merged " + SweepReport.describe(merged));
+        for (SweepReport.Verdict failed : merged.failures()) {
+            out.println("  seed " + failed.seed() + " FAILED: " + failed.failure().lines().findFirst().orElse(""));
+            out.println("    replay: ./lockstep replay " + failed.replayLine());
+        }
+        if (report != null) {
+            out.println("report: " + SweepReport.write(report, merged));
+        }
+        return merged.failures().isEmpty() ? 0 : 1;
     }
 
     private static int replay(PrintStream out, String line, int traceLines) {
