@@ -1,19 +1,32 @@
 package dev.lockstep.engine;
 
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The one durability permit of an open file: syncs of that open run one at a time, and a sync of an open
  * with nothing written since the last sync completes without an {@code fsync}.
  *
- * <p>Thread-safe. The permit is a flag taken with {@link #tryAcquire()}; drivers holding syncs that wait for
+ * <p>Thread-safe and lock-free: every method is called inside a worker's critical section
+ * ({@link Worker#borrow()}), where nothing may park, so the permit uses atomics and a non-blocking queue only,
+ * never a monitor. The permit is a flag taken with {@link #tryAcquire()}; drivers holding syncs that wait for
  * it re-try on every service turn and are woken by {@link #release()}. The dirty flag is set by every write
- * or resize admitted on the open and cleared when a sync takes it; a failed sync sets it again.
+ * or resize that completes on the open and cleared when a sync takes it; a failed sync sets it again.
+ *
+ * <p>No lost wake-up: a worker with a waiting sync first adds itself to {@code waiting}, then tries the
+ * permit; {@code release} first frees the permit, then reads {@code waiting}. Both pairs are sequentially
+ * consistent (a CAS on the queue, volatile reads and writes of the flag), so either the worker's try sees the
+ * permit free, or the release sees the worker and nudges it.
  */
 public final class DurabilityPermit {
     private final AtomicBoolean held = new AtomicBoolean();
     private final AtomicBoolean dirty = new AtomicBoolean();
-    private final java.util.List<Worker> waiting = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /**
+     * Workers with a sync waiting. Each worker adds and removes only itself, from its own critical section, so
+     * membership of one worker never races; the queue is {@link ConcurrentLinkedQueue}, whose operations are
+     * CAS loops.
+     */
+    private final ConcurrentLinkedQueue<Worker> waiting = new ConcurrentLinkedQueue<>();
 
     /**
      * The permit of an open blob of either runtime, for tests that hold it to sequence syncs (the seed's
@@ -70,12 +83,22 @@ public final class DurabilityPermit {
         return dirty.getAndSet(false);
     }
 
+    /**
+     * {@code worker} has a sync waiting for the permit; called by that worker only, before it tries the permit.
+     *
+     * @param worker the calling worker
+     */
     void addWaiter(Worker worker) {
         if (!waiting.contains(worker)) {
             waiting.add(worker);
         }
     }
 
+    /**
+     * {@code worker} has no sync waiting any more; called by that worker only.
+     *
+     * @param worker the calling worker
+     */
     void removeWaiter(Worker worker) {
         waiting.remove(worker);
     }

@@ -305,7 +305,8 @@ public final class Engine {
         handle.fiber = fiber;
         EngineContext context = new EngineContext(this, node, label);
         liveFibers.incrementAndGet();
-        Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, fiber, continuation));
+        Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, fiber,
+                fiber.guarded(continuation)));
         Thread thread = builder.name("lockstep-" + home.index() + "-" + handle.label).unstarted(() -> {
             Fibers.bind(fiber);
             Worker.enter(home);

@@ -32,9 +32,44 @@ public final class Fiber {
     /** Open {@code Clock.timeout} scopes, innermost last. Touched only by the fiber itself. */
     private final List<TimeoutScope> scopes = new ArrayList<>();
 
+    /** The last continuation wrapped by {@link #guarded}, and its wrapper: one pair, published whole. */
+    private volatile Guarded guarded;
+
+    private record Guarded(Runnable continuation, Runnable wrapper) { }
+
     Fiber(Worker home, String label) {
         this.home = home;
         this.label = label;
+    }
+
+    /**
+     * The continuation to hand to the scheduler: it runs {@code continuation}, then checks that the fiber did not
+     * unmount inside its worker's critical section ({@link Worker#borrow()}). The JDK passes the same
+     * continuation object every time, so the wrapper is made once.
+     *
+     * @param continuation the virtual thread's continuation
+     * @return the guarded continuation
+     */
+    Runnable guarded(Runnable continuation) {
+        Guarded last = guarded;
+        if (last != null && last.continuation == continuation) {
+            return last.wrapper;
+        }
+        Guarded made = new Guarded(continuation, () -> runContinuation(continuation));
+        guarded = made;
+        return made.wrapper;
+    }
+
+    /**
+     * Runs one continuation of this fiber on the calling carrier. When it returns the fiber has unmounted (or
+     * finished); if it still holds its worker's state, it parked inside the critical section, and the runtime
+     * fails with the fiber's stack instead of wedging.
+     *
+     * @param continuation the continuation
+     */
+    void runContinuation(Runnable continuation) {
+        continuation.run();
+        home.checkUnmounted(this);
     }
 
     void attach(Thread thread) {

@@ -20,7 +20,8 @@ import java.util.ArrayDeque;
  * reentrancy bug and throws {@link IllegalStateException}. User code — waker {@code retain}, {@code wake},
  * {@code release}, {@code willWake}, channel sends that wake — never runs inside a borrow: it is collected on
  * the deferred queue and run by {@link #runDeferred()} once the borrow has ended, or, for {@code retain} and
- * {@code willWake} during a poll, called between two borrows.
+ * {@code willWake} during a poll, called between two borrows. What may run inside, and why, is listed at
+ * {@link #borrow()}: in short, nothing that can park.
  */
 public final class Worker {
     private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
@@ -33,7 +34,13 @@ public final class Worker {
     private final CompletionSink borrowedSink;
     private Driver driver;
     private boolean borrowed;
-    private boolean closing;
+    /**
+     * The fiber that unmounted while it held the state (see {@link #borrow()}), or null. Written and read only
+     * by the worker's carrier: the guard runs right after the fiber's continuation returned on it.
+     */
+    private Fiber stranded;
+    /** Read by fibers of other workers and plain threads (a spawn placing a fiber here, a poll): volatile. */
+    private volatile boolean closing;
     /** A fiber became runnable during this worker's own service turn: the turn must not block. */
     private boolean runnable;
     private long nowNanos;
@@ -189,7 +196,39 @@ public final class Worker {
     }
 
     /**
-     * Enters the critical section.
+     * Enters the critical section: the caller holds the worker's state (its driver, timers, queues) until
+     * {@link #unborrow()}.
+     *
+     * <p>The state is a plain flag, not a lock, because only the worker touches it: a fiber of this worker
+     * (registering, polling, closing an operation) or the thread servicing it. On runtime-uring the fibers of
+     * a worker run on its one thread, so a fiber inside a borrow and that thread's service turn exclude each
+     * other only as long as the fiber does not unmount. Hence the rule: <b>nothing reachable inside a borrow
+     * may park</b> — no monitor another thread can hold (a virtual thread that contends one unmounts, JDK 24
+     * and later), no {@code java.util.concurrent} lock, no {@code LockSupport.park}, no {@code await}. If it
+     * did, the carrier would go on to service the worker, find the state borrowed and fail; with the fiber
+     * parked for good, the runner would wedge.
+     *
+     * <p>What runs inside, and why it cannot park:
+     * <ul>
+     *   <li>the {@link Driver} and its {@link TimerHeap}, slots and queues: confined to this worker;</li>
+     *   <li>{@link Request} methods ({@code kind}, {@code permit}, {@code prepare}, {@code complete},
+     *       {@code runImmediate}, {@code closedEarly}, {@code timedOut}): they touch their own fields, atomics,
+     *       ring memory and synchronous system calls, which block the carrier in the kernel but never unmount a
+     *       fiber ({@code prepare}, {@code complete} and {@code runImmediate} run on the carrier, never in a
+     *       fiber). Storage metadata calls take one monitor per runtime; they run on carriers only, and its
+     *       holders never wait for a worker, so a carrier waits at most for another's system calls;</li>
+     *   <li>{@link DurabilityPermit}: atomics and a lock-free queue of waiting workers;</li>
+     *   <li>{@link Ring#wake()} of another worker (a permit released): an eventfd write, lock-free;</li>
+     *   <li>{@link #defer}: a queue confined to this worker. Everything else — wakes, releases, channel sends
+     *       — is deferred and runs after the borrow;</li>
+     *   <li>the service turn's {@link Ring#enter}, which may wait in the kernel: on the carrier, not in a fiber,
+     *       and no fiber of this worker can run while its carrier waits, so nobody else needs the state.</li>
+     * </ul>
+     *
+     * <p>A violation is turned into a loud failure: every continuation of a fiber runs through
+     * {@link Fiber#runContinuation}, which, when the fiber unmounted with the state still borrowed, fails the
+     * runtime with an {@link IllegalStateException} carrying that fiber's stack. Until the fiber resumes and ends
+     * its borrow, service turns leave the state alone.
      *
      * @return the driver, or null once retired
      * @throws IllegalStateException if already borrowed (reentrancy bug)
@@ -205,6 +244,36 @@ public final class Worker {
 
     void unborrow() {
         borrowed = false;
+        stranded = null;
+    }
+
+    /**
+     * Called on the carrier after a continuation of {@code fiber} returned, that is, after the fiber unmounted
+     * or finished: if it left the state borrowed, it parked inside the critical section.
+     *
+     * @param fiber the fiber whose continuation just returned
+     */
+    void checkUnmounted(Fiber fiber) {
+        if (!borrowed || stranded != null) {
+            return;
+        }
+        stranded = fiber;
+        IllegalStateException violation = new IllegalStateException("fiber '" + fiber.label() + "' of worker "
+                + index + " unmounted (parked, or blocked on a monitor) while it held the worker's state: nothing"
+                + " inside Worker.borrow() may park; this exception carries the fiber's stack at that moment");
+        Thread thread = fiber.thread();
+        if (thread != null) {
+            violation.setStackTrace(thread.getStackTrace());
+        }
+        engine.fail(violation);
+    }
+
+    /**
+     * Whether a fiber that unmounted inside the critical section still holds the state: nothing may touch it
+     * until that fiber resumes and ends its borrow.
+     */
+    private boolean isStranded() {
+        return borrowed && stranded != null;
     }
 
     /**
@@ -312,6 +381,12 @@ public final class Worker {
      * @return the number of completions reaped
      */
     public int service(boolean mayWait, long maxWaitNanos) {
+        if (isStranded()) {
+            // Already reported (checkUnmounted failed the runtime): the state is the stranded fiber's until it
+            // resumes on this carrier, which only the runner's fiber loop can do. Leave the turn to it.
+            Thread.yield();
+            return 0;
+        }
         Worker previous = enter(this);
         try {
             nowNanos = Math.max(nowNanos, ring.nowNanos());
@@ -436,6 +511,12 @@ public final class Worker {
      * @param onIdle advances the runtime's clock to its next event, or null to let the ring wait
      */
     public void close(Runnable onIdle) {
+        if (isStranded()) {
+            // A fiber parked for good inside the critical section (reported when it unmounted): retiring would
+            // take the state from under it. The runtime has failed already; refuse new work and leave the rest.
+            closing = true;
+            return;
+        }
         Worker previous = enter(this);
         try {
             closing = true;

@@ -38,7 +38,8 @@ final class ScriptedKernel implements Kernel {
 
     final AtomicLong nowNanos = new AtomicLong(1_700_000_000_000_000_000L);
     final MemoryFiles files = new MemoryFiles();
-    private final Object lock = new Object();
+    /** Guards pending, rings and each ring's ready list; package-private so a test can hold it. */
+    final Object lock = new Object();
     private final List<Pending> pending = new ArrayList<>();
     private final List<ScriptedRing> rings = new ArrayList<>();
     private volatile ToIntFunction<Pending> autoComplete;
@@ -213,7 +214,13 @@ final class ScriptedKernel implements Kernel {
         private final List<Pending> staged = new ArrayList<>();
         /** Completions for this ring, not yet reaped; guarded by the kernel's lock. */
         private final List<long[]> ready = new ArrayList<>();
-        private boolean woken;
+        /**
+         * A wake since the last enter. Atomic, not guarded by the kernel's lock: {@link #wake()} is called from
+         * fibers, some inside their worker's critical section, and must never block on a monitor.
+         */
+        private final java.util.concurrent.atomic.AtomicBoolean woken = new java.util.concurrent.atomic.AtomicBoolean();
+        /** The thread blocked in {@link #enter}, for {@link #wake()} to unpark; null while nobody waits. */
+        private volatile Thread waiter;
         private volatile boolean closed;
         /** Calls of {@link #enter}: service turns of the worker. */
         final java.util.concurrent.atomic.AtomicInteger enters = new java.util.concurrent.atomic.AtomicInteger();
@@ -248,25 +255,29 @@ final class ScriptedKernel implements Kernel {
                     accept(entry);
                 }
                 staged.clear();
-                if (wait && ready.isEmpty() && !woken) {
-                    // Time is manual: a wait ends on a completion, a wake or a clock advance, never by itself
-                    // (a short real-time cap keeps a lost wake-up from hanging a test).
-                    long capDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
-                    while (ready.isEmpty() && !woken) {
-                        long left = capDeadline - System.nanoTime();
-                        if (left <= 0) {
-                            cappedWaits.incrementAndGet();
-                            break;
-                        }
-                        try {
-                            TimeUnit.NANOSECONDS.timedWait(lock, left);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            break;
-                        }
+            }
+            if (wait) {
+                // Time is manual: a wait ends on a completion, a wake or a clock advance, never by itself (a short
+                // real-time cap keeps a lost wake-up from hanging a test). Completions and clock advances wake the
+                // ring, so waiting for woken is enough; the waiter is published before woken is read, and wake
+                // sets woken before it reads the waiter, so one of the two always sees the other.
+                long capDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+                waiter = Thread.currentThread();
+                while (!woken.get() && !hasReady()) {
+                    long left = capDeadline - System.nanoTime();
+                    if (left <= 0) {
+                        cappedWaits.incrementAndGet();
+                        break;
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(this, left);
+                    if (Thread.currentThread().isInterrupted()) {
+                        break;
                     }
                 }
-                woken = false;
+                waiter = null;
+            }
+            woken.set(false);
+            synchronized (lock) {
                 mine.addAll(ready);
                 ready.clear();
             }
@@ -276,11 +287,19 @@ final class ScriptedKernel implements Kernel {
             return mine.size();
         }
 
+        private boolean hasReady() {
+            synchronized (lock) {
+                return !ready.isEmpty();
+            }
+        }
+
+        /** Lock-free, like a real ring's eventfd write: fibers call it, some inside a critical section. */
         @Override
         public void wake() {
-            synchronized (lock) {
-                woken = true;
-                lock.notifyAll();
+            woken.set(true);
+            Thread blocked = waiter;
+            if (blocked != null) {
+                java.util.concurrent.locks.LockSupport.unpark(blocked);
             }
         }
 

@@ -1,0 +1,90 @@
+package dev.lockstep.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.kernel.Ring;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Nothing inside a worker's critical section may park ({@link Worker#borrow()}); a fiber that does anyway fails
+ * the run, loudly and with its stack, instead of wedging it.
+ */
+class CriticalSectionTest {
+    private final ScriptedKernel kernel = new ScriptedKernel();
+
+    /**
+     * A request whose {@code kind()} — called by the driver inside the borrow — parks once, as a fiber
+     * contending a monitor there would unmount. The abort that follows the failure unparks it.
+     */
+    static final class ParkingRequest extends Request {
+        private volatile boolean parked;
+
+        @Override
+        public Kind kind() {
+            if (!parked) {
+                parked = true;
+                LockSupport.park(this);
+            }
+            return Kind.IMMEDIATE;
+        }
+
+        @Override
+        public void runImmediate() {
+            succeed("ran");
+        }
+
+        @Override
+        public String describe() {
+            return "a request that parks inside the critical section";
+        }
+    }
+
+    @Test
+    void aFiberThatParksInsideTheCriticalSectionFailsTheRunWithItsStack() {
+        ThreadedRunner runner = new ThreadedRunner(kernel, 2, 4, null, "guard");
+        IllegalStateException failure = assertThrows(IllegalStateException.class, () -> runner.start(ctx -> {
+            ctx.child("parker").spawnOn(1, child -> Worker.current().<Object>register(new ParkingRequest()).await())
+                    .await();
+            return null;
+        }));
+        assertTrue(failure.getMessage().contains("fiber 'parker' of worker 1 unmounted"), failure.getMessage());
+        assertTrue(Arrays.stream(failure.getStackTrace()).anyMatch(frame -> frame.getMethodName().equals("kind")
+                        && frame.getClassName().endsWith("ParkingRequest")),
+                () -> "the failure carries the parked fiber's stack: " + Arrays.toString(failure.getStackTrace()));
+    }
+
+    /** The scripted ring's wake is lock-free like a real ring's: a fiber calls it inside a critical section. */
+    @Test
+    void scriptedRingWakeNeverWaitsForTheKernelsLock() throws InterruptedException {
+        Ring ring = kernel.openRing(4);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch woke = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            synchronized (kernel.lock) {
+                held.countDown();
+                try {
+                    woke.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        held.await();
+        Thread waker = Thread.ofVirtual().start(ring::wake);
+        boolean returned = waker.join(Duration.ofSeconds(5));
+        woke.countDown();
+        holder.join();
+        waker.join();
+        assertTrue(returned, "wake returned while another thread held the kernel's lock");
+        // And the wake is not lost: the next enter returns at once instead of waiting.
+        assertEquals(0, ring.enter(true, Long.MAX_VALUE, (userData, result, flags) -> { }));
+        assertEquals(0, ((ScriptedKernel.ScriptedRing) ring).cappedWaits.get(), "the enter was ended by the wake");
+    }
+}

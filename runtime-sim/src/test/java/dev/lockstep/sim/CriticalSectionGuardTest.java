@@ -1,0 +1,56 @@
+package dev.lockstep.sim;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.engine.Request;
+import dev.lockstep.engine.Worker;
+import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The simulator has one thread, so nothing is ever contended there; a fiber that parks inside its worker's
+ * critical section ({@code Worker.borrow()}) must still fail the run at once, naming the fiber and carrying its
+ * stack, as on runtime-uring, rather than stall it.
+ */
+class CriticalSectionGuardTest {
+
+    /** Parks once in {@code kind()}, which the driver calls inside the borrow; the abort unparks it. */
+    static final class ParkingRequest extends Request {
+        private boolean parked;
+
+        @Override
+        public Kind kind() {
+            if (!parked) {
+                parked = true;
+                LockSupport.park(this);
+            }
+            return Kind.IMMEDIATE;
+        }
+
+        @Override
+        public void runImmediate() {
+            succeed("ran");
+        }
+
+        @Override
+        public String describe() {
+            return "a request that parks inside the critical section";
+        }
+    }
+
+    @Test
+    void aFiberThatParksInsideTheCriticalSectionFailsTheSimulationWithItsStack() {
+        SimRunner runner = SimRunner.of(SimConfig.builder().seed(11).workers(2).build());
+        IllegalStateException failure = assertThrows(IllegalStateException.class, () -> runner.start(ctx -> {
+            ctx.child("parker").spawnOn(1, child -> Worker.current().<Object>register(new ParkingRequest()).await())
+                    .await();
+            return null;
+        }));
+        assertTrue(failure.getMessage().contains("fiber 'parker' of worker 1 unmounted"), failure.getMessage());
+        assertTrue(Arrays.stream(failure.getStackTrace()).anyMatch(frame -> frame.getMethodName().equals("kind")
+                        && frame.getClassName().endsWith("ParkingRequest")),
+                () -> "the failure carries the parked fiber's stack: " + Arrays.toString(failure.getStackTrace()));
+    }
+}
