@@ -101,7 +101,9 @@ final class EngineBlob implements Blob {
     public Operation<Void> resize(long newLength) {
         checkRange(newLength, 0, "resize");
         Worker worker = worker("resize");
-        permit.markDirty();
+        // Not dirty yet: the ftruncate runs later, on the worker. Marking the open dirty now would let a sync
+        // admitted in between (on another worker) take the flag and flush before the truncate, after which the
+        // next sync would find the open clean and skip the kernel. The request marks it when it ran.
         return worker.register(new ResizeRequest(fd.acquire(), newLength));
     }
 
@@ -128,6 +130,10 @@ final class EngineBlob implements Blob {
                 succeed(null);
             } catch (KernelException failure) {
                 fail(EngineStorage.translate(failure, describe()));
+            } finally {
+                // Dirty once the truncate ran (like a write at its completion), so every sync admitted after
+                // this resize completed reaches the kernel. A failed truncate may have changed the file too.
+                permit.markDirty();
             }
         }
 

@@ -279,6 +279,45 @@ class StorageEngineTest {
         });
     }
 
+    /**
+     * A resize is dirty when its truncate ran, not when it was admitted: a sync admitted on another worker in
+     * between (whose flush may run before the truncate) must not take the flag, so the sync after the resize
+     * still reaches the kernel and the new length is durable.
+     */
+    @Test
+    void aResizeIsDurableAfterASyncAdmittedElsewhereBeforeItRan() {
+        java.util.concurrent.atomic.AtomicBoolean resizeAdmitted = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean otherSynced = new java.util.concurrent.atomic.AtomicBoolean();
+        new ThreadedRunner(kernel, 2, 4, ROOT, "resize").start(ctx -> {
+            Blob blob = open(ctx, "data", "resized");
+            blob.writeAt(0, bytes("abc")).await();
+            blob.sync().await();
+            var other = ctx.child("other").spawnOn(1, child -> {
+                Support.serviceUntil("the resize was admitted", resizeAdmitted::get);
+                blob.sync().await();
+                otherSynced.set(true);
+                return null;
+            });
+            Operation<Void> resize = blob.resize(10);
+            resizeAdmitted.set(true);
+            // Spin without yielding: worker 0 cannot service, so the truncate waits while worker 1 syncs.
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (!otherSynced.get()) {
+                assertTrue(System.nanoTime() < deadline, "the other worker's sync finished within 10 s");
+                Thread.onSpinWait();
+            }
+            other.await();
+            int fsyncsBeforeTruncate = kernel.files.fsyncs;
+            resize.await();
+            assertEquals(10, blob.length());
+            blob.sync().await();
+            assertTrue(kernel.files.fsyncs > fsyncsBeforeTruncate,
+                    "the sync after the resize reached the kernel; every earlier flush ran before the truncate");
+            blob.close();
+            return null;
+        });
+    }
+
     /** Seed: test_start_sync_returns_while_ring_is_full. */
     @Test
     void startSyncReturnsAtOnceWithAFullRing() {
