@@ -21,10 +21,17 @@ package dev.lockstep;
 public interface Blob extends AutoCloseable {
 
     /**
+     * The most bytes one read or one write may move: 64 MiB. A longer {@code readAt} or {@code writeAt} is
+     * refused at the call with {@link IllegalArgumentException} naming the length, on every runtime, so no
+     * call can make a worker allocate gigabytes for one request. Move more in several calls.
+     */
+    int MAX_TRANSFER_BYTES = 64 << 20;
+
+    /**
      * Reads exactly {@code length} bytes at {@code offset}.
      *
      * @param offset byte offset, {@code >= 0}
-     * @param length byte count, {@code >= 0}; zero is always satisfied
+     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}; zero is always satisfied
      * @return the bytes; fails with {@link BlobInsufficientLengthException} if the blob ends before
      *     {@code offset + length}
      */
@@ -36,7 +43,7 @@ public interface Blob extends AutoCloseable {
      * Reads exactly {@code length} bytes at {@code offset}, with options.
      *
      * @param offset byte offset, {@code >= 0}
-     * @param length byte count, {@code >= 0}
+     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}
      * @param options hints that never change the result
      * @return as {@link #readAt(long, int)}
      */
@@ -61,8 +68,9 @@ public interface Blob extends AutoCloseable {
      * nothing and does not extend the blob.
      *
      * @param offset byte offset, {@code >= 0}
-     * @param chunks the bytes, any number of chunks; copied at the call
-     * @param options write options
+     * @param chunks the bytes, any number of chunks, at most {@link #MAX_TRANSFER_BYTES} in all; copied at the
+     *     call
+     * @param options write options, not null
      * @return completes when the bytes are written (durable with {@code SYNC})
      */
     Operation<Void> writeAt(long offset, byte[][] chunks, WriteOptions options);

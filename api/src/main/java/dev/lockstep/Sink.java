@@ -10,9 +10,15 @@ package dev.lockstep;
 public interface Sink extends AutoCloseable {
 
     /**
+     * The most bytes one send may carry, all chunks together: 64 MiB. A longer {@code send} is refused at the
+     * call with {@link IllegalArgumentException} naming the length, on every runtime.
+     */
+    int MAX_SEND_BYTES = 64 << 20;
+
+    /**
      * Sends the chunks in order.
      *
-     * @param chunks the bytes; copied at the call
+     * @param chunks the bytes, at most {@link #MAX_SEND_BYTES} in all; copied at the call
      * @return completes when every byte was handed to the kernel; fails with {@link SendFailedException}
      */
     Operation<Void> send(byte[]... chunks);

@@ -10,9 +10,16 @@ package dev.lockstep;
 public interface Stream extends AutoCloseable {
 
     /**
+     * The most bytes one receive may ask for: 64 MiB. A longer {@code recv} is refused at the call with
+     * {@link IllegalArgumentException} naming the length, on every runtime — a length read from a peer cannot
+     * make a worker allocate gigabytes. Receive more in several calls.
+     */
+    int MAX_RECV_BYTES = 64 << 20;
+
+    /**
      * Receives exactly {@code length} bytes.
      *
-     * @param length {@code >= 0}
+     * @param length {@code 0 <= length <= MAX_RECV_BYTES}
      * @return the bytes; fails with {@link RecvFailedException} if the peer closes or resets first
      */
     Operation<byte[]> recv(int length);

@@ -257,6 +257,43 @@ class NetworkConformanceTest {
         });
     }
 
+    /**
+     * Lengths are checked at the call on every runtime: a receive longer than {@link dev.lockstep.Stream#MAX_RECV_BYTES}
+     * (a length read from a peer, say) and a send longer than {@link dev.lockstep.Sink#MAX_SEND_BYTES} are refused
+     * with {@code IllegalArgumentException} naming the length, and the connection is unharmed; a receive of
+     * exactly the maximum is an ordinary receive. Before, {@code recv(Integer.MAX_VALUE)} ran out of memory
+     * inside the worker and hung the runner.
+     */
+    @Conformance
+    void testTransferLengthsAreCheckedAtTheCall(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            Listener listener = ctx.bind(ANY_PORT).await();
+            Operation<Connection> accepted = listener.accept();
+            Connection client = ctx.dial(listener.localAddress()).await();
+            Connection peer = accepted.await();
+            IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
+                    () -> client.stream().recv(Integer.MAX_VALUE));
+            assertTrue(huge.getMessage().contains(Integer.toString(Integer.MAX_VALUE)), huge.getMessage());
+            assertThrows(IllegalArgumentException.class,
+                    () -> client.stream().recv(dev.lockstep.Stream.MAX_RECV_BYTES + 1));
+            byte[] half = new byte[dev.lockstep.Sink.MAX_SEND_BYTES / 2 + 1];
+            IllegalArgumentException send = assertThrows(IllegalArgumentException.class,
+                    () -> client.sink().send(half, half));
+            assertTrue(send.getMessage().contains(Long.toString(2L * half.length)), send.getMessage());
+            // Neither side was poisoned by the refused calls.
+            client.sink().send(bytes("ping")).await();
+            assertArrayEquals(bytes("ping"), peer.stream().recv(4).await());
+            // A receive of exactly the maximum waits like any other and fails typed when the peer leaves.
+            Operation<byte[]> atMaximum = client.stream().recv(dev.lockstep.Stream.MAX_RECV_BYTES);
+            peer.sink().send(bytes("pong")).await();
+            peer.close();
+            assertThrows(RecvFailedException.class, atMaximum::await);
+            client.close();
+            listener.close();
+            return null;
+        });
+    }
+
     /** A cancelled receive poisons the stream; the sink still works. */
     @Conformance
     void testCancelledRecvPoisonsStreamNotSink(Runtimes rt) {

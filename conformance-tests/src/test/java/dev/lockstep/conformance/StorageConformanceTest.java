@@ -349,6 +349,41 @@ class StorageConformanceTest {
         });
     }
 
+    /**
+     * Lengths are checked at the call against {@link Blob#MAX_TRANSFER_BYTES}, the same way on every runtime: a
+     * longer read or write is refused with {@code IllegalArgumentException} naming the length (before, a read of
+     * {@code Integer.MAX_VALUE} bytes ran out of memory inside the worker on io_uring and threw an internal
+     * kernel error in the simulator); a read of exactly the maximum is a normal read; null options are refused
+     * at the call, not inside the worker.
+     */
+    @Conformance
+    void testTransferLengthsAreCheckedAtTheCall(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            try (Blob blob = open(ctx, "partition", "blob")) {
+                blob.writeAt(0, bytes("four")).await();
+                IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
+                        () -> blob.readAt(0, Integer.MAX_VALUE));
+                assertTrue(huge.getMessage().contains(Integer.toString(Integer.MAX_VALUE)), huge.getMessage());
+                IllegalArgumentException justOver = assertThrows(IllegalArgumentException.class,
+                        () -> blob.readAt(0, Blob.MAX_TRANSFER_BYTES + 1));
+                assertTrue(justOver.getMessage().contains(Integer.toString(Blob.MAX_TRANSFER_BYTES + 1)),
+                        justOver.getMessage());
+                byte[] tooMuch = new byte[Blob.MAX_TRANSFER_BYTES / 2 + 1];
+                IllegalArgumentException write = assertThrows(IllegalArgumentException.class,
+                        () -> blob.writeAt(0, new byte[][] {tooMuch, tooMuch}, WriteOptions.NONE));
+                assertTrue(write.getMessage().contains(Long.toString(2L * tooMuch.length)), write.getMessage());
+                assertThrows(NullPointerException.class, () -> blob.writeAt(0, new byte[][] {bytes("x")}, null));
+                assertThrows(NullPointerException.class, () -> blob.readAt(0, 1, null));
+                // Exactly the maximum is a read like any other: this blob is shorter, so it fails typed.
+                assertThrows(BlobInsufficientLengthException.class,
+                        () -> blob.readAt(0, Blob.MAX_TRANSFER_BYTES).await());
+                assertEquals(4, blob.length(), "nothing was written by the refused calls");
+                assertArrayEquals(bytes("four"), blob.readAt(0, 4).await());
+            }
+            return null;
+        });
+    }
+
     /** Check 16, write_at with SYNC: the written bytes are durable when it completes (they survive a restart). */
     @Conformance
     void testWriteAtSync(Runtimes rt) {

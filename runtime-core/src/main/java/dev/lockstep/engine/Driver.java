@@ -349,7 +349,11 @@ public final class Driver implements CompletionSink {
         pumpPermits();
         while (!immediateQueue.isEmpty()) {
             Slot slot = immediateQueue.pollFirst();
-            slot.request.runImmediate();
+            try {
+                slot.request.runImmediate();
+            } catch (Throwable failure) {
+                slot.request.force(Poll.failed(slot.request.internalFailure(failure)));
+            }
             finish(slot);
         }
         while (!cancelQueue.isEmpty() && cancelsInFlight < ringEntries) {
@@ -368,14 +372,34 @@ public final class Driver implements CompletionSink {
             Slot slot = submitQueue.peekFirst();
             submission.clear();
             submission.userData = slot.id().userData();
-            slot.request.prepare(submission, ring);
-            if (!ring.stage(submission)) {
+            boolean staged;
+            try {
+                slot.request.prepare(submission, ring);
+                staged = ring.stage(submission);
+            } catch (Throwable failure) {
+                // This one request could not be prepared (its buffer did not fit in memory, a bug): it fails,
+                // typed and named, and the worker goes on with the next.
+                submitQueue.pollFirst();
+                failBeforeSubmission(slot, failure);
+                continue;
+            }
+            if (!staged) {
                 return;
             }
             submitQueue.pollFirst();
             slot.state = State.IN_FLIGHT;
             inFlight++;
         }
+    }
+
+    /** A queued request whose preparation threw: nothing reached the kernel, so it finishes now. */
+    private void failBeforeSubmission(Slot slot, Throwable failure) {
+        if (slot.request.permit() != null) {
+            // A queued sync holds its open's permit (granted before it was queued): hand it on.
+            slot.request.permit().release();
+        }
+        slot.request.force(Poll.failed(slot.request.internalFailure(failure)));
+        finish(slot);
     }
 
     /**
@@ -409,8 +433,9 @@ public final class Driver implements CompletionSink {
         boolean done;
         try {
             done = slot.request.complete(result);
-        } catch (RuntimeException failure) {
-            slot.request.force(Poll.failed(failure));
+        } catch (Throwable failure) {
+            // Completing this one request threw (an out-of-memory copying what arrived, a bug): it fails, typed.
+            slot.request.force(Poll.failed(slot.request.internalFailure(failure)));
             done = true;
         }
         if (slot.request.permit() != null && done) {
@@ -512,6 +537,14 @@ public final class Driver implements CompletionSink {
     }
 
     private void retire(Slot slot) {
+        retire(slot, false);
+    }
+
+    /**
+     * @param kernelMayHoldBuffers the ring failed while the kernel held this request: release its fd
+     *     references but leave its buffers allocated ({@link Request#releaseAbandoned})
+     */
+    private void retire(Slot slot, boolean kernelMayHoldBuffers) {
         disarm(slot);
         Request request = slot.request;
         slot.request = null;
@@ -522,7 +555,11 @@ public final class Driver implements CompletionSink {
         occupied--;
         free.addFirst(slot);
         // A request's cleanup may drop the last reference to an fd or run other owners' code: outside the borrow.
-        worker.defer(() -> request.release(ring));
+        if (kernelMayHoldBuffers) {
+            worker.defer(() -> request.releaseAbandoned(ring));
+        } else {
+            worker.defer(() -> request.release(ring));
+        }
     }
 
     /**
@@ -593,6 +630,45 @@ public final class Driver implements CompletionSink {
                 retire(slot);
             }
         }
+    }
+
+    /**
+     * Retires every slot at once because the ring failed and will deliver nothing more ({@link Worker#abandon}):
+     * observers learn {@link ClosedException}, and each request is released; one the kernel still held keeps
+     * its buffer ({@link Request#releaseAbandoned}).
+     */
+    void abandonAll() {
+        for (Slot slot : slots) {
+            if (slot.state == State.FREE) {
+                continue;
+            }
+            Observer observer = slot.observer;
+            if (observer.waker != null) {
+                Waker waker = observer.waker;
+                observer.waker = null;
+                worker.defer(waker::wake);
+            }
+            if ((observer.kind == Observer.Kind.FORWARDED || observer.kind == Observer.Kind.DETACHED)
+                    && slot.state != State.COMPLETED) {
+                OneShot<Object> channel = observer.channel;
+                worker.defer(channel::closeSender);
+            }
+            boolean heldByKernel = slot.state == State.IN_FLIGHT || slot.state == State.CANCELLING;
+            DurabilityPermit permit = slot.request.permit();
+            if (permit != null && slot.state == State.WAITING_PERMIT) {
+                permit.removeWaiter(worker);
+            } else if (permit != null && slot.state != State.COMPLETED) {
+                // Granted and never handed back by a completion that will not come: other opens' syncs go on.
+                permit.release();
+            }
+            retire(slot, heldByKernel);
+        }
+        submitQueue.clear();
+        immediateQueue.clear();
+        permitWaiters.clear();
+        cancelQueue.clear();
+        inFlight = 0;
+        cancelsInFlight = 0;
     }
 
     /**

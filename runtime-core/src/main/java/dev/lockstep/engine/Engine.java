@@ -224,8 +224,11 @@ public final class Engine {
     }
 
     /**
-     * Records a failure of the runtime itself (a waker callback that threw during worker service). The first
-     * one wins; it is rethrown by the runner once every worker has retired.
+     * Records a failure of the runtime itself: a waker callback that threw during worker service, a ring that
+     * failed, an engine bug. This is the one path by which anything but a single request's own failure ends
+     * a run. The first failure wins: every task is aborted, every worker is told to retire, and the runner
+     * rethrows it once every worker has retired; later failures are added to it as suppressed exceptions, so
+     * none is lost. Any thread; never throws.
      *
      * @param cause the failure
      */
@@ -233,6 +236,12 @@ public final class Engine {
         if (failure.compareAndSet(null, cause)) {
             supervision.abort(supervision.root());
             onFailure.run();
+            return;
+        }
+        Throwable first = failure.get();
+        if (first != cause) {
+            // Throwable.addSuppressed is synchronized on the first failure: concurrent workers may add at once.
+            first.addSuppressed(cause);
         }
     }
 

@@ -64,7 +64,12 @@ final class EngineBlob implements Blob {
 
     @Override
     public Operation<byte[]> readAt(long offset, int count, ReadOptions options) {
+        java.util.Objects.requireNonNull(options, "options");
         checkRange(offset, count, "read");
+        if (count > MAX_TRANSFER_BYTES) {
+            throw new IllegalArgumentException("read length must be at most Blob.MAX_TRANSFER_BYTES ("
+                    + MAX_TRANSFER_BYTES + "), was " + count);
+        }
         Worker worker = worker("readAt");
         if (count == 0) {
             return worker.register(new Immediate("empty read of '" + name + "'", () -> new byte[0]));
@@ -74,13 +79,16 @@ final class EngineBlob implements Blob {
 
     @Override
     public Operation<Void> writeAt(long offset, byte[][] chunks, WriteOptions options) {
+        java.util.Objects.requireNonNull(chunks, "chunks");
+        java.util.Objects.requireNonNull(options, "options");
         long total = 0;
         for (byte[] chunk : chunks) {
-            total += chunk.length;
+            total += java.util.Objects.requireNonNull(chunk, "chunk").length;
         }
         checkRange(offset, total, "write");
-        if (total > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("write length must be below 2 GiB, was " + total);
+        if (total > MAX_TRANSFER_BYTES) {
+            throw new IllegalArgumentException("write length must be at most Blob.MAX_TRANSFER_BYTES ("
+                    + MAX_TRANSFER_BYTES + "), was " + total);
         }
         Worker worker = worker("writeAt");
         if (total == 0) {

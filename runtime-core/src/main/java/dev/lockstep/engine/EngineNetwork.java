@@ -54,7 +54,7 @@ final class EngineNetwork {
                 system.close(fd);
                 throw new BindFailedException("bind of " + address + " failed: " + failure.getMessage(), failure);
             }
-        }));
+        }, cause -> new BindFailedException("bind of " + address + " failed inside the runtime: " + cause, cause)));
     }
 
     static Operation<Connection> dial(Engine engine, InetSocketAddress address) {
@@ -150,6 +150,12 @@ final class EngineNetwork {
         }
 
         @Override
+        public RuntimeException internalFailure(Throwable cause) {
+            return cause instanceof dev.lockstep.LockstepException typed ? typed
+                    : new ConnectionFailedException(describe() + " failed inside the runtime: " + cause, cause);
+        }
+
+        @Override
         public String describe() {
             return "dial of " + address;
         }
@@ -212,6 +218,12 @@ final class EngineNetwork {
                 }
 
                 @Override
+                public RuntimeException internalFailure(Throwable cause) {
+                    return cause instanceof dev.lockstep.LockstepException typed ? typed
+                            : new ConnectionFailedException(describe() + " failed inside the runtime: " + cause, cause);
+                }
+
+                @Override
                 public String describe() {
                     return "accept on " + local;
                 }
@@ -253,10 +265,11 @@ final class EngineNetwork {
             }
             long total = 0;
             for (byte[] chunk : chunks) {
-                total += chunk.length;
+                total += java.util.Objects.requireNonNull(chunk, "chunk").length;
             }
-            if (total > Integer.MAX_VALUE - 8) {
-                throw new IllegalArgumentException("send length must be below 2 GiB, was " + total);
+            if (total > MAX_SEND_BYTES) {
+                throw new IllegalArgumentException("send length must be at most Sink.MAX_SEND_BYTES ("
+                        + MAX_SEND_BYTES + "), was " + total);
             }
             byte[] data = new byte[(int) total];
             int at = 0;
@@ -306,6 +319,13 @@ final class EngineNetwork {
                 }
 
                 @Override
+                public RuntimeException internalFailure(Throwable cause) {
+                    poisoned = "a send that failed inside the runtime";
+                    return cause instanceof dev.lockstep.LockstepException typed ? typed
+                            : new SendFailedException(describe() + " failed inside the runtime: " + cause, cause);
+                }
+
+                @Override
                 public String describe() {
                     return "send of " + data.length + " bytes to " + sides.peer;
                 }
@@ -341,6 +361,10 @@ final class EngineNetwork {
         public Operation<byte[]> recv(int length) {
             if (length < 0) {
                 throw new IllegalArgumentException("receive length must not be negative, was " + length);
+            }
+            if (length > MAX_RECV_BYTES) {
+                throw new IllegalArgumentException("receive length must be at most Stream.MAX_RECV_BYTES ("
+                        + MAX_RECV_BYTES + "), was " + length);
             }
             if (sides.streamClosed.get()) {
                 throw new ClosedException("stream from " + sides.peer + " is closed");
@@ -413,6 +437,13 @@ final class EngineNetwork {
                 @Override
                 public void closedEarly() {
                     poisoned = "a cancelled receive";
+                }
+
+                @Override
+                public RuntimeException internalFailure(Throwable cause) {
+                    poisoned = "a receive that failed inside the runtime";
+                    return cause instanceof dev.lockstep.LockstepException typed ? typed
+                            : new RecvFailedException(describe() + " failed inside the runtime: " + cause, cause);
                 }
 
                 @Override

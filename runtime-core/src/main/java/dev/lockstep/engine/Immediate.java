@@ -10,9 +10,29 @@ final class Immediate extends Request {
     private final String description;
     private final Supplier<Object> body;
 
+    private final java.util.function.Function<Throwable, RuntimeException> internalFailure;
+
     Immediate(String description, Supplier<Object> body) {
+        this(description, body, null);
+    }
+
+    /**
+     * @param description names the call
+     * @param body the synchronous work
+     * @param internalFailure wraps anything but a {@code RuntimeException} the body throws (an out-of-memory),
+     *     or null for the default of {@link Request#internalFailure}
+     */
+    Immediate(String description, Supplier<Object> body,
+              java.util.function.Function<Throwable, RuntimeException> internalFailure) {
         this.description = description;
         this.body = body;
+        this.internalFailure = internalFailure;
+    }
+
+    @Override
+    public RuntimeException internalFailure(Throwable cause) {
+        return internalFailure == null || cause instanceof dev.lockstep.LockstepException
+                ? super.internalFailure(cause) : internalFailure.apply(cause);
     }
 
     @Override
@@ -26,6 +46,9 @@ final class Immediate extends Request {
             succeed(body.get());
         } catch (RuntimeException failure) {
             fail(failure);
+        } catch (Error failure) {
+            // An out-of-memory while computing this one result fails this request, not the worker.
+            fail(internalFailure(failure));
         }
     }
 

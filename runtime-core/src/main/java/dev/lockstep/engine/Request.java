@@ -1,6 +1,8 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.LockstepException;
 import dev.lockstep.Poll;
+import dev.lockstep.StorageIoException;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 
@@ -100,6 +102,23 @@ public abstract class Request {
     }
 
     /**
+     * The typed failure this request reports when preparing, submitting or completing it threw inside the
+     * runtime — memory for its buffer ran out, or a bug — so the one request fails and its worker goes on.
+     * A {@link LockstepException} passes through; anything else is wrapped in the request's own failure type,
+     * naming the request. Blob requests keep this default ({@link StorageIoException}); network requests
+     * override it with their {@code NetworkException}.
+     *
+     * @param cause what was thrown
+     * @return the failure to report
+     */
+    public RuntimeException internalFailure(Throwable cause) {
+        if (cause instanceof LockstepException typed) {
+            return typed;
+        }
+        return new StorageIoException(describe() + " failed inside the runtime: " + cause, cause);
+    }
+
+    /**
      * The operation was closed before the request completed (cancelled or detached). Receives and sends
      * poison their side here.
      */
@@ -113,6 +132,17 @@ public abstract class Request {
      * @param ring the ring whose memory to free
      */
     public void release(Ring ring) {
+    }
+
+    /**
+     * Releases what the request holds after its ring failed while the kernel still held it: fd references go,
+     * but memory the kernel may still write must not be freed. The default releases everything (a request
+     * with no kernel-visible buffer); ring requests override it.
+     *
+     * @param ring the ring the request was submitted to
+     */
+    public void releaseAbandoned(Ring ring) {
+        release(ring);
     }
 
     /**

@@ -52,6 +52,18 @@ abstract class RingRequest extends Request {
         return buffer;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The buffer is dropped, not freed: the kernel may write it until its own teardown of the failed ring
+     * ends, so it stays allocated for the life of the process.
+     */
+    @Override
+    public void releaseAbandoned(Ring ring) {
+        buffer = null;
+        release(ring);
+    }
+
     @Override
     public void release(Ring ring) {
         if (buffer != null) {

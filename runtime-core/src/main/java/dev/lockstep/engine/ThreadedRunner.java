@@ -19,10 +19,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * each worker keeps looping until its fibers have finished their {@code finally} blocks, then retires
  * (DESIGN §3.6) and its thread ends. {@code start} returns after every worker thread has ended and the
  * storage hold was released.
+ *
+ * <p>Failures: a request that fails while being prepared, submitted or completed fails alone (typed, see
+ * {@link Request#internalFailure}). Anything else thrown on a worker thread — its ring failed, a service turn
+ * or a continuation threw — fails the engine ({@link Engine#fail}): every task is aborted, the failed worker
+ * retires at once and carries its fibers to their end, and {@code start} rethrows the first failure, later
+ * ones suppressed, once every worker has retired. A worker thread never ends without that.
  */
 public final class ThreadedRunner implements Runner {
     /** Fibers run per loop turn before the ring is serviced again, so I/O is never starved. */
     private static final int FIBER_BATCH = 64;
+    /** How long a retired worker's thread waits for a runnable fiber before looking again. */
+    private static final long RETIRED_WAIT_NANOS = 1_000_000L;
 
     private final Kernel kernel;
     private final int workers;
@@ -63,8 +71,10 @@ public final class ThreadedRunner implements Runner {
         @SuppressWarnings("unchecked")
         ConcurrentLinkedQueue<Runnable>[] runQueues = new ConcurrentLinkedQueue[workers];
         Thread[] threads = new Thread[workers];
+        AtomicBoolean[] retired = new AtomicBoolean[workers];
         for (int i = 0; i < workers; i++) {
             runQueues[i] = new ConcurrentLinkedQueue<>();
+            retired[i] = new AtomicBoolean();
         }
         FiberScheduler scheduler = (worker, fiber, continuation) -> {
             runQueues[worker.index()].add(continuation);
@@ -77,6 +87,10 @@ public final class ThreadedRunner implements Runner {
             }
             if (Thread.currentThread() == threads[worker.index()]) {
                 worker.markRunnable();
+            } else if (retired[worker.index()].get()) {
+                // Its ring is gone: the thread waits in a park (see loop). The continuation was queued before
+                // the flag was read, so an unpark here cannot come before the park it ends.
+                java.util.concurrent.locks.LockSupport.unpark(threads[worker.index()]);
             } else {
                 worker.nudge();
             }
@@ -103,7 +117,7 @@ public final class ThreadedRunner implements Runner {
                     return;
                 }
                 created.countDown();
-                loop(worker, runQueues[index], shutdown);
+                loop(worker, runQueues[index], shutdown, retired[index]);
             });
             threads[i].start();
         }
@@ -143,8 +157,19 @@ public final class ThreadedRunner implements Runner {
         }
     }
 
-    private static void loop(Worker worker, ConcurrentLinkedQueue<Runnable> runQueue, AtomicBoolean shutdown) {
+    /**
+     * One worker thread's life. Nothing thrown here may end the thread quietly: a failure of a service turn
+     * (the ring failed, an engine bug) or of a fiber's continuation goes to {@link Engine#fail}, which aborts
+     * every task and makes {@code start} rethrow it. A worker whose service failed retires at once, in order
+     * ({@link #retire}), and its thread then only carries its fibers to the end of their {@code finally}
+     * blocks: every request they make is refused with {@code ClosedException}, and the ring that would wake the
+     * thread is gone, so it waits for runnable fibers with an unpark from the scheduler (and a short timed park
+     * in case an unpark raced with the flag that asks for it).
+     */
+    private static void loop(Worker worker, ConcurrentLinkedQueue<Runnable> runQueue, AtomicBoolean shutdown,
+                             AtomicBoolean retired) {
         Worker.enter(worker);
+        Engine engine = worker.engine();
         try {
             while (true) {
                 // Only fibers queued before this turn run now: a fiber that yields runs after the next service.
@@ -154,16 +179,53 @@ public final class ThreadedRunner implements Runner {
                     if (continuation == null) {
                         break;
                     }
-                    continuation.run();
+                    try {
+                        continuation.run();
+                    } catch (Throwable failure) {
+                        engine.fail(failure);
+                    }
                 }
                 if (shutdown.get() && worker.liveFibers() == 0 && runQueue.isEmpty()) {
                     break;
                 }
-                worker.service(runQueue.isEmpty(), Long.MAX_VALUE);
+                if (retired.get()) {
+                    if (runQueue.isEmpty()) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(RETIRED_WAIT_NANOS);
+                    }
+                    continue;
+                }
+                try {
+                    worker.service(runQueue.isEmpty(), Long.MAX_VALUE);
+                } catch (Throwable failure) {
+                    engine.fail(failure);
+                    retire(worker);
+                    retired.set(true);
+                }
             }
         } finally {
-            worker.close();
+            if (!retired.get()) {
+                retire(worker);
+                retired.set(true);
+            }
             Worker.enter(null);
+        }
+    }
+
+    /**
+     * Retires a worker in order ({@link Worker#close()}: pending requests cancelled or finished, the ring
+     * drained and torn down, every fd and buffer released). If that fails too — the ring cannot be drained —
+     * the failure joins the engine's and the worker is {@linkplain Worker#abandon() abandoned}. Never throws.
+     */
+    private static void retire(Worker worker) {
+        try {
+            worker.close();
+        } catch (Throwable failure) {
+            worker.engine().fail(failure);
+            try {
+                worker.abandon();
+            } catch (Throwable again) {
+                worker.engine().fail(again);
+            }
         }
     }
 

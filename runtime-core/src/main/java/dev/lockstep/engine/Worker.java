@@ -555,6 +555,41 @@ public final class Worker {
         }
     }
 
+    /**
+     * Retires the worker without its ring: what is left when {@link #close()} itself failed, because the ring
+     * cannot be drained. New work is refused and the mailbox closed; every pending observer learns
+     * {@link ClosedException} (local wakers woken, forwarded and detached channels closed); the ring is torn
+     * down; then every request is released — fds and buffers — except the buffers of requests the kernel held
+     * when its ring failed: it may still write them while its own teardown runs, so those are left allocated.
+     * Runs on the worker's own thread; a failure while closing the ring goes to {@link Engine#fail}.
+     */
+    public void abandon() {
+        Worker previous = enter(this);
+        try {
+            closing = true;
+            mailbox.close();
+            drainMailbox();
+            Driver slab = borrow();
+            try {
+                if (slab == null) {
+                    return;
+                }
+                slab.abandonAll();
+                driver = null;
+            } finally {
+                unborrow();
+            }
+            try {
+                ring.close();
+            } catch (RuntimeException | Error failure) {
+                engine.fail(failure);
+            }
+            runDeferred();
+        } finally {
+            enter(previous);
+        }
+    }
+
     @Override
     public String toString() {
         return "worker " + index;

@@ -1,0 +1,138 @@
+package dev.lockstep.uring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Blob;
+import dev.lockstep.ClosedException;
+import dev.lockstep.Connection;
+import dev.lockstep.Listener;
+import dev.lockstep.Operation;
+import dev.lockstep.engine.ThreadedRunner;
+import dev.lockstep.engine.Worker;
+import dev.lockstep.kernel.CompletionSink;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Kernel;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.SystemCalls;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real io_uring ring whose {@code io_uring_enter} fails once, injected between the engine and the ring: the
+ * run fails through {@code Runner.start} with that error — it used to end the worker thread silently and
+ * leave {@code start} waiting forever — after every worker retired in order, with the receive and accept
+ * that were in flight cancelled and every fd and ring mapping released ({@link FdLeakCheck} checks the class).
+ */
+class UringRingFailureTest {
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    /** The io_uring kernel with a switch that makes the next {@code enter} of any worker's ring fail. */
+    private static final class InjectingKernel implements Kernel {
+        final UringKernel kernel = new UringKernel();
+        final AtomicInteger failNextEnters = new AtomicInteger();
+
+        @Override
+        public Ring openRing(int entries) {
+            Ring ring = kernel.openRing(entries);
+            return new Ring() {
+                @Override
+                public int entries() {
+                    return ring.entries();
+                }
+
+                @Override
+                public boolean stage(Submission submission) {
+                    return ring.stage(submission);
+                }
+
+                @Override
+                public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
+                    if (failNextEnters.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                        throw new KernelException(Errno.EIO, "io_uring_enter", "injected");
+                    }
+                    return ring.enter(wait, timeoutNanos, sink);
+                }
+
+                @Override
+                public void wake() {
+                    ring.wake();
+                }
+
+                @Override
+                public long nowNanos() {
+                    return ring.nowNanos();
+                }
+
+                @Override
+                public MemorySegment allocate(long bytes) {
+                    return ring.allocate(bytes);
+                }
+
+                @Override
+                public void free(MemorySegment segment) {
+                    ring.free(segment);
+                }
+
+                @Override
+                public void close() {
+                    ring.close();
+                }
+            };
+        }
+
+        @Override
+        public int maxEntries() {
+            return kernel.maxEntries();
+        }
+
+        @Override
+        public SystemCalls system() {
+            return kernel.system();
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void anInjectedEnterFailureFailsStartAfterTheWorkersRetired(@TempDir Path storage) {
+        InjectingKernel kernel = new InjectingKernel();
+        int fdsBefore = OpenDescriptors.fdCount();
+        AtomicInteger closedAwaits = new AtomicInteger();
+        ThreadedRunner runner = new ThreadedRunner(kernel, 2, 8, storage.toString(), "injected");
+        KernelException failure = assertThrows(KernelException.class, () -> runner.start(ctx -> {
+            assertEquals(0, Worker.current().index());
+            try (Blob blob = ctx.open("p", "b").await().blob();
+                 Listener listener = ctx.bind(LOOPBACK).await()) {
+                blob.writeAt(0, new byte[] {1, 2, 3}).await();
+                Operation<Connection> accepting = listener.accept();
+                try (Connection client = ctx.dial(listener.localAddress()).await();
+                     Connection server = accepting.await()) {
+                    Operation<byte[]> receiving = server.stream().recv(4);
+                    Operation<Connection> acceptingAgain = listener.accept();
+                    kernel.failNextEnters.set(1);
+                    Worker.current().nudge();
+                    try {
+                        receiving.await();
+                    } catch (ClosedException aborted) {
+                        closedAwaits.incrementAndGet();
+                    }
+                    assertThrows(ClosedException.class, acceptingAgain::await);
+                }
+            }
+            return null;
+        }));
+        assertTrue(failure.getMessage().contains("io_uring_enter") && failure.getMessage().contains("injected"),
+                failure.getMessage());
+        assertEquals(1, closedAwaits.get(), "the root was aborted while it waited");
+        assertEquals(fdsBefore, OpenDescriptors.fdCount(), "every fd the run opened is closed");
+    }
+}
