@@ -294,6 +294,53 @@ class NetworkConformanceTest {
         });
     }
 
+    /**
+     * Idle receives cannot starve storage or sends on their worker (the liveness model in {@code UringRunner}):
+     * with a ring of 8 and 8 receives waiting for peers that send nothing, a 1-byte blob write and a send both
+     * complete. Before, the receives held every ring entry and the write waited for ever (2 s and more on
+     * io_uring; a stall in the simulator).
+     */
+    @Conformance(ring = 8)
+    void testIdleReceivesLeaveRoomForStorageAndSends(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            Listener listener = ctx.bind(ANY_PORT).await();
+            List<Connection> clients = new ArrayList<>();
+            List<Connection> servers = new ArrayList<>();
+            List<Operation<byte[]>> idle = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                Operation<Connection> accepted = listener.accept();
+                clients.add(ctx.dial(listener.localAddress()).await());
+                servers.add(accepted.await());
+            }
+            // Accepts share the receives' budget (both wait for a peer): connect everything first.
+            for (Connection server : servers) {
+                idle.add(server.stream().recv(1));
+            }
+            for (Operation<byte[]> receive : idle) {
+                assertFalse(receive.poll(Waker.noop()).isReady());
+            }
+            Turns.reschedule();
+            dev.lockstep.OpenedBlob opened = ctx.open("budgets", "blob").await();
+            try (dev.lockstep.Blob blob = opened.blob()) {
+                blob.writeAt(0, new byte[] {42}).await();
+                assertArrayEquals(new byte[] {42}, blob.readAt(0, 1).await());
+            }
+            servers.get(0).sink().send(bytes("pong")).await();
+            clients.get(0).sink().send(bytes("x")).await();
+            assertArrayEquals(bytes("x"), idle.get(0).await(), "the first receive was in flight all along");
+            for (Operation<byte[]> receive : idle) {
+                receive.close();
+            }
+            assertArrayEquals(bytes("pong"), clients.get(0).stream().recv(4).await());
+            for (int i = 0; i < 8; i++) {
+                clients.get(i).close();
+                servers.get(i).close();
+            }
+            listener.close();
+            return null;
+        });
+    }
+
     /** A cancelled receive poisons the stream; the sink still works. */
     @Conformance
     void testCancelledRecvPoisonsStreamNotSink(Runtimes rt) {

@@ -31,7 +31,9 @@ import java.util.List;
  *
  * <h2>Bounds</h2>
  * At most {@code ring.entries()} requests and {@code ring.entries()} cancellations are in flight, so a
- * completion queue of twice the entries cannot overflow.
+ * completion queue of twice the entries cannot overflow. Within that, requests that wait on peers (receives,
+ * accepts, sends) have in-flight budgets of their own, so they can never hold every entry storage needs: see
+ * the liveness model of {@link SubmitQueues}.
  */
 public final class Driver implements CompletionSink {
     enum State { FREE, QUEUED, WAITING_PERMIT, IN_FLIGHT, TIMER, COMPLETED, CANCELLING }
@@ -47,6 +49,10 @@ public final class Driver implements CompletionSink {
         boolean timedOut;
         /** The armed timer of a sleep or of a request's deadline, disarmed when the slot retires. */
         TimerHeap.Timer timer;
+        /** The in-flight budget a ring request draws on, fixed at admission. */
+        Request.Budget budget = Request.Budget.STORAGE;
+        /** Admission order, so the per-budget queues stage in the order requests were admitted. */
+        long admission;
 
         Slot(int index) {
             this.index = index;
@@ -63,13 +69,15 @@ public final class Driver implements CompletionSink {
     private final List<Slot> slots = new ArrayList<>();
     /** Released indices; LIFO so the most recently released index is reused first. */
     private final ArrayDeque<Slot> free = new ArrayDeque<>();
-    private final ArrayDeque<Slot> submitQueue = new ArrayDeque<>();
+    /** Queued ring requests, one FIFO per {@link Request.Budget}; merged in admission order when staged. */
+    private final SubmitQueues submitQueue;
     private final ArrayDeque<Slot> immediateQueue = new ArrayDeque<>();
     private final List<Slot> permitWaiters = new ArrayList<>();
     private final ArrayDeque<Long> cancelQueue = new ArrayDeque<>();
     private final TimerHeap timers = new TimerHeap();
     private final Submission submission = new Submission();
     private int occupied;
+    private long admissions;
     private int inFlight;
     private int cancelsInFlight;
 
@@ -77,6 +85,7 @@ public final class Driver implements CompletionSink {
         this.worker = worker;
         this.ring = ring;
         this.ringEntries = ring.entries();
+        this.submitQueue = new SubmitQueues(ringEntries);
     }
 
     /**
@@ -107,8 +116,29 @@ public final class Driver implements CompletionSink {
     }
 
     boolean hasQueuedWork() {
-        return !immediateQueue.isEmpty() || (!submitQueue.isEmpty() && inFlight < ringEntries)
+        return !immediateQueue.isEmpty() || (inFlight < ringEntries && submitQueue.hasStageable())
                 || (!cancelQueue.isEmpty() && cancelsInFlight < ringEntries);
+    }
+
+    /**
+     * Ring requests of one budget in flight now.
+     *
+     * @param budget the budget
+     * @return the count, at most {@link #budgetLimit}
+     */
+    public int inFlight(Request.Budget budget) {
+        return submitQueue.inFlight[budget.ordinal()];
+    }
+
+    /**
+     * The most ring requests of one budget that may be in flight at once on this worker (the liveness model of
+     * {@link SubmitQueues}).
+     *
+     * @param budget the budget
+     * @return the limit
+     */
+    public int budgetLimit(Request.Budget budget) {
+        return submitQueue.limit[budget.ordinal()];
     }
 
     /**
@@ -130,6 +160,8 @@ public final class Driver implements CompletionSink {
         slot.observer = observer;
         slot.result = null;
         slot.timedOut = false;
+        slot.budget = request.kind() == Request.Kind.RING ? request.budget() : Request.Budget.STORAGE;
+        slot.admission = ++admissions;
         long deadline = request.deadlineNanos();
         if (request.kind() == Request.Kind.TIMER) {
             slot.state = State.TIMER;
@@ -368,8 +400,8 @@ public final class Driver implements CompletionSink {
             cancelQueue.pollFirst();
             cancelsInFlight++;
         }
-        while (!submitQueue.isEmpty() && inFlight < ringEntries) {
-            Slot slot = submitQueue.peekFirst();
+        Slot slot;
+        while (inFlight < ringEntries && (slot = submitQueue.peekStageable()) != null) {
             submission.clear();
             submission.userData = slot.id().userData();
             boolean staged;
@@ -379,14 +411,14 @@ public final class Driver implements CompletionSink {
             } catch (Throwable failure) {
                 // This one request could not be prepared (its buffer did not fit in memory, a bug): it fails,
                 // typed and named, and the worker goes on with the next.
-                submitQueue.pollFirst();
+                submitQueue.remove(slot);
                 failBeforeSubmission(slot, failure);
                 continue;
             }
             if (!staged) {
                 return;
             }
-            submitQueue.pollFirst();
+            submitQueue.staged(slot);
             slot.state = State.IN_FLIGHT;
             inFlight++;
         }
@@ -421,6 +453,7 @@ public final class Driver implements CompletionSink {
             throw new IllegalStateException("completion for " + id + " that is not in flight");
         }
         inFlight--;
+        submitQueue.completed(slot);
         if (slot.state == State.CANCELLING) {
             retire(slot);
             return;
@@ -449,7 +482,7 @@ public final class Driver implements CompletionSink {
             finish(slot);
         } else {
             slot.state = State.QUEUED;
-            submitQueue.addFirst(slot);
+            submitQueue.requeue(slot);
         }
     }
 

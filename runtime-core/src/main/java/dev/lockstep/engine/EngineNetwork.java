@@ -156,6 +156,11 @@ final class EngineNetwork {
         }
 
         @Override
+        public Budget budget() {
+            return Budget.OUTBOUND;
+        }
+
+        @Override
         public String describe() {
             return "dial of " + address;
         }
@@ -221,6 +226,11 @@ final class EngineNetwork {
                 public RuntimeException internalFailure(Throwable cause) {
                     return cause instanceof dev.lockstep.LockstepException typed ? typed
                             : new ConnectionFailedException(describe() + " failed inside the runtime: " + cause, cause);
+                }
+
+                @Override
+                public Budget budget() {
+                    return Budget.INBOUND;
                 }
 
                 @Override
@@ -323,6 +333,11 @@ final class EngineNetwork {
                     poisoned = "a send that failed inside the runtime";
                     return cause instanceof dev.lockstep.LockstepException typed ? typed
                             : new SendFailedException(describe() + " failed inside the runtime: " + cause, cause);
+                }
+
+                @Override
+                public Budget budget() {
+                    return Budget.OUTBOUND;
                 }
 
                 @Override
@@ -444,6 +459,11 @@ final class EngineNetwork {
                     poisoned = "a receive that failed inside the runtime";
                     return cause instanceof dev.lockstep.LockstepException typed ? typed
                             : new RecvFailedException(describe() + " failed inside the runtime: " + cause, cause);
+                }
+
+                @Override
+                public Budget budget() {
+                    return Budget.INBOUND;
                 }
 
                 @Override

@@ -29,6 +29,20 @@ public abstract class Request {
         IMMEDIATE
     }
 
+    /**
+     * Which in-flight budget of its worker a ring request draws on: requests that wait on a peer must not be
+     * able to take every ring entry from those that end by themselves (the liveness model of
+     * {@code SubmitQueues}).
+     */
+    public enum Budget {
+        /** Ends by itself when the device answers: reads, writes, syncs; the default. */
+        STORAGE,
+        /** Waits while the peer does not read: sends, connects. */
+        OUTBOUND,
+        /** Waits until a peer sends or dials: receives, accepts. */
+        INBOUND
+    }
+
     private long deadlineNanos = NO_DEADLINE;
     private Poll<Object> result;
 
@@ -46,6 +60,15 @@ public abstract class Request {
      */
     public boolean retained() {
         return false;
+    }
+
+    /**
+     * The in-flight budget this ring request draws on.
+     *
+     * @return {@link Budget#STORAGE} unless overridden
+     */
+    public Budget budget() {
+        return Budget.STORAGE;
     }
 
     /**

@@ -11,6 +11,21 @@ import java.nio.file.Path;
  * cross-thread wake-ups go through each worker's mailbox and its ring's eventfd.
  *
  * <p>Single use, like every {@link Runner}: configure with {@link #builder()}, then {@link #start} once.
+ *
+ * <h2>Liveness: what ring entries are for</h2>
+ * A worker's ring of {@code E} entries bounds its requests in flight to {@code E} (and its cancellations to
+ * {@code E}), so the completion queue of {@code 2E} can never overflow; requests beyond that wait in the worker's
+ * queue. Requests that wait on a peer would otherwise be able to take every entry: receives and accepts stay in
+ * the kernel until a peer sends or dials, sends until it reads. So each kind has a budget: receives and accepts
+ * at most {@code max(1, E/2)} in flight, sends and connects at most {@code max(1, E/4)}, and storage requests
+ * (reads, writes, syncs), which end by themselves, whatever is left. For {@code E >= 4} at least {@code E/4}
+ * entries are always free of network waits, and a send never waits behind a receive.
+ *
+ * <p>Worked example, the ring of 8: a worker with 8 idle receives has 4 of them in the kernel and 4 queued;
+ * a 1-byte blob write is submitted at once into one of the 2 entries the network cannot take, and a send into
+ * one of its own 2 — so two peers that both wait in receives still get each other's sends.
+ * A ninth receive waits until one of the first four ends or is closed. Rings below 4 entries (for tests)
+ * cannot keep all three apart; with 1 entry every request takes its turn in admission order.
  */
 public final class UringRunner implements Runner {
     private final ThreadedRunner runner;
@@ -77,10 +92,10 @@ public final class UringRunner implements Runner {
 
         /**
          * Ring entries per worker. They bound requests in flight on a worker, not requests admitted: more wait
-         * in the worker's queue. An accept or a receive holds its entry until its peer acts, so a worker whose
-         * entries are all taken by such waits runs nothing else from its ring until one ends (timers, and
-         * closing the waiting operations, still work). With one entry, for example, a pending accept and the
-         * dial meant to satisfy it must not be on the same worker.
+         * in the worker's queue. Receives and accepts may hold at most half the entries, sends and connects a
+         * quarter, so storage and sends keep entries of their own (the liveness model in the class
+         * documentation). With one entry every request takes its turn: a pending accept and the dial meant to
+         * satisfy it must then not be on the same worker.
          *
          * @param value ring entries per worker: a power of two in {@code [1, 32768]}; bounds requests in flight
          * @return this
