@@ -21,6 +21,15 @@ public interface Signal extends AutoCloseable {
      */
     Integer poll();
 
+    /**
+     * The stop as an operation, to race with others ({@code dev.lockstep.sync.Select}): it completes with the
+     * stop code once stop is signalled. Closing the operation stops only that wait; this signal stays held until
+     * it is itself closed. Each call gives a new operation.
+     *
+     * @return an operation whose value is the stop code
+     */
+    Operation<Integer> asOperation();
+
     /** Releases this holder. */
     @Override
     void close();

@@ -67,6 +67,11 @@ final class StopState {
         }
 
         @Override
+        public dev.lockstep.Operation<Integer> asOperation() {
+            return new Stopped();
+        }
+
+        @Override
         public void close() {
             synchronized (this) {
                 if (closed) {
@@ -75,6 +80,27 @@ final class StopState {
                 closed = true;
             }
             release();
+        }
+    }
+
+    /** The stop as an operation: ready with the code once stop is signalled; woken through the stop wait list. */
+    private final class Stopped implements dev.lockstep.Operation<Integer> {
+        private final WaitList.Condition condition = new WaitList.Condition(() -> code() != null, stopped);
+
+        @Override
+        public dev.lockstep.Poll<Integer> poll(dev.lockstep.Waker waker) {
+            dev.lockstep.Poll<Void> poll = condition.poll(waker);
+            return poll.isReady() ? dev.lockstep.Poll.ready(code()) : dev.lockstep.Poll.pending();
+        }
+
+        @Override
+        public Integer await() {
+            return Fibers.await(this);
+        }
+
+        @Override
+        public void close() {
+            condition.close();
         }
     }
 }

@@ -1,0 +1,115 @@
+package dev.lockstep.sync;
+
+import dev.lockstep.Operation;
+import dev.lockstep.Poll;
+import dev.lockstep.Waker;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Races operations: the first to complete wins, every other one is closed. A server races {@code accept()}
+ * against its stop signal, a client a receive against a sleeper:
+ *
+ * <pre>{@code
+ * try (Signal stop = ctx.stopped()) {
+ *     while (true) {
+ *         Selected<Object> next = Select.<Object>first(listener.accept(), stop.asOperation()).await();
+ *         if (next.index() == 1) break;                 // stopped
+ *         serve(ctx, (Connection) next.value());
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p><b>Who wins.</b> Each poll of the race polls the operations in list order and takes the first that is
+ * ready, so when several are ready at once the earliest in the list wins; in the simulator which are ready is
+ * decided by the seed, so the winner replays. A winner that failed makes the race fail with its failure.
+ *
+ * <p><b>The losers</b> are closed as soon as there is a winner, with what closing means for each (a receive or an
+ * accept is cancelled; a result one of them had already won is closed by the runtime, so nothing leaks). Closing
+ * the race closes every operation in it.
+ *
+ * <p><b>Threads.</b> Like any operation the race may be polled and closed from any thread; polls of one race are
+ * serialized by its monitor, which is held while the operations are polled and the losers closed (neither parks;
+ * a loser's close may release a stored copy of the poller's waker).
+ */
+public final class Select<T> implements Operation<Selected<T>> {
+    private final List<? extends Operation<? extends T>> operations;
+    private boolean finished;
+
+    private Select(List<? extends Operation<? extends T>> operations) {
+        this.operations = operations;
+    }
+
+    /**
+     * A race over the operations, in priority order.
+     *
+     * @param operations at least one, none null
+     * @param <T> a common type of their values
+     * @return the race; its value says which won
+     * @throws IllegalArgumentException if the list is empty
+     */
+    public static <T> Select<T> first(List<? extends Operation<? extends T>> operations) {
+        Objects.requireNonNull(operations, "operations");
+        if (operations.isEmpty()) {
+            throw new IllegalArgumentException("a race needs at least one operation, was given none");
+        }
+        for (int i = 0; i < operations.size(); i++) {
+            Objects.requireNonNull(operations.get(i), "operation " + i);
+        }
+        return new Select<>(List.copyOf(operations));
+    }
+
+    /**
+     * A race over the operations, in priority order.
+     *
+     * @param operations at least one, none null
+     * @param <T> a common type of their values
+     * @return the race
+     */
+    @SafeVarargs
+    public static <T> Select<T> first(Operation<? extends T>... operations) {
+        return first(List.of(operations));
+    }
+
+    @Override
+    public synchronized Poll<Selected<T>> poll(Waker waker) {
+        Objects.requireNonNull(waker, "waker");
+        if (finished) {
+            return Poll.failed(new dev.lockstep.ClosedException("the race was already observed or closed"));
+        }
+        for (int index = 0; index < operations.size(); index++) {
+            Poll<? extends T> poll = operations.get(index).poll(waker);
+            if (poll.isReady()) {
+                finished = true;
+                closeAllBut(index);
+                try {
+                    return Poll.ready(new Selected<>(index, poll.get()));
+                } catch (RuntimeException failure) {
+                    return Poll.failed(failure);
+                }
+            }
+        }
+        return Poll.pending();
+    }
+
+    @Override
+    public Selected<T> await() {
+        return Awaiting.await(this);
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            finished = true;
+        }
+        closeAllBut(-1);
+    }
+
+    private void closeAllBut(int winner) {
+        for (int index = 0; index < operations.size(); index++) {
+            if (index != winner) {
+                operations.get(index).close();
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package dev.lockstep.sync;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.Operation;
+import dev.lockstep.Poll;
+import dev.lockstep.Waker;
+
+/**
+ * One party waiting on a primitive of this package: an {@link Operation} whose result the primitive decides.
+ *
+ * <p><b>Threads.</b> Every field is guarded by the primitive's monitor ({@link #lock}), which is held only for a
+ * few field updates and queue operations, never across a park or a user callback: {@link Waker#retain()} runs
+ * before the monitor is taken, {@code wake} and {@code release} after it is let go (collected in {@link Wakes}).
+ * The waker is stored under the monitor by {@link #poll} and taken out under it by {@link #completeLocked}; the
+ * one who takes it wakes it. So a completion that happens between a poll's check and its install finds the
+ * installed waker (the install re-checks the state under the monitor), and no wake-up is lost. In the simulator
+ * the monitor is never contended (one thread); on runtime-uring a fiber that finds it contended waits a few
+ * instructions, outside any worker's critical section.
+ *
+ * <p><b>Life.</b> Pending → done (the primitive completed it) → observed (a poll returned the result), or closed
+ * from pending (the primitive forgets it: {@link #cancelLocked}) or from done-but-unobserved (what it won goes
+ * back: {@link #dropLocked}, so a lock or a value is never lost with an unobserved result).
+ *
+ * @param <T> the result
+ */
+abstract class Waiting<T> implements Operation<T> {
+    private static final int PENDING = 0;
+    private static final int DONE = 1;
+    private static final int OBSERVED = 2;
+    private static final int CLOSED = 3;
+
+    /** The primitive's monitor. */
+    final Object lock;
+    private int state = PENDING;
+    private T value;
+    private RuntimeException failure;
+    private Waker stored;
+
+    Waiting(Object lock) {
+        this.lock = lock;
+    }
+
+    /** Leaves the primitive's queue: the operation was closed while pending. Called under the monitor. */
+    abstract void cancelLocked(Wakes wakes);
+
+    /**
+     * Gives back what a completed, never observed result holds (a permit, a value). Called under the monitor.
+     *
+     * @param won the value the operation was completed with
+     * @param wakes parties the give-back completes
+     */
+    void dropLocked(T won, Wakes wakes) {
+    }
+
+    /** What this operation is, for messages. */
+    abstract String describe();
+
+    final boolean isPendingLocked() {
+        return state == PENDING;
+    }
+
+    /**
+     * Completes the operation; the caller wakes what it returns once the monitor is let go.
+     *
+     * @return the stored waker, or null
+     */
+    final Waker completeLocked(T result, RuntimeException error) {
+        if (state != PENDING) {
+            throw new IllegalStateException(describe() + " completed twice");
+        }
+        state = DONE;
+        value = result;
+        failure = error;
+        Waker waker = stored;
+        stored = null;
+        return waker;
+    }
+
+    @Override
+    public final Poll<T> poll(Waker waker) {
+        java.util.Objects.requireNonNull(waker, "waker");
+        Waker retained = null;
+        while (true) {
+            Waker unused = null;
+            Poll<T> outcome = null;
+            synchronized (lock) {
+                if (state == DONE) {
+                    state = OBSERVED;
+                    outcome = failure == null ? Poll.ready(value) : Poll.failed(failure);
+                    value = null;
+                    failure = null;
+                    unused = retained;
+                } else if (state != PENDING) {
+                    outcome = Poll.failed(new ClosedException(describe() + " was already "
+                            + (state == OBSERVED ? "observed" : "closed")));
+                    unused = retained;
+                } else if (stored != null && stored.willWake(waker)) {
+                    outcome = Poll.pending();
+                    unused = retained;
+                } else if (retained != null) {
+                    unused = stored;
+                    stored = retained;
+                    outcome = Poll.pending();
+                }
+            }
+            if (outcome != null) {
+                if (unused != null) {
+                    unused.release();
+                }
+                return outcome;
+            }
+            // A new waker: retain it outside the monitor (a user callback), then install it on the next pass,
+            // which re-checks the state under the monitor.
+            retained = waker.retain();
+        }
+    }
+
+    @Override
+    public final T await() {
+        return Awaiting.await(this);
+    }
+
+    @Override
+    public final void close() {
+        Wakes wakes = new Wakes();
+        synchronized (lock) {
+            if (state == PENDING) {
+                state = CLOSED;
+                wakes.release(stored);
+                stored = null;
+                cancelLocked(wakes);
+            } else if (state == DONE) {
+                state = CLOSED;
+                T won = value;
+                value = null;
+                failure = null;
+                if (won != null) {
+                    dropLocked(won, wakes);
+                }
+            }
+        }
+        wakes.run();
+    }
+}
