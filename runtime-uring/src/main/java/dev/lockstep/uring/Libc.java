@@ -12,17 +12,32 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.util.Locale;
 
 /**
- * The libc functions and raw system calls runtime-uring needs, as FFM downcalls.
+ * The libc functions and raw system calls runtime-uring needs, as FFM downcalls, and the one mechanism by which
+ * they are called.
  *
- * <h2>Results</h2>
- * Every call that can fail takes a call-state segment ({@link #newCallState}) first, in which the linker
- * captures {@code errno}, and returns the C result when it succeeded or {@code -errno} when it failed, the way
- * the kernel reports errors. {@link #check} turns a negative result into a {@link KernelException}. Pointers
- * come back as zero-length segments.
+ * <h2>Adding a call</h2>
+ * One line binds it: {@code static final MethodHandle FOO = errnoReturning("foo", FunctionDescriptor.of(...));}.
+ * The handle takes a call-state segment ({@link #newCallState}) first, in which the linker captures
+ * {@code errno} ({@link Linker.Option#captureCallState}), and returns the C result when it succeeded or
+ * {@code -errno} when C returned {@code -1}, the way the kernel reports errors: that conversion is part of the
+ * handle, not of each caller. A caller invokes it with {@code invokeExact} and exact types inside a
+ * {@link Call}, e.g. {@code Libc.invoke(state, s -> (int) Libc.FSYNC.invokeExact(s, fd))} (or
+ * {@code LinuxSystemCalls}' own wrapper of {@link Call}, which adds the {@code EINTR} retry and the
+ * exception); {@link #invoke} is the one place that handles what a downcall may throw. {@link #check} turns a
+ * negative result into a {@link KernelException}. Pointers come back as zero-length segments.
+ *
+ * <h2>The hot path</h2>
+ * The calls made per operation or per worker loop turn ({@link #syscall} for {@code io_uring_enter},
+ * {@link #read} for eventfd drains, {@link #writeIgnoringErrno} for wakes, {@link #calloc} and {@link #free}
+ * for request buffers) are named methods instead, so that no lambda, capture or interface call sits between
+ * the caller and {@code invokeExact} on a {@code static final} handle, which the JIT inlines to the native
+ * call itself; their results still come from the same {@link #errnoReturning} handles.
  *
  * <h2>Threads</h2>
  * Thread-safe: the handles are immutable; each caller brings its own call-state segment.
@@ -95,62 +110,68 @@ final class Libc {
             CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 
+    private static final MethodHandle INT_RESULT;
+    private static final MethodHandle LONG_RESULT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            INT_RESULT = lookup.findStatic(Libc.class, "intResult",
+                    MethodType.methodType(int.class, int.class, MemorySegment.class));
+            LONG_RESULT = lookup.findStatic(Libc.class, "longResult",
+                    MethodType.methodType(long.class, long.class, MemorySegment.class));
+        } catch (ReflectiveOperationException impossible) {
+            throw new ExceptionInInitializerError(impossible);
+        }
+    }
+
     // glibc's syscall() always reads six variadic longs, so every system call passes six, zeros unused.
-    private static final MethodHandle SYSCALL = downcall("syscall",
+    private static final MethodHandle SYSCALL = errnoReturning("syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG),
-            Linker.Option.firstVariadicArg(1), CAPTURE_ERRNO);
+            Linker.Option.firstVariadicArg(1));
+    static final MethodHandle OPEN = errnoReturning("open",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+            Linker.Option.firstVariadicArg(2));
+    static final MethodHandle CLOSE = errnoReturning("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    static final MethodHandle FSYNC = errnoReturning("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    static final MethodHandle FDATASYNC = errnoReturning("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    static final MethodHandle SYNCFS = errnoReturning("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    static final MethodHandle FTRUNCATE = errnoReturning("ftruncate",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    static final MethodHandle STATX = errnoReturning("statx",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    static final MethodHandle UNLINK = errnoReturning("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle MKDIR = errnoReturning("mkdir", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle RMDIR = errnoReturning("rmdir", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle FLOCK = errnoReturning("flock", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    static final MethodHandle SOCKET = errnoReturning("socket",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    static final MethodHandle BIND = errnoReturning("bind",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle LISTEN = errnoReturning("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    static final MethodHandle SETSOCKOPT = errnoReturning("setsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle GETSOCKNAME = errnoReturning("getsockname",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle GETPEERNAME = errnoReturning("getpeername",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SHUTDOWN = errnoReturning("shutdown",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    static final MethodHandle EVENTFD = errnoReturning("eventfd",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle READ = errnoReturning("read",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+
+    // The calls below report failure otherwise than by -1 and errno, so they are bound plainly.
     private static final MethodHandle MMAP = downcall("mmap",
             FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
             CAPTURE_ERRNO);
-    private static final MethodHandle MUNMAP = downcall("munmap",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle OPEN = downcall("open",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-            Linker.Option.firstVariadicArg(2), CAPTURE_ERRNO);
-    private static final MethodHandle CLOSE = downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT),
-            CAPTURE_ERRNO);
-    private static final MethodHandle FSYNC = downcall("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT),
-            CAPTURE_ERRNO);
-    private static final MethodHandle FDATASYNC = downcall("fdatasync",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle SYNCFS = downcall("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT),
-            CAPTURE_ERRNO);
-    private static final MethodHandle FTRUNCATE = downcall("ftruncate",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), CAPTURE_ERRNO);
-    private static final MethodHandle STATX = downcall("statx",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), CAPTURE_ERRNO);
-    private static final MethodHandle UNLINK = downcall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS),
-            CAPTURE_ERRNO);
-    private static final MethodHandle MKDIR = downcall("mkdir",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle RMDIR = downcall("rmdir", FunctionDescriptor.of(JAVA_INT, ADDRESS),
-            CAPTURE_ERRNO);
-    private static final MethodHandle FLOCK = downcall("flock",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle SOCKET = downcall("socket",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle BIND = downcall("bind",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle LISTEN = downcall("listen",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle SETSOCKOPT = downcall("setsockopt",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle GETSOCKNAME = downcall("getsockname",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
-    private static final MethodHandle GETPEERNAME = downcall("getpeername",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
-    private static final MethodHandle SHUTDOWN = downcall("shutdown",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle EVENTFD = downcall("eventfd",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
-    private static final MethodHandle READ = downcall("read",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), CAPTURE_ERRNO);
+    private static final MethodHandle MUNMAP = downcall("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
     // Wakes come from any thread and have no failure worth reporting, so this one captures nothing.
     private static final MethodHandle WRITE_IGNORING_ERRNO = downcall("write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle CALLOC = downcall("calloc",
-            FunctionDescriptor.of(ADDRESS, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle CALLOC = downcall("calloc", FunctionDescriptor.of(ADDRESS, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle FREE = downcall("free", FunctionDescriptor.ofVoid(ADDRESS));
 
     private Libc() {
@@ -162,6 +183,72 @@ final class Libc {
         MemorySegment symbol = LIBC.find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
         return LINKER.downcallHandle(symbol, descriptor, options);
+    }
+
+    /**
+     * Binds a libc function that returns {@code -1} and sets {@code errno} on failure (an {@code int} or
+     * {@code long} result) as a handle of type {@code (MemorySegment callState, arguments...)} returning the
+     * result or {@code -errno}.
+     *
+     * <p>The handle is the downcall with {@code errno} captured, its result filtered by {@link #intResult} or
+     * {@link #longResult} with the same call-state segment ({@code collectArguments} then
+     * {@code permuteArguments} to pass that one segment twice): plain method-handle combinators, which the JIT
+     * inlines through when the handle is a constant, so the caller pays for the check and nothing else.
+     *
+     * @param name the libc symbol
+     * @param descriptor its C signature, without the call-state segment
+     * @param options linker options besides the errno capture, e.g. {@link Linker.Option#firstVariadicArg}
+     * @return the handle
+     */
+    static MethodHandle errnoReturning(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+        Linker.Option[] withCapture = java.util.Arrays.copyOf(options, options.length + 1);
+        withCapture[options.length] = CAPTURE_ERRNO;
+        MethodHandle raw = downcall(name, descriptor, withCapture);
+        Class<?> result = raw.type().returnType();
+        MethodHandle filter = result == int.class ? INT_RESULT
+                : result == long.class ? LONG_RESULT
+                : null;
+        if (filter == null) {
+            throw new IllegalArgumentException(name + " returns " + result + ", not int or long");
+        }
+        // (state, args...) -> R  becomes  (state, args..., state) -> R  becomes  (state, args...) -> R.
+        MethodHandle filtered = MethodHandles.collectArguments(filter, 0, raw);
+        int parameters = raw.type().parameterCount();
+        int[] reorder = new int[parameters + 1];
+        for (int index = 0; index < parameters; index++) {
+            reorder[index] = index;
+        }
+        reorder[parameters] = 0;
+        return MethodHandles.permuteArguments(filtered, raw.type(), reorder);
+    }
+
+    /**
+     * One downcall through a handle of this class, made by {@link #invoke}: {@code invokeExact} with exact
+     * types, returning the handle's result ({@code -errno} on failure).
+     */
+    @FunctionalInterface
+    interface Call {
+        /**
+         * @param callState where the linker captures errno
+         * @return the result, or {@code -errno}
+         * @throws Throwable only because {@code invokeExact} is declared so; {@link #invoke} rethrows it unchecked
+         */
+        long make(MemorySegment callState) throws Throwable;
+    }
+
+    /**
+     * Makes one call.
+     *
+     * @param callState the caller's call-state segment
+     * @param call the call
+     * @return its result, or {@code -errno}
+     */
+    static long invoke(MemorySegment callState, Call call) {
+        try {
+            return call.make(callState);
+        } catch (Throwable thrown) {
+            throw propagate(thrown);
+        }
     }
 
     /**
@@ -206,6 +293,7 @@ final class Libc {
         return (int) ERRNO.get(callState, 0L);
     }
 
+    // Reached through INT_RESULT and LONG_RESULT.
     private static int intResult(int result, MemorySegment callState) {
         return result == -1 ? -errno(callState) : result;
     }
@@ -214,8 +302,13 @@ final class Libc {
         return result == -1 ? -errno(callState) : result;
     }
 
-    /** Rethrows what a downcall handle threw; a checked throwable is impossible but must be typed. */
-    private static RuntimeException propagate(Throwable thrown) {
+    /**
+     * Rethrows what a downcall handle threw; a checked throwable is impossible but must be typed.
+     *
+     * @param thrown what {@code invokeExact} threw
+     * @return never returns normally for unchecked throwables; wraps a checked one
+     */
+    static RuntimeException propagate(Throwable thrown) {
         if (thrown instanceof RuntimeException runtime) {
             throw runtime;
         }
@@ -225,209 +318,35 @@ final class Libc {
         return new IllegalStateException("downcall failed", thrown);
     }
 
+    /**
+     * {@code syscall(number, a1..a6)}: the raw system call, per loop turn for {@code io_uring_enter}.
+     *
+     * @return the result, or {@code -errno}
+     */
     static long syscall(MemorySegment callState, long number, long a1, long a2, long a3, long a4, long a5,
                         long a6) {
         try {
-            return longResult((long) SYSCALL.invokeExact(callState, number, a1, a2, a3, a4, a5, a6), callState);
+            return (long) SYSCALL.invokeExact(callState, number, a1, a2, a3, a4, a5, a6);
         } catch (Throwable thrown) {
             throw propagate(thrown);
         }
     }
 
     /**
-     * {@code mmap(NULL, length, ...)}.
+     * {@code read(2)}, per wake for eventfd drains.
      *
-     * @return the mapping as a zero-length segment
-     * @throws KernelException naming {@code subject} if the kernel refuses
+     * @return the bytes read, or {@code -errno}
      */
-    static MemorySegment mmap(MemorySegment callState, long length, int protection, int flags, int fd, long offset,
-                              String subject) {
-        MemorySegment mapped;
-        try {
-            mapped = (MemorySegment) MMAP.invokeExact(callState, MemorySegment.NULL, length, protection, flags, fd,
-                    offset);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-        if (mapped.address() == -1L) {
-            throw new KernelException(errno(callState), "mmap", subject);
-        }
-        return mapped;
-    }
-
-    /** Unmaps; runs from arena cleanups, where there is nobody to report a failure to. */
-    static void munmapQuietly(MemorySegment address, long length) {
-        try {
-            int ignored = (int) MUNMAP.invokeExact(address, length);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int open(MemorySegment callState, MemorySegment path, int flags, int mode) {
-        try {
-            return intResult((int) OPEN.invokeExact(callState, path, flags, mode), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int close(MemorySegment callState, int fd) {
-        try {
-            return intResult((int) CLOSE.invokeExact(callState, fd), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int fsync(MemorySegment callState, int fd) {
-        try {
-            return intResult((int) FSYNC.invokeExact(callState, fd), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int fdatasync(MemorySegment callState, int fd) {
-        try {
-            return intResult((int) FDATASYNC.invokeExact(callState, fd), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int syncfs(MemorySegment callState, int fd) {
-        try {
-            return intResult((int) SYNCFS.invokeExact(callState, fd), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int ftruncate(MemorySegment callState, int fd, long length) {
-        try {
-            return intResult((int) FTRUNCATE.invokeExact(callState, fd, length), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int statx(MemorySegment callState, int directoryFd, MemorySegment path, int flags, int mask,
-                     MemorySegment buffer) {
-        try {
-            return intResult((int) STATX.invokeExact(callState, directoryFd, path, flags, mask, buffer), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int unlink(MemorySegment callState, MemorySegment path) {
-        try {
-            return intResult((int) UNLINK.invokeExact(callState, path), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int mkdir(MemorySegment callState, MemorySegment path, int mode) {
-        try {
-            return intResult((int) MKDIR.invokeExact(callState, path, mode), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int rmdir(MemorySegment callState, MemorySegment path) {
-        try {
-            return intResult((int) RMDIR.invokeExact(callState, path), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int flock(MemorySegment callState, int fd, int operation) {
-        try {
-            return intResult((int) FLOCK.invokeExact(callState, fd, operation), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int socket(MemorySegment callState, int domain, int type, int protocol) {
-        try {
-            return intResult((int) SOCKET.invokeExact(callState, domain, type, protocol), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int bind(MemorySegment callState, int fd, MemorySegment address, int length) {
-        try {
-            return intResult((int) BIND.invokeExact(callState, fd, address, length), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int listen(MemorySegment callState, int fd, int backlog) {
-        try {
-            return intResult((int) LISTEN.invokeExact(callState, fd, backlog), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int setsockopt(MemorySegment callState, int fd, int level, int option, MemorySegment value,
-                          int length) {
-        try {
-            return intResult((int) SETSOCKOPT.invokeExact(callState, fd, level, option, value, length), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int getsockname(MemorySegment callState, int fd, MemorySegment address, MemorySegment length) {
-        try {
-            return intResult((int) GETSOCKNAME.invokeExact(callState, fd, address, length), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int getpeername(MemorySegment callState, int fd, MemorySegment address, MemorySegment length) {
-        try {
-            return intResult((int) GETPEERNAME.invokeExact(callState, fd, address, length), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int shutdown(MemorySegment callState, int fd, int how) {
-        try {
-            return intResult((int) SHUTDOWN.invokeExact(callState, fd, how), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
-    static int eventfd(MemorySegment callState, int initialValue, int flags) {
-        try {
-            return intResult((int) EVENTFD.invokeExact(callState, initialValue, flags), callState);
-        } catch (Throwable thrown) {
-            throw propagate(thrown);
-        }
-    }
-
     static long read(MemorySegment callState, int fd, MemorySegment buffer, long length) {
         try {
-            return longResult((long) READ.invokeExact(callState, fd, buffer, length), callState);
+            return (long) READ.invokeExact(callState, fd, buffer, length);
         } catch (Throwable thrown) {
             throw propagate(thrown);
         }
     }
 
     /**
-     * {@code write(2)} whose failure is not reported.
+     * {@code write(2)} whose failure is not reported: the wake of a ring's eventfd, from any thread.
      *
      * @return the bytes written, or -1
      */
@@ -455,6 +374,36 @@ final class Libc {
     static void free(MemorySegment pointer) {
         try {
             FREE.invokeExact(pointer);
+        } catch (Throwable thrown) {
+            throw propagate(thrown);
+        }
+    }
+
+    /**
+     * {@code mmap(NULL, length, ...)}, which reports failure as {@code MAP_FAILED} rather than {@code -1}.
+     *
+     * @return the mapping as a zero-length segment
+     * @throws KernelException naming {@code subject} if the kernel refuses
+     */
+    static MemorySegment mmap(MemorySegment callState, long length, int protection, int flags, int fd, long offset,
+                              String subject) {
+        MemorySegment mapped;
+        try {
+            mapped = (MemorySegment) MMAP.invokeExact(callState, MemorySegment.NULL, length, protection, flags, fd,
+                    offset);
+        } catch (Throwable thrown) {
+            throw propagate(thrown);
+        }
+        if (mapped.address() == -1L) {
+            throw new KernelException(errno(callState), "mmap", subject);
+        }
+        return mapped;
+    }
+
+    /** Unmaps; runs from arena cleanups, where there is nobody to report a failure to. */
+    static void munmapQuietly(MemorySegment address, long length) {
+        try {
+            int ignored = (int) MUNMAP.invokeExact(address, length);
         } catch (Throwable thrown) {
             throw propagate(thrown);
         }

@@ -63,10 +63,13 @@ public final class LinuxSystemCalls implements SystemCalls {
         return INSTANCE;
     }
 
-    /** One libc call made with its own call-state segment, returning a result or {@code -errno}. */
+    /**
+     * One call of a {@link Libc} handle ({@code invokeExact} with exact types) with its own call-state segment and
+     * arena for its arguments, returning a result or {@code -errno}.
+     */
     @FunctionalInterface
     private interface NativeCall {
-        long invoke(MemorySegment callState, Arena arena);
+        long invoke(MemorySegment callState, Arena arena) throws Throwable;
     }
 
     private static long call(String name, String subject, NativeCall call) {
@@ -79,7 +82,7 @@ public final class LinuxSystemCalls implements SystemCalls {
     private static long retryInterrupted(NativeCall call, MemorySegment callState, Arena arena) {
         long result;
         do {
-            result = call.invoke(callState, arena);
+            result = Libc.invoke(callState, state -> call.invoke(state, arena));
         } while (result == -Libc.EINTR);
         return result;
     }
@@ -117,7 +120,7 @@ public final class LinuxSystemCalls implements SystemCalls {
     @Override
     public int open(String path, int flags) {
         return (int) call("open", path, (callState, arena) ->
-                Libc.open(callState, cString(arena, path), nativeOpenFlags(flags), FILE_MODE));
+                (int) Libc.OPEN.invokeExact(callState, cString(arena, path), nativeOpenFlags(flags), FILE_MODE));
     }
 
     /**
@@ -131,7 +134,7 @@ public final class LinuxSystemCalls implements SystemCalls {
     public void close(int fd) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment callState = Libc.newCallState(arena);
-            int result = Libc.close(callState, fd);
+            long result = Libc.invoke(callState, state -> (int) Libc.CLOSE.invokeExact(state, fd));
             // Linux releases the fd before an EINTR is reported; retrying could close someone else's.
             if (result != -Libc.EINTR) {
                 Libc.check(result, "close", fd(fd));
@@ -146,7 +149,8 @@ public final class LinuxSystemCalls implements SystemCalls {
             MemorySegment status = arena.allocate(Libc.STATX_BUFFER_SIZE, 8);
             MemorySegment emptyPath = arena.allocateFrom("");
             long result = retryInterrupted((state, ignored) ->
-                    Libc.statx(state, fd, emptyPath, Libc.AT_EMPTY_PATH, Libc.STATX_SIZE, status), callState, arena);
+                    (int) Libc.STATX.invokeExact(state, fd, emptyPath, Libc.AT_EMPTY_PATH, Libc.STATX_SIZE, status),
+                    callState, arena);
             Libc.check(result, "statx", fd(fd));
             return status.get(ValueLayout.JAVA_LONG, Libc.STATX_SIZE_OFFSET);
         }
@@ -154,12 +158,12 @@ public final class LinuxSystemCalls implements SystemCalls {
 
     @Override
     public void truncate(int fd, long length) {
-        call("ftruncate", fd(fd), (callState, arena) -> Libc.ftruncate(callState, fd, length));
+        call("ftruncate", fd(fd), (callState, arena) -> (int) Libc.FTRUNCATE.invokeExact(callState, fd, length));
     }
 
     @Override
     public void fsync(int fd) {
-        call("fsync", fd(fd), (callState, arena) -> Libc.fsync(callState, fd));
+        call("fsync", fd(fd), (callState, arena) -> (int) Libc.FSYNC.invokeExact(callState, fd));
     }
 
     /**
@@ -169,7 +173,7 @@ public final class LinuxSystemCalls implements SystemCalls {
      */
     @Override
     public void syncFileSystem(int fd) {
-        call("syncfs", fd(fd), (callState, arena) -> Libc.syncfs(callState, fd));
+        call("syncfs", fd(fd), (callState, arena) -> (int) Libc.SYNCFS.invokeExact(callState, fd));
     }
 
     /**
@@ -179,22 +183,23 @@ public final class LinuxSystemCalls implements SystemCalls {
      * @throws KernelException naming the fd
      */
     public void fdatasync(int fd) {
-        call("fdatasync", fd(fd), (callState, arena) -> Libc.fdatasync(callState, fd));
+        call("fdatasync", fd(fd), (callState, arena) -> (int) Libc.FDATASYNC.invokeExact(callState, fd));
     }
 
     @Override
     public void mkdir(String path) {
-        call("mkdir", path, (callState, arena) -> Libc.mkdir(callState, cString(arena, path), DIRECTORY_MODE));
+        call("mkdir", path, (callState, arena) ->
+                (int) Libc.MKDIR.invokeExact(callState, cString(arena, path), DIRECTORY_MODE));
     }
 
     @Override
     public void unlink(String path) {
-        call("unlink", path, (callState, arena) -> Libc.unlink(callState, cString(arena, path)));
+        call("unlink", path, (callState, arena) -> (int) Libc.UNLINK.invokeExact(callState, cString(arena, path)));
     }
 
     @Override
     public void rmdir(String path) {
-        call("rmdir", path, (callState, arena) -> Libc.rmdir(callState, cString(arena, path)));
+        call("rmdir", path, (callState, arena) -> (int) Libc.RMDIR.invokeExact(callState, cString(arena, path)));
     }
 
     /**
@@ -211,12 +216,13 @@ public final class LinuxSystemCalls implements SystemCalls {
             MemorySegment callState = Libc.newCallState(arena);
             MemorySegment cPath = cString(arena, path);
             int directoryFd = (int) Libc.check(retryInterrupted((state, ignored) ->
-                    Libc.open(state, cPath, Libc.O_RDONLY | Libc.NATIVE_O_DIRECTORY | Libc.O_CLOEXEC, 0),
+                    (int) Libc.OPEN.invokeExact(state, cPath, Libc.O_RDONLY | Libc.NATIVE_O_DIRECTORY | Libc.O_CLOEXEC,
+                            0),
                     callState, arena), "open", path);
             try {
                 return readDirectory(directoryFd, path, callState, arena);
             } finally {
-                Libc.close(callState, directoryFd);
+                Libc.invoke(callState, state -> (int) Libc.CLOSE.invokeExact(state, directoryFd));
             }
         }
     }
@@ -258,7 +264,8 @@ public final class LinuxSystemCalls implements SystemCalls {
             MemorySegment cPath = cString(arena, path);
             MemorySegment status = arena.allocate(Libc.STATX_BUFFER_SIZE, 8);
             long result = retryInterrupted((state, ignored) ->
-                    Libc.statx(state, Libc.AT_FDCWD, cPath, 0, Libc.STATX_TYPE, status), callState, arena);
+                    (int) Libc.STATX.invokeExact(state, Libc.AT_FDCWD, cPath, 0, Libc.STATX_TYPE, status),
+                    callState, arena);
             if (result == -Errno.ENOENT) {
                 return false;
             }
@@ -284,10 +291,10 @@ public final class LinuxSystemCalls implements SystemCalls {
         int fd = open(path, O_RDWR | O_CREAT);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment callState = Libc.newCallState(arena);
-            long result = retryInterrupted((state, ignored) -> Libc.flock(state, fd, Libc.LOCK_EX | Libc.LOCK_NB),
-                    callState, arena);
+            long result = retryInterrupted((state, ignored) ->
+                    (int) Libc.FLOCK.invokeExact(state, fd, Libc.LOCK_EX | Libc.LOCK_NB), callState, arena);
             if (result < 0) {
-                Libc.close(callState, fd);
+                Libc.invoke(callState, state -> (int) Libc.CLOSE.invokeExact(state, fd));
                 throw new KernelException((int) -result, "flock", path);
             }
             return fd;
@@ -303,7 +310,8 @@ public final class LinuxSystemCalls implements SystemCalls {
     public int socket(InetSocketAddress address) {
         int domain = resolved(address) instanceof Inet6Address ? Libc.AF_INET6 : Libc.AF_INET;
         return (int) call("socket", describe(address), (callState, arena) ->
-                Libc.socket(callState, domain, Libc.SOCK_STREAM | Libc.SOCK_NONBLOCK | Libc.SOCK_CLOEXEC, 0));
+                (int) Libc.SOCKET.invokeExact(callState, domain,
+                        Libc.SOCK_STREAM | Libc.SOCK_NONBLOCK | Libc.SOCK_CLOEXEC, 0));
     }
 
     /**
@@ -320,9 +328,9 @@ public final class LinuxSystemCalls implements SystemCalls {
         call("bind", subject, (callState, arena) -> {
             MemorySegment sockaddr = arena.allocate(sockaddrBytes(ip), 8);
             encodeSockaddr(sockaddr, ip, address.getPort());
-            return Libc.bind(callState, fd, sockaddr, (int) sockaddr.byteSize());
+            return (int) Libc.BIND.invokeExact(callState, fd, sockaddr, (int) sockaddr.byteSize());
         });
-        call("listen", subject, (callState, arena) -> Libc.listen(callState, fd, backlog));
+        call("listen", subject, (callState, arena) -> (int) Libc.LISTEN.invokeExact(callState, fd, backlog));
     }
 
     @Override
@@ -333,7 +341,8 @@ public final class LinuxSystemCalls implements SystemCalls {
     private static void setIntOption(int fd, int level, int option, String name) {
         call(name, fd(fd), (callState, arena) -> {
             MemorySegment enabled = arena.allocateFrom(JAVA_INT, 1);
-            return Libc.setsockopt(callState, fd, level, option, enabled, (int) enabled.byteSize());
+            return (int) Libc.SETSOCKOPT.invokeExact(callState, fd, level, option, enabled,
+                    (int) enabled.byteSize());
         });
     }
 
@@ -353,8 +362,8 @@ public final class LinuxSystemCalls implements SystemCalls {
             MemorySegment sockaddr = arena.allocate(SOCKADDR_STORAGE_BYTES, 8);
             MemorySegment length = arena.allocateFrom(JAVA_INT, SOCKADDR_STORAGE_BYTES);
             long result = retryInterrupted((state, ignored) -> local
-                    ? Libc.getsockname(state, fd, sockaddr, length)
-                    : Libc.getpeername(state, fd, sockaddr, length), callState, arena);
+                    ? (int) Libc.GETSOCKNAME.invokeExact(state, fd, sockaddr, length)
+                    : (int) Libc.GETPEERNAME.invokeExact(state, fd, sockaddr, length), callState, arena);
             Libc.check(result, name, fd(fd));
             return decodeSockaddr(sockaddr, fd);
         }
@@ -362,7 +371,8 @@ public final class LinuxSystemCalls implements SystemCalls {
 
     @Override
     public void shutdownWrite(int fd) {
-        call("shutdown", fd(fd), (callState, arena) -> Libc.shutdown(callState, fd, Libc.SHUT_WR));
+        call("shutdown", fd(fd), (callState, arena) ->
+                (int) Libc.SHUTDOWN.invokeExact(callState, fd, Libc.SHUT_WR));
     }
 
     /**

@@ -236,20 +236,24 @@ public final class UringRing implements Ring {
         try {
             MemorySegment params = arena.allocate(PARAMS_BYTES, 8);
             ringFd = setup(entries, params, callState);
-            eventFd = (int) Libc.check(Libc.eventfd(callState, 0, Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC), "eventfd",
-                    "io_uring fd " + ringFd);
+            eventFd = (int) Libc.check(Libc.invoke(callState, state ->
+                    (int) Libc.EVENTFD.invokeExact(state, 0, Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC)),
+                    "eventfd", "io_uring fd " + ringFd);
             UringRing ring = new UringRing(entries, arena, callState, ringFd, eventFd, params);
             ring.armWakePollNow();
             return ring;
         } catch (RuntimeException | Error failure) {
-            if (eventFd >= 0) {
-                Libc.close(callState, eventFd);
-            }
-            if (ringFd >= 0) {
-                Libc.close(callState, ringFd);
-            }
+            closeQuietly(callState, eventFd);
+            closeQuietly(callState, ringFd);
             arena.close();
             throw failure;
+        }
+    }
+
+    /** Closes an fd of this ring, if open; a failed close has released the fd anyway (Linux). */
+    private static void closeQuietly(MemorySegment callState, int fd) {
+        if (fd >= 0) {
+            Libc.invoke(callState, state -> (int) Libc.CLOSE.invokeExact(state, fd));
         }
     }
 
@@ -681,8 +685,8 @@ public final class UringRing implements Ring {
             while (!wakersInside.compareAndSet(0, EVENTFD_CLOSED)) {
                 Thread.onSpinWait();
             }
-            Libc.close(callState, eventFd);
-            Libc.close(callState, ringFd);
+            closeQuietly(callState, eventFd);
+            closeQuietly(callState, ringFd);
         } finally {
             arena.close();
         }
