@@ -32,8 +32,9 @@ public final class UringKernel implements Kernel {
      * @throws IllegalArgumentException naming the value unless {@code entries} is a power of two in
      *     {@code [1, maxEntries()]}
      * @throws IllegalStateException on a virtual thread
-     * @throws KernelException if the kernel refuses the ring, e.g. {@code ENOMEM}, {@code EMFILE}, or
-     *     {@code EPERM} where io_uring is disabled
+     * @throws UringUnavailableException naming the cause and the fix if the kernel refuses io_uring itself
+     *     ({@code EPERM}, {@code ENOSYS}, {@code ENOMEM} from {@code io_uring_setup})
+     * @throws KernelException if the kernel refuses the ring otherwise, e.g. {@code EMFILE}
      */
     @Override
     public UringRing openRing(int entries) {
@@ -41,7 +42,18 @@ public final class UringKernel implements Kernel {
             throw new IllegalArgumentException("ring entries must be a power of two between 1 and " + MAX_ENTRIES
                     + ", was " + entries);
         }
-        return UringRing.open(entries);
+        try {
+            return UringRing.open(entries);
+        } catch (KernelException refused) {
+            UringUnavailableException unavailable = refused.call().equals("io_uring_setup")
+                    ? UringAvailability.explain(refused.errno(), "io_uring_setup(" + refused.subject() + ")")
+                    : null;
+            if (unavailable != null) {
+                unavailable.initCause(refused);
+                throw unavailable;
+            }
+            throw refused;
+        }
     }
 
     @Override

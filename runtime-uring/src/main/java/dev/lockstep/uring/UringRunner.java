@@ -38,6 +38,7 @@ public final class UringRunner implements Runner {
         this.ringEntries = builder.ringEntries;
         this.runner = new ThreadedRunner(kernel, builder.workers, builder.ringEntries,
                 builder.storageRoot == null ? null : builder.storageRoot.toAbsolutePath().toString(), "uring");
+        UringAvailability.require();
     }
 
     /**
@@ -115,10 +116,15 @@ public final class UringRunner implements Runner {
         }
 
         /**
-         * Checks the values and builds.
+         * Checks the values, then that the kernel gives this process io_uring (one small ring, opened and closed
+         * at once), and builds.
          *
          * @return the runner
          * @throws IllegalArgumentException naming a bad worker count or ring size
+         * @throws UringUnavailableException naming the cause and the fix when the kernel refuses io_uring:
+         *     {@code kernel.io_uring_disabled}, a seccomp filter (Docker's default profile), a kernel without
+         *     io_uring, or {@code RLIMIT_MEMLOCK} on kernels before 5.12
+         * @throws UnsupportedOperationException on a platform other than Linux on x86-64 or aarch64
          */
         public UringRunner build() {
             return new UringRunner(this);
