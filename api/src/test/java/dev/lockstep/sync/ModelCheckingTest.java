@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * back, permits are never lost or doubled. No scenario parks (polls only), so every interleaving terminates.
  */
 class ModelCheckingTest {
-    private static final int INVOCATIONS = 300;
+    private static final int INVOCATIONS = 200;
 
     private static void run(Runnable... bodies) {
         Thread[] threads = new Thread[bodies.length];

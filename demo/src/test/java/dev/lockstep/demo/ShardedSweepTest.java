@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * refused.
  */
 class ShardedSweepTest {
-    private static final int SEEDS = 6;
+    private static final int SEEDS = 5;
     private static final long FIRST = 40;
 
     @Test
