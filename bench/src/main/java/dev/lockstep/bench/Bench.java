@@ -1,0 +1,623 @@
+package dev.lockstep.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * {@code ./lockstep bench [--quick]}: every comparison of Lockstep with its references, side by side, in
+ * interleaved rounds (every variant of every comparison once per round, A B C A B C ...), printed as Markdown
+ * tables of medians over the rounds with each variant's ratio to Lockstep and its heap allocation per operation.
+ *
+ * <p>Every variant is a whole program of its own: a JVM running one {@link BenchPrograms} case, a C program
+ * (liburing no-ops, the TCP echo client) that the {@code lockstep} script compiled, fio, or
+ * {@link DirectReadBenchmark} for one engine. The TCP echo servers are all measured with the same C client.
+ * Allocation is what the measured JVM's threads allocated during its measured window divided by its operations
+ * (the counter behind JMH's {@code gc.alloc.rate.norm}); C programs and fio allocate no Java heap, shown as
+ * {@code —}.
+ *
+ * <p>Usage: {@code Bench [--quick] [--rounds N] [--only nop,warm-read,direct-read,append-sync,echo,sim]
+ * [--dir DIR] [--nop PATH] [--echo-client PATH] [--fio PATH] [--sim-classpath CP] [--out FILE]}. A reference
+ * whose program is missing is left out of its table with a note naming what is missing. Timings are figures to
+ * compare within one run, never pass/fail checks.
+ */
+public final class Bench {
+    private static final List<String> ALL = List.of("nop", "warm-read", "direct-read", "append-sync", "echo", "sim");
+
+    /** One measurement of one variant. {@code allocPerOp} is NaN where no Java heap is involved. */
+    record Measurement(double opsPerSecond, double allocPerOp, double p50Micros, double p99Micros) {
+    }
+
+    /** A row of a table: a variant measured once per round. */
+    static final class Variant {
+        final String name;
+        final Supplier<Measurement> run;
+        final List<Measurement> rounds = new ArrayList<>();
+        String failure;
+
+        Variant(String name, Supplier<Measurement> run) {
+            this.name = name;
+            this.run = run;
+        }
+    }
+
+    /** A table: variants compared with the first, which is Lockstep's. */
+    record Comparison(String title, String unit, List<Variant> variants) {
+    }
+
+    private final boolean quick;
+    private final int rounds;
+    private final double warmup;
+    private final double seconds;
+    private final Path dir;
+    private final Map<String, String> tools;
+    private final List<String> notes = new ArrayList<>();
+    private final String java;
+    private final String classpath;
+
+    private Bench(boolean quick, int rounds, Path dir, Map<String, String> tools) {
+        this.quick = quick;
+        this.rounds = rounds;
+        this.warmup = quick ? 0.5 : 2;
+        this.seconds = quick ? 1.5 : 5;
+        this.dir = dir;
+        this.tools = tools;
+        this.java = ProcessHandle.current().info().command().orElse("java");
+        this.classpath = System.getProperty("java.class.path");
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean quick = false;
+        Integer rounds = null;
+        Set<String> only = Set.copyOf(ALL);
+        Path dir = Path.of("bench/target/bench-data");
+        Path out = Path.of("bench/target/bench-results.md");
+        Map<String, String> tools = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--quick" -> {
+                    quick = true;
+                    continue;
+                }
+                case "--rounds" -> rounds = Integer.parseInt(value);
+                case "--only" -> only = Set.of(value.split(","));
+                case "--dir" -> dir = Path.of(value);
+                case "--out" -> out = Path.of(value);
+                case "--nop", "--echo-client", "--fio", "--sim-classpath" -> tools.put(args[i].substring(2), value);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; known: --quick "
+                        + "--rounds N --only " + String.join(",", ALL) + " --dir DIR --nop PATH --echo-client PATH "
+                        + "--fio PATH --sim-classpath CP --out FILE");
+            }
+            i++;
+        }
+        for (String name : only) {
+            if (!ALL.contains(name)) {
+                throw new IllegalArgumentException("unknown comparison " + name + "; known: " + ALL);
+            }
+        }
+        Files.createDirectories(dir);
+        Bench bench = new Bench(quick, rounds != null ? rounds : quick ? 2 : 3, dir.toAbsolutePath(), tools);
+        String report = bench.run(only);
+        System.out.println(report);
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(out, report);
+        System.out.println("(also written to " + out + ")");
+    }
+
+    private String run(Set<String> only) throws Exception {
+        List<Comparison> comparisons = new ArrayList<>();
+        if (only.contains("nop")) {
+            comparisons.addAll(nop());
+        }
+        if (only.contains("warm-read")) {
+            comparisons.addAll(warmReads());
+        }
+        if (only.contains("direct-read")) {
+            comparisons.addAll(directReads());
+        }
+        if (only.contains("append-sync")) {
+            comparisons.addAll(appendSync());
+        }
+        List<EchoRound> echo = only.contains("echo") ? echo() : List.of();
+        for (int round = 1; round <= rounds; round++) {
+            System.err.printf(Locale.ROOT, "round %d of %d%n", round, rounds);
+            for (Comparison comparison : comparisons) {
+                for (Variant variant : comparison.variants) {
+                    measure(comparison, variant);
+                }
+            }
+            for (EchoRound server : echo) {
+                server.run();
+            }
+        }
+        StringBuilder report = new StringBuilder();
+        report.append(machine()).append('\n');
+        for (Comparison comparison : comparisons) {
+            report.append(table(comparison)).append('\n');
+        }
+        if (!echo.isEmpty()) {
+            for (Comparison comparison : echoComparisons(echo)) {
+                report.append(table(comparison)).append('\n');
+            }
+        }
+        if (only.contains("sim")) {
+            report.append(sim()).append('\n');
+        }
+        for (String note : notes) {
+            report.append("- ").append(note).append('\n');
+        }
+        return report.toString();
+    }
+
+    private void measure(Comparison comparison, Variant variant) {
+        if (variant.failure != null) {
+            return;
+        }
+        System.err.printf(Locale.ROOT, "  %s: %s%n", comparison.title, variant.name);
+        try {
+            variant.rounds.add(variant.run.get());
+        } catch (RuntimeException failed) {
+            variant.failure = failed.getMessage();
+            notes.add(comparison.title + ", " + variant.name + ": failed: " + failed.getMessage());
+        }
+    }
+
+    // ---- the comparisons ----
+
+    private List<Comparison> nop() {
+        List<Comparison> comparisons = new ArrayList<>();
+        for (int depth : new int[] {1, 32}) {
+            List<Variant> variants = new ArrayList<>();
+            variants.add(new Variant("Lockstep (1 worker, engine ring path)", () ->
+                    javaProgram("nop", Integer.toString(depth), number(warmup), number(seconds))));
+            String nop = tool("nop", "the liburing NOP program (needs a C compiler and liburing-dev)");
+            if (nop != null) {
+                variants.add(new Variant("liburing C", () ->
+                        resultOf(command(nop, Integer.toString(depth), number(warmup), number(seconds)))));
+            }
+            comparisons.add(new Comparison("NOP round trips, " + depth + " in flight", "ops/s", variants));
+        }
+        return comparisons;
+    }
+
+    private List<Comparison> warmReads() {
+        int fileMib = quick ? 32 : 128;
+        List<Comparison> comparisons = new ArrayList<>();
+        for (int parallel : new int[] {1, 32}) {
+            List<Variant> variants = new ArrayList<>();
+            variants.add(new Variant("Lockstep Blob.readAt, " + fibers(parallel) + " on 1 worker", () ->
+                    javaProgram("warm-read", "lockstep", Integer.toString(parallel), Integer.toString(fileMib),
+                            dir.toString(), number(warmup), number(seconds))));
+            variants.add(new Variant("FileChannel.read, " + (parallel == 1 ? "1 platform thread"
+                    : parallel + " virtual threads"), () ->
+                    javaProgram("warm-read", "filechannel", Integer.toString(parallel), Integer.toString(fileMib),
+                            dir.toString(), number(warmup), number(seconds))));
+            comparisons.add(new Comparison("4 KiB random reads from the page cache (" + fileMib + " MiB file), "
+                    + parallel + " at a time", "reads/s", variants));
+        }
+        return comparisons;
+    }
+
+    private List<Comparison> directReads() {
+        int fileMib = quick ? 256 : 1024;
+        int measured = (int) Math.max(1, Math.round(seconds));
+        int warm = (int) Math.max(1, Math.round(warmup));
+        String fio = tool("fio", "fio");
+        List<Comparison> comparisons = new ArrayList<>();
+        for (int depth : new int[] {1, 32}) {
+            List<Variant> variants = new ArrayList<>();
+            for (String engine : fio == null ? List.of("lockstep", "filechannel")
+                    : List.of("lockstep", "fio", "filechannel")) {
+                String name = switch (engine) {
+                    case "lockstep" -> "Lockstep (1 worker, engine ring path)";
+                    case "fio" -> "fio io_uring";
+                    default -> "FileChannel DIRECT, " + (depth == 1 ? "1 thread" : depth + " threads");
+                };
+                variants.add(new Variant(name, () -> directRead(engine, depth, fileMib, measured, warm, fio)));
+            }
+            comparisons.add(new Comparison("4 KiB O_DIRECT random reads (" + fileMib + " MiB file), queue depth "
+                    + depth, "IOPS", variants));
+        }
+        return comparisons;
+    }
+
+    private Measurement directRead(String engine, int depth, int fileMib, int measured, int warm, String fio) {
+        List<String> command = new ArrayList<>(jvm(DirectReadBenchmark.class.getName()));
+        command.addAll(List.of("--file", dir.resolve("randread-" + fileMib + "m.dat").toString(), "--size-mib",
+                Integer.toString(fileMib), "--seconds", Integer.toString(measured), "--warmup-seconds",
+                Integer.toString(warm), "--engines", engine, "--depths", Integer.toString(depth)));
+        if (fio != null) {
+            command.addAll(List.of("--fio", fio));
+        }
+        for (String line : command(command.toArray(String[]::new))) {
+            // | engine | queue depth | IOPS | p50 latency (µs) | p99 latency (µs) | reads |
+            if (line.startsWith("| ") && !line.startsWith("| engine")) {
+                String[] cells = line.split("\\|");
+                return new Measurement(parseNumber(cells[3]), Double.NaN, parseNumber(cells[4]),
+                        parseNumber(cells[5]));
+            }
+        }
+        throw new IllegalStateException("DirectReadBenchmark printed no result row");
+    }
+
+    private List<Comparison> appendSync() {
+        String fio = tool("fio", "fio");
+        List<Comparison> comparisons = new ArrayList<>();
+        for (int writers : new int[] {1, 64}) {
+            List<Variant> variants = new ArrayList<>();
+            variants.add(new Variant("Lockstep writeAt + sync, " + fibers(writers) + " on 1 worker, 1 blob", () ->
+                    javaProgram("append-sync", "lockstep", Integer.toString(writers), dir.toString(),
+                            number(warmup), number(seconds))));
+            variants.add(new Variant("FileChannel write + force(false), " + writers
+                    + (writers == 1 ? " thread" : " threads") + ", 1 file", () ->
+                    javaProgram("append-sync", "filechannel", Integer.toString(writers), dir.toString(),
+                            number(warmup), number(seconds))));
+            if (fio != null) {
+                variants.add(new Variant("fio psync write + fdatasync, " + writers
+                        + (writers == 1 ? " job" : " jobs") + ", 1 file", () -> fioAppend(fio, writers)));
+            }
+            comparisons.add(new Comparison("4 KiB appends acknowledged after a sync, " + writers
+                    + (writers == 1 ? " writer" : " writers"), "acks/s", variants));
+        }
+        return comparisons;
+    }
+
+    private Measurement fioAppend(String fio, int writers) {
+        Path file = dir.resolve("fio-log.dat");
+        List<String> output = command(fio, "--name=log", "--filename=" + file, "--rw=write", "--bs=4k",
+                "--ioengine=psync", "--fdatasync=1", "--numjobs=" + writers, "--thread", "--size=64m",
+                "--time_based", "--runtime=" + Math.max(1, Math.round(seconds)),
+                "--ramp_time=" + Math.max(1, Math.round(warmup)), "--group_reporting", "--output-format=json");
+        String json = String.join("\n", output);
+        JsonNode write = new ObjectMapper().readTree(json.substring(json.indexOf('{'))).at("/jobs/0/write");
+        if (write.isMissingNode()) {
+            throw new IllegalStateException("fio's JSON has no /jobs/0/write");
+        }
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // A leftover file is reused by the next run.
+        }
+        return new Measurement(write.at("/iops").asDouble(), Double.NaN,
+                write.at("/clat_ns/percentile/50.000000").asDouble() / 1000.0,
+                write.at("/clat_ns/percentile/99.000000").asDouble() / 1000.0);
+    }
+
+    // ---- TCP echo: one server process per (server, size) per round, the same C client for each ----
+
+    private static final int[] ECHO_SIZES = {64, 4096};
+    private static final int[] ECHO_CONNECTIONS = {1, 64};
+    private static final List<String> ECHO_SERVERS = List.of("lockstep", "netty-io_uring", "netty-epoll",
+            "virtual-threads");
+
+    /** The servers of one message size, each measured at every connection count per round. */
+    final class EchoRound {
+        final String server;
+        final int size;
+        final Map<Integer, Variant> byConnections = new LinkedHashMap<>();
+
+        EchoRound(String server, int size) {
+            this.server = server;
+            this.size = size;
+            for (int connections : ECHO_CONNECTIONS) {
+                byConnections.put(connections, new Variant(echoName(server), () -> {
+                    throw new UnsupportedOperationException("measured by run()");
+                }));
+            }
+        }
+
+        void run() {
+            System.err.printf(Locale.ROOT, "  TCP echo %d B: %s%n", size, server);
+            Process process;
+            try {
+                process = new ProcessBuilder(jvm(BenchPrograms.class.getName(), "echo-server", server,
+                        Integer.toString(size))).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            } catch (IOException failed) {
+                throw new IllegalStateException("could not start the " + server + " echo server", failed);
+            }
+            try (BufferedReader from = reader(process); PrintWriter to = new PrintWriter(process.outputWriter())) {
+                String ready = from.readLine();
+                if (ready == null || !ready.startsWith("READY ")) {
+                    throw new IllegalStateException(server + " echo server said " + ready);
+                }
+                String port = ready.substring("READY ".length());
+                for (Map.Entry<Integer, Variant> entry : byConnections.entrySet()) {
+                    Variant variant = entry.getValue();
+                    if (variant.failure != null) {
+                        continue;
+                    }
+                    try {
+                        variant.rounds.add(echoRun(port, entry.getKey(), from, to));
+                    } catch (RuntimeException failed) {
+                        variant.failure = failed.getMessage();
+                        notes.add("TCP echo " + size + " B, " + entry.getKey() + " connections, " + server
+                                + ": failed: " + failed.getMessage());
+                    }
+                }
+            } catch (IOException failed) {
+                throw new IllegalStateException(server + " echo server", failed);
+            } finally {
+                process.destroy();
+                waitFor(process);
+            }
+        }
+
+        private Measurement echoRun(String port, int connections, BufferedReader from, PrintWriter to)
+                throws IOException {
+            String client = tools.get("echo-client");
+            Process process = new ProcessBuilder(client, "127.0.0.1", port, Integer.toString(connections),
+                    Integer.toString(size), number(warmup), number(seconds))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            long allocatedBefore = -1;
+            Map<String, String> result = null;
+            try (BufferedReader clientOut = reader(process)) {
+                String line;
+                while ((line = clientOut.readLine()) != null) {
+                    if (line.equals("MEASURING")) {
+                        allocatedBefore = serverAllocation(from, to);
+                    } else if (line.startsWith("RESULT ")) {
+                        long allocatedAfter = serverAllocation(from, to);
+                        result = fields(line);
+                        result.put("alloc", Long.toString(allocatedAfter - allocatedBefore));
+                    }
+                }
+            }
+            if (waitFor(process) != 0 || result == null || allocatedBefore < 0) {
+                throw new IllegalStateException("the echo client failed against " + server + " (exit "
+                        + process.exitValue() + ")");
+            }
+            return measurement(result);
+        }
+    }
+
+    private static long serverAllocation(BufferedReader from, PrintWriter to) throws IOException {
+        to.println("alloc");
+        to.flush();
+        String answer = from.readLine();
+        if (answer == null || !answer.startsWith("ALLOC ")) {
+            throw new IllegalStateException("the echo server answered " + answer);
+        }
+        return Long.parseLong(answer.substring("ALLOC ".length()));
+    }
+
+    private static String echoName(String server) {
+        return switch (server) {
+            case "lockstep" -> "Lockstep (1 worker)";
+            case "netty-io_uring" -> "Netty io_uring (1 event loop)";
+            case "netty-epoll" -> "Netty epoll (1 event loop)";
+            default -> "blocking sockets on virtual threads";
+        };
+    }
+
+    private List<EchoRound> echo() {
+        if (tool("echo-client", "the C echo client (needs a C compiler)") == null) {
+            return List.of();
+        }
+        List<EchoRound> servers = new ArrayList<>();
+        for (int size : ECHO_SIZES) {
+            for (String server : ECHO_SERVERS) {
+                servers.add(new EchoRound(server, size));
+            }
+        }
+        return servers;
+    }
+
+    private static List<Comparison> echoComparisons(List<EchoRound> servers) {
+        List<Comparison> comparisons = new ArrayList<>();
+        for (int size : ECHO_SIZES) {
+            for (int connections : ECHO_CONNECTIONS) {
+                List<Variant> variants = new ArrayList<>();
+                for (EchoRound server : servers) {
+                    if (server.size == size) {
+                        variants.add(server.byConnections.get(connections));
+                    }
+                }
+                comparisons.add(new Comparison("TCP echo, " + size + " B messages, " + connections
+                        + (connections == 1 ? " connection" : " connections") + " (one C client, epoll)",
+                        "messages/s", variants));
+            }
+        }
+        return comparisons;
+    }
+
+    // ---- the simulator ----
+
+    private String sim() {
+        String simClasspath = tool("sim-classpath", "runtime-sim's test classes");
+        if (simClasspath == null) {
+            return "";
+        }
+        List<String> command = new ArrayList<>(List.of(java, "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+                "-cp", simClasspath, "dev.lockstep.sim.SimThroughput", quick ? "0.25" : "1"));
+        System.err.println("  simulator throughput");
+        StringBuilder section = new StringBuilder("### Simulator throughput (SimThroughput"
+                + (quick ? ", a quarter of the runs" : "") + ", one run: nothing to compare it with side by side)\n\n");
+        for (String line : command(command.toArray(String[]::new))) {
+            section.append(line).append('\n');
+        }
+        return section.toString();
+    }
+
+    // ---- running programs ----
+
+    private List<String> jvm(String mainClass, String... args) {
+        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED", "-cp", classpath, mainClass));
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
+
+    private Measurement javaProgram(String... args) {
+        return resultOf(command(jvm(BenchPrograms.class.getName(), args).toArray(String[]::new)));
+    }
+
+    private static Measurement resultOf(List<String> output) {
+        for (String line : output) {
+            if (line.startsWith("RESULT ")) {
+                return measurement(fields(line));
+            }
+        }
+        throw new IllegalStateException("no RESULT line in: " + String.join(" / ", output));
+    }
+
+    private static Measurement measurement(Map<String, String> fields) {
+        double ops = Double.parseDouble(fields.get("ops"));
+        double elapsed = Double.parseDouble(fields.get("seconds"));
+        if (ops <= 0) {
+            throw new IllegalStateException("no operations measured: " + fields);
+        }
+        double alloc = fields.containsKey("alloc") && !fields.get("alloc").equals("0")
+                ? Double.parseDouble(fields.get("alloc")) / ops : fields.containsKey("alloc") ? 0 : Double.NaN;
+        return new Measurement(ops / elapsed, alloc, micros(fields.get("p50")), micros(fields.get("p99")));
+    }
+
+    private static double micros(String nanos) {
+        return nanos == null ? Double.NaN : Double.parseDouble(nanos) / 1000.0;
+    }
+
+    private static Map<String, String> fields(String line) {
+        Map<String, String> fields = new HashMap<>();
+        for (String field : line.substring("RESULT ".length()).trim().split("\\s+")) {
+            int equals = field.indexOf('=');
+            fields.put(field.substring(0, equals), field.substring(equals + 1));
+        }
+        return fields;
+    }
+
+    private static List<String> command(String... command) {
+        Process process;
+        try {
+            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        } catch (IOException failed) {
+            throw new IllegalStateException("could not run " + command[0] + ": " + failed.getMessage(), failed);
+        }
+        List<String> lines = new ArrayList<>();
+        try (BufferedReader out = reader(process)) {
+            process.getOutputStream().close();
+            String line;
+            while ((line = out.readLine()) != null) {
+                lines.add(line);
+            }
+        } catch (IOException failed) {
+            throw new IllegalStateException("reading " + command[0], failed);
+        }
+        int exit = waitFor(process);
+        if (exit != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " exited with " + exit);
+        }
+        return lines;
+    }
+
+    private static BufferedReader reader(Process process) {
+        return new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    }
+
+    private static int waitFor(Process process) {
+        while (true) {
+            try {
+                return process.waitFor();
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private String tool(String name, String what) {
+        String path = tools.get(name);
+        if (path == null || path.isEmpty()) {
+            String note = "left out: " + what + " (missing; `./lockstep bench` installs or builds it where it can)";
+            if (!notes.contains(note)) {
+                notes.add(note);
+            }
+            return null;
+        }
+        return path;
+    }
+
+    // ---- the tables ----
+
+    private String table(Comparison comparison) {
+        StringBuilder table = new StringBuilder("### ").append(comparison.title).append("\n\n");
+        table.append("| variant | ").append(comparison.unit).append(" (median) | Lockstep ÷ this | per round | ")
+                .append("heap B/op | p50 µs | p99 µs |\n|---|---:|---:|---|---:|---:|---:|\n");
+        double lockstep = median(comparison.variants.getFirst(), Measurement::opsPerSecond);
+        for (Variant variant : comparison.variants) {
+            if (variant.rounds.isEmpty()) {
+                table.append("| ").append(variant.name).append(" | failed: ").append(variant.failure)
+                        .append(" | | | | | |\n");
+                continue;
+            }
+            double ops = median(variant, Measurement::opsPerSecond);
+            StringBuilder perRound = new StringBuilder();
+            for (Measurement round : variant.rounds) {
+                perRound.append(perRound.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,.0f",
+                        round.opsPerSecond()));
+            }
+            table.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %s | %s | %s |%n", variant.name, ops,
+                    Double.isNaN(lockstep) ? "—" : String.format(Locale.ROOT, "%.2f", lockstep / ops), perRound,
+                    cell(median(variant, Measurement::allocPerOp), "%,.0f"),
+                    cell(median(variant, Measurement::p50Micros), "%.1f"),
+                    cell(median(variant, Measurement::p99Micros), "%.1f")));
+        }
+        return table.toString();
+    }
+
+    private static String cell(double value, String format) {
+        return Double.isNaN(value) ? "—" : String.format(Locale.ROOT, format, value);
+    }
+
+    private static double median(Variant variant, java.util.function.ToDoubleFunction<Measurement> field) {
+        double[] values = variant.rounds.stream().mapToDouble(field).filter(v -> !Double.isNaN(v)).sorted()
+                .toArray();
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        int middle = values.length / 2;
+        return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+    }
+
+    private String machine() throws IOException {
+        String cpu = "unknown CPU";
+        for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+            if (line.startsWith("model name")) {
+                cpu = line.substring(line.indexOf(':') + 1).trim();
+                break;
+            }
+        }
+        String load = Files.readString(Path.of("/proc/loadavg")).trim();
+        return String.format(Locale.ROOT, "Machine: %d CPUs (%s), Linux %s, Java %s; load average at the end %s; "
+                        + "%s, %d rounds, each run %.1f s measured after %.1f s of warm-up; data in %s (%s); %s%n",
+                Runtime.getRuntime().availableProcessors(), cpu, System.getProperty("os.version"),
+                System.getProperty("java.runtime.version"), load, quick ? "--quick" : "full", rounds, seconds, warmup,
+                dir, Files.getFileStore(dir).type(), Instant.now());
+    }
+
+    private static String number(double value) {
+        return String.format(Locale.ROOT, "%.3f", value);
+    }
+
+    private static double parseNumber(String cell) {
+        return Double.parseDouble(cell.trim().replace(",", ""));
+    }
+
+    private static String fibers(int count) {
+        return count == 1 ? "1 fiber" : count + " fibers";
+    }
+}

@@ -1,0 +1,444 @@
+package dev.lockstep.bench;
+
+import dev.lockstep.Blob;
+import dev.lockstep.Connection;
+import dev.lockstep.Handle;
+import dev.lockstep.Listener;
+import dev.lockstep.engine.Request;
+import dev.lockstep.engine.Worker;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import dev.lockstep.uring.UringRunner;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The Java programs {@link Bench} runs, one case per JVM so that each starts cold in the same way and its
+ * allocation is its own. Each measuring program warms up, then measures for a fixed time and prints one line
+ * {@code RESULT ops=N seconds=S alloc=BYTES}, where {@code alloc} is what every thread of the JVM allocated on
+ * the heap during the measured window ({@code com.sun.management.ThreadMXBean#getTotalThreadAllocatedBytes},
+ * the counter JMH's {@code -prof gc} reads for {@code gc.alloc.rate.norm}).
+ *
+ * <p>Usage: {@code BenchPrograms CASE ARGS...}:
+ * <ul>
+ *   <li>{@code nop DEPTH WARMUP SECONDS}: one UringRunner worker, DEPTH fibers each registering a NOP and
+ *       awaiting it, in a loop (the engine's ring path: admission, submission, io_uring_enter, completion, fiber
+ *       park and resume).</li>
+ *   <li>{@code warm-read lockstep|filechannel PARALLEL FILE_MIB DIR WARMUP SECONDS}: 4 KiB random reads from a
+ *       file in the page cache: {@code Blob.readAt} from PARALLEL fibers of one worker, or
+ *       {@code FileChannel.read} into a reused heap buffer from 1 platform thread (PARALLEL 1) or PARALLEL
+ *       virtual threads.</li>
+ *   <li>{@code append-sync lockstep|filechannel WRITERS DIR WARMUP SECONDS}: WRITERS writers each appending
+ *       4 KiB to one file and waiting for a sync before the next: {@code writeAt} then {@code sync} from fibers
+ *       of one worker on one blob, or {@code write} then {@code force(false)} from platform threads on one
+ *       channel. An op is one acknowledged append.</li>
+ *   <li>{@code echo-server lockstep|netty-epoll|netty-io_uring|virtual-threads SIZE}: an echo server on a free
+ *       loopback port, one event loop (one Lockstep worker, one Netty loop; the virtual threads' default
+ *       scheduler). Prints {@code READY PORT}; then every line on stdin is answered with
+ *       {@code ALLOC BYTES}; end of input stops it.</li>
+ * </ul>
+ */
+public final class BenchPrograms {
+    private static final int BLOCK = 4096;
+
+    private BenchPrograms() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "nop" -> nop(Integer.parseInt(args[1]), seconds(args[2]), seconds(args[3]));
+            case "warm-read" -> warmRead(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+                    Path.of(args[4]), seconds(args[5]), seconds(args[6]));
+            case "append-sync" -> appendSync(args[1], Integer.parseInt(args[2]), Path.of(args[3]), seconds(args[4]),
+                    seconds(args[5]));
+            case "echo-server" -> echoServer(args[1], Integer.parseInt(args[2]));
+            default -> throw new IllegalArgumentException("unknown case " + args[0]
+                    + "; known: nop, warm-read, append-sync, echo-server");
+        }
+    }
+
+    private static long seconds(String value) {
+        return (long) (Double.parseDouble(value) * 1e9);
+    }
+
+    static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
+    }
+
+    /**
+     * The measured window shared by a program's threads: each op is counted with {@link #count} once the warm-up
+     * is over; the first thread past the warm-up reads the allocation counter, the last one out reads it again.
+     */
+    static final class Window {
+        private static final long NOT_STARTED = Long.MIN_VALUE;
+        private final long warmupNanos;
+        private final long measureNanos;
+        private final LongAdder ops = new LongAdder();
+        /** When the first thread called {@link #running}: the warm-up starts then, after the JVM and runner did. */
+        private final AtomicLong firstCallNanos = new AtomicLong(NOT_STARTED);
+        private final AtomicLong allocationAtStart = new AtomicLong(NOT_STARTED);
+        private volatile long startedNanos;
+
+        Window(long warmupNanos, long measureNanos) {
+            this.warmupNanos = warmupNanos;
+            this.measureNanos = measureNanos;
+        }
+
+        /** @return false once the window is over */
+        boolean running() {
+            long now = System.nanoTime();
+            if (firstCallNanos.get() == NOT_STARTED) {
+                firstCallNanos.compareAndSet(NOT_STARTED, now);
+            }
+            long measureFrom = firstCallNanos.get() + warmupNanos;
+            if (now >= measureFrom && allocationAtStart.get() == NOT_STARTED
+                    && allocationAtStart.compareAndSet(NOT_STARTED, allocatedBytes())) {
+                startedNanos = System.nanoTime();
+            }
+            return now < measureFrom + measureNanos;
+        }
+
+        void count() {
+            if (allocationAtStart.get() != NOT_STARTED) {
+                ops.increment();
+            }
+        }
+
+        void report() {
+            long allocated = allocatedBytes() - allocationAtStart.get();
+            double seconds = (System.nanoTime() - startedNanos) / 1e9;
+            System.out.printf(Locale.ROOT, "RESULT ops=%d seconds=%.6f alloc=%d%n", ops.sum(), seconds, allocated);
+        }
+    }
+
+    // ---- NOP ----
+
+    /** A no-op through the ring: the smallest request the engine has. */
+    static final class Nop extends Request {
+        @Override
+        public Kind kind() {
+            return Kind.RING;
+        }
+
+        @Override
+        public void prepare(Submission submission, Ring ring) {
+            submission.opcode = Opcode.NOP;
+        }
+
+        @Override
+        public boolean complete(int result) {
+            return succeed(null);
+        }
+
+        @Override
+        public String describe() {
+            return "nop";
+        }
+    }
+
+    private static void nop(int depth, long warmup, long measure) {
+        Window window = new Window(warmup, measure);
+        UringRunner.builder().workers(1).ringEntries(64).build().start(ctx -> {
+            List<Handle<Void>> loops = new ArrayList<>();
+            for (int i = 0; i < depth; i++) {
+                loops.add(ctx.child("nop" + i).spawn(c -> {
+                    Worker worker = Worker.current();
+                    while (window.running()) {
+                        worker.<Void>register(new Nop()).await();
+                        window.count();
+                    }
+                    return null;
+                }));
+            }
+            loops.forEach(Handle::await);
+            return null;
+        });
+        window.report();
+    }
+
+    // ---- warm 4 KiB reads ----
+
+    private static void warmRead(String engine, int parallel, int fileMib, Path dir, long warmup, long measure)
+            throws Exception {
+        long blocks = ((long) fileMib << 20) / BLOCK;
+        Files.createDirectories(dir);
+        Window window;
+        if (engine.equals("lockstep")) {
+            Path storage = dir.resolve("lockstep-warm");
+            window = UringRunner.builder().workers(1).ringEntries(64).storage(storage).build().start(ctx -> {
+                Blob blob = ctx.open("warm", "reads").await().blob();
+                byte[] chunk = new byte[1 << 20];
+                new SplittableRandom(7).nextBytes(chunk);
+                for (long at = 0; at < (long) fileMib << 20; at += chunk.length) {
+                    blob.writeAt(at, chunk).await();
+                }
+                for (long at = 0; at < (long) fileMib << 20; at += chunk.length) {
+                    blob.readAt(at, chunk.length).await();
+                }
+                Window measured = new Window(warmup, measure);
+                List<Handle<Void>> readers = new ArrayList<>();
+                for (int i = 0; i < parallel; i++) {
+                    SplittableRandom random = new SplittableRandom(100 + i);
+                    readers.add(ctx.child("reader" + i).spawn(c -> {
+                        while (measured.running()) {
+                            byte[] read = blob.readAt(random.nextLong(blocks) * BLOCK, BLOCK).await();
+                            if (read.length != BLOCK) {
+                                throw new IllegalStateException("read " + read.length + " bytes");
+                            }
+                            measured.count();
+                        }
+                        return null;
+                    }));
+                }
+                readers.forEach(Handle::await);
+                blob.close();
+                return measured;
+            });
+        } else {
+            Path file = dir.resolve("filechannel-warm.dat");
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
+                new SplittableRandom(7).nextBytes(chunk.array());
+                for (long at = 0; at < (long) fileMib << 20; at += chunk.capacity()) {
+                    chunk.clear();
+                    while (chunk.hasRemaining()) {
+                        channel.write(chunk, at + chunk.position());
+                    }
+                }
+                for (long at = 0; at < (long) fileMib << 20; at += chunk.capacity()) {
+                    chunk.clear();
+                    channel.read(chunk, at);
+                }
+                window = new Window(warmup, measure);
+                Window measured = window;
+                List<Thread> readers = new ArrayList<>();
+                for (int i = 0; i < parallel; i++) {
+                    SplittableRandom random = new SplittableRandom(100 + i);
+                    Runnable reader = () -> {
+                        ByteBuffer buffer = ByteBuffer.allocate(BLOCK);
+                        try {
+                            while (measured.running()) {
+                                buffer.clear();
+                                if (channel.read(buffer, random.nextLong(blocks) * BLOCK) != BLOCK) {
+                                    throw new IllegalStateException("short read");
+                                }
+                                measured.count();
+                            }
+                        } catch (java.io.IOException failure) {
+                            throw new java.io.UncheckedIOException(failure);
+                        }
+                    };
+                    readers.add(parallel == 1 ? Thread.ofPlatform().start(reader) : Thread.ofVirtual().start(reader));
+                }
+                for (Thread reader : readers) {
+                    reader.join();
+                }
+            }
+        }
+        window.report();
+    }
+
+    // ---- appends acknowledged after a sync ----
+
+    private static void appendSync(String engine, int writers, Path dir, long warmup, long measure)
+            throws Exception {
+        Files.createDirectories(dir);
+        AtomicLong nextOffset = new AtomicLong();
+        Window window;
+        if (engine.equals("lockstep")) {
+            Path storage = Files.createTempDirectory(dir, "lockstep-log");
+            window = UringRunner.builder().workers(1).ringEntries(256).storage(storage).build().start(ctx -> {
+                Blob blob = ctx.open("log", "appends").await().blob();
+                byte[] block = new byte[BLOCK];
+                Window measured = new Window(warmup, measure);
+                List<Handle<Void>> appenders = new ArrayList<>();
+                for (int i = 0; i < writers; i++) {
+                    appenders.add(ctx.child("appender" + i).spawn(c -> {
+                        while (measured.running()) {
+                            blob.writeAt(nextOffset.getAndAdd(BLOCK), block).await();
+                            blob.sync().await();
+                            measured.count();
+                        }
+                        return null;
+                    }));
+                }
+                appenders.forEach(Handle::await);
+                blob.close();
+                return measured;
+            });
+        } else {
+            Path file = Files.createTempFile(dir, "filechannel-log", ".dat");
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                window = new Window(warmup, measure);
+                Window measured = window;
+                List<Thread> appenders = new ArrayList<>();
+                for (int i = 0; i < writers; i++) {
+                    appenders.add(Thread.ofPlatform().start(() -> {
+                        ByteBuffer block = ByteBuffer.allocateDirect(BLOCK);
+                        try {
+                            while (measured.running()) {
+                                block.clear();
+                                long offset = nextOffset.getAndAdd(BLOCK);
+                                while (block.hasRemaining()) {
+                                    channel.write(block, offset + block.position());
+                                }
+                                channel.force(false);
+                                measured.count();
+                            }
+                        } catch (java.io.IOException failure) {
+                            throw new java.io.UncheckedIOException(failure);
+                        }
+                    }));
+                }
+                for (Thread appender : appenders) {
+                    appender.join();
+                }
+            }
+            Files.delete(file);
+        }
+        window.report();
+    }
+
+    // ---- echo servers ----
+
+    private static void echoServer(String engine, int size) throws Exception {
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        switch (engine) {
+            case "lockstep" -> {
+                Thread server = Thread.ofPlatform().daemon().start(() ->
+                        UringRunner.builder().workers(1).ringEntries(256).build().start(ctx -> {
+                            Listener listener = ctx.bind(any).await();
+                            ready(listener.localAddress().getPort());
+                            while (true) {
+                                Connection connection = listener.accept().await();
+                                ctx.child("connection").spawn(c -> {
+                                    while (true) {
+                                        byte[] message = connection.stream().recv(size).await();
+                                        connection.sink().send(message).await();
+                                    }
+                                });
+                            }
+                        }));
+                serveControl();
+            }
+            case "netty-epoll" -> netty(EpollIoHandler.newFactory(), EpollServerSocketChannel.class, any);
+            case "netty-io_uring" -> netty(IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class, any);
+            case "virtual-threads" -> {
+                ServerSocket listener = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
+                Thread.ofVirtual().start(() -> {
+                    while (true) {
+                        try {
+                            Socket socket = listener.accept();
+                            socket.setTcpNoDelay(true);
+                            Thread.ofVirtual().start(() -> echoBlocking(socket));
+                        } catch (java.io.IOException closed) {
+                            return;
+                        }
+                    }
+                });
+                ready(listener.getLocalPort());
+                serveControl();
+            }
+            default -> throw new IllegalArgumentException("unknown echo server " + engine
+                    + "; known: lockstep, netty-epoll, netty-io_uring, virtual-threads");
+        }
+    }
+
+    private static void echoBlocking(Socket socket) {
+        byte[] buffer = new byte[64 * 1024];
+        try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
+            int read;
+            while ((read = in.read(buffer)) > 0) {
+                out.write(buffer, 0, read);
+            }
+        } catch (java.io.IOException peerGone) {
+            // The client closed: this connection is done.
+        }
+    }
+
+    private static void netty(IoHandlerFactory handler, Class<? extends ServerChannel> channel,
+                              InetSocketAddress any) throws Exception {
+        EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, handler);
+        try {
+            ServerBootstrap bootstrap = new ServerBootstrap().group(loop).channel(channel)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel connection) {
+                            connection.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void channelRead(ChannelHandlerContext context, Object message) {
+                                    context.write(message);
+                                }
+
+                                @Override
+                                public void channelReadComplete(ChannelHandlerContext context) {
+                                    context.flush();
+                                }
+
+                                @Override
+                                public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+                                    context.close();
+                                }
+                            });
+                        }
+                    });
+            InetSocketAddress bound = (InetSocketAddress) bootstrap.bind(any).sync().channel().localAddress();
+            ready(bound.getPort());
+            serveControl();
+        } finally {
+            loop.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    private static void ready(int port) {
+        System.out.println("READY " + port);
+        System.out.flush();
+    }
+
+    /** Answers each line on stdin with the JVM's allocated bytes; returns at end of input, then the JVM exits. */
+    private static void serveControl() throws Exception {
+        BufferedReader control = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        while (control.readLine() != null) {
+            System.out.println("ALLOC " + allocatedBytes());
+            System.out.flush();
+        }
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+    }
+}
