@@ -109,6 +109,10 @@ public final class UringRing implements Ring {
     private static final int POLLIN = 1;
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    static final int SMALLEST_CACHED_BYTES = 64;
+    static final int LARGEST_CACHED_BYTES = 64 * 1024;
+    /** What one size class of the buffer cache holds besides its 64 buffers at most: 64 of 4 KiB, 4 of 64 KiB. */
+    static final int CACHED_BYTES_PER_CLASS = 256 * 1024;
     private static final VarHandle SHARED_INT = JAVA_INT.varHandle();
     /** What {@link #wake()} writes to the eventfd; global because wakes come from any thread. */
     private static final MemorySegment EVENTFD_INCREMENT = Arena.global().allocateFrom(JAVA_LONG, 1L);
@@ -150,6 +154,14 @@ public final class UringRing implements Ring {
      */
     private final java.util.concurrent.atomic.AtomicInteger wakersInside = new java.util.concurrent.atomic.AtomicInteger();
     private static final int EVENTFD_CLOSED = -1;
+
+    /**
+     * Buffers freed on the owning thread, kept for its next {@link #allocate} of the same size class: addresses
+     * of {@code calloc}ed blocks of {@code SMALLEST_CACHED_BYTES << class} bytes, a stack per class. Owner thread
+     * only; freed by {@link #close()}.
+     */
+    private final long[][] cachedAddresses = newBufferCache();
+    private final int[] cachedCount = new int[cachedAddresses.length];
 
     /** Entries staged up to here; published to the kernel at the next enter. */
     private int sqStagedTail;
@@ -255,6 +267,16 @@ public final class UringRing implements Ring {
         if (fd >= 0) {
             Libc.invoke(callState, state -> (int) Libc.CLOSE.invokeExact(state, fd));
         }
+    }
+
+    private static long[][] newBufferCache() {
+        int classes = Long.numberOfTrailingZeros(LARGEST_CACHED_BYTES)
+                - Long.numberOfTrailingZeros(SMALLEST_CACHED_BYTES) + 1;
+        long[][] cache = new long[classes][];
+        for (int sizeClass = 0; sizeClass < classes; sizeClass++) {
+            cache[sizeClass] = new long[Math.min(64, CACHED_BYTES_PER_CLASS / (SMALLEST_CACHED_BYTES << sizeClass))];
+        }
+        return cache;
     }
 
     private static int setup(int entries, MemorySegment params, MemorySegment callState) {
@@ -626,8 +648,13 @@ public final class UringRing implements Ring {
     /**
      * {@inheritDoc}
      *
-     * <p>{@code calloc}: native, zeroed, usable from any thread, independent of the ring's lifetime (free it
-     * with {@link #free} on this or any ring of this kernel). Any thread.
+     * <p>Native, zeroed, usable from any thread, independent of the ring's lifetime (free it with {@link #free} on
+     * this or any ring of this kernel). Any thread.
+     *
+     * <p>Sizes up to {@value #LARGEST_CACHED_BYTES} bytes are rounded up to a power of two (at least
+     * {@value #SMALLEST_CACHED_BYTES}) and, on the owning thread, taken from the ring's cache of buffers freed on
+     * that thread (then zeroed with {@code fill}), so a request's buffer costs no {@code calloc} and {@code free}
+     * per operation; elsewhere, and when the cache is empty, they come from {@code calloc}.
      *
      * @throws IllegalArgumentException if {@code bytes} is negative
      * @throws KernelException {@code ENOMEM} naming the size if there is no memory
@@ -638,18 +665,45 @@ public final class UringRing implements Ring {
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes must not be negative, was " + bytes);
         }
+        if (bytes > LARGEST_CACHED_BYTES) {
+            return callocated(bytes, bytes);
+        }
+        int sizeClass = sizeClass(bytes);
+        if (Thread.currentThread() == owner && !closed && cachedCount[sizeClass] > 0) {
+            int count = --cachedCount[sizeClass];
+            long address = cachedAddresses[sizeClass][count];
+            MemorySegment memory = MemorySegment.ofAddress(address).reinterpret(bytes);
+            memory.fill((byte) 0);
+            return memory;
+        }
+        // Always the class's whole capacity, on every thread, so that free may cache any buffer of the class.
+        return callocated(SMALLEST_CACHED_BYTES << sizeClass, bytes);
+    }
+
+    @SuppressWarnings("restricted") // calloc returns a bare pointer to at least capacity >= bytes bytes.
+    private static MemorySegment callocated(long capacity, long bytes) {
         // calloc(1, 0) may return NULL; asking for at least one byte keeps NULL meaning "out of memory".
-        MemorySegment memory = Libc.calloc(1, Math.max(1, bytes));
+        MemorySegment memory = Libc.calloc(1, Math.max(1, capacity));
         if (memory.address() == 0) {
             throw new KernelException(Errno.ENOMEM, "calloc", bytes + " bytes");
         }
         return memory.reinterpret(bytes);
     }
 
+    /** The cache class of a size up to {@link #LARGEST_CACHED_BYTES}: capacity {@code SMALLEST << class}. */
+    private static int sizeClass(long bytes) {
+        if (bytes <= SMALLEST_CACHED_BYTES) {
+            return 0;
+        }
+        return 64 - Long.numberOfLeadingZeros(bytes - 1) - Long.numberOfTrailingZeros(SMALLEST_CACHED_BYTES);
+    }
+
     /**
      * {@inheritDoc}
      *
-     * <p>{@link MemorySegment#NULL} is ignored. Any thread.
+     * <p>{@link MemorySegment#NULL} is ignored. On the owning thread of an open ring, a buffer of a cached size
+     * class goes back to the ring's cache while the class holds fewer than {@link #CACHED_BYTES_PER_CLASS} bytes;
+     * otherwise, and on any other thread, to {@code free}.
      *
      * @throws IllegalArgumentException if the segment is not native
      */
@@ -659,8 +713,28 @@ public final class UringRing implements Ring {
         if (!segment.isNative()) {
             throw new IllegalArgumentException("not memory from allocate: " + segment);
         }
-        if (segment.address() != 0) {
-            Libc.free(segment);
+        if (segment.address() == 0) {
+            return;
+        }
+        if (segment.byteSize() <= LARGEST_CACHED_BYTES && Thread.currentThread() == owner && !closed) {
+            int sizeClass = sizeClass(segment.byteSize());
+            int count = cachedCount[sizeClass];
+            if (count < cachedAddresses[sizeClass].length) {
+                cachedAddresses[sizeClass][count] = segment.address();
+                cachedCount[sizeClass] = count + 1;
+                return;
+            }
+        }
+        Libc.free(segment);
+    }
+
+    @SuppressWarnings("restricted") // addresses this ring took from calloc and nobody else holds
+    private void freeCachedBuffers() {
+        for (int sizeClass = 0; sizeClass < cachedCount.length; sizeClass++) {
+            for (int index = 0; index < cachedCount[sizeClass]; index++) {
+                Libc.free(MemorySegment.ofAddress(cachedAddresses[sizeClass][index]));
+            }
+            cachedCount[sizeClass] = 0;
         }
     }
 
@@ -688,6 +762,7 @@ public final class UringRing implements Ring {
             closeQuietly(callState, eventFd);
             closeQuietly(callState, ringFd);
         } finally {
+            freeCachedBuffers();
             arena.close();
         }
     }

@@ -453,6 +453,43 @@ class UringRingTest {
     }
 
     @Test
+    void aFreedBufferIsReusedZeroedOnTheOwningThreadAndAnyThreadMayAllocateAndFree() throws Exception {
+        MemorySegment dirty = ring.allocate(4096);
+        dirty.fill((byte) 0x5a);
+        long address = dirty.address();
+        ring.free(dirty);
+        // The same size class (4 KiB) gets the cached block back, zeroed and of the size asked for.
+        MemorySegment reused = allocate(4000);
+        assertEquals(address, reused.address(), "a 4 KiB buffer freed on the owner is reused");
+        assertEquals(4000, reused.byteSize());
+        assertTrue(Bytes.allZero(reused), "reused memory is zeroed");
+
+        AtomicReference<MemorySegment> fromOtherThread = new AtomicReference<>();
+        Thread other = Thread.ofPlatform().start(() -> fromOtherThread.set(ring.allocate(100)));
+        other.join();
+        MemorySegment foreign = fromOtherThread.get();
+        assertEquals(100, foreign.byteSize());
+        assertTrue(Bytes.allZero(foreign));
+        // Freed on the owner, a buffer allocated elsewhere joins the cache of its class (128 bytes) too.
+        ring.free(foreign);
+        assertEquals(foreign.address(), allocate(128).address());
+        Thread freer = Thread.ofPlatform().start(() -> ring.free(ring.allocate(64 * 1024 + 1)));
+        freer.join();
+    }
+
+    /** Reads a segment byte by byte: what a caller would see. */
+    private static final class Bytes {
+        static boolean allZero(MemorySegment memory) {
+            for (long index = 0; index < memory.byteSize(); index++) {
+                if (memory.get(ValueLayout.JAVA_BYTE, index) != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    @Test
     void allocatedMemoryIsZeroedNativeAndOfTheAskedSize() {
         MemorySegment memory = allocate(4096);
         assertTrue(memory.isNative());
