@@ -1,6 +1,6 @@
 /*
  * The reference for Lockstep's NOP round trip: liburing, one ring, DEPTH no-ops kept in flight, each completion
- * answered by a new no-op, io_uring_submit_and_wait(1) per turn. Prints one RESULT line after a warm-up.
+ * answered by a new no-op, io_uring_submit_and_wait(1) per turn. Prints one RESULT line after a warm-up: operations, seconds and the process's CPU time in the measured window.
  * Built and run by dev.lockstep.bench.Bench: cc -O2 nop.c -luring; ./nop DEPTH WARMUP_SECONDS SECONDS
  */
 #include <liburing.h>
@@ -12,6 +12,12 @@
 static long long now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static long long cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
@@ -55,6 +61,7 @@ int main(int argc, char **argv) {
     long long until = measure_from + measure;
     long long ops = 0;
     int measuring = 0;
+    long long cpu_from = 0;
     for (;;) {
         int submitted = io_uring_submit_and_wait(&ring, 1);
         if (submitted < 0) {
@@ -72,12 +79,14 @@ int main(int argc, char **argv) {
         if (!measuring && now >= measure_from) {
             measuring = 1;
             measure_from = now;
+            cpu_from = cpu_ns();
             ops = 0;
         } else if (measuring) {
             ops += seen;
         }
         if (now >= until) {
-            printf("RESULT ops=%lld seconds=%.6f alloc=0\n", ops, (now - measure_from) / 1e9);
+            printf("RESULT ops=%lld seconds=%.6f alloc=0 cpu=%lld\n", ops, (now - measure_from) / 1e9,
+                   cpu_ns() - cpu_from);
             return 0;
         }
         for (unsigned i = 0; i < seen; i++) {

@@ -29,8 +29,11 @@ import tools.jackson.databind.ObjectMapper;
  * (liburing no-ops, the TCP echo client) that the {@code lockstep} script compiled, fio, or
  * {@link DirectReadBenchmark} for one engine. The TCP echo servers are all measured with the same C client.
  * Allocation is what the measured JVM's threads allocated during its measured window divided by its operations
- * (the counter behind JMH's {@code gc.alloc.rate.norm}); C programs and fio allocate no Java heap, shown as
- * {@code —}.
+ * (the counter behind JMH's {@code gc.alloc.rate.norm}); the C NOP program allocates no Java heap (0), fio and
+ * {@code DirectReadBenchmark} report none ({@code —}). CPU per operation is the CPU time of the measured
+ * program's Java threads (not the JIT's or the collector's) in its window, or the C program's process CPU time,
+ * divided by its operations; for the echo servers it is the server's. On a machine shared with other work it is
+ * the steadier figure: wall-time rates there depend on how much of a core each program was given.
  *
  * <p>Usage: {@code Bench [--quick] [--rounds N] [--only nop,warm-read,direct-read,append-sync,echo,sim]
  * [--dir DIR] [--nop PATH] [--echo-client PATH] [--fio PATH] [--sim-classpath CP] [--out FILE]}. A reference
@@ -41,7 +44,8 @@ public final class Bench {
     private static final List<String> ALL = List.of("nop", "warm-read", "direct-read", "append-sync", "echo", "sim");
 
     /** One measurement of one variant. {@code allocPerOp} is NaN where no Java heap is involved. */
-    record Measurement(double opsPerSecond, double allocPerOp, double p50Micros, double p99Micros) {
+    record Measurement(double opsPerSecond, double allocPerOp, double cpuMicrosPerOp, double p50Micros,
+                       double p99Micros) {
     }
 
     /** A row of a table: a variant measured once per round. */
@@ -250,7 +254,7 @@ public final class Bench {
             // | engine | queue depth | IOPS | p50 latency (µs) | p99 latency (µs) | reads |
             if (line.startsWith("| ") && !line.startsWith("| engine")) {
                 String[] cells = line.split("\\|");
-                return new Measurement(parseNumber(cells[3]), Double.NaN, parseNumber(cells[4]),
+                return new Measurement(parseNumber(cells[3]), Double.NaN, Double.NaN, parseNumber(cells[4]),
                         parseNumber(cells[5]));
             }
         }
@@ -295,7 +299,7 @@ public final class Bench {
         } catch (IOException ignored) {
             // A leftover file is reused by the next run.
         }
-        return new Measurement(write.at("/iops").asDouble(), Double.NaN,
+        return new Measurement(write.at("/iops").asDouble(), Double.NaN, Double.NaN,
                 write.at("/clat_ns/percentile/50.000000").asDouble() / 1000.0,
                 write.at("/clat_ns/percentile/99.000000").asDouble() / 1000.0);
     }
@@ -365,21 +369,22 @@ public final class Bench {
             Process process = new ProcessBuilder(client, "127.0.0.1", port, Integer.toString(connections),
                     Integer.toString(size), number(warmup), number(seconds))
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            long allocatedBefore = -1;
+            long[] before = null;
             Map<String, String> result = null;
             try (BufferedReader clientOut = reader(process)) {
                 String line;
                 while ((line = clientOut.readLine()) != null) {
                     if (line.equals("MEASURING")) {
-                        allocatedBefore = serverAllocation(from, to);
-                    } else if (line.startsWith("RESULT ")) {
-                        long allocatedAfter = serverAllocation(from, to);
+                        before = serverCounters(from, to);
+                    } else if (line.startsWith("RESULT ") && before != null) {
+                        long[] after = serverCounters(from, to);
                         result = fields(line);
-                        result.put("alloc", Long.toString(allocatedAfter - allocatedBefore));
+                        result.put("alloc", Long.toString(after[0] - before[0]));
+                        result.put("cpu", Long.toString(after[1] - before[1]));
                     }
                 }
             }
-            if (waitFor(process) != 0 || result == null || allocatedBefore < 0) {
+            if (waitFor(process) != 0 || result == null) {
                 throw new IllegalStateException("the echo client failed against " + server + " (exit "
                         + process.exitValue() + ")");
             }
@@ -387,14 +392,16 @@ public final class Bench {
         }
     }
 
-    private static long serverAllocation(BufferedReader from, PrintWriter to) throws IOException {
+    /** The echo server's heap bytes allocated and CPU nanoseconds used so far. */
+    private static long[] serverCounters(BufferedReader from, PrintWriter to) throws IOException {
         to.println("alloc");
         to.flush();
         String answer = from.readLine();
         if (answer == null || !answer.startsWith("ALLOC ")) {
             throw new IllegalStateException("the echo server answered " + answer);
         }
-        return Long.parseLong(answer.substring("ALLOC ".length()));
+        String[] counters = answer.substring("ALLOC ".length()).split(" ");
+        return new long[] {Long.parseLong(counters[0]), Long.parseLong(counters[1])};
     }
 
     private static String echoName(String server) {
@@ -485,7 +492,8 @@ public final class Bench {
         }
         double alloc = fields.containsKey("alloc") && !fields.get("alloc").equals("0")
                 ? Double.parseDouble(fields.get("alloc")) / ops : fields.containsKey("alloc") ? 0 : Double.NaN;
-        return new Measurement(ops / elapsed, alloc, micros(fields.get("p50")), micros(fields.get("p99")));
+        return new Measurement(ops / elapsed, alloc, micros(fields.get("cpu")) / ops, micros(fields.get("p50")),
+                micros(fields.get("p99")));
     }
 
     private static double micros(String nanos) {
@@ -556,12 +564,12 @@ public final class Bench {
     private String table(Comparison comparison) {
         StringBuilder table = new StringBuilder("### ").append(comparison.title).append("\n\n");
         table.append("| variant | ").append(comparison.unit).append(" (median) | Lockstep ÷ this | per round | ")
-                .append("heap B/op | p50 µs | p99 µs |\n|---|---:|---:|---|---:|---:|---:|\n");
+                .append("heap B/op | CPU µs/op | p50 µs | p99 µs |\n|---|---:|---:|---|---:|---:|---:|---:|\n");
         double lockstep = median(comparison.variants.getFirst(), Measurement::opsPerSecond);
         for (Variant variant : comparison.variants) {
             if (variant.rounds.isEmpty()) {
                 table.append("| ").append(variant.name).append(" | failed: ").append(variant.failure)
-                        .append(" | | | | | |\n");
+                        .append(" | | | | | | |\n");
                 continue;
             }
             double ops = median(variant, Measurement::opsPerSecond);
@@ -570,9 +578,10 @@ public final class Bench {
                 perRound.append(perRound.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,.0f",
                         round.opsPerSecond()));
             }
-            table.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %s | %s | %s |%n", variant.name, ops,
+            table.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %s | %s | %s | %s |%n", variant.name, ops,
                     Double.isNaN(lockstep) ? "—" : String.format(Locale.ROOT, "%.2f", lockstep / ops), perRound,
                     cell(median(variant, Measurement::allocPerOp), "%,.0f"),
+                    cell(median(variant, Measurement::cpuMicrosPerOp), "%.2f"),
                     cell(median(variant, Measurement::p50Micros), "%.1f"),
                     cell(median(variant, Measurement::p99Micros), "%.1f")));
         }

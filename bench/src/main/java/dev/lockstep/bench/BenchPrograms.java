@@ -49,9 +49,12 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The Java programs {@link Bench} runs, one case per JVM so that each starts cold in the same way and its
  * allocation is its own. Each measuring program warms up, then measures for a fixed time and prints one line
- * {@code RESULT ops=N seconds=S alloc=BYTES}, where {@code alloc} is what every thread of the JVM allocated on
- * the heap during the measured window ({@code com.sun.management.ThreadMXBean#getTotalThreadAllocatedBytes},
- * the counter JMH's {@code -prof gc} reads for {@code gc.alloc.rate.norm}).
+ * {@code RESULT ops=N seconds=S alloc=BYTES cpu=NANOS}, where {@code alloc} is what every thread of the JVM
+ * allocated on the heap during the measured window
+ * ({@code com.sun.management.ThreadMXBean#getTotalThreadAllocatedBytes}, the counter JMH's {@code -prof gc} reads
+ * for {@code gc.alloc.rate.norm}) and {@code cpu} the CPU time its Java threads
+ * used in that window ({@link #applicationCpuNanos}): on a shared machine the CPU time an operation costs says
+ * more than how many fit in a second of wall time.
  *
  * <p>Usage: {@code BenchPrograms CASE ARGS...}:
  * <ul>
@@ -69,7 +72,7 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code echo-server lockstep|netty-epoll|netty-io_uring|virtual-threads SIZE}: an echo server on a free
  *       loopback port, one event loop (one Lockstep worker, one Netty loop; the virtual threads' default
  *       scheduler). Prints {@code READY PORT}; then every line on stdin is answered with
- *       {@code ALLOC BYTES}; end of input stops it.</li>
+ *       {@code ALLOC BYTES CPU_NANOS}; end of input stops it.</li>
  * </ul>
  */
 public final class BenchPrograms {
@@ -95,6 +98,23 @@ public final class BenchPrograms {
         return (long) (Double.parseDouble(value) * 1e9);
     }
 
+    /**
+     * CPU time of the JVM's live Java threads, in nanoseconds: the workers, the carriers of virtual threads and
+     * the platform threads of a program, but not the JIT compilers or the garbage collector, which are no Java
+     * threads and whose work after a warm-up is noise. Read while the measuring threads are still alive.
+     */
+    static long applicationCpuNanos() {
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (long id : threads.getAllThreadIds()) {
+            long cpu = threads.getThreadCpuTime(id);
+            if (cpu > 0) {
+                total += cpu;
+            }
+        }
+        return total;
+    }
+
     static long allocatedBytes() {
         return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
     }
@@ -112,6 +132,8 @@ public final class BenchPrograms {
         private final AtomicLong firstCallNanos = new AtomicLong(NOT_STARTED);
         private final AtomicLong allocationAtStart = new AtomicLong(NOT_STARTED);
         private volatile long startedNanos;
+        private volatile long cpuAtStart;
+        private final AtomicLong cpuAtEnd = new AtomicLong(NOT_STARTED);
 
         Window(long warmupNanos, long measureNanos) {
             this.warmupNanos = warmupNanos;
@@ -127,9 +149,18 @@ public final class BenchPrograms {
             long measureFrom = firstCallNanos.get() + warmupNanos;
             if (now >= measureFrom && allocationAtStart.get() == NOT_STARTED
                     && allocationAtStart.compareAndSet(NOT_STARTED, allocatedBytes())) {
+                cpuAtStart = applicationCpuNanos();
                 startedNanos = System.nanoTime();
             }
-            return now < measureFrom + measureNanos;
+            if (now < measureFrom + measureNanos) {
+                return true;
+            }
+            // The first thread past the end reads the CPU time while every measuring thread is still alive.
+            if (cpuAtEnd.get() == NOT_STARTED) {
+                long cpu = applicationCpuNanos();
+                cpuAtEnd.compareAndSet(NOT_STARTED, cpu);
+            }
+            return false;
         }
 
         void count() {
@@ -140,8 +171,10 @@ public final class BenchPrograms {
 
         void report() {
             long allocated = allocatedBytes() - allocationAtStart.get();
+            long cpu = cpuAtEnd.get() - cpuAtStart;
             double seconds = (System.nanoTime() - startedNanos) / 1e9;
-            System.out.printf(Locale.ROOT, "RESULT ops=%d seconds=%.6f alloc=%d%n", ops.sum(), seconds, allocated);
+            System.out.printf(Locale.ROOT, "RESULT ops=%d seconds=%.6f alloc=%d cpu=%d%n", ops.sum(), seconds,
+                    allocated, cpu);
         }
     }
 
@@ -435,7 +468,7 @@ public final class BenchPrograms {
     private static void serveControl() throws Exception {
         BufferedReader control = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         while (control.readLine() != null) {
-            System.out.println("ALLOC " + allocatedBytes());
+            System.out.println("ALLOC " + allocatedBytes() + " " + applicationCpuNanos());
             System.out.flush();
         }
         System.out.flush();
