@@ -449,11 +449,12 @@ public final class Bench {
                 "-cp", simClasspath, "dev.lockstep.sim.SimThroughput", quick ? "0.25" : "1"));
         System.err.println("  simulator throughput");
         StringBuilder section = new StringBuilder("### Simulator throughput (SimThroughput"
-                + (quick ? ", a quarter of the runs" : "") + ", one run: nothing to compare it with side by side)\n\n");
+                + (quick ? ", a quarter of the runs" : "")
+                + ", one run: nothing to compare it with side by side)\n\n```\n");
         for (String line : command(command.toArray(String[]::new))) {
             section.append(line).append('\n');
         }
-        return section.toString();
+        return section.append("```\n").toString();
     }
 
     // ---- running programs ----
