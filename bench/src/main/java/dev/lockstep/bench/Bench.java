@@ -610,7 +610,8 @@ public final class Bench {
                         + "%s, %d rounds, each run %.1f s measured after %.1f s of warm-up; data in %s (%s); %s%n",
                 Runtime.getRuntime().availableProcessors(), cpu, System.getProperty("os.version"),
                 System.getProperty("java.runtime.version"), load, quick ? "--quick" : "full", rounds, seconds, warmup,
-                dir, Files.getFileStore(dir).type(), Instant.now());
+                Path.of("").toAbsolutePath().relativize(dir.toAbsolutePath()), Files.getFileStore(dir).type(),
+                Instant.now());
     }
 
     private static String number(double value) {
