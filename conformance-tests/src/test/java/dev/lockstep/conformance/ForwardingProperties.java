@@ -1,6 +1,7 @@
 package dev.lockstep.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
@@ -11,13 +12,12 @@ import dev.lockstep.Waker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import dev.lockstep.property.ForAll;
+import dev.lockstep.property.Gen;
+import dev.lockstep.property.Property;
+import dev.lockstep.property.PropertyCheck;
+import dev.lockstep.property.PropertyFailure;
+import org.junit.jupiter.api.Test;
 
 /**
  * Random forwarding sequences: one-byte receives owned by different workers are polled and closed from their
@@ -36,10 +36,23 @@ class ForwardingProperties {
     record Step(int op, Action action) {
     }
 
-    @Provide
-    Arbitrary<List<Step>> steps() {
-        return Combinators.combine(Arbitraries.integers().between(0, 7), Arbitraries.of(Action.class))
-                .as(Step::new).list().ofMaxSize(16);
+    static Gen<List<Step>> steps() {
+        Gen<Integer> ops = Gen.ints(0, 7);
+        Gen<Action> actions = Gen.enums(Action.class);
+        Gen<Step> step = choices -> new Step(ops.generate(choices), actions.generate(choices));
+        return step.list(0, 16);
+    }
+
+    static Gen<Integer> operations() {
+        return Gen.ints(1, 4);
+    }
+
+    static Gen<Integer> seeds() {
+        return Gen.ints(1, 1_000_000);
+    }
+
+    static Gen<Integer> workers() {
+        return Gen.ints(1, 2);
     }
 
     /** The model: the transcript the sequence must give. */
@@ -84,6 +97,14 @@ class ForwardingProperties {
     }
 
     static List<String> run(Runtimes runtimes, int operations, List<Step> steps) {
+        return run(runtimes, operations, steps, false);
+    }
+
+    /**
+     * Runs the sequence; with {@code foreignCloseLost}, a planted bug: a close from a plain thread is dropped (as
+     * a runtime that lost the {@code Cancel} message would), though the caller sees it return.
+     */
+    static List<String> run(Runtimes runtimes, int operations, List<Step> steps, boolean foreignCloseLost) {
         Probe probe = runtimes.probe();
         List<SocketPair> pairs = new ArrayList<>();
         List<String> transcript = runtimes.runner().start(ctx -> {
@@ -126,7 +147,9 @@ class ForwardingProperties {
                         return "ok";
                     });
                     case CLOSE_FOREIGN_THREAD -> Turns.onForeignThreadBlockingWorker(() -> {
-                        operation.close();
+                        if (!foreignCloseLost) {
+                            operation.close();
+                        }
                         return "ok";
                     });
                     case RESCHEDULE -> {
@@ -169,13 +192,28 @@ class ForwardingProperties {
 
     @Property(tries = 50)
     void forwardingSequencesGiveTheModelsOutcomesOnBothRuntimes(@ForAll("steps") List<Step> steps,
-                                                               @ForAll @IntRange(min = 1, max = 4) int operations,
-                                                               @ForAll @IntRange(min = 1, max = 1_000_000) int seed,
-                                                               @ForAll @IntRange(min = 1, max = 2) int workers) {
+                                                               @ForAll("operations") int operations,
+                                                               @ForAll("seeds") int seed,
+                                                               @ForAll("workers") int workers) {
+        check(steps, operations, List.of(RuntimeConfig.sim(seed, workers), RuntimeConfig.uring(workers)), false);
+    }
+
+    @Test
+    void aLostForeignCloseIsFoundAndShrunkToThatOneClose() {
+        // Both runtimes, one worker: shrinking runs the body a few hundred times.
+        PropertyFailure failure = assertThrows(PropertyFailure.class, () -> PropertyCheck.named("planted").seed(5)
+                .tries(50).forAll(steps(), operations(), seeds(), (steps, operations, seed) -> check(steps,
+                        operations, List.of(RuntimeConfig.sim(seed, 1), RuntimeConfig.uring(1)), true)));
+        assertEquals(List.of(List.of(new Step(0, Action.CLOSE_FOREIGN_THREAD)), 1, 1), failure.shrunk(),
+                failure::getMessage);
+    }
+
+    private static void check(List<Step> steps, int operations, List<RuntimeConfig> configs,
+                              boolean foreignCloseLost) {
         List<String> expected = model(operations, steps);
-        for (RuntimeConfig config : List.of(RuntimeConfig.sim(seed, workers), RuntimeConfig.uring(workers))) {
+        for (RuntimeConfig config : configs) {
             try (Runtimes runtimes = new Runtimes(config, Conformance.DEFAULT_RING)) {
-                List<String> transcript = run(runtimes, operations, steps);
+                List<String> transcript = run(runtimes, operations, steps, foreignCloseLost);
                 assertEquals(String.join("\n", expected), String.join("\n", transcript), config.displayName());
             }
         }

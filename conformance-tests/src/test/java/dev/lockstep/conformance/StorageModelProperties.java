@@ -1,18 +1,18 @@
 package dev.lockstep.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.lockstep.conformance.StorageWorkload.Kind;
 import dev.lockstep.conformance.StorageWorkload.Op;
+import dev.lockstep.property.ForAll;
+import dev.lockstep.property.Gen;
+import dev.lockstep.property.Property;
+import dev.lockstep.property.PropertyCheck;
+import dev.lockstep.property.PropertyFailure;
 import java.util.ArrayList;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
 
 /**
  * Random storage operation sequences against the in-memory model of {@link StorageWorkload}: the simulator
@@ -21,17 +21,19 @@ import net.jqwik.api.constraints.IntRange;
  */
 class StorageModelProperties {
 
-    @Provide
-    Arbitrary<List<Op>> operations() {
-        Arbitrary<Kind> kinds = Arbitraries.of(Kind.OPEN, Kind.OPEN, Kind.OPEN, Kind.CLOSE, Kind.WRITE, Kind.WRITE,
+    /** Operations after an opening {@code OPEN a}; kinds weighted by repetition, {@code OPEN} first. */
+    static Gen<List<Op>> operations() {
+        Gen<Kind> kinds = Gen.choose(Kind.OPEN, Kind.OPEN, Kind.OPEN, Kind.CLOSE, Kind.WRITE, Kind.WRITE,
                 Kind.VECTORED_WRITE, Kind.SYNC_WRITE, Kind.READ, Kind.READ, Kind.READ, Kind.RESIZE, Kind.SYNC,
                 Kind.START_SYNC, Kind.REMOVE, Kind.REMOVE_PARTITION, Kind.SCAN);
-        Arbitrary<Long> offsets = Arbitraries.oneOf(Arbitraries.longs().between(0, 256),
-                Arbitraries.longs().between(0, 65_536));
-        Arbitrary<Op> op = Combinators.combine(kinds, Arbitraries.integers().between(0, StorageWorkload.NAMES.size() - 1),
-                Arbitraries.integers().between(0, 999), offsets, Arbitraries.integers().between(0, 2048),
-                Arbitraries.longs()).as(Op::new);
-        return op.list().ofMinSize(1).ofMaxSize(60).map(ops -> {
+        Gen<Long> offsets = Gen.oneOf(Gen.longs(0, 256), Gen.longs(0, 65_536));
+        Gen<Integer> names = Gen.ints(0, StorageWorkload.NAMES.size() - 1);
+        Gen<Integer> handles = Gen.ints(0, 999);
+        Gen<Integer> lengths = Gen.ints(0, 2048);
+        Gen<Long> data = Gen.longs();
+        Gen<Op> op = choices -> new Op(kinds.generate(choices), names.generate(choices), handles.generate(choices),
+                offsets.generate(choices), lengths.generate(choices), data.generate(choices));
+        return op.list(0, 60).map(ops -> {
             // Start with an open so most sequences do something.
             List<Op> withOpen = new ArrayList<>();
             withOpen.add(new Op(Kind.OPEN, 0, 0, 0, 0, 0));
@@ -40,17 +42,39 @@ class StorageModelProperties {
         });
     }
 
+    static Gen<Integer> seeds() {
+        return Gen.ints(1, 1_000_000);
+    }
+
+    static Gen<Integer> workers() {
+        return Gen.ints(1, 2);
+    }
+
     @Property(tries = 60)
-    void storageSequencesMatchTheModelOnBothRuntimes(@ForAll("operations") List<Op> ops,
-                                                     @ForAll @IntRange(min = 1, max = 1_000_000) int seed,
-                                                     @ForAll @IntRange(min = 1, max = 2) int workers) {
+    void storageSequencesMatchTheModelOnBothRuntimes(@ForAll("operations") List<Op> ops, @ForAll("seeds") int seed,
+                                                     @ForAll("workers") int workers) {
+        check(ops, List.of(RuntimeConfig.sim(seed, workers), RuntimeConfig.uring(workers)), workers, false);
+    }
+
+    @Test
+    void aResizeThatNeverShrinksIsFoundAndShrunkToAWriteAndAResizeToZero() {
+        // In the simulator only: shrinking runs the body a few hundred times.
+        PropertyFailure failure = assertThrows(PropertyFailure.class, () -> PropertyCheck.named("planted").seed(4)
+                .tries(60).forAll(operations(), seeds(), workers(), (ops, seed, workers) ->
+                        check(ops, List.of(RuntimeConfig.sim(seed, workers)), workers, true)));
+        assertEquals("[OPEN a, WRITE h0 @0+1, RESIZE h0 to 0]", failure.shrunk().get(0).toString(),
+                failure::getMessage);
+        assertEquals(List.of(1, 1), failure.shrunk().subList(1, 3), "the smallest seed and one worker");
+    }
+
+    private static void check(List<Op> ops, List<RuntimeConfig> configs, int workers, boolean resizeNeverShrinks) {
         List<Op> plan = StorageWorkload.plan(ops, true);
         List<String> expected = StorageWorkload.model(plan);
-        for (RuntimeConfig config : List.of(RuntimeConfig.sim(seed, workers), RuntimeConfig.uring(workers))) {
+        for (RuntimeConfig config : configs) {
             try (Runtimes runtimes = new Runtimes(config, workers == 1 ? 1 : Conformance.DEFAULT_RING)) {
                 Probe probe = runtimes.probe();
                 List<String> transcript = runtimes.runner().start(ctx -> {
-                    List<String> lines = StorageWorkload.run(ctx, plan);
+                    List<String> lines = StorageWorkload.run(ctx, plan, resizeNeverShrinks);
                     Turns.drained(ctx, probe);
                     lines.add("admitted at the end: " + probe.admitted());
                     return lines;

@@ -276,6 +276,16 @@ final class StorageWorkload {
      * @return the transcript
      */
     static List<String> run(Context ctx, List<Op> plan) {
+        return run(ctx, plan, false);
+    }
+
+    /**
+     * As {@link #run(Context, List)}; with {@code resizeNeverShrinks}, a planted bug: a resize to less than the
+     * blob's length leaves the length as it was, as a runtime that forgot to truncate would.
+     *
+     * @return the transcript
+     */
+    static List<String> run(Context ctx, List<Op> plan, boolean resizeNeverShrinks) {
         Map<Integer, Blob> handles = new LinkedHashMap<>();
         int nextHandle = 0;
         List<String> transcript = new ArrayList<>();
@@ -312,7 +322,8 @@ final class StorageWorkload {
                         line.append(read.length == 0 ? "[]" : digest(read));
                     }
                     case RESIZE -> {
-                        handles.get(op.handle()).resize(op.offset()).await();
+                        Blob blob = handles.get(op.handle());
+                        blob.resize(resizeNeverShrinks ? Math.max(op.offset(), blob.length()) : op.offset()).await();
                         line.append("ok");
                     }
                     case SYNC -> {

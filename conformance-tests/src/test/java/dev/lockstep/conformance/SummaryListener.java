@@ -13,7 +13,7 @@ import org.junit.platform.launcher.TestPlan;
 /**
  * Prints one summary line per runtime configuration when the suite ends — {@code conformance [uring workers=2]:
  * 180 passed, 0 failed, 3 disabled} — and writes them to {@code target/conformance-summary.txt}. Runs that are
- * not per configuration (jqwik properties, the differential test, which run every runtime inside one case)
+ * not per configuration (the properties, the differential test, which run every runtime inside one case)
  * are counted under {@code [both runtimes]}. Registered through {@code META-INF/services}.
  */
 public final class SummaryListener implements TestExecutionListener {

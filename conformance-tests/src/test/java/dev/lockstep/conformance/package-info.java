@@ -9,7 +9,7 @@
  * disabled, with the bug, while the runtime is fixed; {@link dev.lockstep.conformance.Bugs} lists the bugs.
  *
  * <p>The cases: {@code SeedOperationTest} (the seed's 20 tests), {@code RuntimeContractTest} (commonware's
- * cross-runtime cases), {@code StorageConformanceTest}, {@code NetworkConformanceTest}, the jqwik properties
+ * cross-runtime cases), {@code StorageConformanceTest}, {@code NetworkConformanceTest},  the properties
  * {@code StorageModelProperties} and {@code ForwardingProperties}, and {@code DifferentialTest} with its
  * whitelist {@code differences.md}.
  *

@@ -106,6 +106,9 @@ public final class Choices {
             value = size < replayed.length ? Math.min(replayed[size], max) : 0;
         } else if (forced >= 0) {
             value = forced;
+        } else if (unshrinkable) {
+            // A seed, say: no small or boundary values, which are no simpler than any other.
+            value = max == Long.MAX_VALUE ? random.nextLong() & Long.MAX_VALUE : random.nextLong(max + 1);
         } else {
             value = draw(max);
         }

@@ -8,10 +8,10 @@
  * without a shrinker of its own, towards the simplest value each one maps choice 0 to.
  *
  * <h2>Why it is written here</h2>
- * Lockstep used jqwik until its 1.10 release, whose maintainers ask that it not be used with AI coding agents at
- * all; we respect that and do not pin an older release to get around it. No other maintained Java property
- * library fits (junit-quickcheck has been unmaintained for years, and neither shrinks through a simulator's own
- * decisions), and what Lockstep needs is small: deterministic tries from one printed seed, deterministic
+ * Lockstep's properties used the most common JUnit 5 property library until its 1.10 release, from which on its
+ * maintainers ask that it not be used with AI coding agents at all; we respect that wish and do not pin an older
+ * release to get around it. No other maintained Java property library fits (junit-quickcheck has been
+ * unmaintained for years and is built for JUnit 4), and what Lockstep needs is small: deterministic tries from one printed seed, deterministic
  * shrinking, and a replay line. Shrinking by the choice sequence is Hypothesis's approach; it is what lets a
  * generator built on simulator seeds and fault switches shrink by turning faults off.
  *

@@ -8,13 +8,13 @@ import dev.lockstep.kernel.Errno;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.ShrinkingMode;
+import java.util.function.LongFunction;
+import dev.lockstep.property.ForAll;
+import dev.lockstep.property.Gen;
+import dev.lockstep.property.Property;
+import dev.lockstep.property.PropertyCheck;
+import dev.lockstep.property.PropertyFailure;
+import org.junit.jupiter.api.Test;
 
 /**
  * Random interleavings of admission, polling (equivalent and new wakers), local and foreign closes, kernel
@@ -37,38 +37,79 @@ class DriverProperties {
         }
     }
 
-    @Provide
-    Arbitrary<List<Step>> steps() {
-        Arbitrary<Kind> kinds = Arbitraries.frequency(
-                net.jqwik.api.Tuple.of(4, Kind.ADMIT), net.jqwik.api.Tuple.of(2, Kind.ADMIT_RETAINED),
-                net.jqwik.api.Tuple.of(2, Kind.ADMIT_DEADLINE), net.jqwik.api.Tuple.of(2, Kind.SLEEP),
-                net.jqwik.api.Tuple.of(2, Kind.ADVANCE),
-                net.jqwik.api.Tuple.of(3, Kind.POLL_SAME), net.jqwik.api.Tuple.of(2, Kind.POLL_NEW),
-                net.jqwik.api.Tuple.of(1, Kind.REPOLL_OBSERVED), net.jqwik.api.Tuple.of(2, Kind.CLOSE),
-                net.jqwik.api.Tuple.of(2, Kind.FOREIGN_CLOSE), net.jqwik.api.Tuple.of(2, Kind.FORWARD),
-                net.jqwik.api.Tuple.of(4, Kind.COMPLETE), net.jqwik.api.Tuple.of(1, Kind.COMPLETE_EAGAIN),
-                net.jqwik.api.Tuple.of(2, Kind.SERVICE));
-        Arbitrary<Integer> targets = Arbitraries.integers().between(0, 1 << 16);
-        return Combinators.combine(kinds, targets).as(Step::new).list().ofMinSize(10).ofMaxSize(60);
+    /**
+     * Steps, 1 to 60 (about 26 on average). {@code ADVANCE} comes first: what the shrinker lowers a step to is
+     * {@code ADVANCE(0)}, a no-op, so a shrunk sequence shows only the steps that matter.
+     */
+    static Gen<List<Step>> steps() {
+        Gen<Kind> kinds = Gen.frequency(Gen.weighted(2, Kind.ADVANCE), Gen.weighted(4, Kind.ADMIT),
+                Gen.weighted(2, Kind.ADMIT_RETAINED), Gen.weighted(2, Kind.ADMIT_DEADLINE),
+                Gen.weighted(2, Kind.SLEEP), Gen.weighted(3, Kind.POLL_SAME), Gen.weighted(2, Kind.POLL_NEW),
+                Gen.weighted(1, Kind.REPOLL_OBSERVED), Gen.weighted(2, Kind.CLOSE),
+                Gen.weighted(2, Kind.FOREIGN_CLOSE), Gen.weighted(2, Kind.FORWARD), Gen.weighted(4, Kind.COMPLETE),
+                Gen.weighted(1, Kind.COMPLETE_EAGAIN), Gen.weighted(2, Kind.SERVICE));
+        Gen<Integer> targets = Gen.ints(0, 1 << 16);
+        Gen<Step> step = choices -> new Step(kinds.generate(choices), targets.generate(choices));
+        return step.list(1, 60);
     }
 
-    @Provide
-    Arbitrary<Integer> ringEntries() {
-        return Arbitraries.of(1, 2, 4);
+    static Gen<Integer> ringEntries() {
+        return Gen.choose(1, 2, 4);
     }
 
-    @Property(tries = 200, shrinking = ShrinkingMode.BOUNDED)
+    /** A bug planted in the kernel, to show the property finds it. */
+    enum PlantedBug {
+        NONE,
+        /** Asked to complete one submission, the kernel completes the next one pending instead. */
+        COMPLETES_THE_WRONG_SUBMISSION
+    }
+
+    @Property(tries = 200)
     void everyResultIsDeliveredOnceAndEverythingIsReleased(@ForAll("steps") List<Step> steps,
                                                            @ForAll("ringEntries") int ringEntries) {
+        check(steps, ringEntries, PlantedBug.NONE);
+    }
+
+    @Test
+    void aKernelThatCompletesTheWrongSubmissionIsFoundAndShrunkToTwoRequestsAndOneCompletion() {
+        PropertyFailure failure = org.junit.jupiter.api.Assertions.assertThrows(PropertyFailure.class,
+                () -> PropertyCheck.named("planted").seed(1).tries(200).forAll(steps(), ringEntries(),
+                        (steps, ring) -> check(steps, ring, PlantedBug.COMPLETES_THE_WRONG_SUBMISSION)));
+        @SuppressWarnings("unchecked")
+        List<Step> shrunk = (List<Step>) failure.shrunk().get(0);
+        // Two admissions and one completion are what it takes (the misrouted result is caught when an operation
+        // is observed or completed again); the shrinker may keep a step the failure's path needs, no more.
+        List<Step> relevant = shrunk.stream().filter(step -> step.kind() != Kind.ADVANCE || step.target() != 0)
+                .toList();
+        org.junit.jupiter.api.Assertions.assertEquals(2, relevant.stream().filter(step -> step.kind() == Kind.ADMIT)
+                .count(), failure::getMessage);
+        org.junit.jupiter.api.Assertions.assertTrue(relevant.contains(new Step(Kind.COMPLETE, 0))
+                && relevant.size() <= 4, failure::getMessage);
+        org.junit.jupiter.api.Assertions.assertEquals(2, failure.shrunk().get(1), "two requests in flight need a"
+                + " ring of two");
+    }
+
+    private static void check(List<Step> steps, int ringEntries, PlantedBug bug) {
         ScriptedKernel kernel = new ScriptedKernel();
-        Model model = new Model(kernel);
+        Model model = new Model(kernel, bug);
         new ThreadedRunner(kernel, 1, ringEntries, null, "property").start(ctx -> {
             model.worker = Worker.current();
             model.ctx = ctx;
-            for (Step step : steps) {
-                model.apply(step);
+            try {
+                for (Step step : steps) {
+                    model.apply(step);
+                }
+                model.finish();
+            } catch (Throwable failure) {
+                // A failed check leaves submissions pending, writes among them, which the closing worker waits
+                // for: answer all of them so the runner can shut down and the failure can be reported (and
+                // shrunk) instead of hanging.
+                kernel.autoComplete(entry -> -Errno.ECANCELED);
+                for (ScriptedKernel.Pending entry : kernel.pending()) {
+                    kernel.complete(entry, -Errno.ECANCELED);
+                }
+                throw failure;
             }
-            model.finish();
             return null;
         });
         model.checkAfterShutdown();
@@ -77,25 +118,39 @@ class DriverProperties {
     /** User data round-trips every id, and the cancel bit never collides with a request's own user data. */
     @Property(tries = 500)
     void waiterIdsRoundTripThroughUserData(@ForAll("indices") int index, @ForAll("generations") int generation) {
-        WaiterId id = new WaiterId(index, generation);
+        roundTrips(new WaiterId(index, generation), WaiterId::fromUserData);
+    }
+
+    @Test
+    void aDecodingThatDropsHighIndexBitsIsFoundAndShrunkToTheFirstIndexItLoses() {
+        // Planted: the decoder keeps 24 bits of the index. The smallest index it gets wrong is 2^24.
+        LongFunction<WaiterId> truncating = userData -> {
+            WaiterId id = WaiterId.fromUserData(userData);
+            return new WaiterId(id.index() & 0xFF_FFFF, id.generation());
+        };
+        PropertyFailure failure = org.junit.jupiter.api.Assertions.assertThrows(PropertyFailure.class,
+                () -> PropertyCheck.named("planted").seed(2).tries(500).forAll(indices(), generations(),
+                        (index, generation) -> roundTrips(new WaiterId(index, generation), truncating)));
+        org.junit.jupiter.api.Assertions.assertEquals(List.of(1 << 24, 0), failure.shrunk(), failure::getMessage);
+    }
+
+    private static void roundTrips(WaiterId id, LongFunction<WaiterId> decode) {
         long userData = id.userData();
-        if (WaiterId.isCancel(userData) || !id.equals(WaiterId.fromUserData(userData))) {
-            throw new AssertionError(id + " -> " + Long.toHexString(userData));
+        if (WaiterId.isCancel(userData) || !id.equals(decode.apply(userData))) {
+            throw new AssertionError(id + " -> " + Long.toHexString(userData) + " -> " + decode.apply(userData));
         }
         long cancel = userData | WaiterId.CANCEL_BIT;
-        if (!WaiterId.isCancel(cancel) || !id.equals(WaiterId.fromUserData(cancel)) || cancel == -1L) {
+        if (!WaiterId.isCancel(cancel) || !id.equals(decode.apply(cancel)) || cancel == -1L) {
             throw new AssertionError("cancel of " + id + " -> " + Long.toHexString(cancel));
         }
     }
 
-    @Provide
-    Arbitrary<Integer> indices() {
-        return Arbitraries.integers().between(0, Integer.MAX_VALUE);
+    static Gen<Integer> indices() {
+        return Gen.ints(0, Integer.MAX_VALUE);
     }
 
-    @Provide
-    Arbitrary<Integer> generations() {
-        return Arbitraries.integers().between(0, WaiterId.MAX_GENERATION);
+    static Gen<Integer> generations() {
+        return Gen.ints(0, WaiterId.MAX_GENERATION);
     }
 
     /** One operation as the model sees it. */
@@ -143,14 +198,16 @@ class DriverProperties {
     /** The model and the operations it drives; runs on the worker's fiber. */
     private static final class Model {
         private final ScriptedKernel kernel;
+        private final PlantedBug bug;
         private final List<ModelOp> ops = new ArrayList<>();
         private final List<Reentrant> fixtures = new ArrayList<>();
         private Worker worker;
         private dev.lockstep.Context ctx;
         private int nextValue = 1;
 
-        Model(ScriptedKernel kernel) {
+        Model(ScriptedKernel kernel, PlantedBug bug) {
             this.kernel = kernel;
+            this.bug = bug;
         }
 
         private Reentrant fixture() {
@@ -235,8 +292,10 @@ class DriverProperties {
                 case COMPLETE, COMPLETE_EAGAIN -> {
                     List<ScriptedKernel.Pending> pending = kernel.pending();
                     if (!pending.isEmpty()) {
-                        ScriptedKernel.Pending entry = pending.get(step.target() % pending.size());
-                        complete(entry, step.kind() == Kind.COMPLETE_EAGAIN);
+                        int index = step.target() % pending.size();
+                        complete(pending.get(index), step.kind() == Kind.COMPLETE_EAGAIN,
+                                bug == PlantedBug.COMPLETES_THE_WRONG_SUBMISSION
+                                        ? pending.get((index + 1) % pending.size()) : pending.get(index));
                     }
                 }
                 case SERVICE -> Support.turns(1 + step.target() % 3);
@@ -247,6 +306,11 @@ class DriverProperties {
         }
 
         private void complete(ScriptedKernel.Pending entry, boolean eagain) {
+            complete(entry, eagain, entry);
+        }
+
+        /** The model completes {@code entry}; the kernel completes {@code completed}: the same but for a planted bug. */
+        private void complete(ScriptedKernel.Pending entry, boolean eagain, ScriptedKernel.Pending completed) {
             ModelOp owner = null;
             for (ModelOp op : ops) {
                 if (!op.isSleep() && op.key.equals(entry.id()) && op.request.releases.get() == 0) {
@@ -256,13 +320,13 @@ class DriverProperties {
             }
             check(owner != null, "a submission of no live operation: " + entry);
             if (eagain) {
-                kernel.complete(entry, -Errno.EAGAIN);
+                kernel.complete(completed, -Errno.EAGAIN);
                 return;
             }
             int value = nextValue++;
             check(owner.completedWith == null, owner + " completed twice by the kernel");
             owner.completedWith = value;
-            kernel.complete(entry, value);
+            kernel.complete(completed, value);
         }
 
         /** Polls on the fiber, or with {@code foreign} on a plain thread, and checks the outcome. */

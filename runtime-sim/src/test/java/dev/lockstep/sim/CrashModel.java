@@ -12,7 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The crash-consistency model shared by {@link CrashConsistencyProperties} (jqwik) and
+ * The crash-consistency model shared by {@link CrashConsistencyProperties} (a property) and
  * {@link CrashConsistencyTest} (seeded JUnit): sequences of writes, syncs, truncates and crashes against one
  * file, each crash checked against a model the test keeps itself: synced bytes are intact, sizes are
  * consistent, and unsynced mutations survive only as the policy allows.
@@ -49,6 +49,22 @@ final class CrashModel {
      * @return the number of crashes checked
      */
     static int run(long seed, List<Op> ops, CrashPolicy policy) {
+        return run(seed, ops, policy, PlantedBug.NONE);
+    }
+
+    /** A bug planted in what the file system gives back after a crash, to show the checks find it. */
+    enum PlantedBug {
+        NONE,
+        /** The last byte synced before a crash reads back changed (one bit flipped). */
+        FLIPS_THE_LAST_SYNCED_BYTE
+    }
+
+    /**
+     * As {@link #run(long, List, CrashPolicy)}, with a planted bug.
+     *
+     * @return the number of crashes checked
+     */
+    static int run(long seed, List<Op> ops, CrashPolicy policy, PlantedBug bug) {
         int crashesChecked = 0;
         Generator generator = new Generator(seed);
         SimFileSystem fs = new SimFileSystem(generator, new Auditor(), StorageFaults.NONE);
@@ -80,6 +96,10 @@ final class CrashModel {
                 case Crash ignored -> {
                     CrashReport report = fs.crash(policy);
                     byte[] recovered = fs.contents("/f");
+                    if (bug == PlantedBug.FLIPS_THE_LAST_SYNCED_BYTE && synced.length > 0
+                            && recovered.length >= synced.length) {
+                        recovered[synced.length - 1] ^= 1;
+                    }
                     check(policy, synced, pending, report, recovered);
                     crashesChecked++;
                     synced = recovered;

@@ -15,7 +15,7 @@ import java.util.Objects;
 /**
  * Runs a test's task in the simulator under a seed and a {@link FaultConfig}, optionally through crashes and
  * restarts, and turns any failure into a {@link SimulationTestFailure} that names the seed, the faults and the
- * replay line. What {@link SimulationTest} and the jqwik properties built on {@link SimArbitraries} use.
+ * replay line. What {@link SimulationTest} and properties built on {@link SimGenerators} use.
  *
  * <h2>Crashes</h2>
  * With {@code crashes = n > 0} the task runs as {@code n + 1} <em>lifetimes</em> on one simulated machine: each of

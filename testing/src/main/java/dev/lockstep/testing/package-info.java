@@ -3,12 +3,13 @@
  * ({@link dev.lockstep.testing.SimulationTest}, {@link dev.lockstep.testing.Seed}), fault configurations
  * ({@link dev.lockstep.testing.Fault}, {@link dev.lockstep.testing.FaultConfig}, {@link dev.lockstep.testing.Nemesis}),
  * {@link dev.lockstep.testing.Simulations} to run a task under a seed and faults (with crashes and restarts), and
- * jqwik arbitraries ({@link dev.lockstep.testing.SimArbitraries}) so that a failing property shrinks to the
+ * generators for properties ({@link dev.lockstep.testing.SimGenerators}, over the harness of
+ * {@code dev.lockstep.property}) so that a failing property shrinks to the
  * smallest fault configuration that still fails.
  *
  * <p>The artifact {@code dev.lockstep:lockstep-testing}. Depends on {@code dev.lockstep}, runtime-sim and the JUnit
  * Jupiter API; on runtime-uring optionally, for {@code @SimulationTest(uring = true)} only ({@code UringRun} is
- * the one class that names it, and says which artifact to add when it is missing), and for now on the jqwik
- * API.
+ * the one class that names it, and says which artifact to add when it is missing), and on lockstep-property,
+ * which it re-exports.
  */
 package dev.lockstep.testing;

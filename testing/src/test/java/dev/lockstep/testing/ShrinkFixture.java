@@ -2,24 +2,31 @@ package dev.lockstep.testing;
 
 import dev.lockstep.Blob;
 import dev.lockstep.StorageException;
+import dev.lockstep.property.ForAll;
+import dev.lockstep.property.Gen;
+import dev.lockstep.property.Property;
 import java.util.ArrayList;
 import java.util.List;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
 
 /**
  * A property that fails when a write fails: only {@link Fault#WRITE_ERRORS} (and a full disk, which these small
  * writes never fill) can make it fail, so shrinking must end at {@code write-errors} alone. Run by
- * {@link SimArbitrariesTest} through the JUnit Platform launcher.
+ * {@link SimGeneratorsTest} through the JUnit Platform launcher (the name matches no build pattern).
  */
 class ShrinkFixture {
     static final List<FaultConfig> failing = new ArrayList<>();
 
-    @Property(tries = 30, seed = "7", afterFailure = net.jqwik.api.AfterFailureMode.RANDOM_SEED)
+    @Property(tries = 30, seed = 7)
     void writesNeverFail(@ForAll("seeds") long seed, @ForAll("faults") FaultConfig faults) {
-        boolean failed = Simulations.run(seed, faults, ctx -> {
+        if (writeFails(seed, faults)) {
+            failing.add(faults);
+            org.junit.jupiter.api.Assertions.fail("a write failed under " + faults);
+        }
+    }
+
+    /** Whether one of 400 small writes fails under {@code faults}. */
+    static boolean writeFails(long seed, FaultConfig faults) {
+        return Simulations.run(seed, faults, ctx -> {
             Blob opened = null;
             while (opened == null) {
                 try {
@@ -39,19 +46,13 @@ class ShrinkFixture {
             }
             return false;
         });
-        if (failed) {
-            failing.add(faults);
-            org.junit.jupiter.api.Assertions.fail("a write failed under " + faults);
-        }
     }
 
-    @Provide
-    Arbitrary<Long> seeds() {
-        return SimArbitraries.seeds();
+    static Gen<Long> seeds() {
+        return SimGenerators.seeds();
     }
 
-    @Provide
-    Arbitrary<FaultConfig> faults() {
-        return SimArbitraries.faultConfigs();
+    static Gen<FaultConfig> faults() {
+        return SimGenerators.faultConfigs();
     }
 }
