@@ -125,16 +125,24 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
                 return;
             }
             Simulations.Plan plan = plan(test, seed);
-            Task<Object> task = ctx -> invoke(method, target, ctx, plan);
-            Simulations.Run<Object> first = Simulations.execute(seed, plan, task);
+            Simulations.Run<Object> first = Simulations.execute(seed, plan, ctx -> invoke(method, target, ctx, plan),
+                    true);
             if (test.checkDeterminism()) {
-                Simulations.Run<Object> second = Simulations.execute(seed, plan, task);
+                // The rerun gets a fresh instance, as the first run did: what the test keeps in fields (a model of
+                // what was acknowledged) must start empty again, or the rerun differs for the test's own reasons.
+                Object fresh = FreshInstance.of(context, target);
+                Simulations.Run<Object> second;
+                try {
+                    second = Simulations.execute(seed, plan, ctx -> invoke(method, fresh, ctx, plan), true);
+                } finally {
+                    FreshInstance.tearDown(fresh);
+                }
                 if (!first.digest().equals(second.digest())) {
-                    throw Simulations.failure(seed, plan, Simulations.config(seed, plan), plan.crashes(),
-                            new AssertionError("two runs of seed " + seed + " differ: audit digest "
-                                    + first.digest() + " then " + second.digest() + "; the test or the code under test"
-                                    + " depends on something outside the simulation (wall-clock time, an unseeded"
-                                    + " random, identity hash order, another thread)"));
+                    throw Simulations.failure(seed, plan, plan.crashes(), new AssertionError("two runs of seed "
+                            + seed + " differ: audit digest " + first.digest() + " then " + second.digest()
+                            + "; the test or the code under test depends on something outside the simulation"
+                            + " (wall-clock time, an unseeded random, identity hash order, another thread)"),
+                            second.digest(), true);
                 }
             }
         }

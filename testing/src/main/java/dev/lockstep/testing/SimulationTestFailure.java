@@ -8,17 +8,42 @@ package dev.lockstep.testing;
 public final class SimulationTestFailure extends AssertionError {
     private final long seed;
     private final transient FaultConfig faults;
+    private final String replay;
+    private final String digest;
 
     /**
      * @param message the full message
      * @param seed the failing seed
      * @param faults the faults that were on
+     * @param replay the text {@link Simulations#replay} reruns the failure from, or null if no seed is involved
+     * @param digest the audit digest at the failure, or null if the simulator did not run
      * @param cause what failed
      */
-    public SimulationTestFailure(String message, long seed, FaultConfig faults, Throwable cause) {
+    public SimulationTestFailure(String message, long seed, FaultConfig faults, String replay, String digest,
+                                 Throwable cause) {
         super(message, cause);
         this.seed = seed;
         this.faults = faults;
+        this.replay = replay;
+        this.digest = digest;
+    }
+
+    /**
+     * What {@link Simulations#replay} takes to rerun this failure exactly, crashes included.
+     *
+     * @return the text, or null if the failure involves no seed (the JVM cannot run the simulator)
+     */
+    public String replay() {
+        return replay;
+    }
+
+    /**
+     * The audit digest of the failing lifetime's run: a replay that fails the same way ends with the same one.
+     *
+     * @return the hex digest, or null if the simulator did not run
+     */
+    public String digest() {
+        return digest;
     }
 
     /**

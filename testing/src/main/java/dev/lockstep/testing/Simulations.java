@@ -75,6 +75,17 @@ public final class Simulations {
         }
 
         /**
+         * The text {@link Simulations#replay} reads back: every value that decides the run, with the seed.
+         *
+         * @param seed the seed
+         * @return e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinMillis=20 timeLimitMillis=3600000}
+         */
+        public String replayText(long seed) {
+            return "seed=" + seed + " workers=" + workers + " faults=" + faults + " crashes=" + crashes
+                    + " crashWithinNanos=" + crashWithin.toNanos() + " timeLimitNanos=" + timeLimit.toNanos();
+        }
+
+        /**
          * This plan with another number of workers.
          *
          * @param count workers
@@ -86,6 +97,56 @@ public final class Simulations {
     }
 
     private Simulations() {
+    }
+
+    /**
+     * Reruns a failed run exactly, from the text its failure printed after {@code replay:} (crashes, their times
+     * and the crash policies included: they are all drawn from the seed). The task must be the one that failed,
+     * with what it keeps across lifetimes reset, as at the first run.
+     *
+     * @param replayText e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinNanos=20000000
+     *     timeLimitNanos=3600000000000}
+     * @param task the task
+     * @param <T> its value
+     * @return the run
+     * @throws SimulationTestFailure if it fails again (its {@link SimulationTestFailure#digest()} is the digest the
+     *     first failure printed)
+     * @throws IllegalArgumentException naming a value the text lacks or that is not a number or profile
+     */
+    public static <T> Run<T> replay(String replayText, Task<T> task) {
+        java.util.Map<String, String> values = new java.util.HashMap<>();
+        for (String part : replayText.trim().split("\\s+")) {
+            int equals = part.indexOf('=');
+            if (equals <= 0) {
+                throw new IllegalArgumentException("a replay is key=value pairs; '" + part + "' in '" + replayText
+                        + "' is not one");
+            }
+            values.put(part.substring(0, equals), part.substring(equals + 1));
+        }
+        long seed = number(values, "seed", replayText);
+        Plan plan = new Plan(FaultConfig.parse(required(values, "faults", replayText)),
+                (int) number(values, "workers", replayText), (int) number(values, "crashes", replayText),
+                Duration.ofNanos(number(values, "crashWithinNanos", replayText)),
+                Duration.ofNanos(number(values, "timeLimitNanos", replayText)));
+        return execute(seed, plan, task);
+    }
+
+    private static String required(java.util.Map<String, String> values, String key, String text) {
+        String value = values.get(key);
+        if (value == null) {
+            throw new IllegalArgumentException("the replay '" + text + "' has no " + key + "=");
+        }
+        return value;
+    }
+
+    private static long number(java.util.Map<String, String> values, String key, String text) {
+        String value = required(values, key, text);
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException bad) {
+            throw new IllegalArgumentException("the replay '" + text + "' has " + key + "=" + value
+                    + ", not a number");
+        }
     }
 
     /**
@@ -150,19 +211,26 @@ public final class Simulations {
      * @throws SimulationTestFailure if the task threw in any lifetime or the simulation failed
      */
     public static <T> Run<T> execute(long seed, Plan plan, Task<T> task) {
+        return execute(seed, plan, task, false);
+    }
+
+    /** As {@link #execute(long, Plan, Task)}; {@code underSimulationTest}: the failure may suggest {@code @Seed}. */
+    static <T> Run<T> execute(long seed, Plan plan, Task<T> task, boolean underSimulationTest) {
         SimConfig config = config(seed, plan);
         Checkpoint checkpoint = null;
+        SimRunner runner = null;
         int lifetime = 0;
         try {
             for (; lifetime < plan.crashes(); lifetime++) {
-                SimRunner runner = checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint);
+                runner = checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint);
                 Recovered<T> recovered = runner.startAndRecover(ctx -> withCrash(ctx, plan, task));
                 if (recovered.outcome() instanceof Outcome.Failed<T> failed) {
-                    throw failure(seed, plan, config, lifetime, failed.failure());
+                    throw failure(seed, plan, lifetime, failed.failure(), digestOf(runner), underSimulationTest);
                 }
                 checkpoint = recovered.checkpoint();
             }
             SimRunner last = checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint);
+            runner = last;
             T value = last.start(ctx -> {
                 SimRunner.control(ctx).crashPolicy(plan.faults().crashPolicy(SimRunner.control(ctx).random()));
                 return task.run(ctx);
@@ -171,7 +239,15 @@ public final class Simulations {
         } catch (SimulationTestFailure failure) {
             throw failure;
         } catch (RuntimeException | Error failure) {
-            throw failure(seed, plan, config, lifetime, failure);
+            throw failure(seed, plan, lifetime, failure, digestOf(runner), underSimulationTest);
+        }
+    }
+
+    private static String digestOf(SimRunner runner) {
+        try {
+            return runner == null ? null : runner.digest();
+        } catch (IllegalStateException notRun) {
+            return null;
         }
     }
 
@@ -190,16 +266,46 @@ public final class Simulations {
         }
     }
 
-    static SimulationTestFailure failure(long seed, Plan plan, SimConfig config, int lifetime,
-                                                 Throwable cause) {
+    static SimulationTestFailure failure(long seed, Plan plan, int lifetime, Throwable cause, String digest,
+                                         boolean underSimulationTest) {
+        String missingFlag = missingJvmFlag(cause);
+        if (missingFlag != null) {
+            // No seed is involved: every seed fails the same way until the JVM is started with the flags.
+            return new SimulationTestFailure("the simulator cannot start on this JVM: " + missingFlag
+                    + "\n  fix: start the test JVM with " + JVM_FLAGS + " (Maven: the Surefire argLine, see the README)",
+                    seed, plan.faults(), null, null, cause);
+        }
         StringBuilder message = new StringBuilder("simulation failed with seed ").append(seed);
         if (plan.crashes() > 0) {
             message.append(" in lifetime ").append(lifetime + 1).append(" of ").append(plan.crashes() + 1);
         }
-        message.append(" (faults ").append(plan.faults()).append(", workers ").append(plan.workers()).append(")");
-        message.append(": ").append(cause);
-        message.append("\n  rerun just this seed: add @Seed(").append(seed).append(") to the test method");
-        message.append("\n  simulator: ").append(config.replayLine());
-        return new SimulationTestFailure(message.toString(), seed, plan.faults(), cause);
+        message.append(" (faults ").append(plan.faults()).append(", workers ").append(plan.workers());
+        if (plan.crashes() > 0) {
+            message.append(", crashes ").append(plan.crashes()).append(" within ")
+                    .append(plan.crashWithin().toMillis()).append(" ms");
+        }
+        message.append("): ").append(cause);
+        if (underSimulationTest) {
+            message.append("\n  rerun just this seed: add @Seed(").append(seed).append(") to the test method");
+        }
+        String replay = plan.replayText(seed);
+        message.append("\n  replay: Simulations.replay(\"").append(replay).append("\", task)");
+        if (digest != null) {
+            message.append(" ends with audit digest ").append(digest);
+        }
+        return new SimulationTestFailure(message.toString(), seed, plan.faults(), replay, digest, cause);
+    }
+
+    /** The flags every JVM that runs Lockstep needs. */
+    static final String JVM_FLAGS = "--enable-native-access=ALL-UNNAMED " + dev.lockstep.engine.Fibers.REQUIRED_FLAG;
+
+    private static String missingJvmFlag(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof IllegalStateException && t.getMessage() != null
+                    && t.getMessage().contains(dev.lockstep.engine.Fibers.REQUIRED_FLAG)) {
+                return t.getMessage();
+            }
+        }
+        return null;
     }
 }

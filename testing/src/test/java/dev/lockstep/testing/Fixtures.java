@@ -90,4 +90,70 @@ final class Fixtures {
             ctx.sleep(Duration.ofNanos(1 + System.nanoTime() % 1_000_000_000L));
         }
     }
+
+    /**
+     * The README's pattern: a model of what was acknowledged kept in a field across one seed's lifetimes, checked
+     * for determinism. The rerun must get a fresh instance (and its own @BeforeEach), or its model starts full.
+     */
+    static class ModelInFieldFixture {
+        private final List<Integer> acknowledged = new ArrayList<>();
+        private boolean setUp;
+
+        @org.junit.jupiter.api.BeforeEach
+        void setUp() {
+            setUp = true;
+        }
+
+        @SimulationTest(seeds = 3, crashes = 2, crashWithinMillis = 20, checkDeterminism = true)
+        void acknowledgedBytesSurvive(Context ctx, SimulationInfo info) {
+            assertTrue(setUp, "@BeforeEach ran on this instance");
+            seen.add("seed " + info.seed() + " lifetime " + info.lifetime());
+            try (Blob blob = ctx.open("p", "log").await().blob()) {
+                long length = blob.length();
+                assertTrue(length >= acknowledged.size(), "lost bytes: acknowledged " + acknowledged.size()
+                        + ", recovered " + length);
+                acknowledged.clear();
+                for (int i = 0; i < length; i++) {
+                    acknowledged.add(i);
+                }
+                for (int i = 0; i < 10; i++) {
+                    blob.writeAt(blob.length(), new byte[] {(byte) i}).await();
+                    blob.sync().await();
+                    acknowledged.add(acknowledged.size());
+                    ctx.sleep(Duration.ofMillis(1));
+                }
+            }
+        }
+    }
+
+    /**
+     * Fails in a later lifetime: its appends are not synced, so a crash loses acknowledged bytes. The body is a
+     * static method so that a test can replay it from the failure's printed line with a model of its own.
+     */
+    static class CrashingFailureFixture {
+        private final List<Integer> acknowledged = new ArrayList<>();
+
+        @SimulationTest(seeds = 4, firstSeed = 5, faults = "torn-writes", crashes = 3, crashWithinMillis = 20)
+        void forgetsToSync(Context ctx, SimulationInfo info) {
+            unsyncedAppends(ctx, acknowledged);
+        }
+
+        static Void unsyncedAppends(Context ctx, List<Integer> acknowledged) {
+            try (Blob blob = ctx.open("p", "log").await().blob()) {
+                long length = blob.length();
+                assertTrue(length >= acknowledged.size(), "lost bytes: acknowledged " + acknowledged.size()
+                        + ", recovered " + length);
+                acknowledged.clear();
+                for (int i = 0; i < length; i++) {
+                    acknowledged.add(i);
+                }
+                for (int i = 0; i < 40; i++) {
+                    blob.writeAt(blob.length(), new byte[] {(byte) i}).await(); // no sync: the bug
+                    acknowledged.add(acknowledged.size());
+                    ctx.sleep(Duration.ofMillis(1));
+                }
+            }
+            return null;
+        }
+    }
 }

@@ -38,7 +38,7 @@ class SimulationExtensionTest {
         assertTrue(message.contains("simulation failed with seed 3"), message);
         assertTrue(message.contains("the value was wrong"), message);
         assertTrue(message.contains("add @Seed(3) to the test method"), message);
-        assertTrue(message.contains("replay: SimRunner.of(SimConfig.builder().seed(3L)"), message);
+        assertTrue(message.contains("replay: Simulations.replay(\"seed=3 workers=1 faults=none crashes=0 "), message);
     }
 
     @Test
@@ -83,5 +83,66 @@ class SimulationExtensionTest {
         assertTrue(missing.getMessage().contains("add dev.lockstep:lockstep-runtime-uring"), missing.getMessage());
         assertTrue(missing.getMessage().contains("UringFixture.everywhere"), missing.getMessage());
         UringRun.requireOnClassPath(method, SimulationExtension.class.getClassLoader()); // present here: no error
+    }
+
+    @Test
+    void checkDeterminismRerunsEachSeedOnAFreshInstance() {
+        // Regression: the rerun used the first run's instance, so a model kept in a field started full and every
+        // seed failed with a false difference ("lost bytes").
+        Launch launch = Launch.run(Fixtures.ModelInFieldFixture.class);
+        assertTrue(launch.failed().isEmpty(), () -> launch.failed().toString());
+        assertEquals(3, launch.finished.size());
+        assertEquals(18, Fixtures.seen.size(), "3 seeds x 3 lifetimes x 2 runs: " + Fixtures.seen);
+    }
+
+    @Test
+    void aCrashTestFailureReplaysFromItsPrintedLineWithTheSameDigest() {
+        // Regression: the printed line was the simulator's configuration, without the crash times and policies
+        // (drawn by a separate crasher), so a failure of a test with crashes = n did not come back from it.
+        Launch launch = Launch.run(Fixtures.CrashingFailureFixture.class);
+        assertTrue(!launch.failed().isEmpty(), () -> launch.finished.toString());
+        SimulationTestFailure failure = assertInstanceOf(SimulationTestFailure.class,
+                launch.failed().getFirst().failure());
+        String message = failure.getMessage();
+        assertTrue(message.contains("lost bytes"), message);
+        java.util.regex.Matcher printed = java.util.regex.Pattern
+                .compile("replay: Simulations\\.replay\\(\"([^\"]*)\", task\\) ends with audit digest ([0-9a-f]+)")
+                .matcher(message);
+        assertTrue(printed.find(), message);
+        assertTrue(printed.group(1).contains("crashes=3"), message);
+        assertEquals(failure.digest(), printed.group(2));
+
+        java.util.List<Integer> model = new java.util.ArrayList<>();
+        SimulationTestFailure replayed = org.junit.jupiter.api.Assertions.assertThrows(SimulationTestFailure.class,
+                () -> Simulations.replay(printed.group(1),
+                        ctx -> Fixtures.CrashingFailureFixture.unsyncedAppends(ctx, model)));
+        assertEquals(failure.digest(), replayed.digest(), "the replay fails at the same point of the same run");
+        assertEquals(message.substring(0, message.indexOf(':')), replayed.getMessage().substring(0,
+                replayed.getMessage().indexOf(':')), "the same seed and lifetime");
+        assertTrue(!replayed.getMessage().contains("@Seed"), "outside @SimulationTest, @Seed cannot help: "
+                + replayed.getMessage());
+    }
+
+    @Test
+    void aFailureOutsideSimulationTestSuggestsTheReplayNotSeed() {
+        SimulationTestFailure failure = org.junit.jupiter.api.Assertions.assertThrows(SimulationTestFailure.class,
+                () -> Simulations.run(9, FaultConfig.NONE, ctx -> {
+                    throw new IllegalStateException("the value was wrong");
+                }));
+        assertTrue(failure.getMessage().contains("replay: Simulations.replay(\"seed=9 "), failure.getMessage());
+        assertTrue(!failure.getMessage().contains("@Seed"), failure.getMessage());
+    }
+
+    @Test
+    void aJvmWithoutTheFlagsIsToldWhichFlagsNotWhichSeed() {
+        IllegalStateException probe = new IllegalStateException("Lockstep fibers need JDK 25 or newer started with "
+                + dev.lockstep.engine.Fibers.REQUIRED_FLAG + " (this is Java 25)");
+        SimulationTestFailure failure = Simulations.failure(1, Simulations.Plan.of(FaultConfig.NONE), 0,
+                new RuntimeException(probe), null, true);
+        String message = failure.getMessage();
+        assertTrue(message.contains("fix: start the test JVM with --enable-native-access=ALL-UNNAMED --add-opens "
+                + "java.base/java.lang=ALL-UNNAMED"), message);
+        assertTrue(!message.contains("@Seed") && !message.contains("replay"), message);
+        assertEquals(null, failure.replay());
     }
 }
