@@ -31,6 +31,7 @@ public interface Storage {
      * @return an operation yielding the open blob and its current length
      * @throws PartitionNameInvalidException at the call, for an invalid partition name
      * @throws IllegalArgumentException at the call, for an empty blob name
+     * @throws StorageUnavailableException at the call, if the runner was built without a storage directory
      */
     Operation<OpenedBlob> open(String partition, byte[] name);
 
@@ -53,6 +54,7 @@ public interface Storage {
      * @return an operation that fails with {@link PartitionMissingException} or {@link BlobMissingException}
      *     when there is nothing to remove
      * @throws PartitionNameInvalidException at the call, for an invalid partition name
+     * @throws StorageUnavailableException at the call, if the runner was built without a storage directory
      */
     Operation<Void> remove(String partition, byte[] name);
 
@@ -62,6 +64,7 @@ public interface Storage {
      * @param partition the partition name
      * @return an operation that fails with {@link PartitionMissingException} if the partition does not exist
      * @throws PartitionNameInvalidException at the call, for an invalid partition name
+     * @throws StorageUnavailableException at the call, if the runner was built without a storage directory
      */
     Operation<List<byte[]>> scan(String partition);
 }

@@ -149,7 +149,8 @@ public final class Engine {
 
     EngineStorage storage() {
         if (storage == null) {
-            throw new IllegalStateException("this runtime was started without a storage directory");
+            throw new dev.lockstep.StorageUnavailableException("this runner has no storage: it was built without a"
+                    + " storage directory (runtime-uring: UringRunner.builder().storage(directory))");
         }
         return storage;
     }

@@ -71,8 +71,23 @@ final class EngineStorage {
         }
     }
 
-    String describe(String partition, byte[] name) {
-        return partition + "/" + HexFormat.of().formatHex(name);
+    /**
+     * How messages name a blob: {@code partition/name} with the name as text when it is printable UTF-8 (what
+     * the user passed to {@code open(partition, String)}), else {@code partition/0x} and its bytes in hex. The
+     * file on disk is always named in hex ({@link #blobPath}); that is an internal, never shown.
+     */
+    static String describe(String partition, byte[] name) {
+        java.nio.charset.CharsetDecoder decoder = java.nio.charset.StandardCharsets.UTF_8.newDecoder();
+        try {
+            String text = decoder.decode(java.nio.ByteBuffer.wrap(name)).toString();
+            if (text.codePoints().noneMatch(c -> Character.isISOControl(c) || c == '\'' || Character.getType(c)
+                    == Character.UNASSIGNED)) {
+                return partition + "/" + text;
+            }
+        } catch (java.nio.charset.CharacterCodingException notText) {
+            // Binary: shown in hex below.
+        }
+        return partition + "/0x" + HexFormat.of().formatHex(name);
     }
 
     private String partitionPath(String partition) {

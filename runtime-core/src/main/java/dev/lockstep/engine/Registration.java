@@ -74,13 +74,14 @@ public final class Registration<T> implements Operation<T> {
             return Poll.failed(new ClosedException(closedMessage));
         }
         if (finished) {
-            return Poll.failed(new ClosedException("operation " + id + " was already observed or closed"));
+            return Poll.failed(new ClosedException("this operation's result was already taken, or the"
+                    + " operation was closed"));
         }
         if (channel != null) {
             return (Poll<T>) observed(channel.poll(waker));
         }
         if (Worker.current() != owner) {
-            channel = new OneShot<>(owner + " closed before " + id + " completed");
+            channel = new OneShot<>(owner + " closed before this operation completed");
             if (!owner.mailbox().send(new Mailbox.Forward(id, channel))) {
                 channel.closeSender();
             }
@@ -97,7 +98,8 @@ public final class Registration<T> implements Operation<T> {
                 return (Poll<T>) observed(ready);
             }
             if (!driver.isLive(id)) {
-                return (Poll<T>) observed(Poll.failed(new ClosedException("operation " + id + " is gone")));
+                return (Poll<T>) observed(Poll.failed(new ClosedException("this operation was closed, or "
+                        + owner + " retired")));
             }
             if (owner.isClosing()) {
                 driver.close(id);

@@ -33,7 +33,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -121,7 +120,7 @@ class UringFaultsTest {
         Path root = tmpfs.resolve("full");
         byte[] synced = random(256 * 1024, 1);
         byte[] chunk = random(256 * 1024, 2);
-        String blobName = "p/" + HexFormat.of().formatHex(utf8("log"));
+        String blobName = "p/log";
         UringRunner.builder().workers(1).ringEntries(4).storage(root).build().start(ctx -> {
             try (Blob blob = ctx.open("p", "log").await().blob()) {
                 blob.writeAt(0, synced).await();

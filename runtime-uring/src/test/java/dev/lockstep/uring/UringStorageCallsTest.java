@@ -66,7 +66,7 @@ class UringStorageCallsTest {
                 assertArrayEquals(new byte[0], blob.readAt(1_000, 0).await(), "an empty read is always satisfied");
                 BlobInsufficientLengthException straddling = assertThrows(BlobInsufficientLengthException.class,
                         () -> blob.readAt(8, 3).await());
-                assertTrue(straddling.getMessage().contains("p/" + HexFormat.of().formatHex(utf8("b"))),
+                assertTrue(straddling.getMessage().contains("'p/b'"),
                         straddling.getMessage());
                 assertThrows(BlobInsufficientLengthException.class, () -> blob.readAt(10, 1).await());
                 assertThrows(BlobInsufficientLengthException.class, () -> blob.readAt(1L << 40, 1).await());
@@ -245,7 +245,7 @@ class UringStorageCallsTest {
             }
             BlobMissingException noBlob = assertThrows(BlobMissingException.class,
                     () -> ctx.remove("doomed", utf8("zz")).await());
-            assertTrue(noBlob.getMessage().contains(HexFormat.of().formatHex(utf8("zz"))), noBlob.getMessage());
+            assertTrue(noBlob.getMessage().contains("doomed/zz"), noBlob.getMessage());
             ctx.remove("doomed", utf8("b")).await();
             assertThrows(BlobMissingException.class, () -> ctx.remove("doomed", utf8("b")).await());
             assertEquals(2, ctx.scan("doomed").await().size());
