@@ -1,0 +1,78 @@
+package dev.lockstep.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.testing.example.FirstProgram;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's examples are these files, so they cannot drift: its first program is
+ * {@code example/FirstProgram.java} (run here), its test example is {@code example/JournalTest.java} (run by the
+ * build), and its Maven snippet has this build's version and JVM flags.
+ */
+class ReadmeTest {
+    private static final Path ROOT = Path.of("..");
+
+    private static String readme() throws IOException {
+        return Files.readString(ROOT.resolve("README.md"));
+    }
+
+    /** The first {@code lang} code block after {@code heading}. */
+    private static String block(String readme, String heading, String lang) {
+        int at = readme.indexOf(heading);
+        assertTrue(at >= 0, "README has no '" + heading + "'");
+        Matcher block = Pattern.compile("```" + lang + "\n(.*?)```", Pattern.DOTALL).matcher(readme);
+        assertTrue(block.find(at), "no ```" + lang + " block after '" + heading + "'");
+        return block.group(1);
+    }
+
+    /** A source file as the README prints it: everything after its package line. */
+    private static String source(String name) throws IOException {
+        String text = Files.readString(Path.of("src/test/java/dev/lockstep/testing/example", name));
+        return text.substring(text.indexOf("\n\n") + 2);
+    }
+
+    @Test
+    void theFirstProgramIsFirstProgramJavaAndRunsOnBothRuntimes(@TempDir Path data) throws Exception {
+        assertEquals(source("FirstProgram.java"), block(readme(), "## A first program", "java"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream original = System.out;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            FirstProgram.main(new String[] {data.toString()});
+        } finally {
+            System.setOut(original);
+        }
+        assertEquals("runtime-uring: hello, lockstep\nruntime-sim:   hello, lockstep\n",
+                out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theTestExampleIsJournalTestJava() throws Exception {
+        assertEquals(source("JournalTest.java"), block(readme(), "The test states exactly that", "java"));
+    }
+
+    @Test
+    void theMavenSnippetHasThisBuildsVersionAndJvmFlags() throws Exception {
+        String parent = Files.readString(ROOT.resolve("pom.xml"));
+        Matcher version = Pattern.compile("<artifactId>lockstep-parent</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(parent);
+        assertTrue(version.find());
+        Matcher flags = Pattern.compile("<lockstep.jvm.flags>([^<]+)</lockstep.jvm.flags>").matcher(parent);
+        assertTrue(flags.find());
+        String snippet = block(readme(), "## Using Lockstep in your build", "xml");
+        assertTrue(snippet.contains("<artifactId>lockstep-testing</artifactId>\n    <version>" + version.group(1)
+                + "</version>"), snippet);
+        assertTrue(snippet.contains("<argLine>" + flags.group(1) + "</argLine>"), snippet);
+    }
+}
