@@ -18,7 +18,8 @@ import java.util.StringJoiner;
  *
  * <p>Try {@code i} draws its arguments, in parameter order, from {@link Choices#random} seeded with the
  * {@code i}th value of a {@link SplittableRandom} seeded with the run's seed. A try fails when the body throws
- * anything (a {@link Gen.Rejected} from a generator discards the try instead). The failing try is then shrunk
+ * anything but a failed assumption ({@code Assumptions.assume...}), which discards the try, as a
+ * {@link Gen.Rejected} from a generator does. The failing try is then shrunk
  * (see {@link Shrinker}) and reported as a {@link PropertyFailure}.
  *
  * <p>Not thread-safe; the body runs on the calling thread.
@@ -298,6 +299,9 @@ public final class PropertyCheck {
         Throwable failure = null;
         try {
             body.check(shown);
+        } catch (org.opentest4j.TestAbortedException assumption) {
+            // An assumption that does not hold (Assumptions.assumeTrue): the case is not one the property is about.
+            return new Outcome(choices.values(), choices.fixed(), choices.spans(), shown, null, true);
         } catch (Throwable thrown) {
             if (thrown instanceof VirtualMachineError fatal && !(thrown instanceof StackOverflowError)) {
                 throw fatal;

@@ -177,6 +177,18 @@ class GenShrinkTest {
     }
 
     @Test
+    void aFailedAssumptionDiscardsTheTryInsteadOfFailingIt() {
+        List<Integer> ran = new ArrayList<>();
+        PropertyCheck.Report report = PropertyCheck.named("assumed").seed(17).tries(20).forAll(Gen.ints(0, 9), x -> {
+            org.junit.jupiter.api.Assumptions.assumeTrue(x % 2 == 0);
+            ran.add(x);
+        });
+        assertEquals(20, report.tries());
+        assertTrue(report.discarded() > 0);
+        assertTrue(ran.stream().allMatch(x -> x % 2 == 0), ran::toString);
+    }
+
+    @Test
     void aFilterThatRejectsEverythingIsReportedNotLoopedOn() {
         AssertionError error = assertThrows(AssertionError.class, () -> PropertyCheck.named("strict").seed(16)
                 .tries(10).forAll(Gen.ints(0, 10).filter(x -> x > 10), x -> { }));
