@@ -17,8 +17,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * (partitions, faults, crashes; simulator only), {@link java.util.random.RandomGenerator} (seeded randomness:
  * the simulator's generator, or a generator seeded with the seed on runtime-uring) and {@link SimulationInfo}
  * (the seed, the lifetime, the runtime). A failure fails that seed's invocation with a
- * {@link SimulationTestFailure} that names the seed, the faults and the replay line; {@link Seed} pins a
- * method to the failing seed.
+ * {@link SimulationTestFailure} that names the seed, the faults and the replay line
+ * ({@link Simulations#replay}, crashes included); {@link Seed} pins a method to the failing seed.
  *
  * <pre>{@code
  * @SimulationTest(seeds = 100, faults = "sync-errors+crash", crashes = 2)
@@ -85,7 +85,9 @@ public @interface SimulationTest {
 
     /**
      * Run every seed twice and fail if the two runs' audit digests differ: the method leaks nondeterminism (a
-     * {@code HashMap} of identity-hashed keys, wall-clock time, an unseeded random).
+     * {@code HashMap} of identity-hashed keys, wall-clock time, an unseeded random). The second run gets a new
+     * instance of the test class (its constructor and {@code @BeforeEach} methods run again), so what the test keeps
+     * in fields across a seed's lifetimes starts as it did the first time.
      *
      * @return whether to
      */
