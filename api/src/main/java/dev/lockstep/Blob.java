@@ -17,6 +17,20 @@ package dev.lockstep;
  * clean. Closing a
  * write or sync operation never cancels it: retained work finishes and its result is dropped. Closing the
  * blob does not sync.
+ *
+ * <h2>Buffers</h2>
+ * {@link #readInto} and {@link #writeFrom} move bytes between the blob and an {@link IoBuffer} without a copy;
+ * the buffer's ownership while the operation runs is described at {@link IoBuffer}. The {@code byte[]} calls
+ * are conveniences on the same path: they copy through a pooled buffer of the calling worker. Buffer calls
+ * reject, at the call and naming the value: a range outside the buffer or a length out of bounds
+ * ({@link IllegalArgumentException}), a released buffer ({@link ClosedException}), a buffer in flight
+ * ({@link IllegalStateException}), and a buffer of another worker or runner ({@link IllegalArgumentException}).
+ *
+ * <h2>Direct I/O</h2>
+ * A blob opened with {@link OpenOptions#DIRECT} has a non-zero {@link #directAlignment()}: every read and
+ * write, buffer or {@code byte[]}, must have its offset and length aligned to it, and a buffer call also the
+ * address {@code buffer.segment().address() + at}; anything else fails at the call with
+ * {@link BlobMisalignedException}. Pool buffers start page-aligned, so {@code at = 0} always qualifies.
  */
 public interface Blob extends AutoCloseable {
 
@@ -74,6 +88,55 @@ public interface Blob extends AutoCloseable {
      * @return completes when the bytes are written (durable with {@code SYNC})
      */
     Operation<Void> writeAt(long offset, byte[][] chunks, WriteOptions options);
+
+    /**
+     * Reads exactly {@code length} bytes at {@code offset} into {@code into}, starting {@code at} bytes into
+     * the buffer. The buffer is in flight until the operation completes (see {@link IoBuffer}).
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param into a held buffer of the calling worker
+     * @param at where in the buffer, {@code 0 <= at} and {@code at + length <= into.capacity()}
+     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}; zero is always satisfied
+     * @return completes when the bytes are in the buffer; fails with {@link BlobInsufficientLengthException}
+     *     if the blob ends before {@code offset + length} (the buffer's range then holds unspecified bytes)
+     */
+    Operation<Void> readInto(long offset, IoBuffer into, int at, int length);
+
+    /**
+     * Writes {@code length} bytes of {@code from}, starting {@code at} bytes into the buffer, at
+     * {@code offset}, extending the blob as {@link #writeAt(long, byte[])} does. No copy is made: the buffer
+     * is in flight until the operation completes, and closing the operation does not cancel the write.
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param from a held buffer of the calling worker
+     * @param at where in the buffer, {@code 0 <= at} and {@code at + length <= from.capacity()}
+     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}; zero changes nothing
+     * @param options write options, not null
+     * @return completes when the bytes are written (durable with {@link WriteOptions#SYNC})
+     */
+    Operation<Void> writeFrom(long offset, IoBuffer from, int at, int length, WriteOptions options);
+
+    /**
+     * {@link #writeFrom(long, IoBuffer, int, int, WriteOptions)} without options.
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param from a held buffer of the calling worker
+     * @param at where in the buffer
+     * @param length byte count
+     * @return completes when the bytes are in the page cache
+     */
+    default Operation<Void> writeFrom(long offset, IoBuffer from, int at, int length) {
+        return writeFrom(offset, from, at, length, WriteOptions.NONE);
+    }
+
+    /**
+     * The alignment direct I/O needs on this open: the file system's logical block size for its device
+     * ({@code statx} {@code STATX_DIOALIGN} on Linux, the larger of its memory and offset alignments), or 0
+     * for a blob opened without {@link OpenOptions#DIRECT}.
+     *
+     * @return a power of two, or 0
+     */
+    int directAlignment();
 
     /**
      * Sets the length: extends with zeros or truncates.

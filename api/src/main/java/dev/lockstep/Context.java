@@ -10,6 +10,15 @@ package dev.lockstep;
 public interface Context extends Spawner, Clock, Storage, Network {
 
     /**
+     * The buffer pool of the worker running the calling task: where {@link IoBuffer}s for the buffer calls
+     * of {@link Blob}, {@link Stream} and {@link Sink} come from.
+     *
+     * @return the current worker's pool
+     * @throws IllegalStateException when not called from a task of this runtime
+     */
+    BufferPool buffers();
+
+    /**
      * A digest of everything the runtime has done so far, for determinism checks.
      *
      * <p>The simulator returns the hex SHA-256 chain of its auditor; the same seed and the same code give

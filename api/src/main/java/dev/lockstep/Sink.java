@@ -23,6 +23,22 @@ public interface Sink extends AutoCloseable {
      */
     Operation<Void> send(byte[]... chunks);
 
+    /**
+     * Sends {@code length} bytes of {@code from}, starting {@code at} bytes into the buffer, without a copy.
+     * The buffer is in flight until the operation completes (see {@link IoBuffer}); closing the operation
+     * early poisons the sink as it does for {@link #send}.
+     *
+     * @param from a held buffer of the calling worker
+     * @param at where in the buffer, {@code 0 <= at} and {@code at + length <= from.capacity()}
+     * @param length {@code 0 <= length <= MAX_SEND_BYTES}
+     * @return completes when every byte was handed to the kernel; fails with {@link SendFailedException}
+     * @throws IllegalArgumentException naming the value, for a range outside the buffer or a buffer of another
+     *     worker or runner
+     * @throws ClosedException for a released buffer
+     * @throws IllegalStateException for a buffer in flight
+     */
+    Operation<Void> sendFrom(IoBuffer from, int at, int length);
+
     /** Shuts the sending direction down; the peer reads end of stream. Idempotent. */
     @Override
     void close();

@@ -33,7 +33,22 @@ public interface Storage {
      * @throws IllegalArgumentException at the call, for an empty blob name
      * @throws StorageUnavailableException at the call, if the runner was built without a storage directory
      */
-    Operation<OpenedBlob> open(String partition, byte[] name);
+    default Operation<OpenedBlob> open(String partition, byte[] name) {
+        return open(partition, name, OpenOptions.NONE);
+    }
+
+    /**
+     * Opens a blob, creating it (and its partition) durably if missing, with options.
+     *
+     * @param partition the partition name
+     * @param name the blob name, non-empty
+     * @param options {@link OpenOptions#DIRECT} for direct I/O; not null
+     * @return as {@link #open(String, byte[])}; with direct I/O, fails with {@link StorageIoException} where the
+     *     file system cannot do it
+     * @throws PartitionNameInvalidException at the call, for an invalid partition name
+     * @throws IllegalArgumentException at the call, for an empty blob name
+     */
+    Operation<OpenedBlob> open(String partition, byte[] name, OpenOptions options);
 
     /**
      * Opens a blob named by the UTF-8 bytes of {@code name}.
@@ -44,6 +59,18 @@ public interface Storage {
      */
     default Operation<OpenedBlob> open(String partition, String name) {
         return open(partition, name.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Opens a blob named by the UTF-8 bytes of {@code name}, with options.
+     *
+     * @param partition the partition name
+     * @param name the blob name, non-empty
+     * @param options {@link OpenOptions#DIRECT} for direct I/O; not null
+     * @return as {@link #open(String, byte[], OpenOptions)}
+     */
+    default Operation<OpenedBlob> open(String partition, String name, OpenOptions options) {
+        return open(partition, name.getBytes(StandardCharsets.UTF_8), options);
     }
 
     /**

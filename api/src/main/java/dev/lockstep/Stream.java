@@ -25,6 +25,24 @@ public interface Stream extends AutoCloseable {
     Operation<byte[]> recv(int length);
 
     /**
+     * Receives exactly {@code length} bytes into {@code into}, starting {@code at} bytes into the buffer: bytes
+     * already buffered by earlier receives first, then straight from the kernel into the buffer. The buffer is
+     * in flight until the operation completes (see {@link IoBuffer}); a failed or cancelled receive poisons the
+     * stream as {@link #recv} does and leaves unspecified bytes in the buffer's range.
+     *
+     * @param into a held buffer of the calling worker
+     * @param at where in the buffer, {@code 0 <= at} and {@code at + length <= into.capacity()}
+     * @param length {@code 0 <= length <= MAX_RECV_BYTES}
+     * @return completes when the bytes are in the buffer; fails with {@link RecvFailedException} if the peer
+     *     closes or resets first
+     * @throws IllegalArgumentException naming the value, for a range outside the buffer or a buffer of another
+     *     worker or runner
+     * @throws ClosedException for a released buffer
+     * @throws IllegalStateException for a buffer in flight
+     */
+    Operation<Void> recvInto(IoBuffer into, int at, int length);
+
+    /**
      * Bytes already buffered and not yet received, without consuming them or waiting.
      *
      * @param maxLength at most this many

@@ -35,8 +35,9 @@ import java.util.SplittableRandom;
  *
  * <p>Checks without a form in Lockstep's API, not ported: 26 version mismatch ({@code open_versioned}; Lockstep
  * blobs have no application version), 27 aligned layout (the blob header is not part of the API: Lockstep's
- * logical offsets are file offsets), 29–31 {@code read_at_buf} into caller buffers (Lockstep reads return a
- * new array). Check 14's "both read APIs" is {@code readAt} with and without options.
+ * logical offsets are file offsets). Checks 29–31, {@code read_at_buf} into caller buffers, are
+ * {@link BufferConformanceTest}'s ({@code Blob.readInto}). Check 14's "both read APIs" is {@code readAt} with
+ * and without options.
  */
 class StorageConformanceTest {
 

@@ -2,6 +2,8 @@ package dev.lockstep.engine;
 
 import dev.lockstep.Blob;
 import dev.lockstep.BlobInsufficientLengthException;
+import dev.lockstep.BlobMisalignedException;
+import dev.lockstep.IoBuffer;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Operation;
 import dev.lockstep.ReadOptions;
@@ -12,6 +14,7 @@ import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,6 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Blob} over a shared fd: reads and writes are ring requests that loop over short transfers, syncs
  * hold the open's {@link DurabilityPermit}. Thread-safe: calls may come from fibers of any worker; each call
  * registers on the caller's worker.
+ *
+ * <p>Reads and writes move bytes through page-aligned memory of the caller's worker: the caller's own
+ * {@link IoBuffer} for the buffer calls, a pooled copy for the {@code byte[]} calls (one path, and aligned
+ * for direct I/O either way).
  */
 final class EngineBlob implements Blob {
     private final Engine engine;
@@ -28,9 +35,12 @@ final class EngineBlob implements Blob {
     private final DurabilityPermit permit = new DurabilityPermit();
     private final AtomicLong length;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The direct I/O alignment, or 0 for a blob opened through the page cache. */
+    private final int alignment;
 
-    EngineBlob(Engine engine, SharedFd fd, String name, long length, boolean startsDirty) {
+    EngineBlob(Engine engine, SharedFd fd, String name, long length, boolean startsDirty, int alignment) {
         this.engine = engine;
+        this.alignment = alignment;
         this.fd = fd;
         this.name = name;
         this.length = new AtomicLong(length);
@@ -71,10 +81,78 @@ final class EngineBlob implements Blob {
                     + MAX_TRANSFER_BYTES + "), was " + count);
         }
         Worker worker = worker("readAt");
+        checkAligned(offset, count, 0, null, "read");
         if (count == 0) {
             return worker.register(new Immediate("empty read of '" + name + "'", () -> new byte[0]));
         }
-        return worker.register(new ReadRequest(fd.acquire(), offset, count, options.dontCache()));
+        return worker.register(new ReadRequest(fd.acquire(), offset, count, options.dontCache(), worker, null, 0));
+    }
+
+    @Override
+    public Operation<Void> readInto(long offset, IoBuffer into, int at, int count) {
+        checkRange(offset, count, "read");
+        if (count > MAX_TRANSFER_BYTES) {
+            throw new IllegalArgumentException("read length must be at most Blob.MAX_TRANSFER_BYTES ("
+                    + MAX_TRANSFER_BYTES + "), was " + count);
+        }
+        Worker worker = worker("readInto");
+        PooledBuffer buffer = WorkerBuffers.check(into, at, count, "Blob.readInto");
+        checkAligned(offset, count, at, buffer, "read");
+        if (count == 0) {
+            return worker.register(new Immediate("empty read of '" + name + "'", () -> null));
+        }
+        buffer.inFlight = true;
+        return worker.register(new ReadRequest(fd.acquire(), offset, count, false, worker, buffer, at));
+    }
+
+    @Override
+    public Operation<Void> writeFrom(long offset, IoBuffer from, int at, int count, WriteOptions options) {
+        java.util.Objects.requireNonNull(options, "options");
+        checkRange(offset, count, "write");
+        if (count > MAX_TRANSFER_BYTES) {
+            throw new IllegalArgumentException("write length must be at most Blob.MAX_TRANSFER_BYTES ("
+                    + MAX_TRANSFER_BYTES + "), was " + count);
+        }
+        Worker worker = worker("writeFrom");
+        PooledBuffer buffer = WorkerBuffers.check(from, at, count, "Blob.writeFrom");
+        checkAligned(offset, count, at, buffer, "write");
+        if (count == 0) {
+            return worker.register(new Immediate("empty write of '" + name + "'", () -> null));
+        }
+        buffer.inFlight = true;
+        permit.markDirty();
+        WriteRequest request = new WriteRequest(fd.acquire(), offset, count, options);
+        request.lend(buffer, at);
+        return worker.register(request);
+    }
+
+    @Override
+    public int directAlignment() {
+        return alignment;
+    }
+
+    /**
+     * Refuses a misaligned transfer of a direct-I/O blob at the call, as the kernel would refuse it with
+     * {@code EINVAL} (both runtimes check here, so neither kernel sees one).
+     */
+    private void checkAligned(long offset, long count, int at, PooledBuffer buffer, String what) {
+        if (alignment == 0) {
+            return;
+        }
+        long mask = alignment - 1;
+        String where = what + " of " + count + " bytes at offset " + offset + " of direct-I/O blob '" + name + "'";
+        if ((offset & mask) != 0) {
+            throw new BlobMisalignedException(where + ": offset " + offset + " is not a multiple of the direct I/O"
+                    + " alignment " + alignment);
+        }
+        if ((count & mask) != 0) {
+            throw new BlobMisalignedException(where + ": length " + count + " is not a multiple of the direct I/O"
+                    + " alignment " + alignment);
+        }
+        if (buffer != null && ((buffer.memory.address() + at) & mask) != 0) {
+            throw new BlobMisalignedException(where + ": buffer position " + at + " does not start at a multiple"
+                    + " of the direct I/O alignment " + alignment + " (pool buffers start page-aligned)");
+        }
     }
 
     @Override
@@ -91,18 +169,15 @@ final class EngineBlob implements Blob {
                     + MAX_TRANSFER_BYTES + "), was " + total);
         }
         Worker worker = worker("writeAt");
+        checkAligned(offset, total, 0, null, "write");
         if (total == 0) {
             // An empty write, SYNC or not, changes nothing: it must not extend the blob.
             return worker.register(new Immediate("empty write of '" + name + "'", () -> null));
         }
-        byte[] data = new byte[(int) total];
-        int at = 0;
-        for (byte[] chunk : chunks) {
-            System.arraycopy(chunk, 0, data, at, chunk.length);
-            at += chunk.length;
-        }
+        WriteRequest request = new WriteRequest(fd.acquire(), offset, (int) total, options);
+        request.copy(worker, chunks);
         permit.markDirty();
-        return worker.register(new WriteRequest(fd.acquire(), offset, data, options));
+        return worker.register(request);
     }
 
     @Override
@@ -185,26 +260,36 @@ final class EngineBlob implements Blob {
         return "Blob(" + name + ")";
     }
 
-    /** A read of exactly {@code count} bytes, resubmitted after short reads. */
+    /**
+     * A read of exactly {@code count} bytes, resubmitted after short reads: into the caller's buffer, or into a
+     * pooled copy returned as a new array.
+     */
     private final class ReadRequest extends RingRequest {
         private final long offset;
         private final int count;
+        private final WorkerBuffers pool;
+        /** The caller's memory at its position, or null for a {@code byte[]} read. */
+        private final MemorySegment target;
         /** The page-cache hint; dropped after the file system refuses it, since it never changes the result. */
         private boolean dontCache;
         private int done;
 
-        ReadRequest(SharedFd file, long offset, int count, boolean dontCache) {
+        ReadRequest(SharedFd file, long offset, int count, boolean dontCache, Worker worker, PooledBuffer into,
+                    int at) {
             super(file);
             this.offset = offset;
             this.count = count;
             this.dontCache = dontCache;
+            this.pool = worker.buffers();
+            this.lent = into;
+            this.target = into == null ? null : into.memory.asSlice(at, count);
         }
 
         @Override
         public void prepare(Submission submission, Ring ring) {
             submission.opcode = Opcode.READ;
             submission.fd = file.fd();
-            submission.buffer = buffer(ring, count).asSlice(done);
+            submission.buffer = (target != null ? target : pooledBuffer(pool, count)).asSlice(done);
             submission.length = count - done;
             submission.offset = offset + done;
             submission.rwFlags = dontCache ? Submission.RWF_DONTCACHE : 0;
@@ -220,9 +305,11 @@ final class EngineBlob implements Blob {
                 return false;
             }
             if (result < 0) {
+                landLent();
                 return fail(EngineStorage.translate(new KernelException(-result, "read", name), describe()));
             }
             if (result == 0) {
+                landLent();
                 return fail(new BlobInsufficientLengthException("read of " + count + " bytes at offset " + offset
                         + " of blob '" + name + "' goes past its end at " + (offset + done)));
             }
@@ -230,7 +317,11 @@ final class EngineBlob implements Blob {
             if (done < count) {
                 return false;
             }
-            return succeed(buffer.toArray(ValueLayout.JAVA_BYTE));
+            if (target != null) {
+                landLent();
+                return succeed(null);
+            }
+            return succeed(buffer.asSlice(0, count).toArray(ValueLayout.JAVA_BYTE));
         }
 
         @Override
@@ -239,19 +330,58 @@ final class EngineBlob implements Blob {
         }
     }
 
-    /** A write of every byte, resubmitted after short writes; retained work that closing never cancels. */
+    /**
+     * A write of every byte, resubmitted after short writes; retained work that closing never cancels. From the
+     * caller's buffer, or from a pooled copy of the {@code byte[]} chunks.
+     */
     private final class WriteRequest extends RingRequest {
         private final long offset;
-        private final byte[] data;
+        private final int count;
+        /** The bytes at their position: the caller's buffer, or the pooled copy; set before admission. */
+        private MemorySegment source;
+        /** The chunks of a write past the largest size class, copied at the first submission; else null. */
+        private byte[] pending;
+        private WorkerBuffers pool;
         /** The write options; the page-cache hint is dropped after the file system refuses it. */
         private WriteOptions options;
         private int done;
 
-        WriteRequest(SharedFd file, long offset, byte[] data, WriteOptions options) {
+        WriteRequest(SharedFd file, long offset, int count, WriteOptions options) {
             super(file);
             this.offset = offset;
-            this.data = data;
+            this.count = count;
             this.options = options;
+        }
+
+        /** Writes from the caller's buffer, which the call marked in flight. */
+        void lend(PooledBuffer from, int at) {
+            lent = from;
+            source = from.memory.asSlice(at, count);
+        }
+
+        /**
+         * Copies the chunks now, on the calling fiber of {@code worker}: into pool memory, or for a write past the
+         * largest size class into one array copied at the first submission (its memory is confined to the
+         * worker's own thread).
+         */
+        void copy(Worker worker, byte[][] chunks) {
+            if (WorkerBuffers.pooled(count)) {
+                source = pooledBuffer(worker.buffers(), count);
+                long at = 0;
+                for (byte[] chunk : chunks) {
+                    MemorySegment.copy(chunk, 0, source, ValueLayout.JAVA_BYTE, at, chunk.length);
+                    at += chunk.length;
+                }
+                source = source.asSlice(0, count);
+            } else {
+                pool = worker.buffers();
+                pending = new byte[count];
+                int at = 0;
+                for (byte[] chunk : chunks) {
+                    System.arraycopy(chunk, 0, pending, at, chunk.length);
+                    at += chunk.length;
+                }
+            }
         }
 
         @Override
@@ -261,10 +391,14 @@ final class EngineBlob implements Blob {
 
         @Override
         public void prepare(Submission submission, Ring ring) {
+            if (source == null) {
+                source = pooledBuffer(pool, pending);
+                pending = null;
+            }
             submission.opcode = Opcode.WRITE;
             submission.fd = file.fd();
-            submission.buffer = buffer(ring, data).asSlice(done);
-            submission.length = data.length - done;
+            submission.buffer = source.asSlice(done);
+            submission.length = count - done;
             submission.offset = offset + done;
             submission.rwFlags = (options.sync() ? Submission.RWF_DSYNC : 0)
                     | (options.dontCache() ? Submission.RWF_DONTCACHE : 0);
@@ -282,21 +416,27 @@ final class EngineBlob implements Blob {
             }
             if (result < 0) {
                 permit.markDirty();
+                landLent();
                 return fail(EngineStorage.translate(new KernelException(-result, "write", name),
                         describe() + " (" + done + " bytes written before the failure may persist)"));
             }
             if (result == 0) {
+                landLent();
                 return fail(new StorageIoException(describe() + ": the kernel wrote nothing"));
             }
             done += result;
             length.accumulateAndGet(offset + done, Math::max);
             permit.markDirty();
-            return done < data.length ? false : succeed(null);
+            if (done < count) {
+                return false;
+            }
+            landLent();
+            return succeed(null);
         }
 
         @Override
         public String describe() {
-            return "write of " + data.length + " bytes at offset " + offset + " of blob '" + name + "'";
+            return "write of " + count + " bytes at offset " + offset + " of blob '" + name + "'";
         }
     }
 

@@ -1,11 +1,13 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.BufferPool;
 import dev.lockstep.Connection;
 import dev.lockstep.Context;
 import dev.lockstep.ExitedException;
 import dev.lockstep.Handle;
 import dev.lockstep.Listener;
 import dev.lockstep.OpenedBlob;
+import dev.lockstep.OpenOptions;
 import dev.lockstep.Operation;
 import dev.lockstep.Signal;
 import dev.lockstep.Task;
@@ -201,8 +203,13 @@ final class EngineContext implements Context {
     // ---- Storage ----
 
     @Override
-    public Operation<OpenedBlob> open(String partition, byte[] name) {
-        return engine.storage().open(partition, name);
+    public Operation<OpenedBlob> open(String partition, byte[] name, OpenOptions options) {
+        return engine.storage().open(partition, name, options);
+    }
+
+    @Override
+    public BufferPool buffers() {
+        return currentWorker("Context.buffers").buffers();
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.lockstep.BindFailedException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
 import dev.lockstep.ConnectionFailedException;
+import dev.lockstep.IoBuffer;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.RecvFailedException;
@@ -281,71 +282,139 @@ final class EngineNetwork {
                 throw new IllegalArgumentException("send length must be at most Sink.MAX_SEND_BYTES ("
                         + MAX_SEND_BYTES + "), was " + total);
             }
-            byte[] data = new byte[(int) total];
-            int at = 0;
-            for (byte[] chunk : chunks) {
-                System.arraycopy(chunk, 0, data, at, chunk.length);
-                at += chunk.length;
-            }
-            if (data.length == 0) {
+            if (total == 0) {
                 return worker.register(new Immediate("empty send to " + sides.peer, () -> null));
             }
-            SharedFd held = sides.fd.acquire();
-            return worker.register(new RingRequest(held) {
-                private int done;
+            SendRequest request = new SendRequest(sides.fd.acquire(), (int) total);
+            request.copy(worker, chunks);
+            return worker.register(request);
+        }
 
-                @Override
-                public void prepare(Submission submission, Ring ring) {
-                    submission.opcode = Opcode.SEND;
-                    submission.fd = file.fd();
-                    submission.buffer = buffer(ring, data).asSlice(done);
-                    submission.length = data.length - done;
-                }
+        @Override
+        public Operation<Void> sendFrom(IoBuffer from, int at, int length) {
+            if (length < 0 || length > MAX_SEND_BYTES) {
+                throw new IllegalArgumentException("send length must be in [0, Sink.MAX_SEND_BYTES ("
+                        + MAX_SEND_BYTES + ")], was " + length);
+            }
+            if (sides.sinkClosed.get()) {
+                throw new ClosedException("sink to " + sides.peer + " is closed");
+            }
+            Worker worker = EngineContext.currentWorker("Sink.sendFrom");
+            PooledBuffer buffer = WorkerBuffers.check(from, at, length, "Sink.sendFrom");
+            if (poisoned != null) {
+                return worker.register(new Immediate("send to " + sides.peer, () -> {
+                    throw new ClosedException("sink to " + sides.peer + " is unusable after " + poisoned);
+                }));
+            }
+            if (length == 0) {
+                return worker.register(new Immediate("empty send to " + sides.peer, () -> null));
+            }
+            buffer.inFlight = true;
+            SendRequest request = new SendRequest(sides.fd.acquire(), length);
+            request.lend(buffer, at);
+            return worker.register(request);
+        }
 
-                @Override
-                public boolean complete(int result) {
-                    if (isTransient(result)) {
-                        return false;
+        /** A send of every byte, from the caller's buffer or a pooled copy; resubmitted after short sends. */
+        private final class SendRequest extends RingRequest {
+            private final int count;
+            /** The bytes: the caller's buffer at its position, or the pooled copy; null until then. */
+            private MemorySegment source;
+            /** The chunks of a send past the largest size class, copied at the first submission; else null. */
+            private byte[] pending;
+            private WorkerBuffers pool;
+            private int done;
+
+            SendRequest(SharedFd file, int count) {
+                super(file);
+                this.count = count;
+            }
+
+            void lend(PooledBuffer from, int at) {
+                lent = from;
+                source = from.memory.asSlice(at, count);
+            }
+
+            /** As the blob's write: into pool memory on the calling fiber, or one array for a long send. */
+            void copy(Worker worker, byte[][] chunks) {
+                if (WorkerBuffers.pooled(count)) {
+                    MemorySegment memory = pooledBuffer(worker.buffers(), count);
+                    long at = 0;
+                    for (byte[] chunk : chunks) {
+                        MemorySegment.copy(chunk, 0, memory, ValueLayout.JAVA_BYTE, at, chunk.length);
+                        at += chunk.length;
                     }
-                    if (result <= 0) {
-                        poisoned = "a failed send (" + (result == 0 ? "nothing sent" : Errno.describe(-result)) + ")";
-                        return fail(new SendFailedException("send of " + data.length + " bytes to " + sides.peer
-                                + " failed after " + done + " bytes: "
-                                + (result == 0 ? "nothing sent" : Errno.describe(-result))));
+                    source = memory.asSlice(0, count);
+                } else {
+                    pool = worker.buffers();
+                    pending = new byte[count];
+                    int at = 0;
+                    for (byte[] chunk : chunks) {
+                        System.arraycopy(chunk, 0, pending, at, chunk.length);
+                        at += chunk.length;
                     }
-                    done += result;
-                    return done < data.length ? false : succeed(null);
                 }
+            }
 
-                @Override
-                public RuntimeException timedOut() {
-                    poisoned = "a send that timed out";
-                    return super.timedOut();
+            @Override
+            public void prepare(Submission submission, Ring ring) {
+                if (source == null) {
+                    source = pooledBuffer(pool, pending);
+                    pending = null;
                 }
+                submission.opcode = Opcode.SEND;
+                submission.fd = file.fd();
+                submission.buffer = source.asSlice(done);
+                submission.length = count - done;
+            }
 
-                @Override
-                public void closedEarly() {
-                    poisoned = "a cancelled send";
+            @Override
+            public boolean complete(int result) {
+                if (isTransient(result)) {
+                    return false;
                 }
-
-                @Override
-                public RuntimeException internalFailure(Throwable cause) {
-                    poisoned = "a send that failed inside the runtime";
-                    return cause instanceof dev.lockstep.LockstepException typed ? typed
-                            : new SendFailedException(describe() + " failed inside the runtime: " + cause, cause);
+                if (result <= 0) {
+                    poisoned = "a failed send (" + (result == 0 ? "nothing sent" : Errno.describe(-result)) + ")";
+                    landLent();
+                    return fail(new SendFailedException("send of " + count + " bytes to " + sides.peer
+                            + " failed after " + done + " bytes: "
+                            + (result == 0 ? "nothing sent" : Errno.describe(-result))));
                 }
-
-                @Override
-                public Budget budget() {
-                    return Budget.OUTBOUND;
+                done += result;
+                if (done < count) {
+                    return false;
                 }
+                landLent();
+                return succeed(null);
+            }
 
-                @Override
-                public String describe() {
-                    return "send of " + data.length + " bytes to " + sides.peer;
-                }
+            @Override
+            public RuntimeException timedOut() {
+                poisoned = "a send that timed out";
+                return super.timedOut();
+            }
 
-            });
+            @Override
+            public void closedEarly() {
+                poisoned = "a cancelled send";
+            }
+
+            @Override
+            public RuntimeException internalFailure(Throwable cause) {
+                poisoned = "a send that failed inside the runtime";
+                return cause instanceof dev.lockstep.LockstepException typed ? typed
+                        : new SendFailedException(describe() + " failed inside the runtime: " + cause, cause);
+            }
+
+            @Override
+            public Budget budget() {
+                return Budget.OUTBOUND;
+            }
+
+            @Override
+            public String describe() {
+                return "send of " + count + " bytes to " + sides.peer;
+            }
         }
 
         @Override
@@ -472,6 +541,98 @@ final class EngineNetwork {
                 }
 
             });
+        }
+
+        @Override
+        public Operation<Void> recvInto(IoBuffer into, int at, int length) {
+            if (length < 0 || length > MAX_RECV_BYTES) {
+                throw new IllegalArgumentException("receive length must be in [0, Stream.MAX_RECV_BYTES ("
+                        + MAX_RECV_BYTES + ")], was " + length);
+            }
+            if (sides.streamClosed.get()) {
+                throw new ClosedException("stream from " + sides.peer + " is closed");
+            }
+            Worker worker = EngineContext.currentWorker("Stream.recvInto");
+            PooledBuffer buffer = WorkerBuffers.check(into, at, length, "Stream.recvInto");
+            if (poisoned != null) {
+                return worker.register(new Immediate("receive from " + sides.peer, () -> {
+                    throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
+                }));
+            }
+            MemorySegment target = buffer.memory.asSlice(at, length);
+            int already;
+            synchronized (this) {
+                // Bytes an earlier receive took beyond what it asked for come first. The buffer is held by the
+                // caller here (checked above), so copying into it at the call races with no kernel.
+                already = Math.min(length, buffered.length);
+                MemorySegment.copy(buffered, 0, target, ValueLayout.JAVA_BYTE, 0, already);
+                buffered = Arrays.copyOfRange(buffered, already, buffered.length);
+            }
+            if (already == length) {
+                return worker.register(new Immediate("receive from " + sides.peer, () -> null));
+            }
+            buffer.inFlight = true;
+            RingRequest request = new RingRequest(sides.fd.acquire()) {
+                private int done = already;
+
+                @Override
+                public void prepare(Submission submission, Ring ring) {
+                    submission.opcode = Opcode.RECV;
+                    submission.fd = file.fd();
+                    submission.buffer = target.asSlice(done);
+                    submission.length = length - done;
+                }
+
+                @Override
+                public boolean complete(int result) {
+                    if (isTransient(result)) {
+                        return false;
+                    }
+                    if (result <= 0) {
+                        String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
+                        poisoned = "a failed receive (" + why + ")";
+                        landLent();
+                        return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
+                                + " failed after " + done + " bytes: " + why));
+                    }
+                    done += result;
+                    if (done < length) {
+                        return false;
+                    }
+                    landLent();
+                    return succeed(null);
+                }
+
+                @Override
+                public RuntimeException timedOut() {
+                    poisoned = "a receive that timed out";
+                    return super.timedOut();
+                }
+
+                @Override
+                public void closedEarly() {
+                    poisoned = "a cancelled receive";
+                }
+
+                @Override
+                public RuntimeException internalFailure(Throwable cause) {
+                    poisoned = "a receive that failed inside the runtime";
+                    return cause instanceof dev.lockstep.LockstepException typed ? typed
+                            : new RecvFailedException(describe() + " failed inside the runtime: " + cause, cause);
+                }
+
+                @Override
+                public Budget budget() {
+                    return Budget.INBOUND;
+                }
+
+                @Override
+                public String describe() {
+                    return "receive of " + length + " bytes from " + sides.peer + " into a buffer";
+                }
+            };
+            request.lent = buffer;
+            return worker.register(request);
         }
 
         @Override

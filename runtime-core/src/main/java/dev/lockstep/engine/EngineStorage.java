@@ -1,6 +1,7 @@
 package dev.lockstep.engine;
 
 import dev.lockstep.BlobMissingException;
+import dev.lockstep.OpenOptions;
 import dev.lockstep.OpenedBlob;
 import dev.lockstep.Operation;
 import dev.lockstep.PartitionMissingException;
@@ -161,9 +162,11 @@ final class EngineStorage {
         }
     }
 
-    Operation<OpenedBlob> open(String partition, byte[] name) {
+    Operation<OpenedBlob> open(String partition, byte[] name, OpenOptions options) {
         validatePartition(partition);
         validateName(name);
+        java.util.Objects.requireNonNull(options, "options");
+        int direct = options.direct() ? SystemCalls.O_DIRECT : 0;
         byte[] key = name.clone();
         String what = "open of blob '" + describe(partition, key) + "'";
         Worker worker = EngineContext.currentWorker("Storage.open");
@@ -175,17 +178,25 @@ final class EngineStorage {
                     int fd;
                     boolean created = false;
                     try {
-                        fd = system.open(path, SystemCalls.O_RDWR);
+                        fd = system.open(path, SystemCalls.O_RDWR | direct);
                     } catch (KernelException missing) {
                         if (missing.errno() != Errno.ENOENT) {
                             throw missing;
                         }
                         notDurable.add(path);
-                        fd = system.open(path, SystemCalls.O_RDWR | SystemCalls.O_CREAT);
+                        fd = system.open(path, SystemCalls.O_RDWR | SystemCalls.O_CREAT | direct);
                         created = true;
                     }
                     long length;
+                    int alignment = 0;
                     try {
+                        if (options.direct()) {
+                            alignment = system.directIoAlignment(fd);
+                            if (alignment <= 0) {
+                                throw new KernelException(Errno.EINVAL, "statx STATX_DIOALIGN",
+                                        "the file system cannot do direct I/O on " + path);
+                            }
+                        }
                         if (notDurable.contains(path)) {
                             system.fsync(fd);
                             fsyncDirectory(partitionPath(partition));
@@ -200,7 +211,7 @@ final class EngineStorage {
                     // An existing file may hold bytes an earlier open wrote and never synced (its sync failed,
                     // say): its first sync must reach the kernel. A file this open created has nothing to sync.
                     return new OpenedBlob(new EngineBlob(engine, shared, describe(partition, key), length,
-                            !created), length);
+                            !created, alignment), length);
                 } catch (KernelException failure) {
                     throw translate(failure, what);
                 }

@@ -1,7 +1,9 @@
 package dev.lockstep.engine;
 
 import dev.lockstep.kernel.Errno;
+import dev.lockstep.BufferPool;
 import dev.lockstep.kernel.Ring;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -15,6 +17,12 @@ abstract class RingRequest extends Request {
     protected final SharedFd file;
     /** Memory the kernel reads or writes, allocated on the worker at the first submission. */
     protected MemorySegment buffer;
+    /** The pool {@link #buffer} came from ({@link #pooledBuffer}), or null. */
+    private WorkerBuffers bufferPool;
+    /** The arena of a {@link #pooledBuffer} past the largest size class, or null. */
+    private Arena bufferArena;
+    /** The user's buffer this request has in flight, or null (none, or landed). */
+    protected PooledBuffer lent;
 
     RingRequest(SharedFd file) {
         this.file = file;
@@ -53,6 +61,56 @@ abstract class RingRequest extends Request {
     }
 
     /**
+     * Page-aligned memory on first use: a class buffer of the worker's pool, or past the largest class an arena
+     * of the request's own, confined to the worker that runs it (only the worker touches it). The {@code byte[]}
+     * calls copy through it, so they take the buffer path and stay aligned for direct I/O.
+     *
+     * @param pool the worker's pool
+     * @param size bytes, {@code >= 1}
+     * @return at least {@code size} bytes
+     */
+    protected final MemorySegment pooledBuffer(WorkerBuffers pool, long size) {
+        if (buffer == null) {
+            if (WorkerBuffers.pooled(size)) {
+                buffer = pool.take(size);
+                bufferPool = pool;
+            } else {
+                bufferArena = Arena.ofConfined();
+                buffer = bufferArena.allocate(size, BufferPool.PAGE_BYTES);
+            }
+        }
+        return buffer;
+    }
+
+    /**
+     * {@link #pooledBuffer(WorkerBuffers, long)} filled with {@code data}.
+     *
+     * @param pool the worker's pool
+     * @param data the bytes, at least one
+     * @return the memory
+     */
+    protected final MemorySegment pooledBuffer(WorkerBuffers pool, byte[] data) {
+        if (buffer == null) {
+            pooledBuffer(pool, data.length);
+            MemorySegment.copy(data, 0, buffer, ValueLayout.JAVA_BYTE, 0, data.length);
+        }
+        return buffer;
+    }
+
+    /**
+     * The kernel has let go of the user's buffer: the last completion for it arrived. Called when the request
+     * is done, so its holder has the buffer back before the result can be observed, and again (doing nothing)
+     * at retirement.
+     */
+    protected final void landLent() {
+        if (lent != null) {
+            PooledBuffer landing = lent;
+            lent = null;
+            landing.pool.landed(landing);
+        }
+    }
+
+    /**
      * {@inheritDoc}
      *
      * <p>The buffer is dropped, not freed: the kernel may write it until its own teardown of the failed ring
@@ -61,14 +119,29 @@ abstract class RingRequest extends Request {
     @Override
     public void releaseAbandoned(Ring ring) {
         buffer = null;
+        bufferPool = null;
+        bufferArena = null;
+        if (lent != null) {
+            lent.pool.abandon(lent);
+            lent = null;
+        }
         release(ring);
     }
 
     @Override
     public void release(Ring ring) {
+        landLent();
         if (buffer != null) {
-            ring.free(buffer);
+            if (bufferPool != null) {
+                bufferPool.give(buffer);
+            } else if (bufferArena != null) {
+                bufferArena.close();
+            } else {
+                ring.free(buffer);
+            }
             buffer = null;
+            bufferPool = null;
+            bufferArena = null;
         }
         if (file != null) {
             file.release();

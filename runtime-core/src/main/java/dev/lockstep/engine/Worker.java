@@ -32,6 +32,7 @@ public final class Worker {
     private final Mailbox mailbox;
     private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
     private final CompletionSink borrowedSink;
+    private final WorkerBuffers buffers = new WorkerBuffers(this);
     private Driver driver;
     private boolean borrowed;
     /**
@@ -103,6 +104,15 @@ public final class Worker {
      */
     public Ring ring() {
         return ring;
+    }
+
+    /**
+     * The worker's buffer pool; closed when the worker retires.
+     *
+     * @return the pool
+     */
+    WorkerBuffers buffers() {
+        return buffers;
     }
 
     /**
@@ -549,6 +559,7 @@ public final class Worker {
                 unborrow();
             }
             runDeferred();
+            buffers.close();
             ring.close();
         } finally {
             enter(previous);
@@ -585,6 +596,7 @@ public final class Worker {
                 engine.fail(failure);
             }
             runDeferred();
+            buffers.close();
         } finally {
             enter(previous);
         }

@@ -3,7 +3,8 @@
  * of requests with {@link dev.lockstep.engine.WaiterId generation-tagged ids}, observers and the deferred
  * queue that keeps user callbacks outside the worker's critical section, the timer wheel, cancellation and
  * retained work, the mailbox for foreign polls and closes, worker closure, the supervision tree, and
- * {@code Storage} and {@code Network} implemented once over the kernel SPI.
+ * {@code Storage} and {@code Network} implemented once over the kernel SPI, and each worker's buffer pool
+ * ({@code WorkerBuffers}: the memory every read, write, receive and send hands the kernel).
  *
  * <p>Entry points for runtimes: {@link dev.lockstep.engine.Engine} (one runtime instance),
  * {@link dev.lockstep.engine.Worker} (one worker's state and service turn),

@@ -46,6 +46,16 @@ public interface SystemCalls {
     long size(int fd);
 
     /**
+     * The alignment direct I/O on an open file needs — of file offsets, lengths and memory addresses alike: the
+     * larger of {@code statx}'s {@code stx_dio_offset_align} and {@code stx_dio_mem_align}
+     * ({@code STATX_DIOALIGN}), the file system's logical block size.
+     *
+     * @param fd an open file
+     * @return a power of two; 0 if the file system cannot do direct I/O on it
+     */
+    int directIoAlignment(int fd);
+
+    /**
      * Sets the size of an open file ({@code ftruncate}).
      *
      * @param fd the fd

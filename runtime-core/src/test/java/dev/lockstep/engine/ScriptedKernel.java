@@ -413,6 +413,11 @@ final class ScriptedKernel implements Kernel {
         }
 
         @Override
+        public int directIoAlignment(int fd) {
+            return 512;
+        }
+
+        @Override
         public synchronized long size(int fd) {
             return fileData.get(open.get(fd)).length;
         }

@@ -417,13 +417,22 @@ public final class SimKernel implements Kernel {
         abstract String subject();
     }
 
+    /**
+     * The alignment direct I/O needs on every simulated file (offsets, lengths and memory addresses): the
+     * logical block size of a common disk, 512 bytes.
+     */
+    static final int DIRECT_IO_ALIGNMENT = 512;
+
     static final class FileDescription extends Description {
         final SimFileSystem fileSystem;
         final SimFileSystem.Handle handle;
+        /** Opened with {@code O_DIRECT}: transfers must be aligned to {@link #DIRECT_IO_ALIGNMENT}. */
+        final boolean direct;
 
-        FileDescription(SimFileSystem fileSystem, SimFileSystem.Handle handle) {
+        FileDescription(SimFileSystem fileSystem, SimFileSystem.Handle handle, boolean direct) {
             this.fileSystem = fileSystem;
             this.handle = handle;
+            this.direct = direct;
         }
 
         @Override

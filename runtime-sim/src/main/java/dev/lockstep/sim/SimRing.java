@@ -586,6 +586,26 @@ public final class SimRing implements Ring {
         return length;
     }
 
+    /**
+     * Linux's refusal of a misaligned direct transfer, as ext4 on Linux 6.18 gives it: {@code EINVAL} unless the
+     * file offset and the length are multiples of the alignment. A misaligned memory address is accepted (ext4
+     * moves the bytes although {@code statx} advertises a memory alignment; other file systems refuse it — the
+     * engine refuses it at the call on every runtime, so neither kernel sees one). A direct read at or past the
+     * end of the file returns 0 before any check.
+     *
+     * @return 0 to go on, 1 for "end of file", or a negative errno
+     */
+    private static int directRefusal(SimKernel.FileDescription file, Request request, boolean read) {
+        if (read && request.offset >= file.fileSystem.size(file.handle)) {
+            return 1;
+        }
+        long mask = SimKernel.DIRECT_IO_ALIGNMENT - 1;
+        if (((request.offset | request.length) & mask) != 0) {
+            return -Errno.EINVAL;
+        }
+        return 0;
+    }
+
     private int read(Request request) {
         if (!(request.description instanceof SimKernel.FileDescription file)) {
             return -Errno.EINVAL; // the engine receives from sockets with RECV; pread on a socket is ESPIPE
@@ -593,11 +613,19 @@ public final class SimRing implements Ring {
         if (bufferInvalid(request)) {
             return -EFAULT;
         }
+        if (file.direct) {
+            int refusal = directRefusal(file, request, true);
+            if (refusal != 0) {
+                return refusal == 1 ? 0 : refusal;
+            }
+        }
         int spurious = spuriousError();
         if (spurious != 0) {
             return spurious;
         }
-        int asked = transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
+        // Direct reads are not short but at the end of the file: the device moves whole blocks.
+        int asked = file.direct ? request.length
+                : transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
         byte[] data = new byte[asked];
         int result = file.fileSystem.read(file.handle, request.offset, data, 0, asked);
         if (result > 0) {
@@ -613,11 +641,18 @@ public final class SimRing implements Ring {
         if (bufferInvalid(request)) {
             return -EFAULT;
         }
+        if (file.direct) {
+            int refusal = directRefusal(file, request, false);
+            if (refusal != 0) {
+                return refusal;
+            }
+        }
         int spurious = spuriousError();
         if (spurious != 0) {
             return spurious;
         }
-        int asked = transferLength(Site.SHORT_WRITE, kernel.behavior().shortWriteRate(), request.length);
+        int asked = file.direct ? request.length
+                : transferLength(Site.SHORT_WRITE, kernel.behavior().shortWriteRate(), request.length);
         byte[] data = new byte[asked];
         MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
         boolean durable = (request.rwFlags & Submission.RWF_DSYNC) != 0;

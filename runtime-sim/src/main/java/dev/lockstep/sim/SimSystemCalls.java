@@ -112,7 +112,8 @@ public final class SimSystemCalls implements SystemCalls {
     public int open(String path, int flags) {
         return audited("open", () -> {
             SimFileSystem.Handle handle = kernel.fileSystem().open(path, flags);
-            return kernel.install(new SimKernel.FileDescription(kernel.fileSystem(), handle), "open");
+            return kernel.install(new SimKernel.FileDescription(kernel.fileSystem(), handle,
+                    (flags & O_DIRECT) != 0), "open");
         }, Auditor.utf8(path), Auditor.u32(flags));
     }
 
@@ -142,6 +143,21 @@ public final class SimSystemCalls implements SystemCalls {
         return audited("size", () -> switch (description(fd, "size")) {
             case SimKernel.FileDescription file -> kernel.fileSystem().size(file.handle);
             case SimKernel.SocketDescription ignored -> 0L;
+        }, Auditor.u32(fd));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Every simulated file can do direct I/O, aligned to 512 bytes.
+     *
+     * @throws KernelException {@code EBADF} if the fd is not open, {@code EINVAL} for a socket
+     */
+    @Override
+    public int directIoAlignment(int fd) {
+        return audited("directIoAlignment", () -> {
+            file(fd, "directIoAlignment");
+            return SimKernel.DIRECT_IO_ALIGNMENT;
         }, Auditor.u32(fd));
     }
 
@@ -263,7 +279,7 @@ public final class SimSystemCalls implements SystemCalls {
                 fileSystem.close(handle);
                 throw new KernelException(Errno.EWOULDBLOCK, "lock", path);
             }
-            return kernel.install(new SimKernel.FileDescription(fileSystem, handle), "lock");
+            return kernel.install(new SimKernel.FileDescription(fileSystem, handle, false), "lock");
         }, Auditor.utf8(path));
     }
 

@@ -156,6 +156,34 @@ public final class LinuxSystemCalls implements SystemCalls {
         }
     }
 
+    /** {@code STATX_DIOALIGN}: ask for the direct I/O alignments (Linux 6.1). */
+    private static final int STATX_DIOALIGN = 0x2000;
+    private static final long STATX_DIO_MEM_ALIGN_OFFSET = 152;
+    private static final long STATX_DIO_OFFSET_ALIGN_OFFSET = 156;
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>{@code statx} with {@code STATX_DIOALIGN}; a kernel or file system that does not report it
+     * answers 0.
+     */
+    @Override
+    public int directIoAlignment(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment callState = Libc.newCallState(arena);
+            MemorySegment status = arena.allocate(Libc.STATX_BUFFER_SIZE, 8);
+            MemorySegment emptyPath = arena.allocateFrom("");
+            long result = retryInterrupted((state, ignored) ->
+                    Libc.statx(state, fd, emptyPath, Libc.AT_EMPTY_PATH, STATX_DIOALIGN, status), callState, arena);
+            Libc.check(result, "statx", fd(fd));
+            if ((status.get(ValueLayout.JAVA_INT, 0) & STATX_DIOALIGN) == 0) {
+                return 0;
+            }
+            return Math.max(status.get(ValueLayout.JAVA_INT, STATX_DIO_MEM_ALIGN_OFFSET),
+                    status.get(ValueLayout.JAVA_INT, STATX_DIO_OFFSET_ALIGN_OFFSET));
+        }
+    }
+
     @Override
     public void truncate(int fd, long length) {
         call("ftruncate", fd(fd), (callState, arena) -> (int) Libc.FTRUNCATE.invokeExact(callState, fd, length));
