@@ -174,7 +174,8 @@ public final class LinuxSystemCalls implements SystemCalls {
             MemorySegment status = arena.allocate(Libc.STATX_BUFFER_SIZE, 8);
             MemorySegment emptyPath = arena.allocateFrom("");
             long result = retryInterrupted((state, ignored) ->
-                    Libc.statx(state, fd, emptyPath, Libc.AT_EMPTY_PATH, STATX_DIOALIGN, status), callState, arena);
+                    (int) Libc.STATX.invokeExact(state, fd, emptyPath, Libc.AT_EMPTY_PATH, STATX_DIOALIGN, status),
+                    callState, arena);
             Libc.check(result, "statx", fd(fd));
             if ((status.get(ValueLayout.JAVA_INT, 0) & STATX_DIOALIGN) == 0) {
                 return 0;
