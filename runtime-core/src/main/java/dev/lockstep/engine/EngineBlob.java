@@ -268,8 +268,10 @@ final class EngineBlob implements Blob {
         private final long offset;
         private final int count;
         private final WorkerBuffers pool;
-        /** The caller's memory at its position, or null for a {@code byte[]} read. */
+        /** The caller's memory, or null for a {@code byte[]} read (which reads into a pooled copy at 0). */
         private final MemorySegment target;
+        /** Where in {@link #target} the bytes go. */
+        private final int at;
         /** The page-cache hint; dropped after the file system refuses it, since it never changes the result. */
         private boolean dontCache;
         private int done;
@@ -282,14 +284,16 @@ final class EngineBlob implements Blob {
             this.dontCache = dontCache;
             this.pool = worker.buffers();
             this.lent = into;
-            this.target = into == null ? null : into.memory.asSlice(at, count);
+            this.target = into == null ? null : into.memory;
+            this.at = at;
         }
 
         @Override
         public void prepare(Submission submission, Ring ring) {
             submission.opcode = Opcode.READ;
             submission.fd = file.fd();
-            submission.buffer = (target != null ? target : pooledBuffer(pool, count)).asSlice(done);
+            // The submission's length bounds the transfer: slice (an allocation) only past the memory's start.
+            submission.buffer = slicedFrom(target != null ? target : pooledBuffer(pool, count), at + done);
             submission.length = count - done;
             submission.offset = offset + done;
             submission.rwFlags = dontCache ? Submission.RWF_DONTCACHE : 0;
@@ -321,7 +325,9 @@ final class EngineBlob implements Blob {
                 landLent();
                 return succeed(null);
             }
-            return succeed(buffer.asSlice(0, count).toArray(ValueLayout.JAVA_BYTE));
+            byte[] bytes = new byte[count];
+            MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, bytes, 0, count);
+            return succeed(bytes);
         }
 
         @Override
@@ -337,8 +343,9 @@ final class EngineBlob implements Blob {
     private final class WriteRequest extends RingRequest {
         private final long offset;
         private final int count;
-        /** The bytes at their position: the caller's buffer, or the pooled copy; set before admission. */
+        /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; set before admission. */
         private MemorySegment source;
+        private int sourceAt;
         /** The chunks of a write past the largest size class, copied at the first submission; else null. */
         private byte[] pending;
         private WorkerBuffers pool;
@@ -356,7 +363,8 @@ final class EngineBlob implements Blob {
         /** Writes from the caller's buffer, which the call marked in flight. */
         void lend(PooledBuffer from, int at) {
             lent = from;
-            source = from.memory.asSlice(at, count);
+            source = from.memory;
+            sourceAt = at;
         }
 
         /**
@@ -372,7 +380,6 @@ final class EngineBlob implements Blob {
                     MemorySegment.copy(chunk, 0, source, ValueLayout.JAVA_BYTE, at, chunk.length);
                     at += chunk.length;
                 }
-                source = source.asSlice(0, count);
             } else {
                 pool = worker.buffers();
                 pending = new byte[count];
@@ -397,7 +404,7 @@ final class EngineBlob implements Blob {
             }
             submission.opcode = Opcode.WRITE;
             submission.fd = file.fd();
-            submission.buffer = source.asSlice(done);
+            submission.buffer = slicedFrom(source, sourceAt + done);
             submission.length = count - done;
             submission.offset = offset + done;
             submission.rwFlags = (options.sync() ? Submission.RWF_DSYNC : 0)

@@ -318,8 +318,9 @@ final class EngineNetwork {
         /** A send of every byte, from the caller's buffer or a pooled copy; resubmitted after short sends. */
         private final class SendRequest extends RingRequest {
             private final int count;
-            /** The bytes: the caller's buffer at its position, or the pooled copy; null until then. */
+            /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; null until then. */
             private MemorySegment source;
+            private int sourceAt;
             /** The chunks of a send past the largest size class, copied at the first submission; else null. */
             private byte[] pending;
             private WorkerBuffers pool;
@@ -332,7 +333,8 @@ final class EngineNetwork {
 
             void lend(PooledBuffer from, int at) {
                 lent = from;
-                source = from.memory.asSlice(at, count);
+                source = from.memory;
+                sourceAt = at;
             }
 
             /** As the blob's write: into pool memory on the calling fiber, or one array for a long send. */
@@ -344,7 +346,7 @@ final class EngineNetwork {
                         MemorySegment.copy(chunk, 0, memory, ValueLayout.JAVA_BYTE, at, chunk.length);
                         at += chunk.length;
                     }
-                    source = memory.asSlice(0, count);
+                    source = memory;
                 } else {
                     pool = worker.buffers();
                     pending = new byte[count];
@@ -364,7 +366,7 @@ final class EngineNetwork {
                 }
                 submission.opcode = Opcode.SEND;
                 submission.fd = file.fd();
-                submission.buffer = source.asSlice(done);
+                submission.buffer = slicedFrom(source, sourceAt + done);
                 submission.length = count - done;
             }
 
@@ -559,13 +561,13 @@ final class EngineNetwork {
                     throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
                 }));
             }
-            MemorySegment target = buffer.memory.asSlice(at, length);
+            MemorySegment target = buffer.memory;
             int already;
             synchronized (this) {
                 // Bytes an earlier receive took beyond what it asked for come first. The buffer is held by the
                 // caller here (checked above), so copying into it at the call races with no kernel.
                 already = Math.min(length, buffered.length);
-                MemorySegment.copy(buffered, 0, target, ValueLayout.JAVA_BYTE, 0, already);
+                MemorySegment.copy(buffered, 0, target, ValueLayout.JAVA_BYTE, at, already);
                 buffered = Arrays.copyOfRange(buffered, already, buffered.length);
             }
             if (already == length) {
@@ -579,7 +581,7 @@ final class EngineNetwork {
                 public void prepare(Submission submission, Ring ring) {
                     submission.opcode = Opcode.RECV;
                     submission.fd = file.fd();
-                    submission.buffer = target.asSlice(done);
+                    submission.buffer = slicedFrom(target, at + done);
                     submission.length = length - done;
                 }
 

@@ -43,6 +43,18 @@ abstract class RingRequest extends Request {
         return result == -Errno.EINTR || result == -Errno.EAGAIN;
     }
 
+    /**
+     * {@code memory} from {@code at} on, without allocating a slice when {@code at} is 0: a submission's length
+     * bounds what the kernel touches, so the whole segment serves.
+     *
+     * @param memory the memory
+     * @param at the offset, {@code 0 <= at <= memory.byteSize()}
+     * @return the memory, or a slice of it
+     */
+    static MemorySegment slicedFrom(MemorySegment memory, long at) {
+        return at == 0 ? memory : memory.asSlice(at);
+    }
+
     /** Allocates the buffer on first use. */
     protected final MemorySegment buffer(Ring ring, long size) {
         if (buffer == null) {

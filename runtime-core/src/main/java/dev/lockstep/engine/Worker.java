@@ -329,7 +329,10 @@ public final class Worker {
      * @return the operation
      */
     public <T> Registration<T> register(Request request) {
-        checkOwner("registering " + request.describe());
+        // The message is built only on failure: describe() concatenates strings, once per operation otherwise.
+        if (current() != this) {
+            checkOwner("registering " + request.describe());
+        }
         Driver slab = borrow();
         try {
             if (closing || slab == null) {
@@ -352,7 +355,9 @@ public final class Worker {
      * @return the channel
      */
     public OneShot<Object> registerDetached(Request request) {
-        checkOwner("registering " + request.describe());
+        if (current() != this) {
+            checkOwner("registering " + request.describe());
+        }
         OneShot<Object> channel = new OneShot<>("worker " + index + " closed before " + request.describe()
                 + " finished");
         Driver slab = borrow();
