@@ -35,7 +35,8 @@ import java.util.SplittableRandom;
  * same engine precedes each measured stretch, in the same runner.
  *
  * <p>Usage: {@code WarmReadBenchmark [--file PATH] [--size-mib N] [--reads N] [--warmup-reads N]
- * [--rounds N]}; prints the rounds and a Markdown table of medians and ratios.
+ * [--rounds N] [--engines buffer,byte[],FileChannel]}; prints the rounds and a Markdown table of medians and
+ * ratios (an engine left out shows NaN).
  */
 public final class WarmReadBenchmark {
     private static final int BLOCK = 4096;
@@ -54,6 +55,7 @@ public final class WarmReadBenchmark {
         int reads = 200_000;
         int warmupReads = 50_000;
         int rounds = 5;
+        List<String> only = List.of("buffer", "byte[]", "FileChannel");
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--file" -> file = Path.of(args[i + 1]);
@@ -61,6 +63,7 @@ public final class WarmReadBenchmark {
                 case "--reads" -> reads = Integer.parseInt(args[i + 1]);
                 case "--warmup-reads" -> warmupReads = Integer.parseInt(args[i + 1]);
                 case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+                case "--engines" -> only = List.of(args[i + 1].split(","));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -80,6 +83,10 @@ public final class WarmReadBenchmark {
         System.out.println("|---:|---|---:|---:|");
         for (int round = 1; round <= rounds; round++) {
             for (int e = 0; e < engines.size(); e++) {
+                if (!only.contains(engines.get(e))) {
+                    samples.get(e).add(new Sample(Double.NaN, Double.NaN));
+                    continue;
+                }
                 Sample sample = switch (e) {
                     case 0 -> lockstep(file, offsets, warmupReads, true);
                     case 1 -> lockstep(file, offsets, warmupReads, false);
