@@ -140,6 +140,10 @@ final class WorkerBuffers implements BufferPool {
     }
 
     private MemorySegment take(int sizeClass) {
+        if (closed) {
+            // Only a request made after its worker retired could ask; the arena is gone, so refuse.
+            throw new ClosedException("the buffer pool of " + owner + " is closed: its worker retired");
+        }
         if (freeCount[sizeClass] == 0) {
             long size = (long) PAGE_BYTES << sizeClass;
             long chunk = Math.max(size, CHUNK_BYTES);
