@@ -346,9 +346,6 @@ final class EngineBlob implements Blob {
         /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; set before admission. */
         private MemorySegment source;
         private int sourceAt;
-        /** The chunks of a write past the largest size class, copied at the first submission; else null. */
-        private byte[] pending;
-        private WorkerBuffers pool;
         /** The write options; the page-cache hint is dropped after the file system refuses it. */
         private WriteOptions options;
         private int done;
@@ -367,28 +364,9 @@ final class EngineBlob implements Blob {
             sourceAt = at;
         }
 
-        /**
-         * Copies the chunks now, on the calling fiber of {@code worker}: into pool memory, or for a write past the
-         * largest size class into one array copied at the first submission (its memory is confined to the
-         * worker's own thread).
-         */
+        /** Copies the chunks now, on the calling fiber of {@code worker} (see {@link #copyChunks}). */
         void copy(Worker worker, byte[][] chunks) {
-            if (WorkerBuffers.pooled(count)) {
-                source = pooledBuffer(worker.buffers(), count);
-                long at = 0;
-                for (byte[] chunk : chunks) {
-                    MemorySegment.copy(chunk, 0, source, ValueLayout.JAVA_BYTE, at, chunk.length);
-                    at += chunk.length;
-                }
-            } else {
-                pool = worker.buffers();
-                pending = new byte[count];
-                int at = 0;
-                for (byte[] chunk : chunks) {
-                    System.arraycopy(chunk, 0, pending, at, chunk.length);
-                    at += chunk.length;
-                }
-            }
+            source = copyChunks(worker.buffers(), chunks, count);
         }
 
         @Override
@@ -399,8 +377,7 @@ final class EngineBlob implements Blob {
         @Override
         public void prepare(Submission submission, Ring ring) {
             if (source == null) {
-                source = pooledBuffer(pool, pending);
-                pending = null;
+                source = pendingCopy();
             }
             submission.opcode = Opcode.WRITE;
             submission.fd = file.fd();

@@ -7,10 +7,8 @@ import dev.lockstep.ConnectionFailedException;
 import dev.lockstep.IoBuffer;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
-import dev.lockstep.RecvFailedException;
 import dev.lockstep.SendFailedException;
 import dev.lockstep.Sink;
-import dev.lockstep.Stream;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
@@ -18,9 +16,7 @@ import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -31,7 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class EngineNetwork {
     private static final int LISTEN_BACKLOG = 1024;
     /** Receive at least this much at a time; the surplus is buffered for later receives and peek. */
-    private static final int RECEIVE_CHUNK = 16 * 1024;
+    static final int RECEIVE_CHUNK = 16 * 1024;
 
     private EngineNetwork() {
     }
@@ -80,7 +76,7 @@ final class EngineNetwork {
     }
 
     /** What the two sides of one connection share: the fd, and which sides are still open. */
-    private static final class Sides {
+    static final class Sides {
         final SharedFd fd;
         final InetSocketAddress peer;
         final SystemCalls system;
@@ -321,9 +317,6 @@ final class EngineNetwork {
             /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; null until then. */
             private MemorySegment source;
             private int sourceAt;
-            /** The chunks of a send past the largest size class, copied at the first submission; else null. */
-            private byte[] pending;
-            private WorkerBuffers pool;
             private int done;
 
             SendRequest(SharedFd file, int count) {
@@ -337,32 +330,15 @@ final class EngineNetwork {
                 sourceAt = at;
             }
 
-            /** As the blob's write: into pool memory on the calling fiber, or one array for a long send. */
+            /** As the blob's write: copied now, on the calling fiber (see {@link #copyChunks}). */
             void copy(Worker worker, byte[][] chunks) {
-                if (WorkerBuffers.pooled(count)) {
-                    MemorySegment memory = pooledBuffer(worker.buffers(), count);
-                    long at = 0;
-                    for (byte[] chunk : chunks) {
-                        MemorySegment.copy(chunk, 0, memory, ValueLayout.JAVA_BYTE, at, chunk.length);
-                        at += chunk.length;
-                    }
-                    source = memory;
-                } else {
-                    pool = worker.buffers();
-                    pending = new byte[count];
-                    int at = 0;
-                    for (byte[] chunk : chunks) {
-                        System.arraycopy(chunk, 0, pending, at, chunk.length);
-                        at += chunk.length;
-                    }
-                }
+                source = copyChunks(worker.buffers(), chunks, count);
             }
 
             @Override
             public void prepare(Submission submission, Ring ring) {
                 if (source == null) {
-                    source = pooledBuffer(pool, pending);
-                    pending = null;
+                    source = pendingCopy();
                 }
                 submission.opcode = Opcode.SEND;
                 submission.fd = file.fd();
@@ -429,225 +405,6 @@ final class EngineNetwork {
                 }
             }
             sides.closeSide(sides.sinkClosed, sides.streamClosed);
-        }
-    }
-
-    /** The receiving side, with a buffer of bytes received beyond what was asked. */
-    private static final class EngineStream implements Stream {
-        private final Sides sides;
-        private volatile String poisoned;
-        /** Received and not yet returned; touched by the receiving request on the worker and by recv/peek. */
-        private byte[] buffered = new byte[0];
-
-        EngineStream(Sides sides) {
-            this.sides = sides;
-        }
-
-        @Override
-        public Operation<byte[]> recv(int length) {
-            if (length < 0) {
-                throw new IllegalArgumentException("receive length must not be negative, was " + length);
-            }
-            if (length > MAX_RECV_BYTES) {
-                throw new IllegalArgumentException("receive length must be at most Stream.MAX_RECV_BYTES ("
-                        + MAX_RECV_BYTES + "), was " + length);
-            }
-            if (sides.streamClosed.get()) {
-                throw new ClosedException("stream from " + sides.peer + " is closed");
-            }
-            Worker worker = EngineContext.currentWorker("Stream.recv");
-            if (poisoned != null) {
-                return worker.register(new Immediate("receive from " + sides.peer, () -> {
-                    throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
-                }));
-            }
-            synchronized (this) {
-                if (buffered.length >= length) {
-                    byte[] ready = Arrays.copyOf(buffered, length);
-                    buffered = Arrays.copyOfRange(buffered, length, buffered.length);
-                    return worker.register(new Immediate("receive from " + sides.peer, () -> ready));
-                }
-            }
-            SharedFd held = sides.fd.acquire();
-            return worker.register(new RingRequest(held) {
-                private byte[] collected;
-                private int done;
-
-                @Override
-                public void prepare(Submission submission, Ring ring) {
-                    if (collected == null) {
-                        synchronized (EngineStream.this) {
-                            collected = Arrays.copyOf(buffered, Math.max(length, buffered.length));
-                            done = buffered.length;
-                            buffered = new byte[0];
-                        }
-                        buffer(ring, Math.max(length - done, RECEIVE_CHUNK));
-                    }
-                    submission.opcode = Opcode.RECV;
-                    submission.fd = file.fd();
-                    submission.buffer = buffer;
-                    submission.length = (int) Math.min(buffer.byteSize(), Math.max(length - done, RECEIVE_CHUNK));
-                }
-
-                @Override
-                public boolean complete(int result) {
-                    if (isTransient(result)) {
-                        return false;
-                    }
-                    if (result <= 0) {
-                        String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
-                        poisoned = "a failed receive (" + why + ")";
-                        return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
-                                + " failed after " + done + " bytes: " + why));
-                    }
-                    if (done + result > collected.length) {
-                        collected = Arrays.copyOf(collected, done + result);
-                    }
-                    MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, collected, done, result);
-                    done += result;
-                    if (done < length) {
-                        return false;
-                    }
-                    synchronized (EngineStream.this) {
-                        buffered = Arrays.copyOfRange(collected, length, done);
-                    }
-                    return succeed(Arrays.copyOf(collected, length));
-                }
-
-                @Override
-                public RuntimeException timedOut() {
-                    poisoned = "a receive that timed out";
-                    return super.timedOut();
-                }
-
-                @Override
-                public void closedEarly() {
-                    poisoned = "a cancelled receive";
-                }
-
-                @Override
-                public RuntimeException internalFailure(Throwable cause) {
-                    poisoned = "a receive that failed inside the runtime";
-                    return cause instanceof dev.lockstep.LockstepException typed ? typed
-                            : new RecvFailedException(describe() + " failed inside the runtime: " + cause, cause);
-                }
-
-                @Override
-                public Budget budget() {
-                    return Budget.INBOUND;
-                }
-
-                @Override
-                public String describe() {
-                    return "receive of " + length + " bytes from " + sides.peer;
-                }
-
-            });
-        }
-
-        @Override
-        public Operation<Void> recvInto(IoBuffer into, int at, int length) {
-            if (length < 0 || length > MAX_RECV_BYTES) {
-                throw new IllegalArgumentException("receive length must be in [0, Stream.MAX_RECV_BYTES ("
-                        + MAX_RECV_BYTES + ")], was " + length);
-            }
-            if (sides.streamClosed.get()) {
-                throw new ClosedException("stream from " + sides.peer + " is closed");
-            }
-            Worker worker = EngineContext.currentWorker("Stream.recvInto");
-            PooledBuffer buffer = WorkerBuffers.check(into, at, length, "Stream.recvInto");
-            if (poisoned != null) {
-                return worker.register(new Immediate("receive from " + sides.peer, () -> {
-                    throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
-                }));
-            }
-            MemorySegment target = buffer.memory;
-            int already;
-            synchronized (this) {
-                // Bytes an earlier receive took beyond what it asked for come first. The buffer is held by the
-                // caller here (checked above), so copying into it at the call races with no kernel.
-                already = Math.min(length, buffered.length);
-                MemorySegment.copy(buffered, 0, target, ValueLayout.JAVA_BYTE, at, already);
-                buffered = Arrays.copyOfRange(buffered, already, buffered.length);
-            }
-            if (already == length) {
-                return worker.register(new Immediate("receive from " + sides.peer, () -> null));
-            }
-            buffer.inFlight = true;
-            RingRequest request = new RingRequest(sides.fd.acquire()) {
-                private int done = already;
-
-                @Override
-                public void prepare(Submission submission, Ring ring) {
-                    submission.opcode = Opcode.RECV;
-                    submission.fd = file.fd();
-                    submission.buffer = slicedFrom(target, at + done);
-                    submission.length = length - done;
-                }
-
-                @Override
-                public boolean complete(int result) {
-                    if (isTransient(result)) {
-                        return false;
-                    }
-                    if (result <= 0) {
-                        String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
-                        poisoned = "a failed receive (" + why + ")";
-                        landLent();
-                        return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
-                                + " failed after " + done + " bytes: " + why));
-                    }
-                    done += result;
-                    if (done < length) {
-                        return false;
-                    }
-                    landLent();
-                    return succeed(null);
-                }
-
-                @Override
-                public RuntimeException timedOut() {
-                    poisoned = "a receive that timed out";
-                    return super.timedOut();
-                }
-
-                @Override
-                public void closedEarly() {
-                    poisoned = "a cancelled receive";
-                }
-
-                @Override
-                public RuntimeException internalFailure(Throwable cause) {
-                    poisoned = "a receive that failed inside the runtime";
-                    return cause instanceof dev.lockstep.LockstepException typed ? typed
-                            : new RecvFailedException(describe() + " failed inside the runtime: " + cause, cause);
-                }
-
-                @Override
-                public Budget budget() {
-                    return Budget.INBOUND;
-                }
-
-                @Override
-                public String describe() {
-                    return "receive of " + length + " bytes from " + sides.peer + " into a buffer";
-                }
-            };
-            request.lent = buffer;
-            return worker.register(request);
-        }
-
-        @Override
-        public synchronized byte[] peek(int maxLength) {
-            if (maxLength < 0) {
-                throw new IllegalArgumentException("peek length must not be negative, was " + maxLength);
-            }
-            return Arrays.copyOf(buffered, Math.min(maxLength, buffered.length));
-        }
-
-        @Override
-        public void close() {
-            sides.closeSide(sides.streamClosed, sides.sinkClosed);
         }
     }
 }

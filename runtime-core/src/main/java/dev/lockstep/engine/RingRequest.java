@@ -23,6 +23,9 @@ abstract class RingRequest extends Request {
     private Arena bufferArena;
     /** The user's buffer this request has in flight, or null (none, or landed). */
     protected PooledBuffer lent;
+    /** Chunks of a long write or send waiting for their first submission ({@link #copyChunks}), or null. */
+    private byte[] pendingChunks;
+    private WorkerBuffers pendingPool;
 
     RingRequest(SharedFd file) {
         this.file = file;
@@ -107,6 +110,47 @@ abstract class RingRequest extends Request {
             MemorySegment.copy(data, 0, buffer, ValueLayout.JAVA_BYTE, 0, data.length);
         }
         return buffer;
+    }
+
+    /**
+     * Copies the {@code byte[]} chunks of a write or send at the call, on the calling fiber of the pool's worker:
+     * into pool memory, returned; or, past the largest size class, into one array that {@link #pendingCopy()}
+     * moves to memory at the first submission (that memory is confined to the worker's own thread), and null.
+     *
+     * @param pool the caller's worker's pool
+     * @param chunks the chunks
+     * @param count their total length, {@code >= 1}
+     * @return the pooled copy, or null
+     */
+    protected final MemorySegment copyChunks(WorkerBuffers pool, byte[][] chunks, int count) {
+        if (WorkerBuffers.pooled(count)) {
+            MemorySegment memory = pooledBuffer(pool, count);
+            long at = 0;
+            for (byte[] chunk : chunks) {
+                MemorySegment.copy(chunk, 0, memory, ValueLayout.JAVA_BYTE, at, chunk.length);
+                at += chunk.length;
+            }
+            return memory;
+        }
+        pendingPool = pool;
+        pendingChunks = new byte[count];
+        int at = 0;
+        for (byte[] chunk : chunks) {
+            System.arraycopy(chunk, 0, pendingChunks, at, chunk.length);
+            at += chunk.length;
+        }
+        return null;
+    }
+
+    /**
+     * The memory for chunks {@link #copyChunks} kept in an array; at the first submission, on the worker.
+     *
+     * @return the memory
+     */
+    protected final MemorySegment pendingCopy() {
+        MemorySegment memory = pooledBuffer(pendingPool, pendingChunks);
+        pendingChunks = null;
+        return memory;
     }
 
     /**

@@ -1,0 +1,217 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.ClosedException;
+import dev.lockstep.IoBuffer;
+import dev.lockstep.Operation;
+import dev.lockstep.RecvFailedException;
+import dev.lockstep.Stream;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/** The receiving side, with a buffer of bytes received beyond what was asked. */
+final class EngineStream implements Stream {
+    private final EngineNetwork.Sides sides;
+    private volatile String poisoned;
+
+    /** A receive: a timeout, a cancellation or an internal failure poisons the stream. */
+    private abstract class Receive extends RingRequest {
+        Receive(SharedFd file) {
+            super(file);
+        }
+
+        @Override
+        public RuntimeException timedOut() {
+            poisoned = "a receive that timed out";
+            return super.timedOut();
+        }
+
+        @Override
+        public void closedEarly() {
+            poisoned = "a cancelled receive";
+        }
+
+        @Override
+        public RuntimeException internalFailure(Throwable cause) {
+            poisoned = "a receive that failed inside the runtime";
+            return cause instanceof dev.lockstep.LockstepException typed ? typed
+                    : new RecvFailedException(describe() + " failed inside the runtime: " + cause, cause);
+        }
+
+        @Override
+        public Budget budget() {
+            return Budget.INBOUND;
+        }
+    }
+    /** Received and not yet returned; touched by the receiving request on the worker and by recv/peek. */
+    private byte[] buffered = new byte[0];
+
+    EngineStream(EngineNetwork.Sides sides) {
+        this.sides = sides;
+    }
+
+    @Override
+    public Operation<byte[]> recv(int length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("receive length must not be negative, was " + length);
+        }
+        if (length > MAX_RECV_BYTES) {
+            throw new IllegalArgumentException("receive length must be at most Stream.MAX_RECV_BYTES ("
+                    + MAX_RECV_BYTES + "), was " + length);
+        }
+        if (sides.streamClosed.get()) {
+            throw new ClosedException("stream from " + sides.peer + " is closed");
+        }
+        Worker worker = EngineContext.currentWorker("Stream.recv");
+        if (poisoned != null) {
+            return worker.register(new Immediate("receive from " + sides.peer, () -> {
+                throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
+            }));
+        }
+        synchronized (this) {
+            if (buffered.length >= length) {
+                byte[] ready = Arrays.copyOf(buffered, length);
+                buffered = Arrays.copyOfRange(buffered, length, buffered.length);
+                return worker.register(new Immediate("receive from " + sides.peer, () -> ready));
+            }
+        }
+        SharedFd held = sides.fd.acquire();
+        return worker.register(new Receive(held) {
+            private byte[] collected;
+            private int done;
+
+            @Override
+            public void prepare(Submission submission, Ring ring) {
+                if (collected == null) {
+                    synchronized (EngineStream.this) {
+                        collected = Arrays.copyOf(buffered, Math.max(length, buffered.length));
+                        done = buffered.length;
+                        buffered = new byte[0];
+                    }
+                    buffer(ring, Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
+                }
+                submission.opcode = Opcode.RECV;
+                submission.fd = file.fd();
+                submission.buffer = buffer;
+                submission.length = (int) Math.min(buffer.byteSize(), Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
+            }
+
+            @Override
+            public boolean complete(int result) {
+                if (isTransient(result)) {
+                    return false;
+                }
+                if (result <= 0) {
+                    String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
+                    poisoned = "a failed receive (" + why + ")";
+                    return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
+                            + " failed after " + done + " bytes: " + why));
+                }
+                if (done + result > collected.length) {
+                    collected = Arrays.copyOf(collected, done + result);
+                }
+                MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, collected, done, result);
+                done += result;
+                if (done < length) {
+                    return false;
+                }
+                synchronized (EngineStream.this) {
+                    buffered = Arrays.copyOfRange(collected, length, done);
+                }
+                return succeed(Arrays.copyOf(collected, length));
+            }
+
+            @Override
+            public String describe() {
+                return "receive of " + length + " bytes from " + sides.peer;
+            }
+
+        });
+    }
+
+    @Override
+    public Operation<Void> recvInto(IoBuffer into, int at, int length) {
+        if (length < 0 || length > MAX_RECV_BYTES) {
+            throw new IllegalArgumentException("receive length must be in [0, Stream.MAX_RECV_BYTES ("
+                    + MAX_RECV_BYTES + ")], was " + length);
+        }
+        if (sides.streamClosed.get()) {
+            throw new ClosedException("stream from " + sides.peer + " is closed");
+        }
+        Worker worker = EngineContext.currentWorker("Stream.recvInto");
+        PooledBuffer buffer = WorkerBuffers.check(into, at, length, "Stream.recvInto");
+        if (poisoned != null) {
+            return worker.register(new Immediate("receive from " + sides.peer, () -> {
+                throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
+            }));
+        }
+        MemorySegment target = buffer.memory;
+        int already;
+        synchronized (this) {
+            // Bytes an earlier receive took beyond what it asked for come first. The buffer is held by the
+            // caller here (checked above), so copying into it at the call races with no kernel.
+            already = Math.min(length, buffered.length);
+            MemorySegment.copy(buffered, 0, target, ValueLayout.JAVA_BYTE, at, already);
+            buffered = Arrays.copyOfRange(buffered, already, buffered.length);
+        }
+        if (already == length) {
+            return worker.register(new Immediate("receive from " + sides.peer, () -> null));
+        }
+        buffer.inFlight = true;
+        Receive request = new Receive(sides.fd.acquire()) {
+            private int done = already;
+
+            @Override
+            public void prepare(Submission submission, Ring ring) {
+                submission.opcode = Opcode.RECV;
+                submission.fd = file.fd();
+                submission.buffer = slicedFrom(target, at + done);
+                submission.length = length - done;
+            }
+
+            @Override
+            public boolean complete(int result) {
+                if (isTransient(result)) {
+                    return false;
+                }
+                if (result <= 0) {
+                    String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
+                    poisoned = "a failed receive (" + why + ")";
+                    landLent();
+                    return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
+                            + " failed after " + done + " bytes: " + why));
+                }
+                done += result;
+                if (done < length) {
+                    return false;
+                }
+                landLent();
+                return succeed(null);
+            }
+
+            @Override
+            public String describe() {
+                return "receive of " + length + " bytes from " + sides.peer + " into a buffer";
+            }
+        };
+        request.lent = buffer;
+        return worker.register(request);
+    }
+
+    @Override
+    public synchronized byte[] peek(int maxLength) {
+        if (maxLength < 0) {
+            throw new IllegalArgumentException("peek length must not be negative, was " + maxLength);
+        }
+        return Arrays.copyOf(buffered, Math.min(maxLength, buffered.length));
+    }
+
+    @Override
+    public void close() {
+        sides.closeSide(sides.streamClosed, sides.sinkClosed);
+    }
+}
