@@ -207,6 +207,9 @@ public final class Bench {
             variants.add(new Variant("Lockstep Blob.readAt, " + fibers(parallel) + " on 1 worker", () ->
                     javaProgram("warm-read", "lockstep", Integer.toString(parallel), Integer.toString(fileMib),
                             dir.toString(), number(warmup), number(seconds))));
+            variants.add(new Variant("Lockstep Blob.readInto an IoBuffer, " + fibers(parallel) + " on 1 worker", () ->
+                    javaProgram("warm-read", "lockstep-buffer", Integer.toString(parallel), Integer.toString(fileMib),
+                            dir.toString(), number(warmup), number(seconds))));
             variants.add(new Variant("FileChannel.read, " + (parallel == 1 ? "1 platform thread"
                     : parallel + " virtual threads"), () ->
                     javaProgram("warm-read", "filechannel", Integer.toString(parallel), Integer.toString(fileMib),

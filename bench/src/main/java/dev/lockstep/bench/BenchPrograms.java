@@ -61,7 +61,7 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code nop DEPTH WARMUP SECONDS}: one UringRunner worker, DEPTH fibers each registering a NOP and
  *       awaiting it, in a loop (the engine's ring path: admission, submission, io_uring_enter, completion, fiber
  *       park and resume).</li>
- *   <li>{@code warm-read lockstep|filechannel PARALLEL FILE_MIB DIR WARMUP SECONDS}: 4 KiB random reads from a
+ *   <li>{@code warm-read lockstep|lockstep-buffer|filechannel PARALLEL FILE_MIB DIR WARMUP SECONDS}: 4 KiB random reads from a
  *       file in the page cache: {@code Blob.readAt} from PARALLEL fibers of one worker, or
  *       {@code FileChannel.read} into a reused heap buffer from 1 platform thread (PARALLEL 1) or PARALLEL
  *       virtual threads.</li>
@@ -230,7 +230,9 @@ public final class BenchPrograms {
         long blocks = ((long) fileMib << 20) / BLOCK;
         Files.createDirectories(dir);
         Window window;
-        if (engine.equals("lockstep")) {
+        if (engine.startsWith("lockstep")) {
+            // "lockstep-buffer" reads into an IoBuffer each reader reuses; "lockstep" returns a new byte[].
+            boolean intoBuffer = engine.equals("lockstep-buffer");
             Path storage = dir.resolve("lockstep-warm");
             window = UringRunner.builder().workers(1).ringEntries(64).storage(storage).build().start(ctx -> {
                 Blob blob = ctx.open("warm", "reads").await().blob();
@@ -247,6 +249,15 @@ public final class BenchPrograms {
                 for (int i = 0; i < parallel; i++) {
                     SplittableRandom random = new SplittableRandom(100 + i);
                     readers.add(ctx.child("reader" + i).spawn(c -> {
+                        if (intoBuffer) {
+                            try (dev.lockstep.IoBuffer into = c.buffers().allocate(BLOCK)) {
+                                while (measured.running()) {
+                                    blob.readInto(random.nextLong(blocks) * BLOCK, into, 0, BLOCK).await();
+                                    measured.count();
+                                }
+                            }
+                            return null;
+                        }
                         while (measured.running()) {
                             byte[] read = blob.readAt(random.nextLong(blocks) * BLOCK, BLOCK).await();
                             if (read.length != BLOCK) {
