@@ -228,10 +228,11 @@ public final class Bench {
         List<Comparison> comparisons = new ArrayList<>();
         for (int depth : new int[] {1, 32}) {
             List<Variant> variants = new ArrayList<>();
-            for (String engine : fio == null ? List.of("lockstep", "filechannel")
-                    : List.of("lockstep", "fio", "filechannel")) {
+            for (String engine : fio == null ? List.of("lockstep", "lockstep-api", "filechannel")
+                    : List.of("lockstep", "lockstep-api", "fio", "filechannel")) {
                 String name = switch (engine) {
                     case "lockstep" -> "Lockstep (1 worker, engine ring path)";
+                    case "lockstep-api" -> "Lockstep Blob.readInto, OpenOptions.DIRECT (1 worker)";
                     case "fio" -> "fio io_uring";
                     default -> "FileChannel DIRECT, " + (depth == 1 ? "1 thread" : depth + " threads");
                 };

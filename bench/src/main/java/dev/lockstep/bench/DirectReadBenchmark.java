@@ -87,6 +87,9 @@ public final class DirectReadBenchmark {
             if (settings.engines.contains("lockstep")) {
                 results.add(lockstep(settings, depth));
             }
+            if (settings.engines.contains("lockstep-api")) {
+                results.add(lockstepApi(settings, depth));
+            }
             if (settings.engines.contains("fio")) {
                 results.add(fio(settings, depth));
             }
@@ -256,6 +259,59 @@ public final class DirectReadBenchmark {
             }
         });
         return result("Lockstep (1 worker, ring path)", depth, merged, settings.seconds);
+    }
+
+    /**
+     * The public API: the file hard-linked into a fresh storage root as a blob, opened with
+     * {@link dev.lockstep.OpenOptions#DIRECT}, each reader fiber reading into an {@link dev.lockstep.IoBuffer} of
+     * its worker's pool with {@code Blob.readInto}.
+     */
+    private static Result lockstepApi(Settings settings, int depth) throws IOException {
+        long blocks = settings.blocks();
+        Path root = Files.createTempDirectory("lockstep-direct");
+        Path link = Files.createDirectories(root.resolve("bench")).resolve(
+                java.util.HexFormat.of().formatHex("reads".getBytes(StandardCharsets.UTF_8)));
+        Files.createLink(link, settings.file);
+        try {
+            Histogram merged = UringRunner.builder().workers(1).ringEntries(64).storage(root).build().start(ctx -> {
+                try (dev.lockstep.Blob blob = ctx.open("bench", "reads", dev.lockstep.OpenOptions.DIRECT).await()
+                        .blob()) {
+                    long start = System.nanoTime();
+                    long measureFrom = start + TimeUnit.SECONDS.toNanos(settings.warmupSeconds);
+                    long until = measureFrom + TimeUnit.SECONDS.toNanos(settings.seconds);
+                    List<Handle<Histogram>> readers = new ArrayList<>();
+                    for (int i = 0; i < depth; i++) {
+                        SplittableRandom random = new SplittableRandom(1000 + i);
+                        readers.add(ctx.child("reader" + i).spawn(c -> {
+                            Histogram latency = histogram();
+                            try (dev.lockstep.IoBuffer buffer = c.buffers().allocate(BLOCK)) {
+                                while (true) {
+                                    long begin = System.nanoTime();
+                                    if (begin >= until) {
+                                        return latency;
+                                    }
+                                    blob.readInto(random.nextLong(blocks) * BLOCK, buffer, 0, BLOCK).await();
+                                    if (begin >= measureFrom) {
+                                        latency.recordValue(System.nanoTime() - begin);
+                                    }
+                                }
+                            }
+                        }));
+                    }
+                    Histogram all = histogram();
+                    for (Handle<Histogram> reader : readers) {
+                        all.add(reader.await());
+                    }
+                    return all;
+                }
+            });
+            return result("Lockstep (1 worker, Blob.readInto, OpenOptions.DIRECT)", depth, merged, settings.seconds);
+        } finally {
+            Files.deleteIfExists(link);
+            Files.deleteIfExists(link.getParent());
+            Files.deleteIfExists(root.resolve(".lockstep-hold"));
+            Files.deleteIfExists(root);
+        }
     }
 
     // ---- FileChannel ----
