@@ -21,7 +21,8 @@ package dev.lockstep;
  * <h2>Buffers</h2>
  * {@link #readInto} and {@link #writeFrom} move bytes between the blob and an {@link IoBuffer} without a copy;
  * the buffer's ownership while the operation runs is described at {@link IoBuffer}. The {@code byte[]} calls
- * are conveniences on the same path: they copy through a pooled buffer of the calling worker. Buffer calls
+ * are conveniences on the same path: they copy through page-aligned memory of the calling worker (its pool's,
+ * up to {@link BufferPool#LARGEST_CLASS_BYTES}). Buffer calls
  * reject, at the call and naming the value: a range outside the buffer or a length out of bounds
  * ({@link IllegalArgumentException}), a released buffer ({@link ClosedException}), a buffer in flight
  * ({@link IllegalStateException}), and a buffer of another worker or runner ({@link IllegalArgumentException}).

@@ -80,6 +80,7 @@ final class EngineStream implements Stream {
             }
         }
         SharedFd held = sides.fd.acquire();
+        WorkerBuffers pool = worker.buffers();
         return worker.register(new Receive(held) {
             private byte[] collected;
             private int done;
@@ -92,7 +93,7 @@ final class EngineStream implements Stream {
                         done = buffered.length;
                         buffered = new byte[0];
                     }
-                    buffer(ring, Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
+                    pooledBuffer(pool, Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
                 }
                 submission.opcode = Opcode.RECV;
                 submission.fd = file.fd();
