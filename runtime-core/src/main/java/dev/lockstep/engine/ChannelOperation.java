@@ -30,6 +30,6 @@ final class ChannelOperation<T> implements Operation<T> {
 
     @Override
     public void close() {
-        channel.closeReceiver();
+        channel.closeReceiver(Thread.currentThread());
     }
 }

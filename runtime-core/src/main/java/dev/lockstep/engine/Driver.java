@@ -289,6 +289,8 @@ public final class Driver implements CompletionSink {
         }
         Waker displaced = slot.observer.waker;
         slot.observer.waker = waker;
+        // Who installed it: their own close releases it, anyone else's close wakes it (close means close).
+        slot.observer.wakerThread = Thread.currentThread();
         return displaced;
     }
 
@@ -326,12 +328,38 @@ public final class Driver implements CompletionSink {
     }
 
     /**
-     * Closes a request's operation: queued work retires, in-flight reads and receives are cancelled and retire
-     * on their completion, retained work (writes, syncs) finishes with its result dropped.
+     * {@link #close(WaiterId, Thread)} sent from another thread or worker (a {@link Mailbox.Cancel}).
      *
      * @param id the request; stale ids are ignored
      */
     void close(WaiterId id) {
+        close(id, null, false);
+    }
+
+    /**
+     * {@link #close(WaiterId, Thread, boolean)} without a promotion.
+     *
+     * @param id the request; stale ids are ignored
+     * @param closer the closing thread, or null for a close sent from elsewhere
+     */
+    void close(WaiterId id, Thread closer) {
+        close(id, closer, false);
+    }
+
+    /**
+     * Closes a request's operation: queued work retires, in-flight reads and receives are cancelled and retire
+     * on their completion, retained work (writes, syncs) finishes with its result dropped. Close means close:
+     * an installed waker that another thread installed belongs to another awaiter, and is woken so it reads
+     * {@link ClosedException}; one the closing thread installed itself is released (Rust's drop). A completed result nobody took is disposed of
+     * ({@link Results}): a connection, listener or blob in it is closed.
+     *
+     * @param id the request; stale ids are ignored
+     * @param closer the closing thread (a fiber's virtual thread, or a plain thread), or null for a close sent
+     *     from elsewhere
+     * @param promoted observation moved to a forwarded channel first (a forward that reached a closing worker):
+     *     the local waker is released, as a promotion releases it, and the channel's party learns the close
+     */
+    void close(WaiterId id, Thread closer, boolean promoted) {
         Slot slot = live(id);
         if (slot == null) {
             return;
@@ -340,7 +368,11 @@ public final class Driver implements CompletionSink {
         Waker displaced = slot.observer.waker;
         slot.observer.waker = null;
         if (displaced != null) {
-            worker.defer(displaced::release);
+            if (promoted || (closer != null && slot.observer.wakerThread == closer)) {
+                worker.defer(displaced::release);
+            } else {
+                worker.defer(displaced::wake);
+            }
         }
         if (slot.observer.kind == Observer.Kind.FORWARDED && slot.observer.channel != null) {
             OneShot<Object> channel = slot.observer.channel;
@@ -349,7 +381,7 @@ public final class Driver implements CompletionSink {
         slot.observer.kind = Observer.Kind.NONE;
         slot.observer.channel = null;
         switch (slot.state) {
-            case COMPLETED -> retire(slot);
+            case COMPLETED -> retireDropping(slot);
             case TIMER -> retire(slot);
             case QUEUED -> {
                 if (!slot.request.retained()) {
@@ -455,6 +487,12 @@ public final class Driver implements CompletionSink {
         inFlight--;
         submitQueue.completed(slot);
         if (slot.state == State.CANCELLING) {
+            // The cancellation lost its race: what the kernel made (an accepted socket) is the request's to drop.
+            try {
+                slot.request.dropCompletion(result);
+            } catch (Throwable failure) {
+                worker.engine().fail(failure);
+            }
             retire(slot);
             return;
         }
@@ -565,7 +603,17 @@ public final class Driver implements CompletionSink {
                 retire(slot);
                 worker.defer(() -> channel.send(result));
             }
-            case NONE -> retire(slot);
+            case NONE -> retireDropping(slot);
+        }
+    }
+
+    /** Retires a slot whose result nobody will observe: a resource in it is closed, outside the borrow. */
+    private void retireDropping(Slot slot) {
+        Poll<Object> dropped = slot.state == State.COMPLETED ? slot.result
+                : slot.request == null ? null : slot.request.result();
+        retire(slot);
+        if (Results.holdsResource(dropped)) {
+            worker.defer(() -> Results.dispose(dropped));
         }
     }
 
@@ -660,7 +708,7 @@ public final class Driver implements CompletionSink {
                 if (slot.observer != null && slot.observer.waker != null) {
                     worker.defer(slot.observer.waker::release);
                 }
-                retire(slot);
+                retireDropping(slot);
             }
         }
     }
@@ -694,7 +742,11 @@ public final class Driver implements CompletionSink {
                 // Granted and never handed back by a completion that will not come: other opens' syncs go on.
                 permit.release();
             }
+            Poll<Object> dropped = slot.state == State.COMPLETED ? slot.result : null;
             retire(slot, heldByKernel);
+            if (Results.holdsResource(dropped)) {
+                worker.defer(() -> Results.dispose(dropped));
+            }
         }
         submitQueue.clear();
         immediateQueue.clear();

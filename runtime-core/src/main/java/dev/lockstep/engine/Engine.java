@@ -36,6 +36,12 @@ public final class Engine {
     /** Live fibers in start order (insertion order keeps diagnostics deterministic). */
     private final java.util.Set<Fiber> fibers = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
     private final EngineStorage storage;
+    /**
+     * The fds the run's blobs, listeners and connections own, each with its owner's close: what is still open
+     * when the run ends is closed by {@link #closeOwnedResources()}. An entry goes when its fd closes.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<SharedFd, Runnable> owned =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private volatile Runnable onFailure = () -> { };
     private volatile java.util.function.Supplier<String> digest = () -> "";
 
@@ -174,6 +180,38 @@ public final class Engine {
         if (hold >= 0) {
             kernel.system().close(hold);
         }
+    }
+
+    /**
+     * Records an fd owned by a blob, listener or connection handed to user code, with that owner's close.
+     *
+     * @param fd the owner's fd
+     * @param closeOwner closes the owner (idempotent)
+     */
+    void own(SharedFd fd, Runnable closeOwner) {
+        owned.put(fd, closeOwner);
+        fd.whenClosed(() -> owned.remove(fd));
+    }
+
+    /**
+     * Closes every blob, listener and connection of this run that user code did not close, as {@code Runner}
+     * promises: when {@code start} returns, every fd the run created is released. Called by a runner once every
+     * worker has retired (so no request holds a reference any more); a failure to close joins the run's
+     * failures ({@link #fail}). The simulator leaves this to its own leak accounting.
+     *
+     * @return how many owners were closed
+     */
+    public int closeOwnedResources() {
+        int closed = 0;
+        for (Runnable closeOwner : List.copyOf(owned.values())) {
+            try {
+                closeOwner.run();
+                closed++;
+            } catch (RuntimeException | Error failure) {
+                fail(failure);
+            }
+        }
+        return closed;
     }
 
     /**

@@ -44,6 +44,7 @@ final class EngineBlob implements Blob {
         this.fd = fd;
         this.name = name;
         this.length = new AtomicLong(length);
+        engine.own(fd, this::close);
         if (startsDirty) {
             permit.markDirty();
         }

@@ -72,7 +72,9 @@ final class EngineNetwork {
         }
         SharedFd shared = new SharedFd(fd, system, "connection to " + peer);
         Sides sides = new Sides(shared, peer, system);
-        return new Connection(new EngineSink(sides), new EngineStream(sides), peer);
+        Connection connection = new Connection(new EngineSink(sides), new EngineStream(sides), peer);
+        engine.own(shared, connection::close);
+        return connection;
     }
 
     /** What the two sides of one connection share: the fd, and which sides are still open. */
@@ -179,10 +181,14 @@ final class EngineNetwork {
         private final InetSocketAddress local;
         private final AtomicBoolean closed = new AtomicBoolean();
 
+        /** Accepts not yet observed or closed; closing the listener closes them (close means close). */
+        private final java.util.Set<Registration<?>> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
         EngineListener(Engine engine, SharedFd fd, InetSocketAddress local) {
             this.engine = engine;
             this.fd = fd;
             this.local = local;
+            engine.own(fd, this::close);
         }
 
         @Override
@@ -192,7 +198,14 @@ final class EngineNetwork {
             }
             Worker worker = EngineContext.currentWorker("Listener.accept");
             SharedFd held = fd.acquire();
-            return worker.register(new RingRequest(held) {
+            PendingEntry entry = new PendingEntry(pending);
+            return entry.track(closed, worker.register(new RingRequest(held) {
+                @Override
+                public void release(Ring ring) {
+                    super.release(ring);
+                    entry.retired();
+                }
+
                 @Override
                 public void prepare(Submission submission, Ring ring) {
                     submission.opcode = Opcode.ACCEPT;
@@ -226,6 +239,14 @@ final class EngineNetwork {
                 }
 
                 @Override
+                public void dropCompletion(int result) {
+                    if (result >= 0) {
+                        // Accepted after the accept was closed: nobody will see this socket.
+                        engine.kernel().system().close(result);
+                    }
+                }
+
+                @Override
                 public Budget budget() {
                     return Budget.INBOUND;
                 }
@@ -234,7 +255,7 @@ final class EngineNetwork {
                 public String describe() {
                     return "accept on " + local;
                 }
-            });
+            }));
         }
 
         @Override
@@ -242,10 +263,63 @@ final class EngineNetwork {
             return local;
         }
 
+        /**
+         * Stops accepting: every pending accept is closed — its kernel accept cancelled, its awaiter woken with
+         * {@link ClosedException}, a connection it already accepted and nobody took closed — and the socket
+         * closes once the last of them retired, so nothing more is accepted.
+         */
         @Override
         public void close() {
             if (closed.compareAndSet(false, true)) {
+                PendingEntry.closeAll(pending);
                 fd.release();
+            }
+        }
+    }
+
+    /**
+     * One pending accept or receive in its listener's or stream's set, so closing that listener or stream can
+     * close it. Added by the registering fiber right after admission and removed when its request retires;
+     * both run on the owning worker's thread (retirement runs deferred on the worker), so a request cannot
+     * retire between its admission and its addition — except one refused at admission, which retires inside
+     * {@code register}: {@link #retired} remembers that and {@link #track} then leaves it out. A close from
+     * another thread races only with these set operations, which are thread-safe; it closes the operation,
+     * which any thread may do.
+     */
+    static final class PendingEntry {
+        private final java.util.Set<Registration<?>> set;
+        private volatile boolean retired;
+        private volatile Registration<?> registration;
+
+        PendingEntry(java.util.Set<Registration<?>> set) {
+            this.set = set;
+        }
+
+        <T> Registration<T> track(AtomicBoolean ownerClosed, Registration<T> operation) {
+            registration = operation;
+            set.add(operation);
+            if (retired) {
+                set.remove(operation);
+            } else if (ownerClosed.get()) {
+                // The listener or stream closed while this was being admitted: close means close.
+                set.remove(operation);
+                operation.close();
+            }
+            return operation;
+        }
+
+        void retired() {
+            retired = true;
+            Registration<?> operation = registration;
+            if (operation != null) {
+                set.remove(operation);
+            }
+        }
+
+        static void closeAll(java.util.Set<Registration<?>> set) {
+            for (Registration<?> operation : java.util.List.copyOf(set)) {
+                set.remove(operation);
+                operation.close();
             }
         }
     }

@@ -17,11 +17,29 @@ import java.util.Arrays;
 final class EngineStream implements Stream {
     private final EngineNetwork.Sides sides;
     private volatile String poisoned;
+    /** Receives not yet observed or closed; closing the stream closes them (close means close). */
+    private final java.util.Set<Registration<?>> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean closing =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     /** A receive: a timeout, a cancellation or an internal failure poisons the stream. */
     private abstract class Receive extends RingRequest {
+        /** This receive's place in {@link #pending}, left when it retires. */
+        final EngineNetwork.PendingEntry entry = new EngineNetwork.PendingEntry(pending);
+
         Receive(SharedFd file) {
             super(file);
+        }
+
+        @Override
+        public void release(Ring ring) {
+            super.release(ring);
+            entry.retired();
+        }
+
+        /** Admits this receive on {@code worker}, tracked so that closing the stream closes it. */
+        <T> Registration<T> register(Worker worker) {
+            return entry.track(closing, worker.register(this));
         }
 
         @Override
@@ -81,7 +99,7 @@ final class EngineStream implements Stream {
         }
         SharedFd held = sides.fd.acquire();
         WorkerBuffers pool = worker.buffers();
-        return worker.register(new Receive(held) {
+        return new Receive(held) {
             private byte[] collected;
             private int done;
 
@@ -131,7 +149,7 @@ final class EngineStream implements Stream {
                 return "receive of " + length + " bytes from " + sides.peer;
             }
 
-        });
+        }.register(worker);
     }
 
     @Override
@@ -200,7 +218,7 @@ final class EngineStream implements Stream {
             }
         };
         request.lent = buffer;
-        return worker.register(request);
+        return request.register(worker);
     }
 
     @Override
@@ -211,8 +229,15 @@ final class EngineStream implements Stream {
         return Arrays.copyOf(buffered, Math.min(maxLength, buffered.length));
     }
 
+    /**
+     * Stops receiving: a pending receive is closed — cancelled in the kernel, its awaiter woken with
+     * {@link ClosedException} — and the socket closes once both sides are closed and it retired.
+     */
     @Override
     public void close() {
+        if (closing.compareAndSet(false, true)) {
+            EngineNetwork.PendingEntry.closeAll(pending);
+        }
         sides.closeSide(sides.streamClosed, sides.sinkClosed);
     }
 }

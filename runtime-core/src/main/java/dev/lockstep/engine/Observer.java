@@ -21,6 +21,8 @@ final class Observer {
     Kind kind;
     /** The retained waker of a {@link Kind#LOCAL} observer, or null. */
     Waker waker;
+    /** The thread whose poll installed {@link #waker}: its own close releases the waker, others wake it. */
+    Thread wakerThread;
     /** The channel of a {@link Kind#FORWARDED} or {@link Kind#DETACHED} observer. */
     OneShot<Object> channel;
 

@@ -9,16 +9,26 @@ import dev.lockstep.Waker;
  * receiver polls it with a waker.
  *
  * <p>Invariants: the outcome is set at most once; a retained receiver waker is woken exactly once when the
- * outcome is set, or released when the receiver replaces it or closes. Waker callbacks always run outside
- * the monitor, so they may re-enter this channel or anything else. The monitor is held only for a few field
- * writes, never across a callback or a wait.
+ * outcome is set, or when the receiver closes (unless it is the closer's own, which is released), or released
+ * when the receiver replaces it. Waker callbacks always run outside the monitor, so they may re-enter this
+ * channel or anything else. The monitor is held only for a few field writes, never across a callback or a
+ * wait, so no thread can park inside a worker's critical section on it for longer than those writes.
+ *
+ * <p>Results own their resources until observed: a value {@link #take taken} belongs to the taker; a value
+ * sent after the receiver closed, or still untaken when it closes, is closed here ({@link Results#dispose}).
+ * Whether a value was taken is decided under the monitor, so a take racing a close hands the value to exactly
+ * one of them.
  *
  * @param <T> the value
  */
 public final class OneShot<T> {
     private Poll<T> outcome;
     private Waker waker;
+    /** The thread whose poll installed {@link #waker}. */
+    private Thread wakerThread;
     private boolean receiverClosed;
+    /** The outcome went to a receiver ({@link #take}) or was disposed of: nobody else may have it. */
+    private boolean taken;
     private final String closedMessage;
 
     /**
@@ -31,20 +41,30 @@ public final class OneShot<T> {
     }
 
     /**
-     * Publishes a value or failure; no effect if an outcome is already set.
+     * Publishes a value or failure; no effect if an outcome is already set. A value nobody will take — the
+     * receiver closed already, or an outcome was set before — is disposed of ({@link Results#dispose}).
      *
      * @param result the outcome
-     * @return true if this call set it
+     * @return true if this call set it and a receiver may still take it
      */
     public boolean send(Poll<T> result) {
-        Waker toWake;
+        Waker toWake = null;
+        boolean delivered = false;
         synchronized (this) {
-            if (outcome != null) {
-                return false;
+            if (outcome == null) {
+                outcome = result;
+                if (receiverClosed) {
+                    taken = true;
+                } else {
+                    delivered = true;
+                    toWake = waker;
+                    waker = null;
+                }
             }
-            outcome = result;
-            toWake = waker;
-            waker = null;
+        }
+        if (!delivered) {
+            Results.dispose(result);
+            return false;
         }
         if (toWake != null) {
             toWake.wake();
@@ -110,6 +130,7 @@ public final class OneShot<T> {
             } else {
                 displaced = waker;
                 waker = retained;
+                wakerThread = Thread.currentThread();
             }
         }
         if (displaced != null) {
@@ -118,16 +139,65 @@ public final class OneShot<T> {
         return ready != null ? ready : Poll.pending();
     }
 
-    /** The receiver goes away: its waker is released and later sends are dropped. */
+    /**
+     * Polls like {@link #poll}, but a ready outcome is taken: it is handed to this caller once, and every later
+     * take or poll reads {@link ClosedException}. What {@link Registration} uses, so a forwarded result is
+     * observed exactly once even when a close races the poll.
+     *
+     * @param newWaker the waker
+     * @return the outcome (taken), or pending
+     */
+    public Poll<T> take(Waker newWaker) {
+        Poll<T> polled = poll(newWaker);
+        if (!polled.isReady()) {
+            return polled;
+        }
+        synchronized (this) {
+            if (taken || receiverClosed) {
+                return Poll.failed(new ClosedException(closedMessage));
+            }
+            taken = true;
+        }
+        return polled;
+    }
+
+    /** The receiver goes away: {@link #closeReceiver(Thread)} from the calling thread. */
     public void closeReceiver() {
+        closeReceiver(Thread.currentThread());
+    }
+
+    /**
+     * The receiver goes away: later sends are dropped, and a value sent and not taken is disposed of. Every
+     * other party still waiting on this channel learns it: an installed waker is woken (its poll then reads
+     * {@link ClosedException}) unless {@code closer} installed it, in which case it is released.
+     *
+     * @param closer the closing thread
+     */
+    public void closeReceiver(Thread closer) {
         Waker displaced;
+        Thread installer;
+        Poll<T> untaken = null;
         synchronized (this) {
             receiverClosed = true;
             displaced = waker;
+            installer = wakerThread;
             waker = null;
+            wakerThread = null;
+            if (outcome != null && !taken) {
+                untaken = outcome;
+            }
+            taken = true;
         }
-        if (displaced != null) {
+        if (untaken != null) {
+            Results.dispose(untaken);
+        }
+        if (displaced == null) {
+            return;
+        }
+        if (installer == closer) {
             displaced.release();
+        } else {
+            displaced.wake();
         }
     }
 }

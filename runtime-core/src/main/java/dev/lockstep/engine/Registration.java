@@ -13,8 +13,20 @@ import dev.lockstep.Waker;
  * (overtaking a forward still queued, which then finds a stale generation); elsewhere it sends
  * {@link Mailbox.Cancel}.
  *
- * <p>An operation may move between threads, but is not for concurrent use by several threads at once: hand it
- * over with a happens-before edge (a thread start or join, a queue).
+ * <p>Polls of one operation from several threads at once are not supported (hand it over with a
+ * happens-before edge: a thread start or join, a queue). A close, though, may come from any thread while
+ * another polls or awaits, and close means close: every other poller and awaiter — a fiber on the owner, a
+ * fiber on another worker, a plain thread — is woken and reads {@link ClosedException}.
+ *
+ * <h2>Close racing a poll</h2>
+ * {@code finished} and {@code channel} are volatile. A foreign poll publishes its channel, sends its forward,
+ * then reads {@code finished}; a close writes {@code finished}, then reads {@code channel}. Of two volatile
+ * write-then-read sequences at least one sees the other's write, so either the close closes the channel's
+ * receiver, or the poll sees the close and closes it itself — a waiting poller cannot be missed. The request
+ * itself is closed by the close's {@link Mailbox.Cancel} (or directly on the owner) whatever the order in
+ * which that and the forward reach the owner: a forward to a closed request is answered {@code Closed}, a
+ * cancel of a forwarded one closes its channel. A result that reached the channel untaken is closed with it
+ * ({@link OneShot#closeReceiver(Waker)}), so a connection or blob dropped this way leaks nothing.
  *
  * @param <T> the value
  */
@@ -22,8 +34,8 @@ public final class Registration<T> implements Operation<T> {
     private final Worker owner;
     private final WaiterId id;
     private final String closedMessage;
-    private OneShot<Object> channel;
-    private boolean finished;
+    private volatile OneShot<Object> channel;
+    private volatile boolean finished;
 
     Registration(Worker owner, WaiterId id) {
         this.owner = owner;
@@ -77,15 +89,22 @@ public final class Registration<T> implements Operation<T> {
             return Poll.failed(new ClosedException("this operation's result was already taken, or the"
                     + " operation was closed"));
         }
-        if (channel != null) {
-            return (Poll<T>) observed(channel.poll(waker));
+        OneShot<Object> forwarded = channel;
+        if (forwarded != null) {
+            return (Poll<T>) observed(forwarded.take(waker));
         }
         if (Worker.current() != owner) {
-            channel = new OneShot<>(owner + " closed before this operation completed");
-            if (!owner.mailbox().send(new Mailbox.Forward(id, channel))) {
-                channel.closeSender();
+            forwarded = new OneShot<>(owner + " closed before this operation completed");
+            channel = forwarded;
+            if (!owner.mailbox().send(new Mailbox.Forward(id, forwarded))) {
+                forwarded.closeSender();
             }
-            return (Poll<T>) observed(channel.poll(waker));
+            if (finished) {
+                // A close ran meanwhile and may not have seen the channel: close its receiver here (see above).
+                forwarded.closeReceiver(Thread.currentThread());
+                return Poll.failed(new ClosedException("this operation was closed"));
+            }
+            return (Poll<T>) observed(forwarded.take(waker));
         }
         Waker installed;
         Driver driver = owner.borrow();
@@ -102,7 +121,7 @@ public final class Registration<T> implements Operation<T> {
                         + owner + " retired")));
             }
             if (owner.isClosing()) {
-                driver.close(id);
+                driver.close(id, Thread.currentThread());
                 return (Poll<T>) observed(Poll.failed(new ClosedException(owner + " is closing")));
             }
             installed = driver.installedWaker(id);
@@ -148,14 +167,17 @@ public final class Registration<T> implements Operation<T> {
             return;
         }
         finished = true;
-        if (channel != null) {
-            channel.closeReceiver();
+        // A waker this thread installed is released; anyone else's is woken, so every other awaiter sees it.
+        Thread closer = Thread.currentThread();
+        OneShot<Object> forwarded = channel;
+        if (forwarded != null) {
+            forwarded.closeReceiver(closer);
         }
         if (Worker.current() == owner && !owner.isBorrowed()) {
             Driver driver = owner.borrow();
             try {
                 if (driver != null) {
-                    driver.close(id);
+                    driver.close(id, closer);
                 }
             } finally {
                 owner.unborrow();

@@ -158,6 +158,16 @@ public abstract class Request {
     }
 
     /**
+     * A completion arrived for this request after its operation was closed and its cancellation was submitted:
+     * the cancellation lost the race. Whatever the kernel made for it is dropped here — an accept that
+     * succeeded closes the accepted socket. Runs on the worker inside its critical section: no user code.
+     *
+     * @param result the kernel's result: {@code >= 0} or {@code -errno}
+     */
+    public void dropCompletion(int result) {
+    }
+
+    /**
      * Releases what the request holds after its ring failed while the kernel still held it: fd references go,
      * but memory the kernel may still write must not be freed. The default releases everything (a request
      * with no kernel-visible buffer); ring requests override it.

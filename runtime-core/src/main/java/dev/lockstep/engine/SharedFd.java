@@ -63,10 +63,29 @@ public final class SharedFd {
         }
     }
 
+    /** Run once the fd is closed: the engine forgets it as a resource to close when the run ends. */
+    private volatile Runnable onClosed;
+
+    /**
+     * Sets what runs once the last reference went and the fd was closed.
+     *
+     * @param action the action, run on the releasing thread; must not throw
+     */
+    void whenClosed(Runnable action) {
+        this.onClosed = action;
+    }
+
     /** Drops a reference; the last one closes the fd. */
     public void release() {
         if (references.decrementAndGet() == 0) {
-            system.close(fd);
+            try {
+                system.close(fd);
+            } finally {
+                Runnable action = onClosed;
+                if (action != null) {
+                    action.run();
+                }
+            }
         }
     }
 

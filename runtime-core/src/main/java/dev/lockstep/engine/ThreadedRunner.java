@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (DESIGN §3.6) and its thread ends. {@code start} returns after every worker thread has ended and the
  * storage hold was released.
  *
+ * <p>Resources: when {@code start} returns, every blob, listener and connection of the run has been closed,
+ * whether or not user code closed it ({@link Engine#closeOwnedResources()}), and every ring was torn down.
+ *
  * <p>Failures: a request that fails while being prepared, submitted or completed fails alone (typed, see
  * {@link Request#internalFailure}). Anything else thrown on a worker thread — its ring failed, a service turn
  * or a continuation threw — fails the engine ({@link Engine#fail}): every task is aborted, the failed worker
@@ -138,6 +141,8 @@ public final class ThreadedRunner implements Runner {
             for (Thread thread : threads) {
                 joinUninterruptibly(thread);
             }
+            // Every worker retired, so no request holds an fd any more: what user code left open is closed now.
+            engine.closeOwnedResources();
             engine.releaseStorageHold(hold);
         }
         if (startFailure[0] instanceof RuntimeException failure) {

@@ -484,7 +484,7 @@ public final class Worker {
                                 dev.lockstep.Poll<Object> result = (dev.lockstep.Poll<Object>) ignored;
                                 defer(() -> forward.channel().send(result));
                             } else {
-                                slab.close(forward.id());
+                                slab.close(forward.id(), null, true);
                                 defer(forward.channel()::closeSender);
                             }
                         } else {

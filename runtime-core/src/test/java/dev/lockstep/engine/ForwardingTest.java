@@ -215,9 +215,10 @@ class ForwardingTest {
             serviceUntil("every request retired", () -> worker.admitted() == 0);
             return null;
         });
-        // The local close closed the forwarded receiver too: its copy was released, never woken.
-        assertEquals(0, foreign.wakes());
-        assertEquals(1, foreign.releases());
+        // The local close closed the forwarded receiver too. Close means close: the foreign poller's copy is
+        // woken (its next poll reads Closed), not released behind its back.
+        assertEquals(1, foreign.wakes());
+        assertEquals(0, foreign.releases());
         foreign.assertBalanced();
     }
 
