@@ -2,7 +2,11 @@ package dev.lockstep;
 
 import java.net.InetSocketAddress;
 
-/** A bound, listening socket. Closing it stops accepting; accepted connections live on. */
+/**
+ * A bound, listening socket. Closing it stops accepting: a pending accept is closed (its awaiter reads
+ * {@link ClosedException}, a connection it accepted and nobody took is closed), later accepts are refused and the
+ * socket is closed once the kernel let go of it. Accepted connections live on.
+ */
 public interface Listener extends AutoCloseable {
 
     /**

@@ -8,10 +8,14 @@ package dev.lockstep;
  * from any thread: on the owning worker they observe the worker's driver directly, elsewhere they forward
  * observation through the worker's mailbox.
  *
- * <p>Closing is the operation's end of life: it releases the installed observer, cancels the request where
- * that is safe (reads, receives, sends, accepts, timers — the buffers stay owned by the runtime until the
- * kernel lets them go) and lets retained work (writes, syncs) finish, dropping its result. Closing after the
- * result was observed, or twice, does nothing.
+ * <p>Closing is the operation's end of life: it cancels the request where that is safe (reads, receives,
+ * sends, accepts, timers — the buffers stay owned by the runtime until the kernel lets them go) and lets
+ * retained work (writes, syncs) finish, dropping its result. Close means close: any other party still polling
+ * or awaiting the operation — a fiber on any worker, a plain thread — is woken and reads
+ * {@link ClosedException}; a waker the closing thread installed itself is released instead. A result that
+ * holds a resource (a {@link Connection}, a {@link Listener}, an {@link OpenedBlob}) and was not observed is
+ * closed by the runtime, also when the cancellation came too late to stop it. Closing after the result was
+ * observed, or twice, does nothing.
  *
  * @param <T> the result
  */

@@ -4,7 +4,8 @@ package dev.lockstep;
  * Starts a root task and runs the runtime until the root task finishes.
  *
  * <p>When {@code start} returns, every task spawned by the root has been aborted, every worker has retired,
- * and every file descriptor, native buffer and fiber the runtime owned has been released. Operations and
+ * and every file descriptor, native buffer and fiber the runtime owned has been released — on runtime-uring
+ * including the blobs, listeners and connections the tasks never closed, which are closed then. Operations and
  * handles that escaped the root observe {@link ClosedException} when polled afterwards.
  *
  * <p>A runner is single use: a second {@code start} throws {@link ClosedException}. {@code start} must not
@@ -18,9 +19,12 @@ public interface Runner {
      * @param root the root task
      * @param <T> the root's value
      * @return what the root returned
-     * @throws LockstepException a runtime failure: the runner was already used ({@link ClosedException}),
-     *     or a waker callback run by a worker threw (rethrown once the worker has fully retired)
-     * @throws RuntimeException whatever the root threw, rethrown unchanged; a checked exception from the
+     * @throws LockstepException a runtime failure: the runner was already used ({@link ClosedException})
+     * @throws RuntimeException a failure of the runtime itself — a waker callback run by a worker threw, a
+     *     worker's ring failed — rethrown once every worker has fully retired; if several happened, the first,
+     *     with the later ones {@linkplain Throwable#getSuppressed() suppressed}. A request that fails on its own
+     *     (even by running out of memory while it is prepared) fails only that request, typed. Otherwise,
+     *     whatever the root threw, rethrown unchanged; a checked exception from the
      *     root is wrapped in {@link ExitedException} with it as the cause
      */
     <T> T start(Task<T> root);

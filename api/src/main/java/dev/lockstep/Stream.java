@@ -50,7 +50,10 @@ public interface Stream extends AutoCloseable {
      */
     byte[] peek(int maxLength);
 
-    /** Stops receiving. Idempotent. */
+    /**
+     * Stops receiving: a pending receive is closed (its awaiter reads {@link ClosedException}) and later
+     * receives are refused. Idempotent.
+     */
     @Override
     void close();
 }
