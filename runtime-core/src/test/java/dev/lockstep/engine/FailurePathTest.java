@@ -8,14 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.StorageIoException;
-import dev.lockstep.kernel.CompletionSink;
-import dev.lockstep.kernel.Errno;
-import dev.lockstep.kernel.Kernel;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
-import dev.lockstep.kernel.SystemCalls;
-import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -104,84 +99,17 @@ class FailurePathTest {
         assertEquals(1, bad.releases.get());
     }
 
-    /** A kernel whose rings fail {@code io_uring_enter} while {@link #failures} is positive. */
-    private final class FailingKernel implements Kernel {
-        final AtomicInteger failures = new AtomicInteger();
-        final AtomicInteger thrown = new AtomicInteger();
-
-        @Override
-        public Ring openRing(int entries) {
-            Ring ring = kernel.openRing(entries);
-            return new Ring() {
-                @Override
-                public int entries() {
-                    return ring.entries();
-                }
-
-                @Override
-                public boolean stage(Submission submission) {
-                    return ring.stage(submission);
-                }
-
-                @Override
-                public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
-                    if (failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                        thrown.incrementAndGet();
-                        throw new KernelException(Errno.EIO, "io_uring_enter", "injected failure "
-                                + thrown.get());
-                    }
-                    return ring.enter(wait, timeoutNanos, sink);
-                }
-
-                @Override
-                public void wake() {
-                    ring.wake();
-                }
-
-                @Override
-                public long nowNanos() {
-                    return ring.nowNanos();
-                }
-
-                @Override
-                public MemorySegment allocate(long bytes) {
-                    return ring.allocate(bytes);
-                }
-
-                @Override
-                public void free(MemorySegment segment) {
-                    ring.free(segment);
-                }
-
-                @Override
-                public void close() {
-                    ring.close();
-                }
-            };
-        }
-
-        @Override
-        public int maxEntries() {
-            return kernel.maxEntries();
-        }
-
-        @Override
-        public SystemCalls system() {
-            return kernel.system();
-        }
-    }
-
     @Test
     @Timeout(20)
     void aRingThatFailsOnceFailsTheRunThroughStartAfterAnOrderlyRetirement() {
-        FailingKernel failing = new FailingKernel();
+        EnterFailingKernel failing = new EnterFailingKernel(kernel);
         ScriptedRequest inFlight = new ScriptedRequest("waiting receive", false);
         AtomicInteger sawClosed = new AtomicInteger();
         KernelException thrown = assertThrows(KernelException.class,
                 () -> new ThreadedRunner(failing, 2, 4, null, "enter-once").start(ctx -> {
                     Registration<Integer> waiting = Support.register(inFlight);
                     kernel.awaitPending(p -> p.id().equals(waiting.key()));
-                    failing.failures.set(1);
+                    failing.failNextEnters.set(1);
                     Worker.current().nudge();
                     try {
                         waiting.await();
@@ -201,13 +129,13 @@ class FailurePathTest {
     @Test
     @Timeout(20)
     void aRingThatKeepsFailingIsAbandonedAndEveryFailureIsReported() {
-        FailingKernel failing = new FailingKernel();
+        EnterFailingKernel failing = new EnterFailingKernel(kernel);
         ScriptedRequest inFlight = new ScriptedRequest("stuck receive", false);
         KernelException thrown = assertThrows(KernelException.class,
                 () -> new ThreadedRunner(failing, 1, 4, null, "enter-always").start(ctx -> {
                     Registration<Integer> waiting = Support.register(inFlight);
                     kernel.awaitPending(p -> p.id().equals(waiting.key()));
-                    failing.failures.set(Integer.MAX_VALUE);
+                    failing.failNextEnters.set(Integer.MAX_VALUE);
                     Worker.current().nudge();
                     assertThrows(ClosedException.class, waiting::await);
                     // The retired worker refuses new work instead of hanging it.

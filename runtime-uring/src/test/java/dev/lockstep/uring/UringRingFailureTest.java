@@ -9,16 +9,10 @@ import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
+import dev.lockstep.engine.EnterFailingKernel;
 import dev.lockstep.engine.ThreadedRunner;
 import dev.lockstep.engine.Worker;
-import dev.lockstep.kernel.CompletionSink;
-import dev.lockstep.kernel.Errno;
-import dev.lockstep.kernel.Kernel;
 import dev.lockstep.kernel.KernelException;
-import dev.lockstep.kernel.Ring;
-import dev.lockstep.kernel.Submission;
-import dev.lockstep.kernel.SystemCalls;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -36,75 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
 class UringRingFailureTest {
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
-    /** The io_uring kernel with a switch that makes the next {@code enter} of any worker's ring fail. */
-    private static final class InjectingKernel implements Kernel {
-        final UringKernel kernel = new UringKernel();
-        final AtomicInteger failNextEnters = new AtomicInteger();
-
-        @Override
-        public Ring openRing(int entries) {
-            Ring ring = kernel.openRing(entries);
-            return new Ring() {
-                @Override
-                public int entries() {
-                    return ring.entries();
-                }
-
-                @Override
-                public boolean stage(Submission submission) {
-                    return ring.stage(submission);
-                }
-
-                @Override
-                public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
-                    if (failNextEnters.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                        throw new KernelException(Errno.EIO, "io_uring_enter", "injected");
-                    }
-                    return ring.enter(wait, timeoutNanos, sink);
-                }
-
-                @Override
-                public void wake() {
-                    ring.wake();
-                }
-
-                @Override
-                public long nowNanos() {
-                    return ring.nowNanos();
-                }
-
-                @Override
-                public MemorySegment allocate(long bytes) {
-                    return ring.allocate(bytes);
-                }
-
-                @Override
-                public void free(MemorySegment segment) {
-                    ring.free(segment);
-                }
-
-                @Override
-                public void close() {
-                    ring.close();
-                }
-            };
-        }
-
-        @Override
-        public int maxEntries() {
-            return kernel.maxEntries();
-        }
-
-        @Override
-        public SystemCalls system() {
-            return kernel.system();
-        }
-    }
-
     @Test
     @Timeout(30)
     void anInjectedEnterFailureFailsStartAfterTheWorkersRetired(@TempDir Path storage) {
-        InjectingKernel kernel = new InjectingKernel();
+        EnterFailingKernel kernel = new EnterFailingKernel(new UringKernel());
         int fdsBefore = OpenDescriptors.fdCount();
         AtomicInteger closedAwaits = new AtomicInteger();
         ThreadedRunner runner = new ThreadedRunner(kernel, 2, 8, storage.toString(), "injected");
@@ -130,7 +59,7 @@ class UringRingFailureTest {
             }
             return null;
         }));
-        assertTrue(failure.getMessage().contains("io_uring_enter") && failure.getMessage().contains("injected"),
+        assertTrue(failure.getMessage().contains("io_uring_enter") && failure.getMessage().contains("injected failure"),
                 failure.getMessage());
         assertEquals(1, closedAwaits.get(), "the root was aborted while it waited");
         assertEquals(fdsBefore, OpenDescriptors.fdCount(), "every fd the run opened is closed");

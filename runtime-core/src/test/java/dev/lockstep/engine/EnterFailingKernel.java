@@ -1,0 +1,92 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.kernel.CompletionSink;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Kernel;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.SystemCalls;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A kernel whose rings fail {@code enter} on demand: while {@link #failNextEnters} is positive, the next
+ * {@code enter} of any of its rings throws {@link KernelException} ({@code EIO}, naming {@code io_uring_enter}
+ * and "injected failure N") instead of reaching the wrapped kernel's ring. How tests inject a ring failure
+ * between the engine and a real or scripted ring; shared with the runtimes through the test jar.
+ */
+public final class EnterFailingKernel implements Kernel {
+    /** Enters still to fail; set by the test. */
+    public final AtomicInteger failNextEnters = new AtomicInteger();
+    /** Failures thrown so far. */
+    public final AtomicInteger thrown = new AtomicInteger();
+    private final Kernel kernel;
+
+    /**
+     * @param kernel the kernel whose rings and calls are used otherwise
+     */
+    public EnterFailingKernel(Kernel kernel) {
+        this.kernel = kernel;
+    }
+
+    @Override
+    public Ring openRing(int entries) {
+        Ring ring = kernel.openRing(entries);
+        return new Ring() {
+            @Override
+            public int entries() {
+                return ring.entries();
+            }
+
+            @Override
+            public boolean stage(Submission submission) {
+                return ring.stage(submission);
+            }
+
+            @Override
+            public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
+                if (failNextEnters.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    throw new KernelException(Errno.EIO, "io_uring_enter", "injected failure "
+                            + thrown.incrementAndGet());
+                }
+                return ring.enter(wait, timeoutNanos, sink);
+            }
+
+            @Override
+            public void wake() {
+                ring.wake();
+            }
+
+            @Override
+            public long nowNanos() {
+                return ring.nowNanos();
+            }
+
+            @Override
+            public MemorySegment allocate(long bytes) {
+                return ring.allocate(bytes);
+            }
+
+            @Override
+            public void free(MemorySegment segment) {
+                ring.free(segment);
+            }
+
+            @Override
+            public void close() {
+                ring.close();
+            }
+        };
+    }
+
+    @Override
+    public int maxEntries() {
+        return kernel.maxEntries();
+    }
+
+    @Override
+    public SystemCalls system() {
+        return kernel.system();
+    }
+}
