@@ -83,8 +83,11 @@ class DriverProperties {
                 .toList();
         org.junit.jupiter.api.Assertions.assertEquals(2, relevant.stream().filter(step -> step.kind() == Kind.ADMIT)
                 .count(), failure::getMessage);
-        org.junit.jupiter.api.Assertions.assertTrue(relevant.contains(new Step(Kind.COMPLETE, 0))
-                && relevant.size() <= 4, failure::getMessage);
+        // Which pending entry the completion names depends on the path the shrinker took (a close from another
+        // thread wakes, and is ordered against the completion through the owner's mailbox): any one completion.
+        org.junit.jupiter.api.Assertions.assertEquals(1, relevant.stream().filter(step -> step.kind() == Kind.COMPLETE)
+                .count(), failure::getMessage);
+        org.junit.jupiter.api.Assertions.assertTrue(relevant.size() <= 4, failure::getMessage);
         org.junit.jupiter.api.Assertions.assertEquals(2, failure.shrunk().get(1), "two requests in flight need a"
                 + " ring of two");
     }
