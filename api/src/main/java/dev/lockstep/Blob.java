@@ -12,9 +12,8 @@ package dev.lockstep;
  * Writes and resizes reach the page cache when their operation completes and become durable with the next
  * completed {@link #sync()} of this open. Each open has one durability permit: syncs run one at a time; a
  * sync of an open with nothing written since the last sync completes without asking the kernel. An open of a
- * blob that already existed starts with something to sync (an earlier open may have left unsynced bytes, from
- * a sync that failed, say), so its first sync always reaches the kernel; an open that created the blob starts
- * clean. Closing a
+ * blob that already existed starts with something to sync (an earlier open may have been closed with bytes
+ * unsynced), so its first sync always reaches the kernel; an open that created the blob starts clean. Closing a
  * write or sync operation never cancels it: retained work finishes and its result is dropped. Closing the
  * blob does not sync.
  *
@@ -32,6 +31,16 @@ package dev.lockstep;
  * write, buffer or {@code byte[]}, must have its offset and length aligned to it, and a buffer call also the
  * address {@code buffer.segment().address() + at}; anything else fails at the call with
  * {@link BlobMisalignedException}. Pool buffers start page-aligned, so {@code at = 0} always qualifies.
+ *
+ * <h2>After a failed sync</h2>
+ * A {@link #sync()}, {@link #startSync()} or {@link WriteOptions#SYNC} write that fails (a
+ * {@link StorageIoException}) has not made the data durable, and it may have lost it from what is still to
+ * sync: Linux reports a writeback error once and marks the pages it could not write clean, so a later sync —
+ * of this open, of another open, after a reopen — can succeed without them, while reads may still return the
+ * bytes from the page cache. Retrying the sync proves nothing. Treat the open as poisoned: acknowledge nothing
+ * written since the last successful sync, close the blob, and rewrite those bytes from your own copy (into the
+ * reopened blob or a new one), then sync again. Until that sync succeeds, each of those bytes may or may not
+ * survive a crash.
  */
 public interface Blob extends AutoCloseable {
 
@@ -150,7 +159,8 @@ public interface Blob extends AutoCloseable {
     /**
      * Makes every completed write and resize of this open durable.
      *
-     * @return completes when durable
+     * @return completes when durable; fails with {@link StorageIoException} if the kernel's writeback failed,
+     *     after which the open is poisoned (see the class doc: retrying does not bring the data back)
      */
     Operation<Void> sync();
 

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The proof that the simulator finds real bugs: with each deliberate bug switched on, the demo's seed sweep
@@ -38,6 +39,7 @@ class InjectedBugTest {
     }
 
     @Test
+    @Timeout(300) // 40 whole simulated runs: over a minute on a loaded 2-core machine, on main as well
     void theCorrectStorePassesTheFirstSeeds() throws Exception {
         Explorer.Summary summary = Explorer.run(settings(InjectedBug.NONE, 40, false), new AtomicInteger(),
                 result -> { });

@@ -178,6 +178,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         rate(java, "removeRate", faults.removeRate());
         rate(java, "scanRate", faults.scanRate());
         rate(java, "partialWriteRate", faults.partialWriteRate());
+        if (faults.syncFailure() != SyncFailureModel.LINUX) {
+            java.append(".syncFailure(SyncFailureModel.").append(faults.syncFailure().name()).append(')');
+        }
         if (faults.capacityBytes() != Long.MAX_VALUE) {
             java.append(".capacityBytes(").append(faults.capacityBytes()).append("L)");
         }

@@ -15,12 +15,16 @@ import java.util.TreeMap;
  * <h2>Model</h2>
  * <ul>
  *   <li>Every file has a <em>live</em> image (the page cache: what reads see) and a <em>durable</em> image (the
- *       disk), plus the journal of mutations (writes, truncates) issued since its last successful sync, in
- *       order. Invariant: the live image is the durable image with the whole journal applied.</li>
- *   <li>A successful {@code fsync} or {@code fdatasync} of a file makes its live contents and size durable and
- *       empties its journal. Both flavours behave the same here: the simulator has no metadata besides the
- *       size, and {@code fdatasync} must persist the size too. A write with {@code durable = true}
- *       ({@code RWF_DSYNC}) is durable on success, but it does not make earlier writes durable.</li>
+ *       disk), plus the journal of mutations (writes, truncates) issued since its last sync, in order: what is
+ *       still to sync. Until a sync fails, the live image is the durable image with the whole journal applied.</li>
+ *   <li>A successful {@code fsync} or {@code fdatasync} of a file applies its journal to the durable image and
+ *       empties it. Both flavours behave the same here: the simulator has no metadata besides the size, and
+ *       {@code fdatasync} must persist the size too. A write with {@code durable = true} ({@code RWF_DSYNC}) is
+ *       durable on success, but it does not make earlier writes durable.</li>
+ *   <li>A failed sync (an injected {@code EIO}) follows the {@link StorageFaults#syncFailure()} model. Under
+ *       {@link SyncFailureModel#LINUX} the journal is emptied as if written back, each mutation reaching the
+ *       durable image or not by seed, while the live image keeps every byte: from then on reads may see bytes
+ *       no sync will ever make durable, as on Linux. Under {@link SyncFailureModel#OPTIMISTIC} nothing changes.</li>
  *   <li>Every directory has live and durable entries. Creating or removing an entry (open with
  *       {@code O_CREAT}, {@code mkdir}, {@code unlink}, {@code rmdir}) changes only the live entries; an
  *       {@code fsync} of that directory makes all its live entries durable. A file whose entry is not durable
@@ -753,6 +757,16 @@ public final class SimFileSystem {
             return -Errno.ENOSPC;
         }
         apply(file, offset, source, sourceOffset, fitting, durable);
+        if (durable && generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
+            // The bytes are in the page cache; their writeback failed.
+            Write written = (Write) file.unsynced.removeLast();
+            if (faults.syncFailure() == SyncFailureModel.LINUX) {
+                writeBack(file.durable, new Write(written.offset(), written.data(), false));
+            } else {
+                file.unsynced.add(new Write(written.offset(), written.data(), false));
+            }
+            return -Errno.EIO;
+        }
         return fitting;
     }
 
@@ -777,9 +791,9 @@ public final class SimFileSystem {
     }
 
     /**
-     * {@code fsync} or {@code fdatasync}: of a file, makes its live contents and size durable; of a directory,
-     * makes its live entries durable (not its children's contents). On an injected failure nothing changes:
-     * the data stays in the page cache, unsynced, and the journal keeps it for the crash policy.
+     * {@code fsync} or {@code fdatasync}: of a file, applies its journal to the durable image; of a directory,
+     * makes its live entries durable (not its children's contents). An injected failure of a file's sync follows
+     * the {@link StorageFaults#syncFailure()} model (see the class doc); of a directory's, it changes nothing.
      *
      * @param handle the handle
      * @param dataOnly whether this is {@code fdatasync}; same effect here (see the class doc)
@@ -793,24 +807,23 @@ public final class SimFileSystem {
             return -Errno.EBADF;
         }
         if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
+            if (handle.node instanceof FileNode file && faults.syncFailure() == SyncFailureModel.LINUX) {
+                dropJournal(file);
+            }
             return -Errno.EIO;
         }
         switch (handle.node) {
             case DirectoryNode directory -> directory.durableEntries = new TreeMap<>(directory.entries);
-            case FileNode file -> {
-                if (!file.unsynced.isEmpty()) {
-                    file.durable = file.live.copy();
-                    file.unsynced.clear();
-                }
-            }
+            case FileNode file -> applyJournal(file);
         }
         return 0;
     }
 
     /**
-     * {@code syncfs}: makes the whole live state durable: every file's contents and size, and every
-     * directory's entries. (A journaling file system commits its metadata with the data, so directory entries
-     * become durable too.) On an injected failure nothing changes.
+     * {@code syncfs}: makes the whole live state durable: every file's journal, and every directory's entries.
+     * (A journaling file system commits its metadata with the data, so directory entries become durable too.)
+     * An injected failure drops every file's journal under {@link SyncFailureModel#LINUX}, and changes nothing
+     * under {@link SyncFailureModel#OPTIMISTIC}.
      *
      * @return 0, or {@code -EIO} (injected, at {@link Site#FAULT_SYNC})
      */
@@ -819,6 +832,9 @@ public final class SimFileSystem {
             return -Errno.EIO;
         }
         if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
+            if (faults.syncFailure() == SyncFailureModel.LINUX) {
+                dropTree(root);
+            }
             return -Errno.EIO;
         }
         syncTree(root);
@@ -830,14 +846,55 @@ public final class SimFileSystem {
         for (Node child : directory.entries.values()) {
             switch (child) {
                 case DirectoryNode nested -> syncTree(nested);
-                case FileNode file -> {
-                    if (!file.unsynced.isEmpty()) {
-                        file.durable = file.live.copy();
-                        file.unsynced.clear();
+                case FileNode file -> applyJournal(file);
+            }
+        }
+    }
+
+    private void dropTree(DirectoryNode directory) {
+        for (Node child : directory.entries.values()) {
+            switch (child) {
+                case DirectoryNode nested -> dropTree(nested);
+                case FileNode file -> dropJournal(file);
+            }
+        }
+    }
+
+    /** A successful sync: everything still to sync reaches the disk, in order. */
+    private static void applyJournal(FileNode file) {
+        for (Mutation mutation : file.unsynced) {
+            switch (mutation) {
+                case Write write -> file.durable.write(write.offset(), write.data(), 0, write.data().length);
+                case Resize resize -> file.durable.resize(resize.size());
+            }
+        }
+        file.unsynced.clear();
+    }
+
+    /**
+     * A failed sync under {@link SyncFailureModel#LINUX}: the pages are marked clean, so nothing of the journal
+     * is still to sync; each mutation reached the disk or not, by seed. Writes that were durable already
+     * ({@code RWF_DSYNC}) are on the disk whole.
+     */
+    private void dropJournal(FileNode file) {
+        for (Mutation mutation : file.unsynced) {
+            switch (mutation) {
+                case Write write when write.durable() ->
+                        file.durable.write(write.offset(), write.data(), 0, write.data().length);
+                case Write write -> writeBack(file.durable, write);
+                case Resize resize -> {
+                    if (generator.nextInt(Site.SYNC_WRITEBACK, 2) == 1) {
+                        file.durable.resize(resize.size());
                     }
                 }
             }
         }
+        file.unsynced.clear();
+    }
+
+    /** A write whose writeback failed: lost, whole, or a seeded subset of its sectors, on the durable image. */
+    private void writeBack(ByteImage durable, Write write) {
+        applyWrite(durable, write, subset(write, Site.SYNC_WRITEBACK, Site.SYNC_WRITEBACK));
     }
 
     // ------------------------------------------------------------------------------------------------ crash
@@ -897,7 +954,7 @@ public final class SimFileSystem {
                         case ALL_LOST -> List.of();
                         case PREFIX -> volatileIndex < keptPrefix ? sectors(write)
                                 : volatileIndex == keptPrefix ? tornPrefix(write) : List.of();
-                        case SUBSET -> subset(write);
+                        case SUBSET -> subset(write, Site.CRASH_SUBSET, Site.CRASH_TEAR);
                     };
                     fates.add(applyWrite(image, write, survived));
                     volatileIndex++;
@@ -950,9 +1007,9 @@ public final class SimFileSystem {
     }
 
     /** Lost, whole or torn with equal odds; a torn write keeps each sector with probability one half. */
-    private List<CrashReport.Range> subset(Write write) {
+    private List<CrashReport.Range> subset(Write write, Site fateSite, Site tearSite) {
         List<CrashReport.Range> pieces = sectors(write);
-        int fate = generator.nextInt(Site.CRASH_SUBSET, 3);
+        int fate = generator.nextInt(fateSite, 3);
         if (fate == 0) {
             return List.of();
         }
@@ -961,7 +1018,7 @@ public final class SimFileSystem {
         }
         List<CrashReport.Range> kept = new ArrayList<>();
         for (CrashReport.Range piece : pieces) {
-            if (generator.chance(Site.CRASH_TEAR, 0.5)) {
+            if (generator.chance(tearSite, 0.5)) {
                 kept.add(piece);
             }
         }

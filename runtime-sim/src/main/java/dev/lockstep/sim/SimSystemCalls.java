@@ -177,8 +177,9 @@ public final class SimSystemCalls implements SystemCalls {
      * {@code fsync}: of a directory, makes its entries durable; of a file, its contents and size.
      *
      * @param fd the fd
-     * @throws KernelException {@code EIO} if a fault was injected (nothing became durable), {@code EBADF},
-     *                         {@code EINVAL} for a socket
+     * @throws KernelException {@code EIO} if a fault was injected (what became of the file's unsynced data is
+     *                         the {@link StorageFaults#syncFailure()} model's), {@code EBADF}, {@code EINVAL} for a
+     *                         socket
      */
     @Override
     public void fsync(int fd) {
@@ -195,8 +196,8 @@ public final class SimSystemCalls implements SystemCalls {
      * {@code syncfs}: makes this kernel's whole file system durable; see {@link SimFileSystem#syncAll}.
      *
      * @param fd any open file or directory fd
-     * @throws KernelException {@code EIO} if a fault was injected (nothing became durable), {@code EBADF},
-     *                         {@code EINVAL} for a socket
+     * @throws KernelException {@code EIO} if a fault was injected (see {@link SimFileSystem#syncAll}),
+     *                         {@code EBADF}, {@code EINVAL} for a socket
      */
     @Override
     public void syncFileSystem(int fd) {

@@ -57,5 +57,7 @@ public enum Site {
     /** Whether a send breaks its connection (a reset). */
     NETWORK_BREAK,
     /** When {@link SimRunner#startAndRecover} cuts a run: see {@link SimConfig#crashWithinNanos()}. */
-    CRASH_POINT
+    CRASH_POINT,
+    /** Whether an unsynced write or resize dropped by a failed sync reached the disk ({@link SyncFailureModel#LINUX}). */
+    SYNC_WRITEBACK
 }

@@ -11,8 +11,9 @@ package dev.lockstep.sim;
  *   <li>{@code openRate}: {@code open} (also with {@code O_CREAT}; the file is not created);</li>
  *   <li>{@code readRate}: file reads ({@code READ});</li>
  *   <li>{@code writeRate}: file writes ({@code WRITE});</li>
- *   <li>{@code syncRate}: {@code fsync}/{@code fdatasync} of files and directories; the data stays unsynced,
- *       still in the page cache, as it was before the call;</li>
+ *   <li>{@code syncRate}: {@code fsync}/{@code fdatasync} of files and directories, and {@code RWF_DSYNC}
+ *       writes (the write reaches the page cache, its writeback fails); what happens to the data is the
+ *       {@link #syncFailure()} model: by default Linux's, which drops it from the set still to sync;</li>
  *   <li>{@code resizeRate}: {@code truncate};</li>
  *   <li>{@code removeRate}: {@code unlink} and {@code rmdir};</li>
  *   <li>{@code scanRate}: directory listings.</li>
@@ -30,13 +31,16 @@ package dev.lockstep.sim;
  * @param partialWriteRate the chance that a write failed by {@code writeRate} first wrote a seeded, non-empty,
  *                         proper prefix of its data to the page cache (unsynced, like any write) before
  *                         returning {@code EIO}: the caller must assume a failed write may have changed the file
+ * @param syncFailure what a failed sync does to the data it covered: {@link SyncFailureModel#LINUX} (the
+ *                    default) or {@link SyncFailureModel#OPTIMISTIC}
  * @param capacityBytes the disk's size: the sum of all file sizes (every byte up to a file's size counts;
  *                      files are not sparse) may not exceed it. A write that would is cut short at the
  *                      capacity and reports the bytes it wrote, or fails {@code ENOSPC} if none fit; a
  *                      {@code truncate} that would fails {@code ENOSPC}. {@code Long.MAX_VALUE} for unlimited
  */
 public record StorageFaults(double openRate, double readRate, double writeRate, double syncRate,
-        double resizeRate, double removeRate, double scanRate, double partialWriteRate, long capacityBytes) {
+        double resizeRate, double removeRate, double scanRate, double partialWriteRate, SyncFailureModel syncFailure,
+        long capacityBytes) {
 
     /** No faults and unlimited capacity. */
     public static final StorageFaults NONE = builder().build();
@@ -45,7 +49,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
      * Validates every field.
      *
      * @throws InvalidConfigException naming the field and its value, if a rate is outside {@code [0, 1]} or
-     *                                NaN, or the capacity is negative
+     *                                NaN, the sync failure model is null, or the capacity is negative
      */
     public StorageFaults {
         requireRate("openRate", openRate);
@@ -56,6 +60,9 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         requireRate("removeRate", removeRate);
         requireRate("scanRate", scanRate);
         requireRate("partialWriteRate", partialWriteRate);
+        if (syncFailure == null) {
+            throw new InvalidConfigException("StorageFaults.syncFailure", "StorageFaults.syncFailure must not be null");
+        }
         if (capacityBytes < 0) {
             throw new InvalidConfigException("StorageFaults.capacityBytes",
                     "StorageFaults.capacityBytes must be >= 0, was " + capacityBytes);
@@ -74,7 +81,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
     }
 
     /**
-     * A builder with every rate 0 and unlimited capacity.
+     * A builder with every rate 0, the {@link SyncFailureModel#LINUX} model and unlimited capacity.
      *
      * @return the builder
      */
@@ -90,7 +97,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
     public Builder toBuilder() {
         return new Builder().openRate(openRate).readRate(readRate).writeRate(writeRate).syncRate(syncRate)
                 .resizeRate(resizeRate).removeRate(removeRate).scanRate(scanRate)
-                .partialWriteRate(partialWriteRate).capacityBytes(capacityBytes);
+                .partialWriteRate(partialWriteRate).syncFailure(syncFailure).capacityBytes(capacityBytes);
     }
 
     /** Builds a {@link StorageFaults}; values are validated by {@link #build()}. */
@@ -103,6 +110,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         private double removeRate;
         private double scanRate;
         private double partialWriteRate;
+        private SyncFailureModel syncFailure = SyncFailureModel.LINUX;
         private long capacityBytes = Long.MAX_VALUE;
 
         private Builder() {
@@ -197,6 +205,17 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets what a failed sync does to the data it covered; {@link SyncFailureModel#LINUX} by default.
+         *
+         * @param model the model
+         * @return this
+         */
+        public Builder syncFailure(SyncFailureModel model) {
+            this.syncFailure = model;
+            return this;
+        }
+
+        /**
          * Sets the disk's capacity.
          *
          * @param bytes the disk's capacity
@@ -226,7 +245,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
          */
         public StorageFaults build() {
             return new StorageFaults(openRate, readRate, writeRate, syncRate, resizeRate, removeRate, scanRate,
-                    partialWriteRate, capacityBytes);
+                    partialWriteRate, syncFailure, capacityBytes);
         }
     }
 }

@@ -4,11 +4,13 @@ import static dev.lockstep.kernel.SystemCalls.O_CREAT;
 import static dev.lockstep.kernel.SystemCalls.O_DIRECTORY;
 import static dev.lockstep.kernel.SystemCalls.O_RDWR;
 import static dev.lockstep.sim.SimFileSystemTest.assertErrno;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -20,15 +22,24 @@ class StorageFaultsTest {
 
     /** A kernel whose file system has a file /f (10 bytes, durable) and a directory /d, set up without faults. */
     private static final class Fixture {
-        final Harness harness = new Harness(23);
-        final SimKernel kernel = harness.kernel();
-        final SystemCalls system = kernel.system();
-        final SimRing ring = kernel.openRing(4);
-        final SimFileSystem fs = kernel.fileSystem();
+        final Harness harness;
+        final SimKernel kernel;
+        final SystemCalls system;
+        final SimRing ring;
+        final SimFileSystem fs;
         final int fd;
         long nextUserData = 1;
 
         Fixture(StorageFaults faults) {
+            this(23, faults);
+        }
+
+        Fixture(long seed, StorageFaults faults) {
+            harness = new Harness(seed);
+            kernel = harness.kernel();
+            system = kernel.system();
+            ring = kernel.openRing(4);
+            fs = kernel.fileSystem();
             fd = system.open("/f", O_RDWR | O_CREAT);
             system.mkdir("/d");
             assertEquals(10, write(0, new byte[10]));
@@ -37,8 +48,14 @@ class StorageFaultsTest {
         }
 
         int write(long offset, byte[] data) {
+            return write(offset, data, 0);
+        }
+
+        int write(long offset, byte[] data, int rwFlags) {
             MemorySegment buffer = Harness.bytes(ring, data);
-            int result = harness.run(ring, Harness.io(Opcode.WRITE, fd, buffer, data.length, offset, nextUserData++));
+            Submission write = Harness.io(Opcode.WRITE, fd, buffer, data.length, offset, nextUserData++);
+            write.rwFlags = rwFlags;
+            int result = harness.run(ring, write);
             ring.free(buffer);
             return result;
         }
@@ -121,13 +138,71 @@ class StorageFaultsTest {
     }
 
     @Test
-    void failedFsyncLeavesTheDataUnsynced() {
-        Fixture fixture = new Fixture(StorageFaults.builder().syncRate(1).build());
+    void failedFsyncLeavesTheDataUnsyncedUnderTheOptimisticModel() {
+        Fixture fixture = new Fixture(StorageFaults.builder().syncRate(1)
+                .syncFailure(SyncFailureModel.OPTIMISTIC).build());
         assertEquals(4, fixture.write(0, new byte[] {9, 9, 9, 9}));
         assertEquals(-Errno.EIO, fixture.fsync());
         assertEquals(9, fixture.fs.contents("/f")[0], "the page cache still has it");
         fixture.fs.crash(CrashPolicy.ALL_LOST);
         assertTrue(Arrays.equals(new byte[10], fixture.fs.contents("/f")), "but the disk never did");
+    }
+
+    @Test
+    void aRetriedSyncMakesTheDataDurableOnlyUnderTheOptimisticModel() {
+        byte[] written = {9, 9, 9, 9};
+        StorageFaults failing = StorageFaults.builder().syncRate(1).build();
+        int lost = 0;
+        int kept = 0;
+        for (long seed = 0; seed < 40; seed++) {
+            byte[] linux = afterFailedSyncAndRetry(seed, failing, written);
+            byte[] optimistic = afterFailedSyncAndRetry(seed,
+                    failing.toBuilder().syncFailure(SyncFailureModel.OPTIMISTIC).build(), written);
+            assertArrayEquals(new byte[] {9, 9, 9, 9, 0, 0, 0, 0, 0, 0}, optimistic,
+                    "seed " + seed + ": the optimistic retry made the write durable");
+            if (Arrays.equals(new byte[10], linux)) {
+                lost++;
+            } else if (Arrays.equals(optimistic, linux)) {
+                kept++;
+            }
+        }
+        // Under Linux the failed writeback decided the bytes' fate; the successful retry wrote nothing.
+        assertTrue(lost > 0 && kept > 0, lost + " seeds lost the write, " + kept + " kept it whole");
+    }
+
+    /** Writes, fails a sync, retries it without faults, crashes losing everything unsynced: the disk's bytes. */
+    private static byte[] afterFailedSyncAndRetry(long seed, StorageFaults failing, byte[] data) {
+        Fixture fixture = new Fixture(seed, failing);
+        assertEquals(data.length, fixture.write(0, data));
+        assertEquals(-Errno.EIO, fixture.fsync());
+        assertArrayEquals(data, Arrays.copyOf(fixture.fs.contents("/f"), data.length), "reads still see it");
+        fixture.fs.setFaults(StorageFaults.NONE);
+        assertEquals(0, fixture.fsync(), "the retry succeeds");
+        fixture.fs.crash(CrashPolicy.ALL_LOST);
+        return fixture.fs.contents("/f");
+    }
+
+    @Test
+    void syncFaultsFailDsyncWritesUnderBothModels() {
+        for (SyncFailureModel model : SyncFailureModel.values()) {
+            int durableAfterRetry = 0;
+            for (long seed = 0; seed < 40; seed++) {
+                Fixture fixture = new Fixture(seed, StorageFaults.builder().syncRate(1).syncFailure(model).build());
+                assertEquals(-Errno.EIO, fixture.write(0, new byte[] {5, 5}, Submission.RWF_DSYNC), model.name());
+                assertEquals(5, fixture.fs.contents("/f")[1], "the bytes are in the page cache");
+                fixture.fs.setFaults(StorageFaults.NONE);
+                assertEquals(0, fixture.fsync());
+                fixture.fs.crash(CrashPolicy.ALL_LOST);
+                if (fixture.fs.contents("/f")[1] == 5) {
+                    durableAfterRetry++;
+                }
+            }
+            if (model == SyncFailureModel.OPTIMISTIC) {
+                assertEquals(40, durableAfterRetry, "the optimistic model keeps the failed write to sync later");
+            } else {
+                assertTrue(durableAfterRetry < 40, "under Linux the failed write is not synced by the retry");
+            }
+        }
     }
 
     @Test

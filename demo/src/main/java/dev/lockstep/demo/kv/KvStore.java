@@ -273,9 +273,13 @@ public final class KvStore implements AutoCloseable {
         }
         manifestLength = entryOffset;
         // What recovery reads may be in the page cache only: a poisoned store is reopened in the same process, and
-        // the write or sync that poisoned it may have left unsynced bytes behind. Sync them before relying on them.
-        // Only the manifest and the last segment can hold unsynced bytes: a segment is synced before the store
-        // rolls past it.
+        // the write or sync that poisoned it may have left bytes behind that no sync will write: Linux marks the
+        // pages of a failed writeback clean, so syncing them again would succeed without them. Rewrite what was
+        // read, which dirties those pages again, then sync. Only the manifest and the last segment can hold such
+        // bytes: a segment is synced before the store rolls past it.
+        if (entryOffset > 0) {
+            manifest.writeAt(0, Arrays.copyOf(listing, entryOffset)).await();
+        }
         if (entryOffset > 0 || manifestTruncated > 0) {
             manifest.sync().await();
         }
@@ -323,6 +327,8 @@ public final class KvStore implements AutoCloseable {
                 offset = bytes.length; // InjectedBug.SKIP_TORN_TAIL_CHECK: keep the garbage, append after it.
             }
             if (last) {
+                // As for the manifest: rewrite what was read, so the sync covers it (see above).
+                segment.blob().writeAt(0, Arrays.copyOf(bytes, offset)).await();
                 segment.blob().sync().await();
             }
             if (last) {

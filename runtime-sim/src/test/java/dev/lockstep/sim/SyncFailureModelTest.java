@@ -1,0 +1,87 @@
+package dev.lockstep.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Blob;
+import dev.lockstep.StorageIoException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A write-ahead log that retries a failed sync until one succeeds and then acknowledges: the pattern that
+ * passes a kind simulator and loses acknowledged records on Linux, where a failed writeback marks the pages
+ * clean and the retry has nothing left to write.
+ */
+class SyncFailureModelTest {
+
+    private static final int RECORDS = 8;
+    private static final int SEEDS = 30;
+
+    @Test
+    void retryThenAcknowledgeLosesAcknowledgedRecordsUnderTheDefaultModel() {
+        int seedsLosingAcknowledged = 0;
+        for (long seed = 0; seed < SEEDS; seed++) {
+            if (!lostAcknowledged(seed, SyncFailureModel.LINUX).isEmpty()) {
+                seedsLosingAcknowledged++;
+            }
+        }
+        assertTrue(seedsLosingAcknowledged > 0, "the default model never lost an acknowledged record in " + SEEDS
+                + " seeds");
+    }
+
+    @Test
+    void theOptimisticModelKeepsEveryAcknowledgedRecord() {
+        for (long seed = 0; seed < SEEDS; seed++) {
+            assertEquals(List.of(), lostAcknowledged(seed, SyncFailureModel.OPTIMISTIC), "seed " + seed);
+        }
+    }
+
+    @Test
+    void theDefaultModelIsLinux() {
+        assertEquals(SyncFailureModel.LINUX, StorageFaults.NONE.syncFailure());
+        assertEquals(SyncFailureModel.LINUX, SimConfig.builder().build().storageFaults().syncFailure());
+    }
+
+    /**
+     * Runs the log with sync faults, crashes as soon as it finishes (everything unsynced lost), and returns the
+     * acknowledged records the disk no longer holds.
+     */
+    private static List<Integer> lostAcknowledged(long seed, SyncFailureModel model) {
+        StorageFaults faults = StorageFaults.builder().syncRate(0.3).syncFailure(model).build();
+        List<Integer> acknowledged = new ArrayList<>();
+        Recovered<Void> crashed = SimRunner.of(SimConfig.builder().seed(seed).build()).startAndRecover(ctx -> {
+            try (Blob log = ctx.open("wal", "log").await().blob()) {
+                SimRunner.control(ctx).storageFaults(faults);
+                for (int record = 0; record < RECORDS; record++) {
+                    log.writeAt(record, new byte[] {(byte) (record + 1)}).await();
+                    while (true) {
+                        try {
+                            log.sync().await();
+                            break;
+                        } catch (StorageIoException failedSync) {
+                            // The mistake under test: retry, then acknowledge as if the first sync never failed.
+                        }
+                    }
+                    acknowledged.add(record);
+                }
+            }
+            return null;
+        });
+        assertTrue(crashed.outcome() instanceof Outcome.Completed<Void>, String.valueOf(crashed.outcome()));
+        byte[] disk = SimRunner.from(crashed.checkpoint()).start(ctx -> {
+            SimRunner.control(ctx).storageFaults(StorageFaults.NONE);
+            try (Blob log = ctx.open("wal", "log").await().blob()) {
+                return log.readAt(0, (int) log.length()).await();
+            }
+        });
+        List<Integer> lost = new ArrayList<>();
+        for (int record : acknowledged) {
+            if (record >= disk.length || disk[record] != record + 1) {
+                lost.add(record);
+            }
+        }
+        return lost;
+    }
+}
