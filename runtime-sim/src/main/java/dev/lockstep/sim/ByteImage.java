@@ -1,5 +1,7 @@
 package dev.lockstep.sim;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
@@ -72,6 +74,28 @@ final class ByteImage {
                 Arrays.fill(destination, destinationOffset + done, destinationOffset + done + chunk, (byte) 0);
             } else {
                 System.arraycopy(page, inPage, destination, destinationOffset + done, chunk);
+            }
+            done += chunk;
+        }
+        return count;
+    }
+
+    /** Copies up to {@code length} bytes from {@code offset} into memory; returns how many (0 at or past the end). */
+    int read(long offset, MemorySegment destination, int length) {
+        if (offset >= size) {
+            return 0;
+        }
+        int count = (int) Math.min(length, size - offset);
+        int done = 0;
+        while (done < count) {
+            long at = offset + done;
+            int inPage = (int) (at & (PAGE_SIZE - 1));
+            int chunk = Math.min(count - done, PAGE_SIZE - inPage);
+            byte[] page = pages.get(at >>> PAGE_SHIFT);
+            if (page == null) {
+                destination.asSlice(done, chunk).fill((byte) 0);
+            } else {
+                MemorySegment.copy(page, inPage, destination, ValueLayout.JAVA_BYTE, done, chunk);
             }
             done += chunk;
         }

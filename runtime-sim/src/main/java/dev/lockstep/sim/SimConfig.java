@@ -28,10 +28,13 @@ import java.util.HexFormat;
  *                         seeded simulated time within this long after its start (unless the task ends or
  *                         crashes first); 0 for no seeded crash point
  * @param storageRoot the storage directory inside the simulated file system, absolute
+ * @param failOnLeaks whether a run that ends holding fds, rings, ring buffers or fibers it did not start with
+ *                    fails with a {@link SimulationFailure} naming each and the source line that created it.
+ *                    Either way {@link SimRunner#leaks()} lists them after the run
  */
 public record SimConfig(long seed, int workers, int ringEntries, long startNanos, long timeLimitNanos,
                         StorageFaults storageFaults, KernelBehavior kernelBehavior, NetworkConfig network,
-                        CrashPolicy crashPolicy, long crashWithinNanos, String storageRoot) {
+                        CrashPolicy crashPolicy, long crashWithinNanos, String storageRoot, boolean failOnLeaks) {
 
     /** The default simulated start: 2026-01-01T00:00:00Z. */
     public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
@@ -116,6 +119,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         builder.crashPolicy = crashPolicy;
         builder.crashWithinNanos = crashWithinNanos;
         builder.storageRoot = storageRoot;
+        builder.failOnLeaks = failOnLeaks;
         return builder;
     }
 
@@ -164,6 +168,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         if (!storageRoot.equals(DEFAULT_STORAGE_ROOT)) {
             java.append(".storageRoot(\"").append(storageRoot.replace("\\", "\\\\").replace("\"", "\\\""))
                     .append("\")");
+        }
+        if (failOnLeaks != Builder.DEFAULT_FAIL_ON_LEAKS) {
+            java.append(".failOnLeaks(").append(failOnLeaks).append(')');
         }
         return java.append(".build()").toString();
     }
@@ -233,6 +240,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         private long crashWithinNanos;
         private Duration crashWithin;
         private String storageRoot = DEFAULT_STORAGE_ROOT;
+        /** Off until every conformance case closes what it opens; then on. */
+        static final boolean DEFAULT_FAIL_ON_LEAKS = false;
+        private boolean failOnLeaks = DEFAULT_FAIL_ON_LEAKS;
 
         private Builder() {
         }
@@ -372,6 +382,18 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
             return this;
         }
 
+        /**
+         * Sets whether a run that ends holding resources it did not start with fails (see
+         * {@link SimConfig#failOnLeaks()}).
+         *
+         * @param value true to fail such a run
+         * @return this
+         */
+        public Builder failOnLeaks(boolean value) {
+            this.failOnLeaks = value;
+            return this;
+        }
+
         private static long saturatedNanos(Duration duration) {
             try {
                 return duration.toNanos();
@@ -414,7 +436,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
                 }
             }
             return new SimConfig(seed, workers, ringEntries, startAt, limit, storageFaults, kernelBehavior, network,
-                    crashPolicy, crashWindow, storageRoot);
+                    crashPolicy, crashWindow, storageRoot, failOnLeaks);
         }
     }
 }

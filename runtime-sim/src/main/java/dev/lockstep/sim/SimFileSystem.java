@@ -676,17 +676,16 @@ public final class SimFileSystem {
     // ------------------------------------------------------------------------------------------- data calls
 
     /**
-     * Reads from a file ({@code pread}) into an array.
+     * Reads from a file ({@code pread}) into memory, from its first byte.
      *
      * @param handle a readable file handle
      * @param offset the file offset, {@code >= 0}
-     * @param destination where to copy
-     * @param destinationOffset the first index to fill
+     * @param destination where to copy, at least {@code length} bytes
      * @param length the most bytes to read
      * @return the bytes read (0 at or past the end of the file), or {@code -EBADF}, {@code -EISDIR},
      *         {@code -EINVAL} (negative offset) or {@code -EIO} (injected)
      */
-    public int read(Handle handle, long offset, byte[] destination, int destinationOffset, int length) {
+    public int read(Handle handle, long offset, java.lang.foreign.MemorySegment destination, int length) {
         if (poweredOff) {
             return -Errno.EIO;
         }
@@ -702,7 +701,7 @@ public final class SimFileSystem {
         if (generator.chance(Site.FAULT_READ, faults.readRate())) {
             return -Errno.EIO;
         }
-        return file.live.read(offset, destination, destinationOffset, length);
+        return file.live.read(offset, destination, length);
     }
 
     /**

@@ -3,9 +3,11 @@ package dev.lockstep.sim;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Kernel;
 import dev.lockstep.kernel.KernelException;
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
 
@@ -62,6 +64,12 @@ public final class SimKernel implements Kernel {
     private final List<Description> descriptions = new ArrayList<>();
     private final BitSet usedFds = new BitSet();
     private final List<SimRing> rings = new ArrayList<>();
+    /**
+     * Native memory handed out by this kernel's rings and not yet freed, by address. A linked map: its walks go
+     * in allocation order, so a leak report does not depend on where the C library put the memory.
+     */
+    private final LinkedHashMap<Long, Allocation> allocations = new LinkedHashMap<>();
+    private long allocationsMade;
     private final boolean workerHosts;
     private long nextRingId = 1;
     /** Ring completions delivered by this kernel's rings, for throughput figures. */
@@ -380,6 +388,90 @@ public final class SimKernel implements Kernel {
         rings.remove(ring);
     }
 
+    // ----------------------------------------------------------------------------------------------- memory
+
+    /** One live allocation: what a leak report says about it. */
+    private record Allocation(MemorySegment segment, long ringId, long number, long atNanos, String origin) {
+        String describe() {
+            return segment.byteSize() + "-byte ring buffer #" + number + " of ring " + ringId + ", allocated at "
+                    + atNanos + " ns by " + origin;
+        }
+    }
+
+    MemorySegment allocate(SimRing ring, long bytes) {
+        MemorySegment segment = NativeMemory.calloc(bytes);
+        allocations.put(segment.address(), new Allocation(segment, ring.id(), ++allocationsMade, clock.nowNanos(),
+                Origins.caller()));
+        return segment;
+    }
+
+    /** Whether {@code segment} is exactly a live allocation of this kernel's rings. */
+    boolean isAllocation(MemorySegment segment) {
+        Allocation allocation = allocations.get(segment.address());
+        return allocation != null && allocation.segment().byteSize() == segment.byteSize() && segment.isNative();
+    }
+
+    void free(MemorySegment segment) {
+        Allocation allocation = allocations.remove(segment.address());
+        NativeMemory.free(allocation.segment());
+    }
+
+    // ------------------------------------------------------------------------------------------------ leaks
+
+    /**
+     * What this kernel holds now: every open fd and every ring buffer not freed, each with what it is and the
+     * source line that created it, in a deterministic order (fds ascending, then buffers in allocation order).
+     * Compared at the end of a run: a run must give back everything it was given.
+     *
+     * @return one line per resource; empty if nothing is held
+     */
+    public List<String> heldResources() {
+        List<String> held = new ArrayList<>();
+        for (int fd : openFds()) {
+            Description description = descriptions.get(fd);
+            held.add("fd " + fd + " (" + description.kind() + " " + description.subject() + blobName(description)
+                    + "), opened by " + description.origin);
+        }
+        for (SimRing ring : rings) {
+            held.add("ring " + ring.id() + " (" + ring.entries() + " entries), never closed");
+        }
+        for (Allocation allocation : allocations.values()) {
+            held.add(allocation.describe());
+        }
+        return held;
+    }
+
+    /** For a file named as the engine names blobs (the name's bytes in hex), the blob: {@code " = blob 'p/name'"}. */
+    private static String blobName(Description description) {
+        if (!(description instanceof FileDescription file) || file.handle.isDirectory()) {
+            return "";
+        }
+        String path = file.handle.path();
+        int slash = path.lastIndexOf('/');
+        int parent = path.lastIndexOf('/', slash - 1);
+        String hex = path.substring(slash + 1);
+        if (parent < 0 || hex.isEmpty() || hex.length() % 2 != 0 || !hex.matches("[0-9a-f]+")) {
+            return "";
+        }
+        byte[] name = java.util.HexFormat.of().parseHex(hex);
+        StringBuilder text = new StringBuilder();
+        for (byte b : name) {
+            text.append(b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b & 0xff));
+        }
+        return " = blob '" + path.substring(parent + 1, slash) + "/" + text + "'";
+    }
+
+    /**
+     * Frees every ring buffer still allocated: what the simulator does after reporting them, so a leaking run
+     * does not also leak native memory in the JVM that runs it.
+     */
+    void freeLeakedMemory() {
+        for (Allocation allocation : allocations.values()) {
+            NativeMemory.free(allocation.segment());
+        }
+        allocations.clear();
+    }
+
     // -------------------------------------------------------------------------------------------- fd table
 
     /**
@@ -387,6 +479,8 @@ public final class SimKernel implements Kernel {
      * file handle closed, the socket shut) when both are gone.
      */
     abstract static sealed class Description permits FileDescription, SocketDescription {
+        /** The call that created it and the source line that made the call, for leak reports. */
+        String origin = "";
         private boolean inTable = true;
         private int requests;
         private boolean released;
@@ -415,6 +509,8 @@ public final class SimKernel implements Kernel {
         abstract void release();
 
         abstract String subject();
+
+        abstract String kind();
     }
 
     /**
@@ -448,6 +544,11 @@ public final class SimKernel implements Kernel {
         String subject() {
             return handle.path();
         }
+
+        @Override
+        String kind() {
+            return handle.isDirectory() ? "directory" : "file";
+        }
     }
 
     static final class SocketDescription extends Description {
@@ -468,6 +569,12 @@ public final class SimKernel implements Kernel {
         String subject() {
             return socket.local != null ? String.valueOf(socket.local) : "socket#" + socket.id;
         }
+
+        @Override
+        String kind() {
+            return socket.state == SimNetwork.SocketState.LISTENING ? "listener"
+                    : socket.remote != null ? "connection to " + socket.remote + ", local" : "socket";
+        }
     }
 
     /** Installs a description at the lowest free fd. */
@@ -478,6 +585,7 @@ public final class SimKernel implements Kernel {
             throw new KernelException(Errno.EMFILE, call, description.subject());
         }
         usedFds.set(fd);
+        description.origin = call + " at " + clock.nowNanos() + " ns, from " + Origins.caller();
         while (descriptions.size() <= fd) {
             descriptions.add(null);
         }

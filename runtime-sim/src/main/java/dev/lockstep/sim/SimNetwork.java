@@ -693,7 +693,7 @@ public final class SimNetwork {
      * @return the bytes copied; 0 at end of stream (or for {@code length == 0}); {@code -EAGAIN} if nothing has
      *         arrived; {@code -ECONNRESET}; {@code -ENOTCONN}
      */
-    int recv(Socket socket, byte[] destination, int destinationOffset, int length) {
+    int recv(Socket socket, java.lang.foreign.MemorySegment destination, int length) {
         if (socket.state != SocketState.CONNECTED) {
             return -Errno.ENOTCONN;
         }
@@ -714,7 +714,8 @@ public final class SimNetwork {
                 return copied; // the FIN stays queued: every later receive also sees end of stream
             }
             int count = Math.min(length - copied, head.data.length - head.consumed);
-            System.arraycopy(head.data, head.consumed, destination, destinationOffset + copied, count);
+            java.lang.foreign.MemorySegment.copy(head.data, head.consumed, destination,
+                    java.lang.foreign.ValueLayout.JAVA_BYTE, copied, count);
             head.consumed += count;
             copied += count;
             if (head.consumed == head.data.length) {

@@ -10,7 +10,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
 
@@ -66,10 +65,15 @@ import java.util.Objects;
  *       the half-open connection).</li>
  * </ul>
  *
- * <h2>Memory</h2>
- * {@link #allocate} returns heap segments. {@link #free} checks that the segment came from this ring and is not
- * the buffer of a request in flight: freeing memory the kernel may still write is an engine bug, reported here
- * as an {@link IllegalStateException}.
+ * <h2>Memory and buffers</h2>
+ * One rule on both runtimes: the kernel works on native memory only. {@link #allocate} returns zeroed native
+ * memory ({@code calloc}), as {@code UringRing} does, and {@link #stage} refuses, with the same
+ * {@link IllegalArgumentException} as {@code UringRing}, a buffer that is not native, a length that is negative
+ * or longer than the buffer, and a negative file offset of a read or write. {@link #free} takes memory allocated
+ * by any ring of this kernel (as io_uring's rings share one C heap) and checks that it is a live allocation and
+ * not the buffer of a request in flight: freeing memory the kernel may still write is an engine bug, reported
+ * here as an {@link IllegalStateException}. Memory never freed is a leak the kernel reports
+ * ({@link SimKernel#heldResources()}).
  *
  * <h2>Auditing</h2>
  * Every call ({@code stage}, {@code enter}, {@code nowNanos}, {@code allocate}, {@code free}, {@code wake}
@@ -80,9 +84,6 @@ import java.util.Objects;
  */
 public final class SimRing implements Ring {
 
-    /** Not in {@link Errno}: a buffer shorter than the length it claims. */
-    static final int EFAULT = 14;
-
     /** The result of performing a request that must stay in flight (a receive that found nothing yet). */
     private static final int STILL_PENDING = Integer.MIN_VALUE;
 
@@ -92,8 +93,6 @@ public final class SimRing implements Ring {
     private final List<Request> staged = new ArrayList<>();
     /** Requests submitted and not yet delivered, in submission order. */
     private final List<Request> inFlight = new ArrayList<>();
-    /** Live allocations, by their backing array: looked up by identity, never iterated. */
-    private final IdentityHashMap<Object, MemorySegment> allocations = new IdentityHashMap<>();
     private int stagedCancels;
     private int inFlightCancels;
     private long nextSequence;
@@ -195,10 +194,15 @@ public final class SimRing implements Ring {
      *
      * @param submission the request; not referenced afterwards (its buffer is, until completion)
      * @return false if the ring is at capacity for this kind of entry
+     * @throws IllegalArgumentException as {@code UringRing}: if a buffer the opcode uses is not native (or at
+     *                                  address 0) or shorter than {@code length}, if {@code length} is negative,
+     *                                  or if a read's or write's {@code offset} is negative
      */
     @Override
     public boolean stage(Submission submission) {
         checkOpen();
+        Objects.requireNonNull(submission, "submission");
+        checkBuffer(submission);
         Request request = new Request(nextSequence, submission);
         boolean cancel = request.isCancel();
         int used = cancel ? stagedCancels + inFlightCancels : staged.size() - stagedCancels + inFlight.size()
@@ -218,6 +222,30 @@ public final class SimRing implements Ring {
                 Auditor.u32(request.length), Auditor.u32(request.rwFlags), Auditor.u32(request.flags),
                 Auditor.u64(request.userData), Auditor.u64(request.target));
         return true;
+    }
+
+    /** The buffer rule of {@code UringRing.stage}, word for word, so both runtimes refuse the same submissions. */
+    private static void checkBuffer(Submission submission) {
+        Opcode opcode = Objects.requireNonNull(submission.opcode, "submission.opcode");
+        boolean usesBuffer = switch (opcode) {
+            case READ, WRITE, RECV, SEND, CONNECT -> true;
+            default -> false;
+        };
+        if (!usesBuffer) {
+            return;
+        }
+        MemorySegment buffer = submission.buffer;
+        if (buffer == null || !buffer.isNative() || buffer.address() == 0) {
+            throw new IllegalArgumentException("the kernel needs a native buffer, was " + buffer + ": " + submission);
+        }
+        if (submission.length < 0 || submission.length > buffer.byteSize()) {
+            throw new IllegalArgumentException("length " + submission.length + " does not fit the buffer of "
+                    + buffer.byteSize() + " bytes: " + submission);
+        }
+        if ((opcode == Opcode.READ || opcode == Opcode.WRITE) && submission.offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + submission.offset + ": "
+                    + submission);
+        }
     }
 
     /**
@@ -289,12 +317,12 @@ public final class SimRing implements Ring {
     }
 
     /**
-     * Zeroed heap memory.
+     * Zeroed native memory ({@code calloc}), as {@code UringRing} hands out; see the class doc.
      *
-     * @param bytes the size, in {@code [0, Integer.MAX_VALUE - 8]}
+     * @param bytes the size, {@code >= 0}
      * @return the memory
      * @throws IllegalArgumentException if {@code bytes} is negative
-     * @throws KernelException {@code ENOMEM} if it is larger than a Java array can be
+     * @throws KernelException {@code ENOMEM} naming the size if there is no memory
      */
     @Override
     public MemorySegment allocate(long bytes) {
@@ -302,40 +330,46 @@ public final class SimRing implements Ring {
         if (bytes < 0) {
             throw new IllegalArgumentException("SimRing.allocate: bytes must be >= 0, was " + bytes);
         }
-        if (bytes > ByteImage.MAX_ARRAY_SIZE) {
-            throw new KernelException(Errno.ENOMEM, "allocate", bytes + " bytes");
-        }
-        byte[] backing = new byte[(int) bytes];
-        MemorySegment segment = MemorySegment.ofArray(backing);
-        allocations.put(backing, segment);
+        MemorySegment segment = kernel.allocate(this, bytes);
         auditor().record("ring.allocate", Auditor.u64(id), Auditor.u64(bytes));
         return segment;
     }
 
     /**
-     * Frees memory from {@link #allocate}.
+     * Frees memory from {@link #allocate} of any ring of this kernel. {@link MemorySegment#NULL} is ignored, as
+     * {@code UringRing} ignores it.
      *
      * @param segment the memory
-     * @throws IllegalArgumentException if it was not allocated by this ring, or was freed already
-     * @throws IllegalStateException if it is the buffer of a request in flight
+     * @throws IllegalArgumentException if it is not a live allocation of this kernel's rings (never allocated,
+     *                                  a slice of one, or freed already)
+     * @throws IllegalStateException if it is the buffer of a request in flight on any ring of the kernel
      */
     @Override
     public void free(MemorySegment segment) {
         checkOpen();
-        Object backing = segment.heapBase().orElse(null);
-        MemorySegment allocated = backing == null ? null : allocations.get(backing);
-        if (allocated == null || allocated.byteSize() != segment.byteSize() || segment.address() != 0) {
-            throw new IllegalArgumentException(
-                    "SimRing.free: memory not allocated by ring " + id + " or already freed: " + segment);
+        Objects.requireNonNull(segment, "segment");
+        if (segment.isNative() && segment.address() == 0) {
+            return;
         }
+        if (!kernel.isAllocation(segment)) {
+            throw new IllegalArgumentException(
+                    "SimRing.free: memory not allocated by a ring of this kernel, or already freed: " + segment);
+        }
+        for (SimRing ring : kernel.rings()) {
+            ring.checkNotInFlight(segment);
+        }
+        kernel.free(segment);
+        auditor().record("ring.free", Auditor.u64(id), Auditor.u64(segment.byteSize()));
+    }
+
+    private void checkNotInFlight(MemorySegment segment) {
         for (Request request : inFlight) {
-            if (request.buffer.heapBase().orElse(null) == backing) {
+            if (request.buffer.isNative() && request.buffer.address() == segment.address()) {
                 throw new IllegalStateException("SimRing.free: memory freed while request " + request.opcode
-                        + " userData=0x" + Long.toHexString(request.userData) + " is in flight and may use it");
+                        + " userData=0x" + Long.toHexString(request.userData) + " on ring " + id
+                        + " is in flight and may use it");
             }
         }
-        allocations.remove(backing);
-        auditor().record("ring.free", Auditor.u64(id), Auditor.u64(segment.byteSize()));
     }
 
     /**
@@ -561,10 +595,6 @@ public final class SimRing implements Ring {
         };
     }
 
-    private static boolean bufferInvalid(Request request) {
-        return request.length < 0 || request.buffer.byteSize() < request.length;
-    }
-
     /** Rolls the spurious errors of a transfer; returns the error, or 0 if none. */
     private int spuriousError() {
         KernelBehavior behavior = kernel.behavior();
@@ -610,9 +640,6 @@ public final class SimRing implements Ring {
         if (!(request.description instanceof SimKernel.FileDescription file)) {
             return -Errno.EINVAL; // the engine receives from sockets with RECV; pread on a socket is ESPIPE
         }
-        if (bufferInvalid(request)) {
-            return -EFAULT;
-        }
         if (file.direct) {
             int refusal = directRefusal(file, request, true);
             if (refusal != 0) {
@@ -626,20 +653,12 @@ public final class SimRing implements Ring {
         // Direct reads are not short but at the end of the file: the device moves whole blocks.
         int asked = file.direct ? request.length
                 : transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
-        byte[] data = new byte[asked];
-        int result = file.fileSystem.read(file.handle, request.offset, data, 0, asked);
-        if (result > 0) {
-            MemorySegment.copy(data, 0, request.buffer, ValueLayout.JAVA_BYTE, 0, result);
-        }
-        return result;
+        return file.fileSystem.read(file.handle, request.offset, request.buffer, asked);
     }
 
     private int write(Request request) {
         if (!(request.description instanceof SimKernel.FileDescription file)) {
             return -Errno.EINVAL; // the engine sends on sockets with SEND
-        }
-        if (bufferInvalid(request)) {
-            return -EFAULT;
         }
         if (file.direct) {
             int refusal = directRefusal(file, request, false);
@@ -671,21 +690,14 @@ public final class SimRing implements Ring {
         if (!(request.description instanceof SimKernel.SocketDescription socket)) {
             return -Errno.ENOTSOCK;
         }
-        if (bufferInvalid(request)) {
-            return -EFAULT;
-        }
         int spurious = spuriousError();
         if (spurious != 0) {
             return spurious;
         }
         int asked = transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
-        byte[] data = new byte[asked];
-        int result = kernel.network().recv(socket.socket, data, 0, asked);
+        int result = kernel.network().recv(socket.socket, request.buffer, asked);
         if (result == -Errno.EAGAIN) {
             return STILL_PENDING; // nothing arrived after all: a real recv keeps waiting
-        }
-        if (result > 0) {
-            MemorySegment.copy(data, 0, request.buffer, ValueLayout.JAVA_BYTE, 0, result);
         }
         return result;
     }
@@ -693,9 +705,6 @@ public final class SimRing implements Ring {
     private int send(Request request) {
         if (!(request.description instanceof SimKernel.SocketDescription socket)) {
             return -Errno.ENOTSOCK;
-        }
-        if (bufferInvalid(request)) {
-            return -EFAULT;
         }
         int spurious = spuriousError();
         if (spurious != 0) {

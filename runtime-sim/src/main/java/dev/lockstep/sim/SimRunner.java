@@ -114,6 +114,21 @@ public final class SimRunner implements Runner {
         return last.stats();
     }
 
+    /**
+     * What the run held at its end and did not start with: each fd, ring, ring buffer and live fiber, with what
+     * it is and the source line that created it. A run of a {@link SimConfig#failOnLeaks()} configuration fails
+     * instead of ending with any.
+     *
+     * @return one line per resource, fds first; empty for a run that gave everything back
+     * @throws IllegalStateException before the run
+     */
+    public java.util.List<String> leaks() {
+        if (last == null) {
+            throw new IllegalStateException("the simulator has not run yet");
+        }
+        return last.leaks();
+    }
+
     private Simulation prepare() {
         if (!used.compareAndSet(false, true)) {
             throw new ClosedException("this simulator was already started; make a new one");

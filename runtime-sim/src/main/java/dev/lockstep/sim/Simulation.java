@@ -45,6 +45,10 @@ final class Simulation {
     final SimNetwork network;
     final SimKernel kernel;
     final SimControl control;
+    /** What the kernel held before the run began: a leak is whatever the run holds at its end beyond this. */
+    private final List<String> heldAtStart;
+    /** What the run held at its end beyond {@link #heldAtStart}; empty until it ended. */
+    private List<String> leaks = List.of();
     private final long startNanos;
     private final long startEvents;
     private CrashPolicy crashPolicy;
@@ -84,6 +88,7 @@ final class Simulation {
                 .workerHosts()
                 .build();
         this.kernel.simulation = this;
+        this.heldAtStart = kernel.heldResources();
         this.crashPolicy = config.crashPolicy();
         this.control = new SimControl(this);
     }
@@ -103,6 +108,10 @@ final class Simulation {
 
     SimConfig config() {
         return config;
+    }
+
+    List<String> leaks() {
+        return List.copyOf(leaks);
     }
 
     int restarts() {
@@ -299,6 +308,10 @@ final class Simulation {
             }
             engine.releaseStorageHold(hold);
         }
+        String leaked = leakReport();
+        if (leaked != null && config.failOnLeaks()) {
+            failure = failure == null ? leaked : failure + "; and " + leaked;
+        }
         if (failure != null) {
             throw new SimulationFailure(failure + " (at " + now() + ", after " + steps + " steps)", origin,
                     replayLine(), caller());
@@ -433,6 +446,29 @@ final class Simulation {
         if (made && files.syncAll() != 0) {
             throw new IllegalStateException("cannot sync the simulated disk while creating " + path);
         }
+    }
+
+    /**
+     * The resources the run holds at its end and did not start with (fds, rings, ring buffers, live fibers), each
+     * named with the source line that created it; null if none. However the run ended — the root finished, the
+     * machine crashed, the run failed — its tasks have had their chance to close what they opened.
+     */
+    private String leakReport() {
+        List<String> held = new ArrayList<>(kernel.heldResources());
+        leaks = held;
+        held.removeAll(heldAtStart);
+        kernel.freeLeakedMemory();
+        for (dev.lockstep.engine.Fiber live : engine.fibers()) {
+            Thread fiber = live.thread();
+            if (fiber != null && fiber.getState() != Thread.State.TERMINATED) {
+                held.add("fiber '" + fiber.getName() + "', still running" + where(fiber));
+            }
+        }
+        if (held.isEmpty()) {
+            return null;
+        }
+        return "resource leak: the run ended holding " + held.size() + " resource" + (held.size() == 1 ? "" : "s")
+                + " it did not start with: " + String.join("; ", held);
     }
 
     private static long saturatingAdd(long a, long b) {

@@ -41,12 +41,13 @@ class RecoveryTest {
         Recovered<String> first = SimRunner.of(config).startAndRecover(ctx -> {
             SimControl sim = SimRunner.control(ctx);
             assertEquals(0, sim.restarts());
-            Blob blob = ctx.open("p", "durable").await().blob();
-            blob.writeAt(0, bytes("synced")).await();
-            blob.sync().await();
-            blob.writeAt(6, bytes("+lost")).await();
-            ctx.sleep(Duration.ofMillis(5));
-            throw sim.crash();
+            try (Blob blob = ctx.open("p", "durable").await().blob()) {
+                blob.writeAt(0, bytes("synced")).await();
+                blob.sync().await();
+                blob.writeAt(6, bytes("+lost")).await();
+                ctx.sleep(Duration.ofMillis(5));
+                throw sim.crash();
+            }
         });
         assertTrue(first.outcome().crashed());
         if (!(first.outcome() instanceof Outcome.Crashed<String> crashed)) {
@@ -92,9 +93,10 @@ class RecoveryTest {
     @Test
     void aTaskThatFinishesIsFollowedByAPowerCut() {
         Recovered<Integer> recovered = SimRunner.of(SimConfig.builder().seed(12).build()).startAndRecover(ctx -> {
-            Blob blob = ctx.open("p", "b").await().blob();
-            blob.writeAt(0, bytes("never synced")).await();
-            return 7;
+            try (Blob blob = ctx.open("p", "b").await().blob()) {
+                blob.writeAt(0, bytes("never synced")).await();
+                return 7;
+            }
         });
         assertEquals(new Outcome.Completed<>(7), recovered.outcome());
         assertEquals(7, recovered.outcome().value());
@@ -151,11 +153,12 @@ class RecoveryTest {
                             seenAfterCrash.add(refused.getClass().getSimpleName());
                         }
                         try {
-                            ctx.open("p", "new").await();
+                            ctx.open("p", "new").await().blob().close();
                             seenAfterCrash.add("opened");
                         } catch (LockstepException refused) {
                             seenAfterCrash.add(refused.getClass().getSimpleName());
                         }
+                        blob.close();
                     }
                     return null;
                 });
@@ -219,9 +222,10 @@ class RecoveryTest {
         SimRunner.from(first.checkpoint()).startAndRecover(ctx -> {
             SimControl sim = SimRunner.control(ctx);
             assertEquals(faults, sim.storageFaults());
-            Blob blob = ctx.open("p", "b").await().blob();
-            blob.writeAt(0, bytes("x")).await();
-            assertThrows(StorageIoException.class, () -> blob.sync().await());
+            try (Blob blob = ctx.open("p", "b").await().blob()) {
+                blob.writeAt(0, bytes("x")).await();
+                assertThrows(StorageIoException.class, () -> blob.sync().await());
+            }
             return null;
         });
     }

@@ -214,8 +214,54 @@ class SimRingTest {
         int file = kernel.system().open("/f", O_RDWR | O_CREAT);
         assertEquals(-Errno.ENOTSOCK, harness.run(ring, Harness.io(Opcode.RECV, file, buffer, 8, 0, 2)));
         assertEquals(-Errno.ENOTSOCK, harness.run(ring, Harness.accept(file, 3)));
-        assertEquals(SimRing.EFAULT * -1, harness.run(ring, Harness.io(Opcode.WRITE, file, buffer, 9, 0, 4)));
         assertEquals(0, harness.run(ring, Harness.nop(5)));
+    }
+
+    @Test
+    void theKernelTakesOnlyNativeBuffersThatFitTheirLengthAsIoUringDoes() {
+        Harness harness = harness(12);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY);
+        SimRing ring = kernel.openRing(4);
+        int file = kernel.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment native8 = ring.allocate(8);
+        assertTrue(native8.isNative() && native8.address() != 0, "allocate hands out native memory: " + native8);
+        assertEquals(8, harness.run(ring, Harness.io(Opcode.WRITE, file, native8, 8, 0, 1)));
+        MemorySegment heap = MemorySegment.ofArray(new byte[8]);
+        for (Opcode opcode : List.of(Opcode.READ, Opcode.WRITE, Opcode.RECV, Opcode.SEND)) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> ring.stage(Harness.io(opcode, file, heap, 8, 0, 2)), opcode.name());
+            assertTrue(refused.getMessage().contains("native buffer"), refused.getMessage());
+        }
+        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+                () -> ring.stage(Harness.io(Opcode.WRITE, file, native8, 9, 0, 3)));
+        assertTrue(tooLong.getMessage().contains("length 9"), tooLong.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ring.stage(Harness.io(Opcode.READ, file, native8, -1, 0, 4)));
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+                () -> ring.stage(Harness.io(Opcode.READ, file, native8, 8, -1, 5)));
+        assertTrue(negative.getMessage().contains("offset"), negative.getMessage());
+        assertEquals(0, ring.staged(), "nothing refused was staged");
+        // Memory of one ring works on another ring of the kernel and is freed by it, as the C heap is shared.
+        SimRing other = kernel.openRing(4);
+        assertEquals(8, harness.run(other, Harness.io(Opcode.READ, file, native8, 8, 0, 6)));
+        other.free(native8);
+        assertEquals(List.of(), kernel.heldResources().stream().filter(r -> r.contains("buffer")).toList());
+    }
+
+    @Test
+    void heldResourcesNameEachFdRingAndBufferWithWhereItCameFrom() {
+        Harness harness = harness(13);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY);
+        SimRing ring = kernel.openRing(4);
+        int file = kernel.system().open("/f", O_RDWR | O_CREAT);
+        ring.allocate(16);
+        List<String> held = kernel.heldResources();
+        assertEquals(3, held.size(), held.toString());
+        assertTrue(held.get(0).startsWith("fd " + file + " (file /f), opened by open at "), held.get(0));
+        assertTrue(held.get(0).contains("SimRingTest.java"), "names the line that opened it: " + held.get(0));
+        assertTrue(held.get(1).startsWith("ring " + ring.id()), held.get(1));
+        assertTrue(held.get(2).startsWith("16-byte ring buffer #1 of ring " + ring.id()), held.get(2));
+        assertTrue(held.get(2).contains("SimRingTest.java"), held.get(2));
+        kernel.freeLeakedMemory();
     }
 
     @Test

@@ -1,0 +1,98 @@
+package dev.lockstep.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Blob;
+import dev.lockstep.Listener;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A run must give back what it was given: a run that ends — cleanly, by a crash or by a failure — holding an
+ * fd, a ring, a ring buffer or a fiber it did not start with fails its seed, naming each resource and the line
+ * that created it.
+ */
+class LeakAccountingTest {
+
+    private static SimConfig.Builder checked(long seed) {
+        return SimConfig.builder().seed(seed).failOnLeaks(true);
+    }
+
+    private static void assertMentions(String text, String... parts) {
+        for (String part : parts) {
+            assertTrue(text.contains(part), "'" + part + "' missing from: " + text);
+        }
+    }
+
+    @Test
+    void aBlobTheTaskForgotToCloseFailsTheSeedNamingIt() {
+        SimRunner runner = SimRunner.of(checked(1).build());
+        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> runner.start(ctx -> {
+            Blob forgotten = ctx.open("p", "forgotten").await().blob();
+            forgotten.writeAt(0, "x".getBytes(StandardCharsets.UTF_8)).await();
+            return null;
+        }));
+        assertMentions(failure.getMessage(), "resource leak", "1 resource", "fd ", "blob 'p/forgotten'",
+                "opened by open", "EngineStorage.java", "replay:");
+        assertEquals(1, runner.leaks().size(), runner.leaks().toString());
+        assertEquals(1, failure.config().seed());
+    }
+
+    @Test
+    void aListenerLeftOpenIsNamedWithItsAddress() {
+        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.of(checked(2).build())
+                .start(ctx -> ctx.bind(new InetSocketAddress("127.0.0.1", 7000)).await().localAddress()));
+        assertMentions(failure.getMessage(), "listener", "127.0.0.1:7000", "opened by socket");
+    }
+
+    @Test
+    void aRunThatClosesEverythingHoldsNothing() {
+        SimRunner runner = SimRunner.of(checked(3).workers(2).build());
+        String read = runner.start(ctx -> {
+            try (Blob blob = ctx.open("p", "b").await().blob();
+                    Listener listener = ctx.bind(new InetSocketAddress("127.0.0.1", 7001)).await()) {
+                blob.writeAt(0, "ok".getBytes(StandardCharsets.UTF_8)).await();
+                blob.sync().await();
+                return new String(blob.readAt(0, 2).await(), StandardCharsets.UTF_8) + listener.localAddress()
+                        .getPort();
+            }
+        });
+        assertEquals("ok7001", read);
+        assertEquals(List.of(), runner.leaks());
+    }
+
+    @Test
+    void aCrashDoesNotExcuseABlobNoTaskClosed() {
+        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.of(checked(4).build())
+                .startAndRecover(ctx -> {
+                    ctx.open("p", "open-at-the-crash").await();
+                    throw SimRunner.control(ctx).crash();
+                }));
+        assertMentions(failure.getMessage(), "resource leak", "blob 'p/open-at-the-crash'");
+    }
+
+    @Test
+    void aFailedRunReportsItsLeaksWithItsFailure() {
+        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.of(checked(5)
+                .timeLimit(Duration.ofSeconds(1)).build()).start(ctx -> {
+                    Blob blob = ctx.open("p", "held").await().blob();
+                    ctx.sleep(Duration.ofSeconds(5));
+                    return blob;
+                }));
+        assertMentions(failure.getMessage(), "timed out", "and resource leak", "blob 'p/held'");
+    }
+
+    @Test
+    void withTheCheckOffTheLeaksAreListedAndTheRunPasses() {
+        SimRunner runner = SimRunner.of(checked(6).failOnLeaks(false).build());
+        runner.start(ctx -> ctx.open("p", "listed").await());
+        assertEquals(1, runner.leaks().size());
+        assertMentions(runner.leaks().getFirst(), "blob 'p/listed'");
+        assertTrue(checked(6).build().toJava().contains(".failOnLeaks(true)"), "the replay line keeps the check");
+    }
+}
