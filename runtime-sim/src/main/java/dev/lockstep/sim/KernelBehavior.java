@@ -25,16 +25,33 @@ package dev.lockstep.sim;
  *                       the target completes with its real result and the cancel with 0 or {@code -EALREADY}
  *                       (seeded). A target whose result is already due always wins: the cancel completes
  *                       {@code -ENOENT}
+ * @param minCallLatencyNanos the shortest time a synchronous kernel call takes ({@code open}, {@code mkdir},
+ *                            {@code unlink}, {@code rmdir}, directory listing, {@code ftruncate}, {@code fstat},
+ *                            {@code close}, {@code flock}, socket set-up), {@code >= 0}. runtime-uring makes each
+ *                            of these as a blocking system call on the worker's thread, so the simulator moves the
+ *                            clock by a latency drawn uniformly at {@link Site#SYSCALL_LATENCY} during the call:
+ *                            the calling worker does nothing else meanwhile
+ * @param maxCallLatencyNanos the longest, {@code >= minCallLatencyNanos}
+ * @param minSyncCallLatencyNanos the shortest time a synchronous {@code fsync} (of a directory, or of a file being
+ *                                created) or {@code syncfs} takes, {@code >= 0}: a journal commit, far slower than
+ *                                other calls on a real disk
+ * @param maxSyncCallLatencyNanos the longest, {@code >= minSyncCallLatencyNanos}
  */
 public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxLatencyNanos, double shortReadRate,
-        double shortWriteRate, double spuriousAgainRate, double spuriousInterruptRate, double cancelRaceRate) {
+        double shortWriteRate, double spuriousAgainRate, double spuriousInterruptRate, double cancelRaceRate,
+        long minCallLatencyNanos, long maxCallLatencyNanos, long minSyncCallLatencyNanos,
+        long maxSyncCallLatencyNanos) {
 
     /** The largest ring io_uring allows: 32768 entries. */
     public static final int DEFAULT_MAX_RING_ENTRIES = 32768;
 
-    /** Latency of 1 to 50 µs and no inconvenient results: a fast, well-behaved kernel. */
+    /**
+     * Ring latency of 1 to 50 µs and no inconvenient results: a fast, well-behaved kernel; synchronous calls of 1
+     * to 20 µs, and synchronous syncs of 100 µs to 2 ms (a journal commit on a solid-state disk).
+     */
     public static final KernelBehavior DEFAULT =
-            new KernelBehavior(DEFAULT_MAX_RING_ENTRIES, 1_000, 50_000, 0, 0, 0, 0, 0);
+            new KernelBehavior(DEFAULT_MAX_RING_ENTRIES, 1_000, 50_000, 0, 0, 0, 0, 0, 1_000, 20_000, 100_000,
+                    2_000_000);
 
     /**
      * Validates the fields.
@@ -55,6 +72,8 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
                     "KernelBehavior.maxLatencyNanos must be >= minLatencyNanos = "
                     + minLatencyNanos + ", was " + maxLatencyNanos);
         }
+        requireRange("CallLatencyNanos", minCallLatencyNanos, maxCallLatencyNanos);
+        requireRange("SyncCallLatencyNanos", minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
         StorageFaults.requireRate("KernelBehavior", "shortReadRate", shortReadRate);
         StorageFaults.requireRate("KernelBehavior", "shortWriteRate", shortWriteRate);
         StorageFaults.requireRate("KernelBehavior", "spuriousAgainRate", spuriousAgainRate);
@@ -62,13 +81,53 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
         StorageFaults.requireRate("KernelBehavior", "cancelRaceRate", cancelRaceRate);
     }
 
+    private static void requireRange(String name, long min, long max) {
+        if (min < 0) {
+            throw new InvalidConfigException("KernelBehavior.min" + name,
+                    "KernelBehavior.min" + name + " must be >= 0, was " + min);
+        }
+        if (max < min) {
+            throw new InvalidConfigException("KernelBehavior.max" + name,
+                    "KernelBehavior.max" + name + " must be >= min" + name + " = " + min + ", was " + max);
+        }
+    }
+
     /**
-     * An adversarial kernel: every inconvenient result at 10%, latency 1 µs to 1 ms so completions reorder.
+     * An adversarial kernel: every inconvenient result at 10%, latency 1 µs to 1 ms so completions reorder, and
+     * synchronous calls as {@link #DEFAULT}'s.
      *
      * @return the behaviour
      */
     public static KernelBehavior adversarial() {
-        return new KernelBehavior(DEFAULT_MAX_RING_ENTRIES, 1_000, 1_000_000, 0.1, 0.1, 0.1, 0.1, 0.1);
+        return DEFAULT.withLatency(1_000, 1_000_000).withShortTransfers(0.1, 0.1).withSpuriousErrors(0.1, 0.1)
+                .withCancelRaceRate(0.1);
+    }
+
+    /**
+     * This behaviour with another latency range for synchronous calls other than syncs.
+     *
+     * @param minNanos the shortest
+     * @param maxNanos the longest
+     * @return the new behaviour
+     */
+    public KernelBehavior withCallLatency(long minNanos, long maxNanos) {
+        return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
+                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minNanos, maxNanos, minSyncCallLatencyNanos,
+                maxSyncCallLatencyNanos);
+    }
+
+    /**
+     * This behaviour with another latency range for synchronous syncs ({@code fsync} of a directory or a file
+     * being created, {@code syncfs}).
+     *
+     * @param minNanos the shortest
+     * @param maxNanos the longest
+     * @return the new behaviour
+     */
+    public KernelBehavior withSyncCallLatency(long minNanos, long maxNanos) {
+        return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
+                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minCallLatencyNanos, maxCallLatencyNanos,
+                minNanos, maxNanos);
     }
 
     /**
@@ -80,7 +139,8 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
      */
     public KernelBehavior withLatency(long minNanos, long maxNanos) {
         return new KernelBehavior(maxRingEntries, minNanos, maxNanos, shortReadRate, shortWriteRate,
-                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate);
+                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minCallLatencyNanos,
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
     }
 
     /**
@@ -92,7 +152,8 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
      */
     public KernelBehavior withShortTransfers(double readRate, double writeRate) {
         return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, readRate, writeRate,
-                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate);
+                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minCallLatencyNanos,
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
     }
 
     /**
@@ -104,7 +165,8 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
      */
     public KernelBehavior withSpuriousErrors(double againRate, double interruptRate) {
         return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
-                againRate, interruptRate, cancelRaceRate);
+                againRate, interruptRate, cancelRaceRate, minCallLatencyNanos,
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
     }
 
     /**
@@ -115,7 +177,8 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
      */
     public KernelBehavior withCancelRaceRate(double rate) {
         return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
-                spuriousAgainRate, spuriousInterruptRate, rate);
+                spuriousAgainRate, spuriousInterruptRate, rate, minCallLatencyNanos,
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
     }
 
     /**
@@ -126,6 +189,7 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
      */
     public KernelBehavior withMaxRingEntries(int entries) {
         return new KernelBehavior(entries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
-                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate);
+                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minCallLatencyNanos,
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
     }
 }

@@ -464,10 +464,12 @@ public final class SimFileSystem {
      * new directory once it is synced.
      *
      * @param path the path
-     * @throws KernelException {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}
+     * @throws KernelException {@code EIO} (injected at the open rate: it creates an entry as {@code O_CREAT}
+     *                         does), {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}
      */
     public void mkdir(String path) {
         checkPower("mkdir", path);
+        fault(Site.FAULT_OPEN, faults.openRate(), "mkdir", path);
         List<String> parts = components(path);
         if (parts.isEmpty()) {
             throw new KernelException(Errno.EEXIST, "mkdir", path);

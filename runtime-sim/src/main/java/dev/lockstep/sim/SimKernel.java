@@ -384,6 +384,17 @@ public final class SimKernel implements Kernel {
         return fds;
     }
 
+    /**
+     * A synchronous call keeps its worker busy for {@code nanos}: the clock moves on by that much. The simulator
+     * has one clock, so every worker's time moves with it; what fell due meanwhile runs late, as it would behind
+     * a worker thread blocked in the kernel.
+     *
+     * @param nanos the call's latency, {@code >= 0}
+     */
+    void blockFor(long nanos) {
+        clock.advanceBy(nanos);
+    }
+
     void ringClosed(SimRing ring) {
         rings.remove(ring);
     }

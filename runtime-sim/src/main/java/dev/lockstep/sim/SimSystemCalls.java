@@ -19,8 +19,15 @@ import java.util.function.Supplier;
 
 /**
  * The synchronous calls of a {@link SimKernel}: file-system calls on its {@link SimFileSystem}, socket set-up on
- * its {@link SimNetwork}. They take no simulated time (the scheduler decides time), and they are subject to the
- * file system's injected faults (see {@link StorageFaults} for which call rolls which rate).
+ * its {@link SimNetwork}. They are subject to the file system's injected faults (see {@link StorageFaults} for
+ * which call rolls which rate).
+ *
+ * <h2>Time</h2>
+ * runtime-uring makes each of these calls as a blocking system call on the calling worker's thread: the worker
+ * runs nothing else until it returns. So each call here takes simulated time: a latency drawn at
+ * {@link Site#SYSCALL_LATENCY} from {@link KernelBehavior}'s call range ({@code fsync} and {@code syncfs}: its
+ * sync-call range), by which {@link SimKernel#blockFor} moves the clock before the call takes effect. Timers and
+ * completions that fall due meanwhile are handled after the call returns, as on a blocked worker thread.
  *
  * <p>Every call is recorded in the auditor after it returns, as {@code ("sys", name, arguments..., outcome)}
  * where the outcome is the result or the errno, so failed calls are audited too.
@@ -51,6 +58,11 @@ public final class SimSystemCalls implements SystemCalls {
 
     private <T> T audited(String name, Supplier<T> call, byte[]... arguments) {
         kernel.systemCalls++;
+        KernelBehavior behavior = kernel.behavior();
+        boolean sync = name.equals("fsync") || name.equals("syncFileSystem");
+        kernel.blockFor(kernel.generator().nextLongBetween(Site.SYSCALL_LATENCY,
+                sync ? behavior.minSyncCallLatencyNanos() : behavior.minCallLatencyNanos(),
+                sync ? behavior.maxSyncCallLatencyNanos() : behavior.maxCallLatencyNanos()));
         byte[][] fields = new byte[arguments.length + 3][];
         fields[0] = Auditor.utf8(name);
         System.arraycopy(arguments, 0, fields, 1, arguments.length);

@@ -59,5 +59,7 @@ public enum Site {
     /** When {@link SimRunner#startAndRecover} cuts a run: see {@link SimConfig#crashWithinNanos()}. */
     CRASH_POINT,
     /** Whether an unsynced write or resize dropped by a failed sync reached the disk ({@link SyncFailureModel#LINUX}). */
-    SYNC_WRITEBACK
+    SYNC_WRITEBACK,
+    /** How long one synchronous kernel call keeps its worker busy: see {@link KernelBehavior#minCallLatencyNanos()}. */
+    SYSCALL_LATENCY
 }

@@ -8,7 +8,8 @@ package dev.lockstep.sim;
  * rate of 1 fails every call of that kind. An injected fault fails the call with {@code EIO} before it has any
  * effect, except for writes (see {@link #partialWriteRate}). Which calls each rate covers:
  * <ul>
- *   <li>{@code openRate}: {@code open} (also with {@code O_CREAT}; the file is not created);</li>
+ *   <li>{@code openRate}: {@code open} (also with {@code O_CREAT}; the file is not created) and {@code mkdir}
+ *       (the directory is not created);</li>
  *   <li>{@code readRate}: file reads ({@code READ});</li>
  *   <li>{@code writeRate}: file writes ({@code WRITE});</li>
  *   <li>{@code syncRate}: {@code fsync}/{@code fdatasync} of files and directories, and {@code RWF_DSYNC}
@@ -18,8 +19,9 @@ package dev.lockstep.sim;
  *   <li>{@code removeRate}: {@code unlink} and {@code rmdir};</li>
  *   <li>{@code scanRate}: directory listings.</li>
  * </ul>
- * {@code syncfs} rolls {@code syncRate}; {@code lock} opens its file and so rolls {@code openRate}. {@code mkdir},
- * {@code close}, {@code size} and {@code isDirectory} are never faulted.
+ * {@code syncfs} rolls {@code syncRate}; {@code lock} opens its file and so rolls {@code openRate}. {@code close},
+ * {@code size} and {@code isDirectory} are never faulted: on Linux {@code close} and {@code fstat} of a local file
+ * and {@code stat} do not fail with {@code EIO}.
  *
  * @param openRate failure rate of {@code open}
  * @param readRate failure rate of file reads

@@ -36,13 +36,15 @@ class DeterminismTest {
         final SimKernel b;
         final SimRing ringA;
         final SimRing ringB;
+        final StorageFaults faults;
         long nextUserData = 1;
 
         Script(long seed) {
             harness = new Harness(seed, NetworkConfig.DEFAULT.withBreakRate(0.02));
             StorageFaults faults = StorageFaults.builder().readRate(0.05).writeRate(0.05).syncRate(0.05)
                     .partialWriteRate(0.5).build();
-            a = harness.kernel("127.0.0.1", KernelBehavior.adversarial(), faults);
+            this.faults = faults;
+            a = harness.kernel("127.0.0.1", KernelBehavior.adversarial(), StorageFaults.NONE);
             b = harness.kernel("127.0.0.2", KernelBehavior.adversarial(), faults);
             ringA = a.openRing(8);
             ringB = b.openRing(8);
@@ -92,6 +94,7 @@ class DeterminismTest {
             // Files on host a: overlapping writes in flight together, a sync, more writes, a read, a crash.
             int fd = a.system().open("/data", O_RDWR | O_CREAT);
             a.system().fsync(a.system().open("/", O_DIRECTORY));
+            a.fileSystem().setFaults(faults); // after the file is durably created: every seed has a file to recover
             List<MemorySegment> buffers = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 byte[] data = new byte[700];
