@@ -11,17 +11,19 @@ public interface Network {
     /**
      * Binds and listens on {@code address} (port 0 picks a free port).
      *
-     * @param address the local address
+     * @param address the local address, resolved
      * @return an operation yielding the listener; fails with {@link BindFailedException} naming the address
+     * @throws IllegalArgumentException at the call, naming the address, if it is unresolved
      */
     Operation<Listener> bind(InetSocketAddress address);
 
     /**
      * Connects to {@code address}.
      *
-     * @param address the peer
+     * @param address the peer, resolved
      * @return an operation yielding the connection; fails with {@link ConnectionFailedException} naming the
      *     address
+     * @throws IllegalArgumentException at the call, naming the address, if it is unresolved
      */
     Operation<Connection> dial(InetSocketAddress address);
 }

@@ -231,6 +231,24 @@ class NetworkConformanceTest {
         });
     }
 
+    /**
+     * An unresolved address is refused at the call, by bind as by dial, with the same message on every runtime;
+     * nothing is opened for it.
+     */
+    @Conformance
+    void testUnresolvedAddressesAreRefusedAtTheCall(Runtimes rt) {
+        InetSocketAddress unresolved = InetSocketAddress.createUnresolved("lockstep.invalid", 7000);
+        List<String> messages = rt.runner().start(ctx -> {
+            java.util.Set<Integer> before = rt.probe().openFds();
+            IllegalArgumentException bind = assertThrows(IllegalArgumentException.class, () -> ctx.bind(unresolved));
+            IllegalArgumentException dial = assertThrows(IllegalArgumentException.class, () -> ctx.dial(unresolved));
+            assertEquals(before, rt.probe().openFds(), "a refused call opens no socket");
+            return List.of(bind.getMessage(), dial.getMessage());
+        });
+        assertEquals(List.of("address must be resolved, was lockstep.invalid/<unresolved>:7000",
+                "address must be resolved, was lockstep.invalid/<unresolved>:7000"), messages);
+    }
+
     /** Peek shows buffered bytes without consuming or waiting. */
     @Conformance
     void testPeek(Runtimes rt) {

@@ -34,6 +34,10 @@ final class EngineNetwork {
 
     static Operation<Listener> bind(Engine engine, InetSocketAddress address) {
         java.util.Objects.requireNonNull(address, "address");
+        if (address.isUnresolved()) {
+            // Refused here, not by the kernel: a kernel answer would differ between runtimes and come only at await.
+            throw new IllegalArgumentException("address must be resolved, was " + address);
+        }
         Worker worker = EngineContext.currentWorker("Network.bind");
         SystemCalls system = engine.kernel().system();
         return worker.register(new Immediate("bind of " + address, () -> {
