@@ -17,7 +17,10 @@ import java.util.HexFormat;
  * @param workers simulated workers, {@code >= 1}; worker {@code i} is the simulated host
  *                {@code 127.0.0.(i+1)} (see {@link SimControl#host(int)})
  * @param ringEntries ring size per worker, a power of two in {@code [1, kernelBehavior.maxRingEntries()]}
- * @param startNanos simulated start time, epoch nanoseconds, not before the epoch
+ * @param startNanos simulated start time, epoch nanoseconds, not before the epoch and not after
+ *                   {@link #LATEST_START} (2200-01-01T00:00:00Z): the clock counts nanoseconds in a long, which
+ *                   ends in 2262, and a start near that end would make the deadlines of ordinary sleeps and
+ *                   timeouts overflow
  * @param timeLimitNanos simulated time one run may cover before it fails as timed out, {@code > 0};
  *                       {@code Long.MAX_VALUE} for no limit
  * @param storageFaults storage fault rates and capacity, in force from the moment the root task starts
@@ -38,6 +41,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
 
     /** The default simulated start: 2026-01-01T00:00:00Z. */
     public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
+    /** The latest simulated start: 62 years of simulated time remain before epoch nanoseconds overflow a long. */
+    public static final Instant LATEST_START = Instant.parse("2200-01-01T00:00:00Z");
+    private static final long LATEST_START_NANOS = LATEST_START.getEpochSecond() * 1_000_000_000L;
     /** The default storage root. */
     public static final String DEFAULT_STORAGE_ROOT = "/lockstep";
 
@@ -63,6 +69,10 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         if (startNanos < 0) {
             throw invalid("startNanos", "must not be before the epoch, was " + startNanos + " ("
                     + Instant.EPOCH.plusNanos(startNanos) + ")");
+        }
+        if (startNanos > LATEST_START_NANOS) {
+            throw invalid("startNanos", "must not be after " + LATEST_START + " (" + LATEST_START_NANOS
+                    + "), so that deadlines after it still fit in epoch nanoseconds, was " + startNanos);
         }
         if (timeLimitNanos <= 0) {
             throw invalid("timeLimit", "must be positive, was " + Duration.ofNanos(timeLimitNanos));
@@ -416,12 +426,11 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
                 if (start.isBefore(Instant.EPOCH)) {
                     throw invalid("start", "must not be before the epoch, was " + start);
                 }
-                try {
-                    startAt = Math.addExact(Math.multiplyExact(start.getEpochSecond(), 1_000_000_000L),
-                            start.getNano());
-                } catch (ArithmeticException overflow) {
-                    throw invalid("start", "must be before 2262-04-11 (epoch nanoseconds fit a long), was " + start);
+                if (start.isAfter(LATEST_START)) {
+                    throw invalid("start", "must not be after " + LATEST_START + ", so that deadlines after it still"
+                            + " fit in epoch nanoseconds, was " + start);
                 }
+                startAt = start.getEpochSecond() * 1_000_000_000L + start.getNano();
             }
             long limit = timeLimitNanos;
             if (timeLimit != null) {

@@ -67,6 +67,20 @@ class ConfigValidationTest {
         assertField("SimConfig.startNanos", "was -1", () -> SimConfig.builder().startNanos(-1).build());
         assertField("SimConfig.start", "1900", () -> SimConfig.builder()
                 .start(java.time.Instant.parse("1900-01-01T00:00:00Z")).build());
+        // A start near the end of epoch nanoseconds would make a 1 ms sleep's deadline overflow: refused here.
+        long nearTheEnd = Long.MAX_VALUE - 1_000_000;
+        assertField("SimConfig.startNanos", "was " + nearTheEnd, () -> SimConfig.builder().startNanos(nearTheEnd)
+                .build());
+        assertField("SimConfig.start", "2262", () -> SimConfig.builder()
+                .start(java.time.Instant.parse("2262-04-11T23:47:16.853775807Z")).build());
+        assertField("SimConfig.start", "3000", () -> SimConfig.builder()
+                .start(java.time.Instant.parse("3000-01-01T00:00:00Z")).build());
+        SimConfig latest = SimConfig.builder().start(SimConfig.LATEST_START).build();
+        java.time.Instant woke = SimRunner.of(latest).start(ctx -> {
+            ctx.sleep(java.time.Duration.ofMillis(1));
+            return ctx.now();
+        });
+        assertTrue(!woke.isBefore(SimConfig.LATEST_START.plusMillis(1)), "a run at the latest start sleeps: " + woke);
         assertField("SimConfig.timeLimit", "PT0S", () -> SimConfig.builder().timeLimit(java.time.Duration.ZERO)
                 .build());
         assertField("SimConfig.timeLimit", "PT-1S", () -> SimConfig.builder()
