@@ -1,9 +1,19 @@
 package dev.lockstep.sim;
 
+import static dev.lockstep.sim.FsNodes.collectDurable;
+import static dev.lockstep.sim.FsNodes.components;
+import static dev.lockstep.sim.FsNodes.liveBytes;
+import static dev.lockstep.sim.FsNodes.markDurable;
+import static dev.lockstep.sim.FsNodes.normalized;
+
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.SystemCalls;
-import java.util.ArrayList;
+import dev.lockstep.sim.FsNodes.DirectoryNode;
+import dev.lockstep.sim.FsNodes.FileNode;
+import dev.lockstep.sim.FsNodes.Node;
+import dev.lockstep.sim.FsNodes.Resize;
+import dev.lockstep.sim.FsNodes.Write;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -47,6 +57,13 @@ import java.util.TreeMap;
  * <p>Paths are absolute, {@code /}-separated; a relative path is resolved from the root (the simulator has no
  * working directory), empty and {@code .} components are ignored and {@code ..} goes up. There are no links.
  * Not thread-safe: the simulator uses it from its one thread.
+ *
+ * <h2>Layout</h2>
+ * This class is the system-call surface: faults, capacity, handles, power. The model underneath lives beside it:
+ * {@link FsNodes} (the path and node model), {@link PageCache} (what syncs and failed syncs do to the page cache
+ * and the durable image, and the sector model of a disk) and {@link CrashRecovery} (what a crash leaves). What
+ * remains is one method per system call, each with its Linux errors documented: longer than most classes here,
+ * but splitting the calls further would scatter one contract over several files.
  */
 public final class SimFileSystem {
 
@@ -111,15 +128,6 @@ public final class SimFileSystem {
         markDurable(root);
     }
 
-    private static void markDurable(DirectoryNode directory) {
-        directory.durableEntries = new TreeMap<>(directory.entries);
-        for (Node child : directory.entries.values()) {
-            if (child instanceof DirectoryNode nested) {
-                markDurable(nested);
-            }
-        }
-    }
-
     /**
      * The durable contents: every directory and file reachable through durable directory entries, each file
      * with its durable bytes (what {@link CrashPolicy#ALL_LOST} would leave). Right after {@link #crash} this is
@@ -132,20 +140,6 @@ public final class SimFileSystem {
         TreeMap<String, byte[]> files = new TreeMap<>();
         collectDurable(root, "", directories, files);
         return new StorageImage(directories, files);
-    }
-
-    private static void collectDurable(DirectoryNode directory, String path, java.util.Set<String> directories,
-            Map<String, byte[]> files) {
-        for (Map.Entry<String, Node> entry : directory.durableEntries.entrySet()) {
-            String childPath = path + "/" + entry.getKey();
-            switch (entry.getValue()) {
-                case DirectoryNode nested -> {
-                    directories.add(childPath);
-                    collectDurable(nested, childPath, directories, files);
-                }
-                case FileNode file -> files.put(childPath, file.durable.toArray());
-            }
-        }
     }
 
     /**
@@ -211,51 +205,7 @@ public final class SimFileSystem {
         return openHandles;
     }
 
-    // ------------------------------------------------------------------------------------------------ nodes
-
-    private abstract static sealed class Node permits FileNode, DirectoryNode {
-        final long inode;
-        /** 1 while a directory entry names it; 0 once removed. */
-        int links = 1;
-        int opens;
-
-        Node(long inode) {
-            this.inode = inode;
-        }
-    }
-
-    private static final class FileNode extends Node {
-        ByteImage live = new ByteImage();
-        ByteImage durable = new ByteImage();
-        final List<Mutation> unsynced = new ArrayList<>();
-        Handle lockOwner;
-
-        FileNode(long inode) {
-            super(inode);
-        }
-
-        boolean counted() {
-            return links > 0 || opens > 0;
-        }
-    }
-
-    private static final class DirectoryNode extends Node {
-        final TreeMap<String, Node> entries = new TreeMap<>();
-        TreeMap<String, Node> durableEntries = new TreeMap<>();
-
-        DirectoryNode(long inode) {
-            super(inode);
-        }
-    }
-
-    private sealed interface Mutation permits Write, Resize {
-    }
-
-    private record Write(long offset, byte[] data, boolean durable) implements Mutation {
-    }
-
-    private record Resize(long size) implements Mutation {
-    }
+    // ---------------------------------------------------------------------------------------------- handles
 
     /**
      * An open file or directory: the simulator's open file description. The kernel maps fds to handles.
@@ -312,53 +262,12 @@ public final class SimFileSystem {
 
     // ------------------------------------------------------------------------------------------------ paths
 
-    private static List<String> components(String path) {
-        Objects.requireNonNull(path, "path");
-        List<String> parts = new ArrayList<>();
-        for (String part : path.split("/", -1)) {
-            if (part.isEmpty() || part.equals(".")) {
-                continue;
-            }
-            if (part.equals("..")) {
-                if (!parts.isEmpty()) {
-                    parts.removeLast();
-                }
-                continue;
-            }
-            parts.add(part);
-        }
-        return parts;
-    }
-
-    private static String normalized(List<String> parts) {
-        return parts.isEmpty() ? "/" : "/" + String.join("/", parts);
-    }
-
-    /** The directory holding the last component; throws ENOENT or ENOTDIR for a bad ancestor. */
     private DirectoryNode parentOf(List<String> parts, String call, String path) {
-        DirectoryNode directory = root;
-        for (int i = 0; i < parts.size() - 1; i++) {
-            Node child = directory.entries.get(parts.get(i));
-            if (child == null) {
-                throw new KernelException(Errno.ENOENT, call, path);
-            }
-            if (!(child instanceof DirectoryNode childDirectory)) {
-                throw new KernelException(Errno.ENOTDIR, call, path);
-            }
-            directory = childDirectory;
-        }
-        return directory;
+        return FsNodes.parentOf(root, parts, call, path);
     }
 
     private Node lookup(List<String> parts, String call, String path) {
-        if (parts.isEmpty()) {
-            return root;
-        }
-        Node node = parentOf(parts, call, path).entries.get(parts.getLast());
-        if (node == null) {
-            throw new KernelException(Errno.ENOENT, call, path);
-        }
-        return node;
+        return FsNodes.lookup(root, parts, call, path);
     }
 
     private void fault(Site site, double rate, String call, String subject) {
@@ -762,7 +671,7 @@ public final class SimFileSystem {
             // The bytes are in the page cache; their writeback failed.
             Write written = (Write) file.unsynced.removeLast();
             if (faults.syncFailure() == SyncFailureModel.LINUX) {
-                writeBack(file.durable, new Write(written.offset(), written.data(), false));
+                PageCache.writeBack(file.durable, new Write(written.offset(), written.data(), false), generator);
             } else {
                 file.unsynced.add(new Write(written.offset(), written.data(), false));
             }
@@ -809,13 +718,13 @@ public final class SimFileSystem {
         }
         if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
             if (handle.node instanceof FileNode file && faults.syncFailure() == SyncFailureModel.LINUX) {
-                dropJournal(file);
+                PageCache.dropJournal(file, generator);
             }
             return -Errno.EIO;
         }
         switch (handle.node) {
             case DirectoryNode directory -> directory.durableEntries = new TreeMap<>(directory.entries);
-            case FileNode file -> applyJournal(file);
+            case FileNode file -> PageCache.applyJournal(file);
         }
         return 0;
     }
@@ -834,68 +743,12 @@ public final class SimFileSystem {
         }
         if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
             if (faults.syncFailure() == SyncFailureModel.LINUX) {
-                dropTree(root);
+                PageCache.dropTree(root, generator);
             }
             return -Errno.EIO;
         }
-        syncTree(root);
+        PageCache.syncTree(root);
         return 0;
-    }
-
-    private static void syncTree(DirectoryNode directory) {
-        directory.durableEntries = new TreeMap<>(directory.entries);
-        for (Node child : directory.entries.values()) {
-            switch (child) {
-                case DirectoryNode nested -> syncTree(nested);
-                case FileNode file -> applyJournal(file);
-            }
-        }
-    }
-
-    private void dropTree(DirectoryNode directory) {
-        for (Node child : directory.entries.values()) {
-            switch (child) {
-                case DirectoryNode nested -> dropTree(nested);
-                case FileNode file -> dropJournal(file);
-            }
-        }
-    }
-
-    /** A successful sync: everything still to sync reaches the disk, in order. */
-    private static void applyJournal(FileNode file) {
-        for (Mutation mutation : file.unsynced) {
-            switch (mutation) {
-                case Write write -> file.durable.write(write.offset(), write.data(), 0, write.data().length);
-                case Resize resize -> file.durable.resize(resize.size());
-            }
-        }
-        file.unsynced.clear();
-    }
-
-    /**
-     * A failed sync under {@link SyncFailureModel#LINUX}: the pages are marked clean, so nothing of the journal
-     * is still to sync; each mutation reached the disk or not, by seed. Writes that were durable already
-     * ({@code RWF_DSYNC}) are on the disk whole.
-     */
-    private void dropJournal(FileNode file) {
-        for (Mutation mutation : file.unsynced) {
-            switch (mutation) {
-                case Write write when write.durable() ->
-                        file.durable.write(write.offset(), write.data(), 0, write.data().length);
-                case Write write -> writeBack(file.durable, write);
-                case Resize resize -> {
-                    if (generator.nextInt(Site.SYNC_WRITEBACK, 2) == 1) {
-                        file.durable.resize(resize.size());
-                    }
-                }
-            }
-        }
-        file.unsynced.clear();
-    }
-
-    /** A write whose writeback failed: lost, whole, or a seeded subset of its sectors, on the durable image. */
-    private void writeBack(ByteImage durable, Write write) {
-        applyWrite(durable, write, subset(write, Site.SYNC_WRITEBACK, Site.SYNC_WRITEBACK));
     }
 
     // ------------------------------------------------------------------------------------------------ crash
@@ -913,153 +766,10 @@ public final class SimFileSystem {
         epoch++;
         openHandles = 0;
         TreeMap<String, List<CrashReport.MutationOutcome>> outcomes = new TreeMap<>();
-        root = recoverDirectory(root, "", policy, outcomes);
+        root = CrashRecovery.recoverDirectory(root, "", policy, generator, outcomes);
         usedBytes = liveBytes(root);
         auditor.record("fs.crash", Auditor.utf8(policy.name()), Auditor.u64(epoch), Auditor.u64(usedBytes));
         return new CrashReport(policy, outcomes);
-    }
-
-    private DirectoryNode recoverDirectory(DirectoryNode old, String path, CrashPolicy policy,
-            Map<String, List<CrashReport.MutationOutcome>> outcomes) {
-        DirectoryNode recovered = new DirectoryNode(old.inode);
-        for (Map.Entry<String, Node> entry : old.durableEntries.entrySet()) {
-            String childPath = path + "/" + entry.getKey();
-            Node child = switch (entry.getValue()) {
-                case DirectoryNode directory -> recoverDirectory(directory, childPath, policy, outcomes);
-                case FileNode file -> recoverFile(file, childPath, policy, outcomes);
-            };
-            recovered.entries.put(entry.getKey(), child);
-        }
-        recovered.durableEntries = new TreeMap<>(recovered.entries);
-        return recovered;
-    }
-
-    private FileNode recoverFile(FileNode old, String path, CrashPolicy policy,
-            Map<String, List<CrashReport.MutationOutcome>> outcomes) {
-        ByteImage image = old.durable.copy();
-        int volatileCount = 0;
-        for (Mutation mutation : old.unsynced) {
-            if (!(mutation instanceof Write write && write.durable())) {
-                volatileCount++;
-            }
-        }
-        // PREFIX: mutations [0, keptPrefix) survive whole, mutation keptPrefix may be torn, the rest are lost.
-        int keptPrefix = policy == CrashPolicy.PREFIX ? generator.nextInt(Site.CRASH_PREFIX, volatileCount + 1) : 0;
-        List<CrashReport.MutationOutcome> fates = new ArrayList<>(old.unsynced.size());
-        int volatileIndex = 0;
-        for (Mutation mutation : old.unsynced) {
-            switch (mutation) {
-                case Write write when write.durable() -> fates.add(applyWrite(image, write, sectors(write)));
-                case Write write -> {
-                    List<CrashReport.Range> survived = switch (policy) {
-                        case ALL_LOST -> List.of();
-                        case PREFIX -> volatileIndex < keptPrefix ? sectors(write)
-                                : volatileIndex == keptPrefix ? tornPrefix(write) : List.of();
-                        case SUBSET -> subset(write, Site.CRASH_SUBSET, Site.CRASH_TEAR);
-                    };
-                    fates.add(applyWrite(image, write, survived));
-                    volatileIndex++;
-                }
-                case Resize resize -> {
-                    boolean survives = switch (policy) {
-                        case ALL_LOST -> false;
-                        case PREFIX -> volatileIndex < keptPrefix;
-                        case SUBSET -> generator.nextInt(Site.CRASH_SUBSET, 2) == 1;
-                    };
-                    if (survives) {
-                        image.resize(resize.size());
-                    }
-                    fates.add(new CrashReport.MutationOutcome(CrashReport.Kind.RESIZE, resize.size(), 0, false,
-                            survives ? List.of(new CrashReport.Range(resize.size(), 0)) : List.of()));
-                    volatileIndex++;
-                }
-            }
-        }
-        if (!fates.isEmpty()) {
-            outcomes.put(path, fates);
-        }
-        FileNode recovered = new FileNode(old.inode);
-        recovered.live = image;
-        recovered.durable = image.copy();
-        return recovered;
-    }
-
-    /** The write cut at absolute 512-byte boundaries: the units in which a disk keeps or loses it. */
-    private static List<CrashReport.Range> sectors(Write write) {
-        List<CrashReport.Range> pieces = new ArrayList<>();
-        long offset = write.offset();
-        long end = write.offset() + write.data().length;
-        while (offset < end) {
-            long sectorEnd = Math.min(end, (offset / SECTOR_BYTES + 1) * SECTOR_BYTES);
-            pieces.add(new CrashReport.Range(offset, sectorEnd - offset));
-            offset = sectorEnd;
-        }
-        return pieces;
-    }
-
-    /** A seeded number of leading sectors, strictly fewer than all of them (all would be a longer prefix). */
-    private List<CrashReport.Range> tornPrefix(Write write) {
-        List<CrashReport.Range> pieces = sectors(write);
-        if (pieces.isEmpty()) {
-            return pieces;
-        }
-        int kept = generator.nextInt(Site.CRASH_TEAR, pieces.size());
-        return merged(pieces.subList(0, kept));
-    }
-
-    /** Lost, whole or torn with equal odds; a torn write keeps each sector with probability one half. */
-    private List<CrashReport.Range> subset(Write write, Site fateSite, Site tearSite) {
-        List<CrashReport.Range> pieces = sectors(write);
-        int fate = generator.nextInt(fateSite, 3);
-        if (fate == 0) {
-            return List.of();
-        }
-        if (fate == 1) {
-            return merged(pieces);
-        }
-        List<CrashReport.Range> kept = new ArrayList<>();
-        for (CrashReport.Range piece : pieces) {
-            if (generator.chance(tearSite, 0.5)) {
-                kept.add(piece);
-            }
-        }
-        return merged(kept);
-    }
-
-    /** Joins adjacent ranges, so a whole write reports one range. */
-    private static List<CrashReport.Range> merged(List<CrashReport.Range> pieces) {
-        List<CrashReport.Range> joined = new ArrayList<>();
-        for (CrashReport.Range piece : pieces) {
-            if (!joined.isEmpty() && joined.getLast().end() == piece.offset()) {
-                CrashReport.Range last = joined.removeLast();
-                joined.add(new CrashReport.Range(last.offset(), last.length() + piece.length()));
-            } else {
-                joined.add(piece);
-            }
-        }
-        return joined;
-    }
-
-    private static CrashReport.MutationOutcome applyWrite(ByteImage image, Write write,
-            List<CrashReport.Range> survived) {
-        List<CrashReport.Range> ranges = merged(survived);
-        for (CrashReport.Range range : ranges) {
-            int from = (int) (range.offset() - write.offset());
-            image.write(range.offset(), write.data(), from, (int) range.length());
-        }
-        return new CrashReport.MutationOutcome(CrashReport.Kind.WRITE, write.offset(), write.data().length,
-                write.durable(), ranges);
-    }
-
-    private static long liveBytes(DirectoryNode directory) {
-        long total = 0;
-        for (Node child : directory.entries.values()) {
-            total += switch (child) {
-                case DirectoryNode nested -> liveBytes(nested);
-                case FileNode file -> file.live.size();
-            };
-        }
-        return total;
     }
 
     @Override

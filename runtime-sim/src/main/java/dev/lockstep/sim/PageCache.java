@@ -1,0 +1,138 @@
+package dev.lockstep.sim;
+
+import dev.lockstep.sim.FsNodes.DirectoryNode;
+import dev.lockstep.sim.FsNodes.FileNode;
+import dev.lockstep.sim.FsNodes.Mutation;
+import dev.lockstep.sim.FsNodes.Node;
+import dev.lockstep.sim.FsNodes.Resize;
+import dev.lockstep.sim.FsNodes.Write;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * The page cache and the durable image of {@link SimFileSystem}'s files: what a sync makes durable, what a failed
+ * sync leaves behind under each {@link SyncFailureModel}, and the 512-byte sectors in which a disk keeps or loses
+ * a write (shared with {@link CrashRecovery}). Draws come from the one {@link Generator}, at the sites named
+ * here. Not thread-safe.
+ */
+final class PageCache {
+
+    private PageCache() {
+    }
+
+    static void syncTree(DirectoryNode directory) {
+        directory.durableEntries = new TreeMap<>(directory.entries);
+        for (Node child : directory.entries.values()) {
+            switch (child) {
+                case DirectoryNode nested -> syncTree(nested);
+                case FileNode file -> applyJournal(file);
+            }
+        }
+    }
+
+    /** A failed {@code syncfs} under {@link SyncFailureModel#LINUX}: every file's journal is dropped. */
+    static void dropTree(DirectoryNode directory, Generator generator) {
+        for (Node child : directory.entries.values()) {
+            switch (child) {
+                case DirectoryNode nested -> dropTree(nested, generator);
+                case FileNode file -> dropJournal(file, generator);
+            }
+        }
+    }
+
+    /** A successful sync: everything still to sync reaches the disk, in order. */
+    static void applyJournal(FileNode file) {
+        for (Mutation mutation : file.unsynced) {
+            switch (mutation) {
+                case Write write -> file.durable.write(write.offset(), write.data(), 0, write.data().length);
+                case Resize resize -> file.durable.resize(resize.size());
+            }
+        }
+        file.unsynced.clear();
+    }
+
+    /**
+     * A failed sync under {@link SyncFailureModel#LINUX}: the pages are marked clean, so nothing of the journal
+     * is still to sync; each mutation reached the disk or not, by seed. Writes that were durable already
+     * ({@code RWF_DSYNC}) are on the disk whole.
+     */
+    static void dropJournal(FileNode file, Generator generator) {
+        for (Mutation mutation : file.unsynced) {
+            switch (mutation) {
+                case Write write when write.durable() ->
+                        file.durable.write(write.offset(), write.data(), 0, write.data().length);
+                case Write write -> writeBack(file.durable, write, generator);
+                case Resize resize -> {
+                    if (generator.nextInt(Site.SYNC_WRITEBACK, 2) == 1) {
+                        file.durable.resize(resize.size());
+                    }
+                }
+            }
+        }
+        file.unsynced.clear();
+    }
+
+    /** A write whose writeback failed: lost, whole, or a seeded subset of its sectors, on the durable image. */
+    static void writeBack(ByteImage durable, Write write, Generator generator) {
+        applyWrite(durable, write, subset(write, generator, Site.SYNC_WRITEBACK, Site.SYNC_WRITEBACK));
+    }
+
+    /** The write cut at absolute 512-byte boundaries: the units in which a disk keeps or loses it. */
+    static List<CrashReport.Range> sectors(Write write) {
+        List<CrashReport.Range> pieces = new ArrayList<>();
+        long offset = write.offset();
+        long end = write.offset() + write.data().length;
+        while (offset < end) {
+            long sectorEnd = Math.min(end, (offset / SimFileSystem.SECTOR_BYTES + 1) * SimFileSystem.SECTOR_BYTES);
+            pieces.add(new CrashReport.Range(offset, sectorEnd - offset));
+            offset = sectorEnd;
+        }
+        return pieces;
+    }
+
+    /** Lost, whole or torn with equal odds; a torn write keeps each sector with probability one half. */
+    static List<CrashReport.Range> subset(Write write, Generator generator, Site fateSite, Site tearSite) {
+        List<CrashReport.Range> pieces = sectors(write);
+        int fate = generator.nextInt(fateSite, 3);
+        if (fate == 0) {
+            return List.of();
+        }
+        if (fate == 1) {
+            return merged(pieces);
+        }
+        List<CrashReport.Range> kept = new ArrayList<>();
+        for (CrashReport.Range piece : pieces) {
+            if (generator.chance(tearSite, 0.5)) {
+                kept.add(piece);
+            }
+        }
+        return merged(kept);
+    }
+
+    /** Joins adjacent ranges, so a whole write reports one range. */
+    static List<CrashReport.Range> merged(List<CrashReport.Range> pieces) {
+        List<CrashReport.Range> joined = new ArrayList<>();
+        for (CrashReport.Range piece : pieces) {
+            if (!joined.isEmpty() && joined.getLast().end() == piece.offset()) {
+                CrashReport.Range last = joined.removeLast();
+                joined.add(new CrashReport.Range(last.offset(), last.length() + piece.length()));
+            } else {
+                joined.add(piece);
+            }
+        }
+        return joined;
+    }
+
+    /** Writes the surviving ranges of {@code write} to {@code image}; reports what survived. */
+    static CrashReport.MutationOutcome applyWrite(ByteImage image, Write write,
+            List<CrashReport.Range> survived) {
+        List<CrashReport.Range> ranges = merged(survived);
+        for (CrashReport.Range range : ranges) {
+            int from = (int) (range.offset() - write.offset());
+            image.write(range.offset(), write.data(), from, (int) range.length());
+        }
+        return new CrashReport.MutationOutcome(CrashReport.Kind.WRITE, write.offset(), write.data().length,
+                write.durable(), ranges);
+    }
+}
