@@ -564,9 +564,9 @@ public final class SimKernel implements Kernel {
 
     static final class SocketDescription extends Description {
         final SimNetwork network;
-        final SimNetwork.Socket socket;
+        final SimSocket socket;
 
-        SocketDescription(SimNetwork network, SimNetwork.Socket socket) {
+        SocketDescription(SimNetwork network, SimSocket socket) {
             this.network = network;
             this.socket = socket;
         }
@@ -583,7 +583,7 @@ public final class SimKernel implements Kernel {
 
         @Override
         String kind() {
-            return socket.state == SimNetwork.SocketState.LISTENING ? "listener"
+            return socket.state == SimSocket.State.LISTENING ? "listener"
                     : socket.remote != null ? "connection to " + socket.remote + ", local" : "socket";
         }
     }

@@ -1,14 +1,14 @@
 package dev.lockstep.sim;
 
+import static dev.lockstep.sim.NetworkTopology.direction;
+import static dev.lockstep.sim.NetworkTopology.ip;
+
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -51,6 +51,12 @@ import java.util.TreeSet;
  *
  * <p>The socket-level calls are package-private: the kernel makes them, on behalf of fds. Not thread-safe: the
  * simulator uses it from its one thread.
+ *
+ * <h2>Layout</h2>
+ * This class is the socket state machine: every transition of a {@link SimSocket} (bind, listen, connect,
+ * accept, send, receive, shutdown, close, reset) and the tables they share (sockets, listeners, ports in use).
+ * The topology — link delays and partitioned directions — is {@link NetworkTopology}'s. The transitions stay
+ * together, past 600 lines, because each one updates the same tables and the peer's state in one step.
  */
 public final class SimNetwork {
 
@@ -68,15 +74,13 @@ public final class SimNetwork {
     private final Auditor auditor;
     private final SimClock clock;
     private NetworkConfig config;
-    private final TreeMap<String, LinkProfile> links = new TreeMap<>();
-    /** Blocked directions, as {@code "from>to"}. */
-    private final TreeSet<String> blocked = new TreeSet<>();
+    private final NetworkTopology topology = new NetworkTopology();
     /** Listening sockets by local address key. */
-    private final TreeMap<String, Socket> listeners = new TreeMap<>();
+    private final TreeMap<String, SimSocket> listeners = new TreeMap<>();
     /** Ports in use, by host address. */
     private final TreeMap<String, TreeSet<Integer>> portsInUse = new TreeMap<>();
     /** Every socket not yet closed, in creation order: what partitions, heals and breaks walk. */
-    private final LinkedHashMap<Long, Socket> sockets = new LinkedHashMap<>();
+    private final LinkedHashMap<Long, SimSocket> sockets = new LinkedHashMap<>();
     private long nextSocketId = 1;
     /** Whether one kernel owns the whole loopback range (see {@link #claimLoopback()}). */
     private boolean loopbackClaimed;
@@ -116,14 +120,6 @@ public final class SimNetwork {
 
     // ----------------------------------------------------------------------------------------------- topology
 
-    private static String ip(InetAddress address) {
-        return address.getHostAddress();
-    }
-
-    private static String direction(String from, String to) {
-        return from + ">" + to;
-    }
-
     /**
      * Sets the delay of the link from one host to another (one direction).
      *
@@ -132,7 +128,7 @@ public final class SimNetwork {
      * @param profile its delay
      */
     public void setLink(InetAddress from, InetAddress to, LinkProfile profile) {
-        links.put(direction(ip(from), ip(to)), Objects.requireNonNull(profile, "profile"));
+        topology.setLink(direction(ip(from), ip(to)), profile);
     }
 
     /**
@@ -155,7 +151,7 @@ public final class SimNetwork {
      * @return its profile, or the default
      */
     public LinkProfile link(InetAddress from, InetAddress to) {
-        return links.getOrDefault(direction(ip(from), ip(to)), config.defaultLink());
+        return topology.link(direction(ip(from), ip(to)), config.defaultLink());
     }
 
     /**
@@ -178,14 +174,14 @@ public final class SimNetwork {
      */
     public void partitionOneWay(InetAddress from, InetAddress to) {
         String key = direction(ip(from), ip(to));
-        if (!blocked.add(key)) {
+        if (!topology.block(key)) {
             return;
         }
         auditor.record("net.partition", Auditor.utf8(key), Auditor.u64(clock.nowNanos()));
         long now = clock.nowNanos();
-        for (Socket socket : sockets.values()) {
+        for (SimSocket socket : sockets.values()) {
             if (socket.peer != null && receivesOver(socket, key)) {
-                for (Segment segment : socket.inbound) {
+                for (SimSocket.Segment segment : socket.inbound) {
                     if (segment.arrivalNanos > now) {
                         segment.arrivalNanos = HELD;
                     }
@@ -213,7 +209,7 @@ public final class SimNetwork {
      */
     public void healOneWay(InetAddress from, InetAddress to) {
         String key = direction(ip(from), ip(to));
-        if (blocked.remove(key)) {
+        if (topology.unblock(key)) {
             auditor.record("net.heal", Auditor.utf8(key), Auditor.u64(clock.nowNanos()));
             releaseHeld(key);
         }
@@ -221,8 +217,8 @@ public final class SimNetwork {
 
     /** Restores every direction. */
     public void healAll() {
-        for (String key : List.copyOf(blocked)) {
-            blocked.remove(key);
+        for (String key : topology.blockedDirections()) {
+            topology.unblock(key);
             auditor.record("net.heal", Auditor.utf8(key), Auditor.u64(clock.nowNanos()));
             releaseHeld(key);
         }
@@ -236,21 +232,21 @@ public final class SimNetwork {
      * @return true while partitioned
      */
     public boolean isPartitioned(InetAddress from, InetAddress to) {
-        return blocked.contains(direction(ip(from), ip(to)));
+        return topology.isBlocked(direction(ip(from), ip(to)));
     }
 
-    private boolean receivesOver(Socket socket, String directionKey) {
+    private boolean receivesOver(SimSocket socket, String directionKey) {
         return direction(socket.peer.hostIp, socket.hostIp).equals(directionKey);
     }
 
     private void releaseHeld(String directionKey) {
         long now = clock.nowNanos();
-        for (Socket socket : sockets.values()) {
+        for (SimSocket socket : sockets.values()) {
             if (socket.peer == null || !receivesOver(socket, directionKey)) {
                 continue;
             }
             long previous = Long.MIN_VALUE;
-            for (Segment segment : socket.inbound) {
+            for (SimSocket.Segment segment : socket.inbound) {
                 if (segment.arrivalNanos == HELD) {
                     segment.arrivalNanos = Math.max(previous, now + delay(socket.peer.hostIp, socket.hostIp));
                 }
@@ -268,8 +264,8 @@ public final class SimNetwork {
      * @return true if a connection was found and reset
      */
     public boolean breakConnection(InetSocketAddress local, InetSocketAddress remote) {
-        for (Socket socket : sockets.values()) {
-            if (socket.peer != null && socket.state == SocketState.CONNECTED && local.equals(socket.local)
+        for (SimSocket socket : sockets.values()) {
+            if (socket.peer != null && socket.state == SimSocket.State.CONNECTED && local.equals(socket.local)
                     && remote.equals(socket.remote)) {
                 resetConnection(socket, clock.nowNanos());
                 return true;
@@ -288,8 +284,8 @@ public final class SimNetwork {
         String hostIp = ip(host);
         long now = clock.nowNanos();
         int count = 0;
-        for (Socket socket : sockets.values()) {
-            if (socket.peer != null && socket.state == SocketState.CONNECTED && socket.resetAtNanos > now
+        for (SimSocket socket : sockets.values()) {
+            if (socket.peer != null && socket.state == SimSocket.State.CONNECTED && socket.resetAtNanos > now
                     && (socket.hostIp.equals(hostIp) || socket.peer.hostIp.equals(hostIp))) {
                 resetConnection(socket, now);
                 count++;
@@ -298,111 +294,34 @@ public final class SimNetwork {
         return count;
     }
 
-    private void resetConnection(Socket socket, long atNanos) {
+    private void resetConnection(SimSocket socket, long atNanos) {
         auditor.record("net.reset", Auditor.utf8(String.valueOf(socket.local)),
                 Auditor.utf8(String.valueOf(socket.remote)), Auditor.u64(atNanos));
-        resetAt(socket, atNanos);
-        resetAt(socket.peer, atNanos);
-    }
-
-    private static void resetAt(Socket socket, long atNanos) {
-        if (atNanos < socket.resetAtNanos) {
-            socket.resetAtNanos = atNanos;
-        }
+        socket.resetAt(atNanos);
+        socket.peer.resetAt(atNanos);
     }
 
     /** One delivery delay over a link, jitter included: never negative. */
     private long delay(String fromIp, String toIp) {
-        LinkProfile profile = links.getOrDefault(direction(fromIp, toIp), config.defaultLink());
-        long jitter = generator.nextLongBetween(Site.NETWORK_JITTER, -profile.jitterNanos(), profile.jitterNanos());
-        return Math.max(0, profile.latencyNanos() + jitter);
+        return topology.delay(fromIp, toIp, config.defaultLink(), generator);
     }
 
     // ---------------------------------------------------------------------------------------------- sockets
 
-    enum SocketState {
-        /** Created, maybe with a local port from a failed connect; neither listening nor connected. */
-        OPEN,
-        LISTENING,
-        CONNECTED,
-        CLOSED
-    }
-
-    /** A segment of a byte stream, or the FIN that ends it. */
-    private static final class Segment {
-        final byte[] data;
-        int consumed;
-        long arrivalNanos;
-
-        Segment(byte[] data, long arrivalNanos) {
-            this.data = data;
-            this.arrivalNanos = arrivalNanos;
-        }
-
-        boolean isFin() {
-            return data == null;
-        }
-    }
-
-    /** A connection waiting in a listener's accept queue. */
-    private record PendingAccept(Socket serverEnd, long readyNanos) {
-    }
-
     /** The outcome of a connect, decided when it is issued. */
     record ConnectOutcome(int result, long completesAtNanos) {
-    }
-
-    /** A simulated socket: one end of a connection, or a listener. The kernel maps fds to sockets. */
-    static final class Socket {
-        final long id;
-        String hostIp;
-        InetAddress host;
-        final boolean ipv6;
-        /** Created by the kernel that owns the whole loopback range: it may bind any loopback address. */
-        final boolean loopbackMachine;
-        SocketState state = SocketState.OPEN;
-        InetSocketAddress local;
-        InetSocketAddress remote;
-        /** For a listener: connections not yet accepted, in connect order. */
-        final List<PendingAccept> acceptQueue = new ArrayList<>();
-        /** For a connection: the other end. */
-        Socket peer;
-        /** For a connection: segments sent to this end, in order, arrived or not. */
-        final ArrayDeque<Segment> inbound = new ArrayDeque<>();
-        /** The arrival time of the last segment sent to this end: later ones may not arrive earlier. */
-        long lastArrivalNanos = Long.MIN_VALUE;
-        /** From this time on, every receive and send fails ECONNRESET. */
-        long resetAtNanos = Long.MAX_VALUE;
-        boolean writeShutdown;
-        /** Whether this socket claimed its local port (a listener, or a client's ephemeral port). */
-        boolean ownsPort;
-        /** The connection of a connect in progress, to reset if the connect is cancelled. */
-        boolean connectInProgress;
-
-        Socket(long id, InetAddress host, boolean ipv6, boolean loopbackMachine) {
-            this.id = id;
-            this.host = host;
-            this.hostIp = host.getHostAddress();
-            this.ipv6 = ipv6;
-            this.loopbackMachine = loopbackMachine;
-        }
-
-        @Override
-        public String toString() {
-            return "Socket#" + id + "(" + state + ", " + local + " -> " + remote + ")";
-        }
     }
 
     private static String endpoint(String ip, int port) {
         return ip + ":" + port;
     }
 
-    Socket open(InetAddress host, boolean ipv6) {
+    SimSocket open(InetAddress host, boolean ipv6) {
         return open(host, ipv6, false);
     }
 
-    Socket open(InetAddress host, boolean ipv6, boolean loopbackMachine) {
-        Socket socket = new Socket(nextSocketId++, host, ipv6, loopbackMachine);
+    SimSocket open(InetAddress host, boolean ipv6, boolean loopbackMachine) {
+        SimSocket socket = new SimSocket(nextSocketId++, host, ipv6, loopbackMachine);
         sockets.put(socket.id, socket);
         return socket;
     }
@@ -455,7 +374,7 @@ public final class SimNetwork {
     }
 
     /** Binds a socket of the loopback machine: any loopback address, or the wildcard for all of them. */
-    private void bindLoopback(Socket socket, InetAddress requested, int port, String subject) {
+    private void bindLoopback(SimSocket socket, InetAddress requested, int port, String subject) {
         boolean wildcard = requested.isAnyLocalAddress();
         if (!wildcard && !requested.isLoopbackAddress()) {
             throw new KernelException(Errno.EADDRNOTAVAIL, "bind", subject);
@@ -483,13 +402,13 @@ public final class SimNetwork {
         socket.ownsPort = true;
         socket.local = new InetSocketAddress(wildcard ? wildcardAddress(requested instanceof java.net.Inet6Address)
                 : requested, port);
-        socket.state = SocketState.LISTENING;
+        socket.state = SimSocket.State.LISTENING;
         listeners.put(endpoint(ip, port), socket);
     }
 
     /** The listener a connect to (serverIp, port) reaches: a bound one, or a wildcard one of the loopback machine. */
-    private Socket listenerFor(String serverIp, InetAddress serverAddress, int port) {
-        Socket listener = listeners.get(endpoint(serverIp, port));
+    private SimSocket listenerFor(String serverIp, InetAddress serverAddress, int port) {
+        SimSocket listener = listeners.get(endpoint(serverIp, port));
         if (listener == null && loopbackClaimed && serverAddress.isLoopbackAddress()) {
             listener = listeners.get(endpoint(WILDCARD_V4, port));
             if (listener == null) {
@@ -511,8 +430,8 @@ public final class SimNetwork {
     public int resetAll() {
         long now = clock.nowNanos();
         int count = 0;
-        for (Socket socket : sockets.values()) {
-            if (socket.peer != null && socket.state == SocketState.CONNECTED && socket.resetAtNanos > now) {
+        for (SimSocket socket : sockets.values()) {
+            if (socket.peer != null && socket.state == SimSocket.State.CONNECTED && socket.resetAtNanos > now) {
                 resetConnection(socket, now);
                 count++;
             }
@@ -547,12 +466,12 @@ public final class SimNetwork {
     }
 
     /** Binds with {@code SO_REUSEADDR} and listens. */
-    void bindAndListen(Socket socket, InetSocketAddress address, int backlog) {
+    void bindAndListen(SimSocket socket, InetSocketAddress address, int backlog) {
         String subject = String.valueOf(address);
         if (address.isUnresolved()) {
             throw new KernelException(Errno.EINVAL, "bind", subject);
         }
-        if (socket.state != SocketState.OPEN || socket.local != null) {
+        if (socket.state != SimSocket.State.OPEN || socket.local != null) {
             throw new KernelException(Errno.EINVAL, "bind", subject);
         }
         InetAddress requested = address.getAddress();
@@ -572,12 +491,12 @@ public final class SimNetwork {
         claimPort(socket.hostIp, port);
         socket.ownsPort = true;
         socket.local = new InetSocketAddress(socket.host, port);
-        socket.state = SocketState.LISTENING;
+        socket.state = SimSocket.State.LISTENING;
         listeners.put(endpoint(socket.hostIp, port), socket);
     }
 
     /** Starts a connect; the ring completes it with the outcome's result at the outcome's time. */
-    ConnectOutcome connect(Socket client, InetSocketAddress remote) {
+    ConnectOutcome connect(SimSocket client, InetSocketAddress remote) {
         long now = clock.nowNanos();
         switch (client.state) {
             case CONNECTED -> {
@@ -606,40 +525,40 @@ public final class SimNetwork {
         }
         InetAddress serverAddress = remote.getAddress().isAnyLocalAddress() ? client.host : remote.getAddress();
         String serverIp = ip(serverAddress);
-        if (blocked.contains(direction(client.hostIp, serverIp))
-                || blocked.contains(direction(serverIp, client.hostIp))) {
+        if (topology.isBlocked(direction(client.hostIp, serverIp))
+                || topology.isBlocked(direction(serverIp, client.hostIp))) {
             return new ConnectOutcome(-Errno.ETIMEDOUT, now + config.connectTimeoutNanos());
         }
         long toServer = delay(client.hostIp, serverIp);
         long toClient = delay(serverIp, client.hostIp);
-        Socket listener = listenerFor(serverIp, serverAddress, remote.getPort());
+        SimSocket listener = listenerFor(serverIp, serverAddress, remote.getPort());
         if (listener == null || remote.getPort() == 0) {
             return new ConnectOutcome(-Errno.ECONNREFUSED, now + toServer + toClient);
         }
         // The server's end is the address the client dialled (a wildcard listener accepts on every address).
         InetAddress serverHost = listener.local.getAddress().isAnyLocalAddress() ? serverAddress : listener.host;
-        Socket server = open(serverHost, listener.ipv6, listener.loopbackMachine);
-        server.state = SocketState.CONNECTED;
+        SimSocket server = open(serverHost, listener.ipv6, listener.loopbackMachine);
+        server.state = SimSocket.State.CONNECTED;
         server.local = new InetSocketAddress(serverHost, remote.getPort());
         server.remote = client.local;
         server.peer = client;
         server.lastArrivalNanos = now + toServer;
-        client.state = SocketState.CONNECTED;
+        client.state = SimSocket.State.CONNECTED;
         client.remote = new InetSocketAddress(serverHost, remote.getPort());
         client.peer = server;
         client.lastArrivalNanos = now + toServer + toClient;
         client.connectInProgress = true;
-        listener.acceptQueue.add(new PendingAccept(server, now + toServer));
+        listener.acceptQueue.add(new SimSocket.PendingAccept(server, now + toServer));
         return new ConnectOutcome(0, now + toServer + toClient);
     }
 
     /** The connect completed (successfully or not) and was delivered. */
-    void connectDelivered(Socket client) {
+    void connectDelivered(SimSocket client) {
         client.connectInProgress = false;
     }
 
     /** A connect in progress was cancelled: the half-made connection is reset, as the kernel aborts it. */
-    void connectCancelled(Socket client) {
+    void connectCancelled(SimSocket client) {
         if (client.connectInProgress && client.peer != null) {
             client.connectInProgress = false;
             resetConnection(client, clock.nowNanos());
@@ -647,25 +566,25 @@ public final class SimNetwork {
     }
 
     /** The earliest time an accept on this listener can complete; now for a socket that is not listening. */
-    long acceptableAtNanos(Socket listener) {
-        if (listener.state != SocketState.LISTENING) {
+    long acceptableAtNanos(SimSocket listener) {
+        if (listener.state != SimSocket.State.LISTENING) {
             return Long.MIN_VALUE;
         }
         long earliest = Long.MAX_VALUE;
-        for (PendingAccept pending : listener.acceptQueue) {
+        for (SimSocket.PendingAccept pending : listener.acceptQueue) {
             earliest = Math.min(earliest, pending.readyNanos());
         }
         return earliest;
     }
 
     /** Takes the first connection ready to accept, or null if none is; fails if not listening. */
-    Socket accept(Socket listener) {
-        if (listener.state != SocketState.LISTENING) {
+    SimSocket accept(SimSocket listener) {
+        if (listener.state != SimSocket.State.LISTENING) {
             throw new KernelException(Errno.EINVAL, "accept", String.valueOf(listener.local));
         }
         long now = clock.nowNanos();
-        PendingAccept chosen = null;
-        for (PendingAccept pending : listener.acceptQueue) {
+        SimSocket.PendingAccept chosen = null;
+        for (SimSocket.PendingAccept pending : listener.acceptQueue) {
             if (pending.readyNanos() <= now && (chosen == null || pending.readyNanos() < chosen.readyNanos())) {
                 chosen = pending;
             }
@@ -678,11 +597,11 @@ public final class SimNetwork {
     }
 
     /** The earliest time a receive on this socket can complete: data, end of stream, reset or an error. */
-    long readableAtNanos(Socket socket) {
-        if (socket.state != SocketState.CONNECTED) {
+    long readableAtNanos(SimSocket socket) {
+        if (socket.state != SimSocket.State.CONNECTED) {
             return Long.MIN_VALUE;
         }
-        Segment head = socket.inbound.peekFirst();
+        SimSocket.Segment head = socket.inbound.peekFirst();
         long dataAt = head == null ? Long.MAX_VALUE : head.arrivalNanos;
         return Math.min(dataAt, socket.resetAtNanos);
     }
@@ -693,8 +612,8 @@ public final class SimNetwork {
      * @return the bytes copied; 0 at end of stream (or for {@code length == 0}); {@code -EAGAIN} if nothing has
      *         arrived; {@code -ECONNRESET}; {@code -ENOTCONN}
      */
-    int recv(Socket socket, java.lang.foreign.MemorySegment destination, int length) {
-        if (socket.state != SocketState.CONNECTED) {
+    int recv(SimSocket socket, java.lang.foreign.MemorySegment destination, int length) {
+        if (socket.state != SimSocket.State.CONNECTED) {
             return -Errno.ENOTCONN;
         }
         long now = clock.nowNanos();
@@ -706,7 +625,7 @@ public final class SimNetwork {
         }
         int copied = 0;
         while (copied < length) {
-            Segment head = socket.inbound.peekFirst();
+            SimSocket.Segment head = socket.inbound.peekFirst();
             if (head == null || head.arrivalNanos > now) {
                 break;
             }
@@ -731,8 +650,8 @@ public final class SimNetwork {
      * @return {@code length}, or {@code -ECONNRESET}, {@code -EPIPE} (after {@code shutdownWrite}),
      *         {@code -ENOTCONN}
      */
-    int send(Socket socket, byte[] source, int sourceOffset, int length) {
-        if (socket.state != SocketState.CONNECTED) {
+    int send(SimSocket socket, byte[] source, int sourceOffset, int length) {
+        if (socket.state != SimSocket.State.CONNECTED) {
             return -Errno.ENOTCONN;
         }
         long now = clock.nowNanos();
@@ -749,10 +668,10 @@ public final class SimNetwork {
         if (length == 0) {
             return 0;
         }
-        Socket peer = socket.peer;
-        if (peer.state == SocketState.CLOSED) {
+        SimSocket peer = socket.peer;
+        if (peer.state == SimSocket.State.CLOSED) {
             // The peer's kernel answers data for a closed socket with a reset, one round trip later.
-            resetAt(socket, now + delay(socket.hostIp, peer.hostIp) + delay(peer.hostIp, socket.hostIp));
+            socket.resetAt(now + delay(socket.hostIp, peer.hostIp) + delay(peer.hostIp, socket.hostIp));
             return length;
         }
         byte[] data = new byte[length];
@@ -761,57 +680,57 @@ public final class SimNetwork {
         return length;
     }
 
-    private void enqueue(Socket from, Socket to, byte[] data, long now) {
+    private void enqueue(SimSocket from, SimSocket to, byte[] data, long now) {
         long arrival;
-        Segment last = to.inbound.peekLast();
-        if (blocked.contains(direction(from.hostIp, to.hostIp)) || (last != null && last.arrivalNanos == HELD)) {
+        SimSocket.Segment last = to.inbound.peekLast();
+        if (topology.isBlocked(direction(from.hostIp, to.hostIp)) || (last != null && last.arrivalNanos == HELD)) {
             arrival = HELD;
         } else {
             arrival = Math.max(now + delay(from.hostIp, to.hostIp), to.lastArrivalNanos);
             to.lastArrivalNanos = arrival;
         }
-        to.inbound.addLast(new Segment(data, arrival));
+        to.inbound.addLast(new SimSocket.Segment(data, arrival));
     }
 
     /** Shuts down the writing side: the peer receives end of stream after the data already sent. */
-    void shutdownWrite(Socket socket) {
-        if (socket.state != SocketState.CONNECTED) {
+    void shutdownWrite(SimSocket socket) {
+        if (socket.state != SimSocket.State.CONNECTED) {
             throw new KernelException(Errno.ENOTCONN, "shutdownWrite", String.valueOf(socket.local));
         }
         if (!socket.writeShutdown) {
             socket.writeShutdown = true;
-            if (socket.peer.state != SocketState.CLOSED) {
+            if (socket.peer.state != SimSocket.State.CLOSED) {
                 enqueue(socket, socket.peer, null, clock.nowNanos());
             }
         }
     }
 
     /** Releases a socket for good: FIN (or reset, with unread data) to its peer, pending accepts reset. */
-    void close(Socket socket) {
-        if (socket.state == SocketState.CLOSED) {
+    void close(SimSocket socket) {
+        if (socket.state == SimSocket.State.CLOSED) {
             return;
         }
         long now = clock.nowNanos();
         switch (socket.state) {
             case LISTENING -> {
                 listeners.remove(endpoint(ip(socket.local.getAddress()), socket.local.getPort()));
-                for (PendingAccept pending : socket.acceptQueue) {
-                    Socket server = pending.serverEnd();
-                    resetAt(server.peer, now + delay(server.hostIp, server.peer.hostIp));
-                    server.state = SocketState.CLOSED;
+                for (SimSocket.PendingAccept pending : socket.acceptQueue) {
+                    SimSocket server = pending.serverEnd();
+                    server.peer.resetAt(now + delay(server.hostIp, server.peer.hostIp));
+                    server.state = SimSocket.State.CLOSED;
                     sockets.remove(server.id);
                 }
                 socket.acceptQueue.clear();
             }
             case CONNECTED -> {
-                Socket peer = socket.peer;
+                SimSocket peer = socket.peer;
                 boolean unread = false;
-                for (Iterator<Segment> it = socket.inbound.iterator(); it.hasNext() && !unread; ) {
+                for (Iterator<SimSocket.Segment> it = socket.inbound.iterator(); it.hasNext() && !unread; ) {
                     unread = !it.next().isFin();
                 }
-                if (peer.state != SocketState.CLOSED && now < socket.resetAtNanos) {
+                if (peer.state != SimSocket.State.CLOSED && now < socket.resetAtNanos) {
                     if (unread) {
-                        resetAt(peer, now + delay(socket.hostIp, peer.hostIp));
+                        peer.resetAt(now + delay(socket.hostIp, peer.hostIp));
                     } else if (!socket.writeShutdown) {
                         enqueue(socket, peer, null, now);
                     }
@@ -824,7 +743,7 @@ public final class SimNetwork {
             freePort(socket.local);
             socket.ownsPort = false;
         }
-        socket.state = SocketState.CLOSED;
+        socket.state = SimSocket.State.CLOSED;
         socket.inbound.clear();
         sockets.remove(socket.id);
     }
@@ -840,6 +759,6 @@ public final class SimNetwork {
 
     @Override
     public String toString() {
-        return "SimNetwork(" + sockets.size() + " sockets, blocked=" + blocked + ")";
+        return "SimNetwork(" + sockets.size() + " sockets, blocked=" + topology + ")";
     }
 }

@@ -720,7 +720,7 @@ public final class SimRing implements Ring {
         if (!(request.description instanceof SimKernel.SocketDescription listener)) {
             return -Errno.ENOTSOCK;
         }
-        SimNetwork.Socket accepted;
+        SimSocket accepted;
         try {
             accepted = kernel.network().accept(listener.socket);
         } catch (KernelException e) {

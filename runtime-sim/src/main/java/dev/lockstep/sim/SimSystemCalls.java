@@ -103,7 +103,7 @@ public final class SimSystemCalls implements SystemCalls {
         return file;
     }
 
-    private SimNetwork.Socket socket(int fd, String call) {
+    private SimSocket socket(int fd, String call) {
         SimKernel.Description description = description(fd, call);
         if (!(description instanceof SimKernel.SocketDescription socket)) {
             throw new KernelException(Errno.ENOTSOCK, call, "fd " + fd + " (" + description.subject() + ")");
@@ -308,7 +308,7 @@ public final class SimSystemCalls implements SystemCalls {
     public int socket(InetSocketAddress address) {
         return audited("socket", () -> {
             boolean ipv6 = !address.isUnresolved() && address.getAddress() instanceof Inet6Address;
-            SimNetwork.Socket socket = kernel.network().open(kernel.socketHost(ipv6), ipv6, kernel.hasWorkerHosts());
+            SimSocket socket = kernel.network().open(kernel.socketHost(ipv6), ipv6, kernel.hasWorkerHosts());
             return kernel.install(new SimKernel.SocketDescription(kernel.network(), socket), "socket");
         }, Auditor.utf8(String.valueOf(address)));
     }
@@ -347,7 +347,7 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public InetSocketAddress localAddress(int fd) {
         return audited("localAddress", () -> {
-            SimNetwork.Socket socket = socket(fd, "getsockname");
+            SimSocket socket = socket(fd, "getsockname");
             if (socket.local != null) {
                 return socket.local;
             }
@@ -365,8 +365,8 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public InetSocketAddress peerAddress(int fd) {
         return audited("peerAddress", () -> {
-            SimNetwork.Socket socket = socket(fd, "getpeername");
-            if (socket.state != SimNetwork.SocketState.CONNECTED) {
+            SimSocket socket = socket(fd, "getpeername");
+            if (socket.state != SimSocket.State.CONNECTED) {
                 throw new KernelException(Errno.ENOTCONN, "getpeername", "fd " + fd);
             }
             return socket.remote;
