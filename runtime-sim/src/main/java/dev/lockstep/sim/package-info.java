@@ -8,13 +8,19 @@
  *       {@link dev.lockstep.sim.Site}; {@link dev.lockstep.sim.Auditor}: the SHA-256 chain over every event;
  *       {@link dev.lockstep.sim.SimClock}: simulated time, moved only by the scheduler.</li>
  *   <li>{@link dev.lockstep.sim.SimFileSystem}: files and directories with a page cache and a durable image,
- *       {@link dev.lockstep.sim.StorageFaults} and crashes under a {@link dev.lockstep.sim.CrashPolicy}.</li>
+ *       {@link dev.lockstep.sim.StorageFaults}, failed syncs under a {@link dev.lockstep.sim.SyncFailureModel}
+ *       and crashes under a {@link dev.lockstep.sim.CrashPolicy}; its model is in {@code FsNodes} (paths and
+ *       nodes), {@code PageCache} (syncs, failed syncs, sectors) and {@code CrashRecovery}.</li>
  *   <li>{@link dev.lockstep.sim.SimNetwork}: simulated hosts, links with latency and jitter, partitions and
- *       resets ({@link dev.lockstep.sim.LinkProfile}, {@link dev.lockstep.sim.NetworkConfig}).</li>
+ *       resets ({@link dev.lockstep.sim.LinkProfile}, {@link dev.lockstep.sim.NetworkConfig}); a socket's state is
+ *       {@code SimSocket}, links and partitioned directions {@code NetworkTopology}.</li>
  *   <li>{@link dev.lockstep.sim.SimKernel}, {@link dev.lockstep.sim.SimRing} and
  *       {@link dev.lockstep.sim.SimSystemCalls}: the implementation of {@link dev.lockstep.kernel} over the
  *       above, with the behaviour of a real kernel at configurable rates ({@link dev.lockstep.sim.KernelBehavior}):
- *       latency, completion order, short transfers, spurious {@code EAGAIN}/{@code EINTR}, cancellation races.</li>
+ *       latency, completion order, short transfers, spurious {@code EAGAIN}/{@code EINTR}, cancellation races,
+ *       the time each synchronous call keeps its worker busy. The rings hand out native memory and take only
+ *       native buffers, as io_uring does; what a run still holds at its end is named by
+ *       {@link dev.lockstep.sim.SimKernel#heldResources()}.</li>
  *   <li>{@link dev.lockstep.sim.SimRunner}: the scheduler that drives every fiber on one thread, the runner
  *       users start ({@link dev.lockstep.sim.SimConfig}, validated at build time with
  *       {@link dev.lockstep.sim.InvalidConfigException}), and {@code startAndRecover}, which ends a run with a crash
