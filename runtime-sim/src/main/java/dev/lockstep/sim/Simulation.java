@@ -45,6 +45,8 @@ final class Simulation {
     final SimNetwork network;
     final SimKernel kernel;
     final SimControl control;
+    /** How many leaked resources a failure message names; {@link SimRunner#leaks()} has them all. */
+    private static final int LEAKS_LISTED = 8;
     /** What the kernel held before the run began: a leak is whatever the run holds at its end beyond this. */
     private final List<String> heldAtStart;
     /** What the run held at its end beyond {@link #heldAtStart}; empty until it ended. */
@@ -467,8 +469,13 @@ final class Simulation {
         if (held.isEmpty()) {
             return null;
         }
+        // The first few name the culprit; a store that forgot to close thirty segments needs no thirty lines.
+        String listed = String.join("; ", held.subList(0, Math.min(held.size(), LEAKS_LISTED)));
+        if (held.size() > LEAKS_LISTED) {
+            listed += "; and " + (held.size() - LEAKS_LISTED) + " more (SimRunner.leaks() lists every one)";
+        }
         return "resource leak: the run ended holding " + held.size() + " resource" + (held.size() == 1 ? "" : "s")
-                + " it did not start with: " + String.join("; ", held);
+                + " it did not start with: " + listed;
     }
 
     private static long saturatingAdd(long a, long b) {

@@ -88,6 +88,19 @@ class LeakAccountingTest {
     }
 
     @Test
+    void aLongListIsCutInTheMessageAndWholeInLeaks() {
+        SimRunner runner = SimRunner.of(checked(7).build());
+        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> runner.start(ctx -> {
+            for (int i = 0; i < 12; i++) {
+                ctx.open("p", "forgotten" + i).await();
+            }
+            return null;
+        }));
+        assertMentions(failure.getMessage(), "12 resources", "blob 'p/forgotten0'", "and 4 more");
+        assertEquals(12, runner.leaks().size());
+    }
+
+    @Test
     void withTheCheckOffTheLeaksAreListedAndTheRunPasses() {
         SimRunner runner = SimRunner.of(checked(6).failOnLeaks(false).build());
         runner.start(ctx -> ctx.open("p", "listed").await());
