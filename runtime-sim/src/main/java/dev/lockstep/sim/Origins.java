@@ -1,12 +1,13 @@
 package dev.lockstep.sim;
 
-import java.util.Optional;
+import java.util.List;
 
 /**
  * Where the simulated kernel was asked to create a resource: the source line a leak report names.
  *
- * <p>The walk is short and stops at the first frame that qualifies, so it costs about as much as recording one
- * audit event. Stack frames never reach the generator or the audit chain, so they cannot change a run.
+ * <p>One walk of at most {@value #MAX_FRAMES} frames per fd created (fds are rare; ring buffers, made for every
+ * request, record no stack). Stack frames never reach the generator or the audit chain, so they cannot change a
+ * run.
  */
 final class Origins {
     private static final StackWalker WALKER = StackWalker.getInstance();
@@ -22,16 +23,15 @@ final class Origins {
      */
     static String caller() {
         // Frames below the simulator's loop are whoever started the runner, not whoever asked for the resource.
-        Optional<StackWalker.StackFrame> frame = WALKER.walk(frames -> frames.limit(MAX_FRAMES)
-                .takeWhile(f -> !f.getClassName().equals(LOOP)).filter(f -> isApplication(f.getClassName()))
-                .findFirst());
-        if (frame.isPresent()) {
-            return frame.get().toStackTraceElement().toString();
+        List<StackWalker.StackFrame> frames = WALKER.walk(stack -> stack.limit(MAX_FRAMES)
+                .takeWhile(f -> !f.getClassName().equals(LOOP)).filter(f -> !isSimulator(f.getClassName())).toList());
+        for (StackWalker.StackFrame frame : frames) {
+            if (isApplication(frame.getClassName())) {
+                return frame.toStackTraceElement().toString();
+            }
         }
-        return WALKER.walk(frames -> frames.limit(MAX_FRAMES).takeWhile(f -> !f.getClassName().equals(LOOP))
-                .filter(f -> !isSimulator(f.getClassName())).filter(f -> !f.getClassName().endsWith(".RingRequest"))
-                .findFirst())
-                .map(f -> f.toStackTraceElement() + " (in a worker's service turn)").orElse("an unknown caller");
+        return frames.isEmpty() ? "an unknown caller"
+                : frames.getFirst().toStackTraceElement() + " (in a worker's service turn)";
     }
 
     /** The simulator and the JDK; the simulator's own tests (classes named {@code ...Test}) are application code. */

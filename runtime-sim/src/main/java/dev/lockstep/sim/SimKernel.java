@@ -401,19 +401,50 @@ public final class SimKernel implements Kernel {
 
     // ----------------------------------------------------------------------------------------------- memory
 
-    /** One live allocation: what a leak report says about it. */
-    private record Allocation(MemorySegment segment, long ringId, long number, long atNanos, String origin) {
+    /**
+     * One live allocation: what a leak report says about it. Allocation is on every request's path, so it records
+     * no stack (a walk per request would cost the simulator a third of its speed): the request that last staged
+     * the buffer names what it was for.
+     */
+    private static final class Allocation {
+        final MemorySegment segment;
+        final long ringId;
+        final long number;
+        final long atNanos;
+        String lastUse = "never staged";
+
+        Allocation(MemorySegment segment, long ringId, long number, long atNanos) {
+            this.segment = segment;
+            this.ringId = ringId;
+            this.number = number;
+            this.atNanos = atNanos;
+        }
+
+        MemorySegment segment() {
+            return segment;
+        }
+
         String describe() {
             return segment.byteSize() + "-byte ring buffer #" + number + " of ring " + ringId + ", allocated at "
-                    + atNanos + " ns by " + origin;
+                    + atNanos + " ns, " + lastUse;
         }
     }
 
     MemorySegment allocate(SimRing ring, long bytes) {
         MemorySegment segment = NativeMemory.calloc(bytes);
-        allocations.put(segment.address(), new Allocation(segment, ring.id(), ++allocationsMade, clock.nowNanos(),
-                Origins.caller()));
+        allocations.put(segment.address(), new Allocation(segment, ring.id(), ++allocationsMade, clock.nowNanos()));
         return segment;
+    }
+
+    /** Remembers which request last staged a buffer of this kernel, for the leak report. */
+    void stagedWith(MemorySegment buffer, dev.lockstep.kernel.Opcode opcode, int fd) {
+        Allocation allocation = allocations.get(buffer.address());
+        if (allocation != null) {
+            Description description = description(fd);
+            allocation.lastUse = "last staged by " + opcode + " on fd " + fd
+                    + (description == null ? "" : " (" + description.kind() + " " + description.subject()
+                    + blobName(description) + ")");
+        }
     }
 
     /** Whether {@code segment} is exactly a live allocation of this kernel's rings. */

@@ -213,6 +213,7 @@ public final class SimRing implements Ring {
             return false;
         }
         nextSequence++;
+        noteBuffer(submission);
         staged.add(request);
         if (cancel) {
             stagedCancels++;
@@ -245,6 +246,13 @@ public final class SimRing implements Ring {
         if ((opcode == Opcode.READ || opcode == Opcode.WRITE) && submission.offset < 0) {
             throw new IllegalArgumentException("offset must not be negative, was " + submission.offset + ": "
                     + submission);
+        }
+    }
+
+    /** Stages a checked submission's buffer use in the kernel's allocation records (see {@link #stage}). */
+    private void noteBuffer(Submission submission) {
+        if (submission.buffer != null && submission.buffer.isNative()) {
+            kernel.stagedWith(submission.buffer, submission.opcode, submission.fd);
         }
     }
 

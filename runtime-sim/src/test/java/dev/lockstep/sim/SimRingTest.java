@@ -253,14 +253,18 @@ class SimRingTest {
         SimKernel kernel = kernel(harness, FIXED_LATENCY);
         SimRing ring = kernel.openRing(4);
         int file = kernel.system().open("/f", O_RDWR | O_CREAT);
-        ring.allocate(16);
+        MemorySegment buffer = ring.allocate(16);
+        ring.allocate(8);
+        assertEquals(16, harness.run(ring, Harness.io(Opcode.WRITE, file, buffer, 16, 0, 1)));
         List<String> held = kernel.heldResources();
-        assertEquals(3, held.size(), held.toString());
+        assertEquals(4, held.size(), held.toString());
         assertTrue(held.get(0).startsWith("fd " + file + " (file /f), opened by open at "), held.get(0));
         assertTrue(held.get(0).contains("SimRingTest.java"), "names the line that opened it: " + held.get(0));
         assertTrue(held.get(1).startsWith("ring " + ring.id()), held.get(1));
         assertTrue(held.get(2).startsWith("16-byte ring buffer #1 of ring " + ring.id()), held.get(2));
-        assertTrue(held.get(2).contains("SimRingTest.java"), held.get(2));
+        assertTrue(held.get(2).endsWith("last staged by WRITE on fd " + file + " (file /f)"), held.get(2));
+        assertTrue(held.get(3).startsWith("8-byte ring buffer #2 of ring " + ring.id()), held.get(3));
+        assertTrue(held.get(3).endsWith("never staged"), held.get(3));
         kernel.freeLeakedMemory();
     }
 
