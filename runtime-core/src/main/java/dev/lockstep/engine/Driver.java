@@ -53,6 +53,10 @@ public final class Driver implements CompletionSink {
         Request.Budget budget = Request.Budget.STORAGE;
         /** Admission order, so the per-budget queues stage in the order requests were admitted. */
         long admission;
+        /** A sync's ticket: the first flush of its open issued after its admission (see DurabilityPermit). */
+        long flushTicket;
+        /** The number of the flush this sync issued, or 0 if it issued none. */
+        long flushNumber;
 
         Slot(int index) {
             this.index = index;
@@ -184,6 +188,8 @@ public final class Driver implements CompletionSink {
             slot.timer = timers.add(deadline, slot);
         }
         if (request.permit() != null) {
+            slot.flushTicket = request.permit().ticket();
+            slot.flushNumber = 0;
             slot.state = State.WAITING_PERMIT;
             permitWaiters.add(slot);
             request.permit().addWaiter(worker);
@@ -198,22 +204,39 @@ public final class Driver implements CompletionSink {
         return slot.id();
     }
 
-    /** Grants free permits to waiting syncs, in admission order. */
+    /**
+     * Moves waiting syncs on, in admission order: one a flush issued after its admission already covered
+     * completes (group sync, see {@link DurabilityPermit}); otherwise the first to get a free permit completes
+     * at once if nothing was written since the last flush, or issues the next flush, which then covers every
+     * sync waiting with an earlier ticket.
+     */
     void pumpPermits() {
         for (Iterator<Slot> it = permitWaiters.iterator(); it.hasNext(); ) {
             Slot slot = it.next();
             DurabilityPermit permit = slot.request.permit();
-            if (!permit.tryAcquire()) {
-                continue;
+            boolean covered = permit.covers(slot.flushTicket);
+            if (!covered) {
+                if (!permit.tryAcquire()) {
+                    continue;
+                }
+                // The flush that covers it may have succeeded between the two reads.
+                covered = permit.covers(slot.flushTicket);
+                if (covered) {
+                    permit.release();
+                }
             }
             it.remove();
             if (!hasPermitWaiter(permit)) {
                 permit.removeWaiter(worker);
             }
-            if (slot.request.completeWithoutKernel()) {
+            if (covered) {
+                slot.request.force(Poll.ready(null));
+                finish(slot);
+            } else if (slot.request.completeWithoutKernel()) {
                 permit.release();
                 finish(slot);
             } else {
+                slot.flushNumber = permit.startFlush();
                 slot.state = State.QUEUED;
                 submitQueue.add(slot);
             }
@@ -459,7 +482,9 @@ public final class Driver implements CompletionSink {
     /** A queued request whose preparation threw: nothing reached the kernel, so it finishes now. */
     private void failBeforeSubmission(Slot slot, Throwable failure) {
         if (slot.request.permit() != null) {
-            // A queued sync holds its open's permit (granted before it was queued): hand it on.
+            // A queued sync holds its open's permit (granted before it was queued) and took the dirty flag:
+            // the open stays dirty for the next sync, and the permit is handed on.
+            slot.request.permit().markDirty();
             slot.request.permit().release();
         }
         slot.request.force(Poll.failed(slot.request.internalFailure(failure)));
@@ -510,6 +535,10 @@ public final class Driver implements CompletionSink {
             done = true;
         }
         if (slot.request.permit() != null && done) {
+            if (slot.flushNumber > 0 && slot.request.result() instanceof Poll.Ready<Object> ready
+                    && ready.failure() == null) {
+                slot.request.permit().flushed(slot.flushNumber);
+            }
             slot.request.permit().release();
         }
         if (!done && slot.timedOut) {
@@ -669,6 +698,8 @@ public final class Driver implements CompletionSink {
             switch (slot.state) {
                 case QUEUED, TIMER, WAITING_PERMIT -> {
                     if (slot.state == State.QUEUED && slot.request.permit() != null) {
+                        // A sync that took the dirty flag and never flushed: the next sync must flush.
+                        slot.request.permit().markDirty();
                         slot.request.permit().release();
                     }
                     submitQueue.remove(slot);

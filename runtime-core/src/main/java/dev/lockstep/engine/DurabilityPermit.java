@@ -2,10 +2,24 @@ package dev.lockstep.engine;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The one durability permit of an open file: syncs of that open run one at a time, and a sync of an open
- * with nothing written since the last sync completes without an {@code fsync}.
+ * The one durability permit of an open file: syncs of that open run one at a time, a sync of an open with
+ * nothing written since the last sync completes without an {@code fsync}, and syncs waiting together share
+ * one (group sync).
+ *
+ * <h2>Group sync</h2>
+ * Flushes of the open (the {@code fdatasync} calls its syncs make) are numbered 1, 2, … in the order they are
+ * issued; one runs at a time, under the permit. A sync admitted when {@code n} flushes had been issued takes
+ * the ticket {@code n + 1}: the first flush issued after its admission. That flush covers it, because every
+ * write the sync must make durable completed before the sync was admitted, so before that flush's
+ * {@code fdatasync} was called. So when flush {@code k} succeeds, every sync waiting with a ticket up to
+ * {@code k} completes with it, on whichever worker it waits; a sync that arrived while flush {@code k} was in
+ * flight holds ticket {@code k + 1} and waits for the next flush, which the first of them to get the permit
+ * issues. A failed flush covers nobody but the sync that issued it (which fails): the open is dirty again,
+ * and the syncs it would have covered issue the next flush themselves, as they would have without grouping.
+ * The simulator runs this same code over its kernel, so its crash model sees exactly the flushes issued here.
  *
  * <p>Thread-safe and lock-free: every method is called inside a worker's critical section
  * ({@link Worker#borrow()}), where nothing may park, so the permit uses atomics and a non-blocking queue only,
@@ -21,6 +35,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class DurabilityPermit {
     private final AtomicBoolean held = new AtomicBoolean();
     private final AtomicBoolean dirty = new AtomicBoolean();
+    /** Flushes issued so far; incremented by the holder only, read by any worker admitting a sync. */
+    private final AtomicLong flushesIssued = new AtomicLong();
+    /**
+     * The highest flush that succeeded, or 0. Written by the holder before it releases the permit, so a worker
+     * nudged by that release reads it.
+     */
+    private volatile long flushedThrough;
     /**
      * Workers with a sync waiting. Each worker adds and removes only itself, from its own critical section, so
      * membership of one worker never races; the queue is {@link ConcurrentLinkedQueue}, whose operations are
@@ -41,6 +62,16 @@ public final class DurabilityPermit {
             throw new IllegalArgumentException("not a Lockstep engine blob: " + blob);
         }
         return engineBlob.permit();
+    }
+
+    /**
+     * Flushes issued on this open so far (each one {@code fdatasync}): with syncs grouped, fewer than the syncs
+     * that completed. For benchmarks and tests.
+     *
+     * @return the count
+     */
+    public long flushes() {
+        return flushesIssued.get();
     }
 
     /**
@@ -88,6 +119,47 @@ public final class DurabilityPermit {
      *
      * @param worker the calling worker
      */
+    /**
+     * The ticket of a sync admitted now: the number of the first flush issued from now on.
+     *
+     * @return the ticket, at least 1
+     */
+    long ticket() {
+        return flushesIssued.get() + 1;
+    }
+
+    /**
+     * Whether a flush that covers {@code ticket} has succeeded.
+     *
+     * @param ticket a sync's ticket
+     * @return true if that sync is durable already
+     */
+    boolean covers(long ticket) {
+        return flushedThrough >= ticket;
+    }
+
+    /**
+     * Numbers the flush the holder is about to issue; called with the permit held, before the
+     * {@code fdatasync} is submitted, so a sync admitted after this call waits for a later flush.
+     *
+     * @return the flush's number
+     */
+    long startFlush() {
+        return flushesIssued.incrementAndGet();
+    }
+
+    /**
+     * Flush {@code flush} succeeded: every sync with a ticket up to it is durable. Called by the holder before
+     * it releases the permit.
+     *
+     * @param flush the flush's number
+     */
+    void flushed(long flush) {
+        if (flush > flushedThrough) {
+            flushedThrough = flush;
+        }
+    }
+
     void addWaiter(Worker worker) {
         if (!waiting.contains(worker)) {
             waiting.add(worker);

@@ -318,6 +318,97 @@ class StorageEngineTest {
         });
     }
 
+    /**
+     * Group sync (DurabilityPermit): one flush completes every sync waiting whose ticket it covers — even when
+     * a write completed during that flush, which a second flush would otherwise have been issued for — and a
+     * sync that arrives while a flush is in flight waits for the next one. Two workers: the flush worker 0
+     * issues also completes the sync waiting on worker 1.
+     */
+    @Test
+    void oneFlushCompletesEverySyncWaitingBeforeItWasIssued() {
+        java.util.concurrent.atomic.AtomicInteger fsyncs = new java.util.concurrent.atomic.AtomicInteger();
+        kernel.autoComplete(p -> {
+            if (p.opcode() == Opcode.FSYNC) {
+                fsyncs.incrementAndGet();
+                return Integer.MIN_VALUE; // the test completes flushes itself
+            }
+            return kernel.files.execute(p);
+        });
+        new ThreadedRunner(kernel, 2, 8, ROOT, "group").start(ctx -> {
+            try {
+                return groupedSyncs(ctx, fsyncs);
+            } finally {
+                // Whatever happened, complete the flushes still in flight, so the workers can retire and an
+                // assertion failure surfaces instead of a worker waiting for its fsync forever.
+                kernel.autoCompleteFiles();
+                for (ScriptedKernel.Pending pending : kernel.pending()) {
+                    if (pending.opcode() == Opcode.FSYNC) {
+                        kernel.complete(pending, 0);
+                    }
+                }
+            }
+        });
+    }
+
+    private Void groupedSyncs(Context ctx, java.util.concurrent.atomic.AtomicInteger fsyncs) {
+        {
+            Blob blob = open(ctx, "data", "grouped");
+            blob.writeAt(0, bytes("a")).await();
+            Operation<Void> first = blob.sync();
+            ScriptedKernel.Pending flush1 = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+
+            // While flush 1 is in flight: a write and three syncs, one of them on worker 1.
+            blob.writeAt(1, bytes("b")).await();
+            Operation<Void> second = blob.sync();
+            Operation<Void> third = blob.sync();
+            java.util.concurrent.atomic.AtomicBoolean otherDone = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicBoolean otherAdmitted = new java.util.concurrent.atomic.AtomicBoolean();
+            var other = ctx.child("other").spawnOn(1, child -> {
+                Operation<Void> sync = blob.sync();
+                otherAdmitted.set(true);
+                sync.await();
+                otherDone.set(true);
+                return null;
+            });
+            Support.serviceUntil("worker 1's sync was admitted", otherAdmitted::get);
+            kernel.complete(flush1, 0);
+            assertNull(first.await());
+            assertFalse(second.poll(Waker.noop()).isReady(), "a sync that arrived during flush 1 waits");
+
+            ScriptedKernel.Pending flush2 = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+            // A write completes during flush 2 (the open is dirty again), and a sync arrives.
+            blob.writeAt(2, bytes("d")).await();
+            Operation<Void> late = blob.sync();
+            kernel.complete(flush2, 0);
+            // Flush 2 completes the second, the third and worker 1's syncs: none of them waits for another
+            // flush, although a write completed during flush 2 (polled, so a missing completion fails here).
+            @SuppressWarnings("unchecked")
+            dev.lockstep.Poll<Void>[] results = new dev.lockstep.Poll[2];
+            serviceUntil("the syncs admitted before flush 2 was issued completed with it", () -> {
+                if (results[0] == null || !results[0].isReady()) {
+                    results[0] = second.poll(Waker.noop());
+                }
+                if (results[1] == null || !results[1].isReady()) {
+                    results[1] = third.poll(Waker.noop());
+                }
+                return results[0].isReady() && results[1].isReady() && otherDone.get();
+            });
+            assertNull(results[0].get());
+            assertNull(results[1].get());
+            other.await();
+
+            // The sync that arrived during flush 2 needs flush 3 (the write after flush 2 was issued).
+            ScriptedKernel.Pending flush3 = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+            assertEquals(3, fsyncs.get(), "the second, third and worker 1's syncs shared flush 2");
+            assertFalse(late.poll(Waker.noop()).isReady(), "the sync that arrived during flush 2 waits for flush 3");
+            kernel.complete(flush3, 0);
+            assertNull(late.await());
+            assertEquals(3, fsyncs.get(), "five syncs, three flushes");
+            blob.close();
+            return null;
+        }
+    }
+
     /** Seed: test_start_sync_returns_while_ring_is_full. */
     @Test
     void startSyncReturnsAtOnceWithAFullRing() {
