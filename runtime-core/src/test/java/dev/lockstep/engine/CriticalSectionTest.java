@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,33 +17,6 @@ import org.junit.jupiter.api.Test;
  */
 class CriticalSectionTest {
     private final ScriptedKernel kernel = new ScriptedKernel();
-
-    /**
-     * A request whose {@code kind()} — called by the driver inside the borrow — parks once, as a fiber
-     * contending a monitor there would unmount. The abort that follows the failure unparks it.
-     */
-    static final class ParkingRequest extends Request {
-        private volatile boolean parked;
-
-        @Override
-        public Kind kind() {
-            if (!parked) {
-                parked = true;
-                LockSupport.park(this);
-            }
-            return Kind.IMMEDIATE;
-        }
-
-        @Override
-        public void runImmediate() {
-            succeed("ran");
-        }
-
-        @Override
-        public String describe() {
-            return "a request that parks inside the critical section";
-        }
-    }
 
     @Test
     void aFiberThatParksInsideTheCriticalSectionFailsTheRunWithItsStack() {

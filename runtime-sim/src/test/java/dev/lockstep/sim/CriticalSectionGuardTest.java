@@ -3,10 +3,9 @@ package dev.lockstep.sim;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.lockstep.engine.Request;
+import dev.lockstep.engine.ParkingRequest;
 import dev.lockstep.engine.Worker;
 import java.util.Arrays;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,30 +14,6 @@ import org.junit.jupiter.api.Test;
  * stack, as on runtime-uring, rather than stall it.
  */
 class CriticalSectionGuardTest {
-
-    /** Parks once in {@code kind()}, which the driver calls inside the borrow; the abort unparks it. */
-    static final class ParkingRequest extends Request {
-        private boolean parked;
-
-        @Override
-        public Kind kind() {
-            if (!parked) {
-                parked = true;
-                LockSupport.park(this);
-            }
-            return Kind.IMMEDIATE;
-        }
-
-        @Override
-        public void runImmediate() {
-            succeed("ran");
-        }
-
-        @Override
-        public String describe() {
-            return "a request that parks inside the critical section";
-        }
-    }
 
     @Test
     void aFiberThatParksInsideTheCriticalSectionFailsTheSimulationWithItsStack() {
