@@ -35,6 +35,8 @@ abstract class Waiting<T> implements Operation<T> {
     private T value;
     private RuntimeException failure;
     private Waker stored;
+    /** The thread whose poll stored {@link #stored}: its own close releases it, anyone else's wakes it. */
+    private Thread storedBy;
 
     Waiting(Object lock) {
         this.lock = lock;
@@ -73,6 +75,7 @@ abstract class Waiting<T> implements Operation<T> {
         failure = error;
         Waker waker = stored;
         stored = null;
+        storedBy = null;
         return waker;
     }
 
@@ -100,6 +103,7 @@ abstract class Waiting<T> implements Operation<T> {
                 } else if (retained != null) {
                     unused = stored;
                     stored = retained;
+                    storedBy = Thread.currentThread();
                     outcome = Poll.pending();
                 }
             }
@@ -126,8 +130,15 @@ abstract class Waiting<T> implements Operation<T> {
         synchronized (lock) {
             if (state == PENDING) {
                 state = CLOSED;
-                wakes.release(stored);
+                // Close means close: a party awaiting from another thread is woken and reads ClosedException;
+                // the closer's own waker (a select closing its losers, say) is only released.
+                if (storedBy == Thread.currentThread()) {
+                    wakes.release(stored);
+                } else {
+                    wakes.wake(stored);
+                }
                 stored = null;
+                storedBy = null;
                 cancelLocked(wakes);
             } else if (state == DONE) {
                 state = CLOSED;

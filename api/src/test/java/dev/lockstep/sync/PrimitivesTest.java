@@ -137,6 +137,21 @@ class PrimitivesTest {
     }
 
     @Test
+    void aCloseFromAnotherThreadWakesTheWaitingPartyWhichThenReadsClosed() throws InterruptedException {
+        Channel<Integer> channel = Channel.bounded(1);
+        Operation<Integer> receive = channel.receive();
+        CountingWaker waker = new CountingWaker();
+        pending(receive, waker);
+        Thread closer = Thread.ofPlatform().name("closer").start(receive::close);
+        closer.join();
+        assertEquals(1, waker.wakes.get(), "close means close: the awaiter of another thread is woken");
+        assertEquals(0, waker.releases.get());
+        assertThrows(ClosedException.class, () -> ready(receive));
+        assertTrue(channel.trySend(7), "the closed receive left the line");
+        assertEquals(7, channel.tryReceive());
+    }
+
+    @Test
     void aReceiveClosedAfterItWasHandedAValueGivesTheValueBack() {
         Channel<String> channel = Channel.bounded(2);
         ready(channel.send("first"));

@@ -124,8 +124,13 @@ public final class OneShot<T> {
         Waker displaced;
         Poll<T> ready = null;
         synchronized (this) {
+            // Both checks again: the monitor was let go for retain(), and a send or a closeReceiver that ran
+            // meanwhile found no waker to wake. Installing ours now would park the receiver for good.
             if (outcome != null) {
                 ready = outcome;
+                displaced = retained;
+            } else if (receiverClosed) {
+                ready = Poll.failed(new ClosedException(closedMessage));
                 displaced = retained;
             } else {
                 displaced = waker;

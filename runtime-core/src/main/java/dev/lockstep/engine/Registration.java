@@ -139,6 +139,10 @@ public final class Registration<T> implements Operation<T> {
         driver = owner.borrow();
         try {
             ready = driver == null ? Poll.failed(new ClosedException(owner + " is closed")) : driver.take(id);
+            if (ready == null && !driver.isLive(id)) {
+                // Closed while retain() ran outside the borrow: the close found no waker of ours to wake.
+                ready = Poll.failed(new ClosedException("this operation was closed, or " + owner + " retired"));
+            }
             displaced = ready != null ? retained : driver.install(id, retained);
         } finally {
             owner.unborrow();
