@@ -1,13 +1,18 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.AbortedException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Handle;
 import dev.lockstep.Runner;
 import dev.lockstep.Task;
 import dev.lockstep.kernel.Kernel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A {@link Runner} that carries each worker on its own platform thread: the thread opens the worker's ring,
@@ -28,12 +33,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * or a continuation threw — fails the engine ({@link Engine#fail}): every task is aborted, the failed worker
  * retires at once and carries its fibers to their end, and {@code start} rethrows the first failure, later
  * ones suppressed, once every worker has retired. A worker thread never ends without that.
+ *
+ * <p>Interruption: interrupting the thread in {@code start} fails the run with {@link AbortedException} (every
+ * task is aborted, as for any failure) and {@code start} waits a bounded time, {@link #INTERRUPT_GRACE_NANOS},
+ * for the workers to retire. A worker still running then (a fiber blocked in something no abort can reach:
+ * a monitor, a plain {@code Thread.join}) is left behind and named in the exception, and the resources of the
+ * run are not closed under it. {@code start} returns or throws with the interrupt status set. So a caller's
+ * deadline (a test timeout, a shutdown hook, {@code Future.cancel(true)}) always ends {@code start}.
  */
 public final class ThreadedRunner implements Runner {
     /** Fibers run per loop turn before the ring is serviced again, so I/O is never starved. */
     private static final int FIBER_BATCH = 64;
     /** How long a retired worker's thread waits for a runnable fiber before looking again. */
     private static final long RETIRED_WAIT_NANOS = 1_000_000L;
+    /** How long an interrupted {@code start} waits for the aborted run to retire before it gives up on it. */
+    static final long INTERRUPT_GRACE_NANOS = 10_000_000_000L;
+    private volatile long interruptGraceNanos = INTERRUPT_GRACE_NANOS;
 
     private final Kernel kernel;
     private final int workers;
@@ -41,6 +56,11 @@ public final class ThreadedRunner implements Runner {
     private final String storageRoot;
     private final String name;
     private final AtomicBoolean used = new AtomicBoolean();
+
+    /** Tests shorten the grace period of an interrupted start; set before {@code start}. */
+    void interruptGrace(Duration grace) {
+        interruptGraceNanos = grace.toNanos();
+    }
 
     /**
      * @param kernel the kernel
@@ -126,11 +146,14 @@ public final class ThreadedRunner implements Runner {
         }
         awaitUninterruptibly(created);
         Handle<T> rootHandle = null;
+        // Set when start's thread is interrupted: from then on every wait below ends by this deadline.
+        long[] interruptDeadline = {0L};
+        long grace = interruptGraceNanos;
         try {
             if (startFailure[0] == null) {
                 rootHandle = engine.startRoot(root);
                 rootHandle.poll(null);
-                awaitRoot(rootHandle);
+                awaitRoot(rootHandle, engine, interruptDeadline, grace);
             }
         } finally {
             engine.abortAll();
@@ -138,12 +161,22 @@ public final class ThreadedRunner implements Runner {
             for (Worker worker : engine.workers()) {
                 worker.nudge();
             }
+            List<Thread> leftBehind = new ArrayList<>();
             for (Thread thread : threads) {
-                joinUninterruptibly(thread);
+                if (!join(thread, engine, interruptDeadline, grace)) {
+                    leftBehind.add(thread);
+                }
+            }
+            if (!leftBehind.isEmpty()) {
+                Thread.currentThread().interrupt();
+                throw abandoned(leftBehind, engine, grace);
             }
             // Every worker retired, so no request holds an fd any more: what user code left open is closed now.
             engine.closeOwnedResources();
             engine.releaseStorageHold(hold);
+            if (interruptDeadline[0] != 0L) {
+                Thread.currentThread().interrupt();
+            }
         }
         if (startFailure[0] instanceof RuntimeException failure) {
             throw failure;
@@ -154,12 +187,76 @@ public final class ThreadedRunner implements Runner {
         return engine.outcome(rootHandle);
     }
 
-    private static <T> void awaitRoot(Handle<T> root) {
+    /**
+     * Waits for the root task. An interrupt fails the run ({@link #interrupted}); the wait then ends when the
+     * aborted root finishes or at the grace deadline, whichever comes first.
+     */
+    private static <T> void awaitRoot(Handle<T> root, Engine engine, long[] interruptDeadline, long grace) {
         Thread thread = Thread.currentThread();
-        dev.lockstep.Waker waker = () -> java.util.concurrent.locks.LockSupport.unpark(thread);
+        dev.lockstep.Waker waker = () -> LockSupport.unpark(thread);
         while (!root.poll(waker).isReady()) {
-            java.util.concurrent.locks.LockSupport.park(root);
+            if (Thread.interrupted()) {
+                interrupted(engine, interruptDeadline, grace);
+            }
+            if (interruptDeadline[0] == 0L) {
+                LockSupport.park(root);
+            } else {
+                long left = interruptDeadline[0] - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                LockSupport.parkNanos(root, left);
+            }
         }
+    }
+
+    /** The first interrupt of start's thread: the run fails, and the grace period begins. */
+    private static void interrupted(Engine engine, long[] interruptDeadline, long grace) {
+        if (interruptDeadline[0] != 0L) {
+            return;
+        }
+        interruptDeadline[0] = System.nanoTime() + grace;
+        engine.fail(new AbortedException("Runner.start was interrupted: every task was aborted"));
+    }
+
+    /**
+     * Joins a worker thread: without limit until start is interrupted, then until the grace deadline.
+     *
+     * @return whether the thread ended
+     */
+    private static boolean join(Thread thread, Engine engine, long[] interruptDeadline, long grace) {
+        while (true) {
+            try {
+                if (interruptDeadline[0] == 0L) {
+                    thread.join();
+                    return true;
+                }
+                long left = interruptDeadline[0] - System.nanoTime();
+                if (left <= 0) {
+                    return !thread.isAlive();
+                }
+                return thread.join(Duration.ofNanos(left));
+            } catch (InterruptedException e) {
+                interrupted(engine, interruptDeadline, grace);
+            }
+        }
+    }
+
+    private static AbortedException abandoned(List<Thread> leftBehind, Engine engine, long grace) {
+        StringBuilder message = new StringBuilder("Runner.start was interrupted and ")
+                .append(leftBehind.size()).append(leftBehind.size() == 1 ? " worker" : " workers")
+                .append(" did not retire within ").append(Duration.ofNanos(grace))
+                .append("; left running, their resources not closed:");
+        for (Thread thread : leftBehind) {
+            message.append(' ').append(thread.getName());
+        }
+        AbortedException failure = new AbortedException(message.toString(), engine.failure());
+        for (Thread thread : leftBehind) {
+            Throwable where = new Throwable(thread.getName() + " at the deadline");
+            where.setStackTrace(thread.getStackTrace());
+            failure.addSuppressed(where);
+        }
+        return failure;
     }
 
     /**
@@ -239,21 +336,6 @@ public final class ThreadedRunner implements Runner {
         while (true) {
             try {
                 latch.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void joinUninterruptibly(Thread thread) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                thread.join();
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;

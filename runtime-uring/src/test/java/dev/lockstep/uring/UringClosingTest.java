@@ -147,4 +147,44 @@ class UringClosingTest {
         assertEquals(fdsBefore, OpenDescriptors.fdCount(), "start closed every fd the run left open");
         assertEquals(ringsBefore, OpenDescriptors.ringMappings().size(), "every ring is unmapped");
     }
+
+    /**
+     * Interrupting the thread in {@code start} aborts the run on io_uring too: a fiber on each worker parked in a
+     * day-long accept or sleep is woken, {@code start} throws {@link dev.lockstep.AbortedException} with the
+     * interrupt status set, and the listener's fd and the rings are gone — so a caller's deadline (a test
+     * timeout, a shutdown hook) always gets {@code start} back.
+     */
+    @Test
+    void anInterruptedStartAbortsTheRunAndReleasesItsFds() throws Exception {
+        int fdsBefore = OpenDescriptors.fdCount();
+        int ringsBefore = OpenDescriptors.ringMappings().size();
+        java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(2);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean interruptStatus = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread starter = Thread.ofPlatform().name("starter").start(() -> {
+            try {
+                UringRunner.builder().workers(2).ringEntries(8).build().start(ctx -> {
+                    Listener listener = ctx.bind(LOOPBACK).await(); // left open: start closes it
+                    Handle<Void> sleeper = ctx.child("sleeper").spawnOn(1, c -> {
+                        waiting.countDown();
+                        c.sleep(Duration.ofDays(1));
+                        return null;
+                    });
+                    waiting.countDown();
+                    listener.accept().await();
+                    return sleeper.await();
+                });
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+            interruptStatus.set(Thread.currentThread().isInterrupted());
+        });
+        assertTrue(waiting.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        starter.interrupt();
+        assertTrue(starter.join(Duration.ofSeconds(20)), "start ended after the interrupt");
+        assertTrue(failure.get() instanceof dev.lockstep.AbortedException, String.valueOf(failure.get()));
+        assertTrue(interruptStatus.get());
+        assertEquals(fdsBefore, OpenDescriptors.fdCount());
+        assertEquals(ringsBefore, OpenDescriptors.ringMappings().size());
+    }
 }
