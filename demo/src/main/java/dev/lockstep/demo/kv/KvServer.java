@@ -105,12 +105,16 @@ public final class KvServer {
             opens++;
             events.accept("store opened: recovered " + opened.recovery());
             store = opened;
-            while (!opened.isPoisoned()) {
-                ctx.sleep(KEEPER_POLL);
+            try {
+                while (!opened.isPoisoned()) {
+                    ctx.sleep(KEEPER_POLL);
+                }
+                events.accept("store poisoned by " + opened.failure() + "; reopening");
+            } finally {
+                // Poisoned, or the server is stopping (the sleep was aborted): either way the blobs are closed.
+                store = null;
+                opened.close();
             }
-            store = null;
-            events.accept("store poisoned by " + opened.failure() + "; reopening");
-            opened.close();
         }
     }
 

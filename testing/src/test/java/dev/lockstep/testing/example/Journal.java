@@ -34,6 +34,15 @@ final class Journal implements AutoCloseable {
     /** {@code syncEachAppend = false} is the bug the README's failing run shows. */
     static Journal open(Context ctx, String name, boolean syncEachAppend) {
         OpenedBlob opened = ctx.open("journal", name).await();
+        try {
+            return recover(opened, syncEachAppend);
+        } catch (RuntimeException | Error failure) {
+            opened.blob().close(); // a crash or a fault cut the recovery short: the blob is still ours to close
+            throw failure;
+        }
+    }
+
+    private static Journal recover(OpenedBlob opened, boolean syncEachAppend) {
         byte[] bytes = opened.blob().readAt(0, (int) opened.length()).await();
         List<String> entries = new ArrayList<>();
         int offset = 0;
