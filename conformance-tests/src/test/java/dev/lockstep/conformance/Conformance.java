@@ -31,4 +31,14 @@ public @interface Conformance {
      * @return a power of two; the seed's tests use 1
      */
     int ring() default DEFAULT_RING;
+
+    /**
+     * Why this case ends its runs still holding resources on purpose — an operation or handle that escapes
+     * {@code start}, which is the contract under test — or empty (the default) if it closes what it opens. A
+     * non-empty reason turns off the simulator's leak check for the case (runtime-uring closes what is left
+     * either way); everything else runs with the check on, so a case that forgets to close fails.
+     *
+     * @return the reason, or empty
+     */
+    String leavesOpen() default "";
 }

@@ -212,7 +212,9 @@ class ForwardingProperties {
                               boolean foreignCloseLost) {
         List<String> expected = model(operations, steps);
         for (RuntimeConfig config : configs) {
-            try (Runtimes runtimes = new Runtimes(config, Conformance.DEFAULT_RING)) {
+            // The socket pairs outlive start on purpose: what the runtime still holds of them afterwards is part
+            // of the transcript. So the simulator's leak check is off here.
+            try (Runtimes runtimes = new Runtimes(config, Conformance.DEFAULT_RING, false)) {
                 List<String> transcript = run(runtimes, operations, steps, foreignCloseLost);
                 assertEquals(String.join("\n", expected), String.join("\n", transcript), config.displayName());
             }

@@ -31,10 +31,12 @@ public final class RuntimeExtension implements TestTemplateInvocationContextProv
 
     @Override
     public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(ExtensionContext context) {
-        int ring = context.getRequiredTestMethod().getAnnotation(Conformance.class).ring();
+        Conformance conformance = context.getRequiredTestMethod().getAnnotation(Conformance.class);
+        int ring = conformance.ring();
+        boolean leakChecked = conformance.leavesOpen().isEmpty();
         List<KnownBug> bugs = AnnotationSupport.findRepeatableAnnotations(context.getRequiredTestMethod(),
                 KnownBug.class);
-        return selected().stream().map(config -> invocation(config, ring, bugs.stream()
+        return selected().stream().map(config -> invocation(config, ring, leakChecked, bugs.stream()
                 .filter(bug -> bug.runtime() == config.kind()).findFirst().orElse(null)));
     }
 
@@ -55,7 +57,8 @@ public final class RuntimeExtension implements TestTemplateInvocationContextProv
         }).toList();
     }
 
-    private static TestTemplateInvocationContext invocation(RuntimeConfig config, int ring, KnownBug bug) {
+    private static TestTemplateInvocationContext invocation(RuntimeConfig config, int ring, boolean leakChecked,
+                                                            KnownBug bug) {
         return new TestTemplateInvocationContext() {
             @Override
             public String getDisplayName(int invocationIndex) {
@@ -76,7 +79,7 @@ public final class RuntimeExtension implements TestTemplateInvocationContextProv
 
                     @Override
                     public Object resolveParameter(ParameterContext parameter, ExtensionContext extension) {
-                        Runtimes runtimes = new Runtimes(config, ring);
+                        Runtimes runtimes = new Runtimes(config, ring, leakChecked);
                         extension.getStore(NAMESPACE).put(Runtimes.class, (AutoCloseable) runtimes::close);
                         return runtimes;
                     }

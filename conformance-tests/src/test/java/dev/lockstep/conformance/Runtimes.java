@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 public final class Runtimes implements AutoCloseable {
     private final RuntimeConfig config;
     private final int ring;
+    private final boolean leakChecked;
     private final List<Path> directories = new ArrayList<>();
     private int runners;
 
@@ -28,8 +29,18 @@ public final class Runtimes implements AutoCloseable {
      * @param ring ring entries per worker
      */
     public Runtimes(RuntimeConfig config, int ring) {
+        this(config, ring, true);
+    }
+
+    /**
+     * @param config the configuration
+     * @param ring ring entries per worker
+     * @param leakChecked whether a simulated run that ends holding resources fails ({@link Conformance#leavesOpen})
+     */
+    public Runtimes(RuntimeConfig config, int ring, boolean leakChecked) {
         this.config = config;
         this.ring = ring;
+        this.leakChecked = leakChecked;
     }
 
     /**
@@ -49,7 +60,7 @@ public final class Runtimes implements AutoCloseable {
      */
     public Runner runner(int ringEntries) {
         runners++;
-        return probe().runner(config, ringEntries, isSim() ? null : freshDirectory());
+        return probe().runner(config, ringEntries, isSim() ? null : freshDirectory(), leakChecked);
     }
 
     /**
@@ -62,7 +73,7 @@ public final class Runtimes implements AutoCloseable {
      */
     public Runner runnerOn(Path directory) {
         runners++;
-        return isSim() ? runner() : probe().runner(config, ring, directory);
+        return isSim() ? runner() : probe().runner(config, ring, directory, leakChecked);
     }
 
     /**

@@ -222,7 +222,7 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_escaped_operation_observes_worker_closure}. */
-    @Conformance(ring = 1)
+    @Conformance(ring = 1, leavesOpen = "its receive and socket pair escape start")
     void testEscapedOperationObservesWorkerClosure(Runtimes rt) {
         Probe probe = rt.probe();
         AtomicReference<SocketPair> pair = new AtomicReference<>();
@@ -243,7 +243,7 @@ class SeedOperationTest {
      * {@code Shared}; here the permit of a freshly opened blob (the engine's {@code Shared}), reached through
      * {@link Probe#permit}. The sync is the blob's own {@code sync()}: the seed's {@code Request::Sync}.
      */
-    @Conformance(ring = 1)
+    @Conformance(ring = 1, leavesOpen = "its blob and sync escape start")
     void testForeignGateWaiterObservesOriginClosure(Runtimes rt) {
         Probe probe = rt.probe();
         AtomicReference<Thread> release = new AtomicReference<>();
@@ -370,7 +370,7 @@ class SeedOperationTest {
      * dropped when that thread ends. Only the first is a stored copy with a Java form, so the port asserts at
      * least one release.
      */
-    @Conformance(ring = 1)
+    @Conformance(ring = 1, leavesOpen = "its receive and socket pair escape start")
     void testForwardedObserverCallbacksAndShutdown(Runtimes rt) {
         Probe probe = rt.probe();
         boolean[][] cases = {{false, false}, {true, false}, {true, true}};
@@ -729,7 +729,7 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_observer_clone_panic_preserves_queued_and_in_flight_cancellation}. */
-    @Conformance(ring = 1)
+    @Conformance(ring = 1, leavesOpen = "its socket pair outlives start, as in the seed")
     void testObserverClonePanicPreservesQueuedAndInFlightCancellation(Runtimes rt) {
         Probe probe = rt.probe();
         for (boolean queued : new boolean[] {false, true}) {
@@ -776,7 +776,7 @@ class SeedOperationTest {
      * finished: the seed's {@code local.driver.is_none()} is {@link Worker#isRetired()}, and
      * {@code Local::current().is_none()} is {@link Worker#current()} being null on the caller's thread.
      */
-    @Conformance(ring = 1)
+    @Conformance(ring = 1, leavesOpen = "its socket pair outlives start, as in the seed")
     void testObserverWakeAndDropPanicsFinishWorkerRetirement(Runtimes rt) {
         Probe probe = rt.probe();
         for (Reentrant.Callback callback : new Reentrant.Callback[] {Reentrant.Callback.WAKE,

@@ -20,9 +20,9 @@ final class SimProbe implements Probe {
     }
 
     @Override
-    public Runner runner(RuntimeConfig config, int ringEntries, Path storage) {
+    public Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked) {
         return SimRunner.of(SimConfig.builder().seed(config.seed()).workers(config.workers())
-                .ringEntries(ringEntries).build());
+                .ringEntries(ringEntries).failOnLeaks(leakChecked).build());
     }
 
     @Override

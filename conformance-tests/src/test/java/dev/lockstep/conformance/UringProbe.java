@@ -31,7 +31,7 @@ final class UringProbe implements Probe {
     }
 
     @Override
-    public Runner runner(RuntimeConfig config, int ringEntries, Path storage) {
+    public Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked) {
         return UringRunner.builder().workers(config.workers()).ringEntries(ringEntries).storage(storage).build();
     }
 

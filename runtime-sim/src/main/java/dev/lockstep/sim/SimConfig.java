@@ -252,8 +252,8 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         private long crashWithinNanos;
         private Duration crashWithin;
         private String storageRoot = DEFAULT_STORAGE_ROOT;
-        /** Off until every conformance case closes what it opens; then on. */
-        static final boolean DEFAULT_FAIL_ON_LEAKS = false;
+        /** On by default: a run that ends holding resources it did not start with fails, naming each. */
+        static final boolean DEFAULT_FAIL_ON_LEAKS = true;
         private boolean failOnLeaks = DEFAULT_FAIL_ON_LEAKS;
 
         private Builder() {

@@ -311,7 +311,9 @@ final class Simulation {
             engine.releaseStorageHold(hold);
         }
         String leaked = leakReport();
-        if (leaked != null && config.failOnLeaks()) {
+        // A runtime failure (a waker callback threw, a ring failed) is the run's verdict: what its aborted tasks
+        // left open is listed by SimRunner.leaks() but does not replace the failure the user must see.
+        if (leaked != null && config.failOnLeaks() && engine.failure() == null) {
             failure = failure == null ? leaked : failure + "; and " + leaked;
         }
         if (failure != null) {

@@ -28,24 +28,25 @@ class GroupSyncCrashTest {
             long[] syncs = new long[1];
             SimConfig config = SimConfig.builder().seed(seed).workers(2).crashWithin(Duration.ofMillis(300)).build();
             Recovered<Void> recovered = SimRunner.of(config).startAndRecover(ctx -> {
-                Blob blob = ctx.open("p", "group").await().blob();
-                List<Handle<Void>> writers = new ArrayList<>();
-                for (int fiber = 0; fiber < FIBERS; fiber++) {
-                    int index = fiber;
-                    writers.add(ctx.child("writer" + fiber).spawnOn(fiber % 2, child -> {
-                        for (long round = 1; ; round++) {
-                            blob.writeAt((long) index * Long.BYTES, ByteBuffer.allocate(Long.BYTES)
-                                    .putLong(round).array()).await();
-                            blob.sync().await();
-                            acknowledged[index] = round;
-                            syncs[0]++;
-                        }
-                    }));
+                try (Blob blob = ctx.open("p", "group").await().blob()) {
+                    List<Handle<Void>> writers = new ArrayList<>();
+                    for (int fiber = 0; fiber < FIBERS; fiber++) {
+                        int index = fiber;
+                        writers.add(ctx.child("writer" + fiber).spawnOn(fiber % 2, child -> {
+                            for (long round = 1; ; round++) {
+                                blob.writeAt((long) index * Long.BYTES, ByteBuffer.allocate(Long.BYTES)
+                                        .putLong(round).array()).await();
+                                blob.sync().await();
+                                acknowledged[index] = round;
+                                syncs[0]++;
+                            }
+                        }));
+                    }
+                    for (Handle<Void> writer : writers) {
+                        writer.await();
+                    }
+                    return null;
                 }
-                for (Handle<Void> writer : writers) {
-                    writer.await();
-                }
-                return null;
             });
             long checkedSeed = seed;
             assertTrue(recovered.outcome().crashed(), () -> "seed " + checkedSeed + ": " + recovered.outcome());

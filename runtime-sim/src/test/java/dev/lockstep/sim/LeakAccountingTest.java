@@ -1,6 +1,7 @@
 package dev.lockstep.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -106,6 +107,8 @@ class LeakAccountingTest {
         runner.start(ctx -> ctx.open("p", "listed").await());
         assertEquals(1, runner.leaks().size());
         assertMentions(runner.leaks().getFirst(), "blob 'p/listed'");
-        assertTrue(checked(6).build().toJava().contains(".failOnLeaks(true)"), "the replay line keeps the check");
+        assertTrue(checked(6).failOnLeaks(false).build().toJava().contains(".failOnLeaks(false)"),
+                "the replay line keeps the check switched off");
+        assertFalse(checked(6).build().toJava().contains("failOnLeaks"), "on is the default");
     }
 }
