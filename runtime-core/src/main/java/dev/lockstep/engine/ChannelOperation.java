@@ -6,7 +6,8 @@ import dev.lockstep.Waker;
 
 /**
  * An operation over a {@link OneShot}: the handle of a detached sync. Closing it only stops observing; the
- * work behind it goes on.
+ * work behind it goes on. Like every operation it hands its result to one poll ({@link OneShot#take}): a later
+ * poll, or any poll after {@link #close()}, reads {@link dev.lockstep.ClosedException}.
  *
  * @param <T> the value
  */
@@ -20,7 +21,7 @@ final class ChannelOperation<T> implements Operation<T> {
     @Override
     @SuppressWarnings("unchecked")
     public Poll<T> poll(Waker waker) {
-        return (Poll<T>) channel.poll(waker);
+        return (Poll<T>) channel.take(waker);
     }
 
     @Override

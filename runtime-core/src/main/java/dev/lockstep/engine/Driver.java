@@ -71,7 +71,11 @@ public final class Driver implements CompletionSink {
     private final Ring ring;
     private final int ringEntries;
     private final List<Slot> slots = new ArrayList<>();
-    /** Released indices; LIFO so the most recently released index is reused first. */
+    /**
+     * Released indices, FIFO: the index released longest ago is reused first, so a stale id (a queued Cancel, a
+     * late message) meets a new generation of its slot as rarely as possible. An index whose generation is
+     * used up is never released again (see {@link #retire}), so a generation cannot wrap into a live slot.
+     */
     private final ArrayDeque<Slot> free = new ArrayDeque<>();
     /** Queued ring requests, one FIFO per {@link Request.Budget}; merged in admission order when staged. */
     private final SubmitQueues submitQueue;
@@ -108,15 +112,6 @@ public final class Driver implements CompletionSink {
      */
     public int inFlight() {
         return inFlight;
-    }
-
-    /**
-     * Cancellations submitted and not yet completed.
-     *
-     * @return the count
-     */
-    public int cancelsInFlight() {
-        return cancelsInFlight;
     }
 
     boolean hasQueuedWork() {
@@ -202,6 +197,17 @@ public final class Driver implements CompletionSink {
             submitQueue.add(slot);
         }
         return slot.id();
+    }
+
+    /**
+     * Test hook: ages every free slot to {@code generation}, as if it had been reused that many times.
+     *
+     * @param generation the generation, at most {@link WaiterId#MAX_GENERATION}
+     */
+    void ageFreeSlots(int generation) {
+        for (Slot slot : free) {
+            slot.generation = generation;
+        }
     }
 
     /**
@@ -661,9 +667,13 @@ public final class Driver implements CompletionSink {
         slot.observer = null;
         slot.result = null;
         slot.state = State.FREE;
-        slot.generation = slot.generation == WaiterId.MAX_GENERATION ? 0 : slot.generation + 1;
         occupied--;
-        free.addFirst(slot);
+        if (slot.generation < WaiterId.MAX_GENERATION) {
+            slot.generation++;
+            free.addLast(slot);
+        }
+        // Else the index is retired for good: a new generation would wrap to 0, and an id of that old
+        // generation could still be in a mailbox. 2^31 - 1 reuses of one index cost one slot object.
         // A request's cleanup may drop the last reference to an fd or run other owners' code: outside the borrow.
         if (kernelMayHoldBuffers) {
             worker.defer(() -> request.releaseAbandoned(ring));

@@ -75,31 +75,10 @@ final class EngineNetwork {
             // TCP_NODELAY is a latency hint; a socket that refuses it still works.
         }
         SharedFd shared = new SharedFd(fd, system, "connection to " + peer);
-        Sides sides = new Sides(shared, peer, system);
+        ConnectionSides sides = new ConnectionSides(shared, peer, system);
         Connection connection = new Connection(new EngineSink(sides), new EngineStream(sides), peer);
         engine.own(shared, connection::close);
         return connection;
-    }
-
-    /** What the two sides of one connection share: the fd, and which sides are still open. */
-    static final class Sides {
-        final SharedFd fd;
-        final InetSocketAddress peer;
-        final SystemCalls system;
-        final AtomicBoolean sinkClosed = new AtomicBoolean();
-        final AtomicBoolean streamClosed = new AtomicBoolean();
-
-        Sides(SharedFd fd, InetSocketAddress peer, SystemCalls system) {
-            this.fd = fd;
-            this.peer = peer;
-            this.system = system;
-        }
-
-        void closeSide(AtomicBoolean side, AtomicBoolean other) {
-            if (side.compareAndSet(false, true) && other.get()) {
-                fd.release();
-            }
-        }
     }
 
     /** Connects a fresh non-blocking socket. */
@@ -330,16 +309,16 @@ final class EngineNetwork {
 
     /** The sending side. */
     private static final class EngineSink implements Sink {
-        private final Sides sides;
+        private final ConnectionSides sides;
         private volatile String poisoned;
 
-        EngineSink(Sides sides) {
+        EngineSink(ConnectionSides sides) {
             this.sides = sides;
         }
 
         @Override
         public Operation<Void> send(byte[]... chunks) {
-            if (sides.sinkClosed.get()) {
+            if (sides.isClosed(ConnectionSides.SINK)) {
                 throw new ClosedException("sink to " + sides.peer + " is closed");
             }
             Worker worker = EngineContext.currentWorker("Sink.send");
@@ -370,7 +349,7 @@ final class EngineNetwork {
                 throw new IllegalArgumentException("send length must be in [0, Sink.MAX_SEND_BYTES ("
                         + MAX_SEND_BYTES + ")], was " + length);
             }
-            if (sides.sinkClosed.get()) {
+            if (sides.isClosed(ConnectionSides.SINK)) {
                 throw new ClosedException("sink to " + sides.peer + " is closed");
             }
             Worker worker = EngineContext.currentWorker("Sink.sendFrom");
@@ -475,14 +454,7 @@ final class EngineNetwork {
 
         @Override
         public void close() {
-            if (!sides.sinkClosed.get()) {
-                try {
-                    sides.system.shutdownWrite(sides.fd.fd());
-                } catch (KernelException alreadyGone) {
-                    // The peer reset or the socket is already shut: nothing left to shut down.
-                }
-            }
-            sides.closeSide(sides.sinkClosed, sides.streamClosed);
+            sides.closeSink();
         }
     }
 }

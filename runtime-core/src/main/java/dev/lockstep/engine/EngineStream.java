@@ -15,7 +15,7 @@ import java.util.Arrays;
 
 /** The receiving side, with a buffer of bytes received beyond what was asked. */
 final class EngineStream implements Stream {
-    private final EngineNetwork.Sides sides;
+    private final ConnectionSides sides;
     private volatile String poisoned;
     /** Receives not yet observed or closed; closing the stream closes them (close means close). */
     private final java.util.Set<Registration<?>> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -68,7 +68,7 @@ final class EngineStream implements Stream {
     /** Received and not yet returned; touched by the receiving request on the worker and by recv/peek. */
     private byte[] buffered = new byte[0];
 
-    EngineStream(EngineNetwork.Sides sides) {
+    EngineStream(ConnectionSides sides) {
         this.sides = sides;
     }
 
@@ -81,7 +81,7 @@ final class EngineStream implements Stream {
             throw new IllegalArgumentException("receive length must be at most Stream.MAX_RECV_BYTES ("
                     + MAX_RECV_BYTES + "), was " + length);
         }
-        if (sides.streamClosed.get()) {
+        if (sides.isClosed(ConnectionSides.STREAM)) {
             throw new ClosedException("stream from " + sides.peer + " is closed");
         }
         Worker worker = EngineContext.currentWorker("Stream.recv");
@@ -158,7 +158,7 @@ final class EngineStream implements Stream {
             throw new IllegalArgumentException("receive length must be in [0, Stream.MAX_RECV_BYTES ("
                     + MAX_RECV_BYTES + ")], was " + length);
         }
-        if (sides.streamClosed.get()) {
+        if (sides.isClosed(ConnectionSides.STREAM)) {
             throw new ClosedException("stream from " + sides.peer + " is closed");
         }
         Worker worker = EngineContext.currentWorker("Stream.recvInto");
@@ -238,6 +238,6 @@ final class EngineStream implements Stream {
         if (closing.compareAndSet(false, true)) {
             EngineNetwork.PendingEntry.closeAll(pending);
         }
-        sides.closeSide(sides.streamClosed, sides.sinkClosed);
+        sides.closeSide(ConnectionSides.STREAM);
     }
 }

@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 public final class Mailbox {
     /** A message to the owning worker. */
-    public sealed interface Message permits Forward, Cancel, Run { }
+    public sealed interface Message permits Forward, Cancel { }
 
     /**
      * Deliver the result of request {@code id} on {@code channel}.
@@ -28,13 +28,6 @@ public final class Mailbox {
      * @param id the request
      */
     public record Cancel(WaiterId id) implements Message { }
-
-    /**
-     * Run engine code on the owner (spawn placement, permit nudges).
-     *
-     * @param action the code; must not throw
-     */
-    public record Run(Runnable action) implements Message { }
 
     private final ConcurrentLinkedQueue<Message> queue = new ConcurrentLinkedQueue<>();
     private final Runnable wakeOwner;

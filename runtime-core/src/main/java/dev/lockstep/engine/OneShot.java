@@ -91,6 +91,15 @@ public final class OneShot<T> {
     }
 
     /**
+     * Whether an outcome was published (a value, a failure or the sender's closure), taken or not.
+     *
+     * @return true once the sender is done
+     */
+    public synchronized boolean hasOutcome() {
+        return outcome != null;
+    }
+
+    /**
      * Whether the receiver closed (the sender may skip its work).
      *
      * @return true if closed
@@ -101,7 +110,9 @@ public final class OneShot<T> {
 
     /**
      * Polls the outcome; installs {@code newWaker} (retaining it unless the installed one is equivalent) while
-     * none is set. A throwing {@code retain} propagates and leaves the channel as it was.
+     * none is set. A throwing {@code retain} propagates and leaves the channel as it was. A ready outcome is not
+     * consumed: every poll sees it again, even after the receiver closed. What an {@link dev.lockstep.Operation}
+     * hands to its caller goes through {@link #take} instead, which hands it out once.
      *
      * @param newWaker the waker
      * @return the outcome, or pending

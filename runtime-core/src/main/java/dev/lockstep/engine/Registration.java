@@ -176,6 +176,11 @@ public final class Registration<T> implements Operation<T> {
         OneShot<Object> forwarded = channel;
         if (forwarded != null) {
             forwarded.closeReceiver(closer);
+            if (forwarded.hasOutcome()) {
+                // The result (or the worker's closure) was published on the channel: the owner retired the slot
+                // before it sent, so a Cancel would name a retired slot (whose index may be reused by then).
+                return;
+            }
         }
         if (Worker.current() == owner && !owner.isBorrowed()) {
             Driver driver = owner.borrow();

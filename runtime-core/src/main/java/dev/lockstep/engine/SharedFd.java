@@ -7,7 +7,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A file descriptor shared by its owner (a blob, a socket) and the requests using it. The fd is closed when
  * the last reference goes, so its number cannot be reused by the kernel while a request that names it is
- * still queued or in flight. Thread-safe.
+ * still queued or in flight.
+ *
+ * <p>Thread-safe and lock-free (a CAS loop on the count), so requests may take and drop references inside a
+ * worker's critical section. Every {@code acquire} or successful {@code tryAcquire} is matched by one
+ * {@code release}, and the owner's reference is released once: then the count reaches 0 exactly once, and the
+ * thread that takes it there closes the fd; after that no reference can be taken again.
  */
 public final class SharedFd {
     private final int fd;
@@ -59,6 +64,24 @@ public final class SharedFd {
             }
             if (references.compareAndSet(count, count + 1)) {
                 return this;
+            }
+        }
+    }
+
+    /**
+     * Takes a reference if the fd is still open: for a short synchronous call on the fd ({@code shutdown})
+     * that must not reach a number the kernel may already have given to another file.
+     *
+     * @return true if a reference was taken; the caller then {@link #release()}s it
+     */
+    public boolean tryAcquire() {
+        while (true) {
+            int count = references.get();
+            if (count == 0) {
+                return false;
+            }
+            if (references.compareAndSet(count, count + 1)) {
+                return true;
             }
         }
     }

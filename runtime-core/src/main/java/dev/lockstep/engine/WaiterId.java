@@ -3,7 +3,9 @@ package dev.lockstep.engine;
 /**
  * The identity of one request admitted to a worker's driver: a slab index and the generation of that slot.
  * A released index is reused with a new generation, so every message or completion carrying an old
- * generation is recognised as stale and ignored.
+ * generation is recognised as stale and ignored. Generations never wrap: an index whose generation reached
+ * {@link #MAX_GENERATION} is retired by its driver instead of being reused, so no stale id can ever name a
+ * live request.
  *
  * <p>Packed into a ring's user data as {@code cancel bit (63) | generation (62..32) | index (31..0)}. The
  * value with every bit set is never produced (the generation skips its all-ones value) and is reserved for
@@ -15,7 +17,7 @@ package dev.lockstep.engine;
 public record WaiterId(int index, int generation) {
     /** The cancel bit: set in the user data of the {@code ASYNC_CANCEL} aimed at a request. */
     public static final long CANCEL_BIT = 1L << 63;
-    /** The largest generation; the next one wraps to 0. */
+    /** The largest generation; a slot that reaches it is not reused. */
     static final int MAX_GENERATION = Integer.MAX_VALUE - 1;
 
     /**

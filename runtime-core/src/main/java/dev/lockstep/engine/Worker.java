@@ -225,8 +225,10 @@ public final class Worker {
      *       {@code runImmediate}, {@code closedEarly}, {@code timedOut}): they touch their own fields, atomics,
      *       ring memory and synchronous system calls, which block the carrier in the kernel but never unmount a
      *       fiber ({@code prepare}, {@code complete} and {@code runImmediate} run on the carrier, never in a
-     *       fiber). Storage metadata calls take one monitor per runtime; they run on carriers only, and its
-     *       holders never wait for a worker, so a carrier waits at most for another's system calls;</li>
+     *       fiber). Storage metadata calls take one monitor per runtime, and a stream's receive takes its
+     *       stream's monitor for the bytes buffered beyond a receive; both run on carriers only (never in a
+     *       fiber inside a borrow), and their holders never wait for a worker, so a carrier waits at most for
+     *       another thread's array copy or system calls;</li>
      *   <li>{@link DurabilityPermit}: atomics and a lock-free queue of waiting workers;</li>
      *   <li>{@link Ring#wake()} of another worker (a permit released): an eventfd write, lock-free;</li>
      *   <li>{@link #defer}: a queue confined to this worker. Everything else — wakes, releases, channel sends
@@ -504,7 +506,6 @@ public final class Worker {
                         unborrow();
                     }
                 }
-                case Mailbox.Run run -> defer(run.action());
             }
         }
     }
