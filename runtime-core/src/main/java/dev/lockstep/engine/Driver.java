@@ -43,7 +43,8 @@ public final class Driver implements CompletionSink {
         int generation;
         State state = State.FREE;
         Request request;
-        Observer observer;
+        /** The slot's one observer, reset for each request it admits (see {@link Observer}). */
+        final Observer observer = new Observer();
         Poll<Object> result;
         /** The deadline passed while in flight: a cancellation is on its way. */
         boolean timedOut;
@@ -64,6 +65,11 @@ public final class Driver implements CompletionSink {
 
         WaiterId id() {
             return new WaiterId(index, generation);
+        }
+
+        /** {@code id().userData()} without making the id. */
+        long userData() {
+            return WaiterId.pack(index, generation);
         }
     }
 
@@ -144,11 +150,12 @@ public final class Driver implements CompletionSink {
      * Takes ownership of a request. Never refuses: a full ring queues it.
      *
      * @param request the request
-     * @param observer who learns of its completion
+     * @param detachedChannel where a detached sync's result goes, or null for a local registration, whose
+     *     poll observes it
      * @param nowNanos the worker's cached clock
-     * @return its identity
+     * @return its identity, packed as user data ({@link WaiterId#userData()})
      */
-    WaiterId admit(Request request, Observer observer, long nowNanos) {
+    long admit(Request request, OneShot<Object> detachedChannel, long nowNanos) {
         Slot slot = free.pollFirst();
         if (slot == null) {
             slot = new Slot(slots.size());
@@ -156,7 +163,7 @@ public final class Driver implements CompletionSink {
         }
         occupied++;
         slot.request = request;
-        slot.observer = observer;
+        slot.observer.observe(detachedChannel);
         slot.result = null;
         slot.timedOut = false;
         slot.budget = request.kind() == Request.Kind.RING ? request.budget() : Request.Budget.STORAGE;
@@ -165,19 +172,19 @@ public final class Driver implements CompletionSink {
         if (request.kind() == Request.Kind.TIMER) {
             slot.state = State.TIMER;
             if (deadline <= nowNanos) {
-                request.force(Poll.ready(null));
+                request.force(Request.DONE);
                 finish(slot);
             } else {
                 slot.timer = timers.add(deadline, slot);
             }
-            return slot.id();
+            return slot.userData();
         }
         if (deadline != Request.NO_DEADLINE && deadline <= nowNanos) {
             // A deadline already past must not consume data that is ready: no submission at all.
             slot.state = State.QUEUED;
             request.force(Poll.failed(request.timedOut()));
             finish(slot);
-            return slot.id();
+            return slot.userData();
         }
         if (deadline != Request.NO_DEADLINE) {
             slot.timer = timers.add(deadline, slot);
@@ -196,7 +203,7 @@ public final class Driver implements CompletionSink {
             slot.state = State.QUEUED;
             submitQueue.add(slot);
         }
-        return slot.id();
+        return slot.userData();
     }
 
     /**
@@ -236,7 +243,7 @@ public final class Driver implements CompletionSink {
                 permit.removeWaiter(worker);
             }
             if (covered) {
-                slot.request.force(Poll.ready(null));
+                slot.request.force(Request.DONE);
                 finish(slot);
             } else if (slot.request.completeWithoutKernel()) {
                 permit.release();
@@ -259,11 +266,19 @@ public final class Driver implements CompletionSink {
     }
 
     private Slot live(WaiterId id) {
-        if (id.index() < 0 || id.index() >= slots.size()) {
+        return live(id.index(), id.generation());
+    }
+
+    private Slot live(long key) {
+        return live(WaiterId.indexOf(key), WaiterId.generationOf(key));
+    }
+
+    private Slot live(int index, int generation) {
+        if (index < 0 || index >= slots.size()) {
             return null;
         }
-        Slot slot = slots.get(id.index());
-        return slot.state != State.FREE && slot.generation == id.generation() ? slot : null;
+        Slot slot = slots.get(index);
+        return slot.state != State.FREE && slot.generation == generation ? slot : null;
     }
 
     /**
@@ -273,7 +288,12 @@ public final class Driver implements CompletionSink {
      * @return the result, or null
      */
     Poll<Object> take(WaiterId id) {
-        Slot slot = live(id);
+        return take(id.userData());
+    }
+
+    /** {@link #take(WaiterId)} by the id's user data. */
+    Poll<Object> take(long key) {
+        Slot slot = live(key);
         if (slot == null || slot.state != State.COMPLETED) {
             return null;
         }
@@ -289,30 +309,35 @@ public final class Driver implements CompletionSink {
      * @return true if admitted and not retired
      */
     boolean isLive(WaiterId id) {
-        return live(id) != null;
+        return isLive(id.userData());
+    }
+
+    /** {@link #isLive(WaiterId)} by the id's user data. */
+    boolean isLive(long key) {
+        return live(key) != null;
     }
 
     /**
      * The installed waker of a pending local observer.
      *
-     * @param id the request
+     * @param key the request's user data ({@link WaiterId#userData()})
      * @return the waker, or null
      */
-    Waker installedWaker(WaiterId id) {
-        Slot slot = live(id);
+    Waker installedWaker(long key) {
+        Slot slot = live(key);
         return slot == null || slot.observer.kind != Observer.Kind.LOCAL ? null : slot.observer.waker;
     }
 
     /**
      * Installs a retained waker on a pending local observer.
      *
-     * @param id the request
+     * @param key the request's user data ({@link WaiterId#userData()})
      * @param waker the retained waker
      * @return the displaced waker, to release outside the borrow; or {@code waker} itself if the request is no
      *     longer pending locally (the caller must release it)
      */
-    Waker install(WaiterId id, Waker waker) {
-        Slot slot = live(id);
+    Waker install(long key, Waker waker) {
+        Slot slot = live(key);
         if (slot == null || slot.state == State.COMPLETED || slot.observer.kind != Observer.Kind.LOCAL) {
             return waker;
         }
@@ -352,7 +377,7 @@ public final class Driver implements CompletionSink {
         slot.observer.waker = null;
         slot.observer.channel = channel;
         if (displaced != null) {
-            worker.defer(displaced::release);
+            worker.deferRelease(displaced);
         }
     }
 
@@ -375,6 +400,11 @@ public final class Driver implements CompletionSink {
         close(id, closer, false);
     }
 
+    /** {@link #close(WaiterId, Thread)} by the id's user data. */
+    void close(long key, Thread closer) {
+        close(live(key), closer, false);
+    }
+
     /**
      * Closes a request's operation: queued work retires, in-flight reads and receives are cancelled and retire
      * on their completion, retained work (writes, syncs) finishes with its result dropped. Close means close:
@@ -389,7 +419,10 @@ public final class Driver implements CompletionSink {
      *     the local waker is released, as a promotion releases it, and the channel's party learns the close
      */
     void close(WaiterId id, Thread closer, boolean promoted) {
-        Slot slot = live(id);
+        close(live(id), closer, promoted);
+    }
+
+    private void close(Slot slot, Thread closer, boolean promoted) {
         if (slot == null) {
             return;
         }
@@ -398,9 +431,9 @@ public final class Driver implements CompletionSink {
         slot.observer.waker = null;
         if (displaced != null) {
             if (promoted || (closer != null && slot.observer.wakerThread == closer)) {
-                worker.defer(displaced::release);
+                worker.deferRelease(displaced);
             } else {
-                worker.defer(displaced::wake);
+                worker.deferWake(displaced);
             }
         }
         if (slot.observer.kind == Observer.Kind.FORWARDED && slot.observer.channel != null) {
@@ -427,7 +460,7 @@ public final class Driver implements CompletionSink {
                 if (!slot.request.retained()) {
                     slot.request.closedEarly();
                     slot.state = State.CANCELLING;
-                    cancelQueue.add(slot.id().userData());
+                    cancelQueue.add(slot.userData());
                 }
             }
             case CANCELLING, FREE -> { }
@@ -464,7 +497,7 @@ public final class Driver implements CompletionSink {
         Slot slot;
         while (inFlight < ringEntries && (slot = submitQueue.peekStageable()) != null) {
             submission.clear();
-            submission.userData = slot.id().userData();
+            submission.userData = slot.userData();
             boolean staged;
             try {
                 slot.request.prepare(submission, ring);
@@ -510,10 +543,10 @@ public final class Driver implements CompletionSink {
             cancelsInFlight--;
             return;
         }
-        WaiterId id = WaiterId.fromUserData(userData);
-        Slot slot = live(id);
+        Slot slot = live(WaiterId.indexOf(userData), WaiterId.generationOf(userData));
         if (slot == null || (slot.state != State.IN_FLIGHT && slot.state != State.CANCELLING)) {
-            throw new IllegalStateException("completion for " + id + " that is not in flight");
+            throw new IllegalStateException("completion for " + WaiterId.fromUserData(userData)
+                    + " that is not in flight");
         }
         inFlight--;
         submitQueue.completed(slot);
@@ -571,7 +604,7 @@ public final class Driver implements CompletionSink {
             slot.timer = null;
             switch (slot.state) {
                 case TIMER -> {
-                    slot.request.force(Poll.ready(null));
+                    slot.request.force(Request.DONE);
                     finish(slot);
                 }
                 case QUEUED -> {
@@ -583,7 +616,7 @@ public final class Driver implements CompletionSink {
                 case IN_FLIGHT -> {
                     if (!slot.timedOut) {
                         slot.timedOut = true;
-                        cancelQueue.add(slot.id().userData());
+                        cancelQueue.add(slot.userData());
                     }
                 }
                 default -> { }
@@ -630,7 +663,7 @@ public final class Driver implements CompletionSink {
                 Waker waker = observer.waker;
                 observer.waker = null;
                 if (waker != null) {
-                    worker.defer(waker::wake);
+                    worker.deferWake(waker);
                 }
             }
             case FORWARDED, DETACHED -> {
@@ -664,7 +697,7 @@ public final class Driver implements CompletionSink {
         disarm(slot);
         Request request = slot.request;
         slot.request = null;
-        slot.observer = null;
+        slot.observer.clear();
         slot.result = null;
         slot.state = State.FREE;
         occupied--;
@@ -678,7 +711,7 @@ public final class Driver implements CompletionSink {
         if (kernelMayHoldBuffers) {
             worker.defer(() -> request.releaseAbandoned(ring));
         } else {
-            worker.defer(() -> request.release(ring));
+            worker.deferRelease(request);
         }
     }
 
@@ -703,7 +736,7 @@ public final class Driver implements CompletionSink {
             } else if (observer.kind == Observer.Kind.LOCAL && observer.waker != null) {
                 Waker waker = observer.waker;
                 observer.waker = null;
-                worker.defer(waker::wake);
+                worker.deferWake(waker);
             }
             switch (slot.state) {
                 case QUEUED, TIMER, WAITING_PERMIT -> {
@@ -732,7 +765,7 @@ public final class Driver implements CompletionSink {
                         slot.state = State.CANCELLING;
                         slot.observer.kind = Observer.Kind.NONE;
                         slot.observer.waker = null;
-                        cancelQueue.add(slot.id().userData());
+                        cancelQueue.add(slot.userData());
                     }
                 }
                 default -> { }
@@ -746,8 +779,8 @@ public final class Driver implements CompletionSink {
     void retireAll() {
         for (Slot slot : slots) {
             if (slot.state != State.FREE) {
-                if (slot.observer != null && slot.observer.waker != null) {
-                    worker.defer(slot.observer.waker::release);
+                if (slot.observer.waker != null) {
+                    worker.deferRelease(slot.observer.waker);
                 }
                 retireDropping(slot);
             }
@@ -768,7 +801,7 @@ public final class Driver implements CompletionSink {
             if (observer.waker != null) {
                 Waker waker = observer.waker;
                 observer.waker = null;
-                worker.defer(waker::wake);
+                worker.deferWake(waker);
             }
             if ((observer.kind == Observer.Kind.FORWARDED || observer.kind == Observer.Kind.DETACHED)
                     && slot.state != State.COMPLETED) {

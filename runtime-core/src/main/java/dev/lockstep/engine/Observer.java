@@ -4,6 +4,11 @@ import dev.lockstep.Waker;
 
 /**
  * Who learns of a request's completion. Mutable, owned by the slot; only the owning worker touches it.
+ *
+ * <p>One per {@link Driver.Slot}, for the slot's whole life: {@link #observe} resets it when the slot admits its
+ * next request and {@link #clear} empties it when the request retires, so an operation costs no observer of
+ * its own. Reuse is safe because nothing outside the driver ever holds an observer: the driver reads its
+ * fields and hands on only what they point to (a waker, a channel), all on the worker's own thread.
  */
 final class Observer {
     /** The kind of observer. */
@@ -26,16 +31,27 @@ final class Observer {
     /** The channel of a {@link Kind#FORWARDED} or {@link Kind#DETACHED} observer. */
     OneShot<Object> channel;
 
-    private Observer(Kind kind, OneShot<Object> channel) {
-        this.kind = kind;
-        this.channel = channel;
+    Observer() {
+        this.kind = Kind.NONE;
     }
 
-    static Observer local() {
-        return new Observer(Kind.LOCAL, null);
+    /**
+     * Starts observing a newly admitted request.
+     *
+     * @param detachedChannel the channel of a detached sync, or null for a local registration
+     */
+    void observe(OneShot<Object> detachedChannel) {
+        kind = detachedChannel == null ? Kind.LOCAL : Kind.DETACHED;
+        channel = detachedChannel;
+        waker = null;
+        wakerThread = null;
     }
 
-    static Observer detached(OneShot<Object> channel) {
-        return new Observer(Kind.DETACHED, channel);
+    /** The request retired: nobody observes the slot, and it keeps no reference to a waker or channel. */
+    void clear() {
+        kind = Kind.NONE;
+        channel = null;
+        waker = null;
+        wakerThread = null;
     }
 }

@@ -32,20 +32,24 @@ import dev.lockstep.Waker;
  */
 public final class Registration<T> implements Operation<T> {
     private final Worker owner;
-    private final WaiterId id;
+    /**
+     * The request's {@link WaiterId} packed as its user data ({@link WaiterId#userData()}), so an operation
+     * costs no id object; unused for a refused operation.
+     */
+    private final long key;
     private final String closedMessage;
     private volatile OneShot<Object> channel;
     private volatile boolean finished;
 
-    Registration(Worker owner, WaiterId id) {
+    Registration(Worker owner, long key) {
         this.owner = owner;
-        this.id = id;
+        this.key = key;
         this.closedMessage = null;
     }
 
     private Registration(String closedMessage) {
         this.owner = null;
-        this.id = null;
+        this.key = -1L;
         this.closedMessage = closedMessage;
     }
 
@@ -66,7 +70,7 @@ public final class Registration<T> implements Operation<T> {
      * @return the id
      */
     public WaiterId key() {
-        return id;
+        return owner == null ? null : WaiterId.fromUserData(key);
     }
 
     /**
@@ -96,7 +100,7 @@ public final class Registration<T> implements Operation<T> {
         if (Worker.current() != owner) {
             forwarded = new OneShot<>(owner + " closed before this operation completed");
             channel = forwarded;
-            if (!owner.mailbox().send(new Mailbox.Forward(id, forwarded))) {
+            if (!owner.mailbox().send(new Mailbox.Forward(WaiterId.fromUserData(key), forwarded))) {
                 forwarded.closeSender();
             }
             if (finished) {
@@ -112,19 +116,19 @@ public final class Registration<T> implements Operation<T> {
             if (driver == null) {
                 return (Poll<T>) observed(Poll.failed(new ClosedException(owner + " is closed")));
             }
-            Poll<Object> ready = driver.take(id);
+            Poll<Object> ready = driver.take(key);
             if (ready != null) {
                 return (Poll<T>) observed(ready);
             }
-            if (!driver.isLive(id)) {
+            if (!driver.isLive(key)) {
                 return (Poll<T>) observed(Poll.failed(new ClosedException("this operation was closed, or "
                         + owner + " retired")));
             }
             if (owner.isClosing()) {
-                driver.close(id, Thread.currentThread());
+                driver.close(key, Thread.currentThread());
                 return (Poll<T>) observed(Poll.failed(new ClosedException(owner + " is closing")));
             }
-            installed = driver.installedWaker(id);
+            installed = driver.installedWaker(key);
         } finally {
             owner.unborrow();
         }
@@ -138,12 +142,12 @@ public final class Registration<T> implements Operation<T> {
         Poll<Object> ready;
         driver = owner.borrow();
         try {
-            ready = driver == null ? Poll.failed(new ClosedException(owner + " is closed")) : driver.take(id);
-            if (ready == null && !driver.isLive(id)) {
+            ready = driver == null ? Poll.failed(new ClosedException(owner + " is closed")) : driver.take(key);
+            if (ready == null && !driver.isLive(key)) {
                 // Closed while retain() ran outside the borrow: the close found no waker of ours to wake.
                 ready = Poll.failed(new ClosedException("this operation was closed, or " + owner + " retired"));
             }
-            displaced = ready != null ? retained : driver.install(id, retained);
+            displaced = ready != null ? retained : driver.install(key, retained);
         } finally {
             owner.unborrow();
         }
@@ -186,18 +190,18 @@ public final class Registration<T> implements Operation<T> {
             Driver driver = owner.borrow();
             try {
                 if (driver != null) {
-                    driver.close(id, closer);
+                    driver.close(key, closer);
                 }
             } finally {
                 owner.unborrow();
             }
         } else {
-            owner.mailbox().send(new Mailbox.Cancel(id));
+            owner.mailbox().send(new Mailbox.Cancel(WaiterId.fromUserData(key)));
         }
     }
 
     @Override
     public String toString() {
-        return owner == null ? "Operation(closed)" : "Operation(" + owner + ", " + id + ")";
+        return owner == null ? "Operation(closed)" : "Operation(" + owner + ", " + key() + ")";
     }
 }

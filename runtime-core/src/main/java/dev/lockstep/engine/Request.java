@@ -43,6 +43,12 @@ public abstract class Request {
         INBOUND
     }
 
+    /**
+     * The outcome of every request that succeeds without a value: one shared instance, since a
+     * {@link Poll.Ready} is immutable, so such a request allocates no outcome.
+     */
+    static final Poll<Object> DONE = Poll.ready(null);
+
     private long deadlineNanos = NO_DEADLINE;
     private Poll<Object> result;
 
@@ -221,7 +227,7 @@ public abstract class Request {
      * @return true, for {@link #complete}
      */
     protected final boolean succeed(Object value) {
-        result = Poll.ready(value);
+        result = value == null ? DONE : Poll.ready(value);
         return true;
     }
 

@@ -26,7 +26,38 @@ public record WaiterId(int index, int generation) {
      * @return the packed id, cancel bit clear
      */
     public long userData() {
+        return pack(index, generation);
+    }
+
+    /**
+     * The user data of a slot's submission, without making an id (the driver's hot path).
+     *
+     * @param index the slab index
+     * @param generation the slot's generation
+     * @return the packed id, cancel bit clear
+     */
+    static long pack(int index, int generation) {
         return ((long) generation << 32) | (index & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * The slab index in user data.
+     *
+     * @param userData packed id
+     * @return the index
+     */
+    static int indexOf(long userData) {
+        return (int) userData;
+    }
+
+    /**
+     * The generation in user data, ignoring the cancel bit.
+     *
+     * @param userData packed id
+     * @return the generation
+     */
+    static int generationOf(long userData) {
+        return (int) ((userData & ~CANCEL_BIT) >>> 32);
     }
 
     /**
@@ -36,7 +67,7 @@ public record WaiterId(int index, int generation) {
      * @return the id
      */
     public static WaiterId fromUserData(long userData) {
-        return new WaiterId((int) userData, (int) ((userData & ~CANCEL_BIT) >>> 32));
+        return new WaiterId(indexOf(userData), generationOf(userData));
     }
 
     /**

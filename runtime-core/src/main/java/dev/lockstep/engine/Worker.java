@@ -3,7 +3,7 @@ package dev.lockstep.engine;
 import dev.lockstep.ClosedException;
 import dev.lockstep.kernel.CompletionSink;
 import dev.lockstep.kernel.Ring;
-import java.util.ArrayDeque;
+import dev.lockstep.Waker;
 
 /**
  * One worker: a ring, a driver, a timer wheel (in the driver), a mailbox, a cached clock, a closing flag and a
@@ -30,7 +30,7 @@ public final class Worker {
     private final Engine engine;
     private final Ring ring;
     private final Mailbox mailbox;
-    private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
+    private final DeferredQueue deferred = new DeferredQueue();
     private final CompletionSink borrowedSink;
     private final WorkerBuffers buffers = new WorkerBuffers(this);
     private Driver driver;
@@ -294,7 +294,34 @@ public final class Worker {
      * @param callback user-facing code: a wake, a release, a channel send
      */
     void defer(Runnable callback) {
-        deferred.add(callback);
+        deferred.run(callback);
+    }
+
+    /**
+     * Queues {@code waker.wake()} like {@link #defer}, without a lambda per completion.
+     *
+     * @param waker the waker to wake after the borrow
+     */
+    void deferWake(Waker waker) {
+        deferred.wake(waker);
+    }
+
+    /**
+     * Queues {@code waker.release()} like {@link #defer}.
+     *
+     * @param waker the displaced or unused waker
+     */
+    void deferRelease(Waker waker) {
+        deferred.release(waker);
+    }
+
+    /**
+     * Queues {@code request.release(ring())} like {@link #defer}, without a lambda per retirement.
+     *
+     * @param request the retired request
+     */
+    void deferRelease(Request request) {
+        deferred.release(request);
     }
 
     /**
@@ -307,11 +334,10 @@ public final class Worker {
         int ran = 0;
         Worker previous = enter(this);
         try {
-            Runnable callback;
-            while ((callback = deferred.pollFirst()) != null) {
+            while (!deferred.isEmpty()) {
                 ran++;
                 try {
-                    callback.run();
+                    deferred.runOne(ring);
                 } catch (RuntimeException | Error failure) {
                     engine.fail(failure);
                 }
@@ -340,7 +366,7 @@ public final class Worker {
             if (closing || slab == null) {
                 slab = null;
             } else {
-                return new Registration<>(this, slab.admit(request, Observer.local(), nowNanos));
+                return new Registration<>(this, slab.admit(request, null, nowNanos));
             }
         } finally {
             unborrow();
@@ -365,7 +391,7 @@ public final class Worker {
         Driver slab = borrow();
         try {
             if (!closing && slab != null) {
-                slab.admit(request, Observer.detached(channel), nowNanos);
+                slab.admit(request, channel, nowNanos);
                 return channel;
             }
         } finally {
