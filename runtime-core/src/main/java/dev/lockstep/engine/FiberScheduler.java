@@ -2,7 +2,8 @@ package dev.lockstep.engine;
 
 /**
  * Decides when fibers run: the seam between the shared engine and a runtime's loop. runtime-uring runs each
- * worker's fibers on that worker's thread in arrival order; the simulator picks the next one with its seed.
+ * worker's fibers on that worker's thread, in arrival order per source (wakes from the worker's own thread, and
+ * wakes from other threads); the simulator picks the next one with its seed.
  */
 public interface FiberScheduler {
     /**

@@ -7,6 +7,7 @@ import dev.lockstep.Runner;
 import dev.lockstep.Task;
 import dev.lockstep.kernel.Kernel;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -93,24 +94,35 @@ public final class ThreadedRunner implements Runner {
         }
         @SuppressWarnings("unchecked")
         ConcurrentLinkedQueue<Runnable>[] runQueues = new ConcurrentLinkedQueue[workers];
+        @SuppressWarnings("unchecked")
+        ArrayDeque<Runnable>[] localQueues = new ArrayDeque[workers];
         Thread[] threads = new Thread[workers];
         AtomicBoolean[] retired = new AtomicBoolean[workers];
         for (int i = 0; i < workers; i++) {
             runQueues[i] = new ConcurrentLinkedQueue<>();
+            localQueues[i] = new ArrayDeque<>();
             retired[i] = new AtomicBoolean();
         }
         FiberScheduler scheduler = (worker, fiber, continuation) -> {
-            runQueues[worker.index()].add(continuation);
-            // A fiber of this worker needs no nudge: its worker is running, not waiting. A wake from the worker's
-            // own service turn only marks the worker runnable, so that turn does not block; anyone else nudges
-            // the ring (one eventfd write).
+            // A wake on the worker's own thread — one of its fibers waking another, or its service turn running
+            // a completion's deferred wake — goes to the worker's local queue: only that thread ever touches it,
+            // so it needs no lock and costs no queue node. The thread is running, not waiting, so it needs no
+            // nudge: a fiber's wake is seen by the loop's next look at the queue, and a wake from the service
+            // turn marks the worker runnable so that turn does not block in the ring.
             Fiber caller = Fibers.current();
             if (caller != null && caller.home() == worker) {
+                localQueues[worker.index()].add(continuation);
                 return;
             }
             if (Thread.currentThread() == threads[worker.index()]) {
+                localQueues[worker.index()].add(continuation);
                 worker.markRunnable();
-            } else if (retired[worker.index()].get()) {
+                return;
+            }
+            // Anyone else: the shared queue first, then a nudge, so the worker cannot miss it (it looks at the
+            // queue after any wake-up, and before it waits).
+            runQueues[worker.index()].add(continuation);
+            if (retired[worker.index()].get()) {
                 // Its ring is gone: the thread waits in a park (see loop). The continuation was queued before
                 // the flag was read, so an unpark here cannot come before the park it ends.
                 java.util.concurrent.locks.LockSupport.unpark(threads[worker.index()]);
@@ -140,7 +152,7 @@ public final class ThreadedRunner implements Runner {
                     return;
                 }
                 created.countDown();
-                loop(worker, runQueues[index], shutdown, retired[index]);
+                loop(worker, runQueues[index], localQueues[index], shutdown, retired[index]);
             });
             threads[i].start();
         }
@@ -268,36 +280,40 @@ public final class ThreadedRunner implements Runner {
      * thread is gone, so it waits for runnable fibers with an unpark from the scheduler (and a short timed park
      * in case an unpark raced with the flag that asks for it).
      */
-    private static void loop(Worker worker, ConcurrentLinkedQueue<Runnable> runQueue, AtomicBoolean shutdown,
-                             AtomicBoolean retired) {
+    private static void loop(Worker worker, ConcurrentLinkedQueue<Runnable> runQueue, ArrayDeque<Runnable> localQueue,
+                             AtomicBoolean shutdown, AtomicBoolean retired) {
         Worker.enter(worker);
         Engine engine = worker.engine();
         try {
             while (true) {
-                // Only fibers queued before this turn run now: a fiber that yields runs after the next service.
-                int batch = Math.min(FIBER_BATCH, runQueue.size());
-                for (int ran = 0; ran < batch; ran++) {
+                // Only fibers woken locally before this turn run now: a fiber that yields (queued locally again)
+                // runs after the next service. Each queue runs at most FIBER_BATCH per turn, so neither starves
+                // the other, nor the ring.
+                int local = Math.min(FIBER_BATCH, localQueue.size());
+                for (int ran = 0; ran < local; ran++) {
+                    run(engine, localQueue.pollFirst());
+                }
+                for (int ran = 0; ran < FIBER_BATCH; ran++) {
                     Runnable continuation = runQueue.poll();
                     if (continuation == null) {
                         break;
                     }
-                    try {
-                        continuation.run();
-                    } catch (Throwable failure) {
-                        engine.fail(failure);
-                    }
+                    run(engine, continuation);
                 }
-                if (shutdown.get() && worker.liveFibers() == 0 && runQueue.isEmpty()) {
+                boolean idle = runQueue.isEmpty() && localQueue.isEmpty();
+                if (shutdown.get() && worker.liveFibers() == 0 && idle) {
                     break;
                 }
                 if (retired.get()) {
-                    if (runQueue.isEmpty()) {
+                    if (idle) {
                         java.util.concurrent.locks.LockSupport.parkNanos(RETIRED_WAIT_NANOS);
                     }
                     continue;
                 }
                 try {
-                    worker.service(runQueue.isEmpty(), Long.MAX_VALUE);
+                    // May wait only with nothing runnable: the local queue is this thread's alone, and a shared
+                    // enqueue after the look nudges the ring, so the wait ends at once.
+                    worker.service(idle, Long.MAX_VALUE);
                 } catch (Throwable failure) {
                     engine.fail(failure);
                     retire(worker);
@@ -310,6 +326,14 @@ public final class ThreadedRunner implements Runner {
                 retired.set(true);
             }
             Worker.enter(null);
+        }
+    }
+
+    private static void run(Engine engine, Runnable continuation) {
+        try {
+            continuation.run();
+        } catch (Throwable failure) {
+            engine.fail(failure);
         }
     }
 
