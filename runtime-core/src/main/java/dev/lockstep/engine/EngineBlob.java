@@ -58,7 +58,9 @@ final class EngineBlob implements Blob {
         if (closed.get()) {
             throw new ClosedException("blob '" + name + "' is closed: " + call + " refused");
         }
-        return EngineContext.currentWorker("Blob." + call);
+        Worker worker = Worker.current();
+        // The failure's message is built only on failure: a concatenation per call otherwise.
+        return worker != null ? worker : EngineContext.currentWorker("Blob." + call);
     }
 
     private static void checkRange(long offset, long count, String what) {

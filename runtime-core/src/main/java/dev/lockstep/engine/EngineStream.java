@@ -66,7 +66,9 @@ final class EngineStream implements Stream {
         }
     }
     /** Received and not yet returned; touched by the receiving request on the worker and by recv/peek. */
-    private byte[] buffered = new byte[0];
+    private byte[] buffered = NOTHING;
+    /** The empty {@link #buffered}: shared, since an empty array cannot change. */
+    private static final byte[] NOTHING = new byte[0];
 
     EngineStream(ConnectionSides sides) {
         this.sides = sides;
@@ -109,7 +111,7 @@ final class EngineStream implements Stream {
                     synchronized (EngineStream.this) {
                         collected = Arrays.copyOf(buffered, Math.max(length, buffered.length));
                         done = buffered.length;
-                        buffered = new byte[0];
+                        buffered = NOTHING;
                     }
                     pooledBuffer(pool, Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
                 }
@@ -139,9 +141,11 @@ final class EngineStream implements Stream {
                     return false;
                 }
                 synchronized (EngineStream.this) {
-                    buffered = Arrays.copyOfRange(collected, length, done);
+                    buffered = done == length ? NOTHING : Arrays.copyOfRange(collected, length, done);
                 }
-                return succeed(Arrays.copyOf(collected, length));
+                // collected is this request's own array, never seen elsewhere: when it is exactly the message,
+                // it is the result, with no second copy.
+                return succeed(collected.length == length ? collected : Arrays.copyOf(collected, length));
             }
 
             @Override
@@ -175,7 +179,10 @@ final class EngineStream implements Stream {
             // caller here (checked above), so copying into it at the call races with no kernel.
             already = Math.min(length, buffered.length);
             MemorySegment.copy(buffered, 0, target, ValueLayout.JAVA_BYTE, at, already);
-            buffered = Arrays.copyOfRange(buffered, already, buffered.length);
+            if (already > 0) {
+                buffered = already == buffered.length ? NOTHING
+                        : Arrays.copyOfRange(buffered, already, buffered.length);
+            }
         }
         if (already == length) {
             return worker.register(new Immediate("receive from " + sides.peer, () -> null));
