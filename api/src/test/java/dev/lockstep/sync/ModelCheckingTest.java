@@ -12,13 +12,20 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The primitives' cross-thread hand-overs under Lincheck's model checker, which runs the threads of each scenario
  * in every order it can reach (switching at each shared access) and checks what the scenario asserts afterwards:
  * a completion racing a poll never loses the wake-up, a value handed to a receive closed from another thread goes
  * back, permits are never lost or doubled. No scenario parks (polls only), so every interleaving terminates.
+ *
+ * <p>Timeout: Lincheck instruments every class a scenario meets, on first contact, and detects a hung
+ * interleaving itself (30 s). On a loaded 2-core machine that instrumentation alone took the first scenario
+ * past the 60 s default (71 s, then 50 s for the whole class on the next run), so the class allows 300 s: a
+ * bound on a hang, not on speed.
  */
+@Timeout(300)
 class ModelCheckingTest {
     private static final int INVOCATIONS = 200;
 

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The engine's small cross-thread pieces under Lincheck's model checker: each test runs two or three threads
@@ -24,7 +25,13 @@ import org.junit.jupiter.api.Test;
  * parks (polls and closes only), so every interleaving terminates.
  *
  * <p>What each piece promises is written at its class; the assertions here are those promises.
+ *
+ * <p>Timeout: Lincheck instruments every class a scenario meets, on first contact, and detects a hung
+ * interleaving itself (30 s). On a loaded 2-core machine that instrumentation alone took the first scenario
+ * past the 60 s default (71 s, then 50 s for the whole class on the next run), so the class allows 300 s: a
+ * bound on a hang, not on speed.
  */
+@Timeout(300)
 class ModelCheckingTest {
     /**
      * Interleavings explored per test. These scenarios have two or three threads and a handful of shared
