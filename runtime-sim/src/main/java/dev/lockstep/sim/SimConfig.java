@@ -34,10 +34,13 @@ import java.util.HexFormat;
  * @param failOnLeaks whether a run that ends holding fds, rings, ring buffers or fibers it did not start with
  *                    fails with a {@link SimulationFailure} naming each and the source line that created it.
  *                    Either way {@link SimRunner#leaks()} lists them after the run
+ * @param scheduling how fiber steps and workers' service turns are ordered; {@link Scheduling#INTERLEAVED} by
+ *                   default
  */
 public record SimConfig(long seed, int workers, int ringEntries, long startNanos, long timeLimitNanos,
                         StorageFaults storageFaults, KernelBehavior kernelBehavior, NetworkConfig network,
-                        CrashPolicy crashPolicy, long crashWithinNanos, String storageRoot, boolean failOnLeaks) {
+                        CrashPolicy crashPolicy, long crashWithinNanos, String storageRoot, boolean failOnLeaks,
+                        Scheduling scheduling) {
 
     /** The default simulated start: 2026-01-01T00:00:00Z. */
     public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
@@ -89,6 +92,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         if (crashPolicy == null) {
             throw invalid("crashPolicy", "must not be null");
         }
+        if (scheduling == null) {
+            throw invalid("scheduling", "must not be null");
+        }
         if (storageRoot == null || !storageRoot.startsWith("/") || storageRoot.length() < 2) {
             throw invalid("storageRoot", "must be an absolute path below /, was "
                     + (storageRoot == null ? "null" : "'" + storageRoot + "'"));
@@ -102,7 +108,8 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
     /**
      * A builder with the defaults: seed 42, 1 worker, 64 ring entries, start at 2026-01-01T00:00:00Z, a time
      * limit of one simulated hour, no storage faults, {@link KernelBehavior#DEFAULT},
-     * {@link NetworkConfig#DEFAULT}, crash policy {@link CrashPolicy#ALL_LOST}, no seeded crash point.
+     * {@link NetworkConfig#DEFAULT}, crash policy {@link CrashPolicy#ALL_LOST}, no seeded crash point,
+     * {@link Scheduling#INTERLEAVED} scheduling.
      *
      * @return the builder
      */
@@ -130,6 +137,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         builder.crashWithinNanos = crashWithinNanos;
         builder.storageRoot = storageRoot;
         builder.failOnLeaks = failOnLeaks;
+        builder.scheduling = scheduling;
         return builder;
     }
 
@@ -183,6 +191,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         }
         if (failOnLeaks != Builder.DEFAULT_FAIL_ON_LEAKS) {
             java.append(".failOnLeaks(").append(failOnLeaks).append(')');
+        }
+        if (scheduling != Scheduling.INTERLEAVED) {
+            java.append(".scheduling(Scheduling.").append(scheduling.name()).append(')');
         }
         return java.append(".build()").toString();
     }
@@ -255,6 +266,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         /** On by default: a run that ends holding resources it did not start with fails, naming each. */
         static final boolean DEFAULT_FAIL_ON_LEAKS = true;
         private boolean failOnLeaks = DEFAULT_FAIL_ON_LEAKS;
+        private Scheduling scheduling = Scheduling.INTERLEAVED;
 
         private Builder() {
         }
@@ -406,6 +418,18 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
             return this;
         }
 
+        /**
+         * Sets how fiber steps and the workers' service turns are ordered.
+         *
+         * @param value {@link Scheduling#INTERLEAVED} (the default) or {@link Scheduling#SERVICE_FIRST}, the
+         *              order of earlier versions
+         * @return this
+         */
+        public Builder scheduling(Scheduling value) {
+            this.scheduling = value;
+            return this;
+        }
+
         private static long saturatedNanos(Duration duration) {
             try {
                 return duration.toNanos();
@@ -447,7 +471,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
                 }
             }
             return new SimConfig(seed, workers, ringEntries, startAt, limit, storageFaults, kernelBehavior, network,
-                    crashPolicy, crashWindow, storageRoot, failOnLeaks);
+                    crashPolicy, crashWindow, storageRoot, failOnLeaks, scheduling);
         }
     }
 }

@@ -18,10 +18,11 @@ import java.util.concurrent.locks.LockSupport;
  * them, and the loop that drives every fiber on the calling thread. Made by {@link SimRunner}, used once.
  *
  * <h2>The loop</h2>
- * Each step services every worker in index order without waiting (mailbox, timers, staging, completions due
- * now, deferred callbacks), then runs one runnable fiber continuation chosen by the {@link Generator}. When no
- * fiber can run, the clock jumps to the earliest timer or kernel event. Nothing runnable and nothing scheduled is
- * a <em>stall</em>; passing the simulated time limit is a <em>timeout</em>.
+ * Each step the {@link Scheduler} runs one thing: in {@link Scheduling#INTERLEAVED} mode (the default with more
+ * than one worker) a fiber continuation, half of a worker's service turn, or a slip of the clock, chosen by the
+ * {@link Generator}; in {@link Scheduling#SERVICE_FIRST} mode a whole service turn of every worker with work, then
+ * one fiber continuation. When nothing can run, the clock jumps to the earliest timer or kernel event. Nothing
+ * runnable and nothing scheduled is a <em>stall</em>; passing the simulated time limit is a <em>timeout</em>.
  *
  * <h2>Determinism leaks</h2>
  * After every step the fiber that ran is inspected: in a timed park ({@code Thread.sleep}), blocked on a monitor
@@ -62,11 +63,10 @@ final class Simulation {
     private boolean rootDoneAtCrash;
     private Checkpoint checkpoint;
     private String crashReason;
-    private long steps;
     /** A leak seen on a foreign thread; guarded by itself. */
     private final String[] foreignLeak = new String[1];
-    private final List<Ready> ready = new ArrayList<>();
-    /** Fiber continuation to its virtual thread: looked up by identity, never iterated. */
+    private final List<Worker> workers = new ArrayList<>();
+    private Scheduler scheduler;
 
     private Simulation(SimConfig config, SimConfig origin, int restarts, Generator generator, Auditor auditor,
             long clockNanos, StorageImage storage) {
@@ -152,8 +152,8 @@ final class Simulation {
     }
 
     SimStats stats() {
-        return new SimStats(steps, kernel.ringCompletions, kernel.systemCalls, auditor.events() - startEvents,
-                clock.nowNanos() - startNanos);
+        return new SimStats(scheduler == null ? 0 : scheduler.fiberSteps(), kernel.ringCompletions,
+                kernel.systemCalls, auditor.events() - startEvents, clock.nowNanos() - startNanos);
     }
 
     /** The line that reruns this run: the first run's configuration, and which run of the chain this is. */
@@ -250,7 +250,7 @@ final class Simulation {
         this.recoverMode = recover;
         this.thread = Thread.currentThread();
         Thread simThread = thread;
-        FiberScheduler scheduler = (worker, fiber, continuation) -> {
+        FiberScheduler fiberScheduler = (worker, fiber, continuation) -> {
             Thread caller = Thread.currentThread();
             boolean ours = caller == simThread
                     || (caller.isVirtual() && Fibers.current() != null
@@ -260,13 +260,10 @@ final class Simulation {
                         + caller.getName() + "': " + likelyCause(caller));
                 // Queue it anyway, so the fiber is not lost while the run fails.
             }
-            synchronized (ready) {
-                ready.add(new Ready(worker, fiber, continuation));
-            }
+            scheduler.add(worker, fiber, continuation);
         };
-        engine = new Engine(kernel, config.workers(), config.ringEntries(), scheduler, config.storageRoot());
+        engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
         engine.digestSource(auditor::digest);
-        List<Worker> workers = new ArrayList<>();
         int hold = -1;
         String failure = null;
         Handle<T> rootHandle = null;
@@ -274,6 +271,8 @@ final class Simulation {
             for (int i = 0; i < config.workers(); i++) {
                 workers.add(engine.createWorker(i));
             }
+            scheduler = new Scheduler(generator, auditor, clock, kernel, workers, config.scheduling(),
+                    Math.max(1, config.kernelBehavior().maxLatencyNanos()));
             if (restarts == 0) {
                 makeParents(config.storageRoot());
             }
@@ -289,7 +288,7 @@ final class Simulation {
             }
             running = true;
             rootHandle = engine.startRoot(root);
-            failure = loop(rootHandle, workers, limit, crashAt);
+            failure = loop(rootHandle, limit, crashAt);
         } finally {
             running = false;
             for (Worker worker : workers) {
@@ -317,14 +316,14 @@ final class Simulation {
             failure = failure == null ? leaked : failure + "; and " + leaked;
         }
         if (failure != null) {
-            throw new SimulationFailure(failure + " (at " + now() + ", after " + steps + " steps)", origin,
-                    replayLine(), caller());
+            throw new SimulationFailure(failure + " (at " + now() + ", after " + scheduler.fiberSteps() + " steps)",
+                    origin, replayLine(), caller());
         }
         return new Result<>(rootHandle, engine, crashed, rootDoneAtCrash, crashReason,
                 checkpoint == null ? null : checkpoint.crashedAt());
     }
 
-    private String loop(Handle<?> rootHandle, List<Worker> workers, long limit, long crashAt) {
+    private String loop(Handle<?> rootHandle, long limit, long crashAt) {
         boolean shuttingDown = false;
         String failure = null;
         while (true) {
@@ -335,11 +334,6 @@ final class Simulation {
                     shuttingDown = true;
                 }
             }
-            for (Worker worker : workers) {
-                if (needsService(worker)) {
-                    worker.service(false, 0);
-                }
-            }
             if (!shuttingDown && (crashed || rootHandle.isDone() || engine.failure() != null)) {
                 if (recoverMode && !crashed) {
                     crashNow(rootHandle.isDone() ? "the root task finished; the machine then lost power"
@@ -348,18 +342,9 @@ final class Simulation {
                 engine.abortAll();
                 shuttingDown = true;
             }
-            Ready next = null;
-            synchronized (ready) {
-                if (!ready.isEmpty()) {
-                    int pick = ready.size() == 1 ? 0 : generator.nextInt(Site.SCHEDULE, ready.size());
-                    next = ready.remove(pick);
-                }
-            }
-            if (next != null) {
-                steps++;
-                auditor.record("fiber.run", Auditor.u32(next.worker.index()), Auditor.u64(steps));
-                next.continuation.run();
-                String leak = inspect(next.fiber);
+            Scheduler.Action action = scheduler.step(shuttingDown ? Long.MIN_VALUE : Math.min(limit, crashAt));
+            if (action == Scheduler.Action.FIBER) {
+                String leak = inspect(scheduler.lastFiber());
                 if (leak != null && failure == null) {
                     failure = "determinism leak: " + leak;
                     engine.abortAll();
@@ -367,15 +352,7 @@ final class Simulation {
                 }
                 continue;
             }
-            boolean workersIdle = true;
-            for (Worker worker : workers) {
-                // Entries staged in the ring (a request resubmitted by its completion: EAGAIN, a short transfer)
-                // are submitted by the next service turn, not by the clock: the worker is not idle.
-                if (worker.hasReadyWork() || ((SimRing) worker.ring()).staged() > 0) {
-                    workersIdle = false;
-                }
-            }
-            if (!workersIdle) {
+            if (action != Scheduler.Action.NOTHING || scheduler.workersBusy()) {
                 continue;
             }
             if (shuttingDown && engine.liveFibers() == 0) {
@@ -418,18 +395,6 @@ final class Simulation {
             }
             clock.advanceTo(Math.max(clock.nowNanos(), nextEvent));
         }
-    }
-
-    /**
-     * Whether a service turn of {@code worker} would do anything now: messages, deferred callbacks or queued
-     * requests, a due timer, a wake-up (a permit released for it), staged entries or a due completion. A turn that
-     * would do nothing is skipped, which saves its audit events; it changes nothing else.
-     */
-    private boolean needsService(Worker worker) {
-        SimRing ring = (SimRing) worker.ring();
-        long now = clock.nowNanos();
-        return worker.hasReadyWork() || worker.nextDeadline() <= now || ring.wakeRequested() || ring.staged() > 0
-                || ring.nextEventNanos() <= now;
     }
 
     /** Creates the storage root's missing ancestors, durably, so any absolute root works on a fresh disk. */
@@ -597,5 +562,4 @@ final class Simulation {
         return null;
     }
 
-    private record Ready(Worker worker, dev.lockstep.engine.Fiber fiber, Runnable continuation) { }
 }

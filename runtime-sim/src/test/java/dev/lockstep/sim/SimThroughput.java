@@ -46,12 +46,17 @@ public final class SimThroughput {
     }
 
     /**
-     * Runs every workload and prints one table row each.
+     * Runs every workload and prints one table row each, per scheduling mode.
      *
-     * @param args optional: a multiplier for the number of runs (default 1)
+     * @param args optional: a multiplier for the number of runs (default 1), then the scheduling modes to measure
+     *             side by side, comma-separated (default {@code INTERLEAVED,SERVICE_FIRST}; see {@link Scheduling})
      */
     public static void main(String[] args) {
         double scale = args.length > 0 ? Double.parseDouble(args[0]) : 1;
+        List<Scheduling> modes = new ArrayList<>();
+        for (String mode : (args.length > 1 ? args[1] : "INTERLEAVED,SERVICE_FIRST").split(",")) {
+            modes.add(Scheduling.valueOf(mode.strip().toUpperCase(Locale.ROOT)));
+        }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         if (!threads.isCurrentThreadCpuTimeSupported()) {
             throw new IllegalStateException("this JVM cannot measure thread CPU time");
@@ -70,23 +75,31 @@ public final class SimThroughput {
                 + Runtime.getRuntime().availableProcessors() + " CPUs");
         System.out.println("Each row: the median of " + REPEATS + " measurements of the same seeded runs, after a"
                 + " warm-up; rates per CPU second of the simulator's thread.");
-        System.out.printf(Locale.ROOT, "%-58s %5s %10s %10s %8s %9s %14s %13s %10s %11s%n", "workload", "runs",
+        System.out.printf(Locale.ROOT, "%-72s %5s %10s %10s %8s %9s %14s %13s %10s %11s%n", "workload", "runs",
                 "switches", "I/O ops", "thread s", "process s", "switches/cpu-s", "I/O ops/cpu-s", "runs/cpu-s",
                 "sim-s/cpu-s");
-        for (Workload workload : workloads) {
-            measure(workload, 0, Math.max(1, workload.runs() / 4)); // warm-up
-            List<Totals> repeats = new ArrayList<>();
-            for (int r = 0; r < REPEATS; r++) {
-                repeats.add(measure(workload, 1_000, workload.runs()));
+        for (Workload plain : workloads) {
+            for (Scheduling mode : modes) {
+                report(new Workload(plain.name() + " " + mode.name().toLowerCase(Locale.ROOT), plain.runs(),
+                        seed -> plain.config().apply(seed).toBuilder().scheduling(mode).build(), plain.task()));
             }
-            repeats.sort(java.util.Comparator.comparingLong(Totals::threadCpuNanos));
-            Totals totals = repeats.get(REPEATS / 2);
-            double cpu = totals.threadCpuNanos() / 1e9;
-            System.out.printf(Locale.ROOT, "%-58s %5d %10d %10d %8.2f %9.2f %14.0f %13.0f %10.0f %11.1f%n",
-                    workload.name(), totals.runs(), totals.switches(), totals.ioOperations(), cpu,
-                    totals.processCpuNanos() / 1e9, totals.switches() / cpu, totals.ioOperations() / cpu,
-                    totals.runs() / cpu, totals.simulatedNanos() / 1e9 / cpu);
         }
+    }
+
+    /** Warms up, measures {@link #REPEATS} times and prints the median row. */
+    private static void report(Workload workload) {
+        measure(workload, 0, Math.max(1, workload.runs() / 4)); // warm-up
+        List<Totals> repeats = new ArrayList<>();
+        for (int r = 0; r < REPEATS; r++) {
+            repeats.add(measure(workload, 1_000, workload.runs()));
+        }
+        repeats.sort(java.util.Comparator.comparingLong(Totals::threadCpuNanos));
+        Totals totals = repeats.get(REPEATS / 2);
+        double cpu = totals.threadCpuNanos() / 1e9;
+        System.out.printf(Locale.ROOT, "%-72s %5d %10d %10d %8.2f %9.2f %14.0f %13.0f %10.0f %11.1f%n",
+                workload.name(), totals.runs(), totals.switches(), totals.ioOperations(), cpu,
+                totals.processCpuNanos() / 1e9, totals.switches() / cpu, totals.ioOperations() / cpu,
+                totals.runs() / cpu, totals.simulatedNanos() / 1e9 / cpu);
     }
 
     private static final int REPEATS = 3;
