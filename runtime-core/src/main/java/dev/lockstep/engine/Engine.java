@@ -44,6 +44,8 @@ public final class Engine {
             new java.util.concurrent.ConcurrentHashMap<>();
     private volatile Runnable onFailure = () -> { };
     private volatile java.util.function.Supplier<String> digest = () -> "";
+    /** See {@link #foreignCallerCheck}; set before the root starts, read by any thread. */
+    private volatile java.util.function.Consumer<String> foreignCallerCheck = what -> { };
 
     /**
      * A runtime over {@code kernel}.
@@ -313,6 +315,24 @@ public final class Engine {
 
     String digest() {
         return digest.get();
+    }
+
+    /**
+     * Installs the check run when one of this runtime's operations or task handles is polled, awaited or
+     * closed from a thread that carries none of its workers. runtime-uring allows any thread (the check does
+     * nothing); the simulator refuses: a plain thread's timing would decide what the simulation sees.
+     *
+     * @param check receives what is being done ("Operation.poll", ...) and throws to refuse it
+     */
+    public void foreignCallerCheck(java.util.function.Consumer<String> check) {
+        this.foreignCallerCheck = java.util.Objects.requireNonNull(check, "check");
+    }
+
+    /** Runs the installed check if the calling thread carries no worker. */
+    void checkForeignCaller(String what) {
+        if (Worker.current() == null) {
+            foreignCallerCheck.accept(what);
+        }
     }
 
     /**

@@ -61,12 +61,14 @@ final class TaskHandle<T> implements Handle<T> {
 
     @Override
     public T await() {
+        engine.checkForeignCaller("Handle.await");
         Fibers.awaitUntil(this::isDone, waiters);
         return outcome().get();
     }
 
     @Override
     public Poll<T> poll(Waker waker) {
+        engine.checkForeignCaller("Handle.poll");
         Poll<T> result = outcome();
         if (result != null) {
             return result;

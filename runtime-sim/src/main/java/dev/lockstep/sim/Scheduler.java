@@ -59,11 +59,13 @@ final class Scheduler {
     private final int[] eligible;
     private final int[] pending;
     private long fiberSteps;
+    private final java.util.function.Consumer<Fiber> beforeFiberStep;
     private Fiber lastFiber;
 
     Scheduler(Generator generator, Auditor auditor, SimClock clock, SimKernel kernel, List<Worker> workers,
-            Scheduling scheduling, long slipWindowNanos) {
+            Scheduling scheduling, long slipWindowNanos, java.util.function.Consumer<Fiber> beforeFiberStep) {
         this.slipWindowNanos = slipWindowNanos;
+        this.beforeFiberStep = beforeFiberStep;
         this.generator = generator;
         this.auditor = auditor;
         this.clock = clock;
@@ -239,6 +241,7 @@ final class Scheduler {
         fiberSteps++;
         lastFiber = next.fiber();
         auditor.record("fiber.run", Auditor.u32(next.worker().index()), Auditor.u64(fiberSteps));
+        beforeFiberStep.accept(next.fiber());
         next.continuation().run();
     }
 

@@ -4,6 +4,7 @@ import dev.lockstep.ClosedException;
 import dev.lockstep.Handle;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
+import dev.lockstep.engine.Fiber;
 import dev.lockstep.engine.FiberScheduler;
 import dev.lockstep.engine.Fibers;
 import dev.lockstep.engine.Worker;
@@ -11,7 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One simulated run: the generator, auditor, clock, file system, network and kernel it owns, the engine over
@@ -25,12 +27,15 @@ import java.util.concurrent.locks.LockSupport;
  * runnable and nothing scheduled is a <em>stall</em>; passing the simulated time limit is a <em>timeout</em>.
  *
  * <h2>Determinism leaks</h2>
- * After every step the fiber that ran is inspected: in a timed park ({@code Thread.sleep}), blocked on a monitor
- * another fiber holds across an await, or parked in JDK I/O (a real socket), it would be resumed by a JDK
- * thread at a moment the operating system chooses, so the run fails at once, deterministically. A continuation
- * scheduled from any foreign thread is refused as well (the backstop for every other case). One case escapes
- * both: a timed park so short (a millisecond or less, on a loaded machine) that the JDK's timer ends it before
- * the fiber has unmounted looks like a yield; comparing the digests of two runs of the seed catches it.
+ * After every step the fiber that ran is settled ({@link LeakWatch} says what is caught and how): a thread it
+ * created, work it handed to a ForkJoinPool, a timed park, a monitor another fiber holds across an await, JDK
+ * I/O, all fail the run with the same message on every run of the seed. A fiber held up by a lock the JDK holds
+ * inside one of its own calls (two simulations in one JVM printing to one stream) is waited for and run on within
+ * its step, so simulations side by side do not see each other. A continuation scheduled from any foreign thread
+ * at another moment is refused as well (the backstop), and an operation or task handle polled, awaited or closed
+ * from a thread outside the simulation is refused at the call. One case escapes: a timed park so short (a
+ * millisecond or less, on a loaded machine) that the JDK's timer ends it before the fiber has unmounted looks
+ * like a yield; comparing the digests of two runs of the seed catches it.
  *
  * <p>Confined to the thread that calls {@link #run}; only the scheduler callback and {@link SimRing#wake()} may
  * be called from other threads.
@@ -67,6 +72,17 @@ final class Simulation {
     private final String[] foreignLeak = new String[1];
     private final List<Worker> workers = new ArrayList<>();
     private Scheduler scheduler;
+    /** The first failure, with when it happened; null while the run is fine. Simulator thread only. */
+    private String failure;
+    private boolean shuttingDown;
+    /**
+     * The fiber whose step runs or is being settled, and the continuations of it that foreign threads scheduled
+     * meanwhile; both guarded by {@code handoff}'s monitor (the queue itself is what {@link #settle} waits on).
+     */
+    private final LinkedBlockingQueue<Resumption> handoff = new LinkedBlockingQueue<>();
+    private Fiber stepFiber;
+    /** A thread created during the current step (see {@link LeakWatch}); guarded by {@code handoff}. */
+    private String stepLeak;
 
     private Simulation(SimConfig config, SimConfig origin, int restarts, Generator generator, Auditor auditor,
             long clockNanos, StorageImage storage) {
@@ -255,24 +271,41 @@ final class Simulation {
             boolean ours = caller == simThread
                     || (caller.isVirtual() && Fibers.current() != null
                         && Fibers.current().home().engine() == engine);
+            if (caller != fiber.thread()) {
+                synchronized (handoff) {
+                    if (fiber == stepFiber) {
+                        // settle() decides: the end of a JDK lock wait, or a leak. From the simulator's own
+                        // thread it is the JDK resubmitting a fiber whose stack settle() just read.
+                        handoff.add(new Resumption(continuation, !ours));
+                        return;
+                    }
+                }
+            }
             if (!ours) {
                 reportForeignLeak("a fiber of worker " + worker.index() + " was resumed from thread '"
-                        + caller.getName() + "': " + likelyCause(caller));
+                        + caller.getName() + "': " + LeakWatch.likelyCause(caller));
                 // Queue it anyway, so the fiber is not lost while the run fails.
             }
             scheduler.add(worker, fiber, continuation);
         };
         engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
         engine.digestSource(auditor::digest);
+        engine.foreignCallerCheck(what -> {
+            if (running && !isOnSimulation()) {
+                throw new IllegalStateException(what + " was called from thread '" + Thread.currentThread().getName()
+                        + "', outside the simulation: a simulated operation or task may only be polled, awaited or"
+                        + " closed by the simulation's tasks (a plain thread's timing would decide what the run sees)");
+            }
+        });
         int hold = -1;
-        String failure = null;
         Handle<T> rootHandle = null;
+        LeakWatch.own(this);
         try {
             for (int i = 0; i < config.workers(); i++) {
                 workers.add(engine.createWorker(i));
             }
             scheduler = new Scheduler(generator, auditor, clock, kernel, workers, config.scheduling(),
-                    Math.max(1, config.kernelBehavior().maxLatencyNanos()));
+                    Math.max(1, config.kernelBehavior().maxLatencyNanos()), this::beginStep);
             if (restarts == 0) {
                 makeParents(config.storageRoot());
             }
@@ -288,9 +321,10 @@ final class Simulation {
             }
             running = true;
             rootHandle = engine.startRoot(root);
-            failure = loop(rootHandle, limit, crashAt);
+            loop(rootHandle, limit, crashAt);
         } finally {
             running = false;
+            LeakWatch.own(null);
             for (Worker worker : workers) {
                 // Only this worker's ring must progress: jump to its next completion, not to another ring's.
                 SimRing ring = (SimRing) worker.ring();
@@ -316,23 +350,20 @@ final class Simulation {
             failure = failure == null ? leaked : failure + "; and " + leaked;
         }
         if (failure != null) {
-            throw new SimulationFailure(failure + " (at " + now() + ", after " + scheduler.fiberSteps() + " steps)",
-                    origin, replayLine(), caller());
+            throw new SimulationFailure(failure, origin, replayLine(), caller());
         }
         return new Result<>(rootHandle, engine, crashed, rootDoneAtCrash, crashReason,
                 checkpoint == null ? null : checkpoint.crashedAt());
     }
 
     private String loop(Handle<?> rootHandle, long limit, long crashAt) {
-        boolean shuttingDown = false;
-        String failure = null;
         while (true) {
+            String foreign;
             synchronized (foreignLeak) {
-                if (foreignLeak[0] != null && failure == null) {
-                    failure = "determinism leak: " + foreignLeak[0];
-                    engine.abortAll();
-                    shuttingDown = true;
-                }
+                foreign = foreignLeak[0];
+            }
+            if (foreign != null) {
+                fail("determinism leak: " + foreign);
             }
             if (!shuttingDown && (crashed || rootHandle.isDone() || engine.failure() != null)) {
                 if (recoverMode && !crashed) {
@@ -344,11 +375,9 @@ final class Simulation {
             }
             Scheduler.Action action = scheduler.step(shuttingDown ? Long.MIN_VALUE : Math.min(limit, crashAt));
             if (action == Scheduler.Action.FIBER) {
-                String leak = inspect(scheduler.lastFiber());
-                if (leak != null && failure == null) {
-                    failure = "determinism leak: " + leak;
-                    engine.abortAll();
-                    shuttingDown = true;
+                String leak = settle(scheduler.lastFiber());
+                if (leak != null) {
+                    fail("determinism leak: " + leak);
                 }
                 continue;
             }
@@ -361,9 +390,7 @@ final class Simulation {
             String outside = engine.fiberWaitingOutsideLockstep();
             if (outside != null && failure == null) {
                 // Jumping the clock now would let a JDK thread decide when this fiber resumes.
-                failure = "determinism leak: " + outside;
-                engine.abortAll();
-                shuttingDown = true;
+                fail("determinism leak: " + outside);
                 continue;
             }
             long nextEvent = kernel.nextEventNanos();
@@ -380,20 +407,116 @@ final class Simulation {
                     // Aborted fibers blocked outside Lockstep can never resume; leave them.
                     return failure;
                 }
-                failure = "stalled: no fiber can run and nothing is scheduled (" + engine.liveFibers()
-                        + " fibers waiting: " + describeWaitingFibers() + ")" + describeRings();
-                engine.abortAll();
-                shuttingDown = true;
+                fail("stalled: no fiber can run and nothing is scheduled (" + engine.liveFibers()
+                        + " fibers waiting: " + describeWaitingFibers() + ")" + describeRings());
                 continue;
             }
             if (nextEvent > limit && !shuttingDown) {
-                failure = "timed out: the simulated time limit of " + Duration.ofNanos(config.timeLimitNanos())
-                        + " was reached";
-                engine.abortAll();
-                shuttingDown = true;
+                fail("timed out: the simulated time limit of " + Duration.ofNanos(config.timeLimitNanos())
+                        + " was reached");
                 continue;
             }
             clock.advanceTo(Math.max(clock.nowNanos(), nextEvent));
+        }
+    }
+
+    /**
+     * The first failure wins, with the time and step it happened at (what happens while the run shuts down does
+     * not change the verdict); every task is aborted.
+     */
+    private void fail(String message) {
+        if (failure == null) {
+            failure = message + " (at " + now() + ", after " + scheduler.fiberSteps() + " steps)";
+        }
+        engine.abortAll();
+        shuttingDown = true;
+    }
+
+    // ------------------------------------------------------------------------------------------------- leaks
+
+    /** Called by the scheduler before a fiber step: a foreign resumption of this fiber is handed to {@link #settle}. */
+    private void beginStep(Fiber fiber) {
+        synchronized (handoff) {
+            stepFiber = fiber;
+        }
+    }
+
+    /** A continuation of the fiber being settled, and whether a thread outside the simulation scheduled it. */
+    private record Resumption(Runnable continuation, boolean foreign) {
+    }
+
+    /** A thread was created by this simulation's thread or one of its fibers: see {@link LeakWatch}. */
+    void threadCreatedInStep(String message) {
+        synchronized (handoff) {
+            if (stepLeak == null) {
+                stepLeak = message;
+            }
+        }
+    }
+
+    /**
+     * After a fiber's step: the leak it caused, or null. A fiber held up by a lock the JDK holds inside one of
+     * its calls (another simulation in this JVM printing to the same stream) is waited for and run on within this
+     * step, so the step ends the same way however long the other thread took.
+     */
+    private String settle(Fiber fiber) {
+        Thread thread = fiber.thread();
+        List<Resumption> strays = new ArrayList<>();
+        try {
+            for (int heldUp = 0; ; heldUp++) {
+                synchronized (handoff) {
+                    if (stepLeak != null) {
+                        String leak = stepLeak;
+                        stepLeak = null;
+                        return leak;
+                    }
+                }
+                if (thread == null) {
+                    return null;
+                }
+                if (failure != null) {
+                    return null; // the verdict is in: the run only shuts down
+                }
+                boolean resumedFromOutside;
+                synchronized (handoff) {
+                    resumedFromOutside = handoff.stream().anyMatch(Resumption::foreign);
+                }
+                LeakWatch.Verdict verdict = LeakWatch.classify(thread, resumedFromOutside);
+                switch (verdict.kind()) {
+                    case FINE -> {
+                        return null;
+                    }
+                    case LEAK -> {
+                        return verdict.message();
+                    }
+                    case JDK_LOCK -> {
+                        Resumption resumed;
+                        try {
+                            resumed = handoff.poll(LeakWatch.HANDOFF_LIMIT_SECONDS, TimeUnit.SECONDS);
+                        } catch (InterruptedException interrupted) {
+                            Thread.currentThread().interrupt();
+                            resumed = null;
+                        }
+                        if (resumed == null || heldUp == LeakWatch.HANDOFF_LIMIT_TIMES) {
+                            return LeakWatch.heldUp(fiber);
+                        }
+                        resumed.continuation().run();
+                    }
+                }
+            }
+        } finally {
+            synchronized (handoff) {
+                stepFiber = null;
+                handoff.drainTo(strays);
+            }
+            for (Resumption stray : strays) {
+                if (stray.foreign()) {
+                    // Resumed by a thread outside the simulation while it waited on something of the user's.
+                    reportForeignLeak("fiber '" + thread.getName() + "' was resumed from a thread outside the"
+                            + " simulation while it waited on something that is not Lockstep's");
+                }
+                scheduler.add(fiber.home(), fiber, stray.continuation());
+            }
         }
     }
 
@@ -452,25 +575,6 @@ final class Simulation {
 
     // ------------------------------------------------------------------------------------------------- leaks
 
-    /** What the fiber that just ran waits on, if it waits outside Lockstep; null if it is fine. */
-    private String inspect(dev.lockstep.engine.Fiber ran) {
-        Thread fiber = ran.thread();
-        if (fiber == null) {
-            return null;
-        }
-        return switch (fiber.getState()) {
-            case TERMINATED -> null;
-            case TIMED_WAITING -> "fiber '" + fiber.getName() + "' is in a timed park (Thread.sleep,"
-                    + " LockSupport.parkNanos, a timed wait or Future.get with a timeout) that wall-clock time would"
-                    + " end" + where(fiber) + "; use ctx.sleep or ctx.timeout";
-            case BLOCKED -> "fiber '" + fiber.getName() + "' is blocked on a contended monitor (synchronized) that"
-                    + " another fiber holds across an await" + where(fiber) + "; the JDK's unblocker thread, not the"
-                    + " simulator, would resume it: do not hold monitors across awaits";
-            case WAITING -> LockSupport.getBlocker(fiber) == null ? realIo(fiber) : null;
-            default -> null;
-        };
-    }
-
     /** Requests in flight that wait for something that may never come (a receive, an accept), by ring. */
     private String describeRings() {
         StringBuilder rings = new StringBuilder();
@@ -490,61 +594,13 @@ final class Simulation {
         for (dev.lockstep.engine.Fiber live : engine.fibers()) {
             Thread fiber = live.thread();
             if (fiber != null && fiber.getState() != Thread.State.TERMINATED) {
-                String at = where(fiber.getStackTrace());
+                String at = LeakWatch.where(fiber.getStackTrace());
                 waiting.add(fiber.getName().replaceFirst("^lockstep-(\\d+)-", "worker $1 '") + "'"
                         + (at.isEmpty() ? "" : at.substring(1)));
             }
         }
         waiting.sort(null);
         return String.join("; ", waiting);
-    }
-
-    /** A fiber parked with no blocker: Lockstep always parks with one, JDK I/O never does. */
-    private static String realIo(Thread fiber) {
-        StackTraceElement[] stack = fiber.getStackTrace();
-        for (StackTraceElement frame : stack) {
-            String type = frame.getClassName();
-            if (type.startsWith("sun.nio.ch.") || type.startsWith("java.net.")
-                    || type.startsWith("java.nio.channels.")) {
-                return "fiber '" + fiber.getName() + "' waits for real I/O (a java.net socket or an NIO channel) in "
-                        + frame + where(stack) + ": the operating system, not the simulator, would complete it;"
-                        + " use ctx's Network and Storage";
-            }
-        }
-        return null;
-    }
-
-    private static String where(Thread fiber) {
-        return where(fiber.getStackTrace());
-    }
-
-    /** The first frame of user code in a parked fiber's stack. */
-    private static String where(StackTraceElement[] stack) {
-        for (StackTraceElement frame : stack) {
-            String type = frame.getClassName();
-            if (!type.startsWith("java.") && !type.startsWith("jdk.") && !type.startsWith("sun.")
-                    && !type.startsWith("dev.lockstep.engine.")) {
-                return ", at " + frame;
-            }
-        }
-        return "";
-    }
-
-    private static String likelyCause(Thread caller) {
-        String name = caller.getName();
-        if (name.contains("unparker")) {
-            return "a timed park (Thread.sleep, LockSupport.parkNanos, a timed wait or Future.get with a timeout)"
-                    + " woke on wall-clock time; use ctx.sleep or ctx.timeout";
-        }
-        if (name.contains("unblocker")) {
-            return "a contended monitor (synchronized) held across an await was released by another fiber; do not"
-                    + " hold monitors across awaits";
-        }
-        if (name.contains("Poller") || name.contains("poller")) {
-            return "blocking JDK I/O (a real socket or file channel) completed outside the simulator; use"
-                    + " ctx's Network and Storage";
-        }
-        return "something outside the simulator (another thread, a JDK timer, real I/O) unparked it";
     }
 
     /** The user's call site of the runner, for the replay line: the first frame outside Lockstep and the JDK. */

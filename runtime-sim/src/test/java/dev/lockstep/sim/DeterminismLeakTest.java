@@ -133,21 +133,34 @@ class DeterminismLeakTest {
 
     @Test
     void aFiberResumedFromAnotherThread() {
+        // The intruder is started outside the simulation (a thread a fiber creates is a leak of its own).
+        java.util.concurrent.atomic.AtomicReference<Thread> sleeper = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean unparked = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        Thread intruder = Thread.ofPlatform().name("intruder").start(() -> {
+            try {
+                go.await();
+            } catch (InterruptedException stop) {
+                return;
+            }
+            LockSupport.unpark(sleeper.get());
+            unparked.set(true);
+        });
         SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.seeded(7).start(ctx -> {
-            Thread[] sleeper = new Thread[1];
             Handle<Void> sleeping = ctx.child("sleeper").spawn(c -> {
-                sleeper[0] = Thread.currentThread();
+                sleeper.set(Thread.currentThread());
                 c.sleep(Duration.ofHours(1));
                 return null;
             });
             ctx.sleep(Duration.ofMillis(1));
-            Thread intruder = Thread.ofPlatform().name("intruder").start(() -> LockSupport.unpark(sleeper[0]));
-            while (intruder.isAlive()) {
+            go.countDown();
+            while (!unparked.get()) {
                 Thread.onSpinWait(); // wait in real time without parking: the unpark happens during this step
             }
             sleeping.await();
             return null;
         }));
+        intruder.interrupt();
         assertTrue(failure.getMessage().contains("determinism leak"), failure.getMessage());
         assertTrue(failure.getMessage().contains("resumed from thread 'intruder'"), failure.getMessage());
     }
@@ -170,21 +183,30 @@ class DeterminismLeakTest {
 
     @Test
     void touchingTheSimulationFromAnotherThreadFailsTheRun() {
+        java.util.concurrent.atomic.AtomicReference<SimControl> control = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean touched = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        Thread other = Thread.ofPlatform().start(() -> {
+            try {
+                go.await();
+                control.get().ticker().read();
+            } catch (IllegalStateException expected) {
+                // the run fails instead
+            } catch (InterruptedException stop) {
+                return;
+            }
+            touched.set(true);
+        });
         SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.seeded(9).start(ctx -> {
-            SimControl sim = SimRunner.control(ctx);
-            Thread other = Thread.ofPlatform().start(() -> {
-                try {
-                    sim.ticker().read();
-                } catch (IllegalStateException expected) {
-                    // the run fails instead
-                }
-            });
-            while (other.isAlive()) {
+            control.set(SimRunner.control(ctx));
+            go.countDown();
+            while (!touched.get()) {
                 Thread.onSpinWait();
             }
             ctx.sleep(Duration.ofMillis(1));
             return null;
         }));
         assertTrue(failure.getMessage().contains("Ticker.read was called from thread"), failure.getMessage());
+        other.interrupt();
     }
 }

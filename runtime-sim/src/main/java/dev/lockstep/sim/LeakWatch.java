@@ -1,0 +1,272 @@
+package dev.lockstep.sim;
+
+import dev.lockstep.engine.Fiber;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How the simulator tells what a fiber waits on after its step, and the determinism leaks it names: everything
+ * that would let a thread the simulator does not own decide what a run does.
+ *
+ * <h2>What is caught, and when</h2>
+ * <ul>
+ *   <li>A thread created by a fiber — {@code new Thread(...).start()}, an executor's worker (the first
+ *       {@code submit} of a new {@code ExecutorService}), a JDK virtual thread
+ *       — is caught <em>when it is created</em>, on the fiber, through an
+ *       {@link InheritableThreadLocal} every fiber carries: the JDK asks it for the child's value in the
+ *       creating thread. So the verdict and the line named do not depend on how fast the thread then runs:
+ *       {@code Thread.join}, {@code Future.get} and {@code BlockingQueue.take} on its work fail the same way on
+ *       every run.</li>
+ *   <li>Not caught deterministically: work handed to a {@code ForkJoinPool} (the common pool, a parallel
+ *       stream) and {@code CompletableFuture.supplyAsync} or {@code runAsync} without an executor, whose JDK
+ *       threads do not inherit the fiber's thread-locals. They leave no mark the simulator can read when the
+ *       work is handed over, so they are caught only when a pool thread resumes the fiber (a foreign
+ *       resumption): a run where the pool was faster than the fiber's {@code join} passes.</li>
+ *   <li>A fiber left in a timed park, blocked on a monitor in user code, or parked in JDK I/O after its step
+ *       (as before).</li>
+ * </ul>
+ *
+ * <h2>What is not a leak</h2>
+ * A fiber that waits for a lock the JDK takes inside one of its own calls (the lock of a shared
+ * {@code PrintStream}, a {@code ConcurrentHashMap} bin) is waiting for another thread's call to return, not for
+ * the operating system's schedule: such a lock is never held across user code, so never across an await. This
+ * happens when simulations run side by side in one JVM and share an object. The simulator waits for the fiber,
+ * in real time, and lets it run on within the same step, so the run's course is the same as if the lock had
+ * been free.
+ *
+ * <p>Thread-safe where it must be: the thread-local's callback runs on whichever thread creates a thread.
+ */
+final class LeakWatch {
+
+    /** How long the simulator waits for a fiber held up outside it before it calls that a leak. */
+    static final long HANDOFF_LIMIT_SECONDS = 30;
+    /** How many times one step may be held up outside the simulator before that is called a leak. */
+    static final int HANDOFF_LIMIT_TIMES = 1_000;
+
+    /**
+     * The simulation whose thread, or whose fiber, the current thread is. Set on the simulator's thread for a
+     * run; fibers inherit it; a thread created by any of them gets null and is reported.
+     */
+    private static final InheritableThreadLocal<Simulation> OWNER = new InheritableThreadLocal<>() {
+        @Override
+        protected Simulation childValue(Simulation parent) {
+            if (parent == null || !parent.isRunning()) {
+                return null;
+            }
+            if (creatingFiber()) {
+                return parent;
+            }
+            parent.threadCreatedInStep(threadCreated());
+            return null;
+        }
+    };
+
+    private LeakWatch() {
+    }
+
+    /** Marks the calling thread as the simulator's thread of {@code simulation}, or clears it. */
+    static void own(Simulation simulation) {
+        if (simulation == null) {
+            OWNER.remove();
+        } else {
+            OWNER.set(simulation);
+        }
+    }
+
+    /** Whether the thread being created is one of the engine's own fibers. */
+    private static boolean creatingFiber() {
+        return StackWalker.getInstance().walk(frames -> frames.anyMatch(frame ->
+                frame.getClassName().equals("dev.lockstep.engine.Engine") && frame.getMethodName().equals("startFiber")));
+    }
+
+    /** The message for a thread being created by the calling fiber, naming the kind of thread and the line. */
+    private static String threadCreated() {
+        StackTraceElement[] stack = new Throwable().getStackTrace();
+        String kind = "a thread (Thread.start, Thread.ofPlatform)";
+        for (StackTraceElement frame : stack) {
+            String type = frame.getClassName();
+            if (isUser(type)) {
+                break; // what the user called is above this frame; below it is the fiber's own start
+            }
+            if (type.equals("java.lang.VirtualThread") || type.startsWith("java.lang.ThreadBuilders$Virtual")) {
+                kind = "a JDK virtual thread (Thread.ofVirtual, Executors.newVirtualThreadPerTaskExecutor), which the"
+                        + " JDK's scheduler runs";
+                break;
+            }
+            if (type.startsWith("java.util.concurrent.CompletableFuture")) {
+                kind = "a thread for CompletableFuture's asynchronous work (supplyAsync or runAsync without an"
+                        + " executor)";
+                break;
+            }
+            if (type.startsWith("java.util.concurrent.ThreadPoolExecutor")
+                    || type.startsWith("java.util.concurrent.ScheduledThreadPoolExecutor")) {
+                kind = "an executor's worker thread (ExecutorService.submit or execute)";
+                break;
+            }
+            if (type.startsWith("java.util.concurrent.ForkJoinPool")) {
+                kind = "a ForkJoinPool worker thread";
+                break;
+            }
+        }
+        Thread creator = Thread.currentThread();
+        return (dev.lockstep.engine.Fibers.current() != null ? "fiber '" + creator.getName() + "'" : "thread '"
+                + creator.getName() + "'") + " created " + kind + where(stack) + ": that thread runs on the operating"
+                + " system's schedule, so whatever waits for it (Thread.join, Future.get, BlockingQueue.take, join) or"
+                + " reads what it did depends on real time; run the work as a task (ctx.spawn) instead";
+    }
+
+    /** What a fiber that just ran is doing, as far as determinism goes. */
+    enum Wait {
+        /** Finished, or parked in Lockstep (an await, a sleep), or on a lock or condition of the user's. */
+        FINE,
+        /** Parked or blocked on a lock the JDK holds only inside one of its calls: wait for it, run on. */
+        JDK_LOCK,
+        /** A leak: the verdict's message says which. */
+        LEAK
+    }
+
+    /**
+     * What a fiber waits on after its step.
+     *
+     * @param kind the verdict
+     * @param message the leak's message for {@link Wait#LEAK}, else null
+     */
+    record Verdict(Wait kind, String message) {
+        static final Verdict FINE = new Verdict(Wait.FINE, null);
+    }
+
+    /**
+     * Classifies what {@code fiber} waits on after its step. Cheap when it waits in Lockstep (its state and
+     * blocker only); otherwise one stack walk (a walk of a parked virtual thread that was already unparked makes
+     * the JDK resubmit its continuation, so it is never walked twice).
+     */
+    static Verdict classify(Thread fiber, boolean resumedFromOutside) {
+        Thread.State state = fiber.getState();
+        if (state == Thread.State.RUNNABLE && resumedFromOutside) {
+            // Resumed before the simulator looked: its stack still shows where it waited.
+            StackTraceElement[] stack = fiber.getStackTrace();
+            boolean jdkMonitor = stack.length > 0 && isJdk(stack[0].getClassName())
+                    && !stack[0].getClassName().startsWith("java.lang.VirtualThread")
+                    && !stack[0].getClassName().startsWith("java.util.concurrent.locks.")
+                    && !stack[0].getClassName().startsWith("jdk.internal.misc.");
+            return jdkMonitor || jdkLockAcquisition(stack) ? new Verdict(Wait.JDK_LOCK, null) : Verdict.FINE;
+        }
+        if (state == Thread.State.TERMINATED || state == Thread.State.RUNNABLE || state == Thread.State.NEW) {
+            return Verdict.FINE;
+        }
+        Object blocker = LockSupport.getBlocker(fiber);
+        if (state == Thread.State.WAITING && blocker != null && blocker.getClass().getName().startsWith("dev.lockstep.")) {
+            return Verdict.FINE;
+        }
+        StackTraceElement[] stack = fiber.getStackTrace();
+        if (state == Thread.State.TIMED_WAITING) {
+            return new Verdict(Wait.LEAK, "fiber '" + fiber.getName() + "' is in a timed park (Thread.sleep,"
+                    + " LockSupport.parkNanos, a timed wait or Future.get with a timeout) that wall-clock time would"
+                    + " end" + where(stack) + "; use ctx.sleep or ctx.timeout");
+        }
+        if (state == Thread.State.BLOCKED) {
+            if (stack.length > 0 && isJdk(stack[0].getClassName())) {
+                return new Verdict(Wait.JDK_LOCK, null);
+            }
+            return new Verdict(Wait.LEAK, "fiber '" + fiber.getName() + "' is blocked on a contended monitor"
+                    + " (synchronized) that another fiber holds across an await" + where(stack) + "; the JDK's"
+                    + " unblocker thread, not the simulator, would resume it: do not hold monitors across awaits");
+        }
+        String io = blocker == null ? realIo(fiber, stack) : null;
+        if (io != null) {
+            return new Verdict(Wait.LEAK, io);
+        }
+        if (jdkLockAcquisition(stack)) {
+            return new Verdict(Wait.JDK_LOCK, null);
+        }
+        return Verdict.FINE;
+    }
+
+    /**
+     * A lock acquisition (not a condition wait) made inside a JDK call: between the park and the first frame of
+     * user code there is an {@code acquire} of a queued synchronizer and no condition {@code await}, and what the
+     * user called is not a lock of {@code java.util.concurrent.locks} itself (a user's lock may be held by another
+     * fiber across an await: waiting for it is the simulation's business).
+     */
+    private static boolean jdkLockAcquisition(StackTraceElement[] stack) {
+        boolean acquiring = false;
+        String called = null;
+        for (StackTraceElement frame : stack) {
+            String type = frame.getClassName();
+            if (isUser(type)) {
+                break;
+            }
+            if (type.startsWith("java.util.concurrent.locks.AbstractQueued")) {
+                if (frame.getMethodName().startsWith("await")) {
+                    return false;
+                }
+                if (frame.getMethodName().startsWith("acquire")) {
+                    acquiring = true;
+                }
+            }
+            called = type;
+        }
+        return acquiring && called != null && !called.startsWith("java.util.concurrent.locks.");
+    }
+
+    private static boolean isJdk(String type) {
+        return type.startsWith("java.") || type.startsWith("jdk.") || type.startsWith("sun.");
+    }
+
+    /** A fiber parked with no blocker in JDK I/O: Lockstep always parks with one, JDK I/O never does. */
+    private static String realIo(Thread fiber, StackTraceElement[] stack) {
+        for (StackTraceElement frame : stack) {
+            String type = frame.getClassName();
+            if (type.startsWith("sun.nio.ch.") || type.startsWith("java.net.")
+                    || type.startsWith("java.nio.channels.")) {
+                return "fiber '" + fiber.getName() + "' waits for real I/O (a java.net socket or an NIO channel) in "
+                        + frame + where(stack) + ": the operating system, not the simulator, would complete it;"
+                        + " use ctx's Network and Storage";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The message for a fiber held up outside the simulator for longer than {@link #HANDOFF_LIMIT_SECONDS}, or
+     * more than {@link #HANDOFF_LIMIT_TIMES} times in one step.
+     */
+    static String heldUp(Fiber fiber) {
+        Thread thread = fiber.thread();
+        return "fiber '" + thread.getName() + "' kept waiting (more than " + HANDOFF_LIMIT_SECONDS + " s of real time"
+                + " or " + HANDOFF_LIMIT_TIMES + " times in one step) for a thread outside the simulation"
+                + where(thread.getStackTrace());
+    }
+
+    /** The first frame of user code in a stack: neither the JDK's nor Lockstep's engine or simulator loop. */
+    static String where(StackTraceElement[] stack) {
+        for (StackTraceElement frame : stack) {
+            if (isUser(frame.getClassName())) {
+                return ", at " + frame;
+            }
+        }
+        return "";
+    }
+
+    private static boolean isUser(String type) {
+        return !isJdk(type) && !type.startsWith("dev.lockstep.engine.") && !type.startsWith(LeakWatch.class.getName())
+                && !type.startsWith(Simulation.class.getName()) && !type.startsWith(Scheduler.class.getName());
+    }
+
+    /** Why a fiber was resumed from a foreign thread, from that thread's name. */
+    static String likelyCause(Thread caller) {
+        String name = caller.getName();
+        if (name.contains("unparker")) {
+            return "a timed park (Thread.sleep, LockSupport.parkNanos, a timed wait or Future.get with a timeout)"
+                    + " woke on wall-clock time; use ctx.sleep or ctx.timeout";
+        }
+        if (name.contains("unblocker")) {
+            return "a contended monitor (synchronized) held across an await was released by another fiber; do not"
+                    + " hold monitors across awaits";
+        }
+        if (name.contains("Poller") || name.contains("poller")) {
+            return "blocking JDK I/O (a real socket or file channel) completed outside the simulator; use"
+                    + " ctx's Network and Storage";
+        }
+        return "something outside the simulator (another thread, an executor, a JDK timer, real I/O) unparked it";
+    }
+}
