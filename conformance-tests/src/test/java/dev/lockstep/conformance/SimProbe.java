@@ -21,8 +21,9 @@ final class SimProbe implements Probe {
 
     @Override
     public Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked) {
+        // The seed's cross-thread cases run plain threads while the fiber spins (Turns): allowed here.
         return SimRunner.of(SimConfig.builder().seed(config.seed()).workers(config.workers())
-                .ringEntries(ringEntries).failOnLeaks(leakChecked).build());
+                .ringEntries(ringEntries).failOnLeaks(leakChecked).build()).allowingForeignThreads();
     }
 
     @Override

@@ -72,6 +72,58 @@ public final class Auditor {
         }
     }
 
+    /**
+     * One event as a traced run recorded it (see {@link DeterminismCheck}): enough to say where two runs of a seed
+     * part.
+     *
+     * @param index the event's number in the chain, from 0
+     * @param kind what happened
+     * @param payload the event's fields, as hex (at most 48 bytes of them)
+     * @param worker the worker whose fiber or service turn recorded it, or -1 for the simulator's own loop
+     * @param fiber the label of the fiber that recorded it, or empty
+     * @param nanos the simulated time, epoch nanoseconds
+     * @param where the user's source line that led to it, or empty (the simulator's own decisions)
+     */
+    public record Event(long index, String kind, String payload, int worker, String fiber, long nanos, String where) {
+        /**
+         * Whether two events are the same event: everything but the source line, which a lambda may render
+         * differently.
+         *
+         * @param other the other event
+         * @return true if kind, payload, worker, fiber and time agree
+         */
+        public boolean sameAs(Event other) {
+            return kind.equals(other.kind) && payload.equals(other.payload) && worker == other.worker
+                    && fiber.equals(other.fiber) && nanos == other.nanos;
+        }
+
+        @Override
+        public String toString() {
+            long seconds = Math.floorDiv(nanos, 1_000_000_000L);
+            return "#" + index + " " + kind + " [" + payload + "] worker " + (worker < 0 ? "-" : worker) + ", fiber '"
+                    + fiber + "', at " + java.time.Instant.ofEpochSecond(seconds, Math.floorMod(nanos, 1_000_000_000L))
+                    + (where.isEmpty() ? "" : ", from " + where);
+        }
+    }
+
+    /** What a traced auditor asks about each event's circumstances. */
+    interface TraceContext {
+        /** The worker recording, or -1. */
+        int worker();
+
+        /** The fiber recording, or empty. */
+        String fiber();
+
+        /** The simulated time. */
+        long nanos();
+
+        /** Where user code stands when the event is recorded outside a fiber (a fiber about to run), or empty. */
+        String where();
+    }
+
+    private java.util.List<Event> trace;
+    private TraceContext traceContext;
+
     private final MessageDigest sha256;
     private final byte[] lengthScratch = new byte[Long.BYTES];
     private byte[] digest;
@@ -116,7 +168,67 @@ public final class Auditor {
             updateWithLength(field);
         }
         digest = sha256.digest();
+        if (trace != null) {
+            trace.add(traced(kind, fields));
+        }
         events++;
+    }
+
+    /** Starts keeping every event with its circumstances, for {@link DeterminismCheck}. */
+    void startTrace(TraceContext context) {
+        this.trace = new java.util.ArrayList<>();
+        this.traceContext = context;
+    }
+
+    /** The events kept since {@link #startTrace}, or null if not tracing. */
+    java.util.List<Event> trace() {
+        return trace;
+    }
+
+    private Event traced(String kind, byte[][] fields) {
+        if (kind.equals("fiber.parked")) {
+            // Recorded by the simulator for the fiber that just ran: (line, worker, label).
+            String line = new String(fields[0], StandardCharsets.UTF_8);
+            int worker = java.nio.ByteBuffer.wrap(fields[1]).getInt();
+            return new Event(events, kind, line, worker, new String(fields[2], StandardCharsets.UTF_8),
+                    traceContext.nanos(), line);
+        }
+        StringBuilder payload = new StringBuilder();
+        HexFormat hex = HexFormat.of();
+        int room = 48;
+        for (byte[] field : fields) {
+            if (!payload.isEmpty()) {
+                payload.append(' ');
+            }
+            int shown = Math.min(room, field.length);
+            payload.append(hex.formatHex(field, 0, shown)).append(shown < field.length ? "..(" + field.length + ")" : "");
+            room -= shown;
+        }
+        return new Event(events, kind, payload.toString(), traceContext.worker(), traceContext.fiber(),
+                traceContext.nanos(), where());
+    }
+
+    private String where() {
+        String line = userLine();
+        return line.isEmpty() ? traceContext.where() : line;
+    }
+
+    /** The first frame of the caller's stack outside the JDK, the engine and the simulator's own classes. */
+    private static String userLine() {
+        java.security.CodeSource simulator = Auditor.class.getProtectionDomain().getCodeSource();
+        return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames -> frames
+                .filter(frame -> {
+                    String type = frame.getClassName();
+                    if (type.startsWith("java.") || type.startsWith("jdk.") || type.startsWith("sun.")
+                            || type.startsWith("dev.lockstep.engine.") || type.startsWith("dev.lockstep.kernel.")
+                            || (type.startsWith("dev.lockstep.")
+                                && Character.isUpperCase(type.charAt("dev.lockstep.".length())))) {
+                        return false;
+                    }
+                    java.security.CodeSource source = frame.getDeclaringClass().getProtectionDomain().getCodeSource();
+                    return simulator == null || source == null || !simulator.getLocation().equals(source.getLocation());
+                })
+                .findFirst().map(frame -> frame.toStackTraceElement().toString()).orElse(""));
     }
 
     private void updateWithLength(byte[] bytes) {

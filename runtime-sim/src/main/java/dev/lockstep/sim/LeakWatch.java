@@ -55,6 +55,9 @@ final class LeakWatch {
             if (creatingFiber()) {
                 return parent;
             }
+            if (parent.foreignThreadsAllowed()) {
+                return null;
+            }
             parent.threadCreatedInStep(threadCreated());
             return null;
         }

@@ -240,8 +240,8 @@ final class Scheduler {
     private void runFiber(Ready next) {
         fiberSteps++;
         lastFiber = next.fiber();
-        auditor.record("fiber.run", Auditor.u32(next.worker().index()), Auditor.u64(fiberSteps));
         beforeFiberStep.accept(next.fiber());
+        auditor.record("fiber.run", Auditor.u32(next.worker().index()), Auditor.u64(fiberSteps));
         next.continuation().run();
     }
 

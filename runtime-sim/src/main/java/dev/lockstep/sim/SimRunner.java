@@ -39,6 +39,10 @@ public final class SimRunner implements Runner {
     private final Checkpoint resume;
     private final AtomicBoolean used = new AtomicBoolean();
     private Simulation last;
+    /** Whether the run keeps every audit event with its circumstances (see {@link DeterminismCheck}). */
+    private boolean tracing;
+    /** See {@link #allowingForeignThreads()}. */
+    private boolean foreignThreads;
 
     private SimRunner(SimConfig config, Checkpoint resume) {
         this.config = config;
@@ -129,6 +133,31 @@ public final class SimRunner implements Runner {
         return last.leaks();
     }
 
+    /**
+     * Lets the run's tasks create threads and poll, await or close operations from them: for harnesses that run
+     * a plain thread while the calling fiber spins without yielding (the seed's cross-thread tests, which the
+     * conformance suite runs on every runtime), so that the thread's calls happen at a fixed point of the run.
+     * Without it, a thread created by a task is a determinism leak and a call from a plain thread is refused;
+     * with it, the harness alone answers for the order of those calls. Call before {@code start}.
+     *
+     * @return this runner
+     */
+    public SimRunner allowingForeignThreads() {
+        this.foreignThreads = true;
+        return this;
+    }
+
+    /** Makes the run keep its events, for {@link DeterminismCheck}; before {@code start}. */
+    SimRunner traced() {
+        this.tracing = true;
+        return this;
+    }
+
+    /** The events of a {@link #traced} run. */
+    java.util.List<Auditor.Event> trace() {
+        return last == null ? null : last.auditor.trace();
+    }
+
     private Simulation prepare() {
         if (!used.compareAndSet(false, true)) {
             throw new ClosedException("this simulator was already started; make a new one");
@@ -137,6 +166,12 @@ public final class SimRunner implements Runner {
             throw new IllegalStateException("SimRunner.start must not be called from a Lockstep task");
         }
         Simulation simulation = resume == null ? Simulation.fresh(config) : Simulation.resumed(resume);
+        if (tracing) {
+            simulation.startTrace();
+        }
+        if (foreignThreads) {
+            simulation.allowForeignThreads();
+        }
         last = simulation;
         return simulation;
     }

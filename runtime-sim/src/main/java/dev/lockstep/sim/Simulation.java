@@ -72,6 +72,7 @@ final class Simulation {
     private final String[] foreignLeak = new String[1];
     private final List<Worker> workers = new ArrayList<>();
     private Scheduler scheduler;
+    private boolean foreignThreadsAllowed;
     /** The first failure, with when it happened; null while the run is fine. Simulator thread only. */
     private String failure;
     private boolean shuttingDown;
@@ -130,6 +131,51 @@ final class Simulation {
 
     List<String> leaks() {
         return List.copyOf(leaks);
+    }
+
+    /** See {@link SimRunner#allowingForeignThreads()}. */
+    void allowForeignThreads() {
+        foreignThreadsAllowed = true;
+    }
+
+    boolean foreignThreadsAllowed() {
+        return foreignThreadsAllowed;
+    }
+
+    /** Keeps every audit event with the worker, fiber, time and user line it came from. */
+    void startTrace() {
+        auditor.startTrace(new Auditor.TraceContext() {
+            @Override
+            public int worker() {
+                Worker worker = Worker.current();
+                Fiber stepping = stepFiber;
+                return worker != null ? worker.index() : stepping != null ? stepping.home().index() : -1;
+            }
+
+            @Override
+            public String fiber() {
+                Fiber fiber = dev.lockstep.engine.Fibers.current();
+                if (fiber == null && Worker.current() == null) {
+                    fiber = stepFiber; // the fiber about to run
+                }
+                return fiber == null ? "" : fiber.label();
+            }
+
+            @Override
+            public String where() {
+                Fiber stepping = stepFiber;
+                if (Worker.current() != null || stepping == null || stepping.thread() == null) {
+                    return "";
+                }
+                String at = LeakWatch.where(stepping.thread().getStackTrace());
+                return at.isEmpty() ? "" : at.substring(", at ".length());
+            }
+
+            @Override
+            public long nanos() {
+                return clock.nowNanos();
+            }
+        });
     }
 
     int restarts() {
@@ -291,7 +337,7 @@ final class Simulation {
         engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
         engine.digestSource(auditor::digest);
         engine.foreignCallerCheck(what -> {
-            if (running && !isOnSimulation()) {
+            if (running && !foreignThreadsAllowed && !isOnSimulation()) {
                 throw new IllegalStateException(what + " was called from thread '" + Thread.currentThread().getName()
                         + "', outside the simulation: a simulated operation or task may only be polled, awaited or"
                         + " closed by the simulation's tasks (a plain thread's timing would decide what the run sees)");
@@ -376,6 +422,9 @@ final class Simulation {
             Scheduler.Action action = scheduler.step(shuttingDown ? Long.MIN_VALUE : Math.min(limit, crashAt));
             if (action == Scheduler.Action.FIBER) {
                 String leak = settle(scheduler.lastFiber());
+                if (auditor.trace() != null) {
+                    traceParked(scheduler.lastFiber());
+                }
                 if (leak != null) {
                     fail("determinism leak: " + leak);
                 }
@@ -439,6 +488,19 @@ final class Simulation {
         synchronized (handoff) {
             stepFiber = fiber;
         }
+    }
+
+    /**
+     * In a traced run, where the fiber that just ran stopped: the event that shows two runs parting at the line
+     * where one fiber took another path, which audits of kernel calls show only later.
+     */
+    private void traceParked(Fiber fiber) {
+        Thread thread = fiber.thread();
+        String at = thread == null || thread.getState() == Thread.State.TERMINATED ? ""
+                : LeakWatch.where(thread.getStackTrace());
+        String line = at.isEmpty() ? "(its task ended)" : at.substring(", at ".length());
+        auditor.record("fiber.parked", Auditor.utf8(line), Auditor.u32(fiber.home().index()),
+                Auditor.utf8(fiber.label()));
     }
 
     /** A continuation of the fiber being settled, and whether a thread outside the simulation scheduled it. */
