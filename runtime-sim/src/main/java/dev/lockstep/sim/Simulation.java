@@ -503,6 +503,20 @@ final class Simulation {
                 Auditor.utf8(fiber.label()));
     }
 
+    /** Removes and returns a resumption of the fiber being settled that the simulator's own thread made. */
+    private Resumption takeOwnResumption() {
+        synchronized (handoff) {
+            for (java.util.Iterator<Resumption> it = handoff.iterator(); it.hasNext(); ) {
+                Resumption resumption = it.next();
+                if (!resumption.foreign()) {
+                    it.remove();
+                    return resumption;
+                }
+            }
+            return null;
+        }
+    }
+
     /** A continuation of the fiber being settled, and whether a thread outside the simulation scheduled it. */
     private record Resumption(Runnable continuation, boolean foreign) {
     }
@@ -538,6 +552,12 @@ final class Simulation {
                 }
                 if (failure != null) {
                     return null; // the verdict is in: the run only shuts down
+                }
+                Resumption own = takeOwnResumption();
+                if (own != null) {
+                    // The JDK resubmitting this fiber after a stack walk: the step goes on (or the run is a no-op).
+                    own.continuation().run();
+                    continue;
                 }
                 boolean resumedFromOutside;
                 synchronized (handoff) {
