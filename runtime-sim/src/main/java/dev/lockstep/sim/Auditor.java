@@ -7,16 +7,21 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * A SHA-256 hash chain over every event of a simulation: two runs with the same seed and configuration must
- * end with the same {@link #digest()}, and the first event where two chains part localizes a divergence.
+ * A SHA-256 digest over every event of a simulation: two runs with the same seed and configuration must end with
+ * the same {@link #digest()}, and the first event where two runs part localizes a divergence (see
+ * {@link DeterminismCheck}).
  *
  * <h2>Format</h2>
- * The chain starts at 32 zero bytes. Recording {@code (kind, f1 .. fn)} sets
- * <pre>digest = SHA-256( len(digest) digest  len(kind) kind  len(f1) f1 ... len(fn) fn )</pre>
- * where {@code kind} is UTF-8 and every {@code len} is an 8-byte big-endian length, so no two different
- * events hash the same input (the length prefixes make the encoding unambiguous). The helpers {@link #u64},
- * {@link #u32} and {@link #utf8} give fields a fixed encoding. This format is pinned by tests: changing it
- * changes every recorded digest.
+ * Each event {@code (kind, f1 .. fn)} is encoded as
+ * <pre>len(n+1)  len(kind) kind  len(f1) f1 ... len(fn) fn</pre>
+ * where {@code kind} is UTF-8 and every {@code len} is an 8-byte big-endian length, so no two different event
+ * sequences have the same encoding. Events are hashed in segments of {@value #SEGMENT_EVENTS}: the chain starts
+ * at 32 zero bytes and each full segment sets {@code chain = SHA-256(chain ‖ the segment's encoded events)}. The
+ * digest is {@code SHA-256(chain ‖ the events since the last full segment)}, or {@code chain} itself when there
+ * are none, so asking for it changes nothing. Every event is hashed once, with one finalization per segment,
+ * instead of one finalization and a re-hash of the digest per event. The helpers {@link #u64}, {@link #u32} and
+ * {@link #utf8} give fields a fixed encoding. This format is pinned by tests: changing it changes every recorded
+ * digest.
  *
  * <p>Not thread-safe: the simulator uses it from its one thread.
  */
@@ -24,14 +29,17 @@ public final class Auditor {
 
     /** The number of bytes of a digest. */
     public static final int DIGEST_BYTES = 32;
+    /** Events per hashed segment: see the class doc. */
+    public static final int SEGMENT_EVENTS = 256;
 
     /**
      * A copy of an auditor's chain, for checkpoints: an auditor restored from it continues the same chain.
      *
-     * @param digest the current digest, {@value #DIGEST_BYTES} bytes
+     * @param digest the chain after the last full segment, {@value #DIGEST_BYTES} bytes
      * @param events the number of events recorded
+     * @param pending the encoded events since the last full segment ({@code events % SEGMENT_EVENTS} of them)
      */
-    public record State(byte[] digest, long events) {
+    public record State(byte[] digest, long events, byte[] pending) {
         /**
          * Copies the digest, so the state cannot change after the fact.
          */
@@ -44,6 +52,17 @@ public final class Auditor {
                 throw new IllegalArgumentException("Auditor.State.events must be >= 0, was " + events);
             }
             digest = digest.clone();
+            pending = pending.clone();
+        }
+
+        /**
+         * The encoded events since the last full segment.
+         *
+         * @return a copy of them
+         */
+        @Override
+        public byte[] pending() {
+            return pending.clone();
         }
 
         /**
@@ -58,17 +77,19 @@ public final class Auditor {
 
         @Override
         public boolean equals(Object other) {
-            return other instanceof State state && state.events == events && Arrays.equals(state.digest, digest);
+            return other instanceof State state && state.events == events && Arrays.equals(state.digest, digest)
+                    && Arrays.equals(state.pending, pending);
         }
 
         @Override
         public int hashCode() {
-            return Arrays.hashCode(digest) * 31 + Long.hashCode(events);
+            return (Arrays.hashCode(digest) * 31 + Long.hashCode(events)) * 31 + Arrays.hashCode(pending);
         }
 
         @Override
         public String toString() {
-            return "Auditor.State(" + HexFormat.of().formatHex(digest) + ", events=" + events + ")";
+            return "Auditor.State(" + HexFormat.of().formatHex(digest) + ", events=" + events + ", pending="
+                    + pending.length + " bytes)";
         }
     }
 
@@ -125,23 +146,38 @@ public final class Auditor {
     private TraceContext traceContext;
 
     private final MessageDigest sha256;
-    private final byte[] lengthScratch = new byte[Long.BYTES];
-    private byte[] digest;
+    /** The chain after the last full segment. */
+    private byte[] chain;
+    /** The encoded events since the last full segment: {@code pending[0, pendingLength)}. */
+    private byte[] pending;
+    private int pendingLength;
     private long events;
+    /** Encoded event kinds, by identity of the (constant) kind string. */
+    private final java.util.IdentityHashMap<String, byte[]> kinds = new java.util.IdentityHashMap<>();
+    private static final byte[] DRAW = utf8("draw");
+    private static final byte[][] SITES = new byte[Site.values().length][];
+
+    static {
+        for (Site site : Site.values()) {
+            SITES[site.ordinal()] = utf8(site.name());
+        }
+    }
 
     /** A new chain, starting at the all-zero digest. */
     public Auditor() {
-        this(new byte[DIGEST_BYTES], 0);
+        this(new byte[DIGEST_BYTES], 0, new byte[0]);
     }
 
-    private Auditor(byte[] digest, long events) {
+    private Auditor(byte[] chain, long events, byte[] pending) {
         try {
             this.sha256 = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }
-        this.digest = digest;
+        this.chain = chain;
         this.events = events;
+        this.pending = Arrays.copyOf(pending, Math.max(4096, pending.length * 2));
+        this.pendingLength = pending.length;
     }
 
     /**
@@ -151,7 +187,7 @@ public final class Auditor {
      * @return the auditor
      */
     public static Auditor fromState(State state) {
-        return new Auditor(state.digest(), state.events());
+        return new Auditor(state.digest(), state.events(), state.pending());
     }
 
     /**
@@ -161,17 +197,84 @@ public final class Auditor {
      * @param fields the payload, each hashed with its length
      */
     public void record(String kind, byte[]... fields) {
-        sha256.reset();
-        updateWithLength(digest);
-        updateWithLength(kind.getBytes(StandardCharsets.UTF_8));
-        for (byte[] field : fields) {
-            updateWithLength(field);
+        byte[] encodedKind = kinds.get(kind);
+        if (encodedKind == null) {
+            encodedKind = kind.getBytes(StandardCharsets.UTF_8);
+            kinds.put(kind, encodedKind);
         }
-        digest = sha256.digest();
+        putLength(fields.length + 1);
+        put(encodedKind);
+        for (byte[] field : fields) {
+            put(field);
+        }
         if (trace != null) {
             trace.add(traced(kind, fields));
         }
+        endEvent();
+    }
+
+    /**
+     * Records a draw of a {@link Generator} as {@code record("draw", utf8(site.name()), u64(value))} would,
+     * without allocating.
+     */
+    void recordDraw(Site site, long drawn) {
+        long value = drawn;
+        putLength(3);
+        put(DRAW);
+        put(SITES[site.ordinal()]);
+        putLength(Long.BYTES);
+        ensure(Long.BYTES);
+        for (int i = Long.BYTES - 1; i >= 0; i--) {
+            pending[pendingLength + i] = (byte) value;
+            value >>>= 8;
+        }
+        pendingLength += Long.BYTES;
+        if (trace != null) {
+            trace.add(traced("draw", new byte[][] {utf8(site.name()), u64(drawn)}));
+        }
+        endEvent();
+    }
+
+    private void endEvent() {
         events++;
+        if (events % SEGMENT_EVENTS == 0) {
+            sha256.update(chain);
+            sha256.update(pending, 0, pendingLength);
+            chain = sha256.digest();
+            pendingLength = 0;
+        }
+    }
+
+    private void put(byte[] bytes) {
+        putLength(bytes.length);
+        ensure(bytes.length);
+        System.arraycopy(bytes, 0, pending, pendingLength, bytes.length);
+        pendingLength += bytes.length;
+    }
+
+    private void putLength(long length) {
+        ensure(Long.BYTES);
+        for (int i = Long.BYTES - 1; i >= 0; i--) {
+            pending[pendingLength + i] = (byte) length;
+            length >>>= 8;
+        }
+        pendingLength += Long.BYTES;
+    }
+
+    private void ensure(int more) {
+        if (pendingLength + more > pending.length) {
+            pending = Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLength + more));
+        }
+    }
+
+    /** The digest now: the chain, or the chain with the pending events hashed onto it (see the class doc). */
+    private byte[] current() {
+        if (pendingLength == 0) {
+            return chain.clone();
+        }
+        sha256.update(chain);
+        sha256.update(pending, 0, pendingLength);
+        return sha256.digest();
     }
 
     /** Starts keeping every event with its circumstances, for {@link DeterminismCheck}. */
@@ -231,23 +334,13 @@ public final class Auditor {
                 .findFirst().map(frame -> frame.toStackTraceElement().toString()).orElse(""));
     }
 
-    private void updateWithLength(byte[] bytes) {
-        long length = bytes.length;
-        for (int i = Long.BYTES - 1; i >= 0; i--) {
-            lengthScratch[i] = (byte) length;
-            length >>>= 8;
-        }
-        sha256.update(lengthScratch);
-        sha256.update(bytes);
-    }
-
     /**
      * The current digest.
      *
      * @return 64 lower-case hex digits
      */
     public String digest() {
-        return HexFormat.of().formatHex(digest);
+        return HexFormat.of().formatHex(current());
     }
 
     /**
@@ -256,7 +349,7 @@ public final class Auditor {
      * @return a copy of its {@value #DIGEST_BYTES} bytes
      */
     public byte[] digestBytes() {
-        return digest.clone();
+        return current();
     }
 
     /**
@@ -274,7 +367,7 @@ public final class Auditor {
      * @return the state
      */
     public State snapshot() {
-        return new State(digest, events);
+        return new State(chain, events, Arrays.copyOf(pending, pendingLength));
     }
 
     /**
@@ -283,7 +376,7 @@ public final class Auditor {
      * @return the copy
      */
     public Auditor copy() {
-        return new Auditor(digest.clone(), events);
+        return new Auditor(chain.clone(), events, Arrays.copyOf(pending, pendingLength));
     }
 
     /**
@@ -293,7 +386,7 @@ public final class Auditor {
      * @return the observer, for {@link Generator#setObserver}
      */
     public Generator.DrawObserver drawRecorder() {
-        return (site, value) -> record("draw", utf8(site.name()), u64(value));
+        return this::recordDraw;
     }
 
     /**

@@ -8,15 +8,33 @@ import org.junit.jupiter.api.Test;
 class AuditorTest {
 
     @Test
-    void chainMatchesTheDocumentedFormat() {
-        // Computed independently: SHA-256(len(prev) prev len(kind) kind len(field) field), 8-byte BE lengths.
+    void digestMatchesTheDocumentedFormat() {
+        // Computed independently (Python hashlib): events encoded as len(n+1) len(kind) kind len(f) f ..., 8-byte
+        // big-endian lengths; digest = SHA-256(32 zero bytes || the encoded events) within the first segment.
         Auditor auditor = new Auditor();
         assertEquals("0".repeat(64), auditor.digest());
         auditor.record("kind", Auditor.u64(1));
-        assertEquals("54d2b7fd666aea37502a100e7426c78e1f0c9c5df2177c26e52168e694655848", auditor.digest());
+        assertEquals("676b783ae77e0414b023f065e221d94121f12c3077fea4a946eece7ba84a7dd8", auditor.digest());
+        assertEquals("676b783ae77e0414b023f065e221d94121f12c3077fea4a946eece7ba84a7dd8", auditor.digest(),
+                "asking for the digest changes nothing");
         auditor.record("next");
-        assertEquals("8e9909eb47ffba24cd1fe0909dba8ccc405cf7128a71c559619434adcc0c0e18", auditor.digest());
+        assertEquals("dc8981a2e28d6be46e5fe3504a6dff47401836478e65133e805751796a06baa4", auditor.digest());
         assertEquals(2, auditor.events());
+    }
+
+    @Test
+    void aFullSegmentIsChainedAndTheNextEventHashedOntoIt() {
+        // chain = SHA-256(zeros || 256 events), then digest = SHA-256(chain || event 257): also Python hashlib.
+        Auditor auditor = new Auditor();
+        for (int i = 0; i < Auditor.SEGMENT_EVENTS; i++) {
+            auditor.record("e", Auditor.u32(i));
+        }
+        assertEquals("bd9174f3555d6415f2862cd77fd98c3394b6431feb7a52b28336f50b275c638d", auditor.digest());
+        Auditor restored = Auditor.fromState(auditor.snapshot());
+        auditor.record("e", Auditor.u32(Auditor.SEGMENT_EVENTS));
+        restored.record("e", Auditor.u32(Auditor.SEGMENT_EVENTS));
+        assertEquals("70264191ef58ad4d9b45ad34f480618bc0b4feec093a64e7899545c5e9516986", auditor.digest());
+        assertEquals(auditor.digest(), restored.digest());
     }
 
     @Test
@@ -59,5 +77,9 @@ class AuditorTest {
         generatorB.nextLong(Site.APPLICATION); // same value, other site
         assertEquals(1, a.events());
         assertNotEquals(a.digest(), b.digest());
+        // The draw recorder encodes a draw exactly as record("draw", site, value) does.
+        Auditor byHand = new Auditor();
+        byHand.record("draw", Auditor.utf8("SCHEDULE"), Auditor.u64(new Generator(1).nextLong(Site.SCHEDULE)));
+        assertEquals(byHand.digest(), a.digest());
     }
 }
