@@ -542,6 +542,18 @@ final class Simulation {
     private String settle(Fiber fiber) {
         Thread thread = fiber.thread();
         List<Resumption> strays = new ArrayList<>();
+        // Resumptions the simulator's thread made before settling began are the fiber's own yield (the JDK
+        // resubmits a yielded fiber from its carrier): they run as a later step, as a yield must.
+        List<Resumption> yields = new ArrayList<>();
+        synchronized (handoff) {
+            for (java.util.Iterator<Resumption> it = handoff.iterator(); it.hasNext(); ) {
+                Resumption resumption = it.next();
+                if (!resumption.foreign()) {
+                    it.remove();
+                    yields.add(resumption);
+                }
+            }
+        }
         try {
             for (int heldUp = 0; ; heldUp++) {
                 synchronized (handoff) {
@@ -559,7 +571,8 @@ final class Simulation {
                 }
                 Resumption own = takeOwnResumption();
                 if (own != null) {
-                    // The JDK resubmitting this fiber after a stack walk: the step goes on (or the run is a no-op).
+                    // The JDK resubmitting this fiber after settle() read its stack: the step goes on (or the run is
+                    // a no-op, when the continuation it duplicates ran already).
                     own.continuation().run();
                     continue;
                 }
@@ -594,6 +607,9 @@ final class Simulation {
             synchronized (handoff) {
                 stepFiber = null;
                 handoff.drainTo(strays);
+            }
+            for (Resumption yielded : yields) {
+                scheduler.add(fiber.home(), fiber, yielded.continuation());
             }
             for (Resumption stray : strays) {
                 if (stray.foreign()) {
