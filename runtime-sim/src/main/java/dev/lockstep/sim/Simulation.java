@@ -655,7 +655,8 @@ final class Simulation {
         for (dev.lockstep.engine.Fiber live : engine.fibers()) {
             Thread fiber = live.thread();
             if (fiber != null && fiber.getState() != Thread.State.TERMINATED) {
-                held.add("fiber '" + fiber.getName() + "', still running" + where(fiber));
+                held.add("fiber '" + fiber.getName() + "', still running"
+                        + LeakWatch.where(fiber.getStackTrace()));
             }
         }
         if (held.isEmpty()) {
