@@ -66,6 +66,74 @@ final class LeakWatch {
     private LeakWatch() {
     }
 
+    /**
+     * Where a virtual thread stands after its step, read from the JDK's own state word ({@code VirtualThread.state},
+     * reachable through the {@code --add-opens java.base/java.lang} every Lockstep JVM has). {@link Thread#getState}
+     * reports three different things as {@code RUNNABLE}: a fiber that yielded, one whose wait was ended by another
+     * thread (the wake is done, its continuation is being handed over), and one that was woken while it parked. Only
+     * the state word tells them apart, and {@link Simulation} must: a yield runs as a later step, a wait's end runs on
+     * within the step, and a wake whose continuation has not arrived yet must be waited for (reading
+     * {@code RUNNABLE} and moving on is how a second simulation's release of a shared lock used to be reported as a
+     * leak).
+     */
+    enum Standing {
+        /** Finished, or not started. */
+        DONE,
+        /** {@code Thread.yield}: its continuation was resubmitted by its carrier, the simulator's thread. */
+        YIELDED,
+        /** Unparked or unblocked and not yet run again: a continuation for it is, or will be, submitted. */
+        WOKEN,
+        /** Parked, blocked on a monitor or in {@code Object.wait}: see {@link #classify}. */
+        WAITING
+    }
+
+    private static final java.lang.invoke.VarHandle VIRTUAL_STATE;
+    private static final int STATE_YIELDED;
+    private static final int STATE_UNPARKED;
+    private static final int STATE_UNBLOCKED;
+    private static final int STATE_TERMINATED;
+    private static final int STATE_NEW;
+    private static final int STATE_SUSPENDED;
+
+    static {
+        try {
+            Class<?> virtual = Class.forName("java.lang.VirtualThread");
+            VIRTUAL_STATE = java.lang.invoke.MethodHandles.privateLookupIn(virtual,
+                    java.lang.invoke.MethodHandles.lookup()).findVarHandle(virtual, "state", int.class);
+            STATE_YIELDED = constant(virtual, "YIELDED");
+            STATE_UNPARKED = constant(virtual, "UNPARKED");
+            STATE_UNBLOCKED = constant(virtual, "UNBLOCKED");
+            STATE_TERMINATED = constant(virtual, "TERMINATED");
+            STATE_NEW = constant(virtual, "NEW");
+            STATE_SUSPENDED = constant(virtual, "SUSPENDED");
+        } catch (ReflectiveOperationException | RuntimeException unavailable) {
+            throw new ExceptionInInitializerError(new IllegalStateException("the simulator reads a fiber's"
+                    + " java.lang.VirtualThread state, which needs " + dev.lockstep.engine.Fibers.REQUIRED_FLAG
+                    + " on JDK " + Runtime.version(), unavailable));
+        }
+    }
+
+    private static int constant(Class<?> type, String name) throws ReflectiveOperationException {
+        java.lang.reflect.Field field = type.getDeclaredField(name);
+        field.setAccessible(true);
+        return field.getInt(null);
+    }
+
+    /** Where {@code fiber} (a virtual thread the simulator carries, not running now) stands: see {@link Standing}. */
+    static Standing standing(Thread fiber) {
+        int state = (int) VIRTUAL_STATE.getVolatile(fiber) & ~STATE_SUSPENDED;
+        if (state == STATE_TERMINATED || state == STATE_NEW) {
+            return Standing.DONE;
+        }
+        if (state == STATE_YIELDED) {
+            return Standing.YIELDED;
+        }
+        if (state == STATE_UNPARKED || state == STATE_UNBLOCKED) {
+            return Standing.WOKEN;
+        }
+        return Standing.WAITING;
+    }
+
     /** Marks the calling thread as the simulator's thread of {@code simulation}, or clears it. */
     static void own(Simulation simulation) {
         if (simulation == null) {
@@ -124,7 +192,9 @@ final class LeakWatch {
         /** Parked or blocked on a lock the JDK holds only inside one of its calls: wait for it, run on. */
         JDK_LOCK,
         /** A leak: the verdict's message says which. */
-        LEAK
+        LEAK,
+        /** It changed while it was being looked at (another thread woke it): look again. */
+        AGAIN
     }
 
     /**
@@ -135,6 +205,7 @@ final class LeakWatch {
      */
     record Verdict(Wait kind, String message) {
         static final Verdict FINE = new Verdict(Wait.FINE, null);
+        static final Verdict AGAIN = new Verdict(Wait.AGAIN, null);
     }
 
     /**
@@ -153,8 +224,12 @@ final class LeakWatch {
                     && !stack[0].getClassName().startsWith("jdk.internal.misc.");
             return jdkMonitor || jdkLockAcquisition(stack) ? new Verdict(Wait.JDK_LOCK, null) : Verdict.FINE;
         }
-        if (state == Thread.State.TERMINATED || state == Thread.State.RUNNABLE || state == Thread.State.NEW) {
+        if (state == Thread.State.TERMINATED || state == Thread.State.NEW) {
             return Verdict.FINE;
+        }
+        if (state == Thread.State.RUNNABLE) {
+            // Woken since the caller read its standing, and the continuation not handed over yet.
+            return Verdict.AGAIN;
         }
         Object blocker = LockSupport.getBlocker(fiber);
         if (state == Thread.State.WAITING && blocker != null && blocker.getClass().getName().startsWith("dev.lockstep.")) {

@@ -12,7 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -84,7 +84,7 @@ final class Simulation {
      * The fiber whose step runs or is being settled, and the continuations of it that foreign threads scheduled
      * meanwhile; both guarded by {@code handoff}'s monitor (the queue itself is what {@link #settle} waits on).
      */
-    private final LinkedBlockingQueue<Resumption> handoff = new LinkedBlockingQueue<>();
+    private final LinkedBlockingDeque<Resumption> handoff = new LinkedBlockingDeque<>();
     private Fiber stepFiber;
     /** A thread created during the current step (see {@link LeakWatch}); guarded by {@code handoff}. */
     private String stepLeak;
@@ -521,6 +521,25 @@ final class Simulation {
         }
     }
 
+    /** Removes and returns every resumption of the fiber being settled that the simulator's own thread made. */
+    private List<Resumption> takeOwnResumptions() {
+        List<Resumption> own = new ArrayList<>();
+        for (Resumption next = takeOwnResumption(); next != null; next = takeOwnResumption()) {
+            own.add(next);
+        }
+        return own;
+    }
+
+    /** The next resumption of the fiber being settled, waiting for it in real time up to the limit; or null. */
+    private Resumption pollHandoff() {
+        try {
+            return handoff.poll(LeakWatch.HANDOFF_LIMIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
     /** A continuation of the fiber being settled, and whether a thread outside the simulation scheduled it. */
     private record Resumption(Runnable continuation, boolean foreign) {
     }
@@ -542,18 +561,7 @@ final class Simulation {
     private String settle(Fiber fiber) {
         Thread thread = fiber.thread();
         List<Resumption> strays = new ArrayList<>();
-        // Resumptions the simulator's thread made before settling began are the fiber's own yield (the JDK
-        // resubmits a yielded fiber from its carrier): they run as a later step, as a yield must.
-        List<Resumption> yields = new ArrayList<>();
-        synchronized (handoff) {
-            for (java.util.Iterator<Resumption> it = handoff.iterator(); it.hasNext(); ) {
-                Resumption resumption = it.next();
-                if (!resumption.foreign()) {
-                    it.remove();
-                    yields.add(resumption);
-                }
-            }
-        }
+        List<Resumption> yields = List.of();
         try {
             for (int heldUp = 0; ; heldUp++) {
                 synchronized (handoff) {
@@ -569,16 +577,37 @@ final class Simulation {
                 if (failure != null) {
                     return null; // the verdict is in: the run only shuts down
                 }
+                LeakWatch.Standing standing = LeakWatch.standing(thread);
+                if (standing == LeakWatch.Standing.YIELDED) {
+                    // Thread.yield: the JDK resubmitted the fiber from its carrier, the simulator's thread, before
+                    // its step returned. It runs as a later step, as a yield must.
+                    yields = takeOwnResumptions();
+                    return null;
+                }
                 Resumption own = takeOwnResumption();
                 if (own != null) {
-                    // The JDK resubmitting this fiber after settle() read its stack: the step goes on (or the run is
-                    // a no-op, when the continuation it duplicates ran already).
+                    // Not a yield: the end of a JDK lock wait that came while the fiber was parking (the JDK then
+                    // resubmits it from the carrier), or the JDK resubmitting it after settle() read its stack. The
+                    // step goes on (or the run is a no-op, when the continuation it duplicates ran already).
                     own.continuation().run();
                     continue;
+                }
+                if (standing == LeakWatch.Standing.DONE) {
+                    return null;
                 }
                 boolean resumedFromOutside;
                 synchronized (handoff) {
                     resumedFromOutside = handoff.stream().anyMatch(Resumption::foreign);
+                }
+                if (standing == LeakWatch.Standing.WOKEN && !resumedFromOutside) {
+                    // Another thread ended the wait and is handing the continuation over (the JDK marks the fiber
+                    // runnable first, then submits it): wait for it rather than take "runnable" for "done".
+                    Resumption coming = pollHandoff();
+                    if (coming == null) {
+                        return LeakWatch.heldUp(fiber);
+                    }
+                    handoff.addFirst(coming);
+                    continue;
                 }
                 LeakWatch.Verdict verdict = LeakWatch.classify(thread, resumedFromOutside);
                 switch (verdict.kind()) {
@@ -588,14 +617,11 @@ final class Simulation {
                     case LEAK -> {
                         return verdict.message();
                     }
+                    case AGAIN -> {
+                        continue;
+                    }
                     case JDK_LOCK -> {
-                        Resumption resumed;
-                        try {
-                            resumed = handoff.poll(LeakWatch.HANDOFF_LIMIT_SECONDS, TimeUnit.SECONDS);
-                        } catch (InterruptedException interrupted) {
-                            Thread.currentThread().interrupt();
-                            resumed = null;
-                        }
+                        Resumption resumed = pollHandoff();
                         if (resumed == null || heldUp == LeakWatch.HANDOFF_LIMIT_TIMES) {
                             return LeakWatch.heldUp(fiber);
                         }
