@@ -152,8 +152,14 @@ public final class Auditor {
     private byte[] pending;
     private int pendingLength;
     private long events;
-    /** Encoded event kinds, by identity of the (constant) kind string. */
-    private final java.util.IdentityHashMap<String, byte[]> kinds = new java.util.IdentityHashMap<>();
+    /**
+     * Encoded event kinds: an open-addressed table keyed by the kind string's own (cached) hash, probed by identity
+     * first (kinds are constants), so the hottest lookup of the simulator costs a field load and a compare. Half
+     * full at most; {@link #kindSlot} grows it.
+     */
+    private String[] kindKeys = new String[64];
+    private byte[][] kindBytes = new byte[64][];
+    private int kindCount;
     private static final byte[] DRAW = utf8("draw");
     private static final byte[][] SITES = new byte[Site.values().length][];
 
@@ -197,13 +203,8 @@ public final class Auditor {
      * @param fields the payload, each hashed with its length
      */
     public void record(String kind, byte[]... fields) {
-        byte[] encodedKind = kinds.get(kind);
-        if (encodedKind == null) {
-            encodedKind = kind.getBytes(StandardCharsets.UTF_8);
-            kinds.put(kind, encodedKind);
-        }
         putLength(fields.length + 1);
-        put(encodedKind);
+        put(encodedKind(kind));
         for (byte[] field : fields) {
             put(field);
         }
@@ -211,6 +212,128 @@ public final class Auditor {
             trace.add(traced(kind, fields));
         }
         endEvent();
+    }
+
+    /**
+     * {@code record(kind, u64(first), u64(second))} without allocating: the same encoding, so the same digest.
+     * For the simulator's most frequent events (a ring reading the clock).
+     */
+    void recordU64U64(String kind, long first, long second) {
+        if (trace != null) {
+            record(kind, u64(first), u64(second));
+            return;
+        }
+        putLength(3);
+        put(encodedKind(kind));
+        putU64Field(first);
+        putU64Field(second);
+        endEvent();
+    }
+
+    /** {@code record(kind, u32(first), u64(second))} without allocating: the same encoding (a fiber step). */
+    void recordU32U64(String kind, int first, long second) {
+        if (trace != null) {
+            record(kind, u32(first), u64(second));
+            return;
+        }
+        putLength(3);
+        put(encodedKind(kind));
+        putU32Field(first);
+        putU64Field(second);
+        endEvent();
+    }
+
+    /** {@code record(kind, u64(only))} without allocating: the same encoding (a clock slip). */
+    void recordU64(String kind, long only) {
+        if (trace != null) {
+            record(kind, u64(only));
+            return;
+        }
+        putLength(2);
+        put(encodedKind(kind));
+        putU64Field(only);
+        endEvent();
+    }
+
+    /** {@code record(kind, u64(a), u32(b), u64(c), u64(d), u32(e))} without allocating (a ring's enter). */
+    void recordRingEnter(String kind, long a, int b, long c, long d, int e) {
+        if (trace != null) {
+            record(kind, u64(a), u32(b), u64(c), u64(d), u32(e));
+            return;
+        }
+        putLength(6);
+        put(encodedKind(kind));
+        putU64Field(a);
+        putU32Field(b);
+        putU64Field(c);
+        putU64Field(d);
+        putU32Field(e);
+        endEvent();
+    }
+
+    /** The UTF-8 bytes of an event kind, computed once per kind. */
+    private byte[] encodedKind(String kind) {
+        int mask = kindKeys.length - 1;
+        int h = kind.hashCode();
+        for (int i = (h ^ (h >>> 16)) & mask; ; i = (i + 1) & mask) {
+            String key = kindKeys[i];
+            if (key == kind) {
+                return kindBytes[i];
+            }
+            if (key == null) {
+                return addKind(kind);
+            }
+            if (key.equals(kind)) {
+                return kindBytes[i];
+            }
+        }
+    }
+
+    private byte[] addKind(String kind) {
+        if ((kindCount + 1) * 2 > kindKeys.length) {
+            String[] oldKeys = kindKeys;
+            byte[][] oldBytes = kindBytes;
+            kindKeys = new String[oldKeys.length * 2];
+            kindBytes = new byte[oldKeys.length * 2][];
+            kindCount = 0;
+            for (int i = 0; i < oldKeys.length; i++) {
+                if (oldKeys[i] != null) {
+                    insertKind(oldKeys[i], oldBytes[i]);
+                }
+            }
+        }
+        byte[] encoded = kind.getBytes(StandardCharsets.UTF_8);
+        insertKind(kind, encoded);
+        return encoded;
+    }
+
+    private void insertKind(String kind, byte[] encoded) {
+        int mask = kindKeys.length - 1;
+        int h = kind.hashCode();
+        int i = (h ^ (h >>> 16)) & mask;
+        while (kindKeys[i] != null) {
+            i = (i + 1) & mask;
+        }
+        kindKeys[i] = kind;
+        kindBytes[i] = encoded;
+        kindCount++;
+    }
+
+    /** A field of {@link #u64} bytes: its length, then the value big-endian. */
+    private void putU64Field(long value) {
+        putLength(Long.BYTES);
+        putLength(value);
+    }
+
+    /** A field of {@link #u32} bytes: its length, then the value big-endian. */
+    private void putU32Field(int value) {
+        putLength(Integer.BYTES);
+        ensure(Integer.BYTES);
+        pending[pendingLength] = (byte) (value >>> 24);
+        pending[pendingLength + 1] = (byte) (value >>> 16);
+        pending[pendingLength + 2] = (byte) (value >>> 8);
+        pending[pendingLength + 3] = (byte) value;
+        pendingLength += Integer.BYTES;
     }
 
     /**
@@ -254,12 +377,12 @@ public final class Auditor {
 
     private void putLength(long length) {
         ensure(Long.BYTES);
-        for (int i = Long.BYTES - 1; i >= 0; i--) {
-            pending[pendingLength + i] = (byte) length;
-            length >>>= 8;
-        }
+        LONG_BIG_ENDIAN.set(pending, pendingLength, length);
         pendingLength += Long.BYTES;
     }
+
+    private static final java.lang.invoke.VarHandle LONG_BIG_ENDIAN = java.lang.invoke.MethodHandles
+            .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
     private void ensure(int more) {
         if (pendingLength + more > pending.length) {

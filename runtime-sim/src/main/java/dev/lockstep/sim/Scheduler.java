@@ -48,7 +48,7 @@ final class Scheduler {
     private final int[] turnStep;
     /** The furthest the clock may slip ahead of runnable work. */
     private final long slipWindowNanos;
-    private final List<Ready> ready = new ArrayList<>();
+    private final List<Ready> ready = new ArrayList<>(64);
     /**
      * For each worker, how many service turns it finished: the number of its current fiber phase. As on a
      * production worker thread (ThreadedRunner's loop), the fibers that run between two turns are those queued
@@ -58,6 +58,8 @@ final class Scheduler {
     private final long[] fiberPhase;
     private final int[] eligible;
     private final int[] pending;
+    /** For each worker, whether its next service half is a candidate this step (see {@link #interleavedStep}). */
+    private final boolean[] candidate;
     private long fiberSteps;
     private final java.util.function.Consumer<Fiber> beforeFiberStep;
     private Fiber lastFiber;
@@ -76,6 +78,7 @@ final class Scheduler {
         this.fiberPhase = new long[workers.size()];
         this.eligible = new int[workers.size()];
         this.pending = new int[workers.size()];
+        this.candidate = new boolean[workers.size()];
         java.util.Arrays.fill(turnStep, -1);
     }
 
@@ -161,16 +164,27 @@ final class Scheduler {
                 }
             }
         }
+        // Each worker's candidacy and its ring's next event are worked out once per step: both scan the ring's
+        // requests in flight, and the slip below needs the earliest event of every ring.
         int actions = 0;
+        long nextRingEvent = Long.MAX_VALUE;
         for (Worker worker : workers) {
-            if (hasTurnCandidate(worker)) {
+            int index = worker.index();
+            long ringNext = ((SimRing) worker.ring()).nextEventNanos();
+            nextRingEvent = Math.min(nextRingEvent, ringNext);
+            candidate[index] = turnStep[index] >= 0
+                    || (eligible[index] == 0 && (pending[index] > 0 || needsService(worker, ringNext)));
+            if (candidate[index]) {
                 actions++;
             }
         }
         if (fibers + actions == 0) {
             return Action.NOTHING;
         }
-        long slipTo = slipTarget(slipLimit);
+        if (kernel.ringCount() != workers.size()) {
+            nextRingEvent = kernel.nextEventNanos(); // a ring no worker owns: look at every ring
+        }
+        long slipTo = slipTarget(slipLimit, nextRingEvent);
         int total = fibers + actions + (slipTo == Long.MIN_VALUE ? 0 : 1);
         int pick = total == 1 ? 0 : generator.nextInt(Site.SCHEDULE, total);
         if (pick < fibers) {
@@ -189,7 +203,7 @@ final class Scheduler {
         pick -= fibers;
         if (pick < actions) {
             for (Worker worker : workers) {
-                if (hasTurnCandidate(worker) && pick-- == 0) {
+                if (candidate[worker.index()] && pick-- == 0) {
                     int index = worker.index();
                     int half = Math.max(0, turnStep[index]);
                     worker.serviceHalf(half);
@@ -206,18 +220,9 @@ final class Scheduler {
             }
             throw new AssertionError("no worker for pick " + pick);
         }
-        auditor.record("clock.slip", Auditor.u64(slipTo));
+        auditor.recordU64("clock.slip", slipTo);
         clock.advanceTo(slipTo);
         return Action.SLIP;
-    }
-
-    /**
-     * Whether the worker's next service half is a candidate: the rest of a turn it is in, or a new turn when no
-     * fiber of its phase is left to run and it has work (or fibers waiting for the next phase).
-     */
-    private boolean hasTurnCandidate(Worker worker) {
-        int index = worker.index();
-        return turnStep[index] >= 0 || (eligible[index] == 0 && (pending[index] > 0 || needsService(worker)));
     }
 
     /**
@@ -225,9 +230,9 @@ final class Scheduler {
      * no further than {@link #slipWindowNanos} from now (a worker thread busy or descheduled for as long as one
      * ring request takes) and within {@code limit}; {@link Long#MIN_VALUE} for none.
      */
-    private long slipTarget(long limit) {
+    private long slipTarget(long limit, long nextRingEvent) {
         long now = clock.nowNanos();
-        long next = kernel.nextEventNanos();
+        long next = nextRingEvent;
         for (Worker worker : workers) {
             next = Math.min(next, worker.nextDeadline());
         }
@@ -241,7 +246,7 @@ final class Scheduler {
         fiberSteps++;
         lastFiber = next.fiber();
         beforeFiberStep.accept(next.fiber());
-        auditor.record("fiber.run", Auditor.u32(next.worker().index()), Auditor.u64(fiberSteps));
+        auditor.recordU32U64("fiber.run", next.worker().index(), fiberSteps);
         next.continuation().run();
     }
 
@@ -251,9 +256,14 @@ final class Scheduler {
      * would do nothing is skipped, which saves its audit events; it changes nothing else.
      */
     private boolean needsService(Worker worker) {
+        return needsService(worker, ((SimRing) worker.ring()).nextEventNanos());
+    }
+
+    /** {@link #needsService(Worker)} with the worker's ring's next event already known. */
+    private boolean needsService(Worker worker, long ringNextEventNanos) {
         SimRing ring = (SimRing) worker.ring();
         long now = clock.nowNanos();
         return worker.hasReadyWork() || worker.nextDeadline() <= now || ring.wakeRequested() || ring.staged() > 0
-                || ring.nextEventNanos() <= now;
+                || ringNextEventNanos <= now;
     }
 }

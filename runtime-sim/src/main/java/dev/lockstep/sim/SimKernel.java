@@ -256,6 +256,11 @@ public final class SimKernel implements Kernel {
         return earliest;
     }
 
+    /** How many rings are open: {@code rings().size()} without the copy. */
+    int ringCount() {
+        return rings.size();
+    }
+
     /**
      * The rings opened and not yet closed, in opening order.
      *

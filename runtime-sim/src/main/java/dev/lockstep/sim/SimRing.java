@@ -269,21 +269,28 @@ public final class SimRing implements Ring {
     public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
         checkOpen();
         Objects.requireNonNull(sink, "sink");
-        auditor().record("ring.enter", Auditor.u64(id), Auditor.u32(wait ? 1 : 0), Auditor.u64(timeoutNanos),
-                Auditor.u64(clock().nowNanos()), Auditor.u32(staged.size()));
+        auditor().recordRingEnter("ring.enter", id, wait ? 1 : 0, timeoutNanos, clock().nowNanos(), staged.size());
         wakeRequested = false;
-        List<Request> submitting = new ArrayList<>(staged);
-        staged.clear();
-        stagedCancels = 0;
-        for (Request request : submitting) {
-            submit(request);
+        if (!staged.isEmpty()) {
+            List<Request> submitting = new ArrayList<>(staged);
+            staged.clear();
+            stagedCancels = 0;
+            for (Request request : submitting) {
+                submit(request);
+            }
         }
         long now = clock().nowNanos();
-        List<Request> due = new ArrayList<>();
+        List<Request> due = List.of();
         for (Request request : inFlight) {
             if (readyAtNanos(request) <= now) {
+                if (due.isEmpty()) {
+                    due = new ArrayList<>();
+                }
                 due.add(request);
             }
+        }
+        if (due.isEmpty()) {
+            return 0; // nothing due: the shuffle of nothing draws nothing (Generator.shuffle), so the run is the same
         }
         generator().shuffle(Site.COMPLETION_ORDER, due);
         int delivered = 0;
@@ -320,7 +327,7 @@ public final class SimRing implements Ring {
     @Override
     public long nowNanos() {
         long now = clock().nowNanos();
-        auditor().record("ring.now", Auditor.u64(id), Auditor.u64(now));
+        auditor().recordU64U64("ring.now", id, now);
         return now;
     }
 

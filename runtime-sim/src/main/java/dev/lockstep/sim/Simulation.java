@@ -509,6 +509,9 @@ final class Simulation {
 
     /** Removes and returns a resumption of the fiber being settled that the simulator's own thread made. */
     private Resumption takeOwnResumption() {
+        if (handoff.isEmpty()) {
+            return null; // the common case, without the monitor: an empty queue only fills under it, below
+        }
         synchronized (handoff) {
             for (java.util.Iterator<Resumption> it = handoff.iterator(); it.hasNext(); ) {
                 Resumption resumption = it.next();
@@ -518,6 +521,21 @@ final class Simulation {
                 }
             }
             return null;
+        }
+    }
+
+    /** Whether a thread outside the simulation scheduled a continuation of the fiber being settled. */
+    private boolean anyForeignResumption() {
+        if (handoff.isEmpty()) {
+            return false;
+        }
+        synchronized (handoff) {
+            for (Resumption resumption : handoff) {
+                if (resumption.foreign()) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
@@ -560,7 +578,7 @@ final class Simulation {
      */
     private String settle(Fiber fiber) {
         Thread thread = fiber.thread();
-        List<Resumption> strays = new ArrayList<>();
+        List<Resumption> strays = List.of();
         List<Resumption> yields = List.of();
         try {
             for (int heldUp = 0; ; heldUp++) {
@@ -595,10 +613,7 @@ final class Simulation {
                 if (standing == LeakWatch.Standing.DONE) {
                     return null;
                 }
-                boolean resumedFromOutside;
-                synchronized (handoff) {
-                    resumedFromOutside = handoff.stream().anyMatch(Resumption::foreign);
-                }
+                boolean resumedFromOutside = anyForeignResumption();
                 if (standing == LeakWatch.Standing.WOKEN && !resumedFromOutside) {
                     // Another thread ended the wait and is handing the continuation over (the JDK marks the fiber
                     // runnable first, then submits it): wait for it rather than take "runnable" for "done".
@@ -632,7 +647,10 @@ final class Simulation {
         } finally {
             synchronized (handoff) {
                 stepFiber = null;
-                handoff.drainTo(strays);
+                if (!handoff.isEmpty()) {
+                    strays = new ArrayList<>();
+                    handoff.drainTo(strays);
+                }
             }
             for (Resumption yielded : yields) {
                 scheduler.add(fiber.home(), fiber, yielded.continuation());

@@ -49,7 +49,9 @@ public final class SimThroughput {
      * Runs every workload and prints one table row each, per scheduling mode.
      *
      * @param args optional: a multiplier for the number of runs (default 1), then the scheduling modes to measure
-     *             side by side, comma-separated (default {@code INTERLEAVED,SERVICE_FIRST}; see {@link Scheduling})
+     *             side by side, comma-separated (default {@code INTERLEAVED,SERVICE_FIRST}; see {@link Scheduling}),
+     *             then the workloads to run, comma-separated first words of their names (default all: {@code
+     *             mixed,storage,network,switches})
      */
     public static void main(String[] args) {
         double scale = args.length > 0 ? Double.parseDouble(args[0]) : 1;
@@ -78,7 +80,11 @@ public final class SimThroughput {
         System.out.printf(Locale.ROOT, "%-72s %5s %10s %10s %8s %9s %14s %13s %10s %11s%n", "workload", "runs",
                 "switches", "I/O ops", "thread s", "process s", "switches/cpu-s", "I/O ops/cpu-s", "runs/cpu-s",
                 "sim-s/cpu-s");
+        List<String> only = args.length > 2 ? List.of(args[2].split(",")) : List.of();
         for (Workload plain : workloads) {
+            if (!only.isEmpty() && !only.contains(plain.name().split(" ")[0])) {
+                continue;
+            }
             for (Scheduling mode : modes) {
                 report(new Workload(plain.name() + " " + mode.name().toLowerCase(Locale.ROOT), plain.runs(),
                         seed -> plain.config().apply(seed).toBuilder().scheduling(mode).build(), plain.task()));
