@@ -90,7 +90,7 @@ class ForeignWaitLeakTest {
     @Test
     void aSimulatedOperationPolledOrAwaitedFromAPlainThreadIsRefusedAtTheCall() throws InterruptedException {
         AtomicReference<dev.lockstep.Handle<String>> handle = new AtomicReference<>();
-        AtomicReference<Operation<?>> operation = new AtomicReference<>();
+        AtomicReference<Operation<dev.lockstep.OpenedBlob>> operation = new AtomicReference<>();
         List<Throwable> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
@@ -121,7 +121,7 @@ class ForeignWaitLeakTest {
             while (done.getCount() > 0) {
                 Thread.onSpinWait(); // wait in real time without parking: the thread's calls happen during this step
             }
-            operation.get().await();
+            operation.get().await().blob().close();
             return handle.get().await();
         });
         outsider.join();

@@ -83,6 +83,11 @@ class PlantedResizeRaceTest {
             return Worker.current().register(new Sync(fd.acquire()));
         }
 
+        /** Drops the owner's reference: the fd closes once no request holds it. */
+        void close() {
+            fd.release();
+        }
+
         /** The resize: a synchronous ftruncate run by the worker's service turn. */
         private final class Resize extends Request {
             private final SharedFd file;
@@ -215,6 +220,7 @@ class PlantedResizeRaceTest {
             });
             grower.await();
             syncer.await();
+            blob.close();
             return null;
         });
         return new Verdict(undurable[0]);
