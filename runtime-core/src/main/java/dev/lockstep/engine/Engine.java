@@ -336,6 +336,17 @@ public final class Engine {
     }
 
     /**
+     * {@link #checkForeignCaller} of {@code owner}'s engine; a worker built without an engine (the engine's own
+     * model-checking tests drive bare workers) has no check to run.
+     */
+    static void checkForeignCaller(Worker owner, String what) {
+        Engine engine = owner.engine();
+        if (engine != null) {
+            engine.checkForeignCaller(what);
+        }
+    }
+
+    /**
      * Starts the root task on worker 0, which must exist.
      *
      * @param root the root task

@@ -98,7 +98,7 @@ public final class Registration<T> implements Operation<T> {
             return (Poll<T>) observed(forwarded.take(waker));
         }
         if (Worker.current() != owner) {
-            owner.engine().checkForeignCaller("Operation.poll");
+            Engine.checkForeignCaller(owner, "Operation.poll");
             forwarded = new OneShot<>(owner + " closed before this operation completed");
             channel = forwarded;
             if (!owner.mailbox().send(new Mailbox.Forward(WaiterId.fromUserData(key), forwarded))) {
@@ -197,7 +197,7 @@ public final class Registration<T> implements Operation<T> {
                 owner.unborrow();
             }
         } else {
-            owner.engine().checkForeignCaller("Operation.close");
+            Engine.checkForeignCaller(owner, "Operation.close");
             owner.mailbox().send(new Mailbox.Cancel(WaiterId.fromUserData(key)));
         }
     }
