@@ -9,6 +9,8 @@ import dev.lockstep.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -76,13 +78,26 @@ public final class KvServer {
      */
     public Void serve(Context ctx, Listener listener) {
         ctx.child("keeper").spawn(this::keep);
+        // Connections accepted and not yet closed by their task. A connection accepted just as serving is aborted
+        // gets a task that never runs (a spawn from an aborted node does not run its task), so serving closes
+        // whatever is left when it ends; closing one its task already closed does nothing.
+        Set<Connection> open = ConcurrentHashMap.newKeySet();
         try (listener) {
             while (true) {
                 Connection connection = listener.accept().await();
+                open.add(connection);
                 ctx.child("conn").spawn(c -> {
-                    handle(connection);
+                    try {
+                        handle(connection);
+                    } finally {
+                        open.remove(connection);
+                    }
                     return null;
                 });
+            }
+        } finally {
+            for (Connection connection : open) {
+                connection.close();
             }
         }
     }
