@@ -8,9 +8,11 @@ import dev.lockstep.NetworkException;
 import dev.lockstep.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -80,8 +82,10 @@ public final class KvServer {
         ctx.child("keeper").spawn(this::keep);
         // Connections accepted and not yet closed by their task. A connection accepted just as serving is aborted
         // gets a task that never runs (a spawn from an aborted node does not run its task), so serving closes
-        // whatever is left when it ends; closing one its task already closed does nothing.
-        Set<Connection> open = ConcurrentHashMap.newKeySet();
+        // whatever is left when it ends; closing one its task already closed does nothing. Kept in accept order:
+        // the closes at the end are simulated system calls, and an order by identity hash would differ from run
+        // to run. The tasks run on this worker (spawn stays on it), so the monitor is never contended.
+        Set<Connection> open = Collections.synchronizedSet(new LinkedHashSet<>());
         try (listener) {
             while (true) {
                 Connection connection = listener.accept().await();
@@ -96,7 +100,11 @@ public final class KvServer {
                 });
             }
         } finally {
-            for (Connection connection : open) {
+            List<Connection> left;
+            synchronized (open) {
+                left = List.copyOf(open);
+            }
+            for (Connection connection : left) {
                 connection.close();
             }
         }
