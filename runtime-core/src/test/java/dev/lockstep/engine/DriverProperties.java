@@ -88,8 +88,13 @@ class DriverProperties {
         org.junit.jupiter.api.Assertions.assertEquals(1, relevant.stream().filter(step -> step.kind() == Kind.COMPLETE)
                 .count(), failure::getMessage);
         org.junit.jupiter.api.Assertions.assertTrue(relevant.size() <= 4, failure::getMessage);
-        org.junit.jupiter.api.Assertions.assertEquals(2, failure.shrunk().get(1), "two requests in flight need a"
-                + " ring of two");
+        // Two requests in flight need a ring of two at least. The shrinker usually gets the ring down to exactly
+        // two, but a candidate runs on real threads (the steps include closes from another thread, ordered
+        // against completions through the owner's mailbox), so a ring-of-two candidate can pass on its one try
+        // and the shrinker keep four (seen once in a fresh-clone CI run).
+        int ring = (Integer) failure.shrunk().get(1);
+        org.junit.jupiter.api.Assertions.assertTrue(ring == 2 || ring == 4, "two requests in flight need a ring of"
+                + " two at least, was " + ring);
     }
 
     private static void check(List<Step> steps, int ringEntries, PlantedBug bug) {
