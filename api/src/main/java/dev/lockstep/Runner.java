@@ -15,9 +15,7 @@ package dev.lockstep;
  * failure does, and {@code start} throws {@link AbortedException} with the interrupt status set once the workers
  * have retired — or, if a fiber is stuck where no abort reaches it (a spin, a monitor), after a bounded grace
  * period, naming the workers left running and closing nothing under them. A caller's deadline therefore always
- * gets {@code start} back. The simulator, which runs on the caller's thread, answers an interrupt the same way
- * between two steps: every task is aborted and the run fails with a {@code SimulationFailure} naming it, the
- * interrupt status set again.
+ * gets {@code start} back. The simulator runs on the caller's thread and does not yet observe interrupts.
  */
 public interface Runner {
 

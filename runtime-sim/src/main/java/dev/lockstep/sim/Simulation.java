@@ -80,8 +80,6 @@ final class Simulation {
     /** The first failure, with when it happened; null while the run is fine. Simulator thread only. */
     private String failure;
     private boolean shuttingDown;
-    /** The simulator's thread was interrupted during the run (see {@link #loop}). */
-    private boolean interrupted;
     /**
      * The fiber whose step runs or is being settled, and the continuations of it that foreign threads scheduled
      * meanwhile; both guarded by {@code handoff}'s monitor (the queue itself is what {@link #settle} waits on).
@@ -376,9 +374,6 @@ final class Simulation {
             loop(rootHandle, limit, crashAt);
         } finally {
             running = false;
-            if (interrupted) {
-                Thread.currentThread().interrupt(); // taken by the loop (see there): the caller's to see again
-            }
             LeakWatch.own(null);
             for (Worker worker : workers) {
                 // Only this worker's ring must progress: jump to its next completion, not to another ring's.
@@ -417,13 +412,6 @@ final class Simulation {
 
     private String loop(Handle<?> rootHandle, long limit, long crashAt) {
         while (true) {
-            // An interrupt of the simulator's thread (a test's timeout, a caller's deadline) ends the run: every
-            // task is aborted and the run fails, naming it. The flag is taken here, so that the simulator's own
-            // waits do not spin on it, and set again when the run is over. Real time, so not part of any replay.
-            if (!interrupted && Thread.interrupted()) {
-                interrupted = true;
-                fail("interrupted: the thread running the simulation was interrupted, so every task was aborted");
-            }
             String foreign;
             synchronized (foreignLeak) {
                 foreign = foreignLeak[0];
