@@ -40,18 +40,6 @@ public interface Probe {
      * @param config the configuration
      * @param ringEntries ring entries per worker (1: the seed's "one in-flight request")
      * @param storage the storage directory (runtime-uring; the simulator's disk is its own)
-     * @return the runner
-     */
-    default Runner runner(RuntimeConfig config, int ringEntries, Path storage) {
-        return runner(config, ringEntries, storage, true);
-    }
-
-    /**
-     * A fresh runner.
-     *
-     * @param config the configuration
-     * @param ringEntries ring entries per worker (1: the seed's "one in-flight request")
-     * @param storage the storage directory (runtime-uring; the simulator's disk is its own)
      * @param leakChecked whether a run that ends holding resources it did not start with fails (the simulator;
      *     runtime-uring closes what is left either way)
      * @return the runner

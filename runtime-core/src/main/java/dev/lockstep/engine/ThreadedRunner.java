@@ -158,14 +158,12 @@ public final class ThreadedRunner implements Runner {
         }
         awaitUninterruptibly(created);
         Handle<T> rootHandle = null;
-        // Set when start's thread is interrupted: from then on every wait below ends by this deadline.
-        long[] interruptDeadline = {0L};
-        long grace = interruptGraceNanos;
+        Interruption interruption = new Interruption(engine, interruptGraceNanos);
         try {
             if (startFailure[0] == null) {
                 rootHandle = engine.startRoot(root);
                 rootHandle.poll(null);
-                awaitRoot(rootHandle, engine, interruptDeadline, grace);
+                interruption.awaitRoot(rootHandle);
             }
         } finally {
             engine.abortAll();
@@ -175,18 +173,18 @@ public final class ThreadedRunner implements Runner {
             }
             List<Thread> leftBehind = new ArrayList<>();
             for (Thread thread : threads) {
-                if (!join(thread, engine, interruptDeadline, grace)) {
+                if (!interruption.join(thread)) {
                     leftBehind.add(thread);
                 }
             }
             if (!leftBehind.isEmpty()) {
                 Thread.currentThread().interrupt();
-                throw abandoned(leftBehind, engine, grace);
+                throw interruption.abandoned(leftBehind);
             }
             // Every worker retired, so no request holds an fd any more: what user code left open is closed now.
             engine.closeOwnedResources();
             engine.releaseStorageHold(hold);
-            if (interruptDeadline[0] != 0L) {
+            if (interruption.happened()) {
                 Thread.currentThread().interrupt();
             }
         }
@@ -200,75 +198,92 @@ public final class ThreadedRunner implements Runner {
     }
 
     /**
-     * Waits for the root task. An interrupt fails the run ({@link #interrupted}); the wait then ends when the
-     * aborted root finishes or at the grace deadline, whichever comes first.
+     * What an interrupt of start's thread does to the waits at the end of a run. Until the first interrupt every
+     * wait is unbounded; the first one fails the run with {@link AbortedException} and starts the grace period,
+     * and every later wait ends by its deadline. Confined to start's thread.
      */
-    private static <T> void awaitRoot(Handle<T> root, Engine engine, long[] interruptDeadline, long grace) {
-        Thread thread = Thread.currentThread();
-        dev.lockstep.Waker waker = () -> LockSupport.unpark(thread);
-        while (!root.poll(waker).isReady()) {
-            if (Thread.interrupted()) {
-                interrupted(engine, interruptDeadline, grace);
-            }
-            if (interruptDeadline[0] == 0L) {
-                LockSupport.park(root);
-            } else {
-                long left = interruptDeadline[0] - System.nanoTime();
-                if (left <= 0) {
-                    return;
-                }
-                LockSupport.parkNanos(root, left);
-            }
-        }
-    }
+    private static final class Interruption {
+        private final Engine engine;
+        private final long graceNanos;
+        /** System.nanoTime() at which the grace period ends; 0 until the first interrupt. */
+        private long deadline;
 
-    /** The first interrupt of start's thread: the run fails, and the grace period begins. */
-    private static void interrupted(Engine engine, long[] interruptDeadline, long grace) {
-        if (interruptDeadline[0] != 0L) {
-            return;
+        Interruption(Engine engine, long graceNanos) {
+            this.engine = engine;
+            this.graceNanos = graceNanos;
         }
-        interruptDeadline[0] = System.nanoTime() + grace;
-        engine.fail(new AbortedException("Runner.start was interrupted: every task was aborted"));
-    }
 
-    /**
-     * Joins a worker thread: without limit until start is interrupted, then until the grace deadline.
-     *
-     * @return whether the thread ended
-     */
-    private static boolean join(Thread thread, Engine engine, long[] interruptDeadline, long grace) {
-        while (true) {
-            try {
-                if (interruptDeadline[0] == 0L) {
-                    thread.join();
-                    return true;
-                }
-                long left = interruptDeadline[0] - System.nanoTime();
-                if (left <= 0) {
-                    return !thread.isAlive();
-                }
-                return thread.join(Duration.ofNanos(left));
-            } catch (InterruptedException e) {
-                interrupted(engine, interruptDeadline, grace);
+        boolean happened() {
+            return deadline != 0L;
+        }
+
+        /** The first interrupt: the run fails, and the grace period begins. */
+        void noted() {
+            if (deadline == 0L) {
+                deadline = System.nanoTime() + graceNanos;
+                engine.fail(new AbortedException("Runner.start was interrupted: every task was aborted"));
             }
         }
-    }
 
-    private static AbortedException abandoned(List<Thread> leftBehind, Engine engine, long grace) {
-        StringBuilder message = new StringBuilder("Runner.start was interrupted and ")
-                .append(leftBehind.size()).append(leftBehind.size() == 1 ? " worker" : " workers")
-                .append(" did not retire within ").append(Duration.ofNanos(grace))
-                .append("; left running, their resources not closed:");
-        for (Thread thread : leftBehind) {
-            message.append(' ').append(thread.getName());
+        /** Waits for the root task, until the aborted root finishes or the grace period ends. */
+        <T> void awaitRoot(Handle<T> root) {
+            Thread thread = Thread.currentThread();
+            dev.lockstep.Waker waker = () -> LockSupport.unpark(thread);
+            while (!root.poll(waker).isReady()) {
+                if (Thread.interrupted()) {
+                    noted();
+                }
+                if (deadline == 0L) {
+                    LockSupport.park(root);
+                } else {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return;
+                    }
+                    LockSupport.parkNanos(root, left);
+                }
+            }
         }
-        AbortedException failure = new AbortedException(message.toString(), engine.failure());
-        for (Thread thread : leftBehind) {
-            Throwable where = new Throwable(thread.getName() + " at the deadline");
-            where.setStackTrace(thread.getStackTrace());
-            failure.addSuppressed(where);
+
+        /**
+         * Joins a worker thread: without limit until start is interrupted, then until the grace period ends.
+         *
+         * @return whether the thread ended
+         */
+        boolean join(Thread thread) {
+            while (true) {
+                try {
+                    if (deadline == 0L) {
+                        thread.join();
+                        return true;
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return !thread.isAlive();
+                    }
+                    return thread.join(Duration.ofNanos(left));
+                } catch (InterruptedException e) {
+                    noted();
+                }
+            }
         }
-        return failure;
+
+        AbortedException abandoned(List<Thread> leftBehind) {
+            StringBuilder message = new StringBuilder("Runner.start was interrupted and ")
+                    .append(leftBehind.size()).append(leftBehind.size() == 1 ? " worker" : " workers")
+                    .append(" did not retire within ").append(Duration.ofNanos(graceNanos))
+                    .append("; left running, their resources not closed:");
+            for (Thread thread : leftBehind) {
+                message.append(' ').append(thread.getName());
+            }
+            AbortedException failure = new AbortedException(message.toString(), engine.failure());
+            for (Thread thread : leftBehind) {
+                Throwable where = new Throwable(thread.getName() + " at the deadline");
+                where.setStackTrace(thread.getStackTrace());
+                failure.addSuppressed(where);
+            }
+            return failure;
+        }
     }
 
     /**
