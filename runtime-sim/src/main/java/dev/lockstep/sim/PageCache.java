@@ -1,5 +1,6 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.kernel.Errno;
 import dev.lockstep.sim.FsNodes.DirectoryNode;
 import dev.lockstep.sim.FsNodes.FileNode;
 import dev.lockstep.sim.FsNodes.Mutation;
@@ -11,7 +12,8 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * The page cache and the durable image of {@link SimFileSystem}'s files: what a sync makes durable, what a failed
+ * The page cache and the durable image of {@link SimFileSystem}'s files: what a write puts in the page cache and
+ * its journal, what a sync makes durable, what a failed
  * sync leaves behind under each {@link SyncFailureModel}, and the 512-byte sectors in which a disk keeps or loses
  * a write (shared with {@link CrashRecovery}). Draws come from the one {@link Generator}, at the sites named
  * here. Not thread-safe.
@@ -19,6 +21,65 @@ import java.util.TreeMap;
 final class PageCache {
 
     private PageCache() {
+    }
+
+    /**
+     * A {@code pwrite} into the page cache once the handle checks passed: its fault rolls, the cut at capacity
+     * and the journal entry, as {@link SimFileSystem#write} documents them. The caller accounts for the growth of
+     * the live size.
+     *
+     * @param availableBytes the capacity left before this write
+     * @return the bytes written, or {@code -ENOSPC} or {@code -EIO}
+     */
+    static int write(FileNode file, long offset, byte[] source, int sourceOffset, int length, boolean durable,
+            StorageFaults faults, long availableBytes, Generator generator) {
+        if (generator.chance(Site.FAULT_WRITE, faults.writeRate())) {
+            if (length >= 2 && generator.chance(Site.PARTIAL_WRITE, faults.partialWriteRate())) {
+                int prefix = 1 + generator.nextInt(Site.PARTIAL_WRITE, length - 1);
+                int fitting = fitting(file, offset, prefix, availableBytes);
+                if (fitting > 0) {
+                    apply(file, offset, source, sourceOffset, fitting, false);
+                }
+            }
+            return -Errno.EIO;
+        }
+        if (length == 0) {
+            return 0;
+        }
+        int fitting = fitting(file, offset, length, availableBytes);
+        if (fitting <= 0) {
+            return -Errno.ENOSPC;
+        }
+        apply(file, offset, source, sourceOffset, fitting, durable);
+        if (durable && generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
+            // The bytes are in the page cache; their writeback failed.
+            Write written = (Write) file.unsynced.removeLast();
+            if (faults.syncFailure() == SyncFailureModel.LINUX) {
+                writeBack(file.durable, new Write(written.offset(), written.data(), false), generator);
+            } else {
+                file.unsynced.add(new Write(written.offset(), written.data(), false));
+            }
+            return -Errno.EIO;
+        }
+        return fitting;
+    }
+
+    /** How many of {@code length} bytes at {@code offset} fit in the remaining capacity. */
+    private static int fitting(FileNode file, long offset, int length, long available) {
+        long growth = offset + length - file.live.size();
+        if (growth <= 0 || growth <= available) {
+            return length;
+        }
+        long largestEnd = file.live.size() + Math.max(0, available);
+        return (int) Math.max(0, Math.min(length, largestEnd - offset));
+    }
+
+    private static void apply(FileNode file, long offset, byte[] source, int sourceOffset, int length,
+            boolean durable) {
+        file.live.write(offset, source, sourceOffset, length);
+        byte[] data = new byte[length];
+        System.arraycopy(source, sourceOffset, data, 0, length);
+        file.unsynced.add(new Write(offset, data, durable));
     }
 
     static void syncTree(DirectoryNode directory) {

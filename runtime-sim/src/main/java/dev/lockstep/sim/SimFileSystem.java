@@ -1,9 +1,6 @@
 package dev.lockstep.sim;
 
-import static dev.lockstep.sim.FsNodes.collectDurable;
 import static dev.lockstep.sim.FsNodes.components;
-import static dev.lockstep.sim.FsNodes.liveBytes;
-import static dev.lockstep.sim.FsNodes.markDurable;
 import static dev.lockstep.sim.FsNodes.normalized;
 
 import dev.lockstep.kernel.Errno;
@@ -13,9 +10,7 @@ import dev.lockstep.sim.FsNodes.DirectoryNode;
 import dev.lockstep.sim.FsNodes.FileNode;
 import dev.lockstep.sim.FsNodes.Node;
 import dev.lockstep.sim.FsNodes.Resize;
-import dev.lockstep.sim.FsNodes.Write;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
@@ -59,11 +54,11 @@ import java.util.TreeMap;
  * Not thread-safe: the simulator uses it from its one thread.
  *
  * <h2>Layout</h2>
- * This class is the system-call surface: faults, capacity, handles, power. The model underneath lives beside it:
- * {@link FsNodes} (the path and node model), {@link PageCache} (what syncs and failed syncs do to the page cache
- * and the durable image, and the sector model of a disk) and {@link CrashRecovery} (what a crash leaves). What
- * remains is one method per system call, each with its Linux errors documented: longer than most classes here,
- * but splitting the calls further would scatter one contract over several files.
+ * This class is the system-call surface: power, fault rolls, capacity, handles and epochs, one method per call
+ * with its Linux errors documented. The model underneath lives beside it, one seam per class: {@link FsNamespace}
+ * (the tree of live and durable entries and the namespace calls on it) over {@link FsNodes} (the node types and
+ * path resolution), {@link PageCache} (what a write puts in the page cache, what syncs and failed syncs do to it
+ * and to the durable image, and the sector model of a disk) and {@link CrashRecovery} (what a crash leaves).
  */
 public final class SimFileSystem {
 
@@ -76,13 +71,12 @@ public final class SimFileSystem {
     private final Generator generator;
     private final Auditor auditor;
     private StorageFaults faults;
-    private DirectoryNode root;
+    private final FsNamespace namespace = new FsNamespace();
     /** The sum of the live sizes of every file that is linked or open: what the capacity bounds. */
     private long usedBytes;
     /** Incremented by each crash; handles from an older epoch are stale. */
     private long epoch;
     private long openHandles;
-    private long nextInode = 1;
     private boolean poweredOff;
 
     /**
@@ -96,7 +90,6 @@ public final class SimFileSystem {
         this.generator = Objects.requireNonNull(generator, "generator");
         this.auditor = Objects.requireNonNull(auditor, "auditor");
         this.faults = Objects.requireNonNull(faults, "faults");
-        this.root = new DirectoryNode(nextInode++);
     }
 
     /**
@@ -110,22 +103,7 @@ public final class SimFileSystem {
      */
     public SimFileSystem(Generator generator, Auditor auditor, StorageFaults faults, StorageImage image) {
         this(generator, auditor, faults);
-        for (String directory : image.directories()) {
-            List<String> parts = components(directory);
-            DirectoryNode parent = parentOf(parts, "restore", directory);
-            parent.entries.putIfAbsent(parts.getLast(), new DirectoryNode(nextInode++));
-        }
-        for (java.util.Map.Entry<String, byte[]> file : image.files().entrySet()) {
-            List<String> parts = components(file.getKey());
-            DirectoryNode parent = parentOf(parts, "restore", file.getKey());
-            FileNode node = new FileNode(nextInode++);
-            byte[] bytes = file.getValue();
-            node.live.write(0, bytes, 0, bytes.length);
-            node.durable = node.live.copy();
-            parent.entries.put(parts.getLast(), node);
-            usedBytes += bytes.length;
-        }
-        markDurable(root);
+        usedBytes = namespace.restore(image);
     }
 
     /**
@@ -136,10 +114,7 @@ public final class SimFileSystem {
      * @return the image
      */
     public StorageImage durableImage() {
-        java.util.TreeSet<String> directories = new java.util.TreeSet<>();
-        TreeMap<String, byte[]> files = new TreeMap<>();
-        collectDurable(root, "", directories, files);
-        return new StorageImage(directories, files);
+        return namespace.durableImage();
     }
 
     /**
@@ -262,12 +237,8 @@ public final class SimFileSystem {
 
     // ------------------------------------------------------------------------------------------------ paths
 
-    private DirectoryNode parentOf(List<String> parts, String call, String path) {
-        return FsNodes.parentOf(root, parts, call, path);
-    }
-
     private Node lookup(List<String> parts, String call, String path) {
-        return FsNodes.lookup(root, parts, call, path);
+        return namespace.lookup(parts, call, path);
     }
 
     private void fault(Site site, double rate, String call, String subject) {
@@ -306,32 +277,7 @@ public final class SimFileSystem {
         if (create && directoryOnly) {
             throw new KernelException(Errno.EINVAL, "open", path);
         }
-        Node node;
-        if (parts.isEmpty()) {
-            node = root;
-        } else {
-            DirectoryNode parent = parentOf(parts, "open", path);
-            node = parent.entries.get(parts.getLast());
-            if (node == null) {
-                if (!create) {
-                    throw new KernelException(Errno.ENOENT, "open", path);
-                }
-                node = new FileNode(nextInode++);
-                parent.entries.put(parts.getLast(), node);
-            } else if (create && exclusive) {
-                throw new KernelException(Errno.EEXIST, "open", path);
-            }
-        }
-        if (node instanceof DirectoryNode) {
-            if (create && exclusive) {
-                throw new KernelException(Errno.EEXIST, "open", path);
-            }
-            if (writable) {
-                throw new KernelException(Errno.EISDIR, "open", path);
-            }
-        } else if (directoryOnly) {
-            throw new KernelException(Errno.ENOTDIR, "open", path);
-        }
+        Node node = namespace.open(parts, path, create, exclusive, directoryOnly, writable);
         node.opens++;
         openHandles++;
         return new Handle(node, normalized(parts), epoch, readable, writable);
@@ -379,15 +325,7 @@ public final class SimFileSystem {
     public void mkdir(String path) {
         checkPower("mkdir", path);
         fault(Site.FAULT_OPEN, faults.openRate(), "mkdir", path);
-        List<String> parts = components(path);
-        if (parts.isEmpty()) {
-            throw new KernelException(Errno.EEXIST, "mkdir", path);
-        }
-        DirectoryNode parent = parentOf(parts, "mkdir", path);
-        if (parent.entries.containsKey(parts.getLast())) {
-            throw new KernelException(Errno.EEXIST, "mkdir", path);
-        }
-        parent.entries.put(parts.getLast(), new DirectoryNode(nextInode++));
+        namespace.mkdir(components(path), path);
     }
 
     /**
@@ -400,20 +338,7 @@ public final class SimFileSystem {
     public void unlink(String path) {
         checkPower("unlink", path);
         fault(Site.FAULT_REMOVE, faults.removeRate(), "unlink", path);
-        List<String> parts = components(path);
-        if (parts.isEmpty()) {
-            throw new KernelException(Errno.EISDIR, "unlink", path);
-        }
-        DirectoryNode parent = parentOf(parts, "unlink", path);
-        Node node = parent.entries.get(parts.getLast());
-        if (node == null) {
-            throw new KernelException(Errno.ENOENT, "unlink", path);
-        }
-        if (!(node instanceof FileNode file)) {
-            throw new KernelException(Errno.EISDIR, "unlink", path);
-        }
-        parent.entries.remove(parts.getLast());
-        file.links = 0;
+        FileNode file = namespace.unlink(components(path), path);
         if (!file.counted()) {
             usedBytes -= file.live.size();
         }
@@ -429,23 +354,7 @@ public final class SimFileSystem {
     public void rmdir(String path) {
         checkPower("rmdir", path);
         fault(Site.FAULT_REMOVE, faults.removeRate(), "rmdir", path);
-        List<String> parts = components(path);
-        if (parts.isEmpty()) {
-            throw new KernelException(Errno.EBUSY, "rmdir", path);
-        }
-        DirectoryNode parent = parentOf(parts, "rmdir", path);
-        Node node = parent.entries.get(parts.getLast());
-        if (node == null) {
-            throw new KernelException(Errno.ENOENT, "rmdir", path);
-        }
-        if (!(node instanceof DirectoryNode directory)) {
-            throw new KernelException(Errno.ENOTDIR, "rmdir", path);
-        }
-        if (!directory.entries.isEmpty()) {
-            throw new KernelException(Errno.ENOTEMPTY, "rmdir", path);
-        }
-        parent.entries.remove(parts.getLast());
-        directory.links = 0;
+        namespace.rmdir(components(path), path);
     }
 
     /**
@@ -458,11 +367,7 @@ public final class SimFileSystem {
     public List<String> list(String path) {
         checkPower("list", path);
         fault(Site.FAULT_SCAN, faults.scanRate(), "list", path);
-        Node node = lookup(components(path), "list", path);
-        if (!(node instanceof DirectoryNode directory)) {
-            throw new KernelException(Errno.ENOTDIR, "list", path);
-        }
-        return List.copyOf(directory.entries.keySet());
+        return namespace.list(components(path), path);
     }
 
     /**
@@ -649,55 +554,11 @@ public final class SimFileSystem {
         if (offset + length > ByteImage.MAX_SIZE) {
             return -Errno.EFBIG;
         }
-        if (generator.chance(Site.FAULT_WRITE, faults.writeRate())) {
-            if (length >= 2 && generator.chance(Site.PARTIAL_WRITE, faults.partialWriteRate())) {
-                int prefix = 1 + generator.nextInt(Site.PARTIAL_WRITE, length - 1);
-                int fitting = fitting(file, offset, prefix);
-                if (fitting > 0) {
-                    apply(file, offset, source, sourceOffset, fitting, false);
-                }
-            }
-            return -Errno.EIO;
-        }
-        if (length == 0) {
-            return 0;
-        }
-        int fitting = fitting(file, offset, length);
-        if (fitting <= 0) {
-            return -Errno.ENOSPC;
-        }
-        apply(file, offset, source, sourceOffset, fitting, durable);
-        if (durable && generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
-            // The bytes are in the page cache; their writeback failed.
-            Write written = (Write) file.unsynced.removeLast();
-            if (faults.syncFailure() == SyncFailureModel.LINUX) {
-                PageCache.writeBack(file.durable, new Write(written.offset(), written.data(), false), generator);
-            } else {
-                file.unsynced.add(new Write(written.offset(), written.data(), false));
-            }
-            return -Errno.EIO;
-        }
-        return fitting;
-    }
-
-    /** How many of {@code length} bytes at {@code offset} fit in the remaining capacity. */
-    private int fitting(FileNode file, long offset, int length) {
-        long growth = offset + length - file.live.size();
-        long available = faults.capacityBytes() - usedBytes;
-        if (growth <= 0 || growth <= available) {
-            return length;
-        }
-        long largestEnd = file.live.size() + Math.max(0, available);
-        return (int) Math.max(0, Math.min(length, largestEnd - offset));
-    }
-
-    private void apply(FileNode file, long offset, byte[] source, int sourceOffset, int length, boolean durable) {
         long before = file.live.size();
-        file.live.write(offset, source, sourceOffset, length);
+        int result = PageCache.write(file, offset, source, sourceOffset, length, durable, faults,
+                faults.capacityBytes() - usedBytes, generator);
         usedBytes += file.live.size() - before;
-        byte[] data = new byte[length];
-        System.arraycopy(source, sourceOffset, data, 0, length);
-        file.unsynced.add(new Write(offset, data, durable));
+        return result;
     }
 
     /**
@@ -743,11 +604,11 @@ public final class SimFileSystem {
         }
         if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
             if (faults.syncFailure() == SyncFailureModel.LINUX) {
-                PageCache.dropTree(root, generator);
+                PageCache.dropTree(namespace.root(), generator);
             }
             return -Errno.EIO;
         }
-        PageCache.syncTree(root);
+        PageCache.syncTree(namespace.root());
         return 0;
     }
 
@@ -766,8 +627,7 @@ public final class SimFileSystem {
         epoch++;
         openHandles = 0;
         TreeMap<String, List<CrashReport.MutationOutcome>> outcomes = new TreeMap<>();
-        root = CrashRecovery.recoverDirectory(root, "", policy, generator, outcomes);
-        usedBytes = liveBytes(root);
+        usedBytes = namespace.crash(policy, generator, outcomes);
         auditor.record("fs.crash", Auditor.utf8(policy.name()), Auditor.u64(epoch), Auditor.u64(usedBytes));
         return new CrashReport(policy, outcomes);
     }

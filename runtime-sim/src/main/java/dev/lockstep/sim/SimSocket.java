@@ -21,6 +21,9 @@ final class SimSocket {
         CLOSED
     }
 
+    /** A segment's arrival time while a partition holds it. */
+    static final long HELD = Long.MAX_VALUE;
+
     /** A segment of a byte stream, or the FIN that ends it. */
     static final class Segment {
         final byte[] data;
