@@ -39,13 +39,16 @@ class CriticalSectionTest {
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch woke = new CountDownLatch(1);
         Thread holder = Thread.ofPlatform().start(() -> {
-            synchronized (kernel.lock) {
+            kernel.lock.lock();
+            try {
                 held.countDown();
                 try {
                     woke.await(10, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
+            } finally {
+                kernel.lock.unlock();
             }
         });
         held.await();

@@ -37,9 +37,15 @@ final class ScriptedKernel implements Kernel {
     }
 
     final AtomicLong nowNanos = new AtomicLong(1_700_000_000_000_000_000L);
-    final MemoryFiles files = new MemoryFiles();
-    /** Guards pending, rings and each ring's ready list; package-private so a test can hold it. */
-    final Object lock = new Object();
+    /**
+     * Guards pending, rings, each ring's ready list and the files; package-private so a test can hold it. Not a
+     * monitor: fibers take it (a test completing a submission) and so do their carriers (a ring enter), and a
+     * fiber queued on a monitor its carrier then contends wedges both (see {@link FiberSafeLock}).
+     */
+    final FiberSafeLock lock = new FiberSafeLock();
+    /** Signalled under {@link #lock} when pending or a ready list changes; waited on by platform threads only. */
+    private final java.util.concurrent.locks.Condition changed = lock.newCondition();
+    final MemoryFiles files = new MemoryFiles(lock);
     private final List<Pending> pending = new ArrayList<>();
     private final List<ScriptedRing> rings = new ArrayList<>();
     private volatile ToIntFunction<Pending> autoComplete;
@@ -62,8 +68,11 @@ final class ScriptedKernel implements Kernel {
     @Override
     public Ring openRing(int entries) {
         ScriptedRing ring = new ScriptedRing(entries);
-        synchronized (lock) {
+        lock.lock();
+        try {
             rings.add(ring);
+        } finally {
+            lock.unlock();
         }
         return ring;
     }
@@ -80,14 +89,20 @@ final class ScriptedKernel implements Kernel {
 
     /** Submissions in flight, in submission order. */
     List<Pending> pending() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return new ArrayList<>(pending);
+        } finally {
+            lock.unlock();
         }
     }
 
     int submitted() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return submitted;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -100,11 +115,12 @@ final class ScriptedKernel implements Kernel {
     Pending awaitPending(Predicate<Pending> match) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         if (Thread.currentThread().isVirtual()) {
-            // A fiber must not wait on this monitor: its only carrier is the worker, whose ring enter takes the
-            // same monitor, so a waiting fiber and its own carrier could block each other. Yield instead: the
-            // worker services its ring between fiber turns.
+            // A fiber must not wait on the lock's condition: its only carrier is the worker, whose ring enter
+            // takes the same lock, so a waiting fiber and its own carrier could block each other. Yield instead:
+            // the worker services its ring between fiber turns.
             while (true) {
-                synchronized (lock) {
+                lock.lock();
+                try {
                     for (Pending entry : pending) {
                         if (match.test(entry)) {
                             return entry;
@@ -113,11 +129,14 @@ final class ScriptedKernel implements Kernel {
                     if (System.nanoTime() - deadline > 0) {
                         throw new AssertionError("no pending submission matched within 10 s; pending: " + pending);
                     }
+                } finally {
+                    lock.unlock();
                 }
                 Thread.yield();
             }
         }
-        synchronized (lock) {
+        lock.lock();
+        try {
             while (true) {
                 for (Pending entry : pending) {
                     if (match.test(entry)) {
@@ -129,11 +148,13 @@ final class ScriptedKernel implements Kernel {
                     throw new AssertionError("no pending submission matched within 10 s; pending: " + pending);
                 }
                 try {
-                    lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    changed.awaitNanos(left);
                 } catch (InterruptedException e) {
                     throw new AssertionError(e);
                 }
             }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -144,12 +165,15 @@ final class ScriptedKernel implements Kernel {
      * @param result its result
      */
     void complete(Pending entry, int result) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (!pending.remove(entry)) {
                 throw new AssertionError("not pending: " + entry);
             }
             // Each ring reaps only its own completions: user data is only unique within one ring.
             entry.ring.ready.add(new long[] {entry.userData, result});
+        } finally {
+            lock.unlock();
         }
         wakeAll();
     }
@@ -170,9 +194,12 @@ final class ScriptedKernel implements Kernel {
 
     private void wakeAll() {
         List<ScriptedRing> all;
-        synchronized (lock) {
+        lock.lock();
+        try {
             all = new ArrayList<>(rings);
-            lock.notifyAll();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
         }
         for (ScriptedRing ring : all) {
             ring.wake();
@@ -205,7 +232,7 @@ final class ScriptedKernel implements Kernel {
         } else {
             entry.ring.ready.add(new long[] {entry.userData, result});
         }
-        lock.notifyAll();
+        changed.signalAll();
     }
 
     /** One worker's ring. */
@@ -250,11 +277,14 @@ final class ScriptedKernel implements Kernel {
         public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
             enters.incrementAndGet();
             List<long[]> mine = new ArrayList<>();
-            synchronized (lock) {
+            lock.lock();
+            try {
                 for (Pending entry : staged) {
                     accept(entry);
                 }
                 staged.clear();
+            } finally {
+                lock.unlock();
             }
             if (wait) {
                 // Time is manual: a wait ends on a completion, a wake or a clock advance, never by itself (a short
@@ -277,9 +307,12 @@ final class ScriptedKernel implements Kernel {
                 waiter = null;
             }
             woken.set(false);
-            synchronized (lock) {
+            lock.lock();
+            try {
                 mine.addAll(ready);
                 ready.clear();
+            } finally {
+                lock.unlock();
             }
             for (long[] completion : mine) {
                 sink.complete(completion[0], (int) completion[1], 0);
@@ -288,8 +321,11 @@ final class ScriptedKernel implements Kernel {
         }
 
         private boolean hasReady() {
-            synchronized (lock) {
+            lock.lock();
+            try {
                 return !ready.isEmpty();
+            } finally {
+                lock.unlock();
             }
         }
 
@@ -329,6 +365,8 @@ final class ScriptedKernel implements Kernel {
 
     /** Files and directories in memory; enough for the engine's storage code. */
     static final class MemoryFiles implements SystemCalls {
+        /** The kernel's lock: file I/O runs under it in a ring enter, metadata calls and tests take it too. */
+        private final FiberSafeLock guard;
         private final TreeMap<String, byte[]> fileData = new TreeMap<>();
         private final java.util.TreeSet<String> directories = new java.util.TreeSet<>();
         private final TreeMap<Integer, String> open = new TreeMap<>();
@@ -337,78 +375,102 @@ final class ScriptedKernel implements Kernel {
         private int nextFd = 100;
         int fsyncs;
 
-        synchronized int openCount() {
-            return open.size();
+        MemoryFiles(FiberSafeLock guard) {
+            this.guard = guard;
         }
 
-        synchronized int execute(Pending entry) {
-            String path = open.get(entry.fd);
-            switch (entry.opcode) {
-                case READ -> {
-                    if (path == null) {
-                        return -Errno.EBADF;
+        int openCount() {
+            guard.lock();
+            try {
+                return open.size();
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        int execute(Pending entry) {
+            guard.lock();
+            try {
+                String path = open.get(entry.fd);
+                switch (entry.opcode) {
+                    case READ -> {
+                        if (path == null) {
+                            return -Errno.EBADF;
+                        }
+                        byte[] data = fileData.get(path);
+                        if (entry.offset >= data.length) {
+                            return 0;
+                        }
+                        int count = (int) Math.min(entry.length, data.length - entry.offset);
+                        MemorySegment.copy(data, (int) entry.offset, entry.buffer, java.lang.foreign.ValueLayout.JAVA_BYTE,
+                                0, count);
+                        return count;
                     }
-                    byte[] data = fileData.get(path);
-                    if (entry.offset >= data.length) {
+                    case WRITE -> {
+                        if (path == null) {
+                            return -Errno.EBADF;
+                        }
+                        byte[] data = fileData.get(path);
+                        long end = entry.offset + entry.length;
+                        if (end > data.length) {
+                            data = java.util.Arrays.copyOf(data, (int) end);
+                            fileData.put(path, data);
+                        }
+                        MemorySegment.copy(entry.buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, data,
+                                (int) entry.offset, entry.length);
+                        return entry.length;
+                    }
+                    case FSYNC -> {
+                        fsyncs++;
+                        return path == null ? -Errno.EBADF : 0;
+                    }
+                    case NOP -> {
                         return 0;
                     }
-                    int count = (int) Math.min(entry.length, data.length - entry.offset);
-                    MemorySegment.copy(data, (int) entry.offset, entry.buffer, java.lang.foreign.ValueLayout.JAVA_BYTE,
-                            0, count);
-                    return count;
-                }
-                case WRITE -> {
-                    if (path == null) {
-                        return -Errno.EBADF;
+                    default -> {
+                        return Integer.MIN_VALUE;
                     }
-                    byte[] data = fileData.get(path);
-                    long end = entry.offset + entry.length;
-                    if (end > data.length) {
-                        data = java.util.Arrays.copyOf(data, (int) end);
-                        fileData.put(path, data);
-                    }
-                    MemorySegment.copy(entry.buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, data,
-                            (int) entry.offset, entry.length);
-                    return entry.length;
                 }
-                case FSYNC -> {
-                    fsyncs++;
-                    return path == null ? -Errno.EBADF : 0;
-                }
-                case NOP -> {
-                    return 0;
-                }
-                default -> {
-                    return Integer.MIN_VALUE;
-                }
+            } finally {
+                guard.unlock();
             }
         }
 
         @Override
-        public synchronized int open(String path, int flags) {
-            if ((flags & O_DIRECTORY) != 0) {
-                if (!directories.contains(path)) {
-                    throw new KernelException(Errno.ENOENT, "open", path);
+        public int open(String path, int flags) {
+            guard.lock();
+            try {
+                if ((flags & O_DIRECTORY) != 0) {
+                    if (!directories.contains(path)) {
+                        throw new KernelException(Errno.ENOENT, "open", path);
+                    }
+                } else if (!fileData.containsKey(path)) {
+                    if ((flags & O_CREAT) == 0) {
+                        throw new KernelException(Errno.ENOENT, "open", path);
+                    }
+                    fileData.put(path, new byte[0]);
                 }
-            } else if (!fileData.containsKey(path)) {
-                if ((flags & O_CREAT) == 0) {
-                    throw new KernelException(Errno.ENOENT, "open", path);
-                }
-                fileData.put(path, new byte[0]);
+                int fd = nextFd++;
+                open.put(fd, path);
+                return fd;
+            } finally {
+                guard.unlock();
             }
-            int fd = nextFd++;
-            open.put(fd, path);
-            return fd;
         }
 
         @Override
-        public synchronized void close(int fd) {
-            if (open.remove(fd) == null) {
-                throw new KernelException(Errno.EBADF, "close", Integer.toString(fd));
-            }
-            String lockPath = lockPaths.remove(fd);
-            if (lockPath != null) {
-                locked.remove(lockPath);
+        public void close(int fd) {
+            guard.lock();
+            try {
+                if (open.remove(fd) == null) {
+                    throw new KernelException(Errno.EBADF, "close", Integer.toString(fd));
+                }
+                String lockPath = lockPaths.remove(fd);
+                if (lockPath != null) {
+                    locked.remove(lockPath);
+                }
+            } finally {
+                guard.unlock();
             }
         }
 
@@ -418,23 +480,38 @@ final class ScriptedKernel implements Kernel {
         }
 
         @Override
-        public synchronized long size(int fd) {
-            return fileData.get(open.get(fd)).length;
-        }
-
-        @Override
-        public synchronized void truncate(int fd, long length) {
-            String path = open.get(fd);
-            fileData.put(path, java.util.Arrays.copyOf(fileData.get(path), (int) length));
-        }
-
-        @Override
-        public synchronized void fsync(int fd) {
-            if (failFsyncs > 0) {
-                failFsyncs--;
-                throw new KernelException(Errno.EIO, "fsync", open.get(fd));
+        public long size(int fd) {
+            guard.lock();
+            try {
+                return fileData.get(open.get(fd)).length;
+            } finally {
+                guard.unlock();
             }
-            fsyncs++;
+        }
+
+        @Override
+        public void truncate(int fd, long length) {
+            guard.lock();
+            try {
+                String path = open.get(fd);
+                fileData.put(path, java.util.Arrays.copyOf(fileData.get(path), (int) length));
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        @Override
+        public void fsync(int fd) {
+            guard.lock();
+            try {
+                if (failFsyncs > 0) {
+                    failFsyncs--;
+                    throw new KernelException(Errno.EIO, "fsync", open.get(fd));
+                }
+                fsyncs++;
+            } finally {
+                guard.unlock();
+            }
         }
 
         /** The next {@code count} synchronous fsyncs fail with EIO. */
@@ -445,52 +522,82 @@ final class ScriptedKernel implements Kernel {
         }
 
         @Override
-        public synchronized void mkdir(String path) {
-            if (!directories.add(path)) {
-                throw new KernelException(Errno.EEXIST, "mkdir", path);
-            }
-        }
-
-        @Override
-        public synchronized void unlink(String path) {
-            if (fileData.remove(path) == null) {
-                throw new KernelException(Errno.ENOENT, "unlink", path);
-            }
-        }
-
-        @Override
-        public synchronized void rmdir(String path) {
-            directories.remove(path);
-        }
-
-        @Override
-        public synchronized List<String> list(String path) {
-            List<String> names = new ArrayList<>();
-            for (String file : fileData.keySet()) {
-                if (file.startsWith(path + "/") && file.indexOf('/', path.length() + 1) < 0) {
-                    names.add(file.substring(path.length() + 1));
+        public void mkdir(String path) {
+            guard.lock();
+            try {
+                if (!directories.add(path)) {
+                    throw new KernelException(Errno.EEXIST, "mkdir", path);
                 }
+            } finally {
+                guard.unlock();
             }
-            return names;
         }
 
         @Override
-        public synchronized boolean isDirectory(String path) {
-            if (fileData.containsKey(path)) {
-                throw new KernelException(Errno.ENOTDIR, "stat", path);
+        public void unlink(String path) {
+            guard.lock();
+            try {
+                if (fileData.remove(path) == null) {
+                    throw new KernelException(Errno.ENOENT, "unlink", path);
+                }
+            } finally {
+                guard.unlock();
             }
-            return directories.contains(path);
         }
 
         @Override
-        public synchronized int lock(String path) {
-            if (locked.contains(path)) {
-                throw new KernelException(Errno.EWOULDBLOCK, "flock", path);
+        public void rmdir(String path) {
+            guard.lock();
+            try {
+                directories.remove(path);
+            } finally {
+                guard.unlock();
             }
-            int fd = open(path, O_CREAT | O_RDWR);
-            locked.add(path);
-            lockPaths.put(fd, path);
-            return fd;
+        }
+
+        @Override
+        public List<String> list(String path) {
+            guard.lock();
+            try {
+                List<String> names = new ArrayList<>();
+                for (String file : fileData.keySet()) {
+                    if (file.startsWith(path + "/") && file.indexOf('/', path.length() + 1) < 0) {
+                        names.add(file.substring(path.length() + 1));
+                    }
+                }
+                return names;
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        @Override
+        public boolean isDirectory(String path) {
+            guard.lock();
+            try {
+                if (fileData.containsKey(path)) {
+                    throw new KernelException(Errno.ENOTDIR, "stat", path);
+                }
+                return directories.contains(path);
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        @Override
+        public int lock(String path) {
+            guard.lock();
+            try {
+                if (locked.contains(path)) {
+                    throw new KernelException(Errno.EWOULDBLOCK, "flock", path);
+                }
+                int fd = open(path, O_CREAT | O_RDWR);
+                locked.add(path);
+                lockPaths.put(fd, path);
+                return fd;
+            } finally {
+                guard.unlock();
+            }
         }
 
 
