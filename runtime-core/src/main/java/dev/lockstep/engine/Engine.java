@@ -34,7 +34,15 @@ public final class Engine {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicInteger liveFibers = new AtomicInteger();
     /** Live fibers in start order (insertion order keeps diagnostics deterministic). */
-    private final java.util.Set<Fiber> fibers = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
+    /**
+     * The live fibers in start order, guarded by {@link #fibersLock}. Fibers add and remove themselves while worker
+     * threads snapshot the set (a {@link FiberSafeLock}, not a synchronized set: a fiber must never queue on a lock
+     * its carrier may take).
+     */
+    private final java.util.Set<Fiber> fibers = new java.util.LinkedHashSet<>();
+    private final FiberSafeLock fibersLock = new FiberSafeLock();
+    /** Guards {@link #workers}, which workers fill in from their own threads while fibers look them up. */
+    private final FiberSafeLock workersLock = new FiberSafeLock();
     private final EngineStorage storage;
     /**
      * The fds the run's blobs, listeners and connections own, each with its owner's close: what is still open
@@ -94,8 +102,11 @@ public final class Engine {
     public Worker createWorker(int index) {
         Ring ring = kernel.openRing(ringEntries);
         Worker worker = new Worker(index, this, ring);
-        synchronized (workers) {
+        workersLock.lock();
+        try {
             workers[index] = worker;
+        } finally {
+            workersLock.unlock();
         }
         return worker;
     }
@@ -107,8 +118,11 @@ public final class Engine {
      * @return the worker, or null if not created yet
      */
     public Worker worker(int index) {
-        synchronized (workers) {
+        workersLock.lock();
+        try {
             return workers[index];
+        } finally {
+            workersLock.unlock();
         }
     }
 
@@ -118,7 +132,8 @@ public final class Engine {
      * @return the workers, in index order
      */
     public List<Worker> workers() {
-        synchronized (workers) {
+        workersLock.lock();
+        try {
             List<Worker> list = new ArrayList<>();
             for (Worker worker : workers) {
                 if (worker != null) {
@@ -126,6 +141,8 @@ public final class Engine {
                 }
             }
             return Collections.unmodifiableList(list);
+        } finally {
+            workersLock.unlock();
         }
     }
 
@@ -222,8 +239,11 @@ public final class Engine {
      * @return a snapshot
      */
     public List<Fiber> fibers() {
-        synchronized (fibers) {
+        fibersLock.lock();
+        try {
             return List.copyOf(fibers);
+        } finally {
+            fibersLock.unlock();
         }
     }
 
@@ -236,8 +256,11 @@ public final class Engine {
      */
     public String fiberWaitingOutsideLockstep() {
         List<Fiber> snapshot;
-        synchronized (fibers) {
+        fibersLock.lock();
+        try {
             snapshot = new ArrayList<>(fibers);
+        } finally {
+            fibersLock.unlock();
         }
         for (Fiber fiber : snapshot) {
             Thread.State state = fiber.threadState();
@@ -411,7 +434,12 @@ public final class Engine {
                     supervision.spawnedTaskFinished(spawner);
                 }
                 supervision.abortBelow(node, false);
-                fibers.remove(fiber);
+                fibersLock.lock();
+                try {
+                    fibers.remove(fiber);
+                } finally {
+                    fibersLock.unlock();
+                }
                 // Nudge before the counts drop: the fiber may still unmount here (a contended monitor inside the
                 // nudge), and its worker must keep running fibers until the last one has really finished.
                 home.nudge();
@@ -420,7 +448,12 @@ public final class Engine {
             }
         });
         fiber.attach(thread);
-        fibers.add(fiber);
+        fibersLock.lock();
+        try {
+            fibers.add(fiber);
+        } finally {
+            fibersLock.unlock();
+        }
         home.fibers.incrementAndGet();
         thread.start();
         return handle;

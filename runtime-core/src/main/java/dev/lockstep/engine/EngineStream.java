@@ -65,7 +65,12 @@ final class EngineStream implements Stream {
             return Budget.INBOUND;
         }
     }
-    /** Received and not yet returned; touched by the receiving request on the worker and by recv/peek. */
+    /**
+     * Guards {@link #buffered}, the bytes received and not yet returned: fibers receive and peek under it, and the worker thread's service turn takes
+     * and refills it when it prepares and completes a receive (a {@link FiberSafeLock}, not the stream's
+     * monitor: a fiber must never queue on a lock its carrier may take).
+     */
+    private final FiberSafeLock bufferedLock = new FiberSafeLock();
     private byte[] buffered = NOTHING;
     /** The empty {@link #buffered}: shared, since an empty array cannot change. */
     private static final byte[] NOTHING = new byte[0];
@@ -92,12 +97,15 @@ final class EngineStream implements Stream {
                 throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
             }));
         }
-        synchronized (this) {
+        bufferedLock.lock();
+        try {
             if (buffered.length >= length) {
                 byte[] ready = Arrays.copyOf(buffered, length);
                 buffered = Arrays.copyOfRange(buffered, length, buffered.length);
                 return worker.register(new Immediate("receive from " + sides.peer, () -> ready));
             }
+        } finally {
+            bufferedLock.unlock();
         }
         SharedFd held = sides.fd.acquire();
         WorkerBuffers pool = worker.buffers();
@@ -108,10 +116,13 @@ final class EngineStream implements Stream {
             @Override
             public void prepare(Submission submission, Ring ring) {
                 if (collected == null) {
-                    synchronized (EngineStream.this) {
+                    bufferedLock.lock();
+                    try {
                         collected = Arrays.copyOf(buffered, Math.max(length, buffered.length));
                         done = buffered.length;
                         buffered = NOTHING;
+                    } finally {
+                        bufferedLock.unlock();
                     }
                     pooledBuffer(pool, Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
                 }
@@ -140,8 +151,11 @@ final class EngineStream implements Stream {
                 if (done < length) {
                     return false;
                 }
-                synchronized (EngineStream.this) {
+                bufferedLock.lock();
+                try {
                     buffered = done == length ? NOTHING : Arrays.copyOfRange(collected, length, done);
+                } finally {
+                    bufferedLock.unlock();
                 }
                 // collected is this request's own array, never seen elsewhere: when it is exactly the message,
                 // it is the result, with no second copy.
@@ -174,7 +188,8 @@ final class EngineStream implements Stream {
         }
         MemorySegment target = buffer.memory;
         int already;
-        synchronized (this) {
+        bufferedLock.lock();
+        try {
             // Bytes an earlier receive took beyond what it asked for come first. The buffer is held by the
             // caller here (checked above), so copying into it at the call races with no kernel.
             already = Math.min(length, buffered.length);
@@ -183,6 +198,8 @@ final class EngineStream implements Stream {
                 buffered = already == buffered.length ? NOTHING
                         : Arrays.copyOfRange(buffered, already, buffered.length);
             }
+        } finally {
+            bufferedLock.unlock();
         }
         if (already == length) {
             return worker.register(new Immediate("receive from " + sides.peer, () -> null));
@@ -229,11 +246,16 @@ final class EngineStream implements Stream {
     }
 
     @Override
-    public synchronized byte[] peek(int maxLength) {
-        if (maxLength < 0) {
-            throw new IllegalArgumentException("peek length must not be negative, was " + maxLength);
+    public byte[] peek(int maxLength) {
+        bufferedLock.lock();
+        try {
+            if (maxLength < 0) {
+                throw new IllegalArgumentException("peek length must not be negative, was " + maxLength);
+            }
+            return Arrays.copyOf(buffered, Math.min(maxLength, buffered.length));
+        } finally {
+            bufferedLock.unlock();
         }
-        return Arrays.copyOf(buffered, Math.min(maxLength, buffered.length));
     }
 
     /**

@@ -6,7 +6,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * A worker's inbox for messages from other workers and threads: {@link Forward} (a foreign poll moves
  * observation to a channel) and {@link Cancel} (a foreign close). Multi-producer, single consumer (the owner).
  *
- * <p>Closing is ordered against sends by the monitor: a message accepted before {@link #close()} is drained by
+ * <p>Closing is ordered against sends by a {@link FiberSafeLock} (fibers send, and so do worker threads in
+ * their service turns; a fiber must never queue on a lock its carrier may take): a message accepted before {@link #close()} is drained by
  * the owner's closure; a send after it is refused, and the sender resolves its channel with {@code Closed}
  * itself. Every accepted message nudges the owner awake.
  */
@@ -31,6 +32,8 @@ public final class Mailbox {
 
     private final ConcurrentLinkedQueue<Message> queue = new ConcurrentLinkedQueue<>();
     private final Runnable wakeOwner;
+    /** Guards {@link #open} and orders it against the queue's adds. */
+    private final FiberSafeLock lock = new FiberSafeLock();
     private boolean open = true;
 
     Mailbox(Runnable wakeOwner) {
@@ -44,11 +47,14 @@ public final class Mailbox {
      * @return false if the mailbox is closed (the worker retired)
      */
     public boolean send(Message message) {
-        synchronized (this) {
+        lock.lock();
+        try {
             if (!open) {
                 return false;
             }
             queue.add(message);
+        } finally {
+            lock.unlock();
         }
         wakeOwner.run();
         return true;
@@ -59,8 +65,13 @@ public final class Mailbox {
      *
      * @return true while open
      */
-    public synchronized boolean isOpen() {
-        return open;
+    public boolean isOpen() {
+        lock.lock();
+        try {
+            return open;
+        } finally {
+            lock.unlock();
+        }
     }
 
     Message poll() {
@@ -71,7 +82,12 @@ public final class Mailbox {
         return queue.isEmpty();
     }
 
-    synchronized void close() {
-        open = false;
+    void close() {
+        lock.lock();
+        try {
+            open = false;
+        } finally {
+            lock.unlock();
+        }
     }
 }

@@ -10,18 +10,21 @@ import dev.lockstep.Waker;
  *
  * <p>Invariants: the outcome is set at most once; a retained receiver waker is woken exactly once when the
  * outcome is set, or when the receiver closes (unless it is the closer's own, which is released), or released
- * when the receiver replaces it. Waker callbacks always run outside the monitor, so they may re-enter this
- * channel or anything else. The monitor is held only for a few field writes, never across a callback or a
- * wait, so no thread can park inside a worker's critical section on it for longer than those writes.
+ * when the receiver replaces it. Waker callbacks always run outside the lock, so they may re-enter this
+ * channel or anything else. The lock is held only for a few field writes, never across a callback or a
+ * wait. It is a {@link FiberSafeLock}, not a monitor: a worker's service turn sends into channels that fibers
+ * of the same worker poll, and a fiber queued on a monitor its own carrier then contends would wedge both.
  *
  * <p>Results own their resources until observed: a value {@link #take taken} belongs to the taker; a value
  * sent after the receiver closed, or still untaken when it closes, is closed here ({@link Results#dispose}).
- * Whether a value was taken is decided under the monitor, so a take racing a close hands the value to exactly
+ * Whether a value was taken is decided under the lock, so a take racing a close hands the value to exactly
  * one of them.
  *
  * @param <T> the value
  */
 public final class OneShot<T> {
+    /** Guards every field below. */
+    private final FiberSafeLock lock = new FiberSafeLock();
     private Poll<T> outcome;
     private Waker waker;
     /** The thread whose poll installed {@link #waker}. */
@@ -50,7 +53,8 @@ public final class OneShot<T> {
     public boolean send(Poll<T> result) {
         Waker toWake = null;
         boolean delivered = false;
-        synchronized (this) {
+        lock.lock();
+        try {
             if (outcome == null) {
                 outcome = result;
                 if (receiverClosed) {
@@ -61,6 +65,8 @@ public final class OneShot<T> {
                     waker = null;
                 }
             }
+        } finally {
+            lock.unlock();
         }
         if (!delivered) {
             Results.dispose(result);
@@ -86,8 +92,13 @@ public final class OneShot<T> {
      *
      * @return true if nothing more will be observed
      */
-    public synchronized boolean isDone() {
-        return outcome != null || receiverClosed;
+    public boolean isDone() {
+        lock.lock();
+        try {
+            return outcome != null || receiverClosed;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -95,8 +106,13 @@ public final class OneShot<T> {
      *
      * @return true once the sender is done
      */
-    public synchronized boolean hasOutcome() {
-        return outcome != null;
+    public boolean hasOutcome() {
+        lock.lock();
+        try {
+            return outcome != null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -104,8 +120,13 @@ public final class OneShot<T> {
      *
      * @return true if closed
      */
-    public synchronized boolean isReceiverClosed() {
-        return receiverClosed;
+    public boolean isReceiverClosed() {
+        lock.lock();
+        try {
+            return receiverClosed;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -119,7 +140,8 @@ public final class OneShot<T> {
      */
     public Poll<T> poll(Waker newWaker) {
         Waker installed;
-        synchronized (this) {
+        lock.lock();
+        try {
             if (outcome != null) {
                 return outcome;
             }
@@ -127,6 +149,8 @@ public final class OneShot<T> {
                 return Poll.failed(new ClosedException(closedMessage));
             }
             installed = waker;
+        } finally {
+            lock.unlock();
         }
         if (installed != null && installed.willWake(newWaker)) {
             return Poll.pending();
@@ -134,8 +158,9 @@ public final class OneShot<T> {
         Waker retained = newWaker.retain();
         Waker displaced;
         Poll<T> ready = null;
-        synchronized (this) {
-            // Both checks again: the monitor was let go for retain(), and a send or a closeReceiver that ran
+        lock.lock();
+        try {
+            // Both checks again: the lock was let go for retain(), and a send or a closeReceiver that ran
             // meanwhile found no waker to wake. Installing ours now would park the receiver for good.
             if (outcome != null) {
                 ready = outcome;
@@ -148,6 +173,8 @@ public final class OneShot<T> {
                 waker = retained;
                 wakerThread = Thread.currentThread();
             }
+        } finally {
+            lock.unlock();
         }
         if (displaced != null) {
             displaced.release();
@@ -168,11 +195,14 @@ public final class OneShot<T> {
         if (!polled.isReady()) {
             return polled;
         }
-        synchronized (this) {
+        lock.lock();
+        try {
             if (taken || receiverClosed) {
                 return Poll.failed(new ClosedException(closedMessage));
             }
             taken = true;
+        } finally {
+            lock.unlock();
         }
         return polled;
     }
@@ -193,7 +223,8 @@ public final class OneShot<T> {
         Waker displaced;
         Thread installer;
         Poll<T> untaken = null;
-        synchronized (this) {
+        lock.lock();
+        try {
             receiverClosed = true;
             displaced = waker;
             installer = wakerThread;
@@ -203,6 +234,8 @@ public final class OneShot<T> {
                 untaken = outcome;
             }
             taken = true;
+        } finally {
+            lock.unlock();
         }
         if (untaken != null) {
             Results.dispose(untaken);

@@ -4,48 +4,70 @@ import dev.lockstep.Signal;
 
 /**
  * The runtime's stop state: the first stop code, the number of open signals, and who waits on either.
- * Thread-safe; waiters are woken outside the monitor.
+ * Thread-safe; waiters are woken outside the lock (a {@link FiberSafeLock}: see there why not a
+ * monitor).
  */
 final class StopState {
+    /** Guards code, holders and each holder's closed flag. */
+    private final FiberSafeLock lock = new FiberSafeLock();
     private Integer code;
     private int holders;
     private final WaitList stopped = new WaitList();
     private final WaitList drained = new WaitList();
 
     Signal signal() {
-        synchronized (this) {
+        lock.lock();
+        try {
             holders++;
+        } finally {
+            lock.unlock();
         }
         return new Holder();
     }
 
     /** Records the code (first wins) and wakes every signal waiter. */
     void stop(int value) {
-        synchronized (this) {
+        lock.lock();
+        try {
             if (code == null) {
                 code = value;
             }
+        } finally {
+            lock.unlock();
         }
         stopped.wakeAll();
     }
 
-    synchronized boolean drained() {
-        return holders == 0;
+    boolean drained() {
+        lock.lock();
+        try {
+            return holders == 0;
+        } finally {
+            lock.unlock();
+        }
     }
 
     WaitList drainedList() {
         return drained;
     }
 
-    synchronized Integer code() {
-        return code;
+    Integer code() {
+        lock.lock();
+        try {
+            return code;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void release() {
         boolean last;
-        synchronized (this) {
+        lock.lock();
+        try {
             holders--;
             last = holders == 0;
+        } finally {
+            lock.unlock();
         }
         if (last) {
             drained.wakeAll();
@@ -73,11 +95,14 @@ final class StopState {
 
         @Override
         public void close() {
-            synchronized (this) {
+            lock.lock();
+            try {
                 if (closed) {
                     return;
                 }
                 closed = true;
+            } finally {
+                lock.unlock();
             }
             release();
         }

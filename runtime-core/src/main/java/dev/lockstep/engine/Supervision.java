@@ -8,38 +8,45 @@ import java.util.List;
  * context's node; aborting a node aborts every task at or below it, and marks the subtree aborted so later
  * spawns under it resolve to {@code Closed} without running.
  *
- * <p>Thread-safe: the tree is guarded by one monitor per runtime, held only for tree edits; aborting fibers (which unparks
- * threads) happens outside it.
+ * <p>Thread-safe: the tree is guarded by one lock per runtime, held only for tree edits; aborting fibers (which unparks
+ * threads) happens outside it. A {@link FiberSafeLock}, not a monitor: fibers spawn and finish under it while
+ * worker threads abort subtrees under it, and a fiber must never queue on a lock its carrier may take.
  */
 final class Supervision {
     /** One node: a context's place in the tree, with the task running there if any. */
     static final class Node {
         final Node parent;
         /** The whole tree's lock (one per runtime, so two runtimes in one JVM never contend). */
-        final Object tree;
+        final FiberSafeLock tree;
         final List<Node> children = new ArrayList<>();
         TaskHandle<?> task;
         boolean aborted;
 
-        Node(Node parent, Object tree) {
+        Node(Node parent, FiberSafeLock tree) {
             this.parent = parent;
             this.tree = tree;
         }
 
         boolean isAborted() {
-            synchronized (tree) {
+            tree.lock();
+            try {
                 return aborted;
+            } finally {
+                tree.unlock();
             }
         }
 
         void setTask(TaskHandle<?> handle) {
-            synchronized (tree) {
+            tree.lock();
+            try {
                 task = handle;
+            } finally {
+                tree.unlock();
             }
         }
     }
 
-    private final Object lock = new Object();
+    private final FiberSafeLock lock = new FiberSafeLock();
     private final Node root = new Node(null, lock);
 
     Node root() {
@@ -53,13 +60,16 @@ final class Supervision {
      * @return the child
      */
     Node child(Node parent) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             Node node = new Node(parent, lock);
             node.aborted = parent.aborted;
             if (!parent.aborted) {
                 parent.children.add(node);
             }
             return node;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -81,7 +91,8 @@ final class Supervision {
      */
     void abortBelow(Node node, boolean includingSelf) {
         List<TaskHandle<?>> victims = new ArrayList<>();
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (includingSelf) {
                 node.aborted = true;
                 if (node.task != null) {
@@ -90,6 +101,8 @@ final class Supervision {
             }
             collect(node, victims);
             node.children.clear();
+        } finally {
+            lock.unlock();
         }
         for (TaskHandle<?> victim : victims) {
             Fiber fiber = victim.fiber;
@@ -120,7 +133,8 @@ final class Supervision {
      */
     void spawnedTaskFinished(Node spawner) {
         abortBelow(spawner, false);
-        synchronized (lock) {
+        lock.lock();
+        try {
             // A pure child() node was consumed by the spawn; a task's own node lives on with its task.
             if (spawner != root && spawner.task == null) {
                 spawner.aborted = true;
@@ -128,6 +142,8 @@ final class Supervision {
                     spawner.parent.children.remove(spawner);
                 }
             }
+        } finally {
+            lock.unlock();
         }
     }
 }

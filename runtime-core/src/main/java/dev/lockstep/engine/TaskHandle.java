@@ -17,6 +17,12 @@ final class TaskHandle<T> implements Handle<T> {
     final Supervision.Node node;
     final String label;
     private final WaitList waiters = new WaitList();
+    /**
+     * Guards {@link #outcome}: the fiber finishing the task sets it, worker threads do when they abort a task
+     * that never ran, any thread polls it (a {@link FiberSafeLock}: a fiber must never queue on a lock its
+     * carrier may take).
+     */
+    private final FiberSafeLock lock = new FiberSafeLock();
     private Poll<T> outcome;
     volatile Fiber fiber;
 
@@ -41,11 +47,14 @@ final class TaskHandle<T> implements Handle<T> {
     }
 
     private void finish(Poll<T> result) {
-        synchronized (this) {
+        lock.lock();
+        try {
             if (outcome != null) {
                 return;
             }
             outcome = result;
+        } finally {
+            lock.unlock();
         }
         waiters.wakeAll();
     }
@@ -55,8 +64,13 @@ final class TaskHandle<T> implements Handle<T> {
         return node.isAborted() || (current != null && current.isAborted());
     }
 
-    synchronized Poll<T> outcome() {
-        return outcome;
+    Poll<T> outcome() {
+        lock.lock();
+        try {
+            return outcome;
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
@@ -86,8 +100,13 @@ final class TaskHandle<T> implements Handle<T> {
     }
 
     @Override
-    public synchronized boolean isDone() {
-        return outcome != null;
+    public boolean isDone() {
+        lock.lock();
+        try {
+            return outcome != null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override

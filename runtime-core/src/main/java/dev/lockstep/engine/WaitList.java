@@ -9,29 +9,45 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Wakers waiting for a condition of runtime-wide state (a task's outcome, a stop signal). Thread-safe; wakers
- * are woken in the order they registered, outside the monitor.
+ * are woken in the order they registered, outside the lock (a {@link FiberSafeLock}: fibers and worker threads
+ * both add and wake, and a fiber must never queue on a lock its carrier may take).
  */
 final class WaitList {
+    private final FiberSafeLock lock = new FiberSafeLock();
+    /** Guarded by {@link #lock}. */
     private final List<Waker> waiters = new ArrayList<>();
 
-    synchronized void add(Waker waker) {
-        for (Waker existing : waiters) {
-            if (existing == waker) {
-                return;
+    void add(Waker waker) {
+        lock.lock();
+        try {
+            for (Waker existing : waiters) {
+                if (existing == waker) {
+                    return;
+                }
             }
+            waiters.add(waker);
+        } finally {
+            lock.unlock();
         }
-        waiters.add(waker);
     }
 
-    synchronized void remove(Waker waker) {
-        waiters.removeIf(existing -> existing == waker);
+    void remove(Waker waker) {
+        lock.lock();
+        try {
+            waiters.removeIf(existing -> existing == waker);
+        } finally {
+            lock.unlock();
+        }
     }
 
     void wakeAll() {
         List<Waker> woken;
-        synchronized (this) {
+        lock.lock();
+        try {
             woken = new ArrayList<>(waiters);
             waiters.clear();
+        } finally {
+            lock.unlock();
         }
         for (Waker waker : woken) {
             waker.wake();
