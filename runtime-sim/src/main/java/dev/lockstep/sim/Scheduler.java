@@ -15,6 +15,13 @@ import java.util.List;
  * (a fiber unparked by a foreign thread is a determinism leak the simulation reports, but the continuation is
  * kept so the fiber is not lost while the run fails). The ready list is guarded by its own monitor; the
  * simulator's thread takes it only for a moment, never while running a step.
+ *
+ * <h2>Slots</h2>
+ * Every worker has a slot, its position in this scheduler's list: the run's own workers first, slot = index, then
+ * the workers of {@link SimCluster} nodes in the order they started ({@link #addWorker}). A halted worker (its node
+ * paused, or retired) is skipped: its fibers do not run, it gets no service turn, and neither its timers nor its
+ * ring's events move the clock. Timer deadlines are each worker's own time; {@link #globalDeadline} turns them into
+ * the simulation's (the same value, unless the worker is on a node with a clock of its own).
  */
 final class Scheduler {
 
@@ -35,7 +42,7 @@ final class Scheduler {
      *
      * @param phase the fiber phase of its worker when it was queued (see {@link #fiberPhase})
      */
-    record Ready(Worker worker, Fiber fiber, Runnable continuation, long phase) {
+    record Ready(Worker worker, int slot, Fiber fiber, Runnable continuation, long phase) {
     }
 
     private final Generator generator;
@@ -43,9 +50,17 @@ final class Scheduler {
     private final SimClock clock;
     private final SimKernel kernel;
     private final List<Worker> workers;
-    private final boolean interleaved;
+    /** How many of {@link #workers} are the run's own (slots {@code 0..mainWorkers-1}, each its index). */
+    private final int mainWorkers;
+    /** The slot of every node worker (lookups only); written under {@code ready}'s monitor. */
+    private final java.util.IdentityHashMap<Worker, Integer> nodeSlots = new java.util.IdentityHashMap<>();
+    private final Scheduling scheduling;
+    /** Whether the run interleaves (see {@link Scheduling}); set again when a node's workers join. */
+    private boolean interleaved;
     /** For each worker, the next half of its service turn, or -1 between turns. */
-    private final int[] turnStep;
+    private int[] turnStep;
+    /** For each worker, whether it is halted (see the class doc). */
+    private boolean[] halted;
     /** The furthest the clock may slip ahead of runnable work. */
     private final long slipWindowNanos;
     private final List<Ready> ready = new ArrayList<>(64);
@@ -55,11 +70,11 @@ final class Scheduler {
      * before the phase began; a fiber queued during the phase (it yielded, another fiber woke it) runs after the
      * next turn, and no turn starts while fibers of the phase are still to run.
      */
-    private final long[] fiberPhase;
-    private final int[] eligible;
-    private final int[] pending;
+    private long[] fiberPhase;
+    private int[] eligible;
+    private int[] pending;
     /** For each worker, whether its next service half is a candidate this step (see {@link #interleavedStep}). */
-    private final boolean[] candidate;
+    private boolean[] candidate;
     private long fiberSteps;
     private final java.util.function.Consumer<Fiber> beforeFiberStep;
     private Fiber lastFiber;
@@ -72,9 +87,12 @@ final class Scheduler {
         this.auditor = auditor;
         this.clock = clock;
         this.kernel = kernel;
-        this.workers = workers;
+        this.workers = new ArrayList<>(workers);
+        this.mainWorkers = workers.size();
+        this.scheduling = scheduling;
         this.interleaved = scheduling == Scheduling.INTERLEAVED && workers.size() > 1;
         this.turnStep = new int[workers.size()];
+        this.halted = new boolean[workers.size()];
         this.fiberPhase = new long[workers.size()];
         this.eligible = new int[workers.size()];
         this.pending = new int[workers.size()];
@@ -86,13 +104,108 @@ final class Scheduler {
     void add(Worker worker, Fiber fiber, Runnable continuation) {
         synchronized (ready) {
             // Read under the lock: a foreign thread (a leak being reported) must see the simulator's last write.
-            ready.add(new Ready(worker, fiber, continuation, fiberPhase[worker.index()]));
+            int slot = slotOf(worker);
+            ready.add(new Ready(worker, slot, fiber, continuation, fiberPhase[slot]));
         }
     }
 
+    /** The slot of {@code worker}; under {@code ready}'s monitor. */
+    private int slotOf(Worker worker) {
+        int index = worker.index();
+        if (index < mainWorkers && workers.get(index) == worker) {
+            return index;
+        }
+        Integer slot = nodeSlots.get(worker);
+        if (slot == null) {
+            throw new IllegalStateException(worker + " of " + worker.engine() + " is not scheduled by this simulation");
+        }
+        return slot;
+    }
+
+    /**
+     * Schedules a node's worker from now on, in the next free slot. Simulator thread.
+     *
+     * @param worker a worker of a {@link SimCluster} node's engine
+     */
+    void addWorker(Worker worker) {
+        synchronized (ready) {
+            int slot = workers.size();
+            workers.add(worker);
+            nodeSlots.put(worker, slot);
+            int size = workers.size();
+            turnStep = java.util.Arrays.copyOf(turnStep, size);
+            turnStep[slot] = -1;
+            halted = java.util.Arrays.copyOf(halted, size);
+            fiberPhase = java.util.Arrays.copyOf(fiberPhase, size);
+            eligible = java.util.Arrays.copyOf(eligible, size);
+            pending = java.util.Arrays.copyOf(pending, size);
+            candidate = java.util.Arrays.copyOf(candidate, size);
+            interleaved = scheduling == Scheduling.INTERLEAVED;
+        }
+    }
+
+    /**
+     * Halts or resumes a node's worker (see the class doc). A worker halted half-way through a service turn
+     * finishes that turn when it resumes. Simulator thread.
+     *
+     * @param worker a worker given to {@link #addWorker}
+     * @param halt true to halt, false to resume
+     */
+    void halt(Worker worker, boolean halt) {
+        synchronized (ready) {
+            halted[slotOf(worker)] = halt;
+        }
+    }
+
+    /** Whether the worker in {@code slot} runs now. */
+    private boolean runs(int slot) {
+        return !halted[slot];
+    }
+
+    /** The earliest timer deadline of the worker in {@code slot}, in the simulation's time. */
+    private long globalDeadline(int slot) {
+        Worker worker = workers.get(slot);
+        long deadline = worker.nextDeadline();
+        if (slot < mainWorkers || deadline == Long.MAX_VALUE) {
+            return deadline;
+        }
+        return ((SimRing) worker.ring()).kernel().globalNanos(deadline);
+    }
+
+    /**
+     * The earliest timer deadline of every running worker, in the simulation's time: where the clock jumps when
+     * nothing can run.
+     *
+     * @return epoch nanoseconds, or {@code Long.MAX_VALUE}
+     */
+    long nextDeadlineNanos() {
+        long next = Long.MAX_VALUE;
+        for (int slot = 0; slot < workers.size(); slot++) {
+            if (runs(slot)) {
+                next = Math.min(next, globalDeadline(slot));
+            }
+        }
+        return next;
+    }
+
+    /**
+     * The earliest ring event of every node worker that runs (the run's own kernel answers for its own rings).
+     *
+     * @return epoch nanoseconds, or {@code Long.MAX_VALUE}
+     */
+    long nextNodeRingEventNanos() {
+        long next = Long.MAX_VALUE;
+        for (int slot = mainWorkers; slot < workers.size(); slot++) {
+            if (runs(slot) && !workers.get(slot).isRetired()) {
+                next = Math.min(next, ((SimRing) workers.get(slot).ring()).nextEventNanos());
+            }
+        }
+        return next;
+    }
+
     private boolean isEligible(Ready continuation) {
-        int index = continuation.worker().index();
-        return turnStep[index] < 0 && continuation.phase() < fiberPhase[index];
+        int slot = continuation.slot();
+        return turnStep[slot] < 0 && continuation.phase() < fiberPhase[slot] && runs(slot);
     }
 
     long fiberSteps() {
@@ -106,10 +219,12 @@ final class Scheduler {
 
     /** Whether some worker has work it would do now without the clock moving (or is half-way through a turn). */
     boolean workersBusy() {
-        for (Worker worker : workers) {
+        for (int slot = 0; slot < workers.size(); slot++) {
+            Worker worker = workers.get(slot);
             // Entries staged in the ring (a request resubmitted by its completion: EAGAIN, a short transfer) are
             // submitted by the next service turn, not by the clock: the worker is not idle.
-            if (turnStep[worker.index()] >= 0 || worker.hasReadyWork() || ((SimRing) worker.ring()).staged() > 0) {
+            if (runs(slot) && (turnStep[slot] >= 0 || worker.hasReadyWork()
+                    || ((SimRing) worker.ring()).staged() > 0)) {
                 return true;
             }
         }
@@ -129,17 +244,32 @@ final class Scheduler {
 
     private Action serviceFirstStep() {
         boolean serviced = false;
-        for (Worker worker : workers) {
-            if (needsService(worker)) {
+        for (int slot = 0; slot < workers.size(); slot++) {
+            Worker worker = workers.get(slot);
+            if (runs(slot) && needsService(worker, slot)) {
                 worker.service(false, 0);
                 serviced = true;
             }
         }
         Ready next = null;
         synchronized (ready) {
-            if (!ready.isEmpty()) {
-                int pick = ready.size() == 1 ? 0 : generator.nextInt(Site.SCHEDULE, ready.size());
-                next = ready.remove(pick);
+            int runnable = ready.size();
+            if (runnable > 0 && workers.size() > mainWorkers) {
+                runnable = 0;
+                for (Ready continuation : ready) {
+                    runnable += runs(continuation.slot()) ? 1 : 0;
+                }
+            }
+            if (runnable > 0 && workers.size() == mainWorkers) {
+                next = ready.remove(runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable));
+            } else if (runnable > 0) {
+                int pick = runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable);
+                for (int i = 0, seen = 0; i < ready.size(); i++) {
+                    if (runs(ready.get(i).slot()) && seen++ == pick) {
+                        next = ready.remove(i);
+                        break;
+                    }
+                }
             }
         }
         if (next != null) {
@@ -157,10 +287,10 @@ final class Scheduler {
             for (int i = 0; i < ready.size(); i++) {
                 Ready continuation = ready.get(i);
                 if (isEligible(continuation)) {
-                    eligible[continuation.worker().index()]++;
+                    eligible[continuation.slot()]++;
                     fibers++;
-                } else {
-                    pending[continuation.worker().index()]++;
+                } else if (runs(continuation.slot())) {
+                    pending[continuation.slot()]++;
                 }
             }
         }
@@ -168,12 +298,16 @@ final class Scheduler {
         // requests in flight, and the slip below needs the earliest event of every ring.
         int actions = 0;
         long nextRingEvent = Long.MAX_VALUE;
-        for (Worker worker : workers) {
-            int index = worker.index();
+        for (int index = 0; index < workers.size(); index++) {
+            if (!runs(index)) {
+                candidate[index] = false;
+                continue;
+            }
+            Worker worker = workers.get(index);
             long ringNext = ((SimRing) worker.ring()).nextEventNanos();
             nextRingEvent = Math.min(nextRingEvent, ringNext);
             candidate[index] = turnStep[index] >= 0
-                    || (eligible[index] == 0 && (pending[index] > 0 || needsService(worker, ringNext)));
+                    || (eligible[index] == 0 && (pending[index] > 0 || needsService(worker, index, ringNext)));
             if (candidate[index]) {
                 actions++;
             }
@@ -181,8 +315,9 @@ final class Scheduler {
         if (fibers + actions == 0) {
             return Action.NOTHING;
         }
-        if (kernel.ringCount() != workers.size()) {
-            nextRingEvent = kernel.nextEventNanos(); // a ring no worker owns: look at every ring
+        if (kernel.ringCount() != mainWorkers) {
+            // A ring no worker owns: look at every ring of the run's kernel.
+            nextRingEvent = Math.min(nextRingEvent, kernel.nextEventNanos());
         }
         long slipTo = slipTarget(slipLimit, nextRingEvent);
         int total = fibers + actions + (slipTo == Long.MIN_VALUE ? 0 : 1);
@@ -202,9 +337,9 @@ final class Scheduler {
         }
         pick -= fibers;
         if (pick < actions) {
-            for (Worker worker : workers) {
-                if (candidate[worker.index()] && pick-- == 0) {
-                    int index = worker.index();
+            for (int index = 0; index < workers.size(); index++) {
+                Worker worker = workers.get(index);
+                if (candidate[index] && pick-- == 0) {
                     int half = Math.max(0, turnStep[index]);
                     worker.serviceHalf(half);
                     if (half + 1 == Worker.SERVICE_HALVES) {
@@ -232,10 +367,7 @@ final class Scheduler {
      */
     private long slipTarget(long limit, long nextRingEvent) {
         long now = clock.nowNanos();
-        long next = nextRingEvent;
-        for (Worker worker : workers) {
-            next = Math.min(next, worker.nextDeadline());
-        }
+        long next = Math.min(nextRingEvent, nextDeadlineNanos());
         if (next <= now || next > limit || next - now > slipWindowNanos) {
             return Long.MIN_VALUE;
         }
@@ -255,15 +387,15 @@ final class Scheduler {
      * requests, a due timer, a wake-up (a permit released for it), staged entries or a due completion. A turn that
      * would do nothing is skipped, which saves its audit events; it changes nothing else.
      */
-    private boolean needsService(Worker worker) {
-        return needsService(worker, ((SimRing) worker.ring()).nextEventNanos());
+    private boolean needsService(Worker worker, int slot) {
+        return needsService(worker, slot, ((SimRing) worker.ring()).nextEventNanos());
     }
 
-    /** {@link #needsService(Worker)} with the worker's ring's next event already known. */
-    private boolean needsService(Worker worker, long ringNextEventNanos) {
+    /** {@link #needsService(Worker, int)} with the worker's ring's next event already known. */
+    private boolean needsService(Worker worker, int slot, long ringNextEventNanos) {
         SimRing ring = (SimRing) worker.ring();
         long now = clock.nowNanos();
-        return worker.hasReadyWork() || worker.nextDeadline() <= now || ring.wakeRequested() || ring.staged() > 0
+        return worker.hasReadyWork() || globalDeadline(slot) <= now || ring.wakeRequested() || ring.staged() > 0
                 || ringNextEventNanos <= now;
     }
 }

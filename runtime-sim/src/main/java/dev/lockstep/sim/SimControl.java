@@ -78,6 +78,20 @@ public final class SimControl {
         return simulation.now();
     }
 
+    // ------------------------------------------------------------------------------------------------ nodes
+
+    /**
+     * The run's cluster: simulated machines with their own disks, clocks, workers and addresses, each crashed,
+     * killed, paused, restarted and skewed on its own (see {@link SimCluster}).
+     *
+     * @return the cluster, one per run
+     * @throws IllegalStateException in a {@link SimRunner#startAndRecover} run, which crashes as a whole
+     */
+    public SimCluster cluster() {
+        check("cluster");
+        return simulation.cluster();
+    }
+
     // ------------------------------------------------------------------------------------------- randomness
 
     /**

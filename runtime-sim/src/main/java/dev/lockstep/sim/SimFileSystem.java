@@ -482,7 +482,7 @@ public final class SimFileSystem {
         if (!(handle.node instanceof FileNode file)) {
             throw new KernelException(Errno.EISDIR, "lock", handle.path);
         }
-        if (file.lockOwner != null && file.lockOwner != handle) {
+        if (file.lockOwner != null && file.lockOwner != handle && !isStale(file.lockOwner, epoch)) {
             return false;
         }
         file.lockOwner = handle;
@@ -630,6 +630,17 @@ public final class SimFileSystem {
         usedBytes = namespace.crash(policy, generator, outcomes);
         auditor.record("fs.crash", Auditor.utf8(policy.name()), Auditor.u64(epoch), Auditor.u64(usedBytes));
         return new CrashReport(policy, outcomes);
+    }
+
+    /**
+     * The process using this file system died (a kill, as {@code SIGKILL} does): every handle becomes stale (calls
+     * on it fail {@code EBADF}) and every lock is released, but the page cache survives: what was written and not
+     * synced is still readable, and still lost if the machine crashes later. Recorded in the auditor.
+     */
+    public void processDied() {
+        epoch++;
+        openHandles = 0;
+        auditor.record("fs.processDied", Auditor.u64(epoch), Auditor.u64(usedBytes));
     }
 
     @Override

@@ -71,6 +71,8 @@ public final class SimKernel implements Kernel {
     private final LinkedHashMap<Long, Allocation> allocations = new LinkedHashMap<>();
     private long allocationsMade;
     private final boolean workerHosts;
+    /** A cluster node's own clock, or null: the kernel's time is the simulation's. */
+    private final NodeClock nodeClock;
     private long nextRingId = 1;
     /** Ring completions delivered by this kernel's rings, for throughput figures. */
     long ringCompletions;
@@ -90,6 +92,7 @@ public final class SimKernel implements Kernel {
         this.hostAddress = builder.hostAddress;
         this.behavior = builder.behavior;
         this.workerHosts = builder.workerHosts;
+        this.nodeClock = builder.nodeClock;
         if (workerHosts) {
             network.claimLoopback();
         }
@@ -120,6 +123,7 @@ public final class SimKernel implements Kernel {
         private InetAddress hostAddress = workerHost(0);
         private KernelBehavior behavior = KernelBehavior.DEFAULT;
         private boolean workerHosts;
+        private NodeClock nodeClock;
 
         private Builder(Generator generator, Auditor auditor, SimClock clock) {
             this.generator = Objects.requireNonNull(generator, "generator");
@@ -184,6 +188,12 @@ public final class SimKernel implements Kernel {
          */
         public Builder workerHosts() {
             this.workerHosts = true;
+            return this;
+        }
+
+        /** The clock of a {@link SimCluster} node: what this kernel's rings report as the time. */
+        Builder nodeClock(NodeClock clock) {
+            this.nodeClock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
@@ -254,6 +264,23 @@ public final class SimKernel implements Kernel {
             earliest = Math.min(earliest, ring.nextEventNanos());
         }
         return earliest;
+    }
+
+    /**
+     * The time this kernel's rings report, and so its workers' clocks: the simulation's, or a cluster node's own.
+     *
+     * @return epoch nanoseconds
+     */
+    long localNanos() {
+        return nodeClock == null ? clock.nowNanos() : nodeClock.toLocal(clock.nowNanos());
+    }
+
+    /**
+     * When a timer of this kernel's workers set for {@code localNanos} is due, in the simulation's time: the same
+     * value unless this is a cluster node with a clock of its own.
+     */
+    long globalNanos(long localNanos) {
+        return nodeClock == null ? localNanos : nodeClock.toGlobal(localNanos);
     }
 
     /** How many rings are open: {@code rings().size()} without the copy. */
@@ -654,6 +681,31 @@ public final class SimKernel implements Kernel {
             throw new IllegalArgumentException("fd " + fd + " is not an open simulated socket");
         }
         return network.send(socket.socket, data, 0, data.length);
+    }
+
+    /**
+     * Closes every listening socket of this kernel's fds, as the death of the process that held them does: its
+     * address refuses connections from now on, and a pending accept fails. The fds stay in the table until the
+     * engine closes them or {@link #closeAllFds()} does. For {@link SimCluster} nodes.
+     */
+    void closeListeners() {
+        for (int fd : openFds()) {
+            if (descriptions.get(fd) instanceof SocketDescription socket
+                    && socket.socket.state == SimSocket.State.LISTENING) {
+                network.close(socket.socket);
+            }
+        }
+    }
+
+    /**
+     * Closes every fd still open, as the death of the process that held them does; its requests must all have
+     * completed. For {@link SimCluster} nodes.
+     */
+    void closeAllFds() {
+        for (int fd : openFds()) {
+            removeFd(fd);
+        }
+        freeLeakedMemory();
     }
 
     /** The description an fd names, or null if the fd is not open. */

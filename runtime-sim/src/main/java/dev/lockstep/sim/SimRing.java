@@ -169,6 +169,11 @@ public final class SimRing implements Ring {
         return kernel.clock();
     }
 
+    /** The kernel this ring belongs to. */
+    SimKernel kernel() {
+        return kernel;
+    }
+
     private Auditor auditor() {
         return kernel.auditor();
     }
@@ -320,13 +325,13 @@ public final class SimRing implements Ring {
     }
 
     /**
-     * The simulated time.
+     * The simulated time: the simulation's clock, or the clock of the cluster node this ring's kernel is.
      *
-     * @return {@link SimClock#nowNanos()}
+     * @return {@link SimClock#nowNanos()}, or the node's time
      */
     @Override
     public long nowNanos() {
-        long now = clock().nowNanos();
+        long now = kernel.localNanos();
         auditor().recordU64U64("ring.now", id, now);
         return now;
     }

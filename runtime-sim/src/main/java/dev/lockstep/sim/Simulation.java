@@ -76,6 +76,10 @@ final class Simulation {
     private final String[] foreignLeak = new String[1];
     private final List<Worker> workers = new ArrayList<>();
     private Scheduler scheduler;
+    /** Schedules every fiber of the run, the cluster nodes' included; set when the run starts. */
+    private FiberScheduler fiberScheduler;
+    /** The run's {@link SimCluster}, made by the first {@link SimControl#cluster()}; null without nodes. */
+    private SimCluster cluster;
     private boolean foreignThreadsAllowed;
     /** The first failure, with when it happened; null while the run is fine. Simulator thread only. */
     private String failure;
@@ -236,9 +240,67 @@ final class Simulation {
     boolean isOnSimulation() {
         Worker worker = Worker.current();
         if (worker != null) {
-            return worker.engine() == engine;
+            return ownsEngine(worker.engine());
         }
         return Thread.currentThread() == thread;
+    }
+
+    /** Whether {@code other} is this run's engine or one of its cluster nodes'; any thread. */
+    private boolean ownsEngine(Engine other) {
+        SimCluster nodes = cluster;
+        return other == engine || (nodes != null && nodes.owns(other));
+    }
+
+    // ------------------------------------------------------------------------------------------------ nodes
+
+    /** The run's cluster, made on first use; see {@link SimCluster}. */
+    SimCluster cluster() {
+        if (recoverMode) {
+            throw new IllegalStateException("SimCluster needs a run of SimRunner.start: a startAndRecover run crashes"
+                    + " the whole simulation, its nodes crash one by one with SimNode.crash()");
+        }
+        if (cluster == null) {
+            cluster = new SimCluster(this);
+        }
+        return cluster;
+    }
+
+    Scheduler scheduler() {
+        return scheduler;
+    }
+
+    FiberScheduler fiberScheduler() {
+        return fiberScheduler;
+    }
+
+    /** Makes a node's engine part of the run: its digest is the run's, its operations confined like the run's. */
+    void adopt(Engine nodeEngine) {
+        nodeEngine.digestSource(auditor::digest);
+        nodeEngine.foreignCallerCheck(this::checkForeignCaller);
+    }
+
+    private void checkForeignCaller(String what) {
+        if (running && !foreignThreadsAllowed && !isOnSimulation()) {
+            throw new IllegalStateException(what + " was called from thread '" + Thread.currentThread().getName()
+                    + "', outside the simulation: a simulated operation or task may only be polled, awaited or"
+                    + " closed by the simulation's tasks (a plain thread's timing would decide what the run sees)");
+        }
+    }
+
+    private void abortEverything() {
+        engine.abortAll();
+        if (cluster != null) {
+            cluster.abortAll();
+        }
+    }
+
+    private int liveFibers() {
+        return engine.liveFibers() + (cluster == null ? 0 : cluster.liveFibers());
+    }
+
+    private String fiberWaitingOutsideLockstep() {
+        String outside = engine.fiberWaitingOutsideLockstep();
+        return outside != null || cluster == null ? outside : cluster.fiberWaitingOutsideLockstep();
     }
 
     /** Fails loudly when simulation state is touched from another thread, and records the leak. */
@@ -316,11 +378,11 @@ final class Simulation {
         this.recoverMode = recover;
         this.thread = Thread.currentThread();
         Thread simThread = thread;
-        FiberScheduler fiberScheduler = (worker, fiber, continuation) -> {
+        fiberScheduler = (worker, fiber, continuation) -> {
             Thread caller = Thread.currentThread();
             boolean ours = caller == simThread
                     || (caller.isVirtual() && Fibers.current() != null
-                        && Fibers.current().home().engine() == engine);
+                        && ownsEngine(Fibers.current().home().engine()));
             if (caller != fiber.thread()) {
                 synchronized (handoff) {
                     if (fiber == stepFiber) {
@@ -340,13 +402,7 @@ final class Simulation {
         };
         engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
         engine.digestSource(auditor::digest);
-        engine.foreignCallerCheck(what -> {
-            if (running && !foreignThreadsAllowed && !isOnSimulation()) {
-                throw new IllegalStateException(what + " was called from thread '" + Thread.currentThread().getName()
-                        + "', outside the simulation: a simulated operation or task may only be polled, awaited or"
-                        + " closed by the simulation's tasks (a plain thread's timing would decide what the run sees)");
-            }
-        });
+        engine.foreignCallerCheck(this::checkForeignCaller);
         int hold = -1;
         Handle<T> rootHandle = null;
         LeakWatch.own(this);
@@ -357,7 +413,7 @@ final class Simulation {
             scheduler = new Scheduler(generator, auditor, clock, kernel, workers, config.scheduling(),
                     Math.max(1, config.kernelBehavior().maxLatencyNanos()), this::beginStep);
             if (restarts == 0) {
-                makeParents(config.storageRoot());
+                makeParents(files, config.storageRoot());
             }
             hold = engine.storageHold();
             files.setFaults(config.storageFaults());
@@ -376,22 +432,12 @@ final class Simulation {
             running = false;
             LeakWatch.own(null);
             for (Worker worker : workers) {
-                // Only this worker's ring must progress: jump to its next completion, not to another ring's.
-                SimRing ring = (SimRing) worker.ring();
-                worker.close(() -> {
-                    if (ring.staged() > 0) {
-                        return; // the next service turn submits them
-                    }
-                    long event = ring.nextEventNanos();
-                    if (event == Long.MAX_VALUE) {
-                        throw new IllegalStateException("worker " + worker.index() + " cannot retire: requests in"
-                                + " flight that can never complete: " + ring.describeInFlight() + "\n"
-                                + replayLine());
-                    }
-                    clock.advanceTo(Math.max(clock.nowNanos(), event));
-                });
+                worker.close(closingIdle(worker));
             }
             engine.releaseStorageHold(hold);
+            if (cluster != null) {
+                cluster.retireAll(this::closingIdle);
+            }
         }
         String leaked = leakReport();
         // A runtime failure (a waker callback threw, a ring failed) is the run's verdict: what its aborted tasks
@@ -410,6 +456,26 @@ final class Simulation {
                 checkpoint == null ? null : checkpoint.crashedAt());
     }
 
+    /**
+     * What moves time while a worker retires at the end of the run: only this worker's ring must progress, so the
+     * clock jumps to its next completion, not to another ring's.
+     */
+    private Runnable closingIdle(Worker worker) {
+        SimRing ring = (SimRing) worker.ring();
+        return () -> {
+            if (ring.staged() > 0) {
+                return; // the next service turn submits them
+            }
+            long event = ring.nextEventNanos();
+            if (event == Long.MAX_VALUE) {
+                throw new IllegalStateException("worker " + worker.index() + " cannot retire: requests in"
+                        + " flight that can never complete: " + ring.describeInFlight() + "\n"
+                        + replayLine());
+            }
+            clock.advanceTo(Math.max(clock.nowNanos(), event));
+        };
+    }
+
     private String loop(Handle<?> rootHandle, long limit, long crashAt) {
         while (true) {
             String foreign;
@@ -419,12 +485,18 @@ final class Simulation {
             if (foreign != null) {
                 fail("determinism leak: " + foreign);
             }
+            if (cluster != null) {
+                String nodeFailure = cluster.settle();
+                if (nodeFailure != null && !shuttingDown) {
+                    fail(nodeFailure);
+                }
+            }
             if (!shuttingDown && (crashed || rootHandle.isDone() || engine.failure() != null)) {
                 if (recoverMode && !crashed) {
                     crashNow(rootHandle.isDone() ? "the root task finished; the machine then lost power"
                             : "the runtime failed: " + engine.failure(), rootHandle);
                 }
-                engine.abortAll();
+                abortEverything();
                 shuttingDown = true;
             }
             Scheduler.Action action = scheduler.step(shuttingDown ? Long.MIN_VALUE : Math.min(limit, crashAt));
@@ -441,18 +513,18 @@ final class Simulation {
             if (action != Scheduler.Action.NOTHING || scheduler.workersBusy()) {
                 continue;
             }
-            if (shuttingDown && engine.liveFibers() == 0) {
+            if (shuttingDown && liveFibers() == 0) {
                 return failure;
             }
-            String outside = engine.fiberWaitingOutsideLockstep();
+            String outside = fiberWaitingOutsideLockstep();
             if (outside != null && failure == null) {
                 // Jumping the clock now would let a JDK thread decide when this fiber resumes.
                 fail("determinism leak: " + outside);
                 continue;
             }
-            long nextEvent = kernel.nextEventNanos();
-            for (Worker worker : workers) {
-                nextEvent = Math.min(nextEvent, worker.nextDeadline());
+            long nextEvent = Math.min(kernel.nextEventNanos(), scheduler.nextDeadlineNanos());
+            if (cluster != null) {
+                nextEvent = Math.min(nextEvent, scheduler.nextNodeRingEventNanos());
             }
             if (!shuttingDown && nextEvent > crashAt) {
                 clock.advanceTo(Math.max(clock.nowNanos(), crashAt));
@@ -464,7 +536,7 @@ final class Simulation {
                     // Aborted fibers blocked outside Lockstep can never resume; leave them.
                     return failure;
                 }
-                fail("stalled: no fiber can run and nothing is scheduled (" + engine.liveFibers()
+                fail("stalled: no fiber can run and nothing is scheduled (" + liveFibers()
                         + " fibers waiting: " + describeWaitingFibers() + ")" + describeRings());
                 continue;
             }
@@ -485,7 +557,7 @@ final class Simulation {
         if (failure == null) {
             failure = message + " (at " + now() + ", after " + scheduler.fiberSteps() + " steps)";
         }
-        engine.abortAll();
+        abortEverything();
         shuttingDown = true;
     }
 
@@ -671,7 +743,7 @@ final class Simulation {
     }
 
     /** Creates the storage root's missing ancestors, durably, so any absolute root works on a fresh disk. */
-    private void makeParents(String root) {
+    static void makeParents(SimFileSystem files, String root) {
         String[] parts = root.split("/");
         StringBuilder path = new StringBuilder();
         boolean made = false;
@@ -700,6 +772,9 @@ final class Simulation {
         leaks = held;
         held.removeAll(heldAtStart);
         kernel.freeLeakedMemory();
+        if (cluster != null) {
+            held.addAll(cluster.leftOver());
+        }
         for (dev.lockstep.engine.Fiber live : engine.fibers()) {
             Thread fiber = live.thread();
             if (fiber != null && fiber.getState() != Thread.State.TERMINATED) {
@@ -742,7 +817,11 @@ final class Simulation {
     /** Every fiber still alive and where it waits, sorted by name. */
     private String describeWaitingFibers() {
         List<String> waiting = new ArrayList<>();
-        for (dev.lockstep.engine.Fiber live : engine.fibers()) {
+        List<dev.lockstep.engine.Fiber> fibers = new ArrayList<>(engine.fibers());
+        if (cluster != null) {
+            fibers.addAll(cluster.fibers());
+        }
+        for (dev.lockstep.engine.Fiber live : fibers) {
             Thread fiber = live.thread();
             if (fiber != null && fiber.getState() != Thread.State.TERMINATED) {
                 String at = LeakWatch.where(fiber.getStackTrace());

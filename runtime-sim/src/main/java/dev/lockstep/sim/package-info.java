@@ -28,6 +28,11 @@
  *       {@link dev.lockstep.sim.Outcome}, {@link dev.lockstep.sim.StorageImage}).</li>
  *   <li>{@link dev.lockstep.sim.SimControl}: what a test steers from inside its tasks: partitions, breaks, fault
  *       configuration, crashes, seeded randomness, and simulated time as a Guava {@code Ticker}.</li>
+ *   <li>{@link dev.lockstep.sim.SimCluster} and {@link dev.lockstep.sim.SimNode}: simulated machines, each with its
+ *       own disk, clock ({@code NodeClock}), workers and address, crashed, killed, paused, restarted and skewed one
+ *       by one; a node's lifetime is a {@code NodeRun} (its own kernel and engine, driven by the one scheduler).
+ *       Refusals are typed: {@link dev.lockstep.sim.UnknownNodeException},
+ *       {@link dev.lockstep.sim.NodeStateException}.</li>
  *   <li>Failures: {@link dev.lockstep.sim.SimulationFailure} (stall, timeout, determinism leak) and
  *       {@link dev.lockstep.sim.ReplayNote} (the replay line attached to a task's own exception).</li>
  * </ul>
@@ -35,7 +40,8 @@
  * <h2>Hosts</h2>
  * A runner's one {@link dev.lockstep.sim.SimKernel} owns the loopback range, and each simulated worker is its own
  * host: worker {@code i} is {@code 127.0.0.(i+1)}, so the traffic between workers crosses links that partitions
- * cut. All workers share the one disk, which crashes as a whole.
+ * cut. All workers share the one disk, which crashes as a whole. Machines with disks, clocks and crashes of their
+ * own are {@link dev.lockstep.sim.SimCluster} nodes, at {@code 10.0.0.id}.
  *
  * <p>The rule that governs every class here is determinism: same seed, same configuration and same calls give
  * the same results and the same audit digest, bit for bit. So: no wall clock, no unseeded randomness, no

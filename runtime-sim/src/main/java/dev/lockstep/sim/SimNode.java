@@ -1,0 +1,280 @@
+package dev.lockstep.sim;
+
+import dev.lockstep.Task;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * One node of a {@link SimCluster}: a simulated machine with its own disk, clock, workers and address, running
+ * its main task. The handle outlives the node's lifetimes: a crash or kill ends one, {@link #restart()} starts the
+ * next from what the disk kept.
+ *
+ * <h2>What each call does</h2>
+ * <ul>
+ *   <li>{@link #crash()}: a power cut. Every task of the node is aborted, its connections are reset and its
+ *       listeners closed; its disk's unsynced data meets the run's {@link CrashPolicy} now (as
+ *       {@code SimControl.crash()} does for a whole run), and the page cache is gone.</li>
+ *   <li>{@link #kill()}: the process dies ({@code SIGKILL}). The same for tasks and network, but the page cache
+ *       survives: what was written and not synced is what the next lifetime reads, and is still lost if the node
+ *       crashes later.</li>
+ *   <li>Either way the node's code cannot reach its disk or the network again: new requests are refused
+ *       ({@code ClosedException}), the tasks' awaits throw while they unwind, and the requests its kernel already
+ *       had complete on handles the death made stale ({@code EBADF}). Connecting to the node's address is refused
+ *       until a new lifetime binds it. The node is {@link State#DOWN} at once.</li>
+ *   <li>{@link #restart()}: a new lifetime of a node that is down or exited. Its main task runs again from the
+ *       start, on new workers, against the same disk (the storage root held again), the same address and the same
+ *       clock; {@link #lifetime()} counts them.</li>
+ *   <li>{@link #pause()} / {@link #resume()}: the process is stopped ({@code SIGSTOP}): its tasks and workers do not
+ *       run, its timers do not fire, but its kernel goes on (connections accept data into their buffers, the clock
+ *       runs), and the other nodes go on. On resume, whatever fell due runs.</li>
+ *   <li>{@link #driftClock(long)} and {@link #stepClock(Duration)}: the node's clock only; other nodes and the
+ *       controller keep their time. A timer on the node fires when the node's clock reaches it; the simulation
+ *       orders it on its one timeline. A step back holds the node's clock still until it catches up (a worker's
+ *       clock never goes backwards).</li>
+ * </ul>
+ * A node's main task that returns ends the lifetime: its other tasks are aborted and, once they are gone, the node
+ * is {@link State#EXITED}. A main task that throws fails the whole run, naming the node and lifetime: a node's
+ * code failing on its own is a bug the run must report (a crash, a kill or the end of the run abort tasks; that is
+ * no failure).
+ *
+ * <h2>Threads and errors</h2>
+ * Every method must be called from a task of the simulation the node belongs to (the controller, or another
+ * node's task), on the simulator's one thread; anything else throws {@link IllegalStateException} and fails the
+ * run as a determinism leak. A call the node's state does not allow throws {@link NodeStateException} and changes
+ * nothing. Every change is recorded in the auditor, so the digest covers it.
+ */
+public final class SimNode {
+    /** Where a node is in its life. */
+    public enum State {
+        /** Its main task runs. */
+        RUNNING,
+        /** Stopped by {@link #pause()}; {@link #resume()} lets it go on. */
+        PAUSED,
+        /** Crashed or killed; {@link #restart()} starts its next lifetime. */
+        DOWN,
+        /** Its main task returned and its other tasks are gone; {@link #restart()} starts it again. */
+        EXITED
+    }
+
+    private final SimCluster cluster;
+    private final int id;
+    private final int workers;
+    private final InetAddress address;
+    private final Task<?> main;
+    /** The node's disk: outlives its lifetimes. */
+    final SimFileSystem files;
+    /** The node's clock: outlives its lifetimes, as a machine's clock does. */
+    final NodeClock clock;
+    private NodeRun run;
+    private State state = State.RUNNING;
+
+    SimNode(SimCluster cluster, int id, int workers, InetAddress address, Task<?> main, SimFileSystem files,
+            NodeClock clock) {
+        this.cluster = cluster;
+        this.id = id;
+        this.workers = workers;
+        this.address = address;
+        this.main = main;
+        this.files = files;
+        this.clock = clock;
+    }
+
+    /**
+     * The node's id: 1 for the first node started, 2 for the next, and so on.
+     *
+     * @return the id
+     */
+    public int id() {
+        return id;
+    }
+
+    /**
+     * The node's address: {@link SimCluster#address(int)} of its id. Its sockets are on this host; a listener bound
+     * to the wildcard address is reached here; partitions name it.
+     *
+     * @return the address
+     */
+    public InetAddress address() {
+        return address;
+    }
+
+    /**
+     * The number of workers each lifetime of the node has ({@code ctx.workers()} in its tasks).
+     *
+     * @return at least 1
+     */
+    public int workers() {
+        return workers;
+    }
+
+    /**
+     * The node's state.
+     *
+     * @return the state now
+     */
+    public State state() {
+        cluster.check("SimNode.state");
+        return state;
+    }
+
+    /**
+     * Which lifetime of the node runs or ran last: 1 until the first restart.
+     *
+     * @return at least 1
+     */
+    public int lifetime() {
+        cluster.check("SimNode.lifetime");
+        return run.lifetime();
+    }
+
+    /**
+     * The time on the node's clock now: what {@code ctx.now()} of its tasks reads (a step back shows only once
+     * the node's tasks read the clock again after it caught up).
+     *
+     * @return the node's time
+     */
+    public Instant clockNow() {
+        cluster.check("SimNode.clockNow");
+        long nanos = clock.toLocal(cluster.simulation.clock.nowNanos());
+        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+    }
+
+    /**
+     * Cuts the node's power; see the class doc.
+     *
+     * @throws NodeStateException if it is not running or paused
+     */
+    public void crash() {
+        end("crash", true);
+    }
+
+    /**
+     * Kills the node's process; see the class doc.
+     *
+     * @throws NodeStateException if it is not running or paused
+     */
+    public void kill() {
+        end("kill", false);
+    }
+
+    private void end(String call, boolean powerCut) {
+        cluster.check("SimNode." + call);
+        if (state != State.RUNNING && state != State.PAUSED) {
+            throw new NodeStateException(id, state, call + "()", "running or paused");
+        }
+        Simulation simulation = cluster.simulation;
+        simulation.auditor.record("node." + call, Auditor.u32(id), Auditor.u32(run.lifetime()),
+                Auditor.u64(simulation.clock.nowNanos()));
+        if (state == State.PAUSED) {
+            run.halt(simulation.scheduler(), false); // its tasks must run to unwind
+        }
+        if (powerCut) {
+            files.crash(simulation.crashPolicy());
+        } else {
+            files.processDied();
+        }
+        run.die(simulation.network);
+        state = State.DOWN;
+        cluster.ending(run);
+    }
+
+    /**
+     * Starts the node's next lifetime; see the class doc.
+     *
+     * @throws NodeStateException if it is not down or exited
+     */
+    public void restart() {
+        cluster.check("SimNode.restart");
+        if (state != State.DOWN && state != State.EXITED) {
+            throw new NodeStateException(id, state, "restart()", "down or exited");
+        }
+        int next = run.lifetime() + 1;
+        state = State.RUNNING;
+        run = new NodeRun(cluster.simulation, this, next, main);
+    }
+
+    /**
+     * Stops the node's process; see the class doc.
+     *
+     * @throws NodeStateException if it is not running
+     */
+    public void pause() {
+        cluster.check("SimNode.pause");
+        if (state != State.RUNNING) {
+            throw new NodeStateException(id, state, "pause()", "running");
+        }
+        cluster.simulation.auditor.record("node.pause", Auditor.u32(id), Auditor.u32(run.lifetime()));
+        run.halt(cluster.simulation.scheduler(), true);
+        state = State.PAUSED;
+    }
+
+    /**
+     * Lets a paused node go on; see the class doc.
+     *
+     * @throws NodeStateException if it is not paused
+     */
+    public void resume() {
+        cluster.check("SimNode.resume");
+        if (state != State.PAUSED) {
+            throw new NodeStateException(id, state, "resume()", "paused");
+        }
+        cluster.simulation.auditor.record("node.resume", Auditor.u32(id), Auditor.u32(run.lifetime()));
+        run.halt(cluster.simulation.scheduler(), false);
+        state = State.RUNNING;
+    }
+
+    /**
+     * Sets how fast the node's clock runs from now on, whatever its state: {@code ppm} parts per million faster
+     * (negative: slower) than the simulation's time.
+     *
+     * @param ppm the drift, {@code -100000 <= ppm <= 100000} (10 % either way)
+     * @throws IllegalArgumentException naming {@code ppm} if out of range
+     */
+    public void driftClock(long ppm) {
+        cluster.check("SimNode.driftClock");
+        NodeClock.checkDrift(ppm);
+        cluster.simulation.auditor.record("node.drift", Auditor.u32(id), Auditor.u64(ppm));
+        clock.drift(cluster.simulation.clock.nowNanos(), ppm);
+    }
+
+    /**
+     * Moves the node's clock now, whatever its state: forward (its timers that fall due fire) or back (see the
+     * class doc).
+     *
+     * @param step how far, either way
+     * @throws NullPointerException if {@code step} is null
+     */
+    public void stepClock(Duration step) {
+        cluster.check("SimNode.stepClock");
+        java.util.Objects.requireNonNull(step, "step");
+        long nanos;
+        try {
+            nanos = step.toNanos();
+        } catch (ArithmeticException overflow) {
+            nanos = step.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        cluster.simulation.auditor.record("node.step", Auditor.u32(id), Auditor.u64(nanos));
+        clock.step(cluster.simulation.clock.nowNanos(), nanos);
+    }
+
+    /** Starts the first lifetime; the cluster calls this once. */
+    void boot() {
+        run = new NodeRun(cluster.simulation, this, 1, main);
+    }
+
+    NodeRun run() {
+        return run;
+    }
+
+    /** The lifetime's main task returned and every task is gone: the node exited. */
+    void exited() {
+        state = State.EXITED;
+    }
+
+    @Override
+    public String toString() {
+        return "node " + id + " (" + address.getHostAddress() + ", " + state + ", lifetime "
+                + (run == null ? 0 : run.lifetime()) + ")";
+    }
+}
