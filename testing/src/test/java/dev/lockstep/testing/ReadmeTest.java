@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The README's examples are these files, so they cannot drift: its first program is
  * {@code example/FirstProgram.java} (run here), its test example is {@code example/JournalTest.java} (run by the
- * build), and its Maven snippet has this build's version and JVM flags.
+ * build), its cluster example {@code example/ClusterTest.java} (run by the build), and its Maven snippet has this build's version and JVM flags.
  */
 class ReadmeTest {
     private static final Path ROOT = Path.of("..");
@@ -60,6 +60,11 @@ class ReadmeTest {
     @Test
     void theTestExampleIsJournalTestJava() throws Exception {
         assertEquals(source("JournalTest.java"), block(readme(), "The test states exactly that", "java"));
+    }
+
+    @Test
+    void theClusterExampleIsClusterTestJava() throws Exception {
+        assertEquals(source("ClusterTest.java"), block(readme(), "an acknowledged entry survives anything", "java"));
     }
 
     @Test
