@@ -18,7 +18,9 @@ import java.util.List;
  *
  * <h2>States</h2>
  * A request is, in turn: {@code QUEUED} (admitted, waiting for a ring slot or, for immediate requests, for the
- * next service), {@code WAITING_PERMIT} (a sync waiting for its open's durability permit), {@code IN_FLIGHT}
+ * next service), {@code WAITING_PERMIT} (a sync waiting for its open's durability permit), {@code WAITING_LANE}
+ * (a metadata request waiting for the requests admitted to its partition's {@link MetadataLane} before it),
+ * {@code IN_FLIGHT}
  * (submitted), {@code TIMER} (a sleep), {@code COMPLETED} (result kept until observed) and then retired.
  * {@code CANCELLING} is an in-flight request whose operation was closed: it retires when its own completion
  * arrives, because the kernel may use its buffer until then. Admission never refuses: the ring size bounds
@@ -36,7 +38,7 @@ import java.util.List;
  * the liveness model of {@link SubmitQueues}.
  */
 public final class Driver implements CompletionSink {
-    enum State { FREE, QUEUED, WAITING_PERMIT, IN_FLIGHT, TIMER, COMPLETED, CANCELLING }
+    enum State { FREE, QUEUED, WAITING_PERMIT, WAITING_LANE, IN_FLIGHT, TIMER, COMPLETED, CANCELLING }
 
     static final class Slot {
         final int index;
@@ -58,6 +60,8 @@ public final class Driver implements CompletionSink {
         long flushTicket;
         /** The number of the flush this sync issued, or 0 if it issued none. */
         long flushNumber;
+        /** A metadata request's place in its lane, from admission until it leaves; else null. */
+        MetadataLane.Waiting laneEntry;
 
         Slot(int index) {
             this.index = index;
@@ -87,6 +91,8 @@ public final class Driver implements CompletionSink {
     private final SubmitQueues submitQueue;
     private final ArrayDeque<Slot> immediateQueue = new ArrayDeque<>();
     private final List<Slot> permitWaiters = new ArrayList<>();
+    /** Metadata requests waiting for their turn in their lane, in admission order. */
+    private final List<Slot> laneWaiters = new ArrayList<>();
     private final ArrayDeque<Long> cancelQueue = new ArrayDeque<>();
     private final TimerHeap timers = new TimerHeap();
     private final Submission submission = new Submission();
@@ -196,6 +202,11 @@ public final class Driver implements CompletionSink {
             permitWaiters.add(slot);
             request.permit().addWaiter(worker);
             pumpPermits();
+        } else if (request.lane() != null) {
+            slot.state = State.WAITING_LANE;
+            slot.laneEntry = request.lane().join(request, worker);
+            laneWaiters.add(slot);
+            pumpLanes();
         } else if (request.kind() == Request.Kind.IMMEDIATE) {
             slot.state = State.QUEUED;
             immediateQueue.add(slot);
@@ -253,6 +264,33 @@ public final class Driver implements CompletionSink {
                 slot.state = State.QUEUED;
                 submitQueue.add(slot);
             }
+        }
+    }
+
+    /**
+     * Queues for submission every metadata request that is now the head of its lane (see
+     * {@link MetadataLane}: tested on every service turn; a leaving request nudges the new head's worker).
+     */
+    void pumpLanes() {
+        for (Iterator<Slot> it = laneWaiters.iterator(); it.hasNext(); ) {
+            Slot slot = it.next();
+            if (slot.request.lane().isHead(slot.laneEntry)) {
+                it.remove();
+                slot.state = State.QUEUED;
+                if (slot.request.kind() == Request.Kind.IMMEDIATE) {
+                    immediateQueue.add(slot);
+                } else {
+                    submitQueue.add(slot);
+                }
+            }
+        }
+    }
+
+    /** The request's outcome is known: the next request of its lane may run. Idempotent. */
+    private void leaveLane(Slot slot) {
+        if (slot.laneEntry != null) {
+            slot.request.lane().leave(slot.laneEntry);
+            slot.laneEntry = null;
         }
     }
 
@@ -456,6 +494,14 @@ public final class Driver implements CompletionSink {
             case WAITING_PERMIT -> {
                 // A sync is retained work: it still runs once it gets the permit.
             }
+            case WAITING_LANE -> {
+                if (!slot.request.retained()) {
+                    laneWaiters.remove(slot);
+                    slot.request.closedEarly();
+                    retire(slot);
+                }
+                // Retained metadata (creating, removing) still runs when its turn comes.
+            }
             case IN_FLIGHT -> {
                 if (!slot.request.retained()) {
                     slot.request.closedEarly();
@@ -473,6 +519,7 @@ public final class Driver implements CompletionSink {
      */
     void stage() {
         pumpPermits();
+        pumpLanes();
         while (!immediateQueue.isEmpty()) {
             Slot slot = immediateQueue.pollFirst();
             try {
@@ -654,6 +701,7 @@ public final class Driver implements CompletionSink {
     /** The request is done: deliver its result to its observer. */
     private void finish(Slot slot) {
         disarm(slot);
+        leaveLane(slot);
         Poll<Object> result = slot.request.result();
         Observer observer = slot.observer;
         switch (observer.kind) {
@@ -695,6 +743,7 @@ public final class Driver implements CompletionSink {
      */
     private void retire(Slot slot, boolean kernelMayHoldBuffers) {
         disarm(slot);
+        leaveLane(slot);
         Request request = slot.request;
         slot.request = null;
         slot.observer.clear();
@@ -739,7 +788,9 @@ public final class Driver implements CompletionSink {
                 worker.deferWake(waker);
             }
             switch (slot.state) {
-                case QUEUED, TIMER, WAITING_PERMIT -> {
+                case QUEUED, TIMER, WAITING_PERMIT, WAITING_LANE -> {
+                    laneWaiters.remove(slot);
+                    leaveLane(slot);
                     if (slot.state == State.QUEUED && slot.request.permit() != null) {
                         // A sync that took the dirty flag and never flushed: the next sync must flush.
                         slot.request.permit().markDirty();
@@ -825,6 +876,7 @@ public final class Driver implements CompletionSink {
         submitQueue.clear();
         immediateQueue.clear();
         permitWaiters.clear();
+        laneWaiters.clear();
         cancelQueue.clear();
         inFlight = 0;
         cancelsInFlight = 0;
@@ -846,6 +898,6 @@ public final class Driver implements CompletionSink {
      */
     boolean hasRingWork() {
         return inFlight > 0 || cancelsInFlight > 0 || !submitQueue.isEmpty() || !cancelQueue.isEmpty()
-                || !immediateQueue.isEmpty();
+                || !immediateQueue.isEmpty() || !laneWaiters.isEmpty();
     }
 }

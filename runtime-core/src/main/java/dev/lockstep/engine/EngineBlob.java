@@ -187,45 +187,49 @@ final class EngineBlob implements Blob {
     public Operation<Void> resize(long newLength) {
         checkRange(newLength, 0, "resize");
         Worker worker = worker("resize");
-        // Not dirty yet: the ftruncate runs later, on the worker. Marking the open dirty now would let a sync
+        // Not dirty yet: the ftruncate runs later, in the kernel. Marking the open dirty now would let a sync
         // admitted in between (on another worker) take the flag and flush before the truncate, after which the
         // next sync would find the open clean and skip the kernel. The request marks it when it ran.
         return worker.register(new ResizeRequest(fd.acquire(), newLength));
     }
 
-    /** A resize: a synchronous {@code ftruncate} on the worker. Owns its fd reference even if never run. */
-    private final class ResizeRequest extends Request {
-        private final SharedFd file;
+    /**
+     * A resize: an {@code ftruncate} through the ring ({@link Opcode#FTRUNCATE}), so it never blocks the worker.
+     * Retained work, like a write: closing its operation does not stop it.
+     */
+    private final class ResizeRequest extends RingRequest {
         private final long newLength;
 
         ResizeRequest(SharedFd file, long newLength) {
-            this.file = file;
+            super(file);
             this.newLength = newLength;
         }
 
         @Override
-        public Kind kind() {
-            return Kind.IMMEDIATE;
+        public boolean retained() {
+            return true;
         }
 
         @Override
-        public void runImmediate() {
-            try {
-                engine.kernel().system().truncate(file.fd(), newLength);
-                length.set(newLength);
-                succeed(null);
-            } catch (KernelException failure) {
-                fail(EngineStorage.translate(failure, describe()));
-            } finally {
-                // Dirty once the truncate ran (like a write at its completion), so every sync admitted after
-                // this resize completed reaches the kernel. A failed truncate may have changed the file too.
-                permit.markDirty();
+        public void prepare(Submission submission, Ring ring) {
+            submission.opcode = Opcode.FTRUNCATE;
+            submission.fd = file.fd();
+            submission.offset = newLength;
+        }
+
+        @Override
+        public boolean complete(int result) {
+            if (isTransient(result)) {
+                return false;
             }
-        }
-
-        @Override
-        public void release(Ring ring) {
-            file.release();
+            // Dirty once the truncate ran (like a write at its completion), so every sync admitted after this
+            // resize completed reaches the kernel. A failed truncate may have changed the file too.
+            permit.markDirty();
+            if (result < 0) {
+                return fail(EngineStorage.translate(new KernelException(-result, "ftruncate", name), describe()));
+            }
+            length.set(newLength);
+            return succeed(null);
         }
 
         @Override

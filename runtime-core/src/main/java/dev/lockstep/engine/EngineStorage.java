@@ -17,13 +17,25 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.regex.Pattern;
 
 /**
  * {@code Storage} over the kernel SPI, shared by both runtimes: partitions are directories under the root,
  * blobs are files named by the hex of their name. Creation and removal fsync the parent directory, so a
- * completed open or remove is durable. Metadata calls run as immediate requests on the calling worker;
- * reads, writes and syncs go through the ring.
+ * completed open or remove is durable. Reads, writes, syncs and resizes are ring requests.
+ *
+ * <h2>Metadata: off the worker, ordered per partition</h2>
+ * {@code open}, {@code remove} and {@code scan} are {@link MetadataRequest}s: their system calls (create,
+ * {@code fsync} of the file and of its directory, unlink, listing) go to the caller's ring as one
+ * {@code BLOCKING_CALL}, which runs off the worker (runtime-uring: an offload thread; the simulator: with the
+ * calls' latency charged to the request, not to the worker), so a slow directory {@code fsync} delays neither
+ * the worker's timers nor its other requests. Requests on one partition run one at a time, in admission order,
+ * whatever worker admitted them: each waits in its partition's {@link MetadataLane}. Partitions do not wait
+ * for each other, and nothing here takes a lock: the lanes and {@link #notDurable} are lock-free structures,
+ * and each partition's entries of {@link #notDurable} are touched only by the request at the head of that
+ * partition's lane, so they never race.
  */
 final class EngineStorage {
     private static final Pattern PARTITION = Pattern.compile("[A-Za-z0-9_-]+");
@@ -36,13 +48,19 @@ final class EngineStorage {
     private final Engine engine;
     private final SystemCalls system;
     private final String root;
-    /** Serializes metadata changes across workers: two workers creating one partition must not race. */
-    private final Object metadata = new Object();
+    /**
+     * One lane per partition used so far: metadata of one partition runs in admission order, partitions side by
+     * side. Lock-free ({@code computeIfAbsent} of a skip list map never blocks), so it may be used anywhere.
+     * Lanes are kept for the life of the runtime: one small object per partition name.
+     */
+    private final ConcurrentSkipListMap<String, MetadataLane> lanes = new ConcurrentSkipListMap<>();
     /**
      * Partitions and blobs this runtime created whose parent directory's fsync has not succeeded yet. A failed
      * fsync leaves the entry here, so the next open retries it instead of finding the entry and trusting it.
+     * The entries of partition {@code p} (the path of {@code p} and of its blobs) are read and written only by
+     * the metadata request at the head of {@code p}'s lane; the set is lock-free so partitions share it.
      */
-    private final java.util.TreeSet<String> notDurable = new java.util.TreeSet<>();
+    private final ConcurrentSkipListSet<String> notDurable = new ConcurrentSkipListSet<>();
 
     EngineStorage(Engine engine, SystemCalls system, String root) {
         this.engine = engine;
@@ -170,53 +188,61 @@ final class EngineStorage {
         byte[] key = name.clone();
         String what = "open of blob '" + describe(partition, key) + "'";
         Worker worker = EngineContext.currentWorker("Storage.open");
-        return worker.register(new Immediate(what, () -> {
-            synchronized (metadata) {
+        return worker.register(new MetadataRequest(lane(partition), what, () -> {
+            try {
+                ensurePartition(partition);
+                String path = blobPath(partition, key);
+                int fd;
+                boolean created = false;
                 try {
-                    ensurePartition(partition);
-                    String path = blobPath(partition, key);
-                    int fd;
-                    boolean created = false;
-                    try {
-                        fd = system.open(path, SystemCalls.O_RDWR | direct);
-                    } catch (KernelException missing) {
-                        if (missing.errno() != Errno.ENOENT) {
-                            throw missing;
-                        }
-                        notDurable.add(path);
-                        fd = system.open(path, SystemCalls.O_RDWR | SystemCalls.O_CREAT | direct);
-                        created = true;
+                    fd = system.open(path, SystemCalls.O_RDWR | direct);
+                } catch (KernelException missing) {
+                    if (missing.errno() != Errno.ENOENT) {
+                        throw missing;
                     }
-                    long length;
-                    int alignment = 0;
-                    try {
-                        if (options.direct()) {
-                            alignment = system.directIoAlignment(fd);
-                            if (alignment <= 0) {
-                                throw new KernelException(Errno.EINVAL, "statx STATX_DIOALIGN",
-                                        "the file system cannot do direct I/O on " + path);
-                            }
-                        }
-                        if (notDurable.contains(path)) {
-                            system.fsync(fd);
-                            fsyncDirectory(partitionPath(partition));
-                            notDurable.remove(path);
-                        }
-                        length = system.size(fd);
-                    } catch (KernelException failure) {
-                        system.close(fd);
-                        throw failure;
-                    }
-                    SharedFd shared = new SharedFd(fd, system, describe(partition, key));
-                    // An existing file may hold bytes an earlier open wrote and never synced (its sync failed,
-                    // say): its first sync must reach the kernel. A file this open created has nothing to sync.
-                    return new OpenedBlob(new EngineBlob(engine, shared, describe(partition, key), length,
-                            !created, alignment), length);
-                } catch (KernelException failure) {
-                    throw translate(failure, what);
+                    notDurable.add(path);
+                    fd = system.open(path, SystemCalls.O_RDWR | SystemCalls.O_CREAT | direct);
+                    created = true;
                 }
+                try {
+                    int alignment = 0;
+                    if (options.direct()) {
+                        alignment = system.directIoAlignment(fd);
+                        if (alignment <= 0) {
+                            throw new KernelException(Errno.EINVAL, "statx STATX_DIOALIGN",
+                                    "the file system cannot do direct I/O on " + path);
+                        }
+                    }
+                    if (notDurable.contains(path)) {
+                        system.fsync(fd);
+                        fsyncDirectory(partitionPath(partition));
+                        notDurable.remove(path);
+                    }
+                    return new OpenedFile(fd, system.size(fd), created, alignment);
+                } catch (KernelException failure) {
+                    system.close(fd);
+                    throw failure;
+                }
+            } catch (KernelException failure) {
+                throw translate(failure, what);
             }
-        }));
+        }, raw -> {
+            // On the worker: the engine's objects are built here, not on the thread that ran the calls.
+            OpenedFile file = (OpenedFile) raw;
+            SharedFd shared = new SharedFd(file.fd(), system, describe(partition, key));
+            // An existing file may hold bytes an earlier open wrote and never synced (its sync failed, say): its
+            // first sync must reach the kernel. A file this open created has nothing to sync.
+            return new OpenedBlob(new EngineBlob(engine, shared, describe(partition, key), file.length(),
+                    !file.created(), file.alignment()), file.length());
+        }, raw -> system.close(((OpenedFile) raw).fd())));
+    }
+
+    /** What an open's calls produced, off the worker: an fd owned by the request until the worker wraps it. */
+    private record OpenedFile(int fd, long length, boolean created, int alignment) {
+    }
+
+    private MetadataLane lane(String partition) {
+        return lanes.computeIfAbsent(partition, MetadataLane::new);
     }
 
     Operation<Void> remove(String partition, byte[] name) {
@@ -228,68 +254,64 @@ final class EngineStorage {
         String what = key == null ? "remove of partition '" + partition + "'"
                 : "remove of blob '" + describe(partition, key) + "'";
         Worker worker = EngineContext.currentWorker("Storage.remove");
-        return worker.register(new Immediate(what, () -> {
-            synchronized (metadata) {
-                try {
-                    String path = partitionPath(partition);
-                    if (!system.isDirectory(path)) {
-                        throw new PartitionMissingException("partition '" + partition + "' does not exist");
-                    }
-                    if (key == null) {
-                        // '0' follows '/' in ASCII: the subset is every path inside the partition.
-                        notDurable.subSet(path + "/", path + "0").clear();
-                        notDurable.remove(path);
-                        for (String entry : system.list(path)) {
-                            system.unlink(path + "/" + entry);
-                        }
-                        system.rmdir(path);
-                        fsyncDirectory(root);
-                    } else {
-                        notDurable.remove(blobPath(partition, key));
-                        try {
-                            system.unlink(blobPath(partition, key));
-                        } catch (KernelException failure) {
-                            if (failure.errno() == Errno.ENOENT) {
-                                throw new BlobMissingException("blob '" + describe(partition, key)
-                                        + "' does not exist");
-                            }
-                            throw failure;
-                        }
-                        fsyncDirectory(path);
-                    }
-                    return null;
-                } catch (KernelException failure) {
-                    throw translate(failure, what);
+        return worker.register(new MetadataRequest(lane(partition), what, () -> {
+            try {
+                String path = partitionPath(partition);
+                if (!system.isDirectory(path)) {
+                    throw new PartitionMissingException("partition '" + partition + "' does not exist");
                 }
+                if (key == null) {
+                    // '0' follows '/' in ASCII: the subset is every path inside the partition.
+                    notDurable.subSet(path + "/", path + "0").clear();
+                    notDurable.remove(path);
+                    for (String entry : system.list(path)) {
+                        system.unlink(path + "/" + entry);
+                    }
+                    system.rmdir(path);
+                    fsyncDirectory(root);
+                } else {
+                    notDurable.remove(blobPath(partition, key));
+                    try {
+                        system.unlink(blobPath(partition, key));
+                    } catch (KernelException failure) {
+                        if (failure.errno() == Errno.ENOENT) {
+                            throw new BlobMissingException("blob '" + describe(partition, key)
+                                    + "' does not exist");
+                        }
+                        throw failure;
+                    }
+                    fsyncDirectory(path);
+                }
+                return null;
+            } catch (KernelException failure) {
+                throw translate(failure, what);
             }
-        }));
+        }, null, null));
     }
 
     Operation<List<byte[]>> scan(String partition) {
         validatePartition(partition);
         String what = "scan of partition '" + partition + "'";
         Worker worker = EngineContext.currentWorker("Storage.scan");
-        return worker.register(new Immediate(what, () -> {
-            synchronized (metadata) {
-                try {
-                    String path = partitionPath(partition);
-                    if (!system.isDirectory(path)) {
-                        throw new PartitionMissingException("partition '" + partition + "' does not exist");
-                    }
-                    List<byte[]> names = new ArrayList<>();
-                    for (String entry : system.list(path)) {
-                        try {
-                            names.add(HexFormat.of().parseHex(entry));
-                        } catch (IllegalArgumentException foreign) {
-                            // Not a blob of ours (an editor's backup, say): not part of the partition.
-                        }
-                    }
-                    names.sort(Arrays::compareUnsigned);
-                    return names;
-                } catch (KernelException failure) {
-                    throw translate(failure, what);
+        return worker.register(new MetadataRequest(lane(partition), what, () -> {
+            try {
+                String path = partitionPath(partition);
+                if (!system.isDirectory(path)) {
+                    throw new PartitionMissingException("partition '" + partition + "' does not exist");
                 }
+                List<byte[]> names = new ArrayList<>();
+                for (String entry : system.list(path)) {
+                    try {
+                        names.add(HexFormat.of().parseHex(entry));
+                    } catch (IllegalArgumentException foreign) {
+                        // Not a blob of ours (an editor's backup, say): not part of the partition.
+                    }
+                }
+                names.sort(Arrays::compareUnsigned);
+                return names;
+            } catch (KernelException failure) {
+                throw translate(failure, what);
             }
-        }));
+        }, null, null));
     }
 }

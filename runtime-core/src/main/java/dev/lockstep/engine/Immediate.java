@@ -3,8 +3,9 @@ package dev.lockstep.engine;
 import java.util.function.Supplier;
 
 /**
- * A request that runs synchronous kernel calls on its worker (metadata: open, remove, scan, bind, resize) or
- * simply carries a value known at the call. Never occupies a ring slot.
+ * A request that runs short synchronous kernel calls on its worker (a listener's bind) or simply carries a value
+ * known at the call. Never occupies a ring slot. Calls that may wait for a device (storage metadata) are not
+ * immediate: they are {@link MetadataRequest}s, run off the worker.
  */
 final class Immediate extends Request {
     private final String description;

@@ -87,6 +87,16 @@ public abstract class Request {
     }
 
     /**
+     * The lane of a metadata request: the request is submitted only once every request admitted to the same
+     * lane before it has left ({@link MetadataLane}).
+     *
+     * @return the lane, or null for none
+     */
+    MetadataLane lane() {
+        return null;
+    }
+
+    /**
      * Called once the permit is held: whether the sync can complete without the kernel (nothing to sync).
      * If so, {@link #result()} is set and the permit is released by the driver.
      *

@@ -225,13 +225,13 @@ public final class Worker {
      *       {@code runImmediate}, {@code closedEarly}, {@code timedOut}): they touch their own fields, atomics,
      *       ring memory and synchronous system calls, which block the carrier in the kernel but never unmount a
      *       fiber ({@code prepare}, {@code complete} and {@code runImmediate} run on the carrier, never in a
-     *       fiber). Storage metadata calls take one monitor per runtime, on carriers only (never in a fiber), and
-     *       its holders never wait for a worker, so a carrier waits at most for another thread's system
-     *       calls. Everything else a carrier shares with fibers — a stream's buffered bytes, a
-     *       {@link OneShot}, the mailbox, wait lists, the supervision tree — is guarded by a
-     *       {@link FiberSafeLock}, for which no fiber ever queues: a fiber queued on a monitor that its own
-     *       carrier then contends is handed the monitor while its only carrier is blocked behind it, and both
-     *       wait for ever;</li>
+     *       fiber). Storage metadata (open, remove, scan) is not run here at all: it is a
+     *       {@code BLOCKING_CALL} the kernel runs off the worker, and inside the borrow it only joins, tests and
+     *       leaves its partition's {@link MetadataLane}, a lock-free queue. Everything else a carrier shares with
+     *       fibers — a stream's buffered bytes, a {@link OneShot}, the mailbox, wait lists, the supervision tree —
+     *       is guarded by a {@link FiberSafeLock}, for which no fiber ever queues: a fiber queued on a monitor
+     *       that its own carrier then contends is handed the monitor while its only carrier is blocked behind it,
+     *       and both wait for ever;</li>
      *   <li>{@link DurabilityPermit}: atomics and a lock-free queue of waiting workers;</li>
      *   <li>{@link Ring#wake()} of another worker (a permit released): an eventfd write, lock-free;</li>
      *   <li>{@link #defer}: a queue confined to this worker. Everything else — wakes, releases, channel sends

@@ -26,5 +26,15 @@ public enum Opcode {
      * found) or {@code -EALREADY} (running); the target then completes on its own, usually with
      * {@code -ECANCELED}.
      */
-    ASYNC_CANCEL
+    ASYNC_CANCEL,
+    /** {@code ftruncate}: fd, offset = the new length. Completes with 0 ({@code IORING_OP_FTRUNCATE}, Linux 6.9+). */
+    FTRUNCATE,
+    /**
+     * A sequence of synchronous {@link SystemCalls} the ring has no opcode for (creating a file and syncing
+     * its directory, removing one, listing a directory): {@link Submission#call}, run off the worker that
+     * submitted it. It completes with what the call returned. It is never cancelled: an {@code ASYNC_CANCEL}
+     * of it completes {@code -ENOENT} or {@code -EALREADY} and the call runs to its end. See
+     * {@link BlockingCall} for who runs it and what it may touch.
+     */
+    BLOCKING_CALL
 }

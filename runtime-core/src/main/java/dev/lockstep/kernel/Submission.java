@@ -33,6 +33,8 @@ public final class Submission {
     public long userData;
     /** The user data of the request an {@link Opcode#ASYNC_CANCEL} cancels. */
     public long target;
+    /** What a {@link Opcode#BLOCKING_CALL} runs; null otherwise. */
+    public BlockingCall call;
 
     /**
      * Resets every field to its default, for reuse.
@@ -49,6 +51,7 @@ public final class Submission {
         flags = 0;
         userData = 0;
         target = 0;
+        call = null;
         return this;
     }
 

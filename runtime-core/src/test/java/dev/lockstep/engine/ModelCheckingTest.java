@@ -52,7 +52,7 @@ class ModelCheckingTest {
      * the worker scenario). A scenario that really hangs hangs again on the second check, which pays no
      * instrumentation, so it still fails; every other failure fails at once.
      */
-    private static void check(int invocations, Runnable scenario) {
+    static void check(int invocations, Runnable scenario) {
         try {
             Lincheck.runConcurrentTest(invocations, scenario);
         } catch (LincheckAssertionError failure) {
@@ -63,7 +63,7 @@ class ModelCheckingTest {
         }
     }
 
-    private static void run(Runnable... threads) {
+    static void run(Runnable... threads) {
         Thread[] started = new Thread[threads.length];
         for (int i = 0; i < threads.length; i++) {
             started[i] = new Thread(threads[i]);

@@ -424,7 +424,41 @@ public final class SimKernel implements Kernel {
      * @param nanos the call's latency, {@code >= 0}
      */
     void blockFor(long nanos) {
-        clock.advanceBy(nanos);
+        if (offloading) {
+            offloadedNanos += nanos;
+        } else {
+            clock.advanceBy(nanos);
+        }
+    }
+
+    /** A blocking call is running ({@link #runOffloaded}): system call latency is charged to it, not the clock. */
+    private boolean offloading;
+    private long offloadedNanos;
+
+    /** What {@link #runOffloaded} returns: the call's result and the latency its system calls took. */
+    record Offloaded(int result, long chargedNanos) {
+    }
+
+    /**
+     * Runs the body of a {@code BLOCKING_CALL} now, on the simulator thread, with the latency of each system call
+     * inside (drawn as always, at {@link Site#SYSCALL_LATENCY}) summed instead of moving the clock: the worker
+     * that submitted it, and every other, goes on meanwhile, and the request completes that much later.
+     *
+     * @param call the body
+     * @return its result and the summed latency
+     */
+    Offloaded runOffloaded(dev.lockstep.kernel.BlockingCall call) {
+        if (offloading) {
+            throw new IllegalStateException("a blocking call submitted a blocking call");
+        }
+        offloading = true;
+        offloadedNanos = 0;
+        try {
+            int result = call.run();
+            return new Offloaded(result, offloadedNanos);
+        } finally {
+            offloading = false;
+        }
     }
 
     void ringClosed(SimRing ring) {

@@ -41,6 +41,12 @@ import java.util.Objects;
  * request, and the file system or network is consulted then. A receive that finds nothing (another receive took
  * the data first) stays in flight.
  *
+ * <h2>Blocking calls</h2>
+ * A {@link Opcode#BLOCKING_CALL} runs its body when it is submitted, with the latency of the system calls inside
+ * summed into its completion time rather than moving the clock ({@link SimKernel#runOffloaded}); its completion
+ * is then delivered like any other, in the seeded order. A cancel never stops it. {@link Opcode#FTRUNCATE} is a
+ * file request like a write: it takes effect at delivery.
+ *
  * <h2>Results a real kernel produces, at configurable rates</h2>
  * Short reads and receives, short writes and sends (between 1 and length - 1 bytes, never 0 unless at end of
  * file or stream), spurious {@code -EAGAIN} and {@code -EINTR} on reads, writes, receives and sends, and the
@@ -117,6 +123,8 @@ public final class SimRing implements Ring {
         final int flags;
         final long userData;
         final long target;
+        /** The body of a {@link Opcode#BLOCKING_CALL}, or null. */
+        final dev.lockstep.kernel.BlockingCall call;
         /** What the fd named at submission; null if nothing (then the request fails EBADF). */
         SimKernel.Description description;
         long submittedAtNanos;
@@ -138,6 +146,7 @@ public final class SimRing implements Ring {
             this.flags = submission.flags;
             this.userData = submission.userData;
             this.target = submission.target;
+            this.call = submission.call;
         }
 
         void decide(int result, long atNanos) {
@@ -498,7 +507,13 @@ public final class SimRing implements Ring {
         if (request.isCancel()) {
             inFlightCancels++;
         }
-        if (request.opcode != Opcode.NOP && !request.isCancel()) {
+        if (request.opcode == Opcode.BLOCKING_CALL) {
+            // The calls run now, off every worker: each one's latency is charged to this request's completion,
+            // not to the clock, as an offload thread of runtime-uring leaves its worker running meanwhile.
+            SimKernel.Offloaded outcome = kernel.runOffloaded(Objects.requireNonNull(request.call, "call"));
+            request.earliestNanos += outcome.chargedNanos();
+            request.decide(outcome.result(), request.earliestNanos);
+        } else if (request.opcode != Opcode.NOP && !request.isCancel()) {
             request.description = kernel.description(request.fd);
             if (request.description == null) {
                 request.decide(-Errno.EBADF, request.earliestNanos);
@@ -558,11 +573,13 @@ public final class SimRing implements Ring {
             return;
         }
         boolean running = switch (target.opcode) {
-            case READ, WRITE, FSYNC, SEND, NOP -> true;
+            case READ, WRITE, FSYNC, FTRUNCATE, SEND, NOP -> true;
             default -> false;
         };
-        // Roll whether or not the target is running, so the draw count does not depend on the opcode.
-        boolean raceLost = generator().chance(Site.CANCEL_RACE, kernel.behavior().cancelRaceRate()) && running;
+        // Roll whether or not the target is running, so the draw count does not depend on the opcode. A blocking
+        // call always wins against a cancel: it has run already and runs to its end (Opcode.BLOCKING_CALL).
+        boolean raceLost = generator().chance(Site.CANCEL_RACE, kernel.behavior().cancelRaceRate()) && running
+                || target.opcode == Opcode.BLOCKING_CALL;
         if (raceLost) {
             int cancelResult = generator().nextInt(Site.CANCEL_RACE_RESULT, 2) == 0 ? 0 : -Errno.EALREADY;
             cancel.decide(cancelResult, cancel.earliestNanos);
@@ -608,10 +625,12 @@ public final class SimRing implements Ring {
             case READ -> read(request);
             case WRITE -> write(request);
             case FSYNC -> fsync(request);
+            case FTRUNCATE -> ftruncate(request);
             case RECV -> recv(request);
             case SEND -> send(request);
             case ACCEPT -> accept(request);
-            case CONNECT, ASYNC_CANCEL -> throw new IllegalStateException("decided at submission: " + request.opcode);
+            case CONNECT, ASYNC_CANCEL, BLOCKING_CALL ->
+                    throw new IllegalStateException("decided at submission: " + request.opcode);
         };
     }
 
@@ -704,6 +723,18 @@ public final class SimRing implements Ring {
         }
         boolean dataOnly = (request.flags & Submission.FSYNC_DATASYNC) != 0;
         return file.fileSystem.sync(file.handle, dataOnly);
+    }
+
+    private int ftruncate(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL;
+        }
+        try {
+            file.fileSystem.truncate(file.handle, request.offset);
+            return 0;
+        } catch (KernelException refused) {
+            return -refused.errno();
+        }
     }
 
     private int recv(Request request) {

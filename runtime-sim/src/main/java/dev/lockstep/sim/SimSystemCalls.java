@@ -27,7 +27,10 @@ import java.util.function.Supplier;
  * runs nothing else until it returns. So each call here takes simulated time: a latency drawn at
  * {@link Site#SYSCALL_LATENCY} from {@link KernelBehavior}'s call range ({@code fsync} and {@code syncfs}: its
  * sync-call range), by which {@link SimKernel#blockFor} moves the clock before the call takes effect. Timers and
- * completions that fall due meanwhile are handled after the call returns, as on a blocked worker thread.
+ * completions that fall due meanwhile are handled after the call returns, as on a blocked worker thread. Calls
+ * made inside a {@code BLOCKING_CALL} (storage metadata, which runtime-uring runs on an offload thread) draw the
+ * same latency, but it is added to that request's completion time instead of moving the clock
+ * ({@link SimKernel#runOffloaded}): the workers go on meanwhile.
  *
  * <p>Every call is recorded in the auditor after it returns, as {@code ("sys", name, arguments..., outcome)}
  * where the outcome is the result or the errno, so failed calls are audited too.

@@ -42,6 +42,12 @@ import java.util.StringJoiner;
  * thread may do to a single-issuer ring; a wake with nobody waiting leaves the eventfd readable, so the next
  * {@link #enter} returns promptly.
  *
+ * <h2>Blocking calls</h2>
+ * A {@link dev.lockstep.kernel.Opcode#BLOCKING_CALL} takes no SQE: {@link #stage} hands it to the process's
+ * {@link Offload} threads, which post its completion back ({@link #offloaded}) and wake the ring; {@link #enter}
+ * delivers those completions beside the CQEs. So the engine sees one kind of request whatever runs it.
+ * {@code FTRUNCATE} is a real opcode ({@code IORING_OP_FTRUNCATE}, Linux 6.9+).
+ *
  * <h2>Errors</h2>
  * Failures of the ring itself are {@link KernelException}s naming the call and {@code io_uring fd N}.
  * Submissions the kernel cannot take (a heap buffer, a length past the buffer, a negative offset, the reserved
@@ -104,6 +110,7 @@ public final class UringRing implements Ring {
     private static final byte OP_WRITE = 23;
     private static final byte OP_SEND = 26;
     private static final byte OP_RECV = 27;
+    private static final byte OP_FTRUNCATE = 55;
     private static final int FSYNC_FLAG_DATASYNC = 1;
     private static final int POLL_ADD_MULTI = 1;
     private static final int POLLIN = 1;
@@ -162,6 +169,14 @@ public final class UringRing implements Ring {
      */
     private final long[][] cachedAddresses = newBufferCache();
     private final int[] cachedCount = new int[cachedAddresses.length];
+
+    /**
+     * Completions of {@link dev.lockstep.kernel.Opcode#BLOCKING_CALL}s, posted by offload threads
+     * ({@link #offloaded}) and delivered by {@link #enter} like CQEs. The offer publishes what the call wrote;
+     * the poll on this thread reads it.
+     */
+    private final java.util.concurrent.ConcurrentLinkedQueue<long[]> offloadedCompletions =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /** Entries staged up to here; published to the kernel at the next enter. */
     private int sqStagedTail;
@@ -391,6 +406,12 @@ public final class UringRing implements Ring {
             case ACCEPT -> writeSqe(OP_ACCEPT, fd, 0, 0, 0, Libc.SOCK_CLOEXEC, userData);
             // CONNECT carries the sockaddr's length in the offset field.
             case CONNECT -> writeSqe(OP_CONNECT, fd, submission.length, bufferAddress(submission), 0, 0, userData);
+            // IORING_OP_FTRUNCATE (Linux 6.9+) takes the new length in the offset field.
+            case FTRUNCATE -> writeSqe(OP_FTRUNCATE, fd, fileOffset(submission), 0, 0, 0, userData);
+            case BLOCKING_CALL -> {
+                // No SQE: the call runs on an offload thread and its completion comes back through offloaded().
+                Offload.instance().submit(this, userData, Objects.requireNonNull(submission.call, "submission.call"));
+            }
             case ASYNC_CANCEL -> {
                 if (submission.target == WAKE_USER_DATA) {
                     throw new IllegalArgumentException("the ring's wake-up (user data 0x"
@@ -487,11 +508,14 @@ public final class UringRing implements Ring {
         wokenInThisEnter = false;
         while (true) {
             armWakePollIfNeeded();
+            delivered += deliverOffloaded(sink);
             // Without an armed wake-up poll a wait could miss a wake, so this turn only submits and re-arms.
+            // A blocking call that finishes after the drain above wakes the ring, so this wait returns for it.
             boolean waitNow = wait && delivered == 0 && !wokenInThisEnter && !wakePollNeedsArming;
             long remaining = timed ? Math.max(0, timeoutNanos - (System.nanoTime() - start)) : Long.MAX_VALUE;
             int result = enterOnce(waitNow, remaining);
             delivered += reap(sink);
+            delivered += deliverOffloaded(sink);
             if (result == -Libc.ETIME) {
                 return delivered;
             }
@@ -514,6 +538,32 @@ public final class UringRing implements Ring {
                 return delivered;
             }
         }
+    }
+
+    /**
+     * A blocking call submitted here finished on an offload thread: queue its completion and wake the ring. Any
+     * thread; after {@link #close()} the completion is dropped (the engine waits for every request before it
+     * closes a ring, so only a ring that failed drops one).
+     *
+     * <p>No lost wake-up: the completion is queued before the wake, and {@link #enter} drains the queue before
+     * it decides to wait; a wake written after that drain leaves the eventfd readable, so the wait returns.
+     *
+     * @param userData the call's user data
+     * @param result its result
+     */
+    void offloaded(long userData, int result) {
+        offloadedCompletions.offer(new long[] {userData, result});
+        wake();
+    }
+
+    private int deliverOffloaded(CompletionSink sink) {
+        int delivered = 0;
+        long[] completion;
+        while ((completion = offloadedCompletions.poll()) != null) {
+            delivered++;
+            sink.complete(completion[0], (int) completion[1], 0);
+        }
+        return delivered;
     }
 
     /** One {@code io_uring_enter} that publishes and submits every staged entry; a result or {@code -errno}. */
