@@ -24,12 +24,12 @@ import java.util.Objects;
  * no accepted value is ever lost.
  *
  * <p><b>Threads.</b> Any fiber of any worker and plain threads may send and receive; the state is guarded by one
- * monitor held only for queue updates (see {@link Waiting}).
+ * lock held only for queue updates (see {@link Waiting}).
  *
  * @param <T> the values, never null
  */
 public final class Channel<T> implements AutoCloseable {
-    private final Object lock = new Object();
+    private final FiberSafeLock lock = new FiberSafeLock();
     private final int capacity;
     private final ArrayDeque<T> buffer;
     private final ArrayDeque<Send> senders = new ArrayDeque<>();
@@ -67,7 +67,8 @@ public final class Channel<T> implements AutoCloseable {
         Objects.requireNonNull(value, "value");
         Send send = new Send(value);
         Wakes wakes = new Wakes();
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (closed) {
                 wakes.wake(send.completeLocked(null, closedFailure("send to")));
             } else if (!receivers.isEmpty()) {
@@ -79,6 +80,8 @@ public final class Channel<T> implements AutoCloseable {
             } else {
                 senders.addLast(send);
             }
+        } finally {
+            lock.unlock();
         }
         wakes.run();
         return send;
@@ -95,7 +98,8 @@ public final class Channel<T> implements AutoCloseable {
         Objects.requireNonNull(value, "value");
         Wakes wakes = new Wakes();
         boolean accepted;
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (closed) {
                 throw closedFailure("send to");
             }
@@ -108,6 +112,8 @@ public final class Channel<T> implements AutoCloseable {
             } else {
                 accepted = false;
             }
+        } finally {
+            lock.unlock();
         }
         wakes.run();
         return accepted;
@@ -122,7 +128,8 @@ public final class Channel<T> implements AutoCloseable {
     public Operation<T> receive() {
         Receive receive = new Receive();
         Wakes wakes = new Wakes();
-        synchronized (lock) {
+        lock.lock();
+        try {
             T value = takeLocked(wakes);
             if (value != null) {
                 wakes.wake(receive.completeLocked(value, null));
@@ -131,6 +138,8 @@ public final class Channel<T> implements AutoCloseable {
             } else {
                 receivers.addLast(receive);
             }
+        } finally {
+            lock.unlock();
         }
         wakes.run();
         return receive;
@@ -145,11 +154,14 @@ public final class Channel<T> implements AutoCloseable {
     public T tryReceive() {
         Wakes wakes = new Wakes();
         T value;
-        synchronized (lock) {
+        lock.lock();
+        try {
             value = takeLocked(wakes);
             if (value == null && closed) {
                 throw closedFailure("receive from");
             }
+        } finally {
+            lock.unlock();
         }
         wakes.run();
         return value;
@@ -161,8 +173,11 @@ public final class Channel<T> implements AutoCloseable {
      * @return from 0 to the capacity (one more, briefly, after an unobserved receive gave its value back)
      */
     public int size() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return buffer.size();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -172,8 +187,11 @@ public final class Channel<T> implements AutoCloseable {
      * @return true once closed
      */
     public boolean isClosed() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return closed;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -181,7 +199,8 @@ public final class Channel<T> implements AutoCloseable {
     @Override
     public void close() {
         Wakes wakes = new Wakes();
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (closed) {
                 return;
             }
@@ -193,6 +212,8 @@ public final class Channel<T> implements AutoCloseable {
             while (!receivers.isEmpty()) {
                 wakes.wake(receivers.pollFirst().completeLocked(null, closedFailure("receive from")));
             }
+        } finally {
+            lock.unlock();
         }
         wakes.run();
     }

@@ -8,7 +8,7 @@ package dev.lockstep.sync;
 public final class Lease implements AutoCloseable {
     private final Semaphore semaphore;
     private final long permits;
-    private boolean released; // guarded by semaphore's monitor
+    private boolean released; // guarded by the semaphore's lock
 
     Lease(Semaphore semaphore, long permits) {
         this.semaphore = semaphore;
@@ -30,8 +30,11 @@ public final class Lease implements AutoCloseable {
      * @return true after {@link #close()}
      */
     public boolean isReleased() {
-        synchronized (semaphore.lock) {
+        semaphore.lock.lock();
+        try {
             return released;
+        } finally {
+            semaphore.lock.unlock();
         }
     }
 
@@ -41,7 +44,7 @@ public final class Lease implements AutoCloseable {
         semaphore.giveBack(this);
     }
 
-    /** Marks the lease released; false if it already was. Called under the semaphore's monitor. */
+    /** Marks the lease released; false if it already was. Called under the semaphore's lock. */
     boolean releaseLocked() {
         if (released) {
             return false;

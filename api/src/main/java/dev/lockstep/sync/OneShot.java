@@ -10,13 +10,13 @@ import java.util.Objects;
  * {@link #get()} operation (before or after) then completes with it. Waiting goes through Lockstep, so it is
  * deterministic in the simulator and abortable everywhere.
  *
- * <p><b>Threads.</b> Complete and get from any fiber of any worker or a plain thread; one monitor guards the
+ * <p><b>Threads.</b> Complete and get from any fiber of any worker or a plain thread; one lock guards the
  * state, held only for list updates (see {@link Waiting}).
  *
  * @param <T> the value; null is a value like any other
  */
 public final class OneShot<T> {
-    private final Object lock = new Object();
+    private final FiberSafeLock lock = new FiberSafeLock();
     private boolean done;
     private T value;
     private RuntimeException failure;
@@ -48,7 +48,8 @@ public final class OneShot<T> {
 
     private boolean settle(T result, RuntimeException error) {
         Wakes wakes = new Wakes();
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (done) {
                 return false;
             }
@@ -59,6 +60,8 @@ public final class OneShot<T> {
                 wakes.wake(get.completeLocked(result, error));
             }
             waiting.clear();
+        } finally {
+            lock.unlock();
         }
         wakes.run();
         return true;
@@ -70,8 +73,11 @@ public final class OneShot<T> {
      * @return true once set
      */
     public boolean isDone() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return done;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -84,12 +90,15 @@ public final class OneShot<T> {
     public Operation<T> get() {
         Get get = new Get();
         Wakes wakes = new Wakes();
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (done) {
                 wakes.wake(get.completeLocked(value, failure));
             } else {
                 waiting.add(get);
             }
+        } finally {
+            lock.unlock();
         }
         wakes.run();
         return get;

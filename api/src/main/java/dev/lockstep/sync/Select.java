@@ -30,7 +30,10 @@ import java.util.Objects;
  *
  * <p><b>Threads.</b> Like any operation the race may be polled and closed from any thread; polls of one race are
  * serialized by its monitor, which is held while the operations are polled and the losers closed (neither parks;
- * a loser's close may release a stored copy of the poller's waker).
+ * a loser's close may release a stored copy of the poller's waker). On runtime-uring a fiber polling an operation
+ * may yield for a {@link FiberSafeLock} another thread holds, with this monitor held; so a race that tasks poll
+ * must not also be polled by a waker on a worker thread (a {@link Futures#toFuture} of the same race): that
+ * thread could wait for the monitor while the fiber holding it waits for that thread.
  */
 public final class Select<T> implements Operation<Selected<T>> {
     private final List<? extends Operation<? extends T>> operations;

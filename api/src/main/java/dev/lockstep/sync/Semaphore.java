@@ -16,10 +16,10 @@ import java.util.ArrayDeque;
  * lease was never observed gives its permits back: a lease is never lost with an unobserved result.
  *
  * <p><b>Threads.</b> Any fiber of any worker, and plain threads, may acquire and release; the state is guarded by
- * one monitor held only for queue updates (see {@link Waiting}).
+ * one lock held only for queue updates (see {@link Waiting}).
  */
 public final class Semaphore {
-    final Object lock = new Object();
+    final FiberSafeLock lock = new FiberSafeLock();
     private final long total;
     private long available;
     private final ArrayDeque<Acquire> line = new ArrayDeque<>();
@@ -50,9 +50,12 @@ public final class Semaphore {
         check(permits);
         Acquire acquire = new Acquire(permits);
         Wakes wakes = new Wakes();
-        synchronized (lock) {
+        lock.lock();
+        try {
             line.addLast(acquire);
             grantLocked(wakes);
+        } finally {
+            lock.unlock();
         }
         wakes.run();
         return acquire;
@@ -76,12 +79,15 @@ public final class Semaphore {
      */
     public Lease tryAcquire(long permits) {
         check(permits);
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (line.isEmpty() && available >= permits) {
                 available -= permits;
                 return new Lease(this, permits);
             }
             return null;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -91,8 +97,11 @@ public final class Semaphore {
      * @return from 0 to the total
      */
     public long available() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return available;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -104,11 +113,14 @@ public final class Semaphore {
 
     void giveBack(Lease lease) {
         Wakes wakes = new Wakes();
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (lease.releaseLocked()) {
                 available += lease.permits();
                 grantLocked(wakes);
             }
+        } finally {
+            lock.unlock();
         }
         wakes.run();
     }

@@ -8,14 +8,16 @@ import dev.lockstep.Waker;
 /**
  * One party waiting on a primitive of this package: an {@link Operation} whose result the primitive decides.
  *
- * <p><b>Threads.</b> Every field is guarded by the primitive's monitor ({@link #lock}), which is held only for a
+ * <p><b>Threads.</b> Every field is guarded by the primitive's lock ({@link #lock}), which is held only for a
  * few field updates and queue operations, never across a park or a user callback: {@link Waker#retain()} runs
- * before the monitor is taken, {@code wake} and {@code release} after it is let go (collected in {@link Wakes}).
- * The waker is stored under the monitor by {@link #poll} and taken out under it by {@link #completeLocked}; the
+ * before the lock is taken, {@code wake} and {@code release} after it is let go (collected in {@link Wakes}).
+ * The waker is stored under the lock by {@link #poll} and taken out under it by {@link #completeLocked}; the
  * one who takes it wakes it. So a completion that happens between a poll's check and its install finds the
- * installed waker (the install re-checks the state under the monitor), and no wake-up is lost. In the simulator
- * the monitor is never contended (one thread); on runtime-uring a fiber that finds it contended waits a few
- * instructions, outside any worker's critical section.
+ * installed waker (the install re-checks the state under the lock), and no wake-up is lost. In the simulator
+ * the lock is never contended (one thread); on runtime-uring a fiber that finds it contended yields for a few
+ * instructions, outside any worker's critical section. It is a {@link FiberSafeLock}, not a monitor, because a
+ * worker thread takes it too (a {@link Futures#toFuture} waker polls on the thread that wakes it), and a fiber
+ * queued on a monitor its own carrier then contends would wedge both.
  *
  * <p><b>Life.</b> Pending → done (the primitive completed it) → observed (a poll returned the result), or closed
  * from pending (the primitive forgets it: {@link #cancelLocked}) or from done-but-unobserved (what it won goes
@@ -29,8 +31,8 @@ abstract class Waiting<T> implements Operation<T> {
     private static final int OBSERVED = 2;
     private static final int CLOSED = 3;
 
-    /** The primitive's monitor. */
-    final Object lock;
+    /** The primitive's lock. */
+    final FiberSafeLock lock;
     private int state = PENDING;
     private T value;
     private RuntimeException failure;
@@ -38,15 +40,15 @@ abstract class Waiting<T> implements Operation<T> {
     /** The thread whose poll stored {@link #stored}: its own close releases it, anyone else's wakes it. */
     private Thread storedBy;
 
-    Waiting(Object lock) {
+    Waiting(FiberSafeLock lock) {
         this.lock = lock;
     }
 
-    /** Leaves the primitive's queue: the operation was closed while pending. Called under the monitor. */
+    /** Leaves the primitive's queue: the operation was closed while pending. Called under the lock. */
     abstract void cancelLocked(Wakes wakes);
 
     /**
-     * Gives back what a completed, never observed result holds (a permit, a value). Called under the monitor.
+     * Gives back what a completed, never observed result holds (a permit, a value). Called under the lock.
      *
      * @param won the value the operation was completed with
      * @param wakes parties the give-back completes
@@ -62,7 +64,7 @@ abstract class Waiting<T> implements Operation<T> {
     }
 
     /**
-     * Completes the operation; the caller wakes what it returns once the monitor is let go.
+     * Completes the operation; the caller wakes what it returns once the lock is let go.
      *
      * @return the stored waker, or null
      */
@@ -86,7 +88,8 @@ abstract class Waiting<T> implements Operation<T> {
         while (true) {
             Waker unused = null;
             Poll<T> outcome = null;
-            synchronized (lock) {
+            lock.lock();
+            try {
                 if (state == DONE) {
                     state = OBSERVED;
                     outcome = failure == null ? Poll.ready(value) : Poll.failed(failure);
@@ -106,6 +109,8 @@ abstract class Waiting<T> implements Operation<T> {
                     storedBy = Thread.currentThread();
                     outcome = Poll.pending();
                 }
+            } finally {
+                lock.unlock();
             }
             if (outcome != null) {
                 if (unused != null) {
@@ -113,8 +118,8 @@ abstract class Waiting<T> implements Operation<T> {
                 }
                 return outcome;
             }
-            // A new waker: retain it outside the monitor (a user callback), then install it on the next pass,
-            // which re-checks the state under the monitor.
+            // A new waker: retain it outside the lock (a user callback), then install it on the next pass,
+            // which re-checks the state under the lock.
             retained = waker.retain();
         }
     }
@@ -127,7 +132,8 @@ abstract class Waiting<T> implements Operation<T> {
     @Override
     public final void close() {
         Wakes wakes = new Wakes();
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (state == PENDING) {
                 state = CLOSED;
                 // Close means close: a party awaiting from another thread is woken and reads ClosedException;
@@ -149,6 +155,8 @@ abstract class Waiting<T> implements Operation<T> {
                     dropLocked(won, wakes);
                 }
             }
+        } finally {
+            lock.unlock();
         }
         wakes.run();
     }

@@ -12,7 +12,8 @@
  * Their {@code await} parks the fiber through the runtime's {@link dev.lockstep.spi.Awaiter}.
  *
  * <p>They are hand-written rather than taken from a library because their waiting must be Lockstep's own
- * ({@link dev.lockstep.Waker}s woken outside their monitors, no JDK parking), which no general-purpose library
+ * ({@link dev.lockstep.Waker}s woken outside their locks, no JDK parking, and {@link dev.lockstep.sync.FiberSafeLock}s
+ * for which no fiber queues), which no general-purpose library
  * offers. Depends on {@code dev.lockstep} and the JDK only.
  */
 package dev.lockstep.sync;

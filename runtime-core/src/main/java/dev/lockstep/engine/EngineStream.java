@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.sync.FiberSafeLock;
 import dev.lockstep.ClosedException;
 import dev.lockstep.IoBuffer;
 import dev.lockstep.Operation;

@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.sync.FiberSafeLock;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**

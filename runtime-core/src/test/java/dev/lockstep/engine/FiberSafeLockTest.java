@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.sync.FiberSafeLock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

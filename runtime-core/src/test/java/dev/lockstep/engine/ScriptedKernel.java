@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.sync.FiberSafeLock;
 import dev.lockstep.kernel.CompletionSink;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Kernel;
