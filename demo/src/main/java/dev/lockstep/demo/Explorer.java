@@ -115,7 +115,7 @@ public final class Explorer {
         Scenario.Spec spec = new Scenario.Spec(seed, faultsFor(settings.profile(), seed), settings.workload(),
                 settings.bug());
         try {
-            return Scenario.run(spec, 0);
+            return Scenario.run(spec, 0); // dispatches the replicated workload to ClusterScenario
         } catch (RuntimeException | Error unexpected) {
             return new Scenario.Result(spec, "the harness failed: " + unexpected, List.of(), List.of(), 0, 0, 0, 0, 0,
                     0, 0, "");

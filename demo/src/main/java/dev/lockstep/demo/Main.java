@@ -193,6 +193,14 @@ public final class Main implements Callable<Integer> {
                 throw new CommandLine.ParameterException(line, bad.getMessage() + " (fault kinds: " + faultNames()
                         + ")");
             }
+            if (sweep.bug.replication() && parsedWorkload != Workload.REPLICATED) {
+                throw new CommandLine.ParameterException(line, "--inject-bug " + sweep.bug.cliName() + " is a"
+                        + " replication bug: it needs --workload replicated");
+            }
+            if (!sweep.bug.replication() && sweep.bug != InjectedBug.NONE && parsedWorkload == Workload.REPLICATED) {
+                throw new CommandLine.ParameterException(line, "--inject-bug " + sweep.bug.cliName() + " is in the"
+                        + " key-value store, which --workload replicated does not run");
+            }
             return explore(System.out, new Explorer.Settings(seeds, sweep.firstSeed, faults, parsedWorkload,
                     sweep.bug, sweep.threads(line), false, shard), report);
         }
@@ -261,8 +269,10 @@ public final class Main implements Callable<Integer> {
         out.println("runtimes.");
         out.println();
         int half = Math.max(1, cores / 2);
+        InjectedBug storeBug = bug.replication() ? InjectedBug.NONE : bug;
+        InjectedBug replicationBug = bug.replication() ? bug : InjectedBug.NONE;
         UringDemo.Outcome uring = new UringDemo(out, new UringDemo.Settings(Duration.ofSeconds(seconds), clients,
-                256, half, half, bug)).run();
+                256, half, half, storeBug)).run();
         out.println();
         boolean simPassed = true;
         if (seeds > 0) {
@@ -273,16 +283,28 @@ public final class Main implements Callable<Integer> {
             out.println("      torn writes, partitions, resets, read/write/sync/metadata errors, a full disk, kernel"
                     + " quirks),");
             out.println("      every key checked after every restart");
-            Explorer.Summary summary = sweep(out, new Explorer.Settings(seeds, firstSeed, "swarm", Workload.MIXED, bug,
-                    threads, false));
-            simPassed = summary.failures().isEmpty();
+            Explorer.Summary summary = sweep(out, new Explorer.Settings(seeds, firstSeed, "swarm", Workload.MIXED,
+                    storeBug, threads, false));
+            int clusterSeeds = Math.max(1, seeds / 4);
+            out.println();
+            out.printf("      then the replicated workload, %d seeds: 3 simulated nodes with their own disks and"
+                    + " clocks,%n", clusterSeeds);
+            out.println("      primary-backup, one node at a time crashed, killed, paused or its clock moved, partitions"
+                    + " and resets");
+            out.println("      as the seed draws; every acknowledged put must be on two of the three nodes");
+            Explorer.Summary cluster = sweep(out, new Explorer.Settings(clusterSeeds, firstSeed, "swarm",
+                    Workload.REPLICATED, replicationBug, threads, false));
+            simPassed = summary.failures().isEmpty() && cluster.failures().isEmpty();
         }
         out.println();
         out.printf("demo finished in %.0f s: runtime-uring %s, runtime-sim %s%n", (System.nanoTime() - start) / 1e9,
                 uring.passed() ? "passed" : "FAILED", seeds == 0 ? "skipped" : simPassed ? "passed" : "FAILED");
         if (bug != InjectedBug.NONE) {
             out.println("(injected bug " + bug.cliName() + ": " + bug.description() + ")");
-            if (uring.passed()) {
+            if (bug.replication()) {
+                out.println("it is in the replicated workload, which runs in the simulator: runtime-uring ran the"
+                        + " correct key-value service.");
+            } else if (uring.passed()) {
                 out.println("runtime-uring did not catch it: a killed process loses nothing from the page cache;"
                         + " a power cut does, and only the simulator makes power cuts, torn writes and failed syncs"
                         + " on demand.");
@@ -361,8 +383,14 @@ public final class Main implements Callable<Integer> {
                 + spec.workload().cliName() + ", bug " + spec.bug().cliName());
         out.println("  first run: " + Scenario.config(spec).replayLine());
         Scenario.Result result = Scenario.run(spec, traceLines);
-        out.printf("  %d simulator run(s), %d crash(es), %.3f s simulated, %,d acknowledged writes%n",
-                result.lifetimes(), result.crashes(), result.simulatedNanos() / 1e9, result.acknowledgedWrites());
+        if (spec.workload() == Workload.REPLICATED) {
+            out.printf("  %d node restart(s) after %d crash(es) and kill(s), %.3f s simulated, %,d acknowledged"
+                    + " puts%n", result.lifetimes() - 1, result.crashes(), result.simulatedNanos() / 1e9,
+                    result.acknowledgedWrites());
+        } else {
+            out.printf("  %d simulator run(s), %d crash(es), %.3f s simulated, %,d acknowledged writes%n",
+                    result.lifetimes(), result.crashes(), result.simulatedNanos() / 1e9, result.acknowledgedWrites());
+        }
         out.println();
         out.println("last " + result.notable().size() + " notable events (faults, errors, restarts, checks; simulated"
                 + " time since the seed's start):");

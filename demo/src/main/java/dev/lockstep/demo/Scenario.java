@@ -184,11 +184,17 @@ public final class Scenario {
      * @return what happened
      */
     public static Result run(Spec spec, int traceLines) {
+        if (spec.workload() == Workload.REPLICATED) {
+            return ClusterScenario.run(spec, traceLines);
+        }
         return new Scenario(spec, traceLines).run();
     }
 
     /** The simulator configuration of a seed's first run. */
     static SimConfig config(Spec spec) {
+        if (spec.workload() == Workload.REPLICATED) {
+            return ClusterScenario.config(spec);
+        }
         return spec.faults().applyTo(SimConfig.builder().seed(spec.seed()).workers(2).ringEntries(256)
                 .timeLimit(Duration.ofHours(1))).build();
     }

@@ -18,7 +18,12 @@ public enum Workload {
     READ_HEAVY(6, 8, 64, new LoadClient.Shape(15, 5, Duration.ofMillis(500), Duration.ofMillis(20), Duration.ZERO)),
     /** 60% puts with 2 KiB values across segment boundaries. */
     LARGE_VALUES(4, 4, 2048, new LoadClient.Shape(60, 5, Duration.ofMillis(500), Duration.ofMillis(20),
-            Duration.ZERO));
+            Duration.ZERO)),
+    /**
+     * Not the key-value store: three replicated log nodes on a simulated cluster, primary-backup, under node
+     * crashes, kills, pauses and clock moves ({@link ClusterScenario}). The store's fields below are unused.
+     */
+    REPLICATED(2, 64, 8, new LoadClient.Shape(100, 0, Duration.ofMillis(500), Duration.ofMillis(20), Duration.ZERO));
 
     final int clients;
     final int keysPerClient;

@@ -51,6 +51,17 @@ class CommandLineTest {
     }
 
     @Test
+    void aBugOfOneWorkloadIsRefusedWithTheOther() {
+        Outcome replication = run("explore", "--seeds", "1", "--inject-bug", "ack-before-replication");
+        assertEquals(2, replication.status());
+        assertTrue(replication.errors().contains("--inject-bug ack-before-replication is a replication bug: it"
+                + " needs --workload replicated"), replication.errors());
+        Outcome store = run("explore", "--seeds", "1", "--workload", "replicated", "--inject-bug", "ack-before-sync");
+        assertEquals(2, store.status());
+        assertTrue(store.errors().contains("--inject-bug ack-before-sync is in the key-value store"), store.errors());
+    }
+
+    @Test
     void notANumberIsAUsageError() {
         Outcome outcome = run("demo", "--duration", "ten");
         assertEquals(2, outcome.status());

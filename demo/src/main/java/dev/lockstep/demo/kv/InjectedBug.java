@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * Deliberate bugs the store can be built with, to show that the simulator finds real durability bugs. Each is
- * one small, plausible mistake; with {@link #NONE} the store is correct.
+ * Deliberate bugs the store (and the replicated workload's nodes) can be built with, to show that the simulator
+ * finds real durability bugs. Each is one small, plausible mistake; with {@link #NONE} the code is correct.
  */
 public enum InjectedBug {
     /** The correct store. */
@@ -19,7 +19,24 @@ public enum InjectedBug {
      */
     SKIP_TORN_TAIL_CHECK("skip-torn-tail-check", "recovery skips checksums and keeps a torn tail"),
     /** A new segment is added to the manifest (the store's directory of segments) without syncing it. */
-    FORGET_DIRECTORY_SYNC("forget-directory-sync", "a new segment's manifest entry is never synced");
+    FORGET_DIRECTORY_SYNC("forget-directory-sync", "a new segment's manifest entry is never synced"),
+    /**
+     * The replicated workload's primary acknowledges a put once it is synced locally and replicates it in the
+     * background: one copy, where two were promised.
+     */
+    ACK_BEFORE_REPLICATION("ack-before-replication", "the primary acknowledges a put before a backup has it"),
+    /** The replicated workload's backup acknowledges a put before its sync completes. */
+    BACKUP_ACK_BEFORE_SYNC("backup-ack-before-sync", "a backup acknowledges a put before syncing it");
+
+    /**
+     * Whether the bug is in the replicated workload's nodes ({@code dev.lockstep.demo.replica}) rather than in the
+     * key-value store.
+     *
+     * @return true for the replication bugs
+     */
+    public boolean replication() {
+        return this == ACK_BEFORE_REPLICATION || this == BACKUP_ACK_BEFORE_SYNC;
+    }
 
     private final String cliName;
     private final String description;
