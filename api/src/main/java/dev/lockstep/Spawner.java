@@ -28,7 +28,17 @@ import java.time.Duration;
 public interface Spawner {
 
     /**
-     * Starts {@code task} on a new fiber on the current worker.
+     * Starts {@code task} on a new fiber, placed by the default placement:
+     * <ul>
+     *   <li>a <em>root-level</em> task — one the root task spawns, from its own context or from a
+     *       {@link #child} of it — goes to the next worker in round-robin order, starting with the worker after
+     *       the root task's (worker 0). So an application's services, and the tasks its root accept loop spawns
+     *       for each connection, spread over every worker without naming one;</li>
+     *   <li>every other task goes to the current worker: a task's helpers share its worker's ring, timers and
+     *       caches, and polling each other's operations costs no cross-worker hop.</li>
+     * </ul>
+     * With one worker everything runs on it. In the simulator the placement follows the same rule, in the seeded
+     * order of the spawns, so a seed still decides it. {@link #spawnOn} places a task explicitly.
      *
      * @param task the task
      * @param <T> its value

@@ -682,17 +682,24 @@ class RuntimeContractTest {
         int kill = 9;
         rt.runner().start(ctx -> {
             AtomicBoolean holding = new AtomicBoolean();
+            AtomicBoolean closing = new AtomicBoolean();
             Handle<Integer> holder = ctx.child("holder").spawn(c -> {
-                try (Signal signal = c.stopped()) {
+                Signal signal = c.stopped();
+                try {
                     holding.set(true);
                     int code = signal.await();
                     c.sleep(Duration.ofMillis(1));
                     return code;
+                } finally {
+                    // Set before the close that stop waits for. Not the holder's handle: on another worker the
+                    // task may still be returning when stop, woken by the close, returns.
+                    closing.set(true);
+                    signal.close();
                 }
             });
             until(ctx, "the holder took its signal", holding::get);
             ctx.stop(kill, null);
-            assertTrue(holder.isDone(), "stop returned only after the holder closed its signal");
+            assertTrue(closing.get(), "stop returned only after the holder closed its signal");
             assertEquals(kill, holder.await());
             Handle<Integer> late = ctx.child("late").spawn(c -> {
                 try (Signal signal = c.stopped()) {

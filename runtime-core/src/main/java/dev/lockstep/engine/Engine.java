@@ -406,7 +406,7 @@ public final class Engine {
         }
         Fiber fiber = new Fiber(home, handle.label);
         handle.fiber = fiber;
-        EngineContext context = new EngineContext(this, node, label);
+        EngineContext context = new EngineContext(this, node, label, spawner == null);
         liveFibers.incrementAndGet();
         Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, fiber,
                 fiber.guarded(continuation)));
@@ -498,6 +498,23 @@ public final class Engine {
      * @return a context
      */
     Context rootContext() {
-        return new EngineContext(this, supervision.root(), "");
+        return new EngineContext(this, supervision.root(), "", true);
+    }
+
+    /**
+     * Root-level tasks placed so far: the n-th (from 0) goes to worker {@code (n + 1) mod workers}, so the first
+     * one leaves the root task's worker (0) to itself when there is another. Incremented by whichever fiber
+     * spawns (any worker, a plain thread); in the simulator the spawns come in the seeded order, so the
+     * placement is seeded too.
+     */
+    private final java.util.concurrent.atomic.AtomicLong rootLevelPlacements = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * The worker of the next root-level task: round-robin over every worker, starting after the root's.
+     *
+     * @return a worker index
+     */
+    int placeRootLevel() {
+        return (int) ((rootLevelPlacements.getAndIncrement() + 1) % workerCount);
     }
 }

@@ -31,11 +31,17 @@ final class EngineContext implements Context {
     private final Supervision.Node node;
     private final String label;
     private final AtomicBoolean consumed = new AtomicBoolean();
+    /**
+     * Whether this is the root task's context or a {@link #child} of it (with no task between): a spawn from it
+     * makes a root-level task, which {@link #spawn} spreads over the workers.
+     */
+    private final boolean rootLevel;
 
-    EngineContext(Engine engine, Supervision.Node node, String label) {
+    EngineContext(Engine engine, Supervision.Node node, String label, boolean rootLevel) {
         this.engine = engine;
         this.node = node;
         this.label = label;
+        this.rootLevel = rootLevel;
     }
 
     static Worker currentWorker(String what) {
@@ -49,8 +55,18 @@ final class EngineContext implements Context {
 
     // ---- Spawner ----
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Placement (the default of both runtimes): a root-level task — spawned by the root task, from its
+     * context or a {@code child} of it — goes to the next worker in round-robin order ({@link Engine#placeRootLevel});
+     * any other task goes to the current worker. A spawn from outside any task goes to worker 0.
+     */
     @Override
     public <T> Handle<T> spawn(Task<T> task) {
+        if (rootLevel && !consumed.get()) {
+            return spawnOn(engine.placeRootLevel(), task);
+        }
         Worker here = Worker.current();
         return spawnOn(here == null || here.engine() != engine ? 0 : here.index(), task);
     }
@@ -78,7 +94,7 @@ final class EngineContext implements Context {
             throw new IllegalArgumentException("labels starting with 'runtime' are reserved, was '" + childLabel + "'");
         }
         return new EngineContext(engine, engine.supervision().child(node),
-                label.isEmpty() ? childLabel : label + "." + childLabel);
+                label.isEmpty() ? childLabel : label + "." + childLabel, rootLevel);
     }
 
     @Override

@@ -7,7 +7,9 @@ import java.nio.file.Path;
 
 /**
  * The production runner: N worker threads, each the only carrier of its fibers and the only user of its own
- * io_uring ring. Tasks spawn on the current worker unless placed with {@code spawnOn}. Cross-worker and
+ * io_uring ring. Tasks the root task spawns are spread over the workers round-robin; the tasks those spawn
+ * stay on their worker unless placed with {@code spawnOn} (the default placement of
+ * {@link dev.lockstep.Spawner#spawn}). Cross-worker and
  * cross-thread wake-ups go through each worker's mailbox and its ring's eventfd.
  *
  * <p>Single use, like every {@link Runner}: configure with {@link #builder()}, then {@link #start} once.
