@@ -35,13 +35,14 @@ import tools.jackson.databind.ObjectMapper;
  * divided by its operations; for the echo servers it is the server's. On a machine shared with other work it is
  * the steadier figure: wall-time rates there depend on how much of a core each program was given.
  *
- * <p>Usage: {@code Bench [--quick] [--rounds N] [--only nop,warm-read,direct-read,append-sync,echo,sim]
+ * <p>Usage: {@code Bench [--quick] [--rounds N] [--only nop,warm-read,direct-read,append-sync,echo,echo-placement,sim]
  * [--dir DIR] [--nop PATH] [--echo-client PATH] [--fio PATH] [--sim-classpath CP] [--out FILE]}. A reference
  * whose program is missing is left out of its table with a note naming what is missing. Timings are figures to
  * compare within one run, never pass/fail checks.
  */
 public final class Bench {
-    private static final List<String> ALL = List.of("nop", "warm-read", "direct-read", "append-sync", "echo", "sim");
+    private static final List<String> ALL = List.of("nop", "warm-read", "direct-read", "append-sync", "echo",
+            "echo-placement", "sim");
 
     /** One measurement of one variant. {@code allocPerOp} is NaN where no Java heap is involved. */
     record Measurement(double opsPerSecond, double allocPerOp, double cpuMicrosPerOp, double p50Micros,
@@ -140,7 +141,9 @@ public final class Bench {
         if (only.contains("append-sync")) {
             comparisons.addAll(appendSync());
         }
-        List<EchoRound> echo = only.contains("echo") ? echo() : List.of();
+        List<EchoRound> echo = new ArrayList<>(only.contains("echo") ? echo() : List.of());
+        List<EchoRound> placement = only.contains("echo-placement") ? echoPlacement() : List.of();
+        echo.addAll(placement);
         for (int round = 1; round <= rounds; round++) {
             System.err.printf(Locale.ROOT, "round %d of %d%n", round, rounds);
             for (Comparison comparison : comparisons) {
@@ -157,8 +160,15 @@ public final class Bench {
         for (Comparison comparison : comparisons) {
             report.append(table(comparison)).append('\n');
         }
-        if (!echo.isEmpty()) {
-            for (Comparison comparison : echoComparisons(echo)) {
+        List<EchoRound> servers = new ArrayList<>(echo);
+        servers.removeAll(placement);
+        if (!servers.isEmpty()) {
+            for (Comparison comparison : echoComparisons(servers)) {
+                report.append(table(comparison)).append('\n');
+            }
+        }
+        if (!placement.isEmpty()) {
+            for (Comparison comparison : placementComparisons(placement)) {
                 report.append(table(comparison)).append('\n');
             }
         }
@@ -405,6 +415,8 @@ public final class Bench {
     private static String echoName(String server) {
         return switch (server) {
             case "lockstep" -> "Lockstep (1 worker)";
+            case "lockstep-spread" -> "Lockstep, a worker per CPU, default placement (connections spread)";
+            case "lockstep-worker0" -> "Lockstep, a worker per CPU, every connection on worker 0 (spawnOn(0))";
             case "netty-io_uring" -> "Netty io_uring (1 event loop)";
             case "netty-epoll" -> "Netty epoll (1 event loop)";
             default -> "blocking sockets on virtual threads";
@@ -422,6 +434,39 @@ public final class Bench {
             }
         }
         return servers;
+    }
+
+    /**
+     * The default placement's effect: one runner with a worker per CPU whose root task accepts and spawns a task
+     * per connection, which the default placement spreads round-robin, against the same server placing every
+     * connection on worker 0 (what {@code spawn} did before the default placement: the current worker).
+     */
+    private List<EchoRound> echoPlacement() {
+        if (tool("echo-client", "the C echo client (needs a C compiler)") == null) {
+            return List.of();
+        }
+        List<EchoRound> servers = new ArrayList<>();
+        for (int size : ECHO_SIZES) {
+            servers.add(new EchoRound("lockstep-spread", size));
+            servers.add(new EchoRound("lockstep-worker0", size));
+        }
+        return servers;
+    }
+
+    private static List<Comparison> placementComparisons(List<EchoRound> servers) {
+        List<Comparison> comparisons = new ArrayList<>();
+        for (int size : ECHO_SIZES) {
+            List<Variant> variants = new ArrayList<>();
+            for (EchoRound server : servers) {
+                if (server.size == size) {
+                    variants.add(server.byConnections.get(64));
+                }
+            }
+            comparisons.add(new Comparison("TCP echo placement, " + size + " B messages, 64 connections, "
+                    + Runtime.getRuntime().availableProcessors() + " workers (one C client, epoll)", "messages/s",
+                    variants));
+        }
+        return comparisons;
     }
 
     private static List<Comparison> echoComparisons(List<EchoRound> servers) {

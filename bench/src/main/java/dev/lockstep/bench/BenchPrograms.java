@@ -4,6 +4,7 @@ import dev.lockstep.Blob;
 import dev.lockstep.Connection;
 import dev.lockstep.Handle;
 import dev.lockstep.Listener;
+import dev.lockstep.Task;
 import dev.lockstep.engine.Request;
 import dev.lockstep.engine.Worker;
 import dev.lockstep.kernel.Opcode;
@@ -400,6 +401,30 @@ public final class BenchPrograms {
                         }));
                 serveControl();
             }
+            case "lockstep-spread", "lockstep-worker0" -> {
+                boolean onWorker0 = engine.equals("lockstep-worker0");
+                Thread server = Thread.ofPlatform().daemon().start(() ->
+                        UringRunner.builder().ringEntries(256).build().start(ctx -> {
+                            Listener listener = ctx.bind(any).await();
+                            ready(listener.localAddress().getPort());
+                            while (true) {
+                                Connection connection = listener.accept().await();
+                                Task<Void> echo = c -> {
+                                    while (true) {
+                                        byte[] message = connection.stream().recv(size).await();
+                                        connection.sink().send(message).await();
+                                    }
+                                };
+                                // The root's spawns are root-level: the default placement spreads them.
+                                if (onWorker0) {
+                                    ctx.child("connection").spawnOn(0, echo);
+                                } else {
+                                    ctx.child("connection").spawn(echo);
+                                }
+                            }
+                        }));
+                serveControl();
+            }
             case "netty-epoll" -> netty(EpollIoHandler.newFactory(), EpollServerSocketChannel.class, any);
             case "netty-io_uring" -> netty(IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class, any);
             case "virtual-threads" -> {
@@ -419,7 +444,8 @@ public final class BenchPrograms {
                 serveControl();
             }
             default -> throw new IllegalArgumentException("unknown echo server " + engine
-                    + "; known: lockstep, netty-epoll, netty-io_uring, virtual-threads");
+                    + "; known: lockstep, lockstep-spread, lockstep-worker0, netty-epoll, netty-io_uring,"
+                    + " virtual-threads");
         }
     }
 
