@@ -58,6 +58,7 @@ final class Libc {
 
     static final long SYS_IO_URING_SETUP = 425;
     static final long SYS_IO_URING_ENTER = 426;
+    static final long SYS_IO_URING_REGISTER = 427;
 
     static final int PROT_READ_WRITE = 0x1 | 0x2;
     static final int MAP_SHARED_POPULATE = 0x01 | 0x8000;

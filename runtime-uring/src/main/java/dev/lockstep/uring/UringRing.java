@@ -46,7 +46,8 @@ import java.util.StringJoiner;
  * A {@link dev.lockstep.kernel.Opcode#BLOCKING_CALL} takes no SQE: {@link #stage} hands it to the process's
  * {@link Offload} threads, which post its completion back ({@link #offloaded}) and wake the ring; {@link #enter}
  * delivers those completions beside the CQEs. So the engine sees one kind of request whatever runs it.
- * {@code FTRUNCATE} is a real opcode ({@code IORING_OP_FTRUNCATE}, Linux 6.9+).
+ * {@code FTRUNCATE} is a real opcode ({@code IORING_OP_FTRUNCATE}, Linux 6.9+, found with
+ * {@code IORING_REGISTER_PROBE}); on older kernels it is an {@code ftruncate} run the same offloaded way.
  *
  * <h2>Errors</h2>
  * Failures of the ring itself are {@link KernelException}s naming the call and {@code io_uring fd N}.
@@ -111,6 +112,17 @@ public final class UringRing implements Ring {
     private static final byte OP_SEND = 26;
     private static final byte OP_RECV = 27;
     private static final byte OP_FTRUNCATE = 55;
+    private static final int REGISTER_PROBE = 8;
+    private static final int PROBE_OPS = 256;
+    private static final int PROBE_HEADER_BYTES = 16;
+    private static final int PROBE_OP_BYTES = 8;
+    private static final int PROBE_OP_SUPPORTED = 1;
+    /**
+     * Whether this kernel runs {@code IORING_OP_FTRUNCATE} (Linux 6.9+), asked once per process with
+     * {@code IORING_REGISTER_PROBE} at the first ring's open; null until then. Where it does not, a
+     * {@code FTRUNCATE} submission runs {@code ftruncate} on an {@link Offload} thread instead.
+     */
+    private static volatile Boolean ftruncateOpcode;
     private static final int FSYNC_FLAG_DATASYNC = 1;
     private static final int POLL_ADD_MULTI = 1;
     private static final int POLLIN = 1;
@@ -267,6 +279,9 @@ public final class UringRing implements Ring {
                     (int) Libc.EVENTFD.invokeExact(state, 0, Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC)),
                     "eventfd", "io_uring fd " + ringFd);
             UringRing ring = new UringRing(entries, arena, callState, ringFd, eventFd, params);
+            if (ftruncateOpcode == null) {
+                ftruncateOpcode = probeSupports(arena, callState, ringFd, OP_FTRUNCATE);
+            }
             ring.armWakePollNow();
             return ring;
         } catch (RuntimeException | Error failure) {
@@ -275,6 +290,42 @@ public final class UringRing implements Ring {
             arena.close();
             throw failure;
         }
+    }
+
+    /**
+     * Whether the kernel supports an opcode, by {@code IORING_REGISTER_PROBE} (Linux 5.6+); false if the probe
+     * itself is refused.
+     */
+    private static boolean probeSupports(Arena arena, MemorySegment callState, int ringFd, byte opcode) {
+        MemorySegment probe = arena.allocate(PROBE_HEADER_BYTES + (long) PROBE_OPS * PROBE_OP_BYTES, 8);
+        long result = Libc.syscall(callState, Libc.SYS_IO_URING_REGISTER, ringFd, REGISTER_PROBE, probe.address(),
+                PROBE_OPS, 0, 0);
+        if (result < 0) {
+            return false;
+        }
+        int lastOp = Byte.toUnsignedInt(probe.get(JAVA_BYTE, 0));
+        if (opcode > lastOp) {
+            return false;
+        }
+        long entry = PROBE_HEADER_BYTES + (long) opcode * PROBE_OP_BYTES;
+        return (probe.get(java.lang.foreign.ValueLayout.JAVA_SHORT, entry + 2) & PROBE_OP_SUPPORTED) != 0;
+    }
+
+    /**
+     * Whether {@code FTRUNCATE} submissions use the kernel's opcode (else an offloaded {@code ftruncate}).
+     *
+     * @return true on Linux 6.9 and later, once a ring was opened
+     */
+    static boolean usesFtruncateOpcode() {
+        return Boolean.TRUE.equals(ftruncateOpcode);
+    }
+
+    /**
+     * Test hook: with {@code false}, every later {@code FTRUNCATE} takes the offload path, as on a kernel without
+     * the opcode; {@code null} makes the next ring's open probe again.
+     */
+    static void assumeFtruncateOpcode(Boolean supported) {
+        ftruncateOpcode = supported;
     }
 
     /** Closes an fd of this ring, if open; a failed close has released the fd anyway (Linux). */
@@ -406,8 +457,23 @@ public final class UringRing implements Ring {
             case ACCEPT -> writeSqe(OP_ACCEPT, fd, 0, 0, 0, Libc.SOCK_CLOEXEC, userData);
             // CONNECT carries the sockaddr's length in the offset field.
             case CONNECT -> writeSqe(OP_CONNECT, fd, submission.length, bufferAddress(submission), 0, 0, userData);
-            // IORING_OP_FTRUNCATE (Linux 6.9+) takes the new length in the offset field.
-            case FTRUNCATE -> writeSqe(OP_FTRUNCATE, fd, fileOffset(submission), 0, 0, 0, userData);
+            // IORING_OP_FTRUNCATE (Linux 6.9+) takes the new length in the offset field; older kernels get an
+            // ftruncate on an offload thread, which completes the same way.
+            case FTRUNCATE -> {
+                long length = fileOffset(submission);
+                if (usesFtruncateOpcode()) {
+                    writeSqe(OP_FTRUNCATE, fd, length, 0, 0, 0, userData);
+                } else {
+                    Offload.instance().submit(this, userData, () -> {
+                        try {
+                            LinuxSystemCalls.instance().truncate(fd, length);
+                            return 0;
+                        } catch (KernelException refused) {
+                            return -refused.errno();
+                        }
+                    });
+                }
+            }
             case BLOCKING_CALL -> {
                 // No SQE: the call runs on an offload thread and its completion comes back through offloaded().
                 Offload.instance().submit(this, userData, Objects.requireNonNull(submission.call, "submission.call"));
