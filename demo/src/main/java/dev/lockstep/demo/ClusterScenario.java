@@ -62,6 +62,24 @@ final class ClusterScenario {
         return new ClusterScenario(spec, traceLines).run();
     }
 
+    /** The fault kinds this workload injects: node crashes (always on), their crash policy, the network's. */
+    private static final EnumSet<Fault> APPLICABLE = EnumSet.of(Fault.CRASH, Fault.TORN_WRITES, Fault.PARTITION,
+            Fault.CONNECTION_RESET);
+
+    /**
+     * The part of a seed's faults this workload injects: storage and kernel faults are dropped, so a replay line
+     * names only what ran. The run is the same either way (those kinds are never read here).
+     */
+    static FaultConfig applicable(FaultConfig faults) {
+        EnumSet<Fault> kept = EnumSet.noneOf(Fault.class);
+        for (Fault fault : faults.enabled()) {
+            if (APPLICABLE.contains(fault)) {
+                kept.add(fault);
+            }
+        }
+        return new FaultConfig(kept, faults.intensity());
+    }
+
     /** The simulator configuration of a seed: the crash policy of its faults, no storage faults. */
     static SimConfig config(Scenario.Spec spec) {
         return SimConfig.builder().seed(spec.seed()).workers(1).ringEntries(256).timeLimit(Duration.ofHours(1))

@@ -112,8 +112,11 @@ public final class Explorer {
     }
 
     static Scenario.Result runSeed(Settings settings, long seed) {
-        Scenario.Spec spec = new Scenario.Spec(seed, faultsFor(settings.profile(), seed), settings.workload(),
-                settings.bug());
+        FaultConfig faults = faultsFor(settings.profile(), seed);
+        if (settings.workload() == Workload.REPLICATED) {
+            faults = ClusterScenario.applicable(faults); // what its replay line and summary name is what it injects
+        }
+        Scenario.Spec spec = new Scenario.Spec(seed, faults, settings.workload(), settings.bug());
         try {
             return Scenario.run(spec, 0); // dispatches the replicated workload to ClusterScenario
         } catch (RuntimeException | Error unexpected) {

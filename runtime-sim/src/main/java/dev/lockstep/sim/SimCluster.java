@@ -39,6 +39,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * whole simulation, so it has none. The run ends when the controller (the root task) finishes: every node is
  * stopped then, as at the end of any run, and what a live or exited node left open counts as the run's leak.
  *
+ * <p>{@link SimControl}'s time ({@code now()}, {@code ticker()}) is the simulation's, whichever task reads it; a
+ * node's own time is its tasks' {@code ctx.now()} and {@link SimNode#clockNow()}.
+ *
  * <p>A node's tasks use the contexts the node gave them: a controller's context used inside a node's task would
  * reach the controller's disk, as a context handed to another process would make no sense in production.
  *
