@@ -39,12 +39,7 @@ class FiberSafeLockTest {
         try {
             new ThreadedRunner(kernel, 1, 4, null, "handoff").start(ctx -> {
                 dev.lockstep.Handle<Void> contender = ctx.spawn(child -> {
-                    shared.lock();
-                    try {
-                        entered.incrementAndGet();
-                    } finally {
-                        shared.unlock();
-                    }
+                    takeOnce(shared, entered);
                     return null;
                 });
                 // Let the contender start and find the lock held.
@@ -60,12 +55,7 @@ class FiberSafeLockTest {
                 });
                 // runImmediate runs on the carrier, in its service turn, never in a fiber.
                 Worker.current().<Object>register(new Immediate("the carrier takes the shared lock", () -> {
-                    shared.lock();
-                    try {
-                        entered.incrementAndGet();
-                    } finally {
-                        shared.unlock();
-                    }
+                    takeOnce(shared, entered);
                     return null;
                 })).await();
                 contender.await();
@@ -76,5 +66,14 @@ class FiberSafeLockTest {
             holder.join();
         }
         assertEquals(2, entered.get(), "the fiber and the carrier each took the lock once");
+    }
+
+    private static void takeOnce(FiberSafeLock lock, AtomicInteger entered) {
+        lock.lock();
+        try {
+            entered.incrementAndGet();
+        } finally {
+            lock.unlock();
+        }
     }
 }
