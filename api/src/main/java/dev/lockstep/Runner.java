@@ -11,11 +11,12 @@ package dev.lockstep;
  * <p>A runner is single use: a second {@code start} throws {@link ClosedException}. {@code start} must not
  * be called from a fiber of a runtime.
  *
- * <p>Interruption (runtime-uring): interrupting the thread in {@code start} aborts every task, as a runtime
- * failure does, and {@code start} throws {@link AbortedException} with the interrupt status set once the workers
- * have retired — or, if a fiber is stuck where no abort reaches it (a spin, a monitor), after a bounded grace
- * period, naming the workers left running and closing nothing under them. A caller's deadline therefore always
- * gets {@code start} back. The simulator runs on the caller's thread and does not yet observe interrupts.
+ * <p>Interruption: interrupting the thread in {@code start} aborts every task, as a runtime failure does, and
+ * {@code start} throws {@link AbortedException} with the interrupt status set once the workers have retired — or,
+ * if a fiber is stuck where no abort reaches it (a spin, a monitor), after a bounded grace period, naming what was
+ * left running and closing nothing under it. A caller's deadline therefore always gets {@code start} back. Both
+ * runtimes answer the same way; the simulator, whose loop runs on a thread of its own while the caller's thread
+ * waits for it, aborts at its next step.
  */
 public interface Runner {
 

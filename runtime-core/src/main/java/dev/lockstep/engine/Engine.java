@@ -404,7 +404,7 @@ public final class Engine {
             handle.closed("was not started: its supervisor was aborted or its worker closed");
             return handle;
         }
-        Fiber fiber = new Fiber(home, handle.label);
+        Fiber fiber = new Fiber(home, handle.label, scheduler);
         handle.fiber = fiber;
         EngineContext context = new EngineContext(this, node, label, spawner == null);
         liveFibers.incrementAndGet();

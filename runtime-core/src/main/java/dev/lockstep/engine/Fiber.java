@@ -18,6 +18,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class Fiber {
     private final Worker home;
     private final String label;
+    private final FiberScheduler scheduler;
     private volatile Thread thread;
     private volatile boolean aborted;
     private final Waker waker = new Waker() {
@@ -26,6 +27,7 @@ public final class Fiber {
             Thread target = thread;
             if (target != null) {
                 LockSupport.unpark(target);
+                scheduler.woken(home, Fiber.this);
             }
         }
     };
@@ -37,9 +39,10 @@ public final class Fiber {
 
     private record Guarded(Runnable continuation, Runnable wrapper) { }
 
-    Fiber(Worker home, String label) {
+    Fiber(Worker home, String label, FiberScheduler scheduler) {
         this.home = home;
         this.label = label;
+        this.scheduler = scheduler;
     }
 
     /**

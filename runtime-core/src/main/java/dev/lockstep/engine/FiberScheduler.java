@@ -15,4 +15,19 @@ public interface FiberScheduler {
      * @param continuation what to run
      */
     void schedule(Worker worker, Fiber fiber, Runnable continuation);
+
+    /**
+     * Lockstep's own waker of {@code fiber} (an operation it awaits became ready, its task was aborted, a timeout
+     * expired) has just unparked it, on the calling thread. If the fiber was already unparked by a thread outside
+     * the runtime — a stray unpark, such as the late one a JDK lock's hand-over can leave behind — the JDK makes
+     * this unpark a no-op and hands no continuation over: a scheduler that held the stray continuation back (the
+     * simulator does, so that a stray unpark changes nothing) schedules it here, at the moment the fiber is really
+     * woken. runtime-uring runs a stray continuation at once (the fiber re-checks what it waits for and parks
+     * again), so it does nothing here. Called after {@link #schedule} when the unpark scheduled the fiber itself.
+     *
+     * @param worker the fiber's home
+     * @param fiber the fiber that was woken
+     */
+    default void woken(Worker worker, Fiber fiber) {
+    }
 }

@@ -16,11 +16,13 @@ import java.util.concurrent.locks.LockSupport;
  *       creating thread. So the verdict and the line named do not depend on how fast the thread then runs:
  *       {@code Thread.join}, {@code Future.get} and {@code BlockingQueue.take} on its work fail the same way on
  *       every run.</li>
- *   <li>Not caught deterministically: work handed to a {@code ForkJoinPool} (the common pool, a parallel
- *       stream) and {@code CompletableFuture.supplyAsync} or {@code runAsync} without an executor, whose JDK
- *       threads do not inherit the fiber's thread-locals. They leave no mark the simulator can read when the
- *       work is handed over, so they are caught only when a pool thread resumes the fiber (a foreign
- *       resumption): a run where the pool was faster than the fiber's {@code join} passes.</li>
+ *   <li>Work handed to the common {@code ForkJoinPool} — {@code CompletableFuture.supplyAsync} or
+ *       {@code runAsync} without an executor, {@code commonPool().submit}, {@code execute} or {@code invoke} —
+ *       whose threads exist already and are not created by the fiber, is caught <em>when it is handed over</em>:
+ *       the simulation's carrier thread keeps it in a queue of its own that no pool thread takes from (see
+ *       {@link SimCarrier}), and the step's end finds it there. Not caught this way: subtasks forked from such
+ *       work, and a parallel stream's forks (its first part runs on the fiber itself); they are caught only when
+ *       a pool thread resumes the fiber.</li>
  *   <li>A fiber left in a timed park, blocked on a monitor in user code, or parked in JDK I/O after its step
  *       (as before).</li>
  * </ul>
@@ -32,6 +34,12 @@ import java.util.concurrent.locks.LockSupport;
  * happens when simulations run side by side in one JVM and share an object. The simulator waits for the fiber,
  * in real time, and lets it run on within the same step, so the run's course is the same as if the lock had
  * been free.
+ *
+ * <p>Nor is a stray unpark: a JDK lock's hand-over may unpark a queued thread after that thread took the lock by
+ * retrying, and when the late unpark lands on a fiber that has gone on and parked in Lockstep, a thread outside
+ * the simulation schedules the fiber. Such a fiber would only re-check what it waits for and park again, so its
+ * continuation is held and scheduled when Lockstep itself wakes the fiber ({@link #parkedInLockstep}; the
+ * simulation's {@code strayToRelease}): the run goes exactly as if the unpark had never come.
  *
  * <p>Thread-safe where it must be: the thread-local's callback runs on whichever thread creates a thread.
  */
@@ -134,6 +142,19 @@ final class LeakWatch {
         return Standing.WAITING;
     }
 
+    /**
+     * Whether {@code fiber} parked in Lockstep ({@code Fibers.await} parks with the operation as its blocker,
+     * always one of Lockstep's) and has not run since: true also once it was unparked and before its continuation
+     * runs, since the fiber clears its blocker itself when it returns from the park.
+     */
+    static boolean parkedInLockstep(Thread fiber) {
+        if (fiber == null) {
+            return false;
+        }
+        Object blocker = LockSupport.getBlocker(fiber);
+        return blocker != null && blocker.getClass().getName().startsWith("dev.lockstep.");
+    }
+
     /** Marks the calling thread as the simulator's thread of {@code simulation}, or clears it. */
     static void own(Simulation simulation) {
         if (simulation == null) {
@@ -183,6 +204,14 @@ final class LeakWatch {
                 + creator.getName() + "'") + " created " + kind + where(stack) + ": that thread runs on the operating"
                 + " system's schedule, so whatever waits for it (Thread.join, Future.get, BlockingQueue.take, join) or"
                 + " reads what it did depends on real time; run the work as a task (ctx.spawn) instead";
+    }
+
+    /** The message for work a fiber handed to the common pool during its step (see {@link SimCarrier}). */
+    static String pooledWork(Thread fiber, String what) {
+        String at = fiber.getState() == Thread.State.TERMINATED ? "" : where(fiber.getStackTrace());
+        return "fiber '" + fiber.getName() + "' handed work to the ForkJoinPool common pool (" + what + ")" + at
+                + ": its threads run on the operating system's schedule, so whatever waits for the work (join, get)"
+                + " or reads what it did depends on real time; run the work as a task (ctx.spawn) instead";
     }
 
     /** What a fiber that just ran is doing, as far as determinism goes. */

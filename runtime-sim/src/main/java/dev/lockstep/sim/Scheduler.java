@@ -203,6 +203,18 @@ final class Scheduler {
         return next;
     }
 
+    /** Whether a continuation of {@code fiber} waits to run. Any thread. */
+    boolean isQueued(Fiber fiber) {
+        synchronized (ready) {
+            for (int i = 0; i < ready.size(); i++) {
+                if (ready.get(i).fiber() == fiber) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
     private boolean isEligible(Ready continuation) {
         int slot = continuation.slot();
         return turnStep[slot] < 0 && continuation.phase() < fiberPhase[slot] && runs(slot);

@@ -180,7 +180,7 @@ public final class SimRunner implements Runner {
     public <T> T start(Task<T> root) {
         Objects.requireNonNull(root, "root");
         Simulation simulation = prepare();
-        Simulation.Result<T> result = simulation.run(root, false);
+        Simulation.Result<T> result = onCarrier(simulation, () -> simulation.run(root, false));
         try {
             return result.engine().outcome(result.root());
         } catch (RuntimeException failure) {
@@ -210,7 +210,7 @@ public final class SimRunner implements Runner {
     public <T> Recovered<T> startAndRecover(Task<T> root) {
         Objects.requireNonNull(root, "root");
         Simulation simulation = prepare();
-        Simulation.Result<T> result = simulation.run(root, true);
+        Simulation.Result<T> result = onCarrier(simulation, () -> simulation.run(root, true));
         Throwable runtimeFailure = result.engine().failure();
         if (runtimeFailure instanceof RuntimeException failure) {
             throw annotated(failure, simulation); // the runtime itself failed (a waker threw): not the task's outcome
@@ -231,6 +231,12 @@ public final class SimRunner implements Runner {
             outcome = new Outcome.Crashed<>(result.crashReason(), result.crashedAt());
         }
         return new Recovered<>(outcome, simulation.checkpoint());
+    }
+
+    /** Runs the simulation on a carrier thread of its own, which the calling thread waits for: see {@link SimCarrier}. */
+    private static <R> R onCarrier(Simulation simulation, java.util.function.Supplier<R> run) {
+        simulation.callSite(Simulation.callerOf(new Throwable().getStackTrace()));
+        return SimCarrier.run(simulation, "lockstep-sim-" + simulation.config().seed(), run);
     }
 
     private static <X extends Throwable> X annotated(X failure, Simulation simulation) {

@@ -29,16 +29,19 @@ import java.util.concurrent.TimeUnit;
  * <h2>Determinism leaks</h2>
  * After every step the fiber that ran is settled ({@link LeakWatch} says what is caught and how): a thread it
  * created, work it handed to a ForkJoinPool, a timed park, a monitor another fiber holds across an await, JDK
- * I/O, all fail the run with the same message on every run of the seed. A fiber held up by a lock the JDK holds
- * inside one of its own calls (two simulations in one JVM printing to one stream) is waited for and run on within
- * its step, so simulations side by side do not see each other. A continuation scheduled from any foreign thread
- * at another moment is refused as well (the backstop), and an operation or task handle polled, awaited or closed
+ * I/O, work handed to the common pool (caught in the carrier's own queue, see {@link SimCarrier}), all fail the
+ * run with the same message on every run of the seed. A fiber held up by a lock the JDK holds inside one of its
+ * own calls (two simulations in one JVM printing to one stream) is waited for and run on within its step, and a
+ * late, stray unpark such a lock leaves on a fiber parked in Lockstep is held until Lockstep wakes the fiber, so
+ * simulations side by side do not see each other. A continuation scheduled from any other foreign thread at
+ * another moment is refused as well (the backstop), and an operation or task handle polled, awaited or closed
  * from a thread outside the simulation is refused at the call. One case escapes: a timed park so short (a
  * millisecond or less, on a loaded machine) that the JDK's timer ends it before the fiber has unmounted looks
  * like a yield; comparing the digests of two runs of the seed catches it.
  *
- * <p>Confined to the thread that calls {@link #run}; only the scheduler callback and {@link SimRing#wake()} may
- * be called from other threads.
+ * <p>Confined to the thread that calls {@link #run} ({@link SimRunner} runs it on a {@link SimCarrier} of its
+ * own); only the scheduler callback, {@link #interrupt()}, {@link #stuckAt()} and {@link SimRing#wake()} may be
+ * called from other threads.
  *
  * <p>Over 600 lines: the loop, crash handling and the settling of each fiber step share the run's state (the
  * first failure, shutting down, the fiber being settled and its hand-off queue); the next split is the settling
@@ -81,6 +84,14 @@ final class Simulation {
     /** The run's {@link SimCluster}, made by the first {@link SimControl#cluster()}; null without nodes. */
     private SimCluster cluster;
     private boolean foreignThreadsAllowed;
+    /** Set by {@link #interrupt()} from the caller's thread; read by the loop before every step. */
+    private volatile boolean interruptRequested;
+    /** Whether the run ended because it was interrupted. Simulator thread only. */
+    private boolean interrupted;
+    /** The carrier the run is on, whose queue catches work handed to the common pool; null if run elsewhere. */
+    private SimCarrier carrier;
+    /** The user's call site of the runner, found on the caller's thread before the run moved to its carrier. */
+    private String callSite;
     /** The first failure, with when it happened; null while the run is fine. Simulator thread only. */
     private String failure;
     private boolean shuttingDown;
@@ -92,6 +103,20 @@ final class Simulation {
     private Fiber stepFiber;
     /** A thread created during the current step (see {@link LeakWatch}); guarded by {@code handoff}. */
     private String stepLeak;
+
+    /**
+     * Continuations of fibers waiting in Lockstep that a thread outside the simulation scheduled (a stray unpark,
+     * such as the late one a JDK lock shared with another simulation leaves behind), held until Lockstep itself
+     * wakes the fiber: see {@link #strayToRelease}. Written under {@code handoff}'s monitor, read without it.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<Fiber, Runnable> strays =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * The fiber the simulator last queued, cleared when a fiber's step begins: if Lockstep's waker finds it here,
+     * its own unpark scheduled the fiber. Only the simulator's thread and its fibers (which run on it, one at a
+     * time) touch it.
+     */
+    private Fiber lastAdded;
 
     private Simulation(SimConfig config, SimConfig origin, int restarts, Generator generator, Auditor auditor,
             long clockNanos, StorageImage storage) {
@@ -377,28 +402,53 @@ final class Simulation {
     <T> Result<T> run(Task<T> root, boolean recover) {
         this.recoverMode = recover;
         this.thread = Thread.currentThread();
+        this.carrier = SimCarrier.current();
         Thread simThread = thread;
-        fiberScheduler = (worker, fiber, continuation) -> {
-            Thread caller = Thread.currentThread();
-            boolean ours = caller == simThread
-                    || (caller.isVirtual() && Fibers.current() != null
-                        && ownsEngine(Fibers.current().home().engine()));
-            if (caller != fiber.thread()) {
-                synchronized (handoff) {
-                    if (fiber == stepFiber) {
-                        // settle() decides: the end of a JDK lock wait, or a leak. From the simulator's own
-                        // thread it is the JDK resubmitting a fiber whose stack settle() just read.
-                        handoff.add(new Resumption(continuation, !ours));
-                        return;
+        fiberScheduler = new FiberScheduler() {
+            @Override
+            public void schedule(Worker worker, Fiber fiber, Runnable continuation) {
+                Thread caller = Thread.currentThread();
+                boolean ours = isOurs(caller, simThread);
+                if (caller != fiber.thread()) {
+                    synchronized (handoff) {
+                        if (fiber == stepFiber) {
+                            // settle() decides: the end of a JDK lock wait, a stray unpark, or a leak. From the
+                            // simulator's own thread it is the JDK resubmitting a fiber whose stack settle() read.
+                            handoff.add(new Resumption(continuation, !ours));
+                            return;
+                        }
+                        if (strays.containsKey(fiber)) {
+                            // The JDK resubmitting a held fiber after its stack was read: it stays held.
+                            strays.put(fiber, continuation);
+                            return;
+                        }
+                        if (!ours && LeakWatch.parkedInLockstep(fiber.thread())) {
+                            // A stray unpark of a fiber waiting in Lockstep: held until Lockstep wakes it (woken).
+                            strays.put(fiber, continuation);
+                            return;
+                        }
                     }
                 }
+                if (!ours) {
+                    reportForeignLeak("a fiber of worker " + worker.index() + " was resumed from thread '"
+                            + caller.getName() + "': " + LeakWatch.likelyCause(caller));
+                    // Queue it anyway, so the fiber is not lost while the run fails.
+                }
+                lastAdded = fiber;
+                scheduler.add(worker, fiber, continuation);
             }
-            if (!ours) {
-                reportForeignLeak("a fiber of worker " + worker.index() + " was resumed from thread '"
-                        + caller.getName() + "': " + LeakWatch.likelyCause(caller));
-                // Queue it anyway, so the fiber is not lost while the run fails.
+
+            @Override
+            public void woken(Worker worker, Fiber fiber) {
+                if (lastAdded == fiber || !isOurs(Thread.currentThread(), simThread)) {
+                    return; // the common case: this unpark scheduled the fiber, which has not run since
+                }
+                Runnable held = strayToRelease(fiber);
+                if (held != null) {
+                    lastAdded = fiber;
+                    scheduler.add(worker, fiber, held);
+                }
             }
-            scheduler.add(worker, fiber, continuation);
         };
         engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
         engine.digestSource(auditor::digest);
@@ -446,8 +496,12 @@ final class Simulation {
         // on how far a thread outside the simulation got: the verdict, which must be the same on every run of the
         // seed, is the leak alone.
         boolean determinismLeak = failure != null && failure.startsWith("determinism leak");
-        if (leaked != null && config.failOnLeaks() && engine.failure() == null && !determinismLeak) {
+        if (leaked != null && config.failOnLeaks() && engine.failure() == null && !determinismLeak && !interrupted) {
             failure = failure == null ? leaked : failure + "; and " + leaked;
+        }
+        if (interrupted) {
+            // As runtime-uring answers: the caller asked the run to stop, so it stopped; nothing else is claimed.
+            throw new dev.lockstep.AbortedException(INTERRUPTED);
         }
         if (failure != null) {
             throw new SimulationFailure(failure, origin, replayLine(), caller());
@@ -478,11 +532,17 @@ final class Simulation {
 
     private String loop(Handle<?> rootHandle, long limit, long crashAt) {
         while (true) {
+            if (interruptRequested && !interrupted) {
+                interrupted = true;
+                fail("interrupted: " + INTERRUPTED);
+            }
             String foreign;
             synchronized (foreignLeak) {
                 foreign = foreignLeak[0];
             }
-            if (foreign != null) {
+            if (foreign != null && failure == null) {
+                // Once: fail() aborts every task, and aborting again on every turn would wake a fiber stuck in JDK
+                // I/O over and over (it parks again at once), so the loop never saw an idle step and spun.
                 fail("determinism leak: " + foreign);
             }
             if (cluster != null) {
@@ -563,11 +623,90 @@ final class Simulation {
 
     // ------------------------------------------------------------------------------------------------- leaks
 
+    /** What {@code start} throws, as an {@link dev.lockstep.AbortedException}, when its caller is interrupted. */
+    static final String INTERRUPTED = "Runner.start was interrupted: every task was aborted";
+
+    /**
+     * The caller's thread was interrupted: the loop aborts every task before its next step and the run ends with
+     * {@link dev.lockstep.AbortedException}. Any thread.
+     */
+    void interrupt() {
+        interruptRequested = true;
+    }
+
+    /** Whether {@link #interrupt()} was called: long real-time waits of the simulator's thread give up then. */
+    boolean interruptRequested() {
+        return interruptRequested;
+    }
+
+    /** Where the run is stuck, for a caller that gave up waiting: the fiber whose step never ended. Any thread. */
+    String stuckAt() {
+        Fiber stuck;
+        synchronized (handoff) {
+            stuck = stepFiber;
+        }
+        Thread fiber = stuck == null ? null : stuck.thread();
+        return fiber == null ? "" : ", in the step of fiber '" + fiber.getName() + "'"
+                + LeakWatch.where(fiber.getStackTrace());
+    }
+
+    /** Sets the user's call site of the runner (see {@link #caller()}); before {@link #run}. */
+    void callSite(String site) {
+        this.callSite = site;
+    }
+
     /** Called by the scheduler before a fiber step: a foreign resumption of this fiber is handed to {@link #settle}. */
     private void beginStep(Fiber fiber) {
+        lastAdded = null;
         synchronized (handoff) {
             stepFiber = fiber;
         }
+    }
+
+    /** Whether {@code caller} is this simulation's thread or one of its fibers. */
+    private boolean isOurs(Thread caller, Thread simThread) {
+        return caller == simThread
+                || (caller.isVirtual() && Fibers.current() != null && ownsEngine(Fibers.current().home().engine()));
+    }
+
+    /**
+     * Lockstep's waker has just unparked {@code fiber}, and did not schedule it: the continuation to schedule now,
+     * or null if there is none to schedule.
+     *
+     * <p>A stray unpark from a thread outside the simulation (the late unpark a JDK lock's hand-over leaves
+     * behind, when another simulation in this JVM shares the lock) of a fiber parked in Lockstep is not a leak:
+     * the fiber would only re-check what it waits for and park again. But when its continuation runs would be the
+     * other thread's timing, so it is held ({@link #strays}) and run from the moment Lockstep wakes the fiber — the
+     * moment its continuation would be scheduled had the stray never come, because the JDK makes this unpark of
+     * an already unparked fiber a no-op. The other thread may have won the unpark (the fiber reads as woken) and
+     * not yet handed the continuation over: it is on its way, and waited for, spinning, so that neither the wake
+     * nor the moment it is scheduled is lost. (A spin, not a monitor wait: this may run on a fiber, which a
+     * monitor wait would unmount.)
+     */
+    private Runnable strayToRelease(Fiber fiber) {
+        Runnable held = strays.remove(fiber);
+        if (held != null) {
+            return held;
+        }
+        Thread thread = fiber.thread();
+        if (thread == null || Fibers.current() == fiber || LeakWatch.standing(thread) != LeakWatch.Standing.WOKEN
+                || !LeakWatch.parkedInLockstep(thread) || scheduler.isQueued(fiber)) {
+            return null; // it runs (it woke itself), it is queued already, or it was not parked in Lockstep
+        }
+        synchronized (handoff) {
+            if (fiber == stepFiber) {
+                return null; // settle() has its continuation
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LeakWatch.HANDOFF_LIMIT_SECONDS);
+        while ((held = strays.remove(fiber)) == null) {
+            if (System.nanoTime() - deadline > 0 || interruptRequested) {
+                reportForeignLeak(LeakWatch.heldUp(fiber));
+                return null;
+            }
+            Thread.onSpinWait();
+        }
+        return held;
     }
 
     /**
@@ -626,9 +765,17 @@ final class Simulation {
 
     /** The next resumption of the fiber being settled, waiting for it in real time up to the limit; or null. */
     private Resumption pollHandoff() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LeakWatch.HANDOFF_LIMIT_SECONDS);
         try {
-            return handoff.poll(LeakWatch.HANDOFF_LIMIT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException interrupted) {
+            // In slices, so that an interrupt of the caller (see SimCarrier) is not kept waiting for the limit.
+            while (!interruptRequested && System.nanoTime() - deadline < 0) {
+                Resumption next = handoff.poll(100, TimeUnit.MILLISECONDS);
+                if (next != null) {
+                    return next;
+                }
+            }
+            return null;
+        } catch (InterruptedException interruptedWait) {
             Thread.currentThread().interrupt();
             return null;
         }
@@ -654,7 +801,7 @@ final class Simulation {
      */
     private String settle(Fiber fiber) {
         Thread thread = fiber.thread();
-        List<Resumption> strays = List.of();
+        List<Resumption> leftover = List.of();
         List<Resumption> yields = List.of();
         try {
             for (int heldUp = 0; ; heldUp++) {
@@ -670,6 +817,10 @@ final class Simulation {
                 }
                 if (failure != null) {
                     return null; // the verdict is in: the run only shuts down
+                }
+                String pooled = carrier == null ? null : carrier.pooledWork();
+                if (pooled != null) {
+                    return LeakWatch.pooledWork(thread, pooled);
                 }
                 LeakWatch.Standing standing = LeakWatch.standing(thread);
                 if (standing == LeakWatch.Standing.YIELDED) {
@@ -700,6 +851,11 @@ final class Simulation {
                     handoff.addFirst(coming);
                     continue;
                 }
+                if (resumedFromOutside && LeakWatch.parkedInLockstep(thread)) {
+                    // A stray unpark of a fiber parked in Lockstep (see strayToRelease): held below, no leak. Its
+                    // stack is not read: that would make the JDK resubmit it from here.
+                    return null;
+                }
                 LeakWatch.Verdict verdict = LeakWatch.classify(thread, resumedFromOutside);
                 switch (verdict.kind()) {
                     case FINE -> {
@@ -724,14 +880,24 @@ final class Simulation {
             synchronized (handoff) {
                 stepFiber = null;
                 if (!handoff.isEmpty()) {
-                    strays = new ArrayList<>();
-                    handoff.drainTo(strays);
+                    leftover = new ArrayList<>();
+                    handoff.drainTo(leftover);
                 }
             }
             for (Resumption yielded : yields) {
                 scheduler.add(fiber.home(), fiber, yielded.continuation());
             }
-            for (Resumption stray : strays) {
+            for (Resumption stray : leftover) {
+                if (stray.foreign() && LeakWatch.parkedInLockstep(thread)) {
+                    if (LeakWatch.standing(thread) == LeakWatch.Standing.WOKEN) {
+                        // A stray unpark of a fiber parked in Lockstep: held until Lockstep wakes it.
+                        synchronized (handoff) {
+                            strays.put(fiber, stray.continuation());
+                        }
+                    }
+                    // Parked again: the stray's continuation ran already (a duplicate), nothing to keep.
+                    continue;
+                }
                 if (stray.foreign()) {
                     // Resumed by a thread outside the simulation while it waited on something of the user's.
                     reportForeignLeak("fiber '" + thread.getName() + "' was resumed from a thread outside the"
@@ -834,8 +1000,13 @@ final class Simulation {
     }
 
     /** The user's call site of the runner, for the replay line: the first frame outside Lockstep and the JDK. */
-    private static String caller() {
-        for (StackTraceElement frame : new Throwable().getStackTrace()) {
+    private String caller() {
+        return callSite != null ? callSite : callerOf(new Throwable().getStackTrace());
+    }
+
+    /** The first frame outside Lockstep and the JDK in {@code stack}: where the user called the runner. */
+    static String callerOf(StackTraceElement[] stack) {
+        for (StackTraceElement frame : stack) {
             String type = frame.getClassName();
             boolean simulator = type.equals(Simulation.class.getName()) || type.equals(SimRunner.class.getName())
                     || type.startsWith(Simulation.class.getName() + "$")

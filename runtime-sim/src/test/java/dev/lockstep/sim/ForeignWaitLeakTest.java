@@ -12,8 +12,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -21,8 +23,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A fiber that waits on a thread, executor or future the simulator does not own fails as a determinism leak that
  * names the cause and the user's line, with the same verdict on every run of the seed, however fast the outside
- * work is (here it finishes at once, the case that used to give a different verdict on half the runs): the
- * thread is caught when the fiber creates it. And a simulated operation polled, awaited or closed from a plain
+ * work is (here it finishes at once, the case that used to give a different verdict on half the runs): a
+ * thread is caught when the fiber creates it, work for the common pool ({@code CompletableFuture.supplyAsync},
+ * {@code commonPool().submit}) when the fiber hands it over. And a simulated operation polled, awaited or closed from a plain
  * thread is refused at the call.
  */
 class ForeignWaitLeakTest {
@@ -85,6 +88,39 @@ class ForeignWaitLeakTest {
             Thread.ofVirtual().start(() -> { }).join();
             return null;
         }), "a JDK virtual thread");
+    }
+
+    @Test
+    void completableFutureSupplyAsyncJoined() {
+        assertOneVerdict(verdicts(9, ctx -> CompletableFuture.supplyAsync(() -> 42).join()),
+                "handed work to the ForkJoinPool common pool (CompletableFuture.supplyAsync without an executor)");
+    }
+
+    @Test
+    void completableFutureRunAsyncNeverAwaited() {
+        assertOneVerdict(verdicts(10, ctx -> {
+            CompletableFuture.runAsync(() -> { });
+            ctx.sleep(Duration.ofMillis(1));
+            return null;
+        }), "(CompletableFuture.runAsync without an executor)");
+    }
+
+    @Test
+    void theCommonPoolsFutureGet() {
+        assertOneVerdict(verdicts(11, ctx -> ForkJoinPool.commonPool().submit(() -> 42).get()),
+                "handed work to the ForkJoinPool common pool (a task for ForkJoinPool.commonPool()");
+    }
+
+    @Test
+    void aForkJoinPoolOfItsOwn() {
+        assertOneVerdict(verdicts(12, ctx -> {
+            ForkJoinPool pool = new ForkJoinPool(2);
+            try {
+                return pool.submit(() -> 42).get();
+            } finally {
+                pool.shutdownNow();
+            }
+        }), "a ForkJoinPool worker thread");
     }
 
     @Test
