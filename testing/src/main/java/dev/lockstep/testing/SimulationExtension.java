@@ -75,7 +75,7 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
 
     static Simulations.Plan plan(SimulationTest test, long seed) {
         return new Simulations.Plan(faults(test, seed), test.workers(), test.crashes(),
-                Duration.ofMillis(test.crashWithinMillis()), Duration.ofHours(1));
+                Duration.ofMillis(test.crashWithinMillis()), Duration.ofHours(1), test.checkLeaks());
     }
 
     /** One seed, or the runtime-uring run. */

@@ -92,4 +92,16 @@ public @interface SimulationTest {
      * @return whether to
      */
     boolean checkDeterminism() default false;
+
+    /**
+     * Fail a seed whose run ends — cleanly, by a crash or by a failure — holding file descriptors, ring buffers or
+     * fibers it did not start with: a blob the method forgot to close, an accept that beat its cancel, a task still
+     * running. The failure names each resource and the source line that created it ({@link
+     * dev.lockstep.sim.SimConfig#failOnLeaks()}). On by default; turn it off only for a method that abandons
+     * resources on purpose (runtime-uring closes what a run left when {@code start} returns, so such a method is
+     * not wrong there, only untidy). The replay line a failure prints carries the setting.
+     *
+     * @return whether to
+     */
+    boolean checkLeaks() default true;
 }

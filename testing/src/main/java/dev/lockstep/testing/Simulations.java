@@ -36,7 +36,8 @@ public final class Simulations {
      * @param crashWithin how long into a lifetime its crash may come
      * @param timeLimit the simulated time one lifetime may take
      */
-    public record Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit) {
+    public record Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit,
+            boolean failOnLeaks) {
         /** Checks the values. */
         public Plan {
             Objects.requireNonNull(faults, "faults");
@@ -51,6 +52,30 @@ public final class Simulations {
             if (crashWithin.isNegative() || crashWithin.isZero()) {
                 throw new IllegalArgumentException("crashWithin must be positive, was " + crashWithin);
             }
+        }
+
+        /**
+         * A plan whose runs fail when they end holding resources they did not start with
+         * ({@link SimConfig#failOnLeaks()}), as every plan does unless {@link #withLeakChecks} turns it off.
+         *
+         * @param faults the faults
+         * @param workers simulated workers
+         * @param crashes lifetimes cut by a crash
+         * @param crashWithin how long into a lifetime the crash may come
+         * @param timeLimit the simulated time limit of each lifetime
+         */
+        public Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit) {
+            this(faults, workers, crashes, crashWithin, timeLimit, true);
+        }
+
+        /**
+         * This plan with leak checking on or off.
+         *
+         * @param on whether a run that ends holding fds, ring buffers or fibers it did not start with fails
+         * @return the new plan
+         */
+        public Plan withLeakChecks(boolean on) {
+            return new Plan(faults, workers, crashes, crashWithin, timeLimit, on);
         }
 
         /**
@@ -71,18 +96,20 @@ public final class Simulations {
          * @return the new plan
          */
         public Plan withCrashes(int count, Duration within) {
-            return new Plan(faults, workers, count, within, timeLimit);
+            return new Plan(faults, workers, count, within, timeLimit, failOnLeaks);
         }
 
         /**
          * The text {@link Simulations#replay} reads back: every value that decides the run, with the seed.
          *
          * @param seed the seed
-         * @return e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinMillis=20 timeLimitMillis=3600000}
+         * @return e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinMillis=20 timeLimitMillis=3600000},
+         *     with {@code failOnLeaks=false} at the end when leak checking is off
          */
         public String replayText(long seed) {
             return "seed=" + seed + " workers=" + workers + " faults=" + faults + " crashes=" + crashes
-                    + " crashWithinNanos=" + crashWithin.toNanos() + " timeLimitNanos=" + timeLimit.toNanos();
+                    + " crashWithinNanos=" + crashWithin.toNanos() + " timeLimitNanos=" + timeLimit.toNanos()
+                    + (failOnLeaks ? "" : " failOnLeaks=false");
         }
 
         /**
@@ -92,7 +119,7 @@ public final class Simulations {
          * @return the new plan
          */
         public Plan withWorkers(int count) {
-            return new Plan(faults, count, crashes, crashWithin, timeLimit);
+            return new Plan(faults, count, crashes, crashWithin, timeLimit, failOnLeaks);
         }
     }
 
@@ -127,7 +154,8 @@ public final class Simulations {
         Plan plan = new Plan(FaultConfig.parse(required(values, "faults", replayText)),
                 (int) number(values, "workers", replayText), (int) number(values, "crashes", replayText),
                 Duration.ofNanos(number(values, "crashWithinNanos", replayText)),
-                Duration.ofNanos(number(values, "timeLimitNanos", replayText)));
+                Duration.ofNanos(number(values, "timeLimitNanos", replayText)),
+                !"false".equals(values.get("failOnLeaks")));
         return execute(seed, plan, task);
     }
 
@@ -158,7 +186,7 @@ public final class Simulations {
      */
     public static SimConfig config(long seed, Plan plan) {
         return plan.faults().applyTo(SimConfig.builder().seed(seed).workers(plan.workers())
-                .timeLimit(plan.timeLimit())).build();
+                .timeLimit(plan.timeLimit()).failOnLeaks(plan.failOnLeaks())).build();
     }
 
     /**

@@ -156,4 +156,25 @@ final class Fixtures {
             return null;
         }
     }
+
+    /** Opens a blob and never closes it: a leak, which fails each seed unless leak checking is off. */
+    static Void leaksABlob(Context ctx) {
+        ctx.open("p", "forgotten").await().blob();
+        return null;
+    }
+
+    static class LeakingFixture {
+        @SimulationTest(seeds = 2)
+        void forgetsToClose(Context ctx) {
+            leaksABlob(ctx);
+        }
+    }
+
+    static class LeakingUncheckedFixture {
+        @SimulationTest(seeds = 2, checkLeaks = false)
+        void forgetsToClose(Context ctx) {
+            leaksABlob(ctx);
+            seen.add("leaked");
+        }
+    }
 }

@@ -42,6 +42,32 @@ class SimulationExtensionTest {
     }
 
     @Test
+    void aSeedThatLeaksFailsNamingTheLeakUnlessLeakCheckingIsOff() {
+        Launch checked = Launch.run(Fixtures.LeakingFixture.class);
+        assertEquals(2, checked.failed().size(), () -> checked.finished.toString());
+        String message = checked.failed().getFirst().failure().getMessage();
+        assertTrue(message.contains("resource leak"), message);
+        assertTrue(message.contains("blob 'p/forgotten'"), "names what leaked: " + message);
+
+        Launch unchecked = Launch.run(Fixtures.LeakingUncheckedFixture.class);
+        assertTrue(unchecked.failed().isEmpty(), () -> unchecked.failed().toString());
+        assertEquals(List.of("leaked", "leaked"), Fixtures.seen);
+    }
+
+    @Test
+    void theReplayLineCarriesLeakCheckingWhenItIsOff() {
+        Simulations.Plan plan = Simulations.Plan.of(FaultConfig.parse("none")).withLeakChecks(false);
+        String replay = plan.replayText(4);
+        assertTrue(replay.endsWith(" failOnLeaks=false"), replay);
+        // Replayed with leak checking off, the leaking body passes; with the default it fails.
+        Simulations.replay(replay, Fixtures::leaksABlob);
+        SimulationTestFailure failure = org.junit.jupiter.api.Assertions.assertThrows(SimulationTestFailure.class,
+                () -> Simulations.replay(Simulations.Plan.of(FaultConfig.parse("none")).replayText(4),
+                        Fixtures::leaksABlob));
+        assertTrue(failure.getMessage().contains("resource leak"), failure.getMessage());
+    }
+
+    @Test
     void seedPinsOneSeed() {
         Launch launch = Launch.run(Fixtures.PinnedFixture.class);
         assertEquals(List.of("seed 42"), launch.names());
