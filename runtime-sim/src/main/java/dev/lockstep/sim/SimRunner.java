@@ -119,6 +119,21 @@ public final class SimRunner implements Runner {
     }
 
     /**
+     * The CPU time of the simulator's thread over the last run: its loop and every fiber, which all run on it (the
+     * caller's thread only waits). For throughput measurements; unlike {@link #stats()} it is not the same on every
+     * run of the seed.
+     *
+     * @return nanoseconds, or -1 where the JVM cannot measure thread CPU time
+     * @throws IllegalStateException before the first run
+     */
+    public long simulatorCpuNanos() {
+        if (last == null) {
+            throw new IllegalStateException("the simulator has not run yet");
+        }
+        return last.cpuNanos();
+    }
+
+    /**
      * What the run held at its end and did not start with: each fd, ring, ring buffer and live fiber, with what
      * it is and the source line that created it. A run of a {@link SimConfig#failOnLeaks()} configuration fails
      * instead of ending with any.

@@ -92,6 +92,8 @@ final class Simulation {
     private SimCarrier carrier;
     /** The user's call site of the runner, found on the caller's thread before the run moved to its carrier. */
     private String callSite;
+    /** The CPU time of the simulator's thread over {@link #run}; -1 until it ended or if it cannot be measured. */
+    private long cpuNanos = -1;
     /** The first failure, with when it happened; null while the run is fine. Simulator thread only. */
     private String failure;
     private boolean shuttingDown;
@@ -244,6 +246,11 @@ final class Simulation {
     SimConfig currentConfig() {
         return config.toBuilder().storageFaults(files.faults()).network(network.config()).crashPolicy(crashPolicy)
                 .build();
+    }
+
+    /** See {@link SimRunner#simulatorCpuNanos()}. */
+    long cpuNanos() {
+        return cpuNanos;
     }
 
     SimStats stats() {
@@ -403,6 +410,8 @@ final class Simulation {
         this.recoverMode = recover;
         this.thread = Thread.currentThread();
         this.carrier = SimCarrier.current();
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuAtStart = cpu.isCurrentThreadCpuTimeSupported() ? cpu.getCurrentThreadCpuTime() : -1;
         Thread simThread = thread;
         fiberScheduler = new FiberScheduler() {
             @Override
@@ -488,6 +497,9 @@ final class Simulation {
             if (cluster != null) {
                 cluster.retireAll(this::closingIdle);
             }
+        }
+        if (cpuAtStart >= 0) {
+            cpuNanos = cpu.getCurrentThreadCpuTime() - cpuAtStart;
         }
         String leaked = leakReport();
         // A runtime failure (a waker callback threw, a ring failed) is the run's verdict: what its aborted tasks

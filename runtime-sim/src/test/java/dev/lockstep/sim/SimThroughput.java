@@ -25,7 +25,8 @@ import java.util.function.LongFunction;
  *   -Dexec.args="--add-opens java.base/java.lang=ALL-UNNAMED -cp %classpath dev.lockstep.sim.SimThroughput"
  * </pre>
  *
- * <p>CPU time is the simulator thread's ({@link ThreadMXBean#getCurrentThreadCpuTime()}: every fiber runs on it),
+ * <p>CPU time is the simulator thread's ({@link SimRunner#simulatorCpuNanos()}: the run's carrier, on which every
+ * fiber runs),
  * and, for comparison, the whole process's (JIT and GC threads included). Each workload runs once to warm up, then
  * is measured over a fixed number of seeded runs. A fiber switch is one continuation the scheduler runs
  * ({@link SimStats#fiberSteps()}); an I/O operation is a ring completion or a system call of the simulated kernel
@@ -116,15 +117,14 @@ public final class SimThroughput {
 
     @SuppressWarnings("unchecked")
     private static Totals measure(Workload workload, long firstSeed, int runs) {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
         long switches = 0;
         long ring = 0;
         long calls = 0;
         long events = 0;
         long simulated = 0;
+        long threadCpu = 0;
         long processBefore = os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
-        long threadBefore = threads.getCurrentThreadCpuTime();
         for (int i = 0; i < runs; i++) {
             SimRunner runner = SimRunner.of(workload.config().apply(firstSeed + i));
             runner.start((dev.lockstep.Task<Object>) workload.task());
@@ -134,8 +134,8 @@ public final class SimThroughput {
             calls += stats.systemCalls();
             events += stats.auditEvents();
             simulated += stats.simulatedNanos();
+            threadCpu += runner.simulatorCpuNanos();
         }
-        long threadCpu = threads.getCurrentThreadCpuTime() - threadBefore;
         long processCpu = (os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0)
                 - processBefore;
         return new Totals(switches, ring + calls, ring, calls, events, simulated, threadCpu, processCpu, runs);
