@@ -271,6 +271,41 @@ public final class Auditor {
         endEvent();
     }
 
+    /**
+     * {@code record(kind, u64(ring), u64(sequence), opcode, u64(userData), u32(result), u64(now), moved)} without
+     * allocating, where {@code moved} is the first {@code movedBytes} bytes of {@code buffer} (none when
+     * {@code movedBytes} is 0): the same encoding, so the same digest, with the payload copied once, straight from
+     * the request's buffer. A ring completion.
+     */
+    void recordRingComplete(String kind, long ring, long sequence, byte[] opcode, long userData, int result,
+            long now, java.lang.foreign.MemorySegment buffer, int movedBytes) {
+        if (trace != null) {
+            byte[] moved = new byte[movedBytes];
+            if (movedBytes > 0) {
+                java.lang.foreign.MemorySegment.copy(buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, moved, 0,
+                        movedBytes);
+            }
+            record(kind, u64(ring), u64(sequence), opcode, u64(userData), u32(result), u64(now), moved);
+            return;
+        }
+        putLength(8);
+        put(encodedKind(kind));
+        putU64Field(ring);
+        putU64Field(sequence);
+        put(opcode);
+        putU64Field(userData);
+        putU32Field(result);
+        putU64Field(now);
+        putLength(movedBytes);
+        ensure(movedBytes);
+        if (movedBytes > 0) {
+            java.lang.foreign.MemorySegment.copy(buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, pending,
+                    pendingLength, movedBytes);
+        }
+        pendingLength += movedBytes;
+        endEvent();
+    }
+
     /** The UTF-8 bytes of an event kind, computed once per kind. */
     private byte[] encodedKind(String kind) {
         int mask = kindKeys.length - 1;
@@ -360,7 +395,7 @@ public final class Auditor {
 
     private void endEvent() {
         events++;
-        if (events % SEGMENT_EVENTS == 0) {
+        if ((events & (SEGMENT_EVENTS - 1)) == 0) { // events % SEGMENT_EVENTS, a power of two
             sha256.update(chain);
             sha256.update(pending, 0, pendingLength);
             chain = sha256.digest();

@@ -314,9 +314,8 @@ public final class SimRing implements Ring {
                 continue;
             }
             retire(request);
-            auditor().record("ring.complete", Auditor.u64(id), Auditor.u64(request.sequence),
-                    Auditor.utf8(request.opcode.name()), Auditor.u64(request.userData), Auditor.u32(result),
-                    Auditor.u64(now), transferred(request, result));
+            auditor().recordRingComplete("ring.complete", id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()],
+                    request.userData, result, now, request.buffer, transferredBytes(request, result));
             delivered++;
             kernel.ringCompletions++;
             sink.complete(request.userData, result, 0);
@@ -798,17 +797,21 @@ public final class SimRing implements Ring {
     }
 
     /** The bytes a completion moved, for the auditor: read into the buffer, or written from it. */
-    private static byte[] transferred(Request request, int result) {
-        boolean moved = switch (request.opcode) {
-            case READ, WRITE, RECV, SEND -> result > 0;
-            default -> false;
-        };
-        if (!moved) {
-            return new byte[0];
+    /** Each opcode's name in UTF-8, as its completions' audit events carry it. */
+    private static final byte[][] OPCODE_NAMES = new byte[Opcode.values().length][];
+
+    static {
+        for (Opcode opcode : Opcode.values()) {
+            OPCODE_NAMES[opcode.ordinal()] = Auditor.utf8(opcode.name());
         }
-        byte[] bytes = new byte[result];
-        MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, bytes, 0, result);
-        return bytes;
+    }
+
+    /** How many bytes of the request's buffer a completion moved, which its audit event carries. */
+    private static int transferredBytes(Request request, int result) {
+        return switch (request.opcode) {
+            case READ, WRITE, RECV, SEND -> Math.max(0, result);
+            default -> 0;
+        };
     }
 
     @Override

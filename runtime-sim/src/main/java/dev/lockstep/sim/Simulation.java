@@ -426,7 +426,7 @@ final class Simulation {
                             handoff.add(new Resumption(continuation, !ours));
                             return;
                         }
-                        if (strays.containsKey(fiber)) {
+                        if (!strays.isEmpty() && strays.containsKey(fiber)) {
                             // The JDK resubmitting a held fiber after its stack was read: it stays held.
                             strays.put(fiber, continuation);
                             return;
