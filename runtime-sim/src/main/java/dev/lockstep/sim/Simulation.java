@@ -43,9 +43,10 @@ import java.util.concurrent.TimeUnit;
  * own); only the scheduler callback, {@link #interrupt()}, {@link #stuckAt()} and {@link SimRing#wake()} may be
  * called from other threads.
  *
- * <p>Over 600 lines: the loop, crash handling and the settling of each fiber step share the run's state (the
- * first failure, shutting down, the fiber being settled and its hand-off queue); the next split is the settling
- * into a class of its own, with that state passed to it.
+ * <p>Over 600 lines (about a thousand): the loop, crash handling, the cluster's engines and the settling of each
+ * fiber step share the run's state (the first failure, shutting down, the fiber being settled, its hand-off queue
+ * and the held stray continuations); the next split is the settling — the scheduler callback, {@code settle},
+ * the hand-off and the strays, a third of the class — into a class of its own, with that state passed to it.
  */
 final class Simulation {
     private final SimConfig config;
