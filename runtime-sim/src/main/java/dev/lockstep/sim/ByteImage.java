@@ -19,16 +19,26 @@ final class ByteImage {
     private static final int PAGE_SHIFT = 12;
     private static final int PAGE_SIZE = 1 << PAGE_SHIFT;
 
-    /** Page index to its bytes; iteration in offset order keeps every walk deterministic. */
-    private final TreeMap<Long, byte[]> pages;
+    /**
+     * Pages below this index live in {@link #low}, an array indexed by page (grown by doubling as writes reach
+     * further): the common case, a file of up to 1 GiB, looked up without boxing or a tree walk. Pages at or past
+     * it — a sparse write far out — live in {@link #high}.
+     */
+    private static final long DENSE_PAGES = 1L << 18;
+
+    /** Page index to its bytes, for indexes below {@link #DENSE_PAGES}; null entries were never written. */
+    private byte[][] low;
+    /** Page index to its bytes, for indexes from {@link #DENSE_PAGES} on; sorted, so every walk is in order. */
+    private final TreeMap<Long, byte[]> high;
     private long size;
 
     ByteImage() {
-        this(new TreeMap<>(), 0);
+        this(new byte[0][], new TreeMap<>(), 0);
     }
 
-    private ByteImage(TreeMap<Long, byte[]> pages, long size) {
-        this.pages = pages;
+    private ByteImage(byte[][] low, TreeMap<Long, byte[]> high, long size) {
+        this.low = low;
+        this.high = high;
         this.size = size;
     }
 
@@ -37,11 +47,47 @@ final class ByteImage {
     }
 
     ByteImage copy() {
-        TreeMap<Long, byte[]> copied = new TreeMap<>();
-        for (Map.Entry<Long, byte[]> page : pages.entrySet()) {
-            copied.put(page.getKey(), page.getValue().clone());
+        byte[][] lowCopy = new byte[low.length][];
+        for (int i = 0; i < low.length; i++) {
+            lowCopy[i] = low[i] == null ? null : low[i].clone();
         }
-        return new ByteImage(copied, size);
+        TreeMap<Long, byte[]> highCopy = new TreeMap<>();
+        for (Map.Entry<Long, byte[]> page : high.entrySet()) {
+            highCopy.put(page.getKey(), page.getValue().clone());
+        }
+        return new ByteImage(lowCopy, highCopy, size);
+    }
+
+    /** The page at {@code index}, or null if it was never written (or was cut away). */
+    private byte[] page(long index) {
+        if (index < DENSE_PAGES) {
+            return index < low.length ? low[(int) index] : null;
+        }
+        return high.get(index);
+    }
+
+    /** The page at {@code index}, made (zeroed) if missing. */
+    private byte[] pageForWrite(long index) {
+        if (index >= DENSE_PAGES) {
+            return high.computeIfAbsent(index, ignored -> new byte[PAGE_SIZE]);
+        }
+        if (index >= low.length) {
+            low = Arrays.copyOf(low, (int) Math.min(DENSE_PAGES, Math.max(index + 1, low.length * 2L)));
+        }
+        byte[] page = low[(int) index];
+        if (page == null) {
+            page = new byte[PAGE_SIZE];
+            low[(int) index] = page;
+        }
+        return page;
+    }
+
+    /** Drops every page from {@code index} on. */
+    private void dropFrom(long index) {
+        high.tailMap(Math.max(index, DENSE_PAGES), true).clear();
+        if (index < low.length) {
+            Arrays.fill(low, (int) index, low.length, null);
+        }
     }
 
     /**
@@ -69,7 +115,7 @@ final class ByteImage {
             long at = offset + done;
             int inPage = (int) (at & (PAGE_SIZE - 1));
             int chunk = Math.min(count - done, PAGE_SIZE - inPage);
-            byte[] page = pages.get(at >>> PAGE_SHIFT);
+            byte[] page = page(at >>> PAGE_SHIFT);
             if (page == null) {
                 Arrays.fill(destination, destinationOffset + done, destinationOffset + done + chunk, (byte) 0);
             } else {
@@ -91,7 +137,7 @@ final class ByteImage {
             long at = offset + done;
             int inPage = (int) (at & (PAGE_SIZE - 1));
             int chunk = Math.min(count - done, PAGE_SIZE - inPage);
-            byte[] page = pages.get(at >>> PAGE_SHIFT);
+            byte[] page = page(at >>> PAGE_SHIFT);
             if (page == null) {
                 destination.asSlice(done, chunk).fill((byte) 0);
             } else {
@@ -109,7 +155,7 @@ final class ByteImage {
             long at = offset + done;
             int inPage = (int) (at & (PAGE_SIZE - 1));
             int chunk = Math.min(length - done, PAGE_SIZE - inPage);
-            byte[] page = pages.computeIfAbsent(at >>> PAGE_SHIFT, index -> new byte[PAGE_SIZE]);
+            byte[] page = pageForWrite(at >>> PAGE_SHIFT);
             System.arraycopy(source, sourceOffset + done, page, inPage, chunk);
             done += chunk;
         }
@@ -120,10 +166,10 @@ final class ByteImage {
     void resize(long newSize) {
         if (newSize < size) {
             long firstCutPage = (newSize + PAGE_SIZE - 1) >>> PAGE_SHIFT;
-            pages.tailMap(firstCutPage, true).clear();
+            dropFrom(firstCutPage);
             int inPage = (int) (newSize & (PAGE_SIZE - 1));
             if (inPage != 0) {
-                byte[] partial = pages.get(newSize >>> PAGE_SHIFT);
+                byte[] partial = page(newSize >>> PAGE_SHIFT);
                 if (partial != null) {
                     Arrays.fill(partial, inPage, PAGE_SIZE, (byte) 0);
                 }
