@@ -14,8 +14,10 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The seeded simulator: every simulated worker and every fiber on the calling thread, the next runnable fiber
- * picked by the seed, time jumping to the next event when nothing can run.
+ * The seeded simulator: every simulated worker and every fiber on one thread, the next runnable fiber picked by
+ * the seed, time jumping to the next event when nothing can run. That thread is a {@link SimCarrier} started for
+ * the run; the calling thread waits for it, and an interrupt of the calling thread aborts the run
+ * ({@link dev.lockstep.AbortedException}, as {@link Runner} says).
  *
  * <h2>Running</h2>
  * {@link #start} runs a root task to the end, as every {@link Runner} does. {@link #startAndRecover} runs it
