@@ -323,7 +323,7 @@ public final class Main implements Callable<Integer> {
         try (progress) {
             summary = Explorer.run(settings, done, failed::add);
         }
-        Explorer.printSummary(out, summary, "      ");
+        Explorer.printSummary(out, summary, "      ", settings.workload());
         List<Scenario.Result> failures = summary.failures();
         for (Scenario.Result result : failures.subList(0, Math.min(10, failures.size()))) {
             Explorer.printFailure(out, result, "      ");
