@@ -45,6 +45,9 @@ final class MetadataRequest extends Request implements BlockingCall {
     private static final int RAN = 1;
     private static final int ABANDONED = 2;
 
+    /** The application line that asked for the call, when the kernel records callers; else null. */
+    private final String requestedFrom;
+
     /**
      * @param lane the partition's lane
      * @param description names the call, for messages
@@ -60,6 +63,16 @@ final class MetadataRequest extends Request implements BlockingCall {
         this.body = body;
         this.onWorker = onWorker;
         this.discard = discard;
+        // Made by the calling fiber, so its stack still has the application's line on it; the call runs where
+        // it has not.
+        Worker caller = Worker.current();
+        this.requestedFrom = caller != null && caller.engine().kernel().recordsCallers() ? CallerSite.describe()
+                : null;
+    }
+
+    @Override
+    public String requestedFrom() {
+        return requestedFrom;
     }
 
     @Override

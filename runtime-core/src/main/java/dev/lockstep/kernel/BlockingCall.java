@@ -31,4 +31,14 @@ public interface BlockingCall {
      * @return the completion's result: {@code >= 0}, or {@code -errno}
      */
     int run();
+
+    /**
+     * The application's source line that asked for this call, when the kernel {@linkplain Kernel#recordsCallers()
+     * records callers}; for diagnostics only (never part of what the call does).
+     *
+     * @return a stack frame's text, or null when not recorded
+     */
+    default String requestedFrom() {
+        return null;
+    }
 }

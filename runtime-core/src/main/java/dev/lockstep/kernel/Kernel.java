@@ -27,4 +27,17 @@ public interface Kernel {
      * @return the calls; thread-safe
      */
     SystemCalls system();
+
+    /**
+     * Whether the engine should record, for each {@link BlockingCall} it submits, the application's source line
+     * that asked for it ({@link BlockingCall#requestedFrom()}): the call runs in a worker's service turn or on
+     * another thread, where no application frame is on the stack, so a kernel that names where a resource came
+     * from (the simulator's leak reports) needs it recorded at the call. Costs a stack walk per call; off by
+     * default.
+     *
+     * @return true to record
+     */
+    default boolean recordsCallers() {
+        return false;
+    }
 }

@@ -248,6 +248,17 @@ public final class SimKernel implements Kernel {
         return system;
     }
 
+    /**
+     * Yes: a leak report names the application line that created each fd, and an fd a blocking call opens is
+     * opened where no application frame is on the stack.
+     *
+     * @return true
+     */
+    @Override
+    public boolean recordsCallers() {
+        return true;
+    }
+
     // ------------------------------------------------------------------------------------------- simulation
 
     /**
@@ -434,6 +445,8 @@ public final class SimKernel implements Kernel {
     /** A blocking call is running ({@link #runOffloaded}): system call latency is charged to it, not the clock. */
     private boolean offloading;
     private long offloadedNanos;
+    /** Where the running blocking call was asked for ({@link dev.lockstep.kernel.BlockingCall#requestedFrom}). */
+    private String offloadedFrom;
 
     /** What {@link #runOffloaded} returns: the call's result and the latency its system calls took. */
     record Offloaded(int result, long chargedNanos) {
@@ -453,11 +466,13 @@ public final class SimKernel implements Kernel {
         }
         offloading = true;
         offloadedNanos = 0;
+        offloadedFrom = call.requestedFrom();
         try {
             int result = call.run();
             return new Offloaded(result, offloadedNanos);
         } finally {
             offloading = false;
+            offloadedFrom = null;
         }
     }
 
@@ -693,7 +708,8 @@ public final class SimKernel implements Kernel {
             throw new KernelException(Errno.EMFILE, call, description.subject());
         }
         usedFds.set(fd);
-        description.origin = call + " at " + clock.nowNanos() + " ns, from " + Origins.caller();
+        String from = offloadedFrom != null ? offloadedFrom : Origins.caller();
+        description.origin = call + " at " + clock.nowNanos() + " ns, from " + from;
         while (descriptions.size() <= fd) {
             descriptions.add(null);
         }

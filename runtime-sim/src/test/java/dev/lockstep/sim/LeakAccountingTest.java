@@ -39,7 +39,7 @@ class LeakAccountingTest {
             return null;
         }));
         assertMentions(failure.getMessage(), "resource leak", "1 resource", "fd ", "blob 'p/forgotten'",
-                "opened by open", "EngineStorage.java", "replay:");
+                "opened by open", "LeakAccountingTest.java", "replay:");
         assertEquals(1, runner.leaks().size(), runner.leaks().toString());
         assertEquals(1, failure.config().seed());
     }
