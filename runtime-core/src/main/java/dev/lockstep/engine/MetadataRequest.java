@@ -66,8 +66,7 @@ final class MetadataRequest extends Request implements BlockingCall {
         // Made by the calling fiber, so its stack still has the application's line on it; the call runs where
         // it has not.
         Worker caller = Worker.current();
-        this.requestedFrom = caller != null && caller.engine().kernel().recordsCallers() ? CallerSite.describe()
-                : null;
+        this.requestedFrom = caller == null ? null : caller.engine().kernel().callerSite();
     }
 
     @Override

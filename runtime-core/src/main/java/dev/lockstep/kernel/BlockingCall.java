@@ -33,8 +33,8 @@ public interface BlockingCall {
     int run();
 
     /**
-     * The application's source line that asked for this call, when the kernel {@linkplain Kernel#recordsCallers()
-     * records callers}; for diagnostics only (never part of what the call does).
+     * The application's source line that asked for this call, when the kernel {@linkplain Kernel#callerSite()
+     * records one}; for diagnostics only (never part of what the call does).
      *
      * @return a stack frame's text, or null when not recorded
      */

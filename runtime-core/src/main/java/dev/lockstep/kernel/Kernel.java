@@ -29,15 +29,14 @@ public interface Kernel {
     SystemCalls system();
 
     /**
-     * Whether the engine should record, for each {@link BlockingCall} it submits, the application's source line
-     * that asked for it ({@link BlockingCall#requestedFrom()}): the call runs in a worker's service turn or on
+     * The application's source line on the calling stack, for the engine to record at a {@link BlockingCall}'s
+     * request ({@link BlockingCall#requestedFrom()}): the call itself runs in a worker's service turn or on
      * another thread, where no application frame is on the stack, so a kernel that names where a resource came
-     * from (the simulator's leak reports) needs it recorded at the call. Costs a stack walk per call; off by
-     * default.
+     * from (the simulator's leak reports) needs the line taken at the call. Called on the requesting thread.
      *
-     * @return true to record
+     * @return the line, or null (the default) when this kernel records none
      */
-    default boolean recordsCallers() {
-        return false;
+    default String callerSite() {
+        return null;
     }
 }

@@ -249,14 +249,14 @@ public final class SimKernel implements Kernel {
     }
 
     /**
-     * Yes: a leak report names the application line that created each fd, and an fd a blocking call opens is
-     * opened where no application frame is on the stack.
+     * The application line on the calling stack ({@link Origins#caller()}): a leak report names the line that
+     * created each fd, and an fd a blocking call opens is opened where no application frame is on the stack.
      *
-     * @return true
+     * @return the line
      */
     @Override
-    public boolean recordsCallers() {
-        return true;
+    public String callerSite() {
+        return Origins.caller();
     }
 
     // ------------------------------------------------------------------------------------------- simulation
