@@ -436,37 +436,14 @@ public final class Worker {
         }
         Worker previous = enter(this);
         try {
-            nowNanos = Math.max(nowNanos, ring.nowNanos());
-            drainMailbox();
-            Driver slab = borrow();
-            try {
-                if (slab == null) {
-                    return 0;
-                }
-                slab.fireTimers(nowNanos);
-                slab.stage();
-            } finally {
-                unborrow();
+            if (half(true, false, 0) < 0) {
+                return 0;
             }
-            runDeferred();
             boolean waitNow = mayWait && !runnable && deferred.isEmpty() && mailbox.isEmpty()
                     && !driver.hasQueuedWork();
-            runnable = false;
             long untilTimer = driver.nextDeadline() == Long.MAX_VALUE ? Long.MAX_VALUE
                     : Math.max(0, driver.nextDeadline() - nowNanos);
-            long timeout = Math.min(maxWaitNanos, untilTimer);
-            int reaped;
-            borrow();
-            try {
-                reaped = ring.enter(waitNow && timeout > 0, timeout, borrowedSink);
-                nowNanos = Math.max(nowNanos, ring.nowNanos());
-                driver.fireTimers(nowNanos);
-                driver.stage();
-            } finally {
-                unborrow();
-            }
-            runDeferred();
-            return reaped;
+            return Math.max(0, half(false, waitNow, Math.min(maxWaitNanos, untilTimer)));
         } finally {
             enter(previous);
         }
@@ -497,31 +474,43 @@ public final class Worker {
         }
         Worker previous = enter(this);
         try {
-            int reaped = 0;
-            if (half == 0) {
-                nowNanos = Math.max(nowNanos, ring.nowNanos());
-                drainMailbox();
-            }
-            Driver slab = borrow();
-            try {
-                if (slab == null) {
-                    return 0;
-                }
-                if (half == 1) {
-                    runnable = false;
-                    reaped = ring.enter(false, 0, borrowedSink);
-                    nowNanos = Math.max(nowNanos, ring.nowNanos());
-                }
-                slab.fireTimers(nowNanos);
-                slab.stage();
-            } finally {
-                unborrow();
-            }
-            runDeferred();
-            return reaped;
+            return Math.max(0, half(half == 0, false, 0));
         } finally {
             enter(previous);
         }
+    }
+
+    /**
+     * One half of a service turn, on the worker's thread with the worker entered: the first drains the mailbox,
+     * fires due timers, stages queued work and runs the deferred callbacks; the second makes one {@code enter}
+     * (waiting up to {@code timeoutNanos} if {@code wait}), fires timers, stages again and runs the deferred
+     * callbacks. {@link #service} runs both with its wait decided between them; {@link #serviceHalf} runs one.
+     *
+     * @return the completions reaped (0 in the first half), or -1 if the worker is retired
+     */
+    private int half(boolean first, boolean wait, long timeoutNanos) {
+        if (first) {
+            nowNanos = Math.max(nowNanos, ring.nowNanos());
+            drainMailbox();
+        }
+        int reaped = 0;
+        Driver slab = borrow();
+        try {
+            if (slab == null) {
+                return -1;
+            }
+            if (!first) {
+                runnable = false;
+                reaped = ring.enter(wait && timeoutNanos > 0, timeoutNanos, borrowedSink);
+                nowNanos = Math.max(nowNanos, ring.nowNanos());
+            }
+            slab.fireTimers(nowNanos);
+            slab.stage();
+        } finally {
+            unborrow();
+        }
+        runDeferred();
+        return reaped;
     }
 
     /**
