@@ -13,31 +13,110 @@ import java.util.HexFormat;
  *
  * <h2>Format</h2>
  * Each event {@code (kind, f1 .. fn)} is encoded as
- * <pre>len(n+1)  len(kind) kind  len(f1) f1 ... len(fn) fn</pre>
- * where {@code kind} is UTF-8 and every {@code len} is an 8-byte big-endian length, so no two different event
- * sequences have the same encoding. Events are hashed in segments of {@value #SEGMENT_EVENTS}: the chain starts
- * at 32 zero bytes and each full segment sets {@code chain = SHA-256(chain ‖ the segment's encoded events)}. The
- * digest is {@code SHA-256(chain ‖ the events since the last full segment)}, or {@code chain} itself when there
- * are none, so asking for it changes nothing. Every event is hashed once, with one finalization per segment,
- * instead of one finalization and a re-hash of the digest per event. The helpers {@link #u64}, {@link #u32} and
- * {@link #utf8} give fields a fixed encoding. This format is pinned by tests: changing it changes every recorded
+ * <pre>kind  varint(n)  varint(len(f1)) f1 ... varint(len(fn)) fn</pre>
+ * where {@code kind} is one byte, the kind's code in {@link #KINDS} (1 for {@code KINDS[0]}, and so on), or for a
+ * kind not listed there a 0 byte, then {@code varint(len(name))} and the name in UTF-8; and {@code varint} is
+ * unsigned LEB128 (7 bits a byte, low bits first, the top bit set on every byte but the last). Every part of an
+ * event says where it ends, so the encoding of a sequence of events is a concatenation of self-delimiting events
+ * and no two different sequences have the same encoding. Fields are bytes; the helpers {@link #u64}, {@link #u32}
+ * and {@link #utf8} give them a fixed encoding (a number is its big-endian bytes without leading zeros: 0 is the
+ * empty field, 255 one byte), and the allocation-free {@code record*} methods below encode exactly as
+ * {@link #record} does with those helpers.
+ *
+ * <p>The bytes are hashed in chunks: the chain starts at 32 zero bytes, and at the end of the first event that
+ * brings the unhashed bytes to {@value #CHUNK_BYTES} or more, {@code chain = SHA-256(chain ‖ those bytes)}. The
+ * digest is {@code SHA-256(chain ‖ the bytes since the last chunk)}, or {@code chain} itself when there are none,
+ * so asking for it changes nothing. Where a chunk ends is decided by the bytes alone, so the digest is a function
+ * of the encoded sequence; a collision of two sequences' digests would be a collision of SHA-256 (the chain is
+ * the Merkle–Damgård construction over chunks). Each byte is hashed once, with one finalization per chunk (a few
+ * hundred events) instead of one per event. This format is pinned by tests: changing it changes every recorded
  * digest.
  *
  * <p>Not thread-safe: the simulator uses it from its one thread.
+ *
+ * <p>Over 600 lines (about 700): the format, its one generic writer and the allocation-free writers of the
+ * simulator's frequent events, which must encode byte for byte as the generic one does, are kept in one place so
+ * that a change to one is seen beside the others; the next split is the trace ({@link Event}, the trace context
+ * and the source-line lookup, about 120 lines) into a class of its own.
  */
 public final class Auditor {
 
     /** The number of bytes of a digest. */
     public static final int DIGEST_BYTES = 32;
-    /** Events per hashed segment: see the class doc. */
-    public static final int SEGMENT_EVENTS = 256;
+    /** The unhashed bytes at which the chain takes in a chunk: see the class doc. */
+    public static final int CHUNK_BYTES = 16 * 1024;
+
+    /**
+     * The event kinds encoded as one byte, {@code KINDS[i]} as {@code i + 1}: every kind the simulator records.
+     * Append only: moving or removing a kind changes the encoding of every later one, so every pinned digest.
+     */
+    static final java.util.List<String> KINDS = java.util.List.of(
+            "draw", "fiber.run", "ring.now", "ring.enter", "ring.complete", "ring.stage", "ring.submit",
+            "clock.slip", "ring.stageRefused", "ring.allocate", "ring.free", "ring.close", "sys", "fiber.parked",
+            "kernel.boot", "kernel.openRing", "sim.start", "sim.crash", "sim.crashPolicy", "sim.ticker",
+            "sim.setLinks", "sim.networkConfig", "sim.storageFaults", "net.partition", "net.heal", "net.resetAll",
+            "net.reset", "fs.powerOff", "fs.crash", "fs.processDied", "node.start", "node.pause", "node.resume",
+            "node.drift", "node.step", "node.crash", "node.kill");
+
+    /**
+     * An event kind with its encoding worked out once: what the simulator's most frequent events pass, so that
+     * recording one looks nothing up.
+     */
+    static final class Kind {
+        final String name;
+        final byte[] encoded;
+
+        private Kind(String name) {
+            this.name = name;
+            int code = KINDS.indexOf(name);
+            if (code >= 0) {
+                encoded = new byte[] {(byte) (code + 1)};
+            } else {
+                byte[] utf8 = utf8(name);
+                byte[] length = varint(utf8.length);
+                encoded = new byte[1 + length.length + utf8.length];
+                System.arraycopy(length, 0, encoded, 1, length.length);
+                System.arraycopy(utf8, 0, encoded, 1 + length.length, utf8.length);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    /**
+     * The kind named {@code name}, encoded.
+     *
+     * @param name the kind
+     * @return its encoding, for the allocation-free {@code record*} methods
+     */
+    static Kind kind(String name) {
+        return new Kind(name);
+    }
+
+    static final Kind DRAW = kind("draw");
+    static final Kind FIBER_RUN = kind("fiber.run");
+    static final Kind RING_NOW = kind("ring.now");
+    static final Kind RING_ENTER = kind("ring.enter");
+    static final Kind RING_COMPLETE = kind("ring.complete");
+    static final Kind CLOCK_SLIP = kind("clock.slip");
+    static final Kind RING_STAGE = kind("ring.stage");
+    static final Kind RING_SUBMIT = kind("ring.submit");
+
+    static {
+        if (KINDS.size() > 255 || new java.util.HashSet<>(KINDS).size() != KINDS.size()) {
+            throw new ExceptionInInitializerError("Auditor.KINDS must be at most 255 distinct kinds");
+        }
+    }
 
     /**
      * A copy of an auditor's chain, for checkpoints: an auditor restored from it continues the same chain.
      *
-     * @param digest the chain after the last full segment, {@value #DIGEST_BYTES} bytes
+     * @param digest the chain after the last chunk, {@value #DIGEST_BYTES} bytes
      * @param events the number of events recorded
-     * @param pending the encoded events since the last full segment ({@code events % SEGMENT_EVENTS} of them)
+     * @param pending the encoded events since the last chunk
      */
     public record State(byte[] digest, long events, byte[] pending) {
         /**
@@ -56,7 +135,7 @@ public final class Auditor {
         }
 
         /**
-         * The encoded events since the last full segment.
+         * The encoded events since the last chunk.
          *
          * @return a copy of them
          */
@@ -146,28 +225,22 @@ public final class Auditor {
     private TraceContext traceContext;
 
     private final MessageDigest sha256;
-    /** The chain after the last full segment. */
+    /** The chain after the last chunk. */
     private byte[] chain;
-    /** The encoded events since the last full segment: {@code pending[0, pendingLength)}. */
+    /** The encoded events since the last chunk: {@code pending[0, pendingLength)}. */
     private byte[] pending;
     private int pendingLength;
     private long events;
     /**
-     * Encoded event kinds: an open-addressed table keyed by the kind string's own (cached) hash, probed by identity
-     * first (kinds are constants), so the hottest lookup of the simulator costs a field load and a compare. Half
-     * full at most; {@link #kindSlot} grows it.
+     * The kinds {@link #record} was given: an open-addressed table keyed by the kind string's own (cached) hash,
+     * probed by identity first (kinds are constants), so the lookup costs a field load and a compare. Half full at
+     * most; {@link #addKind} grows it.
      */
     private String[] kindKeys = new String[64];
-    private byte[][] kindBytes = new byte[64][];
+    private Kind[] kindValues = new Kind[64];
     private int kindCount;
-    private static final byte[] DRAW = utf8("draw");
-    private static final byte[][] SITES = new byte[Site.values().length][];
-
-    static {
-        for (Site site : Site.values()) {
-            SITES[site.ordinal()] = utf8(site.name());
-        }
-    }
+    /** The room every small event is given at once, so its fields are written without a check each. */
+    private static final int SMALL_EVENT_BYTES = 64;
 
     /** A new chain, starting at the all-zero digest. */
     public Auditor() {
@@ -182,7 +255,7 @@ public final class Auditor {
         }
         this.chain = chain;
         this.events = events;
-        this.pending = Arrays.copyOf(pending, Math.max(4096, pending.length * 2));
+        this.pending = Arrays.copyOf(pending, Math.max(CHUNK_BYTES + 4096, pending.length * 2));
         this.pendingLength = pending.length;
     }
 
@@ -203,10 +276,10 @@ public final class Auditor {
      * @param fields the payload, each hashed with its length
      */
     public void record(String kind, byte[]... fields) {
-        putLength(fields.length + 1);
-        put(encodedKind(kind));
+        putKind(kindOf(kind));
+        putVarint(fields.length);
         for (byte[] field : fields) {
-            put(field);
+            putField(field);
         }
         if (trace != null) {
             trace.add(traced(kind, fields));
@@ -214,135 +287,181 @@ public final class Auditor {
         endEvent();
     }
 
-    /**
-     * {@code record(kind, u64(first), u64(second))} without allocating: the same encoding, so the same digest.
-     * For the simulator's most frequent events (a ring reading the clock).
-     */
-    void recordU64U64(String kind, long first, long second) {
+    /** {@code record(kind.name, u64(only))} without allocating: the same encoding (a fiber step, a clock slip). */
+    void recordU64(Kind kind, long only) {
+        ensure(SMALL_EVENT_BYTES + kind.encoded.length);
+        putKind(kind);
+        pending[pendingLength++] = 1;
+        putNumber(only);
         if (trace != null) {
-            record(kind, u64(first), u64(second));
-            return;
+            trace.add(traced(kind.name, new byte[][] {u64(only)}));
         }
-        putLength(3);
-        put(encodedKind(kind));
-        putU64Field(first);
-        putU64Field(second);
         endEvent();
     }
 
-    /** {@code record(kind, u32(first), u64(second))} without allocating: the same encoding (a fiber step). */
-    void recordU32U64(String kind, int first, long second) {
+    /** {@code record(kind.name, u64(first), u64(second))} without allocating: the same encoding (a clock read). */
+    void recordU64U64(Kind kind, long first, long second) {
+        ensure(SMALL_EVENT_BYTES + kind.encoded.length);
+        putKind(kind);
+        pending[pendingLength++] = 2;
+        putNumber(first);
+        putNumber(second);
         if (trace != null) {
-            record(kind, u32(first), u64(second));
-            return;
+            trace.add(traced(kind.name, new byte[][] {u64(first), u64(second)}));
         }
-        putLength(3);
-        put(encodedKind(kind));
-        putU32Field(first);
-        putU64Field(second);
-        endEvent();
-    }
-
-    /** {@code record(kind, u64(only))} without allocating: the same encoding (a clock slip). */
-    void recordU64(String kind, long only) {
-        if (trace != null) {
-            record(kind, u64(only));
-            return;
-        }
-        putLength(2);
-        put(encodedKind(kind));
-        putU64Field(only);
-        endEvent();
-    }
-
-    /** {@code record(kind, u64(a), u32(b), u64(c), u64(d), u32(e))} without allocating (a ring's enter). */
-    void recordRingEnter(String kind, long a, int b, long c, long d, int e) {
-        if (trace != null) {
-            record(kind, u64(a), u32(b), u64(c), u64(d), u32(e));
-            return;
-        }
-        putLength(6);
-        put(encodedKind(kind));
-        putU64Field(a);
-        putU32Field(b);
-        putU64Field(c);
-        putU64Field(d);
-        putU32Field(e);
         endEvent();
     }
 
     /**
-     * {@code record(kind, u64(ring), u64(sequence), opcode, u64(userData), u32(result), u64(now), moved)} without
-     * allocating, where {@code moved} is the first {@code movedBytes} bytes of {@code buffer} (none when
-     * {@code movedBytes} is 0): the same encoding, so the same digest, with the payload copied once, straight from
-     * the request's buffer. A ring completion.
+     * {@code record("ring.enter", u64(ring), u32(wait), u64(timeout), u64(now), u32(staged))} without allocating:
+     * the same encoding (a ring's enter).
      */
-    void recordRingComplete(String kind, long ring, long sequence, byte[] opcode, long userData, int result,
-            long now, java.lang.foreign.MemorySegment buffer, int movedBytes) {
+    void recordRingEnter(long ring, int wait, long timeoutNanos, long now, int staged) {
+        ensure(SMALL_EVENT_BYTES);
+        putKind(RING_ENTER);
+        pending[pendingLength++] = 5;
+        putNumber(ring);
+        putNumber(wait & 0xFFFF_FFFFL);
+        putNumber(timeoutNanos);
+        putNumber(now);
+        putNumber(staged & 0xFFFF_FFFFL);
         if (trace != null) {
-            byte[] moved = new byte[movedBytes];
-            if (movedBytes > 0) {
-                java.lang.foreign.MemorySegment.copy(buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, moved, 0,
-                        movedBytes);
-            }
-            record(kind, u64(ring), u64(sequence), opcode, u64(userData), u32(result), u64(now), moved);
-            return;
+            trace.add(traced(RING_ENTER.name, new byte[][] {u64(ring), u32(wait), u64(timeoutNanos), u64(now),
+                u32(staged)}));
         }
-        putLength(8);
-        put(encodedKind(kind));
-        putU64Field(ring);
-        putU64Field(sequence);
-        put(opcode);
-        putU64Field(userData);
-        putU32Field(result);
-        putU64Field(now);
-        putLength(movedBytes);
-        ensure(movedBytes);
+        endEvent();
+    }
+
+    /**
+     * {@code record("ring.complete", u64(ring), u64(sequence), opcode, u64(userData), u32(result), u64(now),
+     * moved)} without allocating, where {@code moved} is the first {@code movedBytes} bytes of {@code buffer} (none
+     * when {@code movedBytes} is 0): the same encoding, so the same digest, with the payload copied once, straight
+     * from the request's buffer. A ring completion.
+     */
+    void recordRingComplete(long ring, long sequence, byte[] opcode, long userData, int result, long now,
+            java.lang.foreign.MemorySegment buffer, int movedBytes) {
+        ensure(SMALL_EVENT_BYTES + opcode.length + movedBytes);
+        putKind(RING_COMPLETE);
+        pending[pendingLength++] = 7;
+        putNumber(ring);
+        putNumber(sequence);
+        putField(opcode);
+        putNumber(userData);
+        putNumber(result & 0xFFFF_FFFFL);
+        putNumber(now);
+        putVarint(movedBytes);
         if (movedBytes > 0) {
             java.lang.foreign.MemorySegment.copy(buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, pending,
                     pendingLength, movedBytes);
+        }
+        if (trace != null) {
+            byte[] moved = Arrays.copyOfRange(pending, pendingLength, pendingLength + movedBytes);
+            trace.add(traced(RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
+                u32(result), u64(now), moved}));
         }
         pendingLength += movedBytes;
         endEvent();
     }
 
-    /** The UTF-8 bytes of an event kind, computed once per kind. */
-    private byte[] encodedKind(String kind) {
+    /**
+     * {@code record("ring.stage", u64(ring), u64(sequence), opcode, u32(fd), u64(offset), u32(length),
+     * u32(rwFlags), u32(flags), u64(userData), u64(target))} without allocating: the same encoding (a staged
+     * submission).
+     */
+    void recordRingStage(long ring, long sequence, byte[] opcode, int fd, long offset, int length, int rwFlags,
+            int flags, long userData, long target) {
+        ensure(SMALL_EVENT_BYTES + 40 + opcode.length);
+        putKind(RING_STAGE);
+        pending[pendingLength++] = 10;
+        putNumber(ring);
+        putNumber(sequence);
+        putField(opcode);
+        putNumber(fd & 0xFFFF_FFFFL);
+        putNumber(offset);
+        putNumber(length & 0xFFFF_FFFFL);
+        putNumber(rwFlags & 0xFFFF_FFFFL);
+        putNumber(flags & 0xFFFF_FFFFL);
+        putNumber(userData);
+        putNumber(target);
+        if (trace != null) {
+            trace.add(traced(RING_STAGE.name, new byte[][] {u64(ring), u64(sequence), opcode, u32(fd), u64(offset),
+                u32(length), u32(rwFlags), u32(flags), u64(userData), u64(target)}));
+        }
+        endEvent();
+    }
+
+    /**
+     * {@code record("ring.submit", u64(ring), u64(sequence), u64(earliestNanos), u32(decided))} without allocating:
+     * the same encoding (a submission entering the simulated kernel).
+     */
+    void recordRingSubmit(long ring, long sequence, long earliestNanos, int decided) {
+        ensure(SMALL_EVENT_BYTES);
+        putKind(RING_SUBMIT);
+        pending[pendingLength++] = 4;
+        putNumber(ring);
+        putNumber(sequence);
+        putNumber(earliestNanos);
+        putNumber(decided & 0xFFFF_FFFFL);
+        if (trace != null) {
+            trace.add(traced(RING_SUBMIT.name, new byte[][] {u64(ring), u64(sequence), u64(earliestNanos),
+                u32(decided)}));
+        }
+        endEvent();
+    }
+
+    /**
+     * Records a draw of a {@link Generator} as {@code record("draw", u32(site.ordinal()), u64(value))} would,
+     * without allocating: a site is hashed by its position in {@link Site}, which only ever grows at the end.
+     */
+    void recordDraw(Site site, long drawn) {
+        ensure(SMALL_EVENT_BYTES);
+        putKind(DRAW);
+        pending[pendingLength++] = 2;
+        putNumber(site.ordinal());
+        putNumber(drawn);
+        if (trace != null) {
+            trace.add(traced("draw", new byte[][] {utf8(site.name()), u64(drawn)}));
+        }
+        endEvent();
+    }
+
+    /** The encoded kind named {@code kind}, worked out once per kind and auditor. */
+    private Kind kindOf(String kind) {
         int mask = kindKeys.length - 1;
         int h = kind.hashCode();
         for (int i = (h ^ (h >>> 16)) & mask; ; i = (i + 1) & mask) {
             String key = kindKeys[i];
             if (key == kind) {
-                return kindBytes[i];
+                return kindValues[i];
             }
             if (key == null) {
                 return addKind(kind);
             }
             if (key.equals(kind)) {
-                return kindBytes[i];
+                return kindValues[i];
             }
         }
     }
 
-    private byte[] addKind(String kind) {
+    private Kind addKind(String kind) {
         if ((kindCount + 1) * 2 > kindKeys.length) {
             String[] oldKeys = kindKeys;
-            byte[][] oldBytes = kindBytes;
+            Kind[] oldValues = kindValues;
             kindKeys = new String[oldKeys.length * 2];
-            kindBytes = new byte[oldKeys.length * 2][];
+            kindValues = new Kind[oldKeys.length * 2];
             kindCount = 0;
             for (int i = 0; i < oldKeys.length; i++) {
                 if (oldKeys[i] != null) {
-                    insertKind(oldKeys[i], oldBytes[i]);
+                    insertKind(oldKeys[i], oldValues[i]);
                 }
             }
         }
-        byte[] encoded = kind.getBytes(StandardCharsets.UTF_8);
+        Kind encoded = new Kind(kind);
         insertKind(kind, encoded);
         return encoded;
     }
 
-    private void insertKind(String kind, byte[] encoded) {
+    private void insertKind(String kind, Kind encoded) {
         int mask = kindKeys.length - 1;
         int h = kind.hashCode();
         int i = (h ^ (h >>> 16)) & mask;
@@ -350,74 +469,72 @@ public final class Auditor {
             i = (i + 1) & mask;
         }
         kindKeys[i] = kind;
-        kindBytes[i] = encoded;
+        kindValues[i] = encoded;
         kindCount++;
     }
 
-    /** A field of {@link #u64} bytes: its length, then the value big-endian. */
-    private void putU64Field(long value) {
-        putLength(Long.BYTES);
-        putLength(value);
+    private void putKind(Kind kind) {
+        byte[] encoded = kind.encoded;
+        if (encoded.length == 1) {
+            ensure(1);
+            pending[pendingLength++] = encoded[0];
+            return;
+        }
+        ensure(encoded.length);
+        System.arraycopy(encoded, 0, pending, pendingLength, encoded.length);
+        pendingLength += encoded.length;
     }
 
-    /** A field of {@link #u32} bytes: its length, then the value big-endian. */
-    private void putU32Field(int value) {
-        putLength(Integer.BYTES);
-        ensure(Integer.BYTES);
-        pending[pendingLength] = (byte) (value >>> 24);
-        pending[pendingLength + 1] = (byte) (value >>> 16);
-        pending[pendingLength + 2] = (byte) (value >>> 8);
-        pending[pendingLength + 3] = (byte) value;
-        pendingLength += Integer.BYTES;
+    /** A field holding {@code value} as {@link #u64} encodes it: its length, then its big-endian bytes. */
+    private void putNumber(long value) {
+        int bytes = (Long.SIZE + 7 - Long.numberOfLeadingZeros(value)) >>> 3;
+        byte[] out = pending;
+        int at = pendingLength;
+        out[at++] = (byte) bytes;
+        for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) {
+            out[at++] = (byte) (value >>> shift);
+        }
+        pendingLength = at;
     }
 
-    /**
-     * Records a draw of a {@link Generator} as {@code record("draw", utf8(site.name()), u64(value))} would,
-     * without allocating.
-     */
-    void recordDraw(Site site, long drawn) {
-        long value = drawn;
-        putLength(3);
-        put(DRAW);
-        put(SITES[site.ordinal()]);
-        putLength(Long.BYTES);
-        ensure(Long.BYTES);
-        for (int i = Long.BYTES - 1; i >= 0; i--) {
-            pending[pendingLength + i] = (byte) value;
-            value >>>= 8;
+    private void putField(byte[] bytes) {
+        putVarint(bytes.length);
+        ensure(bytes.length);
+        System.arraycopy(bytes, 0, pending, pendingLength, bytes.length);
+        pendingLength += bytes.length;
+    }
+
+    private void putVarint(int value) {
+        ensure(5);
+        pendingLength = writeVarint(pending, pendingLength, value);
+    }
+
+    /** The unsigned LEB128 encoding of a non-negative value. */
+    private static byte[] varint(int value) {
+        byte[] out = new byte[5];
+        return Arrays.copyOf(out, writeVarint(out, 0, value));
+    }
+
+    /** Writes {@code value} as unsigned LEB128 at {@code out[at]}; returns where it ends. */
+    private static int writeVarint(byte[] out, int at, int value) {
+        int rest = value;
+        while ((rest & ~0x7F) != 0) {
+            out[at++] = (byte) ((rest & 0x7F) | 0x80);
+            rest >>>= 7;
         }
-        pendingLength += Long.BYTES;
-        if (trace != null) {
-            trace.add(traced("draw", new byte[][] {utf8(site.name()), u64(drawn)}));
-        }
-        endEvent();
+        out[at++] = (byte) rest;
+        return at;
     }
 
     private void endEvent() {
         events++;
-        if ((events & (SEGMENT_EVENTS - 1)) == 0) { // events % SEGMENT_EVENTS, a power of two
+        if (pendingLength >= CHUNK_BYTES) {
             sha256.update(chain);
             sha256.update(pending, 0, pendingLength);
             chain = sha256.digest();
             pendingLength = 0;
         }
     }
-
-    private void put(byte[] bytes) {
-        putLength(bytes.length);
-        ensure(bytes.length);
-        System.arraycopy(bytes, 0, pending, pendingLength, bytes.length);
-        pendingLength += bytes.length;
-    }
-
-    private void putLength(long length) {
-        ensure(Long.BYTES);
-        LONG_BIG_ENDIAN.set(pending, pendingLength, length);
-        pendingLength += Long.BYTES;
-    }
-
-    private static final java.lang.invoke.VarHandle LONG_BIG_ENDIAN = java.lang.invoke.MethodHandles
-            .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
     private void ensure(int more) {
         if (pendingLength + more > pending.length) {
@@ -450,7 +567,7 @@ public final class Auditor {
         if (kind.equals("fiber.parked")) {
             // Recorded by the simulator for the fiber that just ran: (line, worker, label).
             String line = new String(fields[0], StandardCharsets.UTF_8);
-            int worker = java.nio.ByteBuffer.wrap(fields[1]).getInt();
+            int worker = (int) number(fields[1]);
             return new Event(events, kind, line, worker, new String(fields[2], StandardCharsets.UTF_8),
                     traceContext.nanos(), line);
         }
@@ -467,6 +584,15 @@ public final class Auditor {
         }
         return new Event(events, kind, payload.toString(), traceContext.worker(), traceContext.fiber(),
                 traceContext.nanos(), where());
+    }
+
+    /** The value of a field {@link #u64} or {@link #u32} encoded. */
+    private static long number(byte[] field) {
+        long value = 0;
+        for (byte b : field) {
+            value = value << 8 | (b & 0xFF);
+        }
+        return value;
     }
 
     private String where() {
@@ -548,14 +674,16 @@ public final class Auditor {
     }
 
     /**
-     * The 8-byte big-endian encoding of a value.
+     * The encoding of an unsigned 64-bit value as a field: its big-endian bytes without leading zeros (0 is the
+     * empty field, 1 to 255 one byte, and so on up to 8 bytes).
      *
-     * @param value the value
+     * @param value the value, taken as unsigned
      * @return its bytes
      */
     public static byte[] u64(long value) {
-        byte[] bytes = new byte[Long.BYTES];
-        for (int i = Long.BYTES - 1; i >= 0; i--) {
+        int length = (Long.SIZE + 7 - Long.numberOfLeadingZeros(value)) >>> 3;
+        byte[] bytes = new byte[length];
+        for (int i = length - 1; i >= 0; i--) {
             bytes[i] = (byte) value;
             value >>>= 8;
         }
@@ -563,13 +691,14 @@ public final class Auditor {
     }
 
     /**
-     * The 4-byte big-endian encoding of a value.
+     * The encoding of an unsigned 32-bit value as a field: as {@link #u64} of it taken unsigned (a negative
+     * {@code int}, an error code, is four bytes).
      *
-     * @param value the value
+     * @param value the value, taken as unsigned
      * @return its bytes
      */
     public static byte[] u32(int value) {
-        return new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value};
+        return u64(value & 0xFFFF_FFFFL);
     }
 
     /**

@@ -84,7 +84,8 @@ import java.util.Objects;
  * <h2>Auditing</h2>
  * Every call ({@code stage}, {@code enter}, {@code nowNanos}, {@code allocate}, {@code free}, {@code wake}
  * excepted since it may come from any thread) and every submission and completion is recorded in the auditor,
- * completions with the bytes transferred.
+ * completions with the bytes transferred; a {@code nowNanos} that returns what this ring's last recorded one did is
+ * not (see {@link #nowNanos} for why that loses nothing).
  *
  * <p>Owned by one worker; confined to the simulator thread except {@link #wake()}.
  */
@@ -103,6 +104,8 @@ public final class SimRing implements Ring {
     private int inFlightCancels;
     private long nextSequence;
     private volatile boolean wakeRequested;
+    /** The value of this ring's last audited clock read (see {@link #nowNanos}); none yet at first. */
+    private long lastReadNanos = Long.MIN_VALUE;
     private boolean closed;
 
     SimRing(SimKernel kernel, long id, int entries) {
@@ -232,10 +235,8 @@ public final class SimRing implements Ring {
         if (cancel) {
             stagedCancels++;
         }
-        auditor().record("ring.stage", Auditor.u64(id), Auditor.u64(request.sequence),
-                Auditor.utf8(request.opcode.name()), Auditor.u32(request.fd), Auditor.u64(request.offset),
-                Auditor.u32(request.length), Auditor.u32(request.rwFlags), Auditor.u32(request.flags),
-                Auditor.u64(request.userData), Auditor.u64(request.target));
+        auditor().recordRingStage(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()], request.fd,
+                request.offset, request.length, request.rwFlags, request.flags, request.userData, request.target);
         return true;
     }
 
@@ -283,7 +284,7 @@ public final class SimRing implements Ring {
     public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
         checkOpen();
         Objects.requireNonNull(sink, "sink");
-        auditor().recordRingEnter("ring.enter", id, wait ? 1 : 0, timeoutNanos, clock().nowNanos(), staged.size());
+        auditor().recordRingEnter(id, wait ? 1 : 0, timeoutNanos, clock().nowNanos(), staged.size());
         wakeRequested = false;
         if (!staged.isEmpty()) {
             List<Request> submitting = new ArrayList<>(staged);
@@ -314,7 +315,7 @@ public final class SimRing implements Ring {
                 continue;
             }
             retire(request);
-            auditor().recordRingComplete("ring.complete", id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()],
+            auditor().recordRingComplete(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()],
                     request.userData, result, now, request.buffer, transferredBytes(request, result));
             delivered++;
             kernel.ringCompletions++;
@@ -340,7 +341,15 @@ public final class SimRing implements Ring {
     @Override
     public long nowNanos() {
         long now = kernel.localNanos();
-        auditor().recordU64U64("ring.now", id, now);
+        if (now != lastReadNanos) {
+            // A read that repeats this ring's last one is not an event: reading the clock changes nothing in the
+            // simulation (no draw, no state), and what it returned is in the chain already, so the only thing
+            // left out is that the code read the clock again. Whatever the code then does differently with it —
+            // stage a request, enter the ring, park, finish — is an event of its own, and the next read that
+            // differs (time moved) is recorded: a schedule cannot part from another one without showing elsewhere.
+            lastReadNanos = now;
+            auditor().recordU64U64(Auditor.RING_NOW, id, now);
+        }
         return now;
     }
 
@@ -529,8 +538,7 @@ public final class SimRing implements Ring {
                 }
             }
         }
-        auditor().record("ring.submit", Auditor.u64(id), Auditor.u64(request.sequence),
-                Auditor.u64(request.earliestNanos), Auditor.u32(request.decidedResult));
+        auditor().recordRingSubmit(id, request.sequence, request.earliestNanos, request.decidedResult);
     }
 
     private void connect(Request request) {

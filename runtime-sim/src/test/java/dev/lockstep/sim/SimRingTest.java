@@ -52,6 +52,41 @@ class SimRingTest {
     }
 
     @Test
+    void aClockReadIsAnAuditEventOnlyWhenItDiffersFromTheRingsLastOne() {
+        Harness harness = harness(1);
+        List<Long> eventsAfterEachRead = clockReads(harness, 0);
+        assertEquals(List.of(1L, 1L, 2L, 3L), eventsAfterEachRead,
+                "the first read, then not its repeat, then another ring's first read, then a read after the clock moved");
+        // What a recorded read returned is in the chain: the same reads at another time give another digest.
+        Harness later = harness(1);
+        assertEquals(eventsAfterEachRead, clockReads(later, 5));
+        assertNotEquals(harness.auditor.digest(), later.auditor.digest());
+    }
+
+    /**
+     * Two rings' clock reads, {@code startNanos} after the harness's start: ring one twice, ring two, then ring one
+     * after a nanosecond; the audit events each read added up to it.
+     */
+    private static List<Long> clockReads(Harness harness, long startNanos) {
+        SimKernel kernel = kernel(harness, FIXED_LATENCY);
+        SimRing one = kernel.openRing(1);
+        SimRing two = kernel.openRing(1);
+        harness.clock.advanceBy(startNanos);
+        long events = harness.auditor.events();
+        List<Long> counts = new ArrayList<>();
+        long now = one.nowNanos();
+        counts.add(harness.auditor.events() - events);
+        assertEquals(now, one.nowNanos());
+        counts.add(harness.auditor.events() - events);
+        two.nowNanos();
+        counts.add(harness.auditor.events() - events);
+        harness.clock.advanceBy(1);
+        assertEquals(now + 1, one.nowNanos());
+        counts.add(harness.auditor.events() - events);
+        return counts;
+    }
+
+    @Test
     void completionsArriveOnlyOnceTheClockReachesTheirTime() {
         Harness harness = harness(2);
         SimRing ring = kernel(harness, FIXED_LATENCY).openRing(4);
