@@ -485,17 +485,21 @@ public final class Auditor {
         pendingLength += encoded.length;
     }
 
-    /** A field holding {@code value} as {@link #u64} encodes it: its length, then its big-endian bytes. */
+    /**
+     * A field holding {@code value} as {@link #u64} encodes it: its length, then its big-endian bytes. One 8-byte
+     * store of the value shifted to the top writes them (the bytes past the field are overwritten by what comes
+     * next): every caller has made room for 9 bytes per number.
+     */
     private void putNumber(long value) {
         int bytes = (Long.SIZE + 7 - Long.numberOfLeadingZeros(value)) >>> 3;
-        byte[] out = pending;
         int at = pendingLength;
-        out[at++] = (byte) bytes;
-        for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) {
-            out[at++] = (byte) (value >>> shift);
-        }
-        pendingLength = at;
+        pending[at] = (byte) bytes;
+        LONG_BIG_ENDIAN.set(pending, at + 1, bytes == 0 ? 0L : value << (Long.SIZE - 8 * bytes));
+        pendingLength = at + 1 + bytes;
     }
+
+    private static final java.lang.invoke.VarHandle LONG_BIG_ENDIAN = java.lang.invoke.MethodHandles
+            .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
     private void putField(byte[] bytes) {
         putVarint(bytes.length);

@@ -54,7 +54,12 @@ final class NetworkTopology {
 
     /** One delivery delay over a link, jitter included: never negative. */
     long delay(String fromIp, String toIp, LinkProfile defaultLink, Generator generator) {
-        LinkProfile profile = links.getOrDefault(direction(fromIp, toIp), defaultLink);
+        return delay(direction(fromIp, toIp), defaultLink, generator);
+    }
+
+    /** {@link #delay(String, String, LinkProfile, Generator)} over a {@link #direction} worked out already. */
+    long delay(String direction, LinkProfile defaultLink, Generator generator) {
+        LinkProfile profile = links.getOrDefault(direction, defaultLink);
         long jitter = generator.nextLongBetween(Site.NETWORK_JITTER, -profile.jitterNanos(), profile.jitterNanos());
         return Math.max(0, profile.latencyNanos() + jitter);
     }

@@ -492,7 +492,13 @@ public final class SimKernel implements Kernel {
         final long ringId;
         final long number;
         final long atNanos;
-        String lastUse = "never staged";
+        /**
+         * The request that last staged the buffer: its opcode (null if none did), fd and what the fd named then.
+         * Put into words only for a report: staging is on every request's path.
+         */
+        dev.lockstep.kernel.Opcode lastOpcode;
+        int lastFd;
+        Description lastDescription;
 
         Allocation(MemorySegment segment, long ringId, long number, long atNanos) {
             this.segment = segment;
@@ -507,7 +513,15 @@ public final class SimKernel implements Kernel {
 
         String describe() {
             return segment.byteSize() + "-byte ring buffer #" + number + " of ring " + ringId + ", allocated at "
-                    + atNanos + " ns, " + lastUse;
+                    + atNanos + " ns, " + lastUse();
+        }
+
+        private String lastUse() {
+            if (lastOpcode == null) {
+                return "never staged";
+            }
+            return "last staged by " + lastOpcode + " on fd " + lastFd + (lastDescription == null ? ""
+                    : " (" + lastDescription.kind() + " " + lastDescription.subject() + blobName(lastDescription) + ")");
         }
     }
 
@@ -521,10 +535,9 @@ public final class SimKernel implements Kernel {
     void stagedWith(MemorySegment buffer, dev.lockstep.kernel.Opcode opcode, int fd) {
         Allocation allocation = allocations.get(buffer.address());
         if (allocation != null) {
-            Description description = description(fd);
-            allocation.lastUse = "last staged by " + opcode + " on fd " + fd
-                    + (description == null ? "" : " (" + description.kind() + " " + description.subject()
-                    + blobName(description) + ")");
+            allocation.lastOpcode = opcode;
+            allocation.lastFd = fd;
+            allocation.lastDescription = description(fd);
         }
     }
 

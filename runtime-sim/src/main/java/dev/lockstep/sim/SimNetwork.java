@@ -70,6 +70,12 @@ public final class SimNetwork {
     private NetworkConfig config;
     private final NetworkTopology topology = new NetworkTopology();
     private final SocketStateMachine machine;
+    /**
+     * How many calls that may change a socket's state this network has taken: every method but the queries counts
+     * one, whether or not it changed anything. A ring's receives and accepts ask when they are ready again only
+     * when this moved ({@link SimRing#nextEventNanos()}); the clock alone changes no socket's readiness.
+     */
+    private long changes;
 
     /**
      * A network with no hosts, no partitions and no connections.
@@ -102,7 +108,13 @@ public final class SimNetwork {
      * @param config the configuration
      */
     public void setConfig(NetworkConfig config) {
+        changes++;
         this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** The number of calls that may have changed a socket's state (see {@link #changes}). Simulator thread. */
+    long changes() {
+        return changes;
     }
 
     // ----------------------------------------------------------------------------------------------- topology
@@ -115,6 +127,7 @@ public final class SimNetwork {
      * @param profile its delay
      */
     public void setLink(InetAddress from, InetAddress to, LinkProfile profile) {
+        changes++;
         topology.setLink(direction(ip(from), ip(to)), profile);
     }
 
@@ -126,6 +139,7 @@ public final class SimNetwork {
      * @param profile the delay of each direction
      */
     public void setLinks(InetAddress a, InetAddress b, LinkProfile profile) {
+        changes++;
         setLink(a, b, profile);
         setLink(b, a, profile);
     }
@@ -148,6 +162,7 @@ public final class SimNetwork {
      * @param b the other
      */
     public void partition(InetAddress a, InetAddress b) {
+        changes++;
         partitionOneWay(a, b);
         partitionOneWay(b, a);
     }
@@ -160,6 +175,7 @@ public final class SimNetwork {
      * @param to their destination
      */
     public void partitionOneWay(InetAddress from, InetAddress to) {
+        changes++;
         String key = direction(ip(from), ip(to));
         if (!topology.block(key)) {
             return;
@@ -184,6 +200,7 @@ public final class SimNetwork {
      * @param b the other
      */
     public void heal(InetAddress a, InetAddress b) {
+        changes++;
         healOneWay(a, b);
         healOneWay(b, a);
     }
@@ -195,6 +212,7 @@ public final class SimNetwork {
      * @param to the receiving host
      */
     public void healOneWay(InetAddress from, InetAddress to) {
+        changes++;
         String key = direction(ip(from), ip(to));
         if (topology.unblock(key)) {
             auditor.record("net.heal", Auditor.utf8(key), Auditor.u64(clock.nowNanos()));
@@ -204,6 +222,7 @@ public final class SimNetwork {
 
     /** Restores every direction. */
     public void healAll() {
+        changes++;
         for (String key : topology.blockedDirections()) {
             topology.unblock(key);
             auditor.record("net.heal", Auditor.utf8(key), Auditor.u64(clock.nowNanos()));
@@ -251,6 +270,7 @@ public final class SimNetwork {
      * @return true if a connection was found and reset
      */
     public boolean breakConnection(InetSocketAddress local, InetSocketAddress remote) {
+        changes++;
         for (SimSocket socket : machine.sockets()) {
             if (socket.peer != null && socket.state == SimSocket.State.CONNECTED && local.equals(socket.local)
                     && remote.equals(socket.remote)) {
@@ -268,6 +288,7 @@ public final class SimNetwork {
      * @return the number of connections reset
      */
     public int breakConnections(InetAddress host) {
+        changes++;
         String hostIp = ip(host);
         long now = clock.nowNanos();
         int count = 0;
@@ -301,6 +322,7 @@ public final class SimNetwork {
      * @return the number of connections reset
      */
     public int resetAll() {
+        changes++;
         long now = clock.nowNanos();
         int count = 0;
         for (SimSocket socket : machine.sockets()) {
@@ -316,10 +338,12 @@ public final class SimNetwork {
     // The socket calls the kernel makes on behalf of fds: see SocketStateMachine.
 
     SimSocket open(InetAddress host, boolean ipv6) {
+        changes++;
         return machine.open(host, ipv6);
     }
 
     SimSocket open(InetAddress host, boolean ipv6, boolean loopbackMachine) {
+        changes++;
         return machine.open(host, ipv6, loopbackMachine);
     }
 
@@ -332,22 +356,27 @@ public final class SimNetwork {
      * @throws IllegalStateException if another kernel claimed it already
      */
     void claimLoopback() {
+        changes++;
         machine.claimLoopback();
     }
 
     void bindAndListen(SimSocket socket, InetSocketAddress address, int backlog) {
+        changes++;
         machine.bindAndListen(socket, address, backlog);
     }
 
     ConnectOutcome connect(SimSocket client, InetSocketAddress remote) {
+        changes++;
         return machine.connect(client, remote);
     }
 
     void connectDelivered(SimSocket client) {
+        changes++;
         machine.connectDelivered(client);
     }
 
     void connectCancelled(SimSocket client) {
+        changes++;
         machine.connectCancelled(client);
     }
 
@@ -356,6 +385,7 @@ public final class SimNetwork {
     }
 
     SimSocket accept(SimSocket listener) {
+        changes++;
         return machine.accept(listener);
     }
 
@@ -364,18 +394,22 @@ public final class SimNetwork {
     }
 
     int recv(SimSocket socket, java.lang.foreign.MemorySegment destination, int length) {
+        changes++;
         return machine.recv(socket, destination, length);
     }
 
     int send(SimSocket socket, byte[] source, int sourceOffset, int length) {
+        changes++;
         return machine.send(socket, source, sourceOffset, length);
     }
 
     void shutdownWrite(SimSocket socket) {
+        changes++;
         machine.shutdownWrite(socket);
     }
 
     void close(SimSocket socket) {
+        changes++;
         machine.close(socket);
     }
 

@@ -97,9 +97,28 @@ public final class SimRing implements Ring {
     private final SimKernel kernel;
     private final long id;
     private final int entries;
-    private final List<Request> staged = new ArrayList<>();
-    /** Requests submitted and not yet delivered, in submission order. */
+    private List<Request> staged = new ArrayList<>();
+    /** The list {@link #enter} submits from while {@link #staged} takes new entries; empty between enters. */
+    private List<Request> submitting = new ArrayList<>();
+    /** Requests submitted and not yet delivered, in submission order, which is the order of their sequence. */
     private final List<Request> inFlight = new ArrayList<>();
+    /**
+     * The requests in flight whose time is known (see {@link #enqueue}): a binary min-heap by that time, then by
+     * sequence, {@code dueHeap[0, dueHeapSize)}; each request knows its index.
+     */
+    private Request[] dueHeap = new Request[16];
+    private int dueHeapSize;
+    /**
+     * The requests in flight that wait for the network (a receive, an accept): when each is ready changes with
+     * the sockets, so it is asked again when the network has changed since ({@link #waitingNextNanos}).
+     */
+    private final List<Request> waitingForNetwork = new ArrayList<>();
+    /** The earliest of {@link #waitingForNetwork}, as of {@link #waitingStamp}; valid while that is current. */
+    private long waitingNextNanos;
+    /** The network's change count when {@link #waitingNextNanos} was worked out, or -1 when it must be again. */
+    private long waitingStamp = -1;
+    /** The due requests of an {@link #enter}, kept to be reused; null while an enter uses it. */
+    private ArrayList<Request> dueScratch = new ArrayList<>();
     private int stagedCancels;
     private int inFlightCancels;
     private long nextSequence;
@@ -137,6 +156,12 @@ public final class SimRing implements Ring {
         int decidedResult = STILL_PENDING;
         long decidedAtNanos;
         boolean cancelled;
+        /** Its index in {@link #dueHeap}, or -1 if it is not there. */
+        int heapIndex = -1;
+        /** Its time in {@link #dueHeap}: {@link #readyAtNanos} when it went there. */
+        long heapNanos;
+        /** Whether it is in {@link #waitingForNetwork}. */
+        boolean waitingForNetwork;
 
         Request(long sequence, Submission submission) {
             this.sequence = sequence;
@@ -287,31 +312,42 @@ public final class SimRing implements Ring {
         auditor().recordRingEnter(id, wait ? 1 : 0, timeoutNanos, clock().nowNanos(), staged.size());
         wakeRequested = false;
         if (!staged.isEmpty()) {
-            List<Request> submitting = new ArrayList<>(staged);
-            staged.clear();
+            // The staged list is swapped for the empty one rather than copied: anything staged meanwhile goes to
+            // the next enter, as before.
+            List<Request> batch = staged;
+            staged = submitting;
+            submitting = batch;
             stagedCancels = 0;
-            for (Request request : submitting) {
+            for (Request request : batch) {
                 submit(request);
             }
+            batch.clear();
         }
         long now = clock().nowNanos();
-        List<Request> due = List.of();
-        for (Request request : inFlight) {
+        if (nextEventNanos() > now) {
+            return 0; // nothing due: the shuffle of nothing draws nothing (Generator.shuffle), so the run is the same
+        }
+        ArrayList<Request> due = dueScratch != null ? dueScratch : new ArrayList<>();
+        dueScratch = null;
+        while (dueHeapSize > 0 && dueHeap[0].heapNanos <= now) {
+            due.add(dueHeap[0]);
+            heapRemove(dueHeap[0]);
+        }
+        for (Request request : waitingForNetwork) {
             if (readyAtNanos(request) <= now) {
-                if (due.isEmpty()) {
-                    due = new ArrayList<>();
-                }
                 due.add(request);
             }
         }
-        if (due.isEmpty()) {
-            return 0; // nothing due: the shuffle of nothing draws nothing (Generator.shuffle), so the run is the same
-        }
+        // In submission order, as the scan of every request in flight found them, before the seeded shuffle.
+        due.sort(BY_SEQUENCE);
         generator().shuffle(Site.COMPLETION_ORDER, due);
         int delivered = 0;
         for (Request request : due) {
             int result = perform(request);
             if (result == STILL_PENDING) {
+                if (!request.waitingForNetwork) {
+                    enqueue(request); // only a wait for the network is ever still pending; kept in flight all the same
+                }
                 continue;
             }
             retire(request);
@@ -321,7 +357,103 @@ public final class SimRing implements Ring {
             kernel.ringCompletions++;
             sink.complete(request.userData, result, 0);
         }
+        due.clear();
+        dueScratch = due;
         return delivered;
+    }
+
+    private static final java.util.Comparator<Request> BY_SEQUENCE = (a, b) -> Long.compare(a.sequence, b.sequence);
+
+    // ------------------------------------------------------------------------------------------ event queue
+
+    /**
+     * Files a request in flight by how its time is known: a result decided already, or any request but a receive
+     * or accept on a socket, is due at a fixed time ({@link #readyAtNanos}), kept in {@link #dueHeap}; a receive
+     * or accept waits for the network and is kept in {@link #waitingForNetwork}. Called at submission and again
+     * when a cancel decides the request's result.
+     */
+    private void enqueue(Request request) {
+        boolean waits = request.decidedResult == STILL_PENDING
+                && (request.opcode == Opcode.RECV || request.opcode == Opcode.ACCEPT)
+                && request.description instanceof SimKernel.SocketDescription;
+        if (waits) {
+            request.waitingForNetwork = true;
+            waitingForNetwork.add(request);
+            waitingStamp = -1;
+            return;
+        }
+        request.heapNanos = readyAtNanos(request);
+        if (dueHeapSize == dueHeap.length) {
+            dueHeap = java.util.Arrays.copyOf(dueHeap, dueHeapSize * 2);
+        }
+        request.heapIndex = dueHeapSize;
+        dueHeap[dueHeapSize++] = request;
+        siftUp(request.heapIndex);
+    }
+
+    /** Takes a request out of whichever of the two it is in. */
+    private void dequeue(Request request) {
+        if (request.waitingForNetwork) {
+            request.waitingForNetwork = false;
+            waitingForNetwork.remove(request);
+            waitingStamp = -1;
+        } else if (request.heapIndex >= 0) {
+            heapRemove(request);
+        }
+    }
+
+    private void heapRemove(Request request) {
+        int index = request.heapIndex;
+        request.heapIndex = -1;
+        Request last = dueHeap[--dueHeapSize];
+        dueHeap[dueHeapSize] = null;
+        if (index == dueHeapSize) {
+            return;
+        }
+        dueHeap[index] = last;
+        last.heapIndex = index;
+        siftDown(index);
+        siftUp(last.heapIndex);
+    }
+
+    private static boolean before(Request a, Request b) {
+        return a.heapNanos < b.heapNanos || (a.heapNanos == b.heapNanos && a.sequence < b.sequence);
+    }
+
+    private void siftUp(int index) {
+        Request moving = dueHeap[index];
+        while (index > 0) {
+            int parent = (index - 1) >>> 1;
+            if (!before(moving, dueHeap[parent])) {
+                break;
+            }
+            dueHeap[index] = dueHeap[parent];
+            dueHeap[index].heapIndex = index;
+            index = parent;
+        }
+        dueHeap[index] = moving;
+        moving.heapIndex = index;
+    }
+
+    private void siftDown(int index) {
+        Request moving = dueHeap[index];
+        while (true) {
+            int child = 2 * index + 1;
+            if (child >= dueHeapSize) {
+                break;
+            }
+            if (child + 1 < dueHeapSize && before(dueHeap[child + 1], dueHeap[child])) {
+                child++;
+            }
+            if (!before(dueHeap[child], moving)) {
+                break;
+            }
+            dueHeap[index] = dueHeap[child];
+            dueHeap[index].heapIndex = index;
+            index = child;
+        }
+        dueHeap[index] = moving;
+        moving.heapIndex = index;
     }
 
     /**
@@ -444,11 +576,22 @@ public final class SimRing implements Ring {
      *         clock.
      */
     public long nextEventNanos() {
-        long earliest = Long.MAX_VALUE;
-        for (Request request : inFlight) {
-            earliest = Math.min(earliest, readyAtNanos(request));
+        long earliest = dueHeapSize == 0 ? Long.MAX_VALUE : dueHeap[0].heapNanos;
+        if (waitingForNetwork.isEmpty()) {
+            return earliest;
         }
-        return earliest;
+        // When a receive or accept is ready changes only with the network (SimNetwork#changes), not with the
+        // clock: its earliest is worked out again only when the network changed since.
+        long changes = kernel.network().changes();
+        if (waitingStamp != changes) {
+            long next = Long.MAX_VALUE;
+            for (Request request : waitingForNetwork) {
+                next = Math.min(next, readyAtNanos(request));
+            }
+            waitingNextNanos = next;
+            waitingStamp = changes;
+        }
+        return Math.min(earliest, waitingNextNanos);
     }
 
     /**
@@ -538,6 +681,7 @@ public final class SimRing implements Ring {
                 }
             }
         }
+        enqueue(request);
         auditor().recordRingSubmit(id, request.sequence, request.earliestNanos, request.decidedResult);
     }
 
@@ -593,7 +737,9 @@ public final class SimRing implements Ring {
             return;
         }
         target.cancelled = true;
+        dequeue(target);
         target.decide(-Errno.ECANCELED, cancel.earliestNanos);
+        enqueue(target);
         if (target.opcode == Opcode.CONNECT
                 && target.description instanceof SimKernel.SocketDescription socket) {
             kernel.network().connectCancelled(socket.socket);
@@ -795,7 +941,22 @@ public final class SimRing implements Ring {
     }
 
     private void retire(Request request) {
-        inFlight.remove(request);
+        dequeue(request);
+        // inFlight is in sequence order: find it by binary search instead of a scan.
+        int low = 0;
+        int high = inFlight.size() - 1;
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (inFlight.get(middle).sequence < request.sequence) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        if (inFlight.get(low) != request) {
+            throw new IllegalStateException("request " + request.sequence + " is not in flight on ring " + id);
+        }
+        inFlight.remove(low);
         if (request.isCancel()) {
             inFlightCancels--;
         }

@@ -77,6 +77,24 @@ final class SimSocket {
         this.loopbackMachine = loopbackMachine;
     }
 
+    /** The hosts {@link #cachedDirection} was made for, compared by identity. */
+    private String cachedFromIp;
+    private String cachedToIp;
+    private String cachedDirection;
+
+    /**
+     * {@link NetworkTopology#direction} from this socket's host to {@code to}'s, made once for as long as neither
+     * host changes: every segment sent asks for it.
+     */
+    String directionTo(SimSocket to) {
+        if (cachedFromIp != hostIp || cachedToIp != to.hostIp) {
+            cachedFromIp = hostIp;
+            cachedToIp = to.hostIp;
+            cachedDirection = NetworkTopology.direction(hostIp, to.hostIp);
+        }
+        return cachedDirection;
+    }
+
     /** Resets this end at {@code atNanos}, unless it was reset earlier. */
     void resetAt(long atNanos) {
         if (atNanos < resetAtNanos) {

@@ -409,10 +409,12 @@ final class SocketStateMachine {
     private void enqueue(SimSocket from, SimSocket to, byte[] data, long now) {
         long arrival;
         SimSocket.Segment last = to.inbound.peekLast();
-        if (topology.isBlocked(direction(from.hostIp, to.hostIp)) || (last != null && last.arrivalNanos == SimSocket.HELD)) {
+        String direction = from.directionTo(to);
+        if (topology.isBlocked(direction) || (last != null && last.arrivalNanos == SimSocket.HELD)) {
             arrival = SimSocket.HELD;
         } else {
-            arrival = Math.max(now + delay(from.hostIp, to.hostIp), to.lastArrivalNanos);
+            arrival = Math.max(now + topology.delay(direction, network.config().defaultLink(), generator),
+                    to.lastArrivalNanos);
             to.lastArrivalNanos = arrival;
         }
         to.inbound.addLast(new SimSocket.Segment(data, arrival));

@@ -137,6 +137,32 @@ class SimRingTest {
     }
 
     @Test
+    void aWaitingReceiveIsDueWhenDataArrivesAndAQueuedWriteAtItsTime() {
+        Harness harness = harness(13);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY);
+        Pair pair = loopback(harness, kernel);
+        SimRing ring = pair.ring();
+        MemorySegment buffer = ring.allocate(16);
+        Harness.stage(ring, Harness.io(Opcode.RECV, pair.serverFd(), buffer, 16, 0, 60));
+        harness.pump();
+        assertEquals(Long.MAX_VALUE, ring.nextEventNanos(), "nothing was sent: the receive waits for ever");
+        MemorySegment data = Harness.bytes(ring, "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Harness.stage(ring, Harness.io(Opcode.SEND, pair.clientFd(), data, 5, 0, 61));
+        harness.pump();
+        long sendDue = ring.nextEventNanos();
+        assertEquals(harness.clock.nowNanos() + LATENCY, sendDue, "the send is due one latency after it was submitted");
+        assertEquals(5, harness.await(61).result());
+        long receiveDue = ring.nextEventNanos();
+        assertTrue(receiveDue > sendDue && receiveDue < Long.MAX_VALUE,
+                "the receive is due once the sent bytes arrive: " + receiveDue);
+        assertEquals(5, harness.await(60).result());
+        assertEquals(Long.MAX_VALUE, ring.nextEventNanos(), "nothing left in flight");
+        assertEquals(0, ring.inFlight());
+        ring.free(buffer);
+        ring.free(data);
+    }
+
+    @Test
     void cancellingAPendingReceiveCompletesItEcanceled() {
         Harness harness = harness(3);
         SimKernel kernel = kernel(harness, FIXED_LATENCY.withCancelRaceRate(1.0));
