@@ -169,12 +169,16 @@ final class ClusterScenario {
                         () -> ReplicaNode.call(ctx, primary, 'P', 0, key, value));
                 if (answer[1] == 1) {
                     acknowledged.add(new long[] {answer[0], key, value});
-                    trace.event("put " + key + " acknowledged at index " + answer[0]);
-                } else {
+                    if (trace.keeps()) {
+                        trace.event("put " + key + " acknowledged at index " + answer[0]);
+                    }
+                } else if (trace.keeps()) {
                     trace.event("put " + key + " refused: no backup took it");
                 }
             } catch (LockstepException downPausedOrCut) {
-                trace.event("put " + key + " failed: " + downPausedOrCut.getClass().getSimpleName());
+                if (trace.keeps()) {
+                    trace.event("put " + key + " failed: " + downPausedOrCut.getClass().getSimpleName());
+                }
             }
             ctx.sleep(Duration.ofMillis(1));
         }

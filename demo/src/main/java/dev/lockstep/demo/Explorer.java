@@ -78,11 +78,20 @@ public final class Explorer {
 
     /**
      * Runs the sweep: on the calling thread with one thread, else in {@code threads} threads of this JVM, each
-     * running one simulator at a time for every {@code threads}-th seed.
+     * running one simulator at a time and taking the next seed not yet taken when it finishes one, so that a
+     * thread whose seeds were short does not sit idle while another works through long ones.
+     *
+     * <p>The summary is the same whatever the number of threads: each seed's run depends on its seed alone, and
+     * results are kept by the seed's place in the sweep, not by when they finished. With
+     * {@link Settings#stopAtFirstFailure()} the sweep ends at the first seed, in sweep order, that failed: every
+     * seed before it still runs to the end, and a seed after it that another thread had already started is left
+     * out of the summary, as the one-thread sweep would never have run it.
      *
      * @param settings what to sweep
      * @param done counts finished seeds, for progress
-     * @param onFailure called for each failed seed as it fails (on a helper thread)
+     * @param onFailure called for each failed seed as it fails (on a helper thread); with
+     *     {@code stopAtFirstFailure} and several threads, a failed seed later than the first may be reported
+     *     here before the first one is found, and is then not in the summary
      * @return the summary
      * @throws Exception if a sweep thread failed or the wait for one was interrupted
      */
@@ -125,20 +134,33 @@ public final class Explorer {
         }
     }
 
+    /**
+     * The threads' sweep. What the threads share, and why it is enough: {@code next}, the place of the next seed to
+     * hand out (each {@code getAndIncrement} gives one thread one place, so every seed runs at most once);
+     * {@code firstFailure}, the lowest place of a failed seed so far (lowered with {@code accumulateAndGet}, read
+     * before taking a seed: a thread that reads it late only runs a seed that the summary then leaves out); and
+     * {@code results}, each slot written by the one thread that ran that seed and read after every thread was
+     * joined, which orders the writes before the reads. Nothing of a simulation is shared: each seed builds its
+     * own simulator, kernel, file system and engine on its own carrier thread.
+     */
     private static void runInThreads(Settings settings, long[] seeds, int workers, Scenario.Result[] results,
                                      AtomicInteger done, Consumer<Scenario.Result> onFailure) throws Exception {
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger firstFailure = new AtomicInteger(Integer.MAX_VALUE);
         List<Thread> threads = new ArrayList<>();
         List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
         for (int offset = 0; offset < workers; offset++) {
-            int first = offset;
             threads.add(Thread.ofPlatform().name("lockstep-explore-" + offset).start(() -> {
                 try {
-                    for (int index = first; index < seeds.length; index += workers) {
+                    for (int index = next.getAndIncrement(); index < seeds.length
+                            && index < firstFailure.get(); index = next.getAndIncrement()) {
                         Scenario.Result result = runSeed(settings, seeds[index]);
-                        synchronized (results) {
-                            results[index] = result;
-                        }
+                        results[index] = result;
                         if (!result.passed()) {
+                            if (settings.stopAtFirstFailure()) {
+                                int failed = index;
+                                firstFailure.accumulateAndGet(failed, Math::min);
+                            }
                             onFailure.accept(result);
                         }
                         done.incrementAndGet();
@@ -153,6 +175,10 @@ public final class Explorer {
         }
         if (!problems.isEmpty()) {
             throw new IllegalStateException("the sweep's threads failed: " + problems);
+        }
+        // After the first failure in sweep order: not part of a sweep that stops there.
+        for (int index = firstFailure.get(); index < results.length - 1; index++) {
+            results[index + 1] = null;
         }
     }
 

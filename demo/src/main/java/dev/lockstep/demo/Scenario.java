@@ -280,10 +280,11 @@ public final class Scenario {
         ctx.child("server").spawnOn(0, c -> server.serve(c, listener));
         List<Handle<Void>> load = new ArrayList<>();
         Workload workload = spec.workload();
+        Trace requestTrace = trace.keeps() ? trace : null; // a line per request only when a replay prints them
         for (int i = 0; i < workload.clients; i++) {
             int client = i;
             load.add(ctx.child("client" + i).spawnOn(1, c -> new LoadClient(c, address, model.client(client),
-                    workload.shape, random, meter, () -> nanos(c.now()), trace).run()));
+                    workload.shape, random, meter, () -> nanos(c.now()), requestTrace).run()));
         }
         Nemesis nemesis = new Nemesis(faults, List.of(control.host(0), control.host(1)), Duration.ofMillis(300),
                 trace::notable);

@@ -29,6 +29,14 @@ final class Trace {
         }
     }
 
+    /**
+     * Whether this trace keeps anything: a sweep's seeds run with none (only a replay prints a trace), and a caller
+     * that builds a line per request asks this first rather than formatting lines nobody reads.
+     */
+    boolean keeps() {
+        return capacity > 0;
+    }
+
     /** A routine event: kept among the last events only. */
     void event(String line) {
         record(line, false);

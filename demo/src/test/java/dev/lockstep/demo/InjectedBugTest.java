@@ -18,9 +18,11 @@ import org.junit.jupiter.api.Timeout;
  */
 class InjectedBugTest {
     private static final int SEEDS = 200;
+    /** One simulator per core, as {@code explore} runs them: the sweep's results do not depend on it. */
+    private static final int THREADS = Runtime.getRuntime().availableProcessors();
 
     private static Explorer.Settings settings(InjectedBug bug, int seeds, boolean stop) {
-        return new Explorer.Settings(seeds, 1, "swarm", Workload.MIXED, bug, 1, stop);
+        return new Explorer.Settings(seeds, 1, "swarm", Workload.MIXED, bug, THREADS, stop);
     }
 
     @ParameterizedTest
@@ -53,16 +55,41 @@ class InjectedBugTest {
     }
 
     @Test
+    @Timeout(120) // ten whole simulated runs, the first ones in a cold JVM: 20 s at a load of 11 on 2 cores
     void theSweepGivesTheSameRunsOnParallelThreadsAsOnOne() throws Exception {
-        Explorer.Settings inProcess = new Explorer.Settings(4, 100, "swarm", Workload.MIXED, InjectedBug.NONE, 1,
-                false);
-        Explorer.Settings inThreads = new Explorer.Settings(4, 100, "swarm", Workload.MIXED, InjectedBug.NONE, 2,
-                false);
-        Explorer.Summary here = Explorer.run(inProcess, new AtomicInteger(), result -> { });
-        Explorer.Summary there = Explorer.run(inThreads, new AtomicInteger(), result -> { });
+        // Three threads for five seeds: more simulators than this machine's cores, and seeds of different lengths,
+        // so threads take seeds in an order that depends on timing; the summary must not.
+        Explorer.Summary here = Explorer.run(new Explorer.Settings(5, 100, "swarm", Workload.MIXED, InjectedBug.NONE,
+                1, false), new AtomicInteger(), result -> { });
+        Explorer.Summary there = Explorer.run(new Explorer.Settings(5, 100, "swarm", Workload.MIXED,
+                InjectedBug.NONE, 3, false), new AtomicInteger(), result -> { });
+        assertEquals(verdicts(here), verdicts(there));
+        assertEquals(5, here.seedsRun());
         assertEquals(here.simulatedNanos(), there.simulatedNanos());
         assertEquals(here.acknowledgedWrites(), there.acknowledgedWrites());
         assertEquals(here.faultsInjected(), there.faultsInjected());
+    }
+
+    @Test
+    @Timeout(120) // up to six whole simulated runs: 42 s at a load of 11 on 2 cores
+    void aSweepThatStopsAtTheFirstFailureStopsAtTheSameSeedOnParallelThreads() throws Exception {
+        // With ACK_BEFORE_SYNC, seed 5 of 4..7 fails: the sweep stops there after seed 4 passed, with one thread
+        // or three (which start seed 6 before seed 5 has failed).
+        Explorer.Summary here = Explorer.run(new Explorer.Settings(4, 4, "swarm", Workload.MIXED,
+                InjectedBug.ACK_BEFORE_SYNC, 1, true), new AtomicInteger(), result -> { });
+        Explorer.Summary there = Explorer.run(new Explorer.Settings(4, 4, "swarm", Workload.MIXED,
+                InjectedBug.ACK_BEFORE_SYNC, 3, true), new AtomicInteger(), result -> { });
+        assertEquals(java.util.List.of(4L, 5L), here.results().stream().map(result -> result.spec().seed())
+                .toList(), () -> verdicts(here).toString());
+        assertEquals(1, here.failures().size(), () -> verdicts(here).toString());
+        assertEquals(here.failures().getFirst().spec().seed(), here.results().getLast().spec().seed());
+        assertEquals(verdicts(here), verdicts(there));
+    }
+
+    /** Each seed run: its seed, its verdict and the start of its failure, its audit digest. */
+    private static java.util.List<String> verdicts(Explorer.Summary summary) {
+        return summary.results().stream().map(result -> result.spec().seed() + " " + (result.passed() ? "passed"
+                : "FAILED " + result.failure().lines().findFirst().orElse("")) + " " + result.digest()).toList();
     }
 
     @Test
