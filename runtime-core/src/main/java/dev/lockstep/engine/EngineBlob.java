@@ -88,7 +88,7 @@ final class EngineBlob implements Blob {
         if (count == 0) {
             return worker.register(new Immediate("empty read of '" + name + "'", () -> new byte[0]));
         }
-        return worker.register(new ReadRequest(fd.acquire(), offset, count, options.dontCache(), worker, null, 0));
+        return worker.registerCurrent(ReadRequest.of(this, worker, offset, count, options.dontCache(), null, 0));
     }
 
     @Override
@@ -99,13 +99,13 @@ final class EngineBlob implements Blob {
                     + MAX_TRANSFER_BYTES + "), was " + count);
         }
         Worker worker = worker("readInto");
-        PooledBuffer buffer = WorkerBuffers.check(into, at, count, "Blob.readInto");
+        PooledBuffer buffer = WorkerBuffers.check(worker, into, at, count, "Blob.readInto");
         checkAligned(offset, count, at, buffer, "read");
         if (count == 0) {
             return worker.register(new Immediate("empty read of '" + name + "'", () -> null));
         }
         buffer.inFlight = true;
-        return worker.register(new ReadRequest(fd.acquire(), offset, count, false, worker, buffer, at));
+        return worker.registerCurrent(ReadRequest.of(this, worker, offset, count, false, buffer, at));
     }
 
     @Override
@@ -117,16 +117,16 @@ final class EngineBlob implements Blob {
                     + MAX_TRANSFER_BYTES + "), was " + count);
         }
         Worker worker = worker("writeFrom");
-        PooledBuffer buffer = WorkerBuffers.check(from, at, count, "Blob.writeFrom");
+        PooledBuffer buffer = WorkerBuffers.check(worker, from, at, count, "Blob.writeFrom");
         checkAligned(offset, count, at, buffer, "write");
         if (count == 0) {
             return worker.register(new Immediate("empty write of '" + name + "'", () -> null));
         }
         buffer.inFlight = true;
         permit.markDirty();
-        WriteRequest request = new WriteRequest(fd.acquire(), offset, count, options);
+        WriteRequest request = WriteRequest.of(this, worker, offset, count, options);
         request.lend(buffer, at);
-        return worker.register(request);
+        return worker.registerCurrent(request);
     }
 
     @Override
@@ -177,10 +177,10 @@ final class EngineBlob implements Blob {
             // An empty write, SYNC or not, changes nothing: it must not extend the blob.
             return worker.register(new Immediate("empty write of '" + name + "'", () -> null));
         }
-        WriteRequest request = new WriteRequest(fd.acquire(), offset, (int) total, options);
+        WriteRequest request = WriteRequest.of(this, worker, offset, (int) total, options);
         request.copy(worker, chunks);
         permit.markDirty();
-        return worker.register(request);
+        return worker.registerCurrent(request);
     }
 
     @Override
@@ -269,30 +269,45 @@ final class EngineBlob implements Blob {
 
     /**
      * A read of exactly {@code count} bytes, resubmitted after short reads: into the caller's buffer, or into a
-     * pooled copy returned as a new array.
+     * pooled copy returned as a new array. Reused through its worker's {@link Worker#blobReads} once retired.
      */
-    private final class ReadRequest extends RingRequest {
-        private final long offset;
-        private final int count;
+    static final class ReadRequest extends RingRequest {
+        private final Worker home;
         private final WorkerBuffers pool;
+        private EngineBlob blob;
+        private long offset;
+        private int count;
         /** The caller's memory, or null for a {@code byte[]} read (which reads into a pooled copy at 0). */
-        private final MemorySegment target;
+        private MemorySegment target;
         /** Where in {@link #target} the bytes go. */
-        private final int at;
+        private int at;
         /** The page-cache hint; dropped after the file system refuses it, since it never changes the result. */
         private boolean dontCache;
         private int done;
 
-        ReadRequest(SharedFd file, long offset, int count, boolean dontCache, Worker worker, PooledBuffer into,
-                    int at) {
-            super(file);
-            this.offset = offset;
-            this.count = count;
-            this.dontCache = dontCache;
-            this.pool = worker.buffers();
-            this.lent = into;
-            this.target = into == null ? null : into.memory;
-            this.at = at;
+        private ReadRequest(Worker home) {
+            super(null);
+            this.home = home;
+            this.pool = home.buffers();
+        }
+
+        /** A read of {@code blob} on {@code worker}, the calling fiber's: a retired one of the worker's, or new. */
+        static ReadRequest of(EngineBlob blob, Worker worker, long offset, int count, boolean dontCache,
+                              PooledBuffer into, int at) {
+            ReadRequest request = worker.blobReads.take();
+            if (request == null) {
+                request = new ReadRequest(worker);
+            }
+            request.reuse(blob.fd.acquire());
+            request.blob = blob;
+            request.offset = offset;
+            request.count = count;
+            request.dontCache = dontCache;
+            request.lent = into;
+            request.target = into == null ? null : into.memory;
+            request.at = at;
+            request.done = 0;
+            return request;
         }
 
         @Override
@@ -317,12 +332,12 @@ final class EngineBlob implements Blob {
             }
             if (result < 0) {
                 landLent();
-                return fail(EngineStorage.translate(new KernelException(-result, "read", name), describe()));
+                return fail(EngineStorage.translate(new KernelException(-result, "read", blob.name), describe()));
             }
             if (result == 0) {
                 landLent();
                 return fail(new BlobInsufficientLengthException("read of " + count + " bytes at offset " + offset
-                        + " of blob '" + name + "' goes past its end at " + (offset + done)));
+                        + " of blob '" + blob.name + "' goes past its end at " + (offset + done)));
             }
             done += result;
             if (done < count) {
@@ -338,18 +353,30 @@ final class EngineBlob implements Blob {
         }
 
         @Override
+        public void release(Ring ring) {
+            super.release(ring);
+            target = null;
+            if (reusable()) {
+                home.blobReads.give(this);
+            }
+        }
+
+        @Override
         public String describe() {
-            return "read of " + count + " bytes at offset " + offset + " of blob '" + name + "'";
+            return "read of " + count + " bytes at offset " + offset + " of blob '" + blob.name + "'";
         }
     }
 
     /**
      * A write of every byte, resubmitted after short writes; retained work that closing never cancels. From the
-     * caller's buffer, or from a pooled copy of the {@code byte[]} chunks.
+     * caller's buffer, or from a pooled copy of the {@code byte[]} chunks. Reused through its worker's
+     * {@link Worker#blobWrites} once retired.
      */
-    private final class WriteRequest extends RingRequest {
-        private final long offset;
-        private final int count;
+    static final class WriteRequest extends RingRequest {
+        private final Worker home;
+        private EngineBlob blob;
+        private long offset;
+        private int count;
         /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; set before admission. */
         private MemorySegment source;
         private int sourceAt;
@@ -357,11 +384,26 @@ final class EngineBlob implements Blob {
         private WriteOptions options;
         private int done;
 
-        WriteRequest(SharedFd file, long offset, int count, WriteOptions options) {
-            super(file);
-            this.offset = offset;
-            this.count = count;
-            this.options = options;
+        private WriteRequest(Worker home) {
+            super(null);
+            this.home = home;
+        }
+
+        /** A write to {@code blob} on {@code worker}, the calling fiber's: a retired one of the worker's, or new. */
+        static WriteRequest of(EngineBlob blob, Worker worker, long offset, int count, WriteOptions options) {
+            WriteRequest request = worker.blobWrites.take();
+            if (request == null) {
+                request = new WriteRequest(worker);
+            }
+            request.reuse(blob.fd.acquire());
+            request.blob = blob;
+            request.offset = offset;
+            request.count = count;
+            request.options = options;
+            request.source = null;
+            request.sourceAt = 0;
+            request.done = 0;
+            return request;
         }
 
         /** Writes from the caller's buffer, which the call marked in flight. */
@@ -406,9 +448,9 @@ final class EngineBlob implements Blob {
                 return false;
             }
             if (result < 0) {
-                permit.markDirty();
+                blob.permit.markDirty();
                 landLent();
-                return fail(EngineStorage.translate(new KernelException(-result, "write", name),
+                return fail(EngineStorage.translate(new KernelException(-result, "write", blob.name),
                         describe() + " (" + done + " bytes written before the failure may persist)"));
             }
             if (result == 0) {
@@ -416,8 +458,8 @@ final class EngineBlob implements Blob {
                 return fail(new StorageIoException(describe() + ": the kernel wrote nothing"));
             }
             done += result;
-            length.accumulateAndGet(offset + done, Math::max);
-            permit.markDirty();
+            blob.length.accumulateAndGet(offset + done, Math::max);
+            blob.permit.markDirty();
             if (done < count) {
                 return false;
             }
@@ -426,8 +468,17 @@ final class EngineBlob implements Blob {
         }
 
         @Override
+        public void release(Ring ring) {
+            super.release(ring);
+            source = null;
+            if (reusable()) {
+                home.blobWrites.give(this);
+            }
+        }
+
+        @Override
         public String describe() {
-            return "write of " + count + " bytes at offset " + offset + " of blob '" + name + "'";
+            return "write of " + count + " bytes at offset " + offset + " of blob '" + blob.name + "'";
         }
     }
 

@@ -338,9 +338,9 @@ final class EngineNetwork {
             if (total == 0) {
                 return worker.register(new Immediate("empty send to " + sides.peer, () -> null));
             }
-            SendRequest request = new SendRequest(sides.fd.acquire(), (int) total);
+            SendRequest request = SendRequest.of(this, worker, (int) total);
             request.copy(worker, chunks);
-            return worker.register(request);
+            return worker.registerCurrent(request);
         }
 
         @Override
@@ -353,7 +353,7 @@ final class EngineNetwork {
                 throw new ClosedException("sink to " + sides.peer + " is closed");
             }
             Worker worker = EngineContext.currentWorker("Sink.sendFrom");
-            PooledBuffer buffer = WorkerBuffers.check(from, at, length, "Sink.sendFrom");
+            PooledBuffer buffer = WorkerBuffers.check(worker, from, at, length, "Sink.sendFrom");
             if (poisoned != null) {
                 return worker.register(new Immediate("send to " + sides.peer, () -> {
                     throw new ClosedException("sink to " + sides.peer + " is unusable after " + poisoned);
@@ -363,98 +363,127 @@ final class EngineNetwork {
                 return worker.register(new Immediate("empty send to " + sides.peer, () -> null));
             }
             buffer.inFlight = true;
-            SendRequest request = new SendRequest(sides.fd.acquire(), length);
+            SendRequest request = SendRequest.of(this, worker, length);
             request.lend(buffer, at);
-            return worker.register(request);
-        }
-
-        /** A send of every byte, from the caller's buffer or a pooled copy; resubmitted after short sends. */
-        private final class SendRequest extends RingRequest {
-            private final int count;
-            /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; null until then. */
-            private MemorySegment source;
-            private int sourceAt;
-            private int done;
-
-            SendRequest(SharedFd file, int count) {
-                super(file);
-                this.count = count;
-            }
-
-            void lend(PooledBuffer from, int at) {
-                lent = from;
-                source = from.memory;
-                sourceAt = at;
-            }
-
-            /** As the blob's write: copied now, on the calling fiber (see {@link #copyChunks}). */
-            void copy(Worker worker, byte[][] chunks) {
-                source = copyChunks(worker.buffers(), chunks, count);
-            }
-
-            @Override
-            public void prepare(Submission submission, Ring ring) {
-                if (source == null) {
-                    source = pendingCopy();
-                }
-                submission.opcode = Opcode.SEND;
-                submission.fd = file.fd();
-                submission.buffer = slicedFrom(source, sourceAt + done);
-                submission.length = count - done;
-            }
-
-            @Override
-            public boolean complete(int result) {
-                if (isTransient(result)) {
-                    return false;
-                }
-                if (result <= 0) {
-                    poisoned = "a failed send (" + (result == 0 ? "nothing sent" : Errno.describe(-result)) + ")";
-                    landLent();
-                    return fail(new SendFailedException("send of " + count + " bytes to " + sides.peer
-                            + " failed after " + done + " bytes: "
-                            + (result == 0 ? "nothing sent" : Errno.describe(-result))));
-                }
-                done += result;
-                if (done < count) {
-                    return false;
-                }
-                landLent();
-                return succeed(null);
-            }
-
-            @Override
-            public RuntimeException timedOut() {
-                poisoned = "a send that timed out";
-                return super.timedOut();
-            }
-
-            @Override
-            public void closedEarly() {
-                poisoned = "a cancelled send";
-            }
-
-            @Override
-            public RuntimeException internalFailure(Throwable cause) {
-                poisoned = "a send that failed inside the runtime";
-                return cause instanceof dev.lockstep.LockstepException typed ? typed
-                        : new SendFailedException(describe() + " failed inside the runtime: " + cause, cause);
-            }
-
-            @Override
-            public Budget budget() {
-                return Budget.OUTBOUND;
-            }
-
-            @Override
-            public String describe() {
-                return "send of " + count + " bytes to " + sides.peer;
-            }
+            return worker.registerCurrent(request);
         }
 
         @Override
         public void close() {
             sides.closeSink();
+        }
+    }
+
+    /**
+     * A send of every byte, from the caller's buffer or a pooled copy; resubmitted after short sends. Reused
+     * through its worker's {@link Worker#sends} once retired.
+     */
+    static final class SendRequest extends RingRequest {
+        private final Worker home;
+        private EngineSink sink;
+        private int count;
+        /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; null until then. */
+        private MemorySegment source;
+        private int sourceAt;
+        private int done;
+
+        private SendRequest(Worker home) {
+            super(null);
+            this.home = home;
+        }
+
+        /** A send on {@code sink} from {@code worker}, the calling fiber's: a retired one of the worker's, or new. */
+        static SendRequest of(EngineSink sink, Worker worker, int count) {
+            SendRequest request = worker.sends.take();
+            if (request == null) {
+                request = new SendRequest(worker);
+            }
+            request.reuse(sink.sides.fd.acquire());
+            request.sink = sink;
+            request.count = count;
+            request.source = null;
+            request.sourceAt = 0;
+            request.done = 0;
+            return request;
+        }
+
+        void lend(PooledBuffer from, int at) {
+            lent = from;
+            source = from.memory;
+            sourceAt = at;
+        }
+
+        /** As the blob's write: copied now, on the calling fiber (see {@link #copyChunks}). */
+        void copy(Worker worker, byte[][] chunks) {
+            source = copyChunks(worker.buffers(), chunks, count);
+        }
+
+        @Override
+        public void prepare(Submission submission, Ring ring) {
+            if (source == null) {
+                source = pendingCopy();
+            }
+            submission.opcode = Opcode.SEND;
+            submission.fd = file.fd();
+            submission.buffer = slicedFrom(source, sourceAt + done);
+            submission.length = count - done;
+        }
+
+        @Override
+        public boolean complete(int result) {
+            if (isTransient(result)) {
+                return false;
+            }
+            if (result <= 0) {
+                sink.poisoned = "a failed send (" + (result == 0 ? "nothing sent" : Errno.describe(-result)) + ")";
+                landLent();
+                return fail(new SendFailedException("send of " + count + " bytes to " + sink.sides.peer
+                        + " failed after " + done + " bytes: "
+                        + (result == 0 ? "nothing sent" : Errno.describe(-result))));
+            }
+            done += result;
+            if (done < count) {
+                return false;
+            }
+            landLent();
+            return succeed(null);
+        }
+
+        @Override
+        public RuntimeException timedOut() {
+            sink.poisoned = "a send that timed out";
+            return super.timedOut();
+        }
+
+        @Override
+        public void closedEarly() {
+            sink.poisoned = "a cancelled send";
+        }
+
+        @Override
+        public RuntimeException internalFailure(Throwable cause) {
+            sink.poisoned = "a send that failed inside the runtime";
+            return cause instanceof dev.lockstep.LockstepException typed ? typed
+                    : new SendFailedException(describe() + " failed inside the runtime: " + cause, cause);
+        }
+
+        @Override
+        public void release(Ring ring) {
+            super.release(ring);
+            source = null;
+            if (reusable()) {
+                home.sends.give(this);
+            }
+        }
+
+        @Override
+        public Budget budget() {
+            return Budget.OUTBOUND;
+        }
+
+        @Override
+        public String describe() {
+            return "send of " + count + " bytes to " + sink.sides.peer;
         }
     }
 }

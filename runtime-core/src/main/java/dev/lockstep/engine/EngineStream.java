@@ -181,7 +181,7 @@ final class EngineStream implements Stream {
             throw new ClosedException("stream from " + sides.peer + " is closed");
         }
         Worker worker = EngineContext.currentWorker("Stream.recvInto");
-        PooledBuffer buffer = WorkerBuffers.check(into, at, length, "Stream.recvInto");
+        PooledBuffer buffer = WorkerBuffers.check(worker, into, at, length, "Stream.recvInto");
         if (poisoned != null) {
             return worker.register(new Immediate("receive from " + sides.peer, () -> {
                 throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);

@@ -253,6 +253,14 @@ public abstract class Request {
     }
 
     /**
+     * Clears the deadline and the outcome, for a retired request that a {@link Recycler} hands out again.
+     */
+    final void clearForReuse() {
+        deadlineNanos = NO_DEADLINE;
+        result = null;
+    }
+
+    /**
      * Forces an outcome (timeouts, closure).
      *
      * @param outcome the outcome

@@ -13,8 +13,11 @@ import java.lang.foreign.ValueLayout;
  * reused, the buffer stays allocated until the kernel's last completion for it.
  */
 abstract class RingRequest extends Request {
-    /** The fd the request uses, or null (a connect creates its own socket). */
-    protected final SharedFd file;
+    /**
+     * The fd the request uses, or null (a connect creates its own socket). Set again only when a retired request
+     * is reused ({@link #reuse}).
+     */
+    protected SharedFd file;
     /** Memory the kernel reads or writes, allocated on the worker at the first submission. */
     protected MemorySegment buffer;
     /** The pool {@link #buffer} came from ({@link #pooledBuffer}), or null. */
@@ -26,9 +29,37 @@ abstract class RingRequest extends Request {
     /** Chunks of a long write or send waiting for their first submission ({@link #copyChunks}), or null. */
     private byte[] pendingChunks;
     private WorkerBuffers pendingPool;
+    /** Released as abandoned ({@link #releaseAbandoned}): the kernel may still hold it, so it is never reused. */
+    private boolean abandoned;
 
     RingRequest(SharedFd file) {
         this.file = file;
+    }
+
+    /**
+     * Readies a retired request for its next admission (see {@link Recycler}): {@link #release} has emptied its
+     * buffers and fd reference, and this clears what a request that never reached the ring may have left.
+     *
+     * @param file the fd the next use holds a reference to
+     */
+    final void reuse(SharedFd file) {
+        clearForReuse();
+        this.file = file;
+        buffer = null;
+        bufferPool = null;
+        bufferArena = null;
+        lent = null;
+        pendingChunks = null;
+        pendingPool = null;
+    }
+
+    /**
+     * Whether {@link #release} may hand this request to a {@link Recycler}: not once released as abandoned.
+     *
+     * @return true unless the kernel may still hold it
+     */
+    final boolean reusable() {
+        return !abandoned;
     }
 
     @Override
@@ -174,6 +205,7 @@ abstract class RingRequest extends Request {
      */
     @Override
     public void releaseAbandoned(Ring ring) {
+        abandoned = true;
         buffer = null;
         bufferPool = null;
         bufferArena = null;
@@ -201,6 +233,7 @@ abstract class RingRequest extends Request {
         }
         if (file != null) {
             file.release();
+            file = null;
         }
     }
 }

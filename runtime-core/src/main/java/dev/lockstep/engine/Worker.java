@@ -34,6 +34,12 @@ public final class Worker {
     private final DeferredQueue deferred = new DeferredQueue();
     private final CompletionSink borrowedSink;
     private final WorkerBuffers buffers = new WorkerBuffers(this);
+    /** Retired blob reads, reused by the next ones on this worker (see {@link Recycler}: this worker only). */
+    final Recycler<EngineBlob.ReadRequest> blobReads = new Recycler<>();
+    /** Retired blob writes, as {@link #blobReads}. */
+    final Recycler<EngineBlob.WriteRequest> blobWrites = new Recycler<>();
+    /** Retired sends, as {@link #blobReads}. */
+    final Recycler<EngineNetwork.SendRequest> sends = new Recycler<>();
     private Driver driver;
     private boolean borrowed;
     /**
@@ -76,7 +82,11 @@ public final class Worker {
      */
     public static Worker enter(Worker worker) {
         Worker previous = CURRENT.get();
-        CURRENT.set(worker);
+        // A worker's own thread services it with the worker entered already (ThreadedRunner sets it once for the
+        // thread's life): each turn's enter and its restore are then one lookup each, and no ThreadLocal write.
+        if (previous != worker) {
+            CURRENT.set(worker);
+        }
         return previous;
     }
 
@@ -335,19 +345,24 @@ public final class Worker {
      * @return the number of callbacks run
      */
     public int runDeferred() {
-        int ran = 0;
         Worker previous = enter(this);
         try {
-            while (!deferred.isEmpty()) {
-                ran++;
-                try {
-                    deferred.runOne(ring);
-                } catch (RuntimeException | Error failure) {
-                    engine.fail(failure);
-                }
-            }
+            return runDeferredEntered();
         } finally {
             enter(previous);
+        }
+    }
+
+    /** {@link #runDeferred()} on a thread that has entered this worker already (a service turn). */
+    private int runDeferredEntered() {
+        int ran = 0;
+        while (!deferred.isEmpty()) {
+            ran++;
+            try {
+                deferred.runOne(ring);
+            } catch (RuntimeException | Error failure) {
+                engine.fail(failure);
+            }
         }
         return ran;
     }
@@ -365,18 +380,30 @@ public final class Worker {
         if (current() != this) {
             checkOwner("registering " + request.describe());
         }
+        return registerCurrent(request);
+    }
+
+    /**
+     * {@link #register} for a caller that found this worker with {@link #current()} earlier in the same call, on
+     * the same thread: the check that the caller is this worker's is already made, so it is not made again.
+     *
+     * @param request the request
+     * @param <T> the operation's value
+     * @return the operation
+     */
+    <T> Registration<T> registerCurrent(Request request) {
         Driver slab = borrow();
         try {
-            if (closing || slab == null) {
-                slab = null;
-            } else {
+            if (!closing && slab != null) {
                 return new Registration<>(this, slab.admit(request, null, nowNanos));
             }
         } finally {
             unborrow();
         }
+        // Described before the release, which may hand the request to a recycler.
+        String refused = "worker " + index + " is closed: " + request.describe() + " refused";
         request.release(ring);
-        return Registration.closed("worker " + index + " is closed: " + request.describe() + " refused");
+        return Registration.closed(refused);
     }
 
     /**
@@ -509,7 +536,7 @@ public final class Worker {
         } finally {
             unborrow();
         }
-        runDeferred();
+        runDeferredEntered();
         return reaped;
     }
 

@@ -193,11 +193,33 @@ final class WorkerBuffers implements BufferPool {
      */
     static PooledBuffer check(IoBuffer buffer, int at, int length, String call) {
         java.util.Objects.requireNonNull(buffer, "buffer");
-        if (!(buffer instanceof PooledBuffer pooled)) {
-            throw new IllegalArgumentException(call + " needs a buffer from BufferPool.allocate, was "
-                    + buffer.getClass().getName());
+        if (!(buffer instanceof PooledBuffer)) {
+            throw notPooled(buffer, call);
         }
-        Worker caller = EngineContext.currentWorker(call);
+        return check(EngineContext.currentWorker(call), buffer, at, length, call);
+    }
+
+    private static IllegalArgumentException notPooled(IoBuffer buffer, String call) {
+        return new IllegalArgumentException(call + " needs a buffer from BufferPool.allocate, was "
+                + buffer.getClass().getName());
+    }
+
+    /**
+     * {@link #check(IoBuffer, int, int, String)} for a caller that found its worker with {@link Worker#current()}
+     * already in this call.
+     *
+     * @param caller the calling fiber's worker
+     * @param buffer the buffer
+     * @param at where the transfer starts in the buffer
+     * @param length the transfer's length
+     * @param call the call, for messages
+     * @return the buffer
+     */
+    static PooledBuffer check(Worker caller, IoBuffer buffer, int at, int length, String call) {
+        java.util.Objects.requireNonNull(buffer, "buffer");
+        if (!(buffer instanceof PooledBuffer pooled)) {
+            throw notPooled(buffer, call);
+        }
         WorkerBuffers pool = pooled.pool;
         if (caller != pool.owner) {
             throw new IllegalArgumentException(call + " on " + caller + " was given " + pooled + ", a buffer of "
