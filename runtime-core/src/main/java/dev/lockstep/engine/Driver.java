@@ -235,6 +235,9 @@ public final class Driver implements CompletionSink {
      * sync waiting with an earlier ticket.
      */
     void pumpPermits() {
+        if (permitWaiters.isEmpty()) {
+            return; // every stage() comes here: no iterator made for nothing, whatever the JIT makes of it
+        }
         for (Iterator<Slot> it = permitWaiters.iterator(); it.hasNext(); ) {
             Slot slot = it.next();
             DurabilityPermit permit = slot.request.permit();
@@ -272,6 +275,9 @@ public final class Driver implements CompletionSink {
      * {@link MetadataLane}: tested on every service turn; a leaving request nudges the new head's worker).
      */
     void pumpLanes() {
+        if (laneWaiters.isEmpty()) {
+            return; // as in pumpPermits
+        }
         for (Iterator<Slot> it = laneWaiters.iterator(); it.hasNext(); ) {
             Slot slot = it.next();
             if (slot.request.lane().isHead(slot.laneEntry)) {

