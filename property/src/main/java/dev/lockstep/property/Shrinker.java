@@ -90,11 +90,26 @@ final class Shrinker {
     private boolean deleteChunks(int size) {
         boolean improved = false;
         for (int start = best.values().length - size; start >= 0 && runs < limit; start--) {
-            if (start + size <= best.values().length) {
+            if (start + size <= best.values().length && !holdsFixed(start, start + size)) {
                 improved |= attempt(remove(best.values(), start, start + size));
             }
         }
         return improved;
+    }
+
+    /**
+     * Whether choices {@code [from, to)} of the best attempt hold one the shrinker may not lower: deleting it
+     * would shift the next choice into its place, which lowers it as surely as editing it (a seed is then
+     * another run, not a simpler one). Deleting a whole span, such as a list element holding a seed, is fine.
+     */
+    private boolean holdsFixed(int from, int to) {
+        boolean[] fixed = best.fixed();
+        for (int i = from; i < to && i < fixed.length; i++) {
+            if (fixed[i]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean zeroSpans() {
