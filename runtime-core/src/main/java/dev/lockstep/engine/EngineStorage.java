@@ -26,16 +26,19 @@ import java.util.regex.Pattern;
  * blobs are files named by the hex of their name. Creation and removal fsync the parent directory, so a
  * completed open or remove is durable. Reads, writes, syncs and resizes are ring requests.
  *
- * <h2>Metadata: off the worker, ordered per partition</h2>
- * {@code open}, {@code remove} and {@code scan} are {@link MetadataRequest}s: their system calls (create,
- * {@code fsync} of the file and of its directory, unlink, listing) go to the caller's ring as one
- * {@code BLOCKING_CALL}, which runs off the worker (runtime-uring: an offload thread; the simulator: with the
- * calls' latency charged to the request, not to the worker), so a slow directory {@code fsync} delays neither
- * the worker's timers nor its other requests. Requests on one partition run one at a time, in admission order,
- * whatever worker admitted them: each waits in its partition's {@link MetadataLane}. Partitions do not wait
- * for each other, and nothing here takes a lock: the lanes and {@link #notDurable} are lock-free structures,
- * and each partition's entries of {@link #notDurable} are touched only by the request at the head of that
- * partition's lane, so they never race.
+ * <h2>Metadata: through the ring, ordered per partition</h2>
+ * {@code open} and the removal of a blob are {@link PathChain}s: their calls (open or create the file, create
+ * the partition's directory, {@code statx}, {@code fsync} of the file and of its directory, unlink) are ring
+ * operations ({@code OPENAT}, {@code MKDIRAT}, {@code STATX}, {@code FSYNC}, {@code UNLINKAT}) submitted one after
+ * the other, so the worker never makes them itself and a slow directory {@code fsync} delays neither its timers
+ * nor its other requests. {@code scan} and the removal of a whole partition must list a directory, which no ring
+ * opcode does, so each is one {@link MetadataRequest}: a {@code BLOCKING_CALL} that runs off the worker
+ * (runtime-uring: an offload thread; the simulator: with the calls' latency charged to the request, not to the
+ * worker). Requests on one partition run one at a time, in admission order, whatever worker admitted them: each
+ * waits in its partition's {@link MetadataLane} and holds it until its last step. Partitions do not wait for
+ * each other, and nothing here takes a lock: the lanes and {@link #notDurable} are lock-free structures, and each
+ * partition's entries of {@link #notDurable} are touched only by the request at the head of that partition's
+ * lane, so they never race.
  */
 final class EngineStorage {
     private static final Pattern PARTITION = Pattern.compile("[A-Za-z0-9_-]+");
@@ -167,78 +170,22 @@ final class EngineStorage {
         }
     }
 
-    /** Creates the partition directory durably if missing. */
-    private void ensurePartition(String partition) {
-        String path = partitionPath(partition);
-        if (!system.isDirectory(path)) {
-            notDurable.add(path);
-            system.mkdir(path);
-        }
-        if (notDurable.contains(path)) {
-            fsyncDirectory(root);
-            notDurable.remove(path);
-        }
-    }
-
     Operation<OpenedBlob> open(String partition, byte[] name, OpenOptions options) {
         validatePartition(partition);
         validateName(name);
         java.util.Objects.requireNonNull(options, "options");
-        int direct = options.direct() ? SystemCalls.O_DIRECT : 0;
         byte[] key = name.clone();
-        String what = "open of blob '" + describe(partition, key) + "'";
+        String shown = describe(partition, key);
+        String what = "open of blob '" + shown + "'";
         Worker worker = EngineContext.currentWorker("Storage.open");
-        return worker.register(new MetadataRequest(lane(partition), what, () -> {
-            try {
-                ensurePartition(partition);
-                String path = blobPath(partition, key);
-                int fd;
-                boolean created = false;
-                try {
-                    fd = system.open(path, SystemCalls.O_RDWR | direct);
-                } catch (KernelException missing) {
-                    if (missing.errno() != Errno.ENOENT) {
-                        throw missing;
-                    }
-                    notDurable.add(path);
-                    fd = system.open(path, SystemCalls.O_RDWR | SystemCalls.O_CREAT | direct);
-                    created = true;
-                }
-                try {
-                    int alignment = 0;
-                    if (options.direct()) {
-                        alignment = system.directIoAlignment(fd);
-                        if (alignment <= 0) {
-                            throw new KernelException(Errno.EINVAL, "statx STATX_DIOALIGN",
-                                    "the file system cannot do direct I/O on " + path);
-                        }
-                    }
-                    if (notDurable.contains(path)) {
-                        system.fsync(fd);
-                        fsyncDirectory(partitionPath(partition));
-                        notDurable.remove(path);
-                    }
-                    return new OpenedFile(fd, system.size(fd), created, alignment);
-                } catch (KernelException failure) {
-                    system.close(fd);
-                    throw failure;
-                }
-            } catch (KernelException failure) {
-                throw translate(failure, what);
-            }
-        }, raw -> {
-            // On the worker: the engine's objects are built here, not on the thread that ran the calls.
-            OpenedFile file = (OpenedFile) raw;
-            SharedFd shared = new SharedFd(file.fd(), system, describe(partition, key));
-            // An existing file may hold bytes an earlier open wrote and never synced (its sync failed, say): its
-            // first sync must reach the kernel. A file this open created has nothing to sync.
-            return new OpenedBlob(new EngineBlob(engine, shared, describe(partition, key), file.length(),
-                    !file.created(), file.alignment()), file.length());
-        }, raw -> system.close(((OpenedFile) raw).fd())));
-    }
-
-    /** What an open's calls produced, off the worker: an fd owned by the request until the worker wraps it. */
-    private record OpenedFile(int fd, long length, boolean created, int alignment) {
+        return worker.register(new OpenBlobRequest(lane(partition), what, system, root, partitionPath(partition),
+                blobPath(partition, key), options.direct(), notDurable, (fd, length, created, alignment) -> {
+                    SharedFd shared = new SharedFd(fd, system, shown);
+                    // An existing file may hold bytes an earlier open wrote and never synced (its sync failed,
+                    // say): its first sync must reach the kernel. A file this open created has nothing to sync.
+                    return new OpenedBlob(new EngineBlob(engine, shared, shown, length, !created, alignment),
+                            length);
+                }));
     }
 
     private MetadataLane lane(String partition) {
@@ -254,34 +201,26 @@ final class EngineStorage {
         String what = key == null ? "remove of partition '" + partition + "'"
                 : "remove of blob '" + describe(partition, key) + "'";
         Worker worker = EngineContext.currentWorker("Storage.remove");
+        if (key != null) {
+            return worker.register(new RemoveBlobRequest(lane(partition), what, system, partition,
+                    partitionPath(partition), blobPath(partition, key), describe(partition, key), notDurable));
+        }
+        // A partition: its entries are listed first, and no ring has an opcode for that (no getdents), so the
+        // whole removal is one blocking call off the worker.
         return worker.register(new MetadataRequest(lane(partition), what, () -> {
             try {
                 String path = partitionPath(partition);
                 if (!system.isDirectory(path)) {
                     throw new PartitionMissingException("partition '" + partition + "' does not exist");
                 }
-                if (key == null) {
-                    // '0' follows '/' in ASCII: the subset is every path inside the partition.
-                    notDurable.subSet(path + "/", path + "0").clear();
-                    notDurable.remove(path);
-                    for (String entry : system.list(path)) {
-                        system.unlink(path + "/" + entry);
-                    }
-                    system.rmdir(path);
-                    fsyncDirectory(root);
-                } else {
-                    notDurable.remove(blobPath(partition, key));
-                    try {
-                        system.unlink(blobPath(partition, key));
-                    } catch (KernelException failure) {
-                        if (failure.errno() == Errno.ENOENT) {
-                            throw new BlobMissingException("blob '" + describe(partition, key)
-                                    + "' does not exist");
-                        }
-                        throw failure;
-                    }
-                    fsyncDirectory(path);
+                // '0' follows '/' in ASCII: the subset is every path inside the partition.
+                notDurable.subSet(path + "/", path + "0").clear();
+                notDurable.remove(path);
+                for (String entry : system.list(path)) {
+                    system.unlink(path + "/" + entry);
                 }
+                system.rmdir(path);
+                fsyncDirectory(root);
                 return null;
             } catch (KernelException failure) {
                 throw translate(failure, what);

@@ -9,8 +9,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * A storage metadata request (open, remove, scan): synchronous system calls that may wait for a device (a
- * directory {@code fsync}), submitted to the worker's ring as one {@link Opcode#BLOCKING_CALL}, so they run
+ * A storage metadata request that must list a directory (scan, the removal of a partition), which no ring opcode
+ * does: synchronous system calls that may wait for a device (a directory {@code fsync}), submitted to the
+ * worker's ring as one {@link Opcode#BLOCKING_CALL}, so they run
  * off the worker — its timers, completions and other fibers go on meanwhile — and in the order of their
  * partition's {@link MetadataLane}, not under any lock.
  *

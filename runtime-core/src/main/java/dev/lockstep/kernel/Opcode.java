@@ -30,8 +30,30 @@ public enum Opcode {
     /** {@code ftruncate}: fd, offset = the new length. Completes with 0 ({@code IORING_OP_FTRUNCATE}, Linux 6.9+). */
     FTRUNCATE,
     /**
-     * A sequence of synchronous {@link SystemCalls} the ring has no opcode for (creating a file and syncing
-     * its directory, removing one, listing a directory): {@link Submission#call}, run off the worker that
+     * {@code openat}: fd = the directory fd or {@link Submission#AT_FDCWD}, buffer = the path as UTF-8 ending in a
+     * NUL byte, length = the path's bytes without the NUL, flags = {@link SystemCalls}' {@code O_*} flags (the
+     * ring adds close-on-exec; a created file gets mode {@code 0644}). Completes with the new fd.
+     */
+    OPENAT,
+    /**
+     * {@code mkdirat}: fd = the directory fd or {@link Submission#AT_FDCWD}, buffer and length = the path as for
+     * {@link #OPENAT}. Creates the directory with mode {@code 0755}; completes with 0.
+     */
+    MKDIRAT,
+    /**
+     * {@code unlinkat}: fd = the directory fd or {@link Submission#AT_FDCWD}, buffer and length = the path as for
+     * {@link #OPENAT}, flags = {@link Submission#AT_REMOVEDIR} to remove an empty directory. Completes with 0.
+     */
+    UNLINKAT,
+    /**
+     * {@code statx} of an open fd ({@code AT_EMPTY_PATH}): fd, buffer = {@link Statx#BYTES} bytes that the
+     * kernel fills as Linux's {@code struct statx}, flags = the {@code STATX_*} mask ({@link Statx#SIZE},
+     * {@link Statx#DIOALIGN}). Completes with 0.
+     */
+    STATX,
+    /**
+     * A sequence of synchronous {@link SystemCalls} the ring has no opcode for (listing a directory: there is
+     * no {@code getdents} opcode): {@link Submission#call}, run off the worker that
      * submitted it. It completes with what the call returned. It is never cancelled: an {@code ASYNC_CANCEL}
      * of it completes {@code -ENOENT} or {@code -EALREADY} and the call runs to its end. See
      * {@link BlockingCall} for who runs it and what it may touch.

@@ -15,6 +15,11 @@ public final class Submission {
     /** {@link #rwFlags} of a read or write: {@code RWF_DONTCACHE}, drop the pages after the I/O. */
     public static final int RWF_DONTCACHE = 0x80;
 
+    /** {@link #fd} of a path opcode: the path is absolute or relative to the working directory. */
+    public static final int AT_FDCWD = -100;
+    /** {@link #flags} of an {@link Opcode#UNLINKAT}: remove an empty directory ({@code rmdir}). */
+    public static final int AT_REMOVEDIR = 0x200;
+
     /** What to do. */
     public Opcode opcode = Opcode.NOP;
     /** The file or socket. */
@@ -35,6 +40,12 @@ public final class Submission {
     public long target;
     /** What a {@link Opcode#BLOCKING_CALL} runs; null otherwise. */
     public BlockingCall call;
+    /**
+     * The application line that asked for a request that creates a resource (an {@link Opcode#OPENAT}), for a
+     * kernel that names where resources come from ({@link Kernel#callerSite()}); null otherwise. Diagnostics
+     * only: never part of what the request does.
+     */
+    public String requestedFrom;
 
     /**
      * Resets every field to its default, for reuse.
@@ -52,6 +63,7 @@ public final class Submission {
         userData = 0;
         target = 0;
         call = null;
+        requestedFrom = null;
         return this;
     }
 

@@ -66,6 +66,11 @@ final class ScriptedKernel implements Kernel {
         this.autoComplete = rule;
     }
 
+    /** The rule {@link #autoComplete} set last, or null. */
+    ToIntFunction<Pending> autoCompleteRule() {
+        return autoComplete;
+    }
+
     /** Completes file I/O against the in-memory files automatically; leaves the rest pending. */
     void autoCompleteFiles() {
         autoComplete(files::execute);
@@ -231,7 +236,7 @@ final class ScriptedKernel implements Kernel {
             }
             return;
         }
-        if (entry.opcode == Opcode.BLOCKING_CALL) {
+        if (entry.call != null) {
             // Storage metadata: the calls run at once against the in-memory files (whose guard is this kernel's
             // lock, held here by this thread: it is reentrant), as the synchronous calls they are; a test that
             // wants to hold one holds a call of MemoryFiles instead.
@@ -281,9 +286,54 @@ final class ScriptedKernel implements Kernel {
             if (staged.size() >= entries) {
                 return false;
             }
+            dev.lockstep.kernel.BlockingCall call = switch (s.opcode) {
+                case OPENAT, MKDIRAT, UNLINKAT, STATX -> pathCall(s);
+                default -> s.call;
+            };
             staged.add(new Pending(s.opcode, s.fd, s.userData, s.length, s.offset, s.rwFlags, s.target, s.buffer,
-                    this, s.call));
+                    this, call));
             return true;
+        }
+
+        /**
+         * A path request (or a statx) runs at once against the in-memory files, as a blocking call does: its
+         * fields are read now, since the submission is the engine's again after staging.
+         */
+        private dev.lockstep.kernel.BlockingCall pathCall(Submission s) {
+            Opcode opcode = s.opcode;
+            int flags = s.flags;
+            int fd = s.fd;
+            MemorySegment buffer = s.buffer;
+            String path = opcode == Opcode.STATX ? null : new String(buffer.asSlice(0, s.length)
+                    .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
+            return () -> {
+                try {
+                    switch (opcode) {
+                        case OPENAT -> {
+                            return files.open(path, flags);
+                        }
+                        case MKDIRAT -> files.mkdir(path);
+                        case UNLINKAT -> {
+                            if ((flags & Submission.AT_REMOVEDIR) != 0) {
+                                files.rmdir(path);
+                            } else {
+                                files.unlink(path);
+                            }
+                        }
+                        default -> {
+                            buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
+                                    dev.lockstep.kernel.Statx.MASK_OFFSET, flags);
+                            buffer.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED,
+                                    dev.lockstep.kernel.Statx.SIZE_OFFSET, files.size(fd));
+                            buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
+                                    dev.lockstep.kernel.Statx.DIO_OFFSET_ALIGN_OFFSET, files.directIoAlignment(fd));
+                        }
+                    }
+                    return 0;
+                } catch (KernelException refused) {
+                    return -refused.errno();
+                }
+            };
         }
 
         @Override
@@ -434,8 +484,15 @@ final class ScriptedKernel implements Kernel {
                         return entry.length;
                     }
                     case FSYNC -> {
+                        if (path == null) {
+                            return -Errno.EBADF;
+                        }
+                        if (failFsyncs > 0) {
+                            failFsyncs--;
+                            return -Errno.EIO;
+                        }
                         fsyncs++;
-                        return path == null ? -Errno.EBADF : 0;
+                        return 0;
                     }
                     case NOP -> {
                         return 0;
@@ -534,7 +591,7 @@ final class ScriptedKernel implements Kernel {
             }
         }
 
-        /** The next {@code count} synchronous fsyncs fail with EIO. */
+        /** The next {@code count} fsyncs, synchronous or through a ring, fail with EIO. */
         int failFsyncs;
 
         @Override

@@ -51,8 +51,18 @@ class StorageEngineTest {
         return name;
     }
 
-    private static Blob open(Context ctx, String partition, String name) {
-        return ctx.open(partition, name).await().blob();
+    /**
+     * Opens a blob with its metadata — which goes through the ring, its file and directory fsyncs included —
+     * completed as the in-memory file system does, whatever the test scripts for the blob's own requests.
+     */
+    private Blob open(Context ctx, String partition, String name) {
+        java.util.function.ToIntFunction<ScriptedKernel.Pending> scripted = kernel.autoCompleteRule();
+        kernel.autoCompleteFiles();
+        try {
+            return ctx.open(partition, name).await().blob();
+        } finally {
+            kernel.autoComplete(scripted);
+        }
     }
 
     @Test

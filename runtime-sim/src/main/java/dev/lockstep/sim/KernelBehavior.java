@@ -32,8 +32,9 @@ package dev.lockstep.sim;
  *                            clock by a latency drawn uniformly at {@link Site#SYSCALL_LATENCY} during the call:
  *                            the calling worker does nothing else meanwhile
  * @param maxCallLatencyNanos the longest, {@code >= minCallLatencyNanos}
- * @param minSyncCallLatencyNanos the shortest time a synchronous {@code fsync} (of a directory, or of a file being
- *                                created) or {@code syncfs} takes, {@code >= 0}: a journal commit, far slower than
+ * @param minSyncCallLatencyNanos the shortest time a synchronous {@code fsync} or {@code syncfs} takes, and an
+ *                                {@code FSYNC} of a directory through the ring (drawn at {@link Site#RING_LATENCY}
+ *                                instead of the ring's range), {@code >= 0}: a journal commit, far slower than
  *                                other calls on a real disk
  * @param maxSyncCallLatencyNanos the longest, {@code >= minSyncCallLatencyNanos}
  */

@@ -44,8 +44,10 @@ import java.util.Objects;
  * <h2>Blocking calls</h2>
  * A {@link Opcode#BLOCKING_CALL} runs its body when it is submitted, with the latency of the system calls inside
  * summed into its completion time rather than moving the clock ({@link SimKernel#runOffloaded}); its completion
- * is then delivered like any other, in the seeded order. A cancel never stops it. {@link Opcode#FTRUNCATE} is a
- * file request like a write: it takes effect at delivery.
+ * is then delivered like any other, in the seeded order. A cancel never stops it. The path requests
+ * ({@link Opcode#OPENAT}, {@link Opcode#MKDIRAT}, {@link Opcode#UNLINKAT}) run the same way, each its one call:
+ * Linux runs them on its own worker threads, never on the submitting one. {@link Opcode#FTRUNCATE} and
+ * {@link Opcode#STATX} are file requests like a write: they take effect at delivery.
  *
  * <h2>Results a real kernel produces, at configurable rates</h2>
  * Short reads and receives, short writes and sends (between 1 and length - 1 bytes, never 0 unless at end of
@@ -147,6 +149,8 @@ public final class SimRing implements Ring {
         final long target;
         /** The body of a {@link Opcode#BLOCKING_CALL}, or null. */
         final dev.lockstep.kernel.BlockingCall call;
+        /** The application line that asked for a path request ({@link Submission#requestedFrom}), or null. */
+        final String requestedFrom;
         /** What the fd named at submission; null if nothing (then the request fails EBADF). */
         SimKernel.Description description;
         long submittedAtNanos;
@@ -175,6 +179,16 @@ public final class SimRing implements Ring {
             this.userData = submission.userData;
             this.target = submission.target;
             this.call = submission.call;
+            this.requestedFrom = submission.requestedFrom;
+        }
+
+        boolean isPath() {
+            return opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT;
+        }
+
+        /** Runs to its end when submitted: it cannot lose to a cancel (see the class doc). */
+        boolean decidedAtSubmission() {
+            return opcode == Opcode.BLOCKING_CALL || isPath();
         }
 
         void decide(int result, long atNanos) {
@@ -269,7 +283,7 @@ public final class SimRing implements Ring {
     private static void checkBuffer(Submission submission) {
         Opcode opcode = Objects.requireNonNull(submission.opcode, "submission.opcode");
         boolean usesBuffer = switch (opcode) {
-            case READ, WRITE, RECV, SEND, CONNECT -> true;
+            case READ, WRITE, RECV, SEND, CONNECT, OPENAT, MKDIRAT, UNLINKAT, STATX -> true;
             default -> false;
         };
         if (!usesBuffer) {
@@ -286,6 +300,16 @@ public final class SimRing implements Ring {
         if ((opcode == Opcode.READ || opcode == Opcode.WRITE) && submission.offset < 0) {
             throw new IllegalArgumentException("offset must not be negative, was " + submission.offset + ": "
                     + submission);
+        }
+        if ((opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT)
+                && (buffer.byteSize() <= submission.length
+                || buffer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, submission.length) != 0)) {
+            throw new IllegalArgumentException("a path must end in a NUL byte after its " + submission.length
+                    + " bytes: " + submission);
+        }
+        if (opcode == Opcode.STATX && submission.length < dev.lockstep.kernel.Statx.BYTES) {
+            throw new IllegalArgumentException("a statx needs " + dev.lockstep.kernel.Statx.BYTES + " bytes, was "
+                    + submission.length + ": " + submission);
         }
     }
 
@@ -651,8 +675,16 @@ public final class SimRing implements Ring {
     private void submit(Request request) {
         long now = clock().nowNanos();
         request.submittedAtNanos = now;
-        long latency = generator().nextLongBetween(Site.RING_LATENCY, kernel.behavior().minLatencyNanos(),
-                kernel.behavior().maxLatencyNanos());
+        KernelBehavior behavior = kernel.behavior();
+        long minLatency = behavior.minLatencyNanos();
+        long maxLatency = behavior.maxLatencyNanos();
+        if (request.opcode == Opcode.FSYNC && kernel.description(request.fd) instanceof SimKernel.FileDescription file
+                && file.handle.isDirectory()) {
+            // A directory's fsync is a journal commit, as slow through the ring as the synchronous call.
+            minLatency = behavior.minSyncCallLatencyNanos();
+            maxLatency = behavior.maxSyncCallLatencyNanos();
+        }
+        long latency = generator().nextLongBetween(Site.RING_LATENCY, minLatency, maxLatency);
         request.earliestNanos = now + latency;
         inFlight.add(request);
         if (request.isCancel()) {
@@ -662,6 +694,12 @@ public final class SimRing implements Ring {
             // The calls run now, off every worker: each one's latency is charged to this request's completion,
             // not to the clock, as an offload thread of runtime-uring leaves its worker running meanwhile.
             SimKernel.Offloaded outcome = kernel.runOffloaded(Objects.requireNonNull(request.call, "call"));
+            request.earliestNanos += outcome.chargedNanos();
+            request.decide(outcome.result(), request.earliestNanos);
+        } else if (request.isPath()) {
+            // The path calls run now, like a blocking call's, with their latency charged to this request: Linux
+            // runs them on an io-wq thread, never on the submitting worker.
+            SimKernel.Offloaded outcome = kernel.runOffloaded(pathCall(request));
             request.earliestNanos += outcome.chargedNanos();
             request.decide(outcome.result(), request.earliestNanos);
         } else if (request.opcode != Opcode.NOP && !request.isCancel()) {
@@ -728,9 +766,9 @@ public final class SimRing implements Ring {
             default -> false;
         };
         // Roll whether or not the target is running, so the draw count does not depend on the opcode. A blocking
-        // call always wins against a cancel: it has run already and runs to its end (Opcode.BLOCKING_CALL).
+        // call or a path call always wins against a cancel: it has run already and runs to its end.
         boolean raceLost = generator().chance(Site.CANCEL_RACE, kernel.behavior().cancelRaceRate()) && running
-                || target.opcode == Opcode.BLOCKING_CALL;
+                || target.decidedAtSubmission();
         if (raceLost) {
             int cancelResult = generator().nextInt(Site.CANCEL_RACE_RESULT, 2) == 0 ? 0 : -Errno.EALREADY;
             cancel.decide(cancelResult, cancel.earliestNanos);
@@ -782,7 +820,8 @@ public final class SimRing implements Ring {
             case RECV -> recv(request);
             case SEND -> send(request);
             case ACCEPT -> accept(request);
-            case CONNECT, ASYNC_CANCEL, BLOCKING_CALL ->
+            case STATX -> statx(request);
+            case CONNECT, ASYNC_CANCEL, BLOCKING_CALL, OPENAT, MKDIRAT, UNLINKAT ->
                     throw new IllegalStateException("decided at submission: " + request.opcode);
         };
     }
@@ -876,6 +915,74 @@ public final class SimRing implements Ring {
         }
         boolean dataOnly = (request.flags & Submission.FSYNC_DATASYNC) != 0;
         return file.fileSystem.sync(file.handle, dataOnly);
+    }
+
+    /**
+     * The system call of a path request, run by {@link SimKernel#runOffloaded} through the simulated kernel's own
+     * calls (so with their latency, faults and audit). Paths are absolute or relative to the working directory:
+     * the engine never submits one relative to a directory fd, which this kernel refuses with {@code EBADF}.
+     */
+    private dev.lockstep.kernel.BlockingCall pathCall(Request request) {
+        String path = new String(request.buffer.asSlice(0, request.length).toArray(
+                java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
+        return new dev.lockstep.kernel.BlockingCall() {
+            @Override
+            public int run() {
+                if (request.fd != Submission.AT_FDCWD) {
+                    return -Errno.EBADF;
+                }
+                try {
+                    switch (request.opcode) {
+                        case OPENAT -> {
+                            return kernel.system().open(path, request.flags);
+                        }
+                        case MKDIRAT -> kernel.system().mkdir(path);
+                        case UNLINKAT -> {
+                            if ((request.flags & Submission.AT_REMOVEDIR) != 0) {
+                                kernel.system().rmdir(path);
+                            } else {
+                                kernel.system().unlink(path);
+                            }
+                        }
+                        default -> throw new IllegalStateException("not a path request: " + request.opcode);
+                    }
+                    return 0;
+                } catch (dev.lockstep.kernel.KernelException refused) {
+                    return -refused.errno();
+                }
+            }
+
+            @Override
+            public String requestedFrom() {
+                return request.requestedFrom;
+            }
+        };
+    }
+
+    /** {@code statx} of an fd: what the engine asks for (size, direct I/O alignment), at the struct's offsets. */
+    private int statx(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL;
+        }
+        long size;
+        try {
+            size = file.fileSystem.size(file.handle);
+        } catch (dev.lockstep.kernel.KernelException refused) {
+            return -refused.errno(); // the power is off, or the handle is from before a crash
+        }
+        int answered = request.flags & (dev.lockstep.kernel.Statx.SIZE | dev.lockstep.kernel.Statx.DIOALIGN);
+        request.buffer.asSlice(0, dev.lockstep.kernel.Statx.BYTES).fill((byte) 0);
+        request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, dev.lockstep.kernel.Statx.MASK_OFFSET,
+                answered);
+        request.buffer.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, dev.lockstep.kernel.Statx.SIZE_OFFSET,
+                size);
+        if ((answered & dev.lockstep.kernel.Statx.DIOALIGN) != 0) {
+            request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
+                    dev.lockstep.kernel.Statx.DIO_MEM_ALIGN_OFFSET, SimKernel.DIRECT_IO_ALIGNMENT);
+            request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
+                    dev.lockstep.kernel.Statx.DIO_OFFSET_ALIGN_OFFSET, SimKernel.DIRECT_IO_ALIGNMENT);
+        }
+        return 0;
     }
 
     private int ftruncate(Request request) {

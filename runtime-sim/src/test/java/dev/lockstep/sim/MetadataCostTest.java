@@ -82,8 +82,9 @@ class MetadataCostTest {
             ctx.open("fresh", "blob").await().blob().close();
             return Duration.between(before, ctx.now());
         });
-        // A new partition's directory entry, the file and the file's entry are each synced before open returns.
-        assertTrue(spent.toNanos() >= 3 * SYNC, "creating a blob took " + spent);
+        // A new partition's directory entry and the file's entry are each synced before open returns: two
+        // directory fsyncs through the ring, each a journal commit (the file's own fsync has the ring's latency).
+        assertTrue(spent.toNanos() >= 2 * SYNC, "creating a blob took " + spent);
     }
 
     @Test
@@ -99,6 +100,7 @@ class MetadataCostTest {
                     SimRunner.control(ctx).storageFaults(StorageFaults.builder().openRate(1).build());
                     return ctx.open("new-partition", "b").await();
                 }));
-        assertTrue(refused.getMessage().contains("mkdir"), refused.getMessage());
+        // The engine's open of a blob in a new partition looks the file up first, which the same rate fails.
+        assertTrue(refused.getMessage().contains("open of blob 'new-partition/b'"), refused.getMessage());
     }
 }

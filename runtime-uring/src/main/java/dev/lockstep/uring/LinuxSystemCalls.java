@@ -185,6 +185,26 @@ public final class LinuxSystemCalls implements SystemCalls {
         }
     }
 
+    /**
+     * {@code statx} of an open fd into a caller's buffer laid out as Linux's {@code struct statx}: the fallback of
+     * an {@code STATX} ring submission on a kernel without the opcode.
+     *
+     * @param fd the fd
+     * @param mask the {@code STATX_*} fields asked for
+     * @param status at least {@code Statx.BYTES} bytes of native memory
+     * @throws KernelException naming the fd
+     */
+    void statxInto(int fd, int mask, MemorySegment status) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment callState = Libc.newCallState(arena);
+            MemorySegment emptyPath = arena.allocateFrom("");
+            long result = retryInterrupted((state, ignored) ->
+                    (int) Libc.STATX.invokeExact(state, fd, emptyPath, Libc.AT_EMPTY_PATH, mask, status),
+                    callState, arena);
+            Libc.check(result, "statx", fd(fd));
+        }
+    }
+
     @Override
     public void truncate(int fd, long length) {
         call("ftruncate", fd(fd), (callState, arena) -> (int) Libc.FTRUNCATE.invokeExact(callState, fd, length));

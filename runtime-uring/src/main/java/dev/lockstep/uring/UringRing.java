@@ -47,7 +47,9 @@ import java.util.StringJoiner;
  * {@link Offload} threads, which post its completion back ({@link #offloaded}) and wake the ring; {@link #enter}
  * delivers those completions beside the CQEs. So the engine sees one kind of request whatever runs it.
  * {@code FTRUNCATE} is a real opcode ({@code IORING_OP_FTRUNCATE}, Linux 6.9+, found with
- * {@code IORING_REGISTER_PROBE}); on older kernels it is an {@code ftruncate} run the same offloaded way.
+ * {@code IORING_REGISTER_PROBE}); on older kernels it is an {@code ftruncate} run the same offloaded way. So are
+ * the path opcodes ({@code OPENAT}, {@code MKDIRAT}, {@code UNLINKAT}, {@code STATX}) on a kernel older than
+ * 5.15: each runs its one system call on an offload thread.
  *
  * <h2>Errors</h2>
  * Failures of the ring itself are {@link KernelException}s naming the call and {@code io_uring fd N}.
@@ -112,6 +114,14 @@ public final class UringRing implements Ring {
     private static final byte OP_SEND = 26;
     private static final byte OP_RECV = 27;
     private static final byte OP_FTRUNCATE = 55;
+    private static final byte OP_OPENAT = 18;
+    private static final byte OP_STATX = 21;
+    private static final byte OP_UNLINKAT = 36;
+    private static final byte OP_MKDIRAT = 37;
+    /** Mode of a file an {@code OPENAT} creates, as {@link LinuxSystemCalls#open}'s. */
+    private static final int FILE_MODE = 0644;
+    /** Mode of a directory a {@code MKDIRAT} creates, as {@link LinuxSystemCalls#mkdir}'s. */
+    private static final int DIRECTORY_MODE = 0755;
     private static final int REGISTER_PROBE = 8;
     private static final int PROBE_OPS = 256;
     private static final int PROBE_HEADER_BYTES = 16;
@@ -123,6 +133,12 @@ public final class UringRing implements Ring {
      * {@code FTRUNCATE} submission runs {@code ftruncate} on an {@link Offload} thread instead.
      */
     private static volatile Boolean ftruncateOpcode;
+    /**
+     * Whether this kernel runs every path opcode the engine uses ({@code OPENAT}, {@code STATX}: Linux 5.6;
+     * {@code UNLINKAT}: 5.11; {@code MKDIRAT}: 5.15), probed with {@link #ftruncateOpcode}; null until then. Where
+     * it does not, each of them runs its system call on an {@link Offload} thread instead, completing the same way.
+     */
+    private static volatile Boolean pathOpcodes;
     private static final int FSYNC_FLAG_DATASYNC = 1;
     private static final int POLL_ADD_MULTI = 1;
     private static final int POLLIN = 1;
@@ -140,6 +156,8 @@ public final class UringRing implements Ring {
     private final int entries;
     private final Thread owner;
     private final Arena arena;
+    /** The empty path of a {@code STATX} of an fd ({@code AT_EMPTY_PATH}): one NUL byte, for the ring's life. */
+    private final MemorySegment emptyPath;
     private final MemorySegment callState;
     private final int ringFd;
     private final int eventFd;
@@ -203,6 +221,7 @@ public final class UringRing implements Ring {
         this.entries = entries;
         this.owner = Thread.currentThread();
         this.arena = arena;
+        this.emptyPath = arena.allocate(1);
         this.callState = callState;
         this.ringFd = ringFd;
         this.eventFd = eventFd;
@@ -282,6 +301,12 @@ public final class UringRing implements Ring {
             if (ftruncateOpcode == null) {
                 ftruncateOpcode = probeSupports(arena, callState, ringFd, OP_FTRUNCATE);
             }
+            if (pathOpcodes == null) {
+                pathOpcodes = probeSupports(arena, callState, ringFd, OP_OPENAT)
+                        && probeSupports(arena, callState, ringFd, OP_STATX)
+                        && probeSupports(arena, callState, ringFd, OP_UNLINKAT)
+                        && probeSupports(arena, callState, ringFd, OP_MKDIRAT);
+            }
             ring.armWakePollNow();
             return ring;
         } catch (RuntimeException | Error failure) {
@@ -326,6 +351,24 @@ public final class UringRing implements Ring {
      */
     static void assumeFtruncateOpcode(Boolean supported) {
         ftruncateOpcode = supported;
+    }
+
+    /**
+     * Whether path submissions ({@code OPENAT}, {@code MKDIRAT}, {@code UNLINKAT}, {@code STATX}) use the
+     * kernel's opcodes (else offloaded system calls).
+     *
+     * @return true on Linux 5.15 and later, once a ring was opened
+     */
+    static boolean usesPathOpcodes() {
+        return Boolean.TRUE.equals(pathOpcodes);
+    }
+
+    /**
+     * Test hook: with {@code false}, every later path submission takes the offload path, as on a kernel without
+     * the opcodes; {@code null} makes the next ring's open probe again.
+     */
+    static void assumePathOpcodes(Boolean supported) {
+        pathOpcodes = supported;
     }
 
     /** Closes an fd of this ring, if open; a failed close has released the fd anyway (Linux). */
@@ -474,6 +517,65 @@ public final class UringRing implements Ring {
                     });
                 }
             }
+            // The path opcodes: the path is a NUL-terminated string in the submission's buffer.
+            case OPENAT -> {
+                long path = pathAddress(submission);
+                int flags = LinuxSystemCalls.nativeOpenFlags(submission.flags);
+                if (usesPathOpcodes()) {
+                    writeSqe(OP_OPENAT, fd, 0, path, FILE_MODE, flags, userData);
+                } else {
+                    String name = pathOf(submission);
+                    int engineFlags = submission.flags; // the submission is the engine's again once staged
+                    offloadCall(userData, () -> LinuxSystemCalls.instance().open(name, engineFlags));
+                }
+            }
+            case MKDIRAT -> {
+                long path = pathAddress(submission);
+                if (usesPathOpcodes()) {
+                    writeSqe(OP_MKDIRAT, fd, 0, path, DIRECTORY_MODE, 0, userData);
+                } else {
+                    String name = pathOf(submission);
+                    offloadCall(userData, () -> {
+                        LinuxSystemCalls.instance().mkdir(name);
+                        return 0;
+                    });
+                }
+            }
+            case UNLINKAT -> {
+                long path = pathAddress(submission);
+                int flags = submission.flags & Submission.AT_REMOVEDIR;
+                if (usesPathOpcodes()) {
+                    writeSqe(OP_UNLINKAT, fd, 0, path, 0, flags, userData);
+                } else {
+                    String name = pathOf(submission);
+                    offloadCall(userData, () -> {
+                        if (flags != 0) {
+                            LinuxSystemCalls.instance().rmdir(name);
+                        } else {
+                            LinuxSystemCalls.instance().unlink(name);
+                        }
+                        return 0;
+                    });
+                }
+            }
+            case STATX -> {
+                if (submission.length < dev.lockstep.kernel.Statx.BYTES) {
+                    throw new IllegalArgumentException("a statx needs " + dev.lockstep.kernel.Statx.BYTES
+                            + " bytes, was " + submission.length + ": " + submission);
+                }
+                long status = bufferAddress(submission);
+                int mask = submission.flags;
+                if (usesPathOpcodes()) {
+                    // statx(fd, "", AT_EMPTY_PATH, mask, buffer): the buffer's address goes in the offset field.
+                    writeSqe(OP_STATX, fd, status, emptyPath.address(), mask, Libc.AT_EMPTY_PATH, userData);
+                } else {
+                    MemorySegment buffer = submission.buffer;
+                    offloadCall(userData, () -> {
+                        LinuxSystemCalls.instance().statxInto(fd, mask, buffer);
+                        return 0;
+                    });
+                }
+            }
             case BLOCKING_CALL -> {
                 // No SQE: the call runs on an offload thread and its completion comes back through offloaded().
                 Offload.instance().submit(this, userData, Objects.requireNonNull(submission.call, "submission.call"));
@@ -487,6 +589,33 @@ public final class UringRing implements Ring {
             }
         }
         return true;
+    }
+
+    /** Runs one system call on an offload thread, completing with its result or {@code -errno}. */
+    private void offloadCall(long userData, java.util.function.IntSupplier call) {
+        Offload.instance().submit(this, userData, () -> {
+            try {
+                return call.getAsInt();
+            } catch (KernelException refused) {
+                return -refused.errno();
+            }
+        });
+    }
+
+    /** The address of a path submission's string, checked to end in its NUL within the buffer. */
+    private static long pathAddress(Submission submission) {
+        long address = bufferAddress(submission);
+        if (submission.buffer.byteSize() <= submission.length
+                || submission.buffer.get(JAVA_BYTE, submission.length) != 0) {
+            throw new IllegalArgumentException("a path must end in a NUL byte after its " + submission.length
+                    + " bytes: " + submission);
+        }
+        return address;
+    }
+
+    private static String pathOf(Submission submission) {
+        byte[] bytes = submission.buffer.asSlice(0, submission.length).toArray(JAVA_BYTE);
+        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private int freeSlots() {

@@ -3,13 +3,17 @@ package dev.lockstep.uring;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Blob;
 import dev.lockstep.Handle;
 import dev.lockstep.engine.ThreadedRunner;
+import dev.lockstep.kernel.CompletionSink;
 import dev.lockstep.kernel.Kernel;
+import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -28,13 +32,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Storage metadata runs off the worker: on the real io_uring runtime, with the real file system, a directory
- * {@code fsync} that does not return (a test double around the real system calls holds it until the test lets
+ * {@code fsync} that does not complete (a test double around the real ring holds it back until the test lets
  * it go) delays neither a timer nor a read on the same worker, nor metadata of another partition; metadata of
  * the same partition waits for it, in order.
  *
- * <p>On a runtime that runs metadata on the worker thread, the held {@code fsync} blocks the one worker, so the
- * timer and the read cannot complete while it is held: the double gives up holding after {@link #HOLD_LIMIT}
- * and the test fails saying what was delayed. Nothing here measures time.
+ * <p>On a runtime that made the directory fsync as a system call of the worker, nothing would reach the ring to
+ * be held and the test fails saying so; one whose ring blocked the worker would delay the timer and the read,
+ * and after {@link #HOLD_LIMIT} the test fails saying what was delayed. Nothing here measures time. The second
+ * test shows which ring operations an open and a remove are, and that they make no system call of their own.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // hang guard only
 class UringMetadataOffTheWorkerTest {
@@ -45,11 +50,15 @@ class UringMetadataOffTheWorkerTest {
     Path directory;
 
     /**
-     * The real kernel, whose system calls hold the {@code fsync} of any directory while {@link #armed}, until
-     * {@link #release()} or {@link #HOLD_LIMIT}.
+     * The real kernel, whose rings hold the {@code fsync} of any directory while {@link #armed}, until
+     * {@link #release()} or {@link #HOLD_LIMIT}: the ring keeps the submission back instead of handing it to
+     * io_uring, as a device that takes that long to flush would. The worker is never blocked by the double; a
+     * runtime that made the directory fsync itself, on the worker, would not come through the ring at all, and
+     * {@link #held} would stay false.
      */
     static final class HeldDirectorySyncKernel implements Kernel {
         private final UringKernel real = new UringKernel();
+        /** Fds that an {@code OPENAT} with {@code O_DIRECTORY} returned, until they are closed. */
         private final Set<Integer> directoryFds = ConcurrentHashMap.newKeySet();
         private final CountDownLatch released = new CountDownLatch(1);
         volatile boolean armed;
@@ -58,36 +67,25 @@ class UringMetadataOffTheWorkerTest {
         volatile boolean held;
         volatile boolean gaveUp;
         volatile String heldOn;
+        /** Every opcode the rings were given, in order per ring. */
+        final List<Opcode> staged = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        /** Every synchronous system call made after the runtime started, as "name on thread". */
+        final List<String> calls = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        volatile boolean recordCalls;
         private final SystemCalls system = (SystemCalls) Proxy.newProxyInstance(SystemCalls.class.getClassLoader(),
                 new Class<?>[] {SystemCalls.class}, (proxy, method, arguments) -> {
-                    if (method.getName().equals("fsync") && armed && directoryFds.contains((Integer) arguments[0])) {
-                        hold();
+                    if (recordCalls) {
+                        calls.add(method.getName() + " on " + Thread.currentThread().getName());
                     }
-                    Object result;
+                    if (method.getName().equals("close")) {
+                        directoryFds.remove((Integer) arguments[0]);
+                    }
                     try {
-                        result = method.invoke(real.system(), arguments);
+                        return method.invoke(real.system(), arguments);
                     } catch (InvocationTargetException thrown) {
                         throw thrown.getCause();
                     }
-                    if (method.getName().equals("open")
-                            && ((Integer) arguments[1] & SystemCalls.O_DIRECTORY) != 0) {
-                        directoryFds.add((Integer) result);
-                    } else if (method.getName().equals("close")) {
-                        directoryFds.remove((Integer) arguments[0]);
-                    }
-                    return result;
                 });
-
-        private void hold() throws InterruptedException {
-            heldOn = Thread.currentThread().getName();
-            held = true;
-            holding = true;
-            try {
-                gaveUp = !released.await(HOLD_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
-            } finally {
-                holding = false;
-            }
-        }
 
         void release() {
             released.countDown();
@@ -95,7 +93,7 @@ class UringMetadataOffTheWorkerTest {
 
         @Override
         public Ring openRing(int entries) {
-            return real.openRing(entries);
+            return new HoldingRing(real.openRing(entries));
         }
 
         @Override
@@ -106,6 +104,110 @@ class UringMetadataOffTheWorkerTest {
         @Override
         public SystemCalls system() {
             return system;
+        }
+
+        /** A real ring that keeps a directory fsync back while the kernel is armed. Owned by one worker. */
+        final class HoldingRing implements Ring {
+            private final Ring ring;
+            /** User data of directory opens in flight. */
+            private final Set<Long> directoryOpens = new java.util.HashSet<>();
+            private Submission heldSync;
+            private long heldSince;
+
+            HoldingRing(Ring ring) {
+                this.ring = ring;
+            }
+
+            @Override
+            public int entries() {
+                return ring.entries();
+            }
+
+            @Override
+            public boolean stage(Submission submission) {
+                staged.add(submission.opcode);
+                if (submission.opcode == Opcode.FSYNC && armed && heldSync == null
+                        && directoryFds.contains(submission.fd)) {
+                    heldSync = copy(submission);
+                    heldSince = System.nanoTime();
+                    heldOn = Thread.currentThread().getName();
+                    held = true;
+                    holding = true;
+                    return true;
+                }
+                if (submission.opcode == Opcode.OPENAT && (submission.flags & SystemCalls.O_DIRECTORY) != 0) {
+                    directoryOpens.add(submission.userData);
+                }
+                return ring.stage(submission);
+            }
+
+            @Override
+            public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
+                long timeout = timeoutNanos;
+                if (heldSync != null) {
+                    boolean letGo = released.getCount() == 0;
+                    long left = HOLD_LIMIT.toNanos() - (System.nanoTime() - heldSince);
+                    if (!letGo && left <= 0) {
+                        gaveUp = true;
+                        letGo = true;
+                    }
+                    if (letGo) {
+                        if (!ring.stage(heldSync)) {
+                            throw new IllegalStateException("no room for the held fsync");
+                        }
+                        heldSync = null;
+                        holding = false;
+                    } else {
+                        // Wake up in time to give up holding, and to see a release made by a fiber.
+                        timeout = Math.min(timeoutNanos, Math.min(left, 1_000_000L));
+                    }
+                }
+                return ring.enter(wait, timeout, (userData, result, flags) -> {
+                    if (directoryOpens.remove(userData) && result >= 0) {
+                        directoryFds.add(result);
+                    }
+                    sink.complete(userData, result, flags);
+                });
+            }
+
+            private static Submission copy(Submission from) {
+                Submission to = new Submission();
+                to.opcode = from.opcode;
+                to.fd = from.fd;
+                to.buffer = from.buffer;
+                to.length = from.length;
+                to.offset = from.offset;
+                to.rwFlags = from.rwFlags;
+                to.flags = from.flags;
+                to.userData = from.userData;
+                to.target = from.target;
+                return to;
+            }
+
+            @Override
+            public void wake() {
+                ring.wake();
+            }
+
+            @Override
+            public long nowNanos() {
+                return ring.nowNanos();
+            }
+
+            @Override
+            public java.lang.foreign.MemorySegment allocate(long bytes) {
+                return ring.allocate(bytes);
+            }
+
+            @Override
+            public void free(java.lang.foreign.MemorySegment segment) {
+                ring.free(segment);
+            }
+
+            @Override
+            public void close() {
+                ring.close();
+            }
         }
     }
 
@@ -168,5 +270,64 @@ class UringMetadataOffTheWorkerTest {
         assertEquals(List.of(), delayed, "delayed by a directory fsync of another partition on the same worker"
                 + " (held on thread " + kernel.heldOn + ")");
         assertFalse(Files.exists(root.resolve("slow").resolve("6e6577")), "the blob was removed");
+    }
+
+    @Test
+    void anOpenAndARemoveAreRingOperationsAndNoSystemCallOfTheirOwn() {
+        HeldDirectorySyncKernel kernel = new HeldDirectorySyncKernel();
+        Path root = directory.resolve("store");
+        new ThreadedRunner(kernel, 1, 64, root.toString(), "ring-metadata").start(ctx -> {
+            kernel.recordCalls = true;
+            kernel.staged.clear();
+            ctx.open("fresh", "blob").await().blob().close();
+            List<Opcode> creating = List.copyOf(kernel.staged);
+            kernel.staged.clear();
+            ctx.open("fresh", "blob").await().blob().close();
+            List<Opcode> reopening = List.copyOf(kernel.staged);
+            kernel.staged.clear();
+            ctx.remove("fresh", utf8("blob")).await();
+            List<Opcode> removing = List.copyOf(kernel.staged);
+            kernel.recordCalls = false;
+            // Open (missing), create the partition, open the root, sync it, create the file, statx it, sync it,
+            // open the partition's directory, sync it.
+            assertEquals(List.of(Opcode.OPENAT, Opcode.MKDIRAT, Opcode.OPENAT, Opcode.FSYNC, Opcode.OPENAT,
+                    Opcode.STATX, Opcode.FSYNC, Opcode.OPENAT, Opcode.FSYNC), creating, "creating a blob");
+            assertEquals(List.of(Opcode.OPENAT, Opcode.STATX), reopening, "opening a durable blob");
+            assertEquals(List.of(Opcode.OPENAT, Opcode.UNLINKAT, Opcode.FSYNC), removing, "removing a blob");
+            // The only system calls: closing the directory fds the syncs used, and the blobs' fds.
+            for (String call : kernel.calls) {
+                assertTrue(call.startsWith("close on "), "a system call of its own: " + call);
+            }
+            return null;
+        });
+        assertTrue(UringRing.usesPathOpcodes(), "this kernel runs OPENAT, MKDIRAT, UNLINKAT and STATX");
+        assertFalse(Files.exists(root.resolve("fresh").resolve("626c6f62")), "the blob was removed");
+        assertTrue(Files.isDirectory(root.resolve("fresh")), "the partition stays");
+    }
+
+    @Test
+    void withoutThePathOpcodesTheSameCallsRunOffTheWorker() {
+        HeldDirectorySyncKernel kernel = new HeldDirectorySyncKernel();
+        Path root = directory.resolve("store");
+        UringRing.assumePathOpcodes(false);
+        try {
+            new ThreadedRunner(kernel, 1, 64, root.toString(), "offloaded-metadata").start(ctx -> {
+                try (Blob blob = ctx.open("p", "b", dev.lockstep.OpenOptions.NONE).await().blob()) {
+                    blob.writeAt(0, utf8("kept")).await();
+                    blob.sync().await();
+                }
+                dev.lockstep.OpenedBlob reopened = ctx.open("p", "b").await();
+                reopened.blob().close();
+                assertEquals(4, reopened.length(), "reopened with its length (statx)");
+                ctx.remove("p", utf8("b")).await();
+                assertThrows(dev.lockstep.BlobMissingException.class, () -> ctx.remove("p", utf8("b")).await());
+                assertThrows(dev.lockstep.PartitionMissingException.class,
+                        () -> ctx.remove("missing", utf8("b")).await());
+                return null;
+            });
+        } finally {
+            UringRing.assumePathOpcodes(null);
+        }
+        assertFalse(Files.exists(root.resolve("p").resolve("62")), "the blob was removed");
     }
 }

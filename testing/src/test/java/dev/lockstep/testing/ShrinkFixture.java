@@ -24,7 +24,11 @@ class ShrinkFixture {
         }
     }
 
-    /** Whether one of 400 small writes fails under {@code faults}. */
+    /**
+     * Whether one of 1,200 small writes fails under {@code faults}. So many that with write errors on (0.5 % a
+     * write) a run without a failed write is a 1-in-400 chance: turning another fault off changes the schedule
+     * once that fault has fired (an open retried after a metadata error), and the property must still fail then.
+     */
     static boolean writeFails(long seed, FaultConfig faults) {
         return Simulations.run(seed, faults, ctx -> {
             Blob opened = null;
@@ -36,7 +40,7 @@ class ShrinkFixture {
                 }
             }
             try (Blob blob = opened) {
-                for (int i = 0; i < 400; i++) {
+                for (int i = 0; i < 1200; i++) {
                     try {
                         blob.writeAt(i * 8L, new byte[8]).await();
                     } catch (StorageException writeFault) {
