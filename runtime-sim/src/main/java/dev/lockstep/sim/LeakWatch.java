@@ -151,8 +151,20 @@ final class LeakWatch {
         if (fiber == null) {
             return false;
         }
-        Object blocker = LockSupport.getBlocker(fiber);
-        return blocker != null && blocker.getClass().getName().startsWith("dev.lockstep.");
+        return isLockstepBlocker(LockSupport.getBlocker(fiber));
+    }
+
+    /** Whether each class is Lockstep's, worked out once per class: every settled step asks it of a blocker. */
+    private static final ClassValue<Boolean> LOCKSTEP_CLASS = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            return type.getName().startsWith("dev.lockstep.");
+        }
+    };
+
+    /** Whether a fiber parked with this blocker parked in Lockstep (its blockers are all Lockstep's classes). */
+    private static boolean isLockstepBlocker(Object blocker) {
+        return blocker != null && LOCKSTEP_CLASS.get(blocker.getClass());
     }
 
     /** Marks the calling thread as the simulator's thread of {@code simulation}, or clears it. */
@@ -261,7 +273,7 @@ final class LeakWatch {
             return Verdict.AGAIN;
         }
         Object blocker = LockSupport.getBlocker(fiber);
-        if (state == Thread.State.WAITING && blocker != null && blocker.getClass().getName().startsWith("dev.lockstep.")) {
+        if (state == Thread.State.WAITING && isLockstepBlocker(blocker)) {
             return Verdict.FINE;
         }
         StackTraceElement[] stack = fiber.getStackTrace();

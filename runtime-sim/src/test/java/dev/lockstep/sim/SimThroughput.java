@@ -78,9 +78,9 @@ public final class SimThroughput {
                 + Runtime.getRuntime().availableProcessors() + " CPUs");
         System.out.println("Each row: the median of " + REPEATS + " measurements of the same seeded runs, after a"
                 + " warm-up; rates per CPU second of the simulator's thread.");
-        System.out.printf(Locale.ROOT, "%-72s %5s %10s %10s %8s %9s %14s %13s %10s %11s%n", "workload", "runs",
+        System.out.printf(Locale.ROOT, "%-72s %5s %10s %10s %8s %9s %14s %13s %10s %11s %12s%n", "workload", "runs",
                 "switches", "I/O ops", "thread s", "process s", "switches/cpu-s", "I/O ops/cpu-s", "runs/cpu-s",
-                "sim-s/cpu-s");
+                "sim-s/cpu-s", "audit events");
         List<String> only = args.length > 2 ? List.of(args[2].split(",")) : List.of();
         for (Workload plain : workloads) {
             if (!only.isEmpty() && !only.contains(plain.name().split(" ")[0])) {
@@ -103,10 +103,10 @@ public final class SimThroughput {
         repeats.sort(java.util.Comparator.comparingLong(Totals::threadCpuNanos));
         Totals totals = repeats.get(REPEATS / 2);
         double cpu = totals.threadCpuNanos() / 1e9;
-        System.out.printf(Locale.ROOT, "%-72s %5d %10d %10d %8.2f %9.2f %14.0f %13.0f %10.0f %11.1f%n",
+        System.out.printf(Locale.ROOT, "%-72s %5d %10d %10d %8.2f %9.2f %14.0f %13.0f %10.0f %11.1f %12d%n",
                 workload.name(), totals.runs(), totals.switches(), totals.ioOperations(), cpu,
                 totals.processCpuNanos() / 1e9, totals.switches() / cpu, totals.ioOperations() / cpu,
-                totals.runs() / cpu, totals.simulatedNanos() / 1e9 / cpu);
+                totals.runs() / cpu, totals.simulatedNanos() / 1e9 / cpu, totals.auditEvents());
     }
 
     private static final int REPEATS = 3;
