@@ -310,6 +310,7 @@ final class Scheduler {
         // requests in flight, and the slip below needs the earliest event of every ring.
         int actions = 0;
         long nextRingEvent = Long.MAX_VALUE;
+        long nextDeadline = Long.MAX_VALUE;
         for (int index = 0; index < workers.size(); index++) {
             if (!runs(index)) {
                 candidate[index] = false;
@@ -318,8 +319,10 @@ final class Scheduler {
             Worker worker = workers.get(index);
             long ringNext = ((SimRing) worker.ring()).nextEventNanos();
             nextRingEvent = Math.min(nextRingEvent, ringNext);
+            long deadline = globalDeadline(index);
+            nextDeadline = Math.min(nextDeadline, deadline);
             candidate[index] = turnStep[index] >= 0
-                    || (eligible[index] == 0 && (pending[index] > 0 || needsService(worker, index, ringNext)));
+                    || (eligible[index] == 0 && (pending[index] > 0 || needsService(worker, ringNext, deadline)));
             if (candidate[index]) {
                 actions++;
             }
@@ -331,7 +334,7 @@ final class Scheduler {
             // A ring no worker owns: look at every ring of the run's kernel.
             nextRingEvent = Math.min(nextRingEvent, kernel.nextEventNanos());
         }
-        long slipTo = slipTarget(slipLimit, nextRingEvent);
+        long slipTo = slipTarget(slipLimit, nextRingEvent, nextDeadline);
         int total = fibers + actions + (slipTo == Long.MIN_VALUE ? 0 : 1);
         int pick = total == 1 ? 0 : generator.nextInt(Site.SCHEDULE, total);
         if (pick < fibers) {
@@ -373,13 +376,13 @@ final class Scheduler {
     }
 
     /**
-     * Where the clock may jump while work is runnable: the next ring event or timer, when it is in the future,
-     * no further than {@link #slipWindowNanos} from now (a worker thread busy or descheduled for as long as one
-     * ring request takes) and within {@code limit}; {@link Long#MIN_VALUE} for none.
+     * Where the clock may jump while work is runnable: the next ring event or timer (both worked out by the step
+     * already), when it is in the future, no further than {@link #slipWindowNanos} from now (a worker thread busy or
+     * descheduled for as long as one ring request takes) and within {@code limit}; {@link Long#MIN_VALUE} for none.
      */
-    private long slipTarget(long limit, long nextRingEvent) {
+    private long slipTarget(long limit, long nextRingEvent, long nextDeadline) {
         long now = clock.nowNanos();
-        long next = Math.min(nextRingEvent, nextDeadlineNanos());
+        long next = Math.min(nextRingEvent, nextDeadline);
         if (next <= now || next > limit || next - now > slipWindowNanos) {
             return Long.MIN_VALUE;
         }
@@ -401,14 +404,17 @@ final class Scheduler {
      * would do nothing is skipped, which saves its audit events; it changes nothing else.
      */
     private boolean needsService(Worker worker, int slot) {
-        return needsService(worker, slot, ((SimRing) worker.ring()).nextEventNanos());
+        return needsService(worker, ((SimRing) worker.ring()).nextEventNanos(), globalDeadline(slot));
     }
 
-    /** {@link #needsService(Worker, int)} with the worker's ring's next event already known. */
-    private boolean needsService(Worker worker, int slot, long ringNextEventNanos) {
+    /**
+     * {@link #needsService(Worker, int)} with the worker's ring's next event and its earliest timer deadline (in
+     * the simulation's time) already known.
+     */
+    private boolean needsService(Worker worker, long ringNextEventNanos, long deadlineNanos) {
         SimRing ring = (SimRing) worker.ring();
         long now = clock.nowNanos();
-        return worker.hasReadyWork() || globalDeadline(slot) <= now || ring.wakeRequested() || ring.staged() > 0
+        return worker.hasReadyWork() || deadlineNanos <= now || ring.wakeRequested() || ring.staged() > 0
                 || ringNextEventNanos <= now;
     }
 }

@@ -166,6 +166,8 @@ public final class SimRing implements Ring {
         long heapNanos;
         /** Whether it is in {@link #waitingForNetwork}. */
         boolean waitingForNetwork;
+        /** Its index in {@link #waitingForNetwork} while it is there. */
+        int waitingIndex;
 
         Request(long sequence, Submission submission) {
             this.sequence = sequence;
@@ -402,6 +404,7 @@ public final class SimRing implements Ring {
                 && request.description instanceof SimKernel.SocketDescription;
         if (waits) {
             request.waitingForNetwork = true;
+            request.waitingIndex = waitingForNetwork.size();
             waitingForNetwork.add(request);
             waitingStamp = -1;
             return;
@@ -419,7 +422,12 @@ public final class SimRing implements Ring {
     private void dequeue(Request request) {
         if (request.waitingForNetwork) {
             request.waitingForNetwork = false;
-            waitingForNetwork.remove(request);
+            // The list's order matters nowhere (enter sorts what is due by sequence): the last takes its place.
+            Request last = waitingForNetwork.removeLast();
+            if (last != request) {
+                last.waitingIndex = request.waitingIndex;
+                waitingForNetwork.set(request.waitingIndex, last);
+            }
             waitingStamp = -1;
         } else if (request.heapIndex >= 0) {
             heapRemove(request);
