@@ -246,6 +246,49 @@ class UringRingTest {
     }
 
     @Test
+    void everyFourthReadOrWriteIsSubmittedWhenStagedAndItsCompletionStillComesFromEnter() {
+        int fd = keep(SYSTEM.open(temp.resolve("batches").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
+        int blocks = 4 * UringRing.READ_WRITE_SUBMIT_BATCH;
+        try (UringRing small = KERNEL.openRing(UringRing.READ_WRITE_SUBMIT_BATCH)) {
+            // A ring of 4 entries holds only 4 staged entries; a fifth can be staged without an enter only
+            // because the fourth write submitted all four.
+            List<MemorySegment> written = new ArrayList<>();
+            for (int block = 0; block < blocks; block++) {
+                MemorySegment bytes = bytes("block " + (char) ('a' + block));
+                written.add(bytes);
+                Submission write = submission(Opcode.WRITE, fd, bytes, 100 + block);
+                write.offset = 7L * block;
+                assertTrue(small.stage(write), () -> "staging " + write + " needed an enter");
+            }
+            Submission nop = new Submission();
+            for (long userData = 1; userData <= UringRing.READ_WRITE_SUBMIT_BATCH; userData++) {
+                nop.userData = userData;
+                assertTrue(small.stage(nop));
+            }
+            nop.userData = 99;
+            assertFalse(small.stage(nop), "NOPs are not submitted when staged: the ring is full of them");
+            completions.awaitAll(small, java.util.stream.LongStream.range(100, 100 + blocks).toArray());
+            completions.awaitAll(small, 1, 2, 3, 4);
+
+            List<MemorySegment> read = new ArrayList<>();
+            for (int block = 0; block < blocks; block++) {
+                MemorySegment into = allocate(7);
+                read.add(into);
+                Submission readBack = submission(Opcode.READ, fd, into, 200 + block);
+                readBack.offset = 7L * block;
+                assertTrue(small.stage(readBack), () -> "staging " + readBack + " needed an enter");
+            }
+            completions.awaitAll(small, java.util.stream.LongStream.range(200, 200 + blocks).toArray());
+
+            for (int block = 0; block < blocks; block++) {
+                assertEquals(7, completions.all().get(100L + block).result());
+                assertEquals(7, completions.all().get(200L + block).result());
+                assertEquals(text(written.get(block), 7), text(read.get(block), 7));
+            }
+        }
+    }
+
+    @Test
     void aTimedWaitWithNothingInFlightReturnsZero() {
         assertEquals(0, ring.enter(true, 10_000_000L, completions));
         assertEquals(0, ring.enter(true, 0, completions));
