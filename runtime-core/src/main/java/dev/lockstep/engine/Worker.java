@@ -49,7 +49,13 @@ public final class Worker {
     private Fiber stranded;
     /** Read by fibers of other workers and plain threads (a spawn placing a fiber here, a poll): volatile. */
     private volatile boolean closing;
-    /** A fiber became runnable during this worker's own service turn: the turn must not block. */
+    /**
+     * A fiber became runnable during this worker's own service turn: the turn must not block. Cleared when a turn
+     * starts: a wake in an earlier turn was seen by the fiber loop, which ran the fiber before this turn (or, with
+     * fibers still queued, asked for a turn that does not wait), so it must not stop this turn from waiting. Left
+     * set, it made the turn after every wake submit without waiting, and a request that completes later than its
+     * submission (a buffered write through io-wq, a direct read) cost a second {@code io_uring_enter} to wait.
+     */
     private boolean runnable;
     private long nowNanos;
     /** Live fibers whose home is this worker; changed by whichever thread spawns or finishes one. */
@@ -463,6 +469,7 @@ public final class Worker {
         }
         Worker previous = enter(this);
         try {
+            runnable = false;
             if (half(true, false, 0) < 0) {
                 return 0;
             }

@@ -123,6 +123,20 @@ final class ScriptedKernel implements Kernel {
      * @param match the predicate
      * @return the first match
      */
+    /** The {@code enter} calls made so far on every ring of this kernel. */
+    int enters() {
+        lock.lock();
+        try {
+            int total = 0;
+            for (ScriptedRing ring : rings) {
+                total += ring.enters.get();
+            }
+            return total;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     Pending awaitPending(Predicate<Pending> match) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         if (Thread.currentThread().isVirtual()) {
