@@ -47,7 +47,8 @@ public interface Clock {
     /**
      * Runs {@code body} on the calling fiber with a deadline: if it is still waiting when {@code duration}
      * has passed, the operation it waits on is closed and {@link TimeoutException} is thrown out of it.
-     * Nested timeouts each apply; the earliest fires first.
+     * Nested timeouts each apply; the earliest fires first. A zero duration has passed already: a body that never
+     * waits returns, and the first wait of one that does fails.
      *
      * @param duration zero or positive
      * @param body the work

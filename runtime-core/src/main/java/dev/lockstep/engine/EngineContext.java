@@ -179,8 +179,10 @@ final class EngineContext implements Context {
         Operation<Void> timer = worker.register(new TimerRequest(saturatingAdd(liveNanos(worker), nanos(duration))));
         Fiber.TimeoutScope scope = fiber.openScope(nanos(duration), timer);
         try {
-            // The timer wakes the scope (and so the fiber) when it fires.
-            if (timer.poll(scope).isReady()) {
+            // The timer wakes the scope (and so the fiber) when it fires. A zero timeout has passed already: the
+            // body's first wait fails, whichever of its timer and what the body waits on a later service turn
+            // would see first (on a loaded machine a 1 ms sleep can fall due in the same turn).
+            if (timer.poll(scope).isReady() || duration.isZero()) {
                 scope.wake();
             }
             return body.call();
