@@ -372,20 +372,14 @@ final class EngineBlob implements Blob {
      * caller's buffer, or from a pooled copy of the {@code byte[]} chunks. Reused through its worker's
      * {@link Worker#blobWrites} once retired.
      */
-    static final class WriteRequest extends RingRequest {
+    static final class WriteRequest extends OutboundRequest {
         private final Worker home;
         private EngineBlob blob;
         private long offset;
-        private int count;
-        /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; set before admission. */
-        private MemorySegment source;
-        private int sourceAt;
         /** The write options; the page-cache hint is dropped after the file system refuses it. */
         private WriteOptions options;
-        private int done;
 
         private WriteRequest(Worker home) {
-            super(null);
             this.home = home;
         }
 
@@ -395,27 +389,11 @@ final class EngineBlob implements Blob {
             if (request == null) {
                 request = new WriteRequest(worker);
             }
-            request.reuse(blob.fd.acquire());
+            request.start(blob.fd.acquire(), count);
             request.blob = blob;
             request.offset = offset;
-            request.count = count;
             request.options = options;
-            request.source = null;
-            request.sourceAt = 0;
-            request.done = 0;
             return request;
-        }
-
-        /** Writes from the caller's buffer, which the call marked in flight. */
-        void lend(PooledBuffer from, int at) {
-            lent = from;
-            source = from.memory;
-            sourceAt = at;
-        }
-
-        /** Copies the chunks now, on the calling fiber of {@code worker} (see {@link #copyChunks}). */
-        void copy(Worker worker, byte[][] chunks) {
-            source = copyChunks(worker.buffers(), chunks, count);
         }
 
         @Override
@@ -425,12 +403,9 @@ final class EngineBlob implements Blob {
 
         @Override
         public void prepare(Submission submission, Ring ring) {
-            if (source == null) {
-                source = pendingCopy();
-            }
             submission.opcode = Opcode.WRITE;
             submission.fd = file.fd();
-            submission.buffer = slicedFrom(source, sourceAt + done);
+            submission.buffer = remaining();
             submission.length = count - done;
             submission.offset = offset + done;
             submission.rwFlags = (options.sync() ? Submission.RWF_DSYNC : 0)
@@ -470,7 +445,6 @@ final class EngineBlob implements Blob {
         @Override
         public void release(Ring ring) {
             super.release(ring);
-            source = null;
             if (reusable()) {
                 home.blobWrites.give(this);
             }

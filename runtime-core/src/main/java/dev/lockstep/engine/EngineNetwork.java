@@ -378,17 +378,11 @@ final class EngineNetwork {
      * A send of every byte, from the caller's buffer or a pooled copy; resubmitted after short sends. Reused
      * through its worker's {@link Worker#sends} once retired.
      */
-    static final class SendRequest extends RingRequest {
+    static final class SendRequest extends OutboundRequest {
         private final Worker home;
         private EngineSink sink;
-        private int count;
-        /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; null until then. */
-        private MemorySegment source;
-        private int sourceAt;
-        private int done;
 
         private SendRequest(Worker home) {
-            super(null);
             this.home = home;
         }
 
@@ -398,34 +392,16 @@ final class EngineNetwork {
             if (request == null) {
                 request = new SendRequest(worker);
             }
-            request.reuse(sink.sides.fd.acquire());
+            request.start(sink.sides.fd.acquire(), count);
             request.sink = sink;
-            request.count = count;
-            request.source = null;
-            request.sourceAt = 0;
-            request.done = 0;
             return request;
-        }
-
-        void lend(PooledBuffer from, int at) {
-            lent = from;
-            source = from.memory;
-            sourceAt = at;
-        }
-
-        /** As the blob's write: copied now, on the calling fiber (see {@link #copyChunks}). */
-        void copy(Worker worker, byte[][] chunks) {
-            source = copyChunks(worker.buffers(), chunks, count);
         }
 
         @Override
         public void prepare(Submission submission, Ring ring) {
-            if (source == null) {
-                source = pendingCopy();
-            }
             submission.opcode = Opcode.SEND;
             submission.fd = file.fd();
-            submission.buffer = slicedFrom(source, sourceAt + done);
+            submission.buffer = remaining();
             submission.length = count - done;
         }
 
@@ -470,7 +446,6 @@ final class EngineNetwork {
         @Override
         public void release(Ring ring) {
             super.release(ring);
-            source = null;
             if (reusable()) {
                 home.sends.give(this);
             }

@@ -1,0 +1,56 @@
+package dev.lockstep.engine;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What a blob write and a sink send share: {@code count} bytes from the caller's buffer (lent while in flight)
+ * or from a pooled copy of {@code byte[]} chunks, resubmitted from where a short transfer stopped, and reused
+ * through the worker's recycler once retired. Confined to the request's worker, as every request is.
+ */
+abstract class OutboundRequest extends RingRequest {
+    /** Bytes to move, and bytes moved so far. */
+    protected int count;
+    protected int done;
+    /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; null until set. */
+    private MemorySegment source;
+    private int sourceAt;
+
+    OutboundRequest() {
+        super(null);
+    }
+
+    /** Sets the request up for a new admission on {@code file}. */
+    final void start(SharedFd file, int count) {
+        reuse(file);
+        this.count = count;
+        this.done = 0;
+        this.source = null;
+        this.sourceAt = 0;
+    }
+
+    /** Moves the bytes from the caller's buffer, which the call marked in flight. */
+    final void lend(PooledBuffer from, int at) {
+        lent = from;
+        source = from.memory;
+        sourceAt = at;
+    }
+
+    /** Copies the chunks now, on the calling fiber of {@code worker} (see {@link #copyChunks}). */
+    final void copy(Worker worker, byte[][] chunks) {
+        source = copyChunks(worker.buffers(), chunks, count);
+    }
+
+    /** The bytes not moved yet, for the next submission. */
+    final MemorySegment remaining() {
+        if (source == null) {
+            source = pendingCopy();
+        }
+        return slicedFrom(source, sourceAt + done);
+    }
+
+    @Override
+    public void release(dev.lockstep.kernel.Ring ring) {
+        super.release(ring);
+        source = null;
+    }
+}
