@@ -176,13 +176,16 @@ final class EngineContext implements Context {
                     + Thread.currentThread().getName());
         }
         Worker worker = fiber.home();
-        Operation<Void> timer = worker.register(new TimerRequest(saturatingAdd(liveNanos(worker), nanos(duration))));
+        long now = liveNanos(worker);
+        long deadline = saturatingAdd(now, nanos(duration));
+        Operation<Void> timer = worker.register(new TimerRequest(deadline));
         Fiber.TimeoutScope scope = fiber.openScope(nanos(duration), timer);
         try {
-            // The timer wakes the scope (and so the fiber) when it fires. A zero timeout has passed already: the
-            // body's first wait fails, whichever of its timer and what the body waits on a later service turn
-            // would see first (on a loaded machine a 1 ms sleep can fall due in the same turn).
-            if (timer.poll(scope).isReady() || duration.isZero()) {
+            // The timer wakes the scope (and so the fiber) when it fires. A deadline that has passed when the scope
+            // opens (a zero timeout) has expired already: the body's first wait fails, whichever of its timer and
+            // what the body waits on a later service turn would see first (on a loaded machine a 1 ms sleep can
+            // fall due in the same turn).
+            if (deadline <= now || timer.poll(scope).isReady()) {
                 scope.wake();
             }
             return body.call();

@@ -208,7 +208,7 @@ abstract class PathChain extends Request {
     }
 
     /** A failed step, as the typed failure of this request. */
-    final KernelException failed(int result, String call, String subject) {
+    static KernelException failed(int result, String call, String subject) {
         return new KernelException(-result, call, subject);
     }
 

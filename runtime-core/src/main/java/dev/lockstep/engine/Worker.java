@@ -534,7 +534,6 @@ public final class Worker {
                 return -1;
             }
             if (!first) {
-                runnable = false;
                 reaped = ring.enter(wait && timeoutNanos > 0, timeoutNanos, borrowedSink);
                 nowNanos = Math.max(nowNanos, ring.nowNanos());
             }

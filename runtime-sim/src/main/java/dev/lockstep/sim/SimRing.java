@@ -698,16 +698,12 @@ public final class SimRing implements Ring {
         if (request.isCancel()) {
             inFlightCancels++;
         }
-        if (request.opcode == Opcode.BLOCKING_CALL) {
+        if (request.decidedAtSubmission()) {
             // The calls run now, off every worker: each one's latency is charged to this request's completion,
-            // not to the clock, as an offload thread of runtime-uring leaves its worker running meanwhile.
-            SimKernel.Offloaded outcome = kernel.runOffloaded(Objects.requireNonNull(request.call, "call"));
-            request.earliestNanos += outcome.chargedNanos();
-            request.decide(outcome.result(), request.earliestNanos);
-        } else if (request.isPath()) {
-            // The path calls run now, like a blocking call's, with their latency charged to this request: Linux
-            // runs them on an io-wq thread, never on the submitting worker.
-            SimKernel.Offloaded outcome = kernel.runOffloaded(pathCall(request));
+            // not to the clock, as an offload thread of runtime-uring (or, for a path request, Linux's io-wq
+            // thread) leaves its worker running meanwhile.
+            SimKernel.Offloaded outcome = kernel.runOffloaded(request.isPath() ? pathCall(request)
+                    : Objects.requireNonNull(request.call, "call"));
             request.earliestNanos += outcome.chargedNanos();
             request.decide(outcome.result(), request.earliestNanos);
         } else if (request.opcode != Opcode.NOP && !request.isCancel()) {

@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Statx;
 import dev.lockstep.kernel.SystemCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -145,21 +146,11 @@ public final class LinuxSystemCalls implements SystemCalls {
     @Override
     public long size(int fd) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment callState = Libc.newCallState(arena);
             MemorySegment status = arena.allocate(Libc.STATX_BUFFER_SIZE, 8);
-            MemorySegment emptyPath = arena.allocateFrom("");
-            long result = retryInterrupted((state, ignored) ->
-                    (int) Libc.STATX.invokeExact(state, fd, emptyPath, Libc.AT_EMPTY_PATH, Libc.STATX_SIZE, status),
-                    callState, arena);
-            Libc.check(result, "statx", fd(fd));
+            statxInto(fd, Libc.STATX_SIZE, status);
             return status.get(ValueLayout.JAVA_LONG, Libc.STATX_SIZE_OFFSET);
         }
     }
-
-    /** {@code STATX_DIOALIGN}: ask for the direct I/O alignments (Linux 6.1). */
-    private static final int STATX_DIOALIGN = 0x2000;
-    private static final long STATX_DIO_MEM_ALIGN_OFFSET = 152;
-    private static final long STATX_DIO_OFFSET_ALIGN_OFFSET = 156;
 
     /**
      * {@inheritDoc}
@@ -170,24 +161,20 @@ public final class LinuxSystemCalls implements SystemCalls {
     @Override
     public int directIoAlignment(int fd) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment callState = Libc.newCallState(arena);
             MemorySegment status = arena.allocate(Libc.STATX_BUFFER_SIZE, 8);
-            MemorySegment emptyPath = arena.allocateFrom("");
-            long result = retryInterrupted((state, ignored) ->
-                    (int) Libc.STATX.invokeExact(state, fd, emptyPath, Libc.AT_EMPTY_PATH, STATX_DIOALIGN, status),
-                    callState, arena);
-            Libc.check(result, "statx", fd(fd));
-            if ((status.get(ValueLayout.JAVA_INT, 0) & STATX_DIOALIGN) == 0) {
+            statxInto(fd, Statx.DIOALIGN, status);
+            if ((status.get(ValueLayout.JAVA_INT, Statx.MASK_OFFSET) & Statx.DIOALIGN) == 0) {
                 return 0;
             }
-            return Math.max(status.get(ValueLayout.JAVA_INT, STATX_DIO_MEM_ALIGN_OFFSET),
-                    status.get(ValueLayout.JAVA_INT, STATX_DIO_OFFSET_ALIGN_OFFSET));
+            return Math.max(status.get(ValueLayout.JAVA_INT, Statx.DIO_MEM_ALIGN_OFFSET),
+                    status.get(ValueLayout.JAVA_INT, Statx.DIO_OFFSET_ALIGN_OFFSET));
         }
     }
 
     /**
-     * {@code statx} of an open fd into a caller's buffer laid out as Linux's {@code struct statx}: the fallback of
-     * an {@code STATX} ring submission on a kernel without the opcode.
+     * {@code statx} of an open fd into a caller's buffer laid out as Linux's {@code struct statx} ({@link Statx}):
+     * what {@link #size} and {@link #directIoAlignment} read, and the fallback of an {@code STATX} ring submission
+     * on a kernel without the opcode.
      *
      * @param fd the fd
      * @param mask the {@code STATX_*} fields asked for
