@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Submission;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -300,6 +301,16 @@ class SimRingTest {
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
                 () -> ring.stage(Harness.io(Opcode.READ, file, native8, 8, -1, 5)));
         assertTrue(negative.getMessage().contains("offset"), negative.getMessage());
+        // The path and statx rules of UringRing.stage, with the same messages.
+        MemorySegment unterminated = ring.allocate(4);
+        unterminated.fill((byte) 'a');
+        Submission openat = Harness.io(Opcode.OPENAT, Submission.AT_FDCWD, unterminated, 4, 0, 7);
+        IllegalArgumentException path = assertThrows(IllegalArgumentException.class, () -> ring.stage(openat));
+        assertTrue(path.getMessage().contains("NUL byte after its 4 bytes"), path.getMessage());
+        IllegalArgumentException statx = assertThrows(IllegalArgumentException.class,
+                () -> ring.stage(Harness.io(Opcode.STATX, file, native8, 8, 0, 8)));
+        assertTrue(statx.getMessage().contains("was 8"), statx.getMessage());
+        ring.free(unterminated);
         assertEquals(0, ring.staged(), "nothing refused was staged");
         // Memory of one ring works on another ring of the kernel and is freed by it, as the C heap is shared.
         SimRing other = kernel.openRing(4);

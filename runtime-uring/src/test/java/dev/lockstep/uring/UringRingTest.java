@@ -453,6 +453,18 @@ class UringRingTest {
             Submission reserved = new Submission();
             reserved.userData = UringRing.WAKE_USER_DATA;
             assertThrows(IllegalArgumentException.class, () -> ring.stage(reserved));
+
+            // A path must end in its NUL within the buffer; a statx needs the whole struct.
+            MemorySegment unterminated = arena.allocate(4);
+            unterminated.fill((byte) 'a');
+            Submission openat = submission(Opcode.OPENAT, Submission.AT_FDCWD, unterminated, 1);
+            openat.length = 4;
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(openat)).getMessage()
+                    .contains("NUL byte after its 4 bytes"));
+            Submission statx = submission(Opcode.STATX, 0, arena.allocate(64), 1);
+            statx.length = 64;
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(statx)).getMessage()
+                    .contains("was 64"));
         }
         assertEquals(0, ring.enter(false, 0, completions), "nothing was staged");
     }
