@@ -194,6 +194,11 @@ public final class BenchPrograms {
         }
 
         @Override
+        public boolean completesAtSubmission() {
+            return true;
+        }
+
+        @Override
         public boolean complete(int result) {
             return succeed(null);
         }

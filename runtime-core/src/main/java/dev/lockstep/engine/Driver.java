@@ -36,6 +36,11 @@ import java.util.List;
  * completion queue of twice the entries cannot overflow. Within that, requests that wait on peers (receives,
  * accepts, sends) have in-flight budgets of their own, so they can never hold every entry storage needs: see
  * the liveness model of {@link SubmitQueues}.
+ *
+ * <p>Why one class of about 900 lines: every transition between the states above is made here, on one
+ * {@link Slot}, so that each state's invariants (who holds a ring entry, a permit, a lane, a timer, a waker) can be
+ * checked in one place; the parts that have no transitions of their own already live apart ({@link SubmitQueues},
+ * {@link TimerHeap}, {@link DurabilityPermit}, {@link MetadataLane}, {@link Observer}).
  */
 public final class Driver implements CompletionSink {
     enum State { FREE, QUEUED, WAITING_PERMIT, WAITING_LANE, IN_FLIGHT, TIMER, COMPLETED, CANCELLING }
@@ -359,6 +364,19 @@ public final class Driver implements CompletionSink {
     /** {@link #isLive(WaiterId)} by the id's user data. */
     boolean isLive(long key) {
         return live(key) != null;
+    }
+
+    /**
+     * Whether the request waits in the submit queue and usually completes at submission
+     * ({@link Request#completesAtSubmission}): a turn that submits it now would most likely finish it.
+     *
+     * @param key the request's user data ({@link WaiterId#userData()})
+     * @return true if worth an inline turn ({@link Worker#turnInline})
+     */
+    boolean completesIfSubmittedNow(long key) {
+        Slot slot = live(key);
+        return slot != null && slot.state == State.QUEUED && slot.request.kind() == Request.Kind.RING
+                && slot.request.completesAtSubmission();
     }
 
     /**

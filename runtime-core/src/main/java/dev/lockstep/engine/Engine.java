@@ -56,6 +56,11 @@ public final class Engine {
     /** See {@link #foreignCallerCheck}; set before the root starts, read by any thread. */
     private volatile java.util.function.Consumer<String> foreignCallerCheck = what -> { };
 
+    /** Who runs fibers when; a worker asks it whether a fiber may turn the ring inline. */
+    FiberScheduler scheduler() {
+        return scheduler;
+    }
+
     /**
      * A runtime over {@code kernel}.
      *

@@ -310,6 +310,12 @@ final class EngineBlob implements Blob {
             return request;
         }
 
+        /** A read through the page cache usually finds its pages there; a direct read always waits for the device. */
+        @Override
+        public boolean completesAtSubmission() {
+            return blob.directAlignment() == 0;
+        }
+
         @Override
         public void prepare(Submission submission, Ring ring) {
             submission.opcode = Opcode.READ;

@@ -397,6 +397,12 @@ final class EngineNetwork {
             return request;
         }
 
+        /** A send usually finds room in the socket's buffer, and the kernel copies it before it returns. */
+        @Override
+        public boolean completesAtSubmission() {
+            return true;
+        }
+
         @Override
         public void prepare(Submission submission, Ring ring) {
             submission.opcode = Opcode.SEND;

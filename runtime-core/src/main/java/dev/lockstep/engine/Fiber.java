@@ -41,6 +41,12 @@ public final class Fiber {
     /** Open {@code Clock.timeout} scopes, innermost last. Touched only by the fiber itself. */
     private final List<TimeoutScope> scopes = new ArrayList<>();
 
+    /**
+     * Continuations run so far: how many times the fiber was mounted (once to start, once per resumption after a
+     * park). Written by the carrier just before each mount, read by the fiber itself on that carrier.
+     */
+    private int mounts;
+
     /** The last continuation wrapped by {@link #guarded}, and its wrapper: one pair, published whole. */
     private volatile Guarded guarded;
 
@@ -78,6 +84,7 @@ public final class Fiber {
      * @param continuation the continuation
      */
     void runContinuation(Runnable continuation) {
+        mounts++;
         continuation.run();
         home.checkUnmounted(this);
     }
@@ -120,6 +127,16 @@ public final class Fiber {
 
     Waker waker() {
         return waker;
+    }
+
+    /**
+     * How many times this fiber was mounted: 1 once it started, one more per resumption after a park. Read by the
+     * fiber itself (diagnostics and tests: a request completed in place costs no mount).
+     *
+     * @return the count
+     */
+    int mounts() {
+        return mounts;
     }
 
     /**

@@ -30,4 +30,22 @@ public interface FiberScheduler {
      */
     default void woken(Worker worker, Fiber fiber) {
     }
+
+    /**
+     * Whether a fiber of {@code worker}, running on the worker's thread and about to park for a request that
+     * usually completes at submission, may instead make a turn of the worker's ring itself
+     * ({@link Worker#turnInline}): submit what is queued and take what completed, without waiting. Called by that
+     * fiber, on the worker's thread.
+     *
+     * <p>runtime-uring says yes when no other fiber of the worker is runnable: then parking would only hand the
+     * thread to a service turn that submits this one request, while with other fibers runnable, parking lets them
+     * queue their requests too, and one {@code io_uring_enter} submits them all. The simulator says no (the
+     * default): its seed decides every step, and a fiber's turn of its own ring is not one of them.
+     *
+     * @param worker the fiber's home, whose thread calls this
+     * @return true if the fiber may turn the ring itself now
+     */
+    default boolean mayTurnInline(Worker worker) {
+        return false;
+    }
 }

@@ -5,6 +5,9 @@ import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.Waker;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
@@ -23,6 +26,12 @@ public final class Fibers {
     public static final String REQUIRED_FLAG = "--add-opens java.base/java.lang=ALL-UNNAMED";
     private static final ThreadLocal<Fiber> CURRENT = new ThreadLocal<>();
     private static volatile Constructor<?> builderConstructor;
+    /**
+     * {@code Thread.currentCarrierThread()}, package-private in the JDK and a JIT intrinsic: the platform thread
+     * the calling code runs on, which for a virtual thread is its carrier. Reached through the same opened
+     * package as the scheduler hook; null if it cannot be (then {@link #runsOn} knows only platform threads).
+     */
+    private static final MethodHandle CURRENT_CARRIER = currentCarrierHandle();
 
     private Fibers() {
     }
@@ -44,6 +53,38 @@ public final class Fibers {
         } catch (ReflectiveOperationException | RuntimeException failure) {
             throw new IllegalStateException("Lockstep fibers need JDK 25 or newer started with " + REQUIRED_FLAG
                     + " (this is Java " + Runtime.version() + "): " + failure, failure);
+        }
+    }
+
+    private static MethodHandle currentCarrierHandle() {
+        try {
+            return MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup())
+                    .findStatic(Thread.class, "currentCarrierThread", MethodType.methodType(Thread.class));
+        } catch (ReflectiveOperationException | RuntimeException unavailable) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether the calling code runs on {@code platform}: it is that thread, or a virtual thread mounted on it.
+     * A ring owned by a worker's thread accepts calls from that worker's fibers this way: they run on its
+     * thread, between its service turns, never at the same time as one.
+     *
+     * @param platform a platform thread
+     * @return true if the caller runs on it now
+     */
+    public static boolean runsOn(Thread platform) {
+        Thread current = Thread.currentThread();
+        if (current == platform) {
+            return true;
+        }
+        if (!current.isVirtual() || CURRENT_CARRIER == null) {
+            return false;
+        }
+        try {
+            return (Thread) CURRENT_CARRIER.invokeExact() == platform;
+        } catch (Throwable unexpected) {
+            return false;
         }
     }
 
@@ -96,6 +137,11 @@ public final class Fibers {
                 }
                 LockSupport.park(operation);
             }
+        }
+        if (operation instanceof Registration<T> registration && !fiber.isAborted()) {
+            // Before the first poll, so that a request completed in place is taken with no waker installed: a
+            // waker woken now would leave a permit behind, and the fiber's next park would return at once.
+            registration.completeInPlace();
         }
         while (true) {
             fiber.checkAbort(operation);

@@ -174,6 +174,18 @@ public final class Registration<T> implements Operation<T> {
         return ready != null ? (Poll<T>) observed(ready) : Poll.pending();
     }
 
+    /**
+     * Before a fiber of the owning worker awaits this operation: if the request usually completes at
+     * submission and nothing else of the worker is runnable, the fiber turns the ring itself
+     * ({@link Worker#turnInline}), so that its first poll most likely finds the result and it never parks.
+     * Elsewhere (another worker, a plain thread), or once polled, forwarded or closed, it does nothing.
+     */
+    void completeInPlace() {
+        if (owner != null && !finished && channel == null && Worker.current() == owner) {
+            owner.turnInline(key);
+        }
+    }
+
     private Poll<Object> observed(Poll<Object> poll) {
         if (poll.isReady()) {
             finished = true;

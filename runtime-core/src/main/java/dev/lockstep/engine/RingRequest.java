@@ -108,7 +108,9 @@ abstract class RingRequest extends Request {
 
     /**
      * Page-aligned memory on first use: a class buffer of the worker's pool, or past the largest class an arena
-     * of the request's own, confined to the worker that runs it (only the worker touches it). The {@code byte[]}
+     * of the request's own. Only the worker touches it, but from its thread and from its fibers (an inline turn
+     * prepares a request on the fiber, a service turn may release it), which a confined arena would tell apart:
+     * so a shared one, as the pool's own oversized buffers. The {@code byte[]}
      * calls copy through it, so they take the buffer path and stay aligned for direct I/O.
      *
      * @param pool the worker's pool
@@ -121,7 +123,7 @@ abstract class RingRequest extends Request {
                 buffer = pool.take(size);
                 bufferPool = pool;
             } else {
-                bufferArena = Arena.ofConfined();
+                bufferArena = Arena.ofShared();
                 buffer = bufferArena.allocate(size, BufferPool.PAGE_BYTES);
             }
         }

@@ -103,31 +103,45 @@ public final class ThreadedRunner implements Runner {
             localQueues[i] = new ArrayDeque<>();
             retired[i] = new AtomicBoolean();
         }
-        FiberScheduler scheduler = (worker, fiber, continuation) -> {
-            // A wake on the worker's own thread — one of its fibers waking another, or its service turn running
-            // a completion's deferred wake — goes to the worker's local queue: only that thread ever touches it,
-            // so it needs no lock and costs no queue node. The thread is running, not waiting, so it needs no
-            // nudge: a fiber's wake is seen by the loop's next look at the queue, and a wake from the service
-            // turn marks the worker runnable so that turn does not block in the ring.
-            Fiber caller = Fibers.current();
-            if (caller != null && caller.home() == worker) {
-                localQueues[worker.index()].add(continuation);
-                return;
+        FiberScheduler scheduler = new FiberScheduler() {
+            @Override
+            public void schedule(Worker worker, Fiber fiber, Runnable continuation) {
+                // A wake on the worker's own thread — one of its fibers waking another, or its service turn
+                // running a completion's deferred wake — goes to the worker's local queue: only that thread ever
+                // touches it, so it needs no lock and costs no queue node. The thread is running, not waiting, so
+                // it needs no nudge: a fiber's wake is seen by the loop's next look at the queue, and a wake from
+                // the service turn marks the worker runnable so that turn does not block in the ring.
+                Fiber caller = Fibers.current();
+                if (caller != null && caller.home() == worker) {
+                    localQueues[worker.index()].add(continuation);
+                    return;
+                }
+                if (Thread.currentThread() == threads[worker.index()]) {
+                    localQueues[worker.index()].add(continuation);
+                    worker.markRunnable();
+                    return;
+                }
+                // Anyone else: the shared queue first, then a nudge, so the worker cannot miss it (it looks at
+                // the queue after any wake-up, and before it waits).
+                runQueues[worker.index()].add(continuation);
+                if (retired[worker.index()].get()) {
+                    // Its ring is gone: the thread waits in a park (see loop). The continuation was queued
+                    // before the flag was read, so an unpark here cannot come before the park it ends.
+                    java.util.concurrent.locks.LockSupport.unpark(threads[worker.index()]);
+                } else {
+                    worker.nudge();
+                }
             }
-            if (Thread.currentThread() == threads[worker.index()]) {
-                localQueues[worker.index()].add(continuation);
-                worker.markRunnable();
-                return;
-            }
-            // Anyone else: the shared queue first, then a nudge, so the worker cannot miss it (it looks at the
-            // queue after any wake-up, and before it waits).
-            runQueues[worker.index()].add(continuation);
-            if (retired[worker.index()].get()) {
-                // Its ring is gone: the thread waits in a park (see loop). The continuation was queued before
-                // the flag was read, so an unpark here cannot come before the park it ends.
-                java.util.concurrent.locks.LockSupport.unpark(threads[worker.index()]);
-            } else {
-                worker.nudge();
+
+            /**
+             * Nothing else of the worker is runnable: its local queue (this thread's, the caller runs on it) and
+             * the shared queue (read without a lock; a fiber queued there a moment after the look only waits for
+             * this fiber's next park or the next service turn, at most {@link Worker#INLINE_TURNS_PER_SERVICE}
+             * inline turns away, as it would behind any running fiber).
+             */
+            @Override
+            public boolean mayTurnInline(Worker worker) {
+                return localQueues[worker.index()].isEmpty() && runQueues[worker.index()].isEmpty();
             }
         };
         Engine engine = new Engine(kernel, workers, ringEntries, scheduler, storageRoot);

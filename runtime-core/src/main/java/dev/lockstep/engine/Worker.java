@@ -23,6 +23,11 @@ import dev.lockstep.Waker;
  * the deferred queue and run by {@link #runDeferred()} once the borrow has ended, or, for {@code retain} and
  * {@code willWake} during a poll, called between two borrows. What may run inside, and why, is listed at
  * {@link #borrow()}: in short, nothing that can park.
+ *
+ * <p>Why one class of about 800 lines: everything here reads or writes the borrow flag, the deferred queue or the
+ * cached clock, and the rules of the critical section are argued once, over all of them; split, each piece would
+ * have to repeat them and expose the flag. What does not need them lives elsewhere (the {@link Driver}, the
+ * {@link Mailbox}, the {@link DeferredQueue}).
  */
 public final class Worker {
     private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
@@ -58,6 +63,21 @@ public final class Worker {
      */
     private boolean runnable;
     private long nowNanos;
+    /**
+     * Inline turns left before the next service turn ({@link #turnInline}); reset by every service turn. Bounds
+     * how long a fiber whose requests keep completing at submission can keep the thread: after this many, it
+     * parks like any other, and the service turn drains the mailbox, fires timers and runs what was woken.
+     */
+    private int inlineTurnsLeft;
+    /**
+     * What an inline turn's ring threw (the ring failed), rethrown by the next service turn, so that the runner
+     * fails the engine and retires this worker exactly as when a service turn's own enter fails, and the fiber
+     * that made the turn never sees the ring's exception in place of its result. Worker's thread only.
+     */
+    private RuntimeException inlineFailure;
+    private Error inlineError;
+    /** Inline turns between two service turns, at most: see {@link #inlineTurnsLeft}. */
+    static final int INLINE_TURNS_PER_SERVICE = 32;
     /** Live fibers whose home is this worker; changed by whichever thread spawns or finishes one. */
     final java.util.concurrent.atomic.AtomicInteger fibers = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -470,6 +490,8 @@ public final class Worker {
         Worker previous = enter(this);
         try {
             runnable = false;
+            rethrowInlineFailure();
+            inlineTurnsLeft = INLINE_TURNS_PER_SERVICE;
             if (half(true, false, 0) < 0) {
                 return 0;
             }
@@ -480,6 +502,67 @@ public final class Worker {
             return Math.max(0, half(false, waitNow, Math.min(maxWaitNanos, untilTimer)));
         } finally {
             enter(previous);
+        }
+    }
+
+    /**
+     * A turn of the ring made by a fiber of this worker, in place of parking, for a request it is about to await
+     * that usually completes at submission ({@link Request#completesAtSubmission}): stage what is queued (every
+     * fiber's, not only this one's), one {@code io_uring_enter} that submits and reaps without waiting, then the
+     * deferred callbacks. If the request completed, the fiber's poll takes the result and it never parks: no
+     * continuation is frozen and thawed, no service turn runs for it. Timers, the mailbox and the clock are
+     * left to the next service turn, which comes after at most {@link #INLINE_TURNS_PER_SERVICE} inline turns.
+     *
+     * <p>Threads: called by the fiber itself, on this worker's thread (the runner runs a worker's fibers on its
+     * thread only), so it excludes the service turns as any fiber code does; the state is borrowed and given
+     * back without anything in between that can park (the enter does not wait). The runner decides whether the
+     * fiber may ({@link FiberScheduler#mayTurnInline}): runtime-uring only when no other fiber of the worker is
+     * runnable, so the submissions of fibers that run in one loop still go to the kernel together; the
+     * simulator never.
+     *
+     * @param key the awaited request's user data ({@link WaiterId#userData()})
+     * @return whether a turn was made
+     */
+    boolean turnInline(long key) {
+        if (borrowed || closing || inlineTurnsLeft <= 0 || driver == null
+                || !engine.scheduler().mayTurnInline(this)) {
+            return false;
+        }
+        Driver slab = borrow();
+        try {
+            if (!slab.completesIfSubmittedNow(key)) {
+                return false;
+            }
+            inlineTurnsLeft--;
+            slab.stage();
+            ring.enter(false, 0, borrowedSink);
+            // A completion that asks for another round trip (a short read) was queued again; stage it now, so
+            // it goes with the next enter, which this turn does not wait for.
+            slab.stage();
+        } catch (RuntimeException failure) {
+            inlineFailure = failure;
+        } catch (Error failure) {
+            inlineError = failure;
+        } finally {
+            if (inlineFailure != null || inlineError != null) {
+                inlineTurnsLeft = 0; // no more inline turns: the next service turn rethrows it
+            }
+            unborrow();
+        }
+        runDeferredEntered();
+        return true;
+    }
+
+    private void rethrowInlineFailure() {
+        RuntimeException failure = inlineFailure;
+        Error error = inlineError;
+        inlineFailure = null;
+        inlineError = null;
+        if (error != null) {
+            throw error;
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

@@ -21,6 +21,8 @@ public final class EnterFailingKernel implements Kernel {
     public final AtomicInteger failNextEnters = new AtomicInteger();
     /** Failures thrown so far. */
     public final AtomicInteger thrown = new AtomicInteger();
+    /** Of {@link #thrown}, those thrown into a fiber's own turn of the ring (an inline turn). */
+    public final AtomicInteger thrownInFibers = new AtomicInteger();
     private final Kernel kernel;
 
     /**
@@ -47,6 +49,9 @@ public final class EnterFailingKernel implements Kernel {
             @Override
             public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
                 if (failNextEnters.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    if (Thread.currentThread().isVirtual()) {
+                        thrownInFibers.incrementAndGet();
+                    }
                     throw new KernelException(Errno.EIO, "io_uring_enter", "injected failure "
                             + thrown.incrementAndGet());
                 }

@@ -128,6 +128,33 @@ class FailurePathTest {
 
     @Test
     @Timeout(20)
+    void aRingThatFailsInAFibersInlineTurnFailsTheRunAsAServiceTurnsFailureWould() {
+        kernel.autoCompleteFiles();
+        EnterFailingKernel failing = new EnterFailingKernel(kernel);
+        AtomicInteger sawClosed = new AtomicInteger();
+        KernelException thrown = assertThrows(KernelException.class,
+                () -> new ThreadedRunner(failing, 1, 4, "/store", "inline-fails").start(ctx -> {
+                    try (dev.lockstep.Blob blob = ctx.open("p", "b").await().blob()) {
+                        blob.writeAt(0, new byte[] {7}).await();
+                        failing.failNextEnters.set(1);
+                        try {
+                            // Completes at submission: the fiber turns the ring itself, and that enter throws.
+                            blob.readAt(0, 1).await();
+                        } catch (ClosedException aborted) {
+                            sawClosed.incrementAndGet();
+                            throw aborted;
+                        }
+                    }
+                    return null;
+                }));
+        assertTrue(thrown.getMessage().contains("injected failure 1"), thrown.getMessage());
+        assertEquals(1, failing.thrownInFibers.get(), "the enter that failed was the fiber's own");
+        assertEquals(0, thrown.getSuppressed().length, "one failure, nothing else went wrong");
+        assertEquals(1, sawClosed.get(), "the fiber saw its worker close, not the ring's exception");
+    }
+
+    @Test
+    @Timeout(20)
     void aRingThatKeepsFailingIsAbandonedAndEveryFailureIsReported() {
         EnterFailingKernel failing = new EnterFailingKernel(kernel);
         ScriptedRequest inFlight = new ScriptedRequest("stuck receive", false);

@@ -117,19 +117,22 @@ final class ScriptedKernel implements Kernel {
         }
     }
 
-    /**
-     * Waits (real time, bounded) until a pending submission matches.
-     *
-     * @param match the predicate
-     * @return the first match
-     */
     /** The {@code enter} calls made so far on every ring of this kernel. */
     int enters() {
+        return sumOverRings(ring -> ring.enters.get());
+    }
+
+    /** The {@code enter} calls made so far by fibers (inline turns) on every ring of this kernel. */
+    int fiberEnters() {
+        return sumOverRings(ring -> ring.fiberEnters.get());
+    }
+
+    private int sumOverRings(ToIntFunction<ScriptedRing> count) {
         lock.lock();
         try {
             int total = 0;
             for (ScriptedRing ring : rings) {
-                total += ring.enters.get();
+                total += count.applyAsInt(ring);
             }
             return total;
         } finally {
@@ -137,6 +140,12 @@ final class ScriptedKernel implements Kernel {
         }
     }
 
+    /**
+     * Waits (real time, bounded) until a pending submission matches.
+     *
+     * @param match the predicate
+     * @return the first match
+     */
     Pending awaitPending(Predicate<Pending> match) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         if (Thread.currentThread().isVirtual()) {
@@ -283,6 +292,8 @@ final class ScriptedKernel implements Kernel {
         private volatile boolean closed;
         /** Calls of {@link #enter}: service turns of the worker. */
         final java.util.concurrent.atomic.AtomicInteger enters = new java.util.concurrent.atomic.AtomicInteger();
+        /** Calls of {@link #enter} made by a fiber of the worker (inline turns, {@link Worker#turnInline}). */
+        final java.util.concurrent.atomic.AtomicInteger fiberEnters = new java.util.concurrent.atomic.AtomicInteger();
         /** Calls of {@link #enter} that blocked and were ended by the real-time cap, not by an event. */
         final java.util.concurrent.atomic.AtomicInteger cappedWaits = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -353,6 +364,12 @@ final class ScriptedKernel implements Kernel {
         @Override
         public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
             enters.incrementAndGet();
+            if (Thread.currentThread().isVirtual()) {
+                if (wait) {
+                    throw new IllegalStateException("a fiber must never wait in the ring: its carrier is the worker");
+                }
+                fiberEnters.incrementAndGet();
+            }
             List<long[]> mine = new ArrayList<>();
             lock.lock();
             try {

@@ -306,7 +306,10 @@ public final class UringRing implements Ring {
             throw new IllegalStateException("an io_uring ring must be opened by the platform thread that will "
                     + "drive it, not by virtual thread " + Thread.currentThread());
         }
-        Arena arena = Arena.ofConfined();
+        // Shared, not confined: the ring's memory is touched by its owner's fibers too (inline turns), which are
+        // virtual threads the arena's confinement check would refuse, though they run on the owner's thread.
+        // Who may touch it is this class's own check (requireOwner); the arena only keeps it alive until close.
+        Arena arena = Arena.ofShared();
         MemorySegment callState = Libc.newCallState(arena);
         int ringFd = -1;
         int eventFd = -1;
@@ -960,7 +963,7 @@ public final class UringRing implements Ring {
             return callocated(bytes, bytes);
         }
         int sizeClass = sizeClass(bytes);
-        if (Thread.currentThread() == owner && !closed && cachedCount[sizeClass] > 0) {
+        if (onOwnerThread() && !closed && cachedCount[sizeClass] > 0) {
             int count = --cachedCount[sizeClass];
             long address = cachedAddresses[sizeClass][count];
             MemorySegment memory = MemorySegment.ofAddress(address).reinterpret(bytes);
@@ -1007,7 +1010,7 @@ public final class UringRing implements Ring {
         if (segment.address() == 0) {
             return;
         }
-        if (segment.byteSize() <= LARGEST_CACHED_BYTES && Thread.currentThread() == owner && !closed) {
+        if (segment.byteSize() <= LARGEST_CACHED_BYTES && onOwnerThread() && !closed) {
             int sizeClass = sizeClass(segment.byteSize());
             int count = cachedCount[sizeClass];
             if (count < cachedAddresses[sizeClass].length) {
@@ -1058,8 +1061,18 @@ public final class UringRing implements Ring {
         }
     }
 
+    /**
+     * Whether the caller runs on the owning thread: that thread itself (its service turns), or one of its
+     * worker's fibers, which run on it between service turns and never at the same time as one (the
+     * engine's inline turns, {@code Worker}). The kernel sees one submitting task either way, as
+     * {@code SINGLE_ISSUER} requires.
+     */
+    private boolean onOwnerThread() {
+        return dev.lockstep.engine.Fibers.runsOn(owner);
+    }
+
     private void requireOwner() {
-        if (Thread.currentThread() != owner) {
+        if (!onOwnerThread()) {
             throw new WrongThreadException("the " + subject + " ring belongs to " + owner + ", not "
                     + Thread.currentThread());
         }

@@ -487,8 +487,19 @@ class UringRingTest {
                 }
             });
             other.join();
+            // A virtual thread is refused too unless it runs on the owner (as the owner's fibers do): this one's
+            // carrier is one of the JDK's own.
+            AtomicReference<Throwable> virtualFailure = new AtomicReference<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    own.stage(new Submission());
+                } catch (Throwable thrown) {
+                    virtualFailure.set(thrown);
+                }
+            }).join();
 
             assertTrue(stageFailure.get() instanceof WrongThreadException, () -> "got " + stageFailure.get());
+            assertTrue(virtualFailure.get() instanceof WrongThreadException, () -> "got " + virtualFailure.get());
             assertEquals(null, wakeFailure.get());
             assertEquals(0, own.enter(true, Long.MAX_VALUE, completions), "the wake ends the wait");
         });
