@@ -783,7 +783,7 @@ public final class Driver implements CompletionSink {
         // A request's cleanup may drop the last reference to an fd or run other owners' code: outside the borrow.
         if (kernelMayHoldBuffers) {
             worker.defer(() -> request.releaseAbandoned(ring));
-        } else {
+        } else if (request.holdsResources()) {
             worker.deferRelease(request);
         }
     }

@@ -189,6 +189,18 @@ public abstract class Request {
     }
 
     /**
+     * Whether {@link #release} or {@link #releaseAbandoned} does anything for this request. The driver runs a
+     * retired request's release as a deferred callback, and a queued callback makes the worker's next service
+     * turn due: a request that holds nothing (a timer) answers false, so a fiber that only slept leaves its
+     * worker nothing to do. A subclass that overrides either release method must answer true, the default.
+     *
+     * @return false only if both release methods do nothing
+     */
+    public boolean holdsResources() {
+        return true;
+    }
+
+    /**
      * A completion arrived for this request after its operation was closed and its cancellation was submitted:
      * the cancellation lost the race. Whatever the kernel made for it is dropped here — an accept that
      * succeeded closes the accepted socket. Runs on the worker inside its critical section: no user code.

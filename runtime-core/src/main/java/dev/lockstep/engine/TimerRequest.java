@@ -11,6 +11,12 @@ final class TimerRequest extends Request {
         return Kind.TIMER;
     }
 
+    /** A sleep holds no buffer or fd: retiring it queues no release. */
+    @Override
+    public boolean holdsResources() {
+        return false;
+    }
+
     @Override
     public String describe() {
         return "sleep until " + deadlineNanos();

@@ -12,8 +12,12 @@ import java.util.Objects;
  *   <li>Same seed and same sequence of calls give the same values, bit for bit, on every JVM: the algorithm is
  *       written out here, and nothing reads the wall clock, identity hashes or another random source.</li>
  *   <li>Every draw names its {@link Site}. The optional {@link DrawObserver} sees exactly one event per public
- *       draw method call ({@code shuffle} reports each of its swaps), with the value that call returned, so an
- *       {@link Auditor} can hash the draws and two runs can be compared draw by draw.</li>
+ *       draw method call ({@code shuffle} reports each of its swaps) whose outcome was not forced, with the value
+ *       that call returned, so an {@link Auditor} can hash the draws and two runs can be compared draw by draw.
+ *       A draw is forced when its arguments leave one outcome: a {@link #chance} of 0 or 1, a bound of 1, a range
+ *       of one value. Such a draw advances the generator as any other does, so it still shows in every later
+ *       draw's value, but it is not observed: its value says nothing the call did not (a configured fault rate of
+ *       0 is rolled for every request, and hashing those rolls was a fifth of a network run's audit).</li>
  *   <li>A probability roll ({@link #chance}) always consumes exactly one draw, also for probability 0 or 1:
  *       the number of draws depends only on the calls made, not on configured rates, so changing a rate that
  *       never fires does not shift the rest of the run.</li>
@@ -185,7 +189,9 @@ public final class Generator {
             throw new IllegalArgumentException("bound must be > 0, was " + bound);
         }
         int value = (int) boundedRaw(bound);
-        observe(site, value);
+        if (bound > 1) {
+            observe(site, value);
+        }
         return value;
     }
 
@@ -203,7 +209,9 @@ public final class Generator {
             throw new IllegalArgumentException("bound must be > 0, was " + bound);
         }
         long value = boundedRaw(bound);
-        observe(site, value);
+        if (bound > 1) {
+            observe(site, value);
+        }
         return value;
     }
 
@@ -233,7 +241,9 @@ public final class Generator {
             } while (raw < min || raw > max);
             value = raw;
         }
-        observe(site, value);
+        if (max != min) {
+            observe(site, value);
+        }
         return value;
     }
 
@@ -252,7 +262,7 @@ public final class Generator {
 
     /**
      * A probability roll: true with the given probability. Always consumes exactly one draw. Probability 0 is
-     * never true, probability 1 always.
+     * never true, probability 1 always; neither roll is observed (a forced draw: see the class doc).
      *
      * @param site the decision site
      * @param probability in {@code [0, 1]}
@@ -266,7 +276,9 @@ public final class Generator {
         }
         double roll = (nextRaw() >>> 11) * DOUBLE_UNIT;
         boolean happens = roll < probability;
-        observe(site, happens ? 1 : 0);
+        if (probability != 0.0 && probability != 1.0) {
+            observe(site, happens ? 1 : 0);
+        }
         return happens;
     }
 

@@ -109,9 +109,31 @@ class GeneratorTest {
         List<String> seen = new ArrayList<>();
         generator.setObserver((site, value) -> seen.add(site + "=" + value));
         long value = generator.nextLong(Site.SCHEDULE);
-        boolean roll = generator.chance(Site.FAULT_SYNC, 1.0);
+        boolean roll = generator.chance(Site.FAULT_SYNC, 0.5);
         int bounded = generator.nextInt(Site.RING_LATENCY, 3);
         assertEquals(List.of("SCHEDULE=" + value, "FAULT_SYNC=" + (roll ? 1 : 0), "RING_LATENCY=" + bounded), seen);
+    }
+
+    @Test
+    void aForcedDrawAdvancesTheGeneratorUnobserved() {
+        Generator plain = new Generator(12);
+        Generator observed = new Generator(12);
+        List<String> seen = new ArrayList<>();
+        observed.setObserver((site, value) -> seen.add(site + "=" + value));
+        // Five draws with one outcome each, then one that has a choice.
+        assertFalse(observed.chance(Site.SPURIOUS_EAGAIN, 0.0));
+        assertTrue(observed.chance(Site.FAULT_SYNC, 1.0));
+        assertEquals(0, observed.nextInt(Site.SCHEDULE, 1));
+        assertEquals(0, observed.nextLong(Site.SCHEDULE, 1));
+        assertEquals(7, observed.nextLongBetween(Site.NETWORK_JITTER, 7, 7));
+        long next = observed.nextLong(Site.APPLICATION);
+        for (int i = 0; i < 5; i++) {
+            plain.nextLong(Site.APPLICATION);
+        }
+        // Each forced draw took one value, so the free draw after them shows they happened.
+        assertEquals(plain.nextLong(Site.APPLICATION), next);
+        assertEquals(6, observed.draws());
+        assertEquals(List.of("APPLICATION=" + next), seen);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.lockstep.sim;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -50,6 +51,40 @@ class SimRunnerTest {
         SimRunner runner = SimRunner.of(SimConfig.builder().seed(seed).workers(3).ringEntries(4).build());
         String result = runner.start(SimRunnerTest::workload);
         return new String[] {result, runner.digest()};
+    }
+
+    /**
+     * A sleep holds nothing to release: once its fiber has taken the result, its worker has no callback queued for
+     * it, so fibers that only sleep make no service turn due between their steps (one turn per timer that fires,
+     * none per step).
+     */
+    @Test
+    void fibersThatOnlySleepMakeNoServiceTurnPerStep() {
+        SimRunner runner = SimRunner.of(SimConfig.builder().seed(5).build()).traced();
+        runner.start(ctx -> {
+            for (int i = 0; i < 3; i++) {
+                ctx.sleep(Duration.ofNanos(1_000));
+                assertFalse(dev.lockstep.engine.Worker.current().hasReadyWork(),
+                        "a retired sleep left its worker work to do, after sleep " + i);
+            }
+            List<Handle<Void>> sleepers = new ArrayList<>();
+            for (int f = 0; f < 8; f++) {
+                sleepers.add(ctx.child("f" + f).spawn(c -> {
+                    for (int i = 0; i < 20; i++) {
+                        c.sleep(Duration.ofNanos(1_000));
+                    }
+                    return null;
+                }));
+            }
+            for (Handle<Void> sleeper : sleepers) {
+                sleeper.await();
+            }
+            return null;
+        });
+        long steps = runner.stats().fiberSteps();
+        long turns = runner.trace().stream().filter(event -> event.kind().equals("ring.enter")).count();
+        assertTrue(steps > 160, "every sleep is a step: " + steps);
+        assertTrue(turns < steps / 4, "service turns (ring.enter events) " + turns + " for " + steps + " steps");
     }
 
     @Test
