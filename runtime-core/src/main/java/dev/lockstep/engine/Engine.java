@@ -258,17 +258,36 @@ public final class Engine {
      * or blocked on a monitor. Lockstep's own waits are untimed parks, so such a fiber will be resumed by a
      * thread of the JDK, not by the runtime.
      *
+     * <p>One caller at a time (the simulator asks from its own thread before every clock jump): the fibers are
+     * copied into an array kept for the next call rather than into a new list each time, and read outside the
+     * lock, whose section stays a copy.
+     *
      * @return a description of the first such fiber, or null
      */
     public String fiberWaitingOutsideLockstep() {
-        List<Fiber> snapshot;
+        Fiber[] snapshot;
+        int count;
         fibersLock.lock();
         try {
-            snapshot = new ArrayList<>(fibers);
+            count = fibers.size();
+            snapshot = fibers.toArray(waitingScan);
         } finally {
             fibersLock.unlock();
         }
-        for (Fiber fiber : snapshot) {
+        waitingScan = snapshot;
+        try {
+            return firstWaitingOutsideLockstep(snapshot, count);
+        } finally {
+            java.util.Arrays.fill(snapshot, 0, count, null); // holds no finished fiber until the next call
+        }
+    }
+
+    /** The array {@link #fiberWaitingOutsideLockstep} copies the fibers into; its caller's alone. */
+    private Fiber[] waitingScan = new Fiber[16];
+
+    private static String firstWaitingOutsideLockstep(Fiber[] snapshot, int count) {
+        for (int i = 0; i < count; i++) {
+            Fiber fiber = snapshot[i];
             Thread.State state = fiber.threadState();
             if (state == Thread.State.TIMED_WAITING) {
                 return "fiber '" + fiber.label() + "' of worker " + fiber.home().index() + " is in a timed park"

@@ -40,6 +40,11 @@ final class SubmitQueues {
     final int[] inFlight = new int[BUDGETS.length];
     /** The limit per budget, indexed by ordinal. */
     final int[] limit = new int[BUDGETS.length];
+    /**
+     * Requests in all the queues: every service turn and every "is there work" check asks for a stageable
+     * request, and most of the time there is none, which this answers without looking at a queue.
+     */
+    private int queued;
 
     SubmitQueues(int ringEntries) {
         for (int i = 0; i < queues.length; i++) {
@@ -52,15 +57,19 @@ final class SubmitQueues {
 
     void add(Driver.Slot slot) {
         queues[slot.budget.ordinal()].addLast(slot);
+        queued++;
     }
 
     /** A request that must be submitted again (a short transfer): first in its budget's queue. */
     void requeue(Driver.Slot slot) {
         queues[slot.budget.ordinal()].addFirst(slot);
+        queued++;
     }
 
     void remove(Driver.Slot slot) {
-        queues[slot.budget.ordinal()].remove(slot);
+        if (queues[slot.budget.ordinal()].remove(slot)) {
+            queued--;
+        }
     }
 
     /**
@@ -69,6 +78,9 @@ final class SubmitQueues {
      * @return the slot, or null if none can be staged now
      */
     Driver.Slot peekStageable() {
+        if (queued == 0) {
+            return null;
+        }
         Driver.Slot oldest = null;
         for (int i = 0; i < queues.length; i++) {
             Driver.Slot head = queues[i].peekFirst();
@@ -87,6 +99,7 @@ final class SubmitQueues {
     void staged(Driver.Slot slot) {
         Driver.Slot head = queues[slot.budget.ordinal()].pollFirst();
         assert head == slot : "staged " + slot.index + " but the head was " + (head == null ? "none" : head.index);
+        queued--;
         inFlight[slot.budget.ordinal()]++;
     }
 
@@ -96,12 +109,7 @@ final class SubmitQueues {
     }
 
     boolean isEmpty() {
-        for (ArrayDeque<Driver.Slot> queue : queues) {
-            if (!queue.isEmpty()) {
-                return false;
-            }
-        }
-        return true;
+        return queued == 0;
     }
 
     /** Forgets everything: the ring failed and will complete nothing more. */
@@ -110,5 +118,6 @@ final class SubmitQueues {
             queues[i].clear();
             inFlight[i] = 0;
         }
+        queued = 0;
     }
 }
