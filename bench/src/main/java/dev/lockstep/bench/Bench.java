@@ -320,8 +320,8 @@ public final class Bench {
 
     private static final int[] ECHO_SIZES = {64, 4096};
     private static final int[] ECHO_CONNECTIONS = {1, 64};
-    private static final List<String> ECHO_SERVERS = List.of("lockstep", "netty-io_uring", "netty-epoll",
-            "virtual-threads");
+    private static final List<String> ECHO_SERVERS = List.of("lockstep", "lockstep-buffer",
+            "netty-io_uring", "netty-epoll", "virtual-threads");
 
     /** The servers of one message size, each measured at every connection count per round. */
     final class EchoRound {
@@ -415,6 +415,7 @@ public final class Bench {
     private static String echoName(String server) {
         return switch (server) {
             case "lockstep" -> "Lockstep (1 worker)";
+            case "lockstep-buffer" -> "Lockstep recvInto / sendFrom an IoBuffer (1 worker)";
             case "lockstep-spread" -> "Lockstep, a worker per CPU, default placement (connections spread)";
             case "lockstep-worker0" -> "Lockstep, a worker per CPU, every connection on worker 0 (spawnOn(0))";
             case "netty-io_uring" -> "Netty io_uring (1 event loop)";

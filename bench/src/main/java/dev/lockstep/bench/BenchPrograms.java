@@ -3,6 +3,7 @@ package dev.lockstep.bench;
 import dev.lockstep.Blob;
 import dev.lockstep.Connection;
 import dev.lockstep.Handle;
+import dev.lockstep.IoBuffer;
 import dev.lockstep.Listener;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Request;
@@ -70,9 +71,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       4 KiB to one file and waiting for a sync before the next: {@code writeAt} then {@code sync} from fibers
  *       of one worker on one blob, or {@code write} then {@code force(false)} from platform threads on one
  *       channel. An op is one acknowledged append.</li>
- *   <li>{@code echo-server lockstep|netty-epoll|netty-io_uring|virtual-threads SIZE}: an echo server on a free
- *       loopback port, one event loop (one Lockstep worker, one Netty loop; the virtual threads' default
- *       scheduler). Prints {@code READY PORT}; then every line on stdin is answered with
+ *   <li>{@code echo-server lockstep|lockstep-buffer|netty-epoll|netty-io_uring|virtual-threads SIZE}: an echo
+ *       server on a free loopback port, one event loop (one Lockstep worker, one Netty loop; the virtual threads'
+ *       default scheduler); {@code lockstep} receives a new {@code byte[]} and sends it, {@code lockstep-buffer}
+ *       receives into an {@code IoBuffer} of the connection's and sends from it. Prints {@code READY PORT}; then every line on stdin is answered with
  *       {@code ALLOC BYTES CPU_NANOS}; end of input stops it.</li>
  * </ul>
  */
@@ -389,47 +391,11 @@ public final class BenchPrograms {
     private static void echoServer(String engine, int size) throws Exception {
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         switch (engine) {
-            case "lockstep" -> {
-                Thread server = Thread.ofPlatform().daemon().start(() ->
-                        UringRunner.builder().workers(1).ringEntries(256).build().start(ctx -> {
-                            Listener listener = ctx.bind(any).await();
-                            ready(listener.localAddress().getPort());
-                            while (true) {
-                                Connection connection = listener.accept().await();
-                                ctx.child("connection").spawn(c -> {
-                                    while (true) {
-                                        byte[] message = connection.stream().recv(size).await();
-                                        connection.sink().send(message).await();
-                                    }
-                                });
-                            }
-                        }));
-                serveControl();
-            }
-            case "lockstep-spread", "lockstep-worker0" -> {
-                boolean onWorker0 = engine.equals("lockstep-worker0");
-                Thread server = Thread.ofPlatform().daemon().start(() ->
-                        UringRunner.builder().ringEntries(256).build().start(ctx -> {
-                            Listener listener = ctx.bind(any).await();
-                            ready(listener.localAddress().getPort());
-                            while (true) {
-                                Connection connection = listener.accept().await();
-                                Task<Void> echo = c -> {
-                                    while (true) {
-                                        byte[] message = connection.stream().recv(size).await();
-                                        connection.sink().send(message).await();
-                                    }
-                                };
-                                // The root's spawns are root-level: the default placement spreads them.
-                                if (onWorker0) {
-                                    ctx.child("connection").spawnOn(0, echo);
-                                } else {
-                                    ctx.child("connection").spawn(echo);
-                                }
-                            }
-                        }));
-                serveControl();
-            }
+            case "lockstep" -> lockstepEcho(1, false, connection -> c -> arrayEcho(connection, size));
+            case "lockstep-buffer" -> lockstepEcho(1, false, connection -> c -> bufferEcho(c, connection, size));
+            // A worker per CPU; the root's spawns are root-level, so the default placement spreads them.
+            case "lockstep-spread" -> lockstepEcho(0, false, connection -> c -> arrayEcho(connection, size));
+            case "lockstep-worker0" -> lockstepEcho(0, true, connection -> c -> arrayEcho(connection, size));
             case "netty-epoll" -> netty(EpollIoHandler.newFactory(), EpollServerSocketChannel.class, any);
             case "netty-io_uring" -> netty(IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class, any);
             case "virtual-threads" -> {
@@ -449,8 +415,55 @@ public final class BenchPrograms {
                 serveControl();
             }
             default -> throw new IllegalArgumentException("unknown echo server " + engine
-                    + "; known: lockstep, lockstep-spread, lockstep-worker0, netty-epoll, netty-io_uring,"
+                    + "; known: lockstep, lockstep-buffer, lockstep-spread, lockstep-worker0, netty-epoll, netty-io_uring,"
                     + " virtual-threads");
+        }
+    }
+
+    /**
+     * A Lockstep echo server: {@code workers} workers (0: one per CPU) whose root task accepts and spawns a task per
+     * connection, placed by default or on worker 0; then answers the control lines until the end of input.
+     */
+    private static void lockstepEcho(int workers, boolean onWorker0,
+                                     java.util.function.Function<Connection, Task<Void>> echo) throws Exception {
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        UringRunner.Builder builder = UringRunner.builder().ringEntries(256);
+        if (workers > 0) {
+            builder.workers(workers);
+        }
+        Thread.ofPlatform().daemon().start(() -> builder.build().start(ctx -> {
+            Listener listener = ctx.bind(any).await();
+            ready(listener.localAddress().getPort());
+            while (true) {
+                Connection connection = listener.accept().await();
+                if (onWorker0) {
+                    ctx.child("connection").spawnOn(0, echo.apply(connection));
+                } else {
+                    ctx.child("connection").spawn(echo.apply(connection));
+                }
+            }
+        }));
+        serveControl();
+    }
+
+    /** Echoes through the {@code byte[]} calls: each message is a new array, received and sent. */
+    private static Void arrayEcho(Connection connection, int size) {
+        while (true) {
+            byte[] message = connection.stream().recv(size).await();
+            connection.sink().send(message).await();
+        }
+    }
+
+    /**
+     * Echoes through the buffer calls: one buffer per connection, allocated on the connection's worker; each message
+     * is received into it and sent from it, with no copy to the heap.
+     */
+    private static Void bufferEcho(dev.lockstep.Context ctx, Connection connection, int size) {
+        try (IoBuffer message = ctx.buffers().allocate(size)) {
+            while (true) {
+                connection.stream().recvInto(message, 0, size).await();
+                connection.sink().sendFrom(message, 0, size).await();
+            }
         }
     }
 
