@@ -17,7 +17,6 @@ import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code Network} over the kernel SPI, shared by both runtimes: bind and listen are synchronous calls,
@@ -162,10 +161,8 @@ final class EngineNetwork {
         private final Engine engine;
         private final SharedFd fd;
         private final InetSocketAddress local;
-        private final AtomicBoolean closed = new AtomicBoolean();
-
-        /** Accepts not yet observed or closed; closing the listener closes them (close means close). */
-        private final java.util.Set<Registration<?>> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        /** Accepts admitted and not yet retired; closing the listener closes them (close means close). */
+        private final PendingSet pending = new PendingSet();
 
         EngineListener(Engine engine, SharedFd fd, InetSocketAddress local) {
             this.engine = engine;
@@ -176,17 +173,19 @@ final class EngineNetwork {
 
         @Override
         public Operation<Connection> accept() {
-            if (closed.get()) {
+            if (pending.isClosed()) {
                 throw new ClosedException("listener " + local + " is closed");
             }
             Worker worker = EngineContext.currentWorker("Listener.accept");
             SharedFd held = fd.acquire();
-            PendingEntry entry = new PendingEntry(pending);
-            return entry.track(closed, worker.register(new RingRequest(held) {
+            // One accept per connection: its request and link are not reused, so each is in its first use.
+            PendingSet.Link link = new PendingSet.Link();
+            long use = link.begin();
+            Registration<Connection> operation = worker.registerCurrent(new RingRequest(held) {
                 @Override
                 public void release(Ring ring) {
                     super.release(ring);
-                    entry.retired();
+                    pending.retired(link);
                 }
 
                 @Override
@@ -238,7 +237,9 @@ final class EngineNetwork {
                 public String describe() {
                     return "accept on " + local;
                 }
-            }));
+            });
+            // A refused accept retired inside its registration: nothing to track.
+            return operation.owner() == null ? operation : pending.track(link, use, operation);
         }
 
         @Override
@@ -253,56 +254,8 @@ final class EngineNetwork {
          */
         @Override
         public void close() {
-            if (closed.compareAndSet(false, true)) {
-                PendingEntry.closeAll(pending);
+            if (pending.closeAll()) {
                 fd.release();
-            }
-        }
-    }
-
-    /**
-     * One pending accept or receive in its listener's or stream's set, so closing that listener or stream can
-     * close it. Added by the registering fiber right after admission and removed when its request retires;
-     * both run on the owning worker's thread (retirement runs deferred on the worker), so a request cannot
-     * retire between its admission and its addition — except one refused at admission, which retires inside
-     * {@code register}: {@link #retired} remembers that and {@link #track} then leaves it out. A close from
-     * another thread races only with these set operations, which are thread-safe; it closes the operation,
-     * which any thread may do.
-     */
-    static final class PendingEntry {
-        private final java.util.Set<Registration<?>> set;
-        private volatile boolean retired;
-        private volatile Registration<?> registration;
-
-        PendingEntry(java.util.Set<Registration<?>> set) {
-            this.set = set;
-        }
-
-        <T> Registration<T> track(AtomicBoolean ownerClosed, Registration<T> operation) {
-            registration = operation;
-            set.add(operation);
-            if (retired) {
-                set.remove(operation);
-            } else if (ownerClosed.get()) {
-                // The listener or stream closed while this was being admitted: close means close.
-                set.remove(operation);
-                operation.close();
-            }
-            return operation;
-        }
-
-        void retired() {
-            retired = true;
-            Registration<?> operation = registration;
-            if (operation != null) {
-                set.remove(operation);
-            }
-        }
-
-        static void closeAll(java.util.Set<Registration<?>> set) {
-            for (Registration<?> operation : java.util.List.copyOf(set)) {
-                set.remove(operation);
-                operation.close();
             }
         }
     }

@@ -18,29 +18,133 @@ import java.util.Arrays;
 final class EngineStream implements Stream {
     private final ConnectionSides sides;
     private volatile String poisoned;
-    /** Receives not yet observed or closed; closing the stream closes them (close means close). */
-    private final java.util.Set<Registration<?>> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.atomic.AtomicBoolean closing =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    /** Receives admitted and not yet retired; closing the stream closes them (close means close). */
+    private final PendingSet pending = new PendingSet();
+    /**
+     * The stream's last retired receive, for its next one ({@link Spare}): a connection receiving message after
+     * message, on the buffer path or the array path, makes no request object per message.
+     */
+    private final Spare<Receive> spare = new Spare<>();
 
-    /** A receive: a timeout, a cancellation or an internal failure poisons the stream. */
-    private abstract class Receive extends RingRequest {
-        /** This receive's place in {@link #pending}, left when it retires. */
-        final EngineNetwork.PendingEntry entry = new EngineNetwork.PendingEntry(pending);
+    /**
+     * A receive, into the caller's buffer or into a new array: a timeout, a cancellation or an internal failure
+     * poisons the stream. Reused through {@link #spare} once retired; every field a use needs is set by
+     * {@link #intoBuffer} or {@link #intoArray} before its admission, on the calling fiber, and from then on the
+     * request is touched only by the worker it was admitted to, as every request is.
+     */
+    private final class Receive extends RingRequest {
+        /** This receive's place in {@link #pending} while admitted; reused with the request. */
+        final PendingSet.Link link = new PendingSet.Link();
+        private int length;
+        /** Bytes received so far (for a receive into a buffer, including those copied from {@link #buffered}). */
+        private int done;
+        /** Into the caller's buffer: its memory, and where in it; null for a receive into a new array. */
+        private MemorySegment target;
+        private int at;
+        /** Into a new array: the bytes so far (null before the first submission), and the pool of the kernel's buffer. */
+        private byte[] collected;
+        private WorkerBuffers pool;
 
-        Receive(SharedFd file) {
-            super(file);
+        Receive() {
+            super(null);
+        }
+
+        /** Readies this receive to fill {@code [at, at + length)} of a buffer the caller marked in flight. */
+        void intoBuffer(SharedFd held, PooledBuffer into, int at, int length, int already) {
+            reuse(held);
+            this.length = length;
+            this.done = already;
+            this.target = into.memory;
+            this.at = at;
+            this.collected = null;
+            this.pool = null;
+            this.lent = into;
+        }
+
+        /** Readies this receive to return {@code length} bytes in a new array, through {@code pool}'s memory. */
+        void intoArray(SharedFd held, WorkerBuffers pool, int length) {
+            reuse(held);
+            this.length = length;
+            this.done = 0;
+            this.target = null;
+            this.at = 0;
+            this.collected = null;
+            this.pool = pool;
+        }
+
+        /** Admits this receive on {@code worker}, the calling fiber's, tracked so that closing the stream closes it. */
+        <T> Operation<T> register(Worker worker) {
+            long use = link.begin();
+            Registration<T> operation = worker.registerCurrent(this);
+            if (operation.owner() == null) {
+                // Refused by a closing worker: released already inside the registration, and possibly reused.
+                return operation;
+            }
+            return pending.track(link, use, operation);
         }
 
         @Override
-        public void release(Ring ring) {
-            super.release(ring);
-            entry.retired();
+        public void prepare(Submission submission, Ring ring) {
+            submission.opcode = Opcode.RECV;
+            submission.fd = file.fd();
+            if (target != null) {
+                submission.buffer = slicedFrom(target, at + done);
+                submission.length = length - done;
+                return;
+            }
+            if (collected == null) {
+                bufferedLock.lock();
+                try {
+                    collected = Arrays.copyOf(buffered, Math.max(length, buffered.length));
+                    done = buffered.length;
+                    buffered = NOTHING;
+                } finally {
+                    bufferedLock.unlock();
+                }
+                pooledBuffer(pool, Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
+            }
+            submission.buffer = buffer;
+            submission.length = (int) Math.min(buffer.byteSize(),
+                    Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
         }
 
-        /** Admits this receive on {@code worker}, tracked so that closing the stream closes it. */
-        <T> Registration<T> register(Worker worker) {
-            return entry.track(closing, worker.register(this));
+        @Override
+        public boolean complete(int result) {
+            if (isTransient(result)) {
+                return false;
+            }
+            if (result <= 0) {
+                String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
+                poisoned = "a failed receive (" + why + ")";
+                landLent();
+                return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
+                        + " failed after " + done + " bytes: " + why));
+            }
+            if (target != null) {
+                done += result;
+                if (done < length) {
+                    return false;
+                }
+                landLent();
+                return succeed(null);
+            }
+            if (done + result > collected.length) {
+                collected = Arrays.copyOf(collected, done + result);
+            }
+            MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, collected, done, result);
+            done += result;
+            if (done < length) {
+                return false;
+            }
+            bufferedLock.lock();
+            try {
+                buffered = done == length ? NOTHING : Arrays.copyOfRange(collected, length, done);
+            } finally {
+                bufferedLock.unlock();
+            }
+            // collected is this use's own array, never seen elsewhere: when it is exactly the message, it is the
+            // result, with no second copy.
+            return succeed(collected.length == length ? collected : Arrays.copyOf(collected, length));
         }
 
         @Override
@@ -65,7 +169,36 @@ final class EngineStream implements Stream {
         public Budget budget() {
             return Budget.INBOUND;
         }
+
+        @Override
+        public String describe() {
+            return "receive of " + length + " bytes from " + sides.peer + (target != null ? " into a buffer" : "");
+        }
+
+        /**
+         * Retirement: the buffer, the pool memory and the fd go ({@link RingRequest#release}), the receive leaves
+         * {@link #pending} — before it can be reused, so the set never holds it under a later use — and it is
+         * kept for the stream's next receive unless the kernel may still hold it.
+         */
+        @Override
+        public void release(Ring ring) {
+            super.release(ring);
+            target = null;
+            collected = null;
+            pool = null;
+            pending.retired(link);
+            if (reusable()) {
+                spare.give(this);
+            }
+        }
     }
+
+    /** The stream's kept receive, or a new one, for a call on the calling fiber. */
+    private Receive takeReceive() {
+        Receive receive = spare.take();
+        return receive != null ? receive : new Receive();
+    }
+
     /**
      * Guards {@link #buffered}, the bytes received and not yet returned: fibers receive and peek under it, and the worker thread's service turn takes
      * and refills it when it prepares and completes a receive (a {@link FiberSafeLock}, not the stream's
@@ -109,66 +242,9 @@ final class EngineStream implements Stream {
             bufferedLock.unlock();
         }
         SharedFd held = sides.fd.acquire();
-        WorkerBuffers pool = worker.buffers();
-        return new Receive(held) {
-            private byte[] collected;
-            private int done;
-
-            @Override
-            public void prepare(Submission submission, Ring ring) {
-                if (collected == null) {
-                    bufferedLock.lock();
-                    try {
-                        collected = Arrays.copyOf(buffered, Math.max(length, buffered.length));
-                        done = buffered.length;
-                        buffered = NOTHING;
-                    } finally {
-                        bufferedLock.unlock();
-                    }
-                    pooledBuffer(pool, Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
-                }
-                submission.opcode = Opcode.RECV;
-                submission.fd = file.fd();
-                submission.buffer = buffer;
-                submission.length = (int) Math.min(buffer.byteSize(), Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
-            }
-
-            @Override
-            public boolean complete(int result) {
-                if (isTransient(result)) {
-                    return false;
-                }
-                if (result <= 0) {
-                    String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
-                    poisoned = "a failed receive (" + why + ")";
-                    return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
-                            + " failed after " + done + " bytes: " + why));
-                }
-                if (done + result > collected.length) {
-                    collected = Arrays.copyOf(collected, done + result);
-                }
-                MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, collected, done, result);
-                done += result;
-                if (done < length) {
-                    return false;
-                }
-                bufferedLock.lock();
-                try {
-                    buffered = done == length ? NOTHING : Arrays.copyOfRange(collected, length, done);
-                } finally {
-                    bufferedLock.unlock();
-                }
-                // collected is this request's own array, never seen elsewhere: when it is exactly the message,
-                // it is the result, with no second copy.
-                return succeed(collected.length == length ? collected : Arrays.copyOf(collected, length));
-            }
-
-            @Override
-            public String describe() {
-                return "receive of " + length + " bytes from " + sides.peer;
-            }
-
-        }.register(worker);
+        Receive request = takeReceive();
+        request.intoArray(held, worker.buffers(), length);
+        return request.register(worker);
     }
 
     @Override
@@ -205,44 +281,11 @@ final class EngineStream implements Stream {
         if (already == length) {
             return worker.register(new Immediate("receive from " + sides.peer, () -> null));
         }
+        // The fd reference first: a stream closed meanwhile throws here, with the buffer still the caller's.
+        SharedFd held = sides.fd.acquire();
         buffer.inFlight = true;
-        Receive request = new Receive(sides.fd.acquire()) {
-            private int done = already;
-
-            @Override
-            public void prepare(Submission submission, Ring ring) {
-                submission.opcode = Opcode.RECV;
-                submission.fd = file.fd();
-                submission.buffer = slicedFrom(target, at + done);
-                submission.length = length - done;
-            }
-
-            @Override
-            public boolean complete(int result) {
-                if (isTransient(result)) {
-                    return false;
-                }
-                if (result <= 0) {
-                    String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
-                    poisoned = "a failed receive (" + why + ")";
-                    landLent();
-                    return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
-                            + " failed after " + done + " bytes: " + why));
-                }
-                done += result;
-                if (done < length) {
-                    return false;
-                }
-                landLent();
-                return succeed(null);
-            }
-
-            @Override
-            public String describe() {
-                return "receive of " + length + " bytes from " + sides.peer + " into a buffer";
-            }
-        };
-        request.lent = buffer;
+        Receive request = takeReceive();
+        request.intoBuffer(held, buffer, at, length, already);
         return request.register(worker);
     }
 
@@ -265,9 +308,7 @@ final class EngineStream implements Stream {
      */
     @Override
     public void close() {
-        if (closing.compareAndSet(false, true)) {
-            EngineNetwork.PendingEntry.closeAll(pending);
-        }
+        pending.closeAll();
         sides.closeSide(ConnectionSides.STREAM);
     }
 }

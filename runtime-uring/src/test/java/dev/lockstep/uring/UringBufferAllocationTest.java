@@ -25,10 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
  * thread ({@code com.sun.management.ThreadMXBean.getThreadAllocatedBytes} of the carrier that runs the worker,
  * its fibers and its service turns, so it counts the call, the admission, the completion and the wake-up).
  *
- * <p>What a user relies on: a steady stream of {@code Blob.readInto}, {@code Blob.writeFrom} and
- * {@code Sink.sendFrom} with a buffer of their own makes no garbage per operation beyond the {@code Operation}
- * handle the call returns (40 bytes: a handle is the caller's to keep, so it cannot be reused). The request behind
- * each operation is reused by the worker once it retires ({@code Recycler}). The bound below is the handle plus
+ * <p>What a user relies on: a steady stream of {@code Blob.readInto}, {@code Blob.writeFrom},
+ * {@code Sink.sendFrom} and {@code Stream.recvInto} with a buffer of their own makes no garbage per operation
+ * beyond the {@code Operation} handle the call returns (40 bytes: a handle is the caller's to keep, so it cannot be
+ * reused). The request behind each operation is reused once it retires (by the worker's {@code Recycler}, or for a
+ * receive by its stream's {@code Spare}), and a receive's place in its stream's set of pending receives is a link
+ * inside that request ({@code PendingSet}), not a node per receive. The bound below is the handle plus
  * less than the smallest object the JVM makes (16 bytes), averaged over thousands of operations (the fewest of
  * several windows, see {@link #steadyBytesPerOperation}): any object a change adds per operation — a request that is
  * no longer reused, a capturing lambda, a queue node, a boxed result — takes the average past it.
@@ -53,8 +55,10 @@ class UringBufferAllocationTest {
 
     @Test
     void bufferReadsAndWritesAllocateOnlyTheirHandle() throws Exception {
-        double[] perOperation = new double[3];
+        double[] perOperation = new double[4];
         Thread[] peers = new Thread[1];
+        Thread[] echoPeer = new Thread[1];
+        long[] echoed = new long[2];
         long[] drained = new long[1];
         long[] sent = new long[1];
         UringRunner.builder().workers(1).ringEntries(32).storage(directory).build().start(ctx -> {
@@ -85,13 +89,23 @@ class UringBufferAllocationTest {
             }
             blob.close();
             perOperation[2] = sendFromBytesPerOperation(ctx, peers, drained, sent);
+            perOperation[3] = echoBytesPerOperation(ctx, echoPeer, echoed);
             return null;
         });
+        echoPeer[0].join(java.time.Duration.ofSeconds(30));
+        assertTrue(!echoPeer[0].isAlive(), "the echo peer did not finish");
+        assertTrue(echoed[1] == 0, echoed[1] + " of " + echoed[0] + " echoes differed from the message sent");
+        // Two operations per message: the warm-up and at least one window, every message echoed.
+        assertTrue(echoed[0] >= (WARM_UP + MEASURED) / 2, "the peer saw only " + echoed[0] + " echoes");
         // The peer reads until the server side closed; joined here, off the worker, so no fiber blocks on it.
         peers[0].join();
         assertTrue(drained[0] == sent[0], "the peer received " + drained[0] + " bytes of " + sent[0] + " sent");
         System.out.printf("steady-state heap bytes per operation on the worker thread: readInto %.1f, writeFrom %.1f,"
-                + " sendFrom %.1f%n", perOperation[0], perOperation[1], perOperation[2]);
+                + " sendFrom %.1f, recvInto and sendFrom echoing %.1f%n", perOperation[0], perOperation[1],
+                perOperation[2], perOperation[3]);
+        assertTrue(perOperation[3] <= MAX_BYTES_PER_OPERATION, "an echo through Stream.recvInto and Sink.sendFrom"
+                + " allocated " + perOperation[3] + " heap bytes per operation (two per message) on the worker's"
+                + " thread in steady state; at most " + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
         assertTrue(perOperation[2] <= MAX_BYTES_PER_OPERATION, "Sink.sendFrom allocated " + perOperation[2]
                 + " heap bytes per send on the worker's thread in steady state; at most "
                 + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
@@ -136,6 +150,51 @@ class UringBufferAllocationTest {
             }
             peers[0] = peer;
             return perSend;
+        }
+    }
+
+    /**
+     * An echo server's loop on one connection: each 64-byte message is received into a buffer with
+     * {@code recvInto} and sent back from it with {@code sendFrom}, two operations per message, after the same
+     * warm-up. The peer, a plain thread (its allocation is its own thread's), sends message after message — each
+     * numbered in its bytes — and checks each echo against what it sent, until the server closes; it leaves the
+     * echoes it saw and how many differed in {@code echoed}.
+     */
+    private static double echoBytesPerOperation(dev.lockstep.Context ctx, Thread[] peer, long[] echoed) {
+        try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
+            InetSocketAddress address = listener.localAddress();
+            peer[0] = Thread.ofPlatform().daemon(true).name("echo-peer").start(() -> {
+                try (Socket socket = new Socket(address.getAddress(), address.getPort());
+                     InputStream in = socket.getInputStream();
+                     java.io.OutputStream out = socket.getOutputStream()) {
+                    socket.setTcpNoDelay(true);
+                    byte[] message = new byte[MESSAGE];
+                    byte[] echo = new byte[MESSAGE];
+                    for (long n = 0; ; n++) {
+                        java.util.Arrays.fill(message, (byte) n);
+                        message[0] = (byte) (n >>> 8);
+                        out.write(message);
+                        if (in.readNBytes(echo, 0, MESSAGE) < MESSAGE) {
+                            return; // the server closed after its last echo
+                        }
+                        echoed[0]++;
+                        if (!java.util.Arrays.equals(message, echo)) {
+                            echoed[1]++;
+                        }
+                    }
+                } catch (IOException closedByServer) {
+                    // The write after the server's close may be reset: the echoes are all counted by then.
+                }
+            });
+            try (Connection server = listener.accept().await(); IoBuffer message = ctx.buffers().allocate(MESSAGE)) {
+                return steadyBytesPerOperation(operations -> {
+                    for (long i = 0; i < operations; i += 2) {
+                        server.stream().recvInto(message, 0, MESSAGE).await();
+                        server.sink().sendFrom(message, 0, MESSAGE).await();
+                    }
+                    return operations;
+                });
+            }
         }
     }
 

@@ -1,0 +1,133 @@
+package dev.lockstep.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Operation;
+import dev.lockstep.Poll;
+import dev.lockstep.Waker;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link PendingSet} and {@link Spare}, the two cross-thread pieces a stream's reused receives rest on, under
+ * Lincheck's model checker, as {@link ModelCheckingTest} checks the others. What they promise (their class
+ * documentation): a close from any thread closes every operation tracked and every one tracked after it; a
+ * request's retirement ends its use, so a track that comes late — after the retirement, even after the request
+ * was reused — links nothing; and a kept request is handed to one taker at a time.
+ *
+ * <p>Timeout, and the retry of a "hung" verdict: {@link ModelCheckingTest}'s, whose helpers this uses.
+ */
+@Timeout(300)
+class PendingSetModelTest {
+    private static final int INVOCATIONS = 40;
+
+    /** An operation that only counts its closes. */
+    private static final class CountingOperation implements Operation<Void> {
+        final AtomicInteger closes = new AtomicInteger();
+
+        @Override
+        public Poll<Void> poll(Waker waker) {
+            throw new UnsupportedOperationException("not part of this test");
+        }
+
+        @Override
+        public Void await() {
+            throw new UnsupportedOperationException("not part of this test");
+        }
+
+        @Override
+        public void close() {
+            closes.incrementAndGet();
+        }
+    }
+
+    /**
+     * A stream's close racing the admission of a receive on one thread and the retirement of another on a third:
+     * afterwards the set is empty, and the receive that did not retire was closed exactly once — by the close,
+     * which found it, or by its own track, which found the set closed.
+     */
+    @Test
+    void aCloseClosesEveryTrackedOperationOnceAndLaterTracksCloseTheirs() {
+        ModelCheckingTest.check(INVOCATIONS, () -> {
+            PendingSet set = new PendingSet();
+            PendingSet.Link retiring = new PendingSet.Link();
+            CountingOperation retired = new CountingOperation();
+            set.track(retiring, retiring.begin(), retired);
+            PendingSet.Link admitted = new PendingSet.Link();
+            long use = admitted.begin();
+            CountingOperation live = new CountingOperation();
+            boolean[] closedHere = new boolean[1];
+            ModelCheckingTest.run(() -> set.track(admitted, use, live), () -> set.retired(retiring),
+                    () -> closedHere[0] = set.closeAll());
+            assertTrue(closedHere[0], "the first close closes the set");
+            assertFalse(set.closeAll(), "a second close finds it closed");
+            assertEquals(1, live.closes.get(), "the receive still admitted was closed once");
+            assertTrue(retired.closes.get() <= 1, "the retired receive was closed at most once (harmless)");
+            assertEquals(0, set.size(), "the closed set tracks nothing");
+        });
+    }
+
+    /**
+     * The stale track: a fiber admits a receive but reaches the lock only after the worker retired that receive
+     * and a later receive reused the request, admitted and tracked it. The late track must link nothing: the set
+     * holds the request once, under the later use, and a close closes the later operation and never the earlier
+     * one (whose handle the earlier caller may still hold).
+     */
+    @Test
+    void aTrackAfterTheRetirementOfItsUseLinksNothingEvenOnceTheRequestIsReused() {
+        ModelCheckingTest.check(INVOCATIONS, () -> {
+            PendingSet set = new PendingSet();
+            PendingSet.Link link = new PendingSet.Link();
+            long firstUse = link.begin();
+            CountingOperation first = new CountingOperation();
+            CountingOperation second = new CountingOperation();
+            ModelCheckingTest.run(() -> set.track(link, firstUse, first), () -> {
+                // The worker: the first use retires, the request is reused, admitted and tracked.
+                set.retired(link);
+                long secondUse = link.begin();
+                set.track(link, secondUse, second);
+            });
+            assertEquals(1, set.size(), "the request is in the set once, under its later use");
+            assertTrue(set.closeAll());
+            assertEquals(1, second.closes.get(), "the later use's operation was closed");
+            assertEquals(0, first.closes.get(), "the earlier use's operation was closed after it retired");
+            set.retired(link);
+            assertEquals(0, set.size());
+        });
+    }
+
+    /**
+     * Two receives retiring and being taken again on two threads while a third takes: a kept request is never out
+     * to two takers at once.
+     */
+    @Test
+    void aKeptRequestIsHandedToOneTakerAtATime() {
+        ModelCheckingTest.check(INVOCATIONS, () -> {
+            Spare<AtomicBoolean> spare = new Spare<>();
+            spare.give(new AtomicBoolean());
+            AtomicInteger doubleHandOuts = new AtomicInteger();
+            Runnable user = () -> {
+                AtomicBoolean request = spare.take();
+                if (request == null) {
+                    request = new AtomicBoolean();
+                }
+                if (!request.compareAndSet(false, true)) {
+                    doubleHandOuts.incrementAndGet();
+                }
+                request.set(false);
+                spare.give(request);
+            };
+            ModelCheckingTest.run(user, user, () -> {
+                AtomicBoolean request = spare.take();
+                if (request != null && !request.compareAndSet(false, true)) {
+                    doubleHandOuts.incrementAndGet();
+                }
+            });
+            assertEquals(0, doubleHandOuts.get(), "a kept request was out to two takers at once");
+        });
+    }
+}
