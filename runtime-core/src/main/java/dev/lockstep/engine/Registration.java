@@ -40,6 +40,16 @@ public final class Registration<T> implements Operation<T> {
     private final String closedMessage;
     private volatile OneShot<Object> channel;
     private volatile boolean finished;
+    private static final java.lang.invoke.VarHandle FINISHED;
+
+    static {
+        try {
+            FINISHED = java.lang.invoke.MethodHandles.lookup().findVarHandle(Registration.class, "finished",
+                    boolean.class);
+        } catch (ReflectiveOperationException impossible) {
+            throw new ExceptionInInitializerError(impossible);
+        }
+    }
 
     Registration(Worker owner, long key) {
         this.owner = owner;
@@ -188,7 +198,12 @@ public final class Registration<T> implements Operation<T> {
 
     private Poll<Object> observed(Poll<Object> poll) {
         if (poll.isReady()) {
-            finished = true;
+            // A release store, not a volatile one (which costs a full fence per operation): this write is not
+            // one of the two sides of the close-racing-a-poll argument above (a close's write of finished, a
+            // poll's read of it after publishing its channel). A close on another thread that reads it late
+            // only finds the result taken: a forwarded channel already has its outcome, and a Cancel it sends
+            // names a retired generation, which the owner ignores.
+            FINISHED.setRelease(this, true);
         }
         return poll;
     }
