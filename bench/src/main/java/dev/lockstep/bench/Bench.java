@@ -197,8 +197,13 @@ public final class Bench {
         List<Comparison> comparisons = new ArrayList<>();
         for (int depth : new int[] {1, 32}) {
             List<Variant> variants = new ArrayList<>();
-            variants.add(new Variant("Lockstep (1 worker, engine ring path)", () ->
+            variants.add(new Variant(depth == 1 ? "Lockstep (1 worker, engine ring path)"
+                    : "Lockstep (1 worker, engine ring path), " + depth + " fibers with 1 each", () ->
                     javaProgram("nop", Integer.toString(depth), number(warmup), number(seconds))));
+            if (depth > 1) {
+                variants.add(new Variant("Lockstep (1 worker, engine ring path), 1 fiber with " + depth, () ->
+                        javaProgram("nop-one-fiber", Integer.toString(depth), number(warmup), number(seconds))));
+            }
             String nop = tool("nop", "the liburing NOP program (needs a C compiler and liburing-dev)");
             if (nop != null) {
                 variants.add(new Variant("liburing C", () ->

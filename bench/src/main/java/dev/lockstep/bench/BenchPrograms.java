@@ -5,6 +5,7 @@ import dev.lockstep.Connection;
 import dev.lockstep.Handle;
 import dev.lockstep.IoBuffer;
 import dev.lockstep.Listener;
+import dev.lockstep.Operation;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Request;
 import dev.lockstep.engine.Worker;
@@ -63,6 +64,9 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code nop DEPTH WARMUP SECONDS}: one UringRunner worker, DEPTH fibers each registering a NOP and
  *       awaiting it, in a loop (the engine's ring path: admission, submission, io_uring_enter, completion, fiber
  *       park and resume).</li>
+ *   <li>{@code nop-one-fiber DEPTH WARMUP SECONDS}: one UringRunner worker, one fiber keeping DEPTH NOPs in
+ *       flight: it awaits the oldest, counts it and registers the next, as the liburing program keeps its queue
+ *       full from one thread.</li>
  *   <li>{@code warm-read lockstep|lockstep-buffer|filechannel PARALLEL FILE_MIB DIR WARMUP SECONDS}: 4 KiB random reads from a
  *       file in the page cache: {@code Blob.readAt} from PARALLEL fibers of one worker, or
  *       {@code FileChannel.read} into a reused heap buffer from 1 platform thread (PARALLEL 1) or PARALLEL
@@ -87,13 +91,14 @@ public final class BenchPrograms {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "nop" -> nop(Integer.parseInt(args[1]), seconds(args[2]), seconds(args[3]));
+            case "nop-one-fiber" -> nopOneFiber(Integer.parseInt(args[1]), seconds(args[2]), seconds(args[3]));
             case "warm-read" -> warmRead(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]),
                     Path.of(args[4]), seconds(args[5]), seconds(args[6]));
             case "append-sync" -> appendSync(args[1], Integer.parseInt(args[2]), Path.of(args[3]), seconds(args[4]),
                     seconds(args[5]));
             case "echo-server" -> echoServer(args[1], Integer.parseInt(args[2]));
             default -> throw new IllegalArgumentException("unknown case " + args[0]
-                    + "; known: nop, warm-read, append-sync, echo-server");
+                    + "; known: nop, nop-one-fiber, warm-read, append-sync, echo-server");
         }
     }
 
@@ -226,6 +231,27 @@ public final class BenchPrograms {
                 }));
             }
             loops.forEach(Handle::await);
+            return null;
+        });
+        window.report();
+    }
+
+    private static void nopOneFiber(int depth, long warmup, long measure) {
+        Window window = new Window(warmup, measure);
+        UringRunner.builder().workers(1).ringEntries(64).build().start(ctx -> {
+            Worker worker = Worker.current();
+            List<Operation<Void>> inFlight = new ArrayList<>(depth);
+            for (int i = 0; i < depth; i++) {
+                inFlight.add(worker.register(new Nop()));
+            }
+            while (window.running()) {
+                for (int i = 0; i < depth; i++) {
+                    inFlight.get(i).await();
+                    window.count();
+                    inFlight.set(i, worker.register(new Nop()));
+                }
+            }
+            inFlight.forEach(Operation::await);
             return null;
         });
         window.report();
