@@ -3,7 +3,11 @@ package dev.lockstep;
 /**
  * One open blob: a byte array on durable storage, addressed by offset.
  *
- * <p>Every call returns an {@link Operation} registered on the calling fiber's worker. Bad arguments are
+ * <p>Every call returns an {@link Operation} of the calling fiber's worker. A read of a blob opened through the
+ * page cache whose bytes the page cache holds whole may be answered at the call, on the worker's thread, without
+ * waiting for a device (runtime-uring asks the kernel with {@code RWF_NOWAIT} first): its operation is then ready
+ * when it is returned, and is still taken once like any other. Any other read is submitted to the kernel; the
+ * simulator submits every read, and decides its latency and faults. Bad arguments are
  * rejected at the call with {@link IllegalArgumentException} naming the value (negative offset or length,
  * {@code offset + length} overflowing a long). After {@link #close()} every call fails with
  * {@link ClosedException}.

@@ -37,6 +37,12 @@ final class EngineBlob implements Blob {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The direct I/O alignment, or 0 for a blob opened through the page cache. */
     private final int alignment;
+    /**
+     * Whether reads still ask the page cache at the call ({@link #readCached}); cleared for good when the kernel
+     * says the file cannot answer that way. Written and read by fibers of any worker: a plain flag, since a
+     * stale true only costs one more refused question.
+     */
+    private boolean readsInPlace = true;
 
     EngineBlob(Engine engine, SharedFd fd, String name, long length, boolean startsDirty, int alignment) {
         this.engine = engine;
@@ -88,6 +94,18 @@ final class EngineBlob implements Blob {
         if (count == 0) {
             return worker.register(new Immediate("empty read of '" + name + "'", () -> new byte[0]));
         }
+        if (!options.dontCache() && WorkerBuffers.pooled(count) && mayReadInPlace(worker)) {
+            MemorySegment copy = worker.buffers().take(count);
+            try {
+                if (readCached(worker, copy, 0, count, offset)) {
+                    byte[] bytes = new byte[count];
+                    MemorySegment.copy(copy, ValueLayout.JAVA_BYTE, 0, bytes, 0, count);
+                    return Completed.of(bytes);
+                }
+            } finally {
+                worker.buffers().give(copy);
+            }
+        }
         return worker.registerCurrent(ReadRequest.of(this, worker, offset, count, options.dontCache(), null, 0));
     }
 
@@ -104,8 +122,49 @@ final class EngineBlob implements Blob {
         if (count == 0) {
             return worker.register(new Immediate("empty read of '" + name + "'", () -> null));
         }
+        if (mayReadInPlace(worker) && readCached(worker, buffer.memory, at, count, offset)) {
+            return Completed.done();
+        }
         buffer.inFlight = true;
         return worker.registerCurrent(ReadRequest.of(this, worker, offset, count, false, buffer, at));
+    }
+
+    /**
+     * Whether a read may first ask the page cache at the call ({@link #readCached}): a blob opened through the
+     * page cache, on a ring that can answer ({@link Ring#readsWithoutWaiting}: not the simulator's) and a kernel
+     * that has not refused the question for this file, by a task that was not aborted on a worker that is not
+     * closing (whose await must throw without the read having run, as a queued request's does).
+     */
+    private boolean mayReadInPlace(Worker worker) {
+        if (alignment != 0 || !readsInPlace || !worker.ring().readsWithoutWaiting() || worker.isClosing()) {
+            return false;
+        }
+        Fiber fiber = Fibers.current();
+        return fiber != null && !fiber.isAborted();
+    }
+
+    /**
+     * Asks the page cache for all {@code count} bytes at the call, on the calling fiber's worker thread, without
+     * waiting for a device ({@link Ring#readWithoutWaiting}): true if it gave every byte. Anything else — a page
+     * not cached, a short read at the end of the blob, an error, an fd being closed — is left to the ring read
+     * that the caller then makes, which reads the whole range again and reports it as it always does, so both
+     * runtimes answer the same (the simulator's ring never answers here). What this saves on a hit is the
+     * ring's round trip and the request's bookkeeping: the result is known before the operation is made.
+     */
+    private boolean readCached(Worker worker, MemorySegment memory, long at, int count, long offset) {
+        if (!fd.tryAcquire()) {
+            return false;
+        }
+        int result;
+        try {
+            result = worker.ring().readWithoutWaiting(fd.fd(), memory, at, count, offset);
+        } finally {
+            fd.release();
+        }
+        if (result == -Errno.EOPNOTSUPP || result == -Errno.EINVAL) {
+            readsInPlace = false; // this file (or kernel) does not answer without waiting: stop asking
+        }
+        return result == count;
     }
 
     @Override

@@ -45,6 +45,37 @@ public interface Ring extends AutoCloseable {
      */
     int enter(boolean wait, long timeoutNanos, CompletionSink sink);
 
+    /**
+     * Reads what the page cache holds right now, without waiting for a device: {@code preadv2} with
+     * {@code RWF_NOWAIT}, on the calling thread, outside the ring. The answer io_uring itself gets when it first
+     * tries a buffered read inline, without the ring's round trip, so the engine asks here first for a read that
+     * a buffered blob makes, and submits the read to the ring when this returns anything but every byte.
+     *
+     * <p>A ring that cannot (the simulator, whose reads all go through its ring to be decided by its seed, and
+     * test doubles) keeps the default, which always says {@code -EAGAIN}: that only costs the fast path, never a
+     * result, since the caller then reads through the ring as before.
+     *
+     * @param fd an open fd the caller holds a reference to
+     * @param buffer native memory the bytes go to
+     * @param at where in {@code buffer}
+     * @param length bytes, {@code 1 <= length <= buffer.byteSize() - at}
+     * @param offset the file offset, {@code >= 0}
+     * @return the bytes read (possibly fewer, 0 at the end of the file), or {@code -errno}: {@code -EAGAIN} if
+     *     any of it is not cached, {@code -EOPNOTSUPP} if the file does not support it
+     */
+    default int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
+        return -Errno.EAGAIN;
+    }
+
+    /**
+     * Whether {@link #readWithoutWaiting} can ever return bytes: if not, the engine does not ask it.
+     *
+     * @return false unless the ring implements it
+     */
+    default boolean readsWithoutWaiting() {
+        return false;
+    }
+
     /** Makes a waiting or the next {@link #enter} return promptly. Any thread. */
     void wake();
 

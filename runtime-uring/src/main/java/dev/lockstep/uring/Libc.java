@@ -98,6 +98,10 @@ final class Libc {
     private static final boolean AARCH64 = ARCH.equals("aarch64");
     private static final boolean LINUX = System.getProperty("os.name", "").equals("Linux");
 
+    /** {@code preadv2} is 327 in the x86-64 table and 286 in the generic one aarch64 uses. */
+    static final long SYS_PREADV2 = X86_64 ? 327 : 286;
+    /** {@code preadv2}'s flag: return {@code EAGAIN} rather than wait for the device or a page lock. */
+    static final long RWF_NOWAIT = 0x08;
     /** {@code getdents64} is 217 in the x86-64 table and 61 in the generic one aarch64 uses. */
     static final long SYS_GETDENTS64 = X86_64 ? 217 : 61;
     /** The two open flags whose bits differ between the x86-64 and aarch64 ABIs. */

@@ -167,6 +167,8 @@ public final class UringRing implements Ring {
     private final int entries;
     private final Thread owner;
     private final Arena arena;
+    /** The one {@code struct iovec} of {@link #readWithoutWaiting}: base and length, owner thread only. */
+    private final MemorySegment readVector;
     /** The empty path of a {@code STATX} of an fd ({@code AT_EMPTY_PATH}): one NUL byte, for the ring's life. */
     private final MemorySegment emptyPath;
     private final MemorySegment callState;
@@ -241,6 +243,7 @@ public final class UringRing implements Ring {
         this.owner = Thread.currentThread();
         this.arena = arena;
         this.emptyPath = arena.allocate(1);
+        this.readVector = arena.allocate(16, 8);
         this.callState = callState;
         this.ringFd = ringFd;
         this.eventFd = eventFd;
@@ -647,6 +650,39 @@ public final class UringRing implements Ring {
     private static String pathOf(Submission submission) {
         byte[] bytes = submission.buffer.asSlice(0, submission.length).toArray(JAVA_BYTE);
         return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One {@code preadv2(fd, [buffer + at, length], 1, offset, RWF_NOWAIT)} on the owning thread (or a fiber
+     * of its worker, on it): the kernel copies what its page cache holds and returns {@code -EAGAIN} instead of
+     * starting device I/O or waiting for a page lock.
+     *
+     * @throws IllegalArgumentException if the buffer is not native, or the range does not fit it
+     * @throws WrongThreadException off the owning thread
+     * @throws IllegalStateException after {@link #close()}
+     */
+    @Override
+    public boolean readsWithoutWaiting() {
+        return true;
+    }
+
+    @Override
+    public int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
+        requireOwnerAndOpen();
+        if (!buffer.isNative() || buffer.address() == 0 || at < 0 || length < 1 || at > buffer.byteSize() - length) {
+            throw new IllegalArgumentException("a read of " + length + " bytes at " + at + " does not fit "
+                    + buffer);
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + offset);
+        }
+        readVector.set(JAVA_LONG, 0, buffer.address() + at);
+        readVector.set(JAVA_LONG, 8, length);
+        // On 64-bit targets the offset goes whole in pos_l; pos_h is 0.
+        return (int) Libc.syscall(callState, Libc.SYS_PREADV2, fd, readVector.address(), 1, offset, 0,
+                Libc.RWF_NOWAIT);
     }
 
     /**

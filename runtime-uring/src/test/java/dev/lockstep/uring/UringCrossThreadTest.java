@@ -15,6 +15,7 @@ import dev.lockstep.Context;
 import dev.lockstep.Handle;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
+import dev.lockstep.ReadOptions;
 import dev.lockstep.Poll;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.Waker;
@@ -511,16 +512,17 @@ class UringCrossThreadTest {
                             // The only ring slot: a receive that waits for bytes nobody sends.
                             Operation<byte[]> hog = server.stream().recv(1);
                             assertFalse(hog.poll(Waker.noop()).isReady());
-                            Operation<byte[]> queued = blob.readAt(0, data.length);
+                            // DONT_CACHE: a read the page cache would answer at the call never queues for the ring.
+                            Operation<byte[]> queued = blob.readAt(0, data.length, ReadOptions.DONT_CACHE);
                             assertThrows(TimeoutException.class,
                                     () -> ctx.timeout(Duration.ofMillis(10), queued::await));
                             ctx.sleep(Duration.ofMillis(1));
                             // Closed from a plain thread, the receive is cancelled in the kernel; the slot frees.
                             Thread closer = Thread.ofPlatform().start(hog::close);
                             closer.join();
-                            assertArrayEquals(data, blob.readAt(0, data.length).await());
+                            assertArrayEquals(data, blob.readAt(0, data.length, ReadOptions.DONT_CACHE).await());
                             // And from a fiber of the other worker, a read of this worker's is awaited.
-                            Operation<byte[]> foreign = blob.readAt(0, 16);
+                            Operation<byte[]> foreign = blob.readAt(0, 16, ReadOptions.DONT_CACHE);
                             byte[] seen = ctx.child("other").spawnOn(1, c -> foreign.await()).await();
                             assertArrayEquals(Arrays.copyOf(data, 16), seen);
                             assertInstanceOf(ClosedException.class,
