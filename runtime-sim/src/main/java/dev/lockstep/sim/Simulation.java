@@ -78,6 +78,12 @@ final class Simulation {
     private String crashReason;
     /** A leak seen on a foreign thread; guarded by itself. */
     private final String[] foreignLeak = new String[1];
+    /**
+     * Set, under {@code foreignLeak}'s monitor, once it holds a leak: the loop reads this (volatile) before every
+     * step and takes the monitor only when it is set. A false read is what reading the array under the monitor
+     * would have said at that moment; the first leak stays the one reported, as the array is written once.
+     */
+    private volatile boolean foreignLeakReported;
     private final List<Worker> workers = new ArrayList<>();
     private Scheduler scheduler;
     /** Schedules every fiber of the run, the cluster nodes' included; set when the run starts. */
@@ -104,8 +110,29 @@ final class Simulation {
      */
     private final LinkedBlockingDeque<Resumption> handoff = new LinkedBlockingDeque<>();
     private Fiber stepFiber;
-    /** A thread created during the current step (see {@link LeakWatch}); guarded by {@code handoff}. */
-    private String stepLeak;
+    /**
+     * How many resumptions were ever put in {@code handoff}: raised under its monitor just before each add, read
+     * without it. Why that lets {@link #settle} skip the queue's own lock (three lock round trips a step) when
+     * nothing came: the queue is empty whenever a step begins, because only two places add to it — a scheduling
+     * thread, under the monitor and only while its fiber is {@link #stepFiber}, and settle itself, under the
+     * monitor too — and settle's last act is to drain it and clear {@code stepFiber} in one section of that
+     * monitor. {@link #beginStep} reads this count, inside the monitor where it sets {@code stepFiber}, into
+     * {@link #handoffAddsAtStep}. So while the count still equals that, nothing was added in this step and the
+     * queue is empty, as a look at the queue would have said at that moment. An add that is under way when the
+     * count is read is one that {@code handoff.isEmpty()} could equally have missed, and it is found as before:
+     * settle's final section, under the monitor, sees the raised count and drains the queue, and the stray and
+     * leak handling after it is unchanged. The monitor orders every raise, so none is lost; the count is volatile,
+     * so a raise made before an add is seen by the simulator's thread before that add's element is.
+     */
+    private volatile long handoffAdds;
+    /** {@link #handoffAdds} when the current step began; the simulator's thread only. */
+    private long handoffAddsAtStep;
+    /**
+     * A thread created during the current step (see {@link LeakWatch}); written under {@code handoff}'s monitor,
+     * read first without it (volatile): a null read skips the monitor, which is what taking it and reading null
+     * would have said at that moment; a non-null one is taken and cleared under the monitor as before.
+     */
+    private volatile String stepLeak;
 
     /**
      * Continuations of fibers waiting in Lockstep that a thread outside the simulation scheduled (a stray unpark,
@@ -350,6 +377,7 @@ final class Simulation {
         synchronized (foreignLeak) {
             if (foreignLeak[0] == null) {
                 foreignLeak[0] = message;
+                foreignLeakReported = true;
             }
         }
     }
@@ -424,6 +452,7 @@ final class Simulation {
                         if (fiber == stepFiber) {
                             // settle() decides: the end of a JDK lock wait, a stray unpark, or a leak. From the
                             // simulator's own thread it is the JDK resubmitting a fiber whose stack settle() read.
+                            handoffAdds++; // before the add: see handoffAdds
                             handoff.add(new Resumption(continuation, !ours));
                             return;
                         }
@@ -549,9 +578,11 @@ final class Simulation {
                 interrupted = true;
                 fail("interrupted: " + INTERRUPTED);
             }
-            String foreign;
-            synchronized (foreignLeak) {
-                foreign = foreignLeak[0];
+            String foreign = null;
+            if (foreignLeakReported) {
+                synchronized (foreignLeak) {
+                    foreign = foreignLeak[0];
+                }
             }
             if (foreign != null && failure == null) {
                 // Once: fail() aborts every task, and aborting again on every turn would wake a fiber stuck in JDK
@@ -673,6 +704,7 @@ final class Simulation {
         lastAdded = null;
         synchronized (handoff) {
             stepFiber = fiber;
+            handoffAddsAtStep = handoffAdds;
         }
     }
 
@@ -737,7 +769,7 @@ final class Simulation {
 
     /** Removes and returns a resumption of the fiber being settled that the simulator's own thread made. */
     private Resumption takeOwnResumption() {
-        if (handoff.isEmpty()) {
+        if (!handoffAddedThisStep() || handoff.isEmpty()) {
             return null; // the common case, without the monitor: an empty queue only fills under it, below
         }
         synchronized (handoff) {
@@ -754,7 +786,7 @@ final class Simulation {
 
     /** Whether a thread outside the simulation scheduled a continuation of the fiber being settled. */
     private boolean anyForeignResumption() {
-        if (handoff.isEmpty()) {
+        if (!handoffAddedThisStep() || handoff.isEmpty()) {
             return false;
         }
         synchronized (handoff) {
@@ -765,6 +797,11 @@ final class Simulation {
             }
             return false;
         }
+    }
+
+    /** Whether anything was put in {@code handoff} since this step began: if not, it is empty (see handoffAdds). */
+    private boolean handoffAddedThisStep() {
+        return handoffAdds != handoffAddsAtStep;
     }
 
     /** Removes and returns every resumption of the fiber being settled that the simulator's own thread made. */
@@ -818,8 +855,8 @@ final class Simulation {
         List<Resumption> yields = List.of();
         try {
             for (int heldUp = 0; ; heldUp++) {
-                synchronized (handoff) {
-                    if (stepLeak != null) {
+                if (stepLeak != null) {
+                    synchronized (handoff) {
                         String leak = stepLeak;
                         stepLeak = null;
                         return leak;
@@ -861,7 +898,10 @@ final class Simulation {
                     if (coming == null) {
                         return LeakWatch.heldUp(fiber);
                     }
-                    handoff.addFirst(coming);
+                    synchronized (handoff) {
+                        handoffAdds++; // before the add: see handoffAdds
+                        handoff.addFirst(coming);
+                    }
                     continue;
                 }
                 if (resumedFromOutside && LeakWatch.parkedInLockstep(thread)) {
@@ -892,7 +932,7 @@ final class Simulation {
         } finally {
             synchronized (handoff) {
                 stepFiber = null;
-                if (!handoff.isEmpty()) {
+                if (handoffAddedThisStep() && !handoff.isEmpty()) {
                     leftover = new ArrayList<>();
                     handoff.drainTo(leftover);
                 }
