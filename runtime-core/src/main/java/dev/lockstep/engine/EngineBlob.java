@@ -133,14 +133,17 @@ final class EngineBlob implements Blob {
      * Whether a read may first ask the page cache at the call ({@link #readCached}): a blob opened through the
      * page cache, on a ring that can answer ({@link Ring#readsWithoutWaiting}: not the simulator's) and a kernel
      * that has not refused the question for this file, by a task that was not aborted on a worker that is not
-     * closing (whose await must throw without the read having run, as a queued request's does).
+     * closing (whose await must throw without the read having run, as a queued request's does), while the worker
+     * has turns in place left ({@link Worker#takeInPlaceTurn}: a fiber that never parks must not hold its
+     * worker's timers and other fibers back).
      */
     private boolean mayReadInPlace(Worker worker) {
         if (alignment != 0 || !readsInPlace || !worker.ring().readsWithoutWaiting() || worker.isClosing()) {
             return false;
         }
         Fiber fiber = Fibers.current();
-        return fiber != null && !fiber.isAborted();
+        // Last: a read answered at the call does not park, so it takes one of the worker's in-place turns.
+        return fiber != null && !fiber.isAborted() && worker.takeInPlaceTurn();
     }
 
     /**

@@ -553,6 +553,23 @@ public final class Worker {
         return true;
     }
 
+    /**
+     * Takes one of the turns a fiber may complete in place before the next service turn, for work that finishes
+     * at the call without the ring (a read the page cache answers, {@code EngineBlob}): such a fiber never parks,
+     * so without this bound one that keeps reading cached bytes would keep its worker's timers, mailbox and other
+     * fibers waiting for as long as it reads. It shares the budget of {@link #turnInline}. Worker's fibers only.
+     *
+     * @return true if the work may complete in place now; false once the budget is used up, until the next
+     *     service turn (the caller then goes through the ring, and parks)
+     */
+    boolean takeInPlaceTurn() {
+        if (inlineTurnsLeft <= 0 || closing) {
+            return false;
+        }
+        inlineTurnsLeft--;
+        return true;
+    }
+
     private void rethrowInlineFailure() {
         RuntimeException failure = inlineFailure;
         Error error = inlineError;

@@ -92,4 +92,42 @@ class UringCachedReadTest {
             return null;
         });
     }
+
+    /**
+     * A read answered at the call does not park, so a fiber reading cached bytes in a loop would never let its
+     * worker's timers or other fibers run; it gives the worker its turn after a bounded number of them.
+     */
+    @Test
+    void aFiberReadingCachedBytesForeverStillLetsTimersAndOtherFibersRun() {
+        int[] reads = new int[2];
+        UringRunner.builder().workers(1).ringEntries(8).storage(directory).build().start(ctx -> {
+            try (Blob blob = ctx.open("fair", "blob").await().blob();
+                 IoBuffer buffer = ctx.buffers().allocate(BLOCK)) {
+                blob.writeAt(0, new byte[BLOCK]).await();
+                java.util.concurrent.atomic.AtomicBoolean slept = new java.util.concurrent.atomic.AtomicBoolean();
+                dev.lockstep.Handle<Void> sleeper = ctx.child("sleeper").spawn(c -> {
+                    c.sleep(java.time.Duration.ofMillis(5));
+                    slept.set(true);
+                    return null;
+                });
+                dev.lockstep.Handle<Void> other = ctx.child("other").spawn(c -> {
+                    while (!slept.get()) {
+                        blob.readInto(0, buffer, 0, BLOCK).await();
+                        reads[1]++;
+                    }
+                    return null;
+                });
+                try (IoBuffer mine = ctx.buffers().allocate(BLOCK)) {
+                    while (!slept.get()) {
+                        blob.readInto(0, mine, 0, BLOCK).await();
+                        reads[0]++;
+                    }
+                }
+                sleeper.await();
+                other.await();
+            }
+            return null;
+        });
+        assertTrue(reads[0] > 0 && reads[1] > 0, "both readers ran: " + reads[0] + " and " + reads[1]);
+    }
 }
