@@ -141,7 +141,7 @@ public final class Fibers {
         if (operation instanceof Registration<T> registration && !fiber.isAborted()) {
             // Before the first poll, so that a request completed in place is taken with no waker installed: a
             // waker woken now would leave a permit behind, and the fiber's next park would return at once.
-            registration.completeInPlace();
+            registration.completeInPlace(fiber);
         }
         while (true) {
             fiber.checkAbort(operation);

@@ -188,10 +188,13 @@ public final class Registration<T> implements Operation<T> {
      * Before a fiber of the owning worker awaits this operation: if the request usually completes at
      * submission and nothing else of the worker is runnable, the fiber turns the ring itself
      * ({@link Worker#turnInline}), so that its first poll most likely finds the result and it never parks.
-     * Elsewhere (another worker, a plain thread), or once polled, forwarded or closed, it does nothing.
+     * Elsewhere (a fiber of another worker), or once polled, forwarded or closed, it does nothing.
+     *
+     * @param fiber the awaiting fiber, which runs on its home worker (whose identity is compared, with no
+     *     thread-local lookup)
      */
-    void completeInPlace() {
-        if (owner != null && !finished && channel == null && Worker.current() == owner) {
+    void completeInPlace(Fiber fiber) {
+        if (owner != null && fiber.home() == owner && !finished && channel == null) {
             owner.turnInline(key);
         }
     }
