@@ -380,6 +380,19 @@ public final class Driver implements CompletionSink {
     }
 
     /**
+     * Whether the request is the ring's to finish: queued for it or in flight. A turn that waits in the ring
+     * for a completion is then waiting for what a service turn would wait for ({@link Worker#turnInline}).
+     *
+     * @param key the request's user data ({@link WaiterId#userData()})
+     * @return true if the request waits on the ring
+     */
+    boolean waitsOnTheRing(long key) {
+        Slot slot = live(key);
+        return slot != null && slot.request.kind() == Request.Kind.RING
+                && (slot.state == State.QUEUED || slot.state == State.IN_FLIGHT);
+    }
+
+    /**
      * The installed waker of a pending local observer.
      *
      * @param key the request's user data ({@link WaiterId#userData()})

@@ -507,37 +507,70 @@ public final class Worker {
 
     /**
      * A turn of the ring made by a fiber of this worker, in place of parking, for a request it is about to await
-     * that usually completes at submission ({@link Request#completesAtSubmission}): stage what is queued (every
+     * that usually completes at submission ({@link Request#completesAtSubmission}) — or, see below, one that
+     * completes later: stage what is queued (every
      * fiber's, not only this one's), one {@code io_uring_enter} that submits and reaps without waiting, then the
      * deferred callbacks. If the request completed, the fiber's poll takes the result and it never parks: no
      * continuation is frozen and thawed, no service turn runs for it. Timers, the mailbox and the clock are
      * left to the next service turn, which comes after at most {@link #INLINE_TURNS_PER_SERVICE} inline turns.
      *
+     * <p>A request that completes later (a direct read, a receive, a sync) gets the same turn, waiting, when the
+     * ring allows a fiber to wait in it ({@link Ring#fibersMayWait}: runtime-uring's) and nothing else of the
+     * worker can run: no runnable fiber, no deferred callback, no message, no due timer. The fiber then waits in
+     * the ring as the service turn would have, bounded by the next timer and ended by any wake.
+     *
      * <p>Threads: called by the fiber itself, on this worker's thread (the runner runs a worker's fibers on its
      * thread only), so it excludes the service turns as any fiber code does; the state is borrowed and given
-     * back without anything in between that can park (the enter does not wait). The runner decides whether the
-     * fiber may ({@link FiberScheduler#mayTurnInline}): runtime-uring only when no other fiber of the worker is
-     * runnable, so the submissions of fibers that run in one loop still go to the kernel together; the
-     * simulator never.
+     * back without anything in between that can park (the enter blocks the OS thread, never parks the fiber).
+     * The runner decides whether the fiber may ({@link FiberScheduler#mayTurnInline}): runtime-uring only when no
+     * other fiber of the worker is runnable, so the submissions of fibers that run in one loop still go to the
+     * kernel together; the simulator never.
      *
      * @param key the awaited request's user data ({@link WaiterId#userData()})
      * @return whether a turn was made
      */
     boolean turnInline(long key) {
-        if (borrowed || closing || inlineTurnsLeft <= 0 || driver == null
-                || !engine.scheduler().mayTurnInline(this)) {
+        if (borrowed || closing || inlineTurnsLeft <= 0 || driver == null) {
+            return false;
+        }
+        // Callbacks queued since the last run (the release of the request this fiber took last) are this
+        // worker's to run outside the borrow anyway; run first, they may wake a fiber, which the look below sees.
+        runDeferredEntered();
+        if (!engine.scheduler().mayTurnInline(this)) {
             return false;
         }
         Driver slab = borrow();
         try {
-            if (!slab.completesIfSubmittedNow(key)) {
+            boolean wait;
+            long timeoutNanos = 0;
+            if (slab.completesIfSubmittedNow(key)) {
+                wait = false;
+            } else if (ring.fibersMayWait() && slab.waitsOnTheRing(key) && deferred.isEmpty() && mailbox.isEmpty()) {
+                // Nothing else of this worker can run before the request completes: the runner said no fiber is
+                // runnable, and no callback or message is waiting. Parking would only hand the thread to a service
+                // turn that waits in the ring for this; the fiber waits there itself, as that turn would: until a
+                // completion, the next timer, or a wake — which every party that gives this worker work sends
+                // after queueing it (a fiber queued from another thread, a mailbox message, a released permit, an
+                // offloaded call's completion), so one queued after the looks above still ends the wait at once.
+                long now = Math.max(nowNanos, ring.nowNanos());
+                nowNanos = now;
+                long next = slab.nextDeadline();
+                if (next <= now) {
+                    return false; // a timer is due: the service turn fires it
+                }
+                wait = true;
+                timeoutNanos = next == Long.MAX_VALUE ? Long.MAX_VALUE : next - now;
+            } else {
                 return false;
             }
             inlineTurnsLeft--;
             slab.stage();
-            ring.enter(false, 0, borrowedSink);
+            ring.enter(wait, timeoutNanos, borrowedSink);
             // A completion that asks for another round trip (a short read) was queued again; stage it now, so
-            // it goes with the next enter, which this turn does not wait for.
+            // it goes with the next enter.
+            if (wait) {
+                nowNanos = Math.max(nowNanos, ring.nowNanos());
+            }
             slab.stage();
         } catch (RuntimeException failure) {
             inlineFailure = failure;

@@ -668,6 +668,12 @@ public final class UringRing implements Ring {
         return true;
     }
 
+    /** {@code io_uring_enter} blocks the calling OS thread in the kernel: a fiber waiting in it stays mounted. */
+    @Override
+    public boolean fibersMayWait() {
+        return true;
+    }
+
     @Override
     public int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
         requireOwnerAndOpen();
