@@ -24,7 +24,7 @@ import dev.lockstep.Waker;
  * {@code willWake} during a poll, called between two borrows. What may run inside, and why, is listed at
  * {@link #borrow()}: in short, nothing that can park.
  *
- * <p>Why one class of about 800 lines: everything here reads or writes the borrow flag, the deferred queue or the
+ * <p>Why one class of about 850 lines: everything here reads or writes the borrow flag, the deferred queue or the
  * cached clock, and the rules of the critical section are argued once, over all of them; split, each piece would
  * have to repeat them and expose the flag. What does not need them lives elsewhere (the {@link Driver}, the
  * {@link Mailbox}, the {@link DeferredQueue}).
