@@ -366,30 +366,34 @@ public final class Driver implements CompletionSink {
         return live(key) != null;
     }
 
-    /**
-     * Whether the request waits in the submit queue and usually completes at submission
-     * ({@link Request#completesAtSubmission}): a turn that submits it now would most likely finish it.
-     *
-     * @param key the request's user data ({@link WaiterId#userData()})
-     * @return true if worth an inline turn ({@link Worker#turnInline})
-     */
-    boolean completesIfSubmittedNow(long key) {
-        Slot slot = live(key);
-        return slot != null && slot.state == State.QUEUED && slot.request.kind() == Request.Kind.RING
-                && slot.request.completesAtSubmission();
+    /** What an inline turn can do for an awaited request ({@link #inlineTurnFor}). */
+    enum InlineTurn {
+        /** Nothing: the request is not the ring's to finish (a timer, a permit or lane wait, done, stale). */
+        NONE,
+        /**
+         * Submit it and reap without waiting: it waits in the submit queue and usually completes at submission
+         * ({@link Request#completesAtSubmission}).
+         */
+        SUBMIT,
+        /** Wait in the ring for it: queued for the ring or in flight, and it completes later. */
+        WAIT
     }
 
     /**
-     * Whether the request is the ring's to finish: queued for it or in flight. A turn that waits in the ring
-     * for a completion is then waiting for what a service turn would wait for ({@link Worker#turnInline}).
+     * What a turn made by the awaiting fiber could do for a request ({@link Worker#turnInline}), in one lookup.
      *
      * @param key the request's user data ({@link WaiterId#userData()})
-     * @return true if the request waits on the ring
+     * @return the kind of turn worth making
      */
-    boolean waitsOnTheRing(long key) {
+    InlineTurn inlineTurnFor(long key) {
         Slot slot = live(key);
-        return slot != null && slot.request.kind() == Request.Kind.RING
-                && (slot.state == State.QUEUED || slot.state == State.IN_FLIGHT);
+        if (slot == null || slot.request.kind() != Request.Kind.RING) {
+            return InlineTurn.NONE;
+        }
+        if (slot.state == State.QUEUED) {
+            return slot.request.completesAtSubmission() ? InlineTurn.SUBMIT : InlineTurn.WAIT;
+        }
+        return slot.state == State.IN_FLIGHT ? InlineTurn.WAIT : InlineTurn.NONE;
     }
 
     /**

@@ -541,11 +541,16 @@ public final class Worker {
         }
         Driver slab = borrow();
         try {
-            boolean wait;
+            Driver.InlineTurn turn = slab.inlineTurnFor(key);
+            if (turn == Driver.InlineTurn.NONE) {
+                return false;
+            }
+            boolean wait = turn == Driver.InlineTurn.WAIT;
             long timeoutNanos = 0;
-            if (slab.completesIfSubmittedNow(key)) {
-                wait = false;
-            } else if (ring.fibersMayWait() && slab.waitsOnTheRing(key) && deferred.isEmpty() && mailbox.isEmpty()) {
+            if (wait) {
+                if (!ring.fibersMayWait() || !deferred.isEmpty() || !mailbox.isEmpty()) {
+                    return false;
+                }
                 // Nothing else of this worker can run before the request completes: the runner said no fiber is
                 // runnable, and no callback or message is waiting. Parking would only hand the thread to a service
                 // turn that waits in the ring for this; the fiber waits there itself, as that turn would: until a
@@ -558,19 +563,16 @@ public final class Worker {
                 if (next <= now) {
                     return false; // a timer is due: the service turn fires it
                 }
-                wait = true;
                 timeoutNanos = next == Long.MAX_VALUE ? Long.MAX_VALUE : next - now;
-            } else {
-                return false;
             }
             inlineTurnsLeft--;
             slab.stage();
             ring.enter(wait, timeoutNanos, borrowedSink);
-            // A completion that asks for another round trip (a short read) was queued again; stage it now, so
-            // it goes with the next enter.
             if (wait) {
                 nowNanos = Math.max(nowNanos, ring.nowNanos());
             }
+            // A completion that asks for another round trip (a short read) was queued again; stage it now, so
+            // it goes with the next enter.
             slab.stage();
         } catch (RuntimeException failure) {
             inlineFailure = failure;
