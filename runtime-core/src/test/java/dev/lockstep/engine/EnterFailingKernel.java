@@ -5,9 +5,7 @@ import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Kernel;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Ring;
-import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
-import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -34,18 +32,7 @@ public final class EnterFailingKernel implements Kernel {
 
     @Override
     public Ring openRing(int entries) {
-        Ring ring = kernel.openRing(entries);
-        return new Ring() {
-            @Override
-            public int entries() {
-                return ring.entries();
-            }
-
-            @Override
-            public boolean stage(Submission submission) {
-                return ring.stage(submission);
-            }
-
+        return new ForwardingRing(kernel.openRing(entries)) {
             @Override
             public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
                 if (failNextEnters.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
@@ -56,31 +43,6 @@ public final class EnterFailingKernel implements Kernel {
                             + thrown.incrementAndGet());
                 }
                 return ring.enter(wait, timeoutNanos, sink);
-            }
-
-            @Override
-            public void wake() {
-                ring.wake();
-            }
-
-            @Override
-            public long nowNanos() {
-                return ring.nowNanos();
-            }
-
-            @Override
-            public MemorySegment allocate(long bytes) {
-                return ring.allocate(bytes);
-            }
-
-            @Override
-            public void free(MemorySegment segment) {
-                ring.free(segment);
-            }
-
-            @Override
-            public void close() {
-                ring.close();
             }
         };
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Blob;
 import dev.lockstep.Handle;
+import dev.lockstep.engine.ForwardingRing;
 import dev.lockstep.engine.ThreadedRunner;
 import dev.lockstep.kernel.CompletionSink;
 import dev.lockstep.kernel.Kernel;
@@ -107,20 +108,14 @@ class UringMetadataOffTheWorkerTest {
         }
 
         /** A real ring that keeps a directory fsync back while the kernel is armed. Owned by one worker. */
-        final class HoldingRing implements Ring {
-            private final Ring ring;
+        final class HoldingRing extends ForwardingRing {
             /** User data of directory opens in flight. */
             private final Set<Long> directoryOpens = new java.util.HashSet<>();
             private Submission heldSync;
             private long heldSince;
 
             HoldingRing(Ring ring) {
-                this.ring = ring;
-            }
-
-            @Override
-            public int entries() {
-                return ring.entries();
+                super(ring);
             }
 
             @Override
@@ -182,31 +177,6 @@ class UringMetadataOffTheWorkerTest {
                 to.userData = from.userData;
                 to.target = from.target;
                 return to;
-            }
-
-            @Override
-            public void wake() {
-                ring.wake();
-            }
-
-            @Override
-            public long nowNanos() {
-                return ring.nowNanos();
-            }
-
-            @Override
-            public java.lang.foreign.MemorySegment allocate(long bytes) {
-                return ring.allocate(bytes);
-            }
-
-            @Override
-            public void free(java.lang.foreign.MemorySegment segment) {
-                ring.free(segment);
-            }
-
-            @Override
-            public void close() {
-                ring.close();
             }
         }
     }
