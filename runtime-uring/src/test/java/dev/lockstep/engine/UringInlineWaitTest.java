@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
 import dev.lockstep.Listener;
 import dev.lockstep.TimeoutException;
@@ -92,6 +93,47 @@ class UringInlineWaitTest {
                 } finally {
                     client.close();
                 }
+            }
+            return null;
+        });
+    }
+
+    /**
+     * An abort from another worker, or from a plain thread, ends a fiber's wait in its ring: the aborted task's
+     * receive from a silent peer is closed and its await throws {@link ClosedException}, instead of the abort
+     * waiting for bytes that never come.
+     */
+    @Test
+    void anAbortFromElsewhereEndsAWaitInTheRing() throws Exception {
+        UringRunner.builder().workers(2).ringEntries(8).build().start(ctx -> {
+            for (int round = 0; round < 2; round++) {
+                boolean fromPlainThread = round == 1;
+                Fiber[] waiter = new Fiber[1];
+                var receiver = ctx.child("receiver").spawnOn(1, c -> {
+                    try (Listener listener = c.bind(LOOPBACK).await()) {
+                        var accepted = listener.accept();
+                        try (Connection silent = c.dial(listener.localAddress()).await();
+                             Connection server = accepted.await()) {
+                            waiter[0] = Fibers.current();
+                            return server.stream().recv(1).await();
+                        }
+                    }
+                });
+                // Until the receiver waits: mounted, inside its ring's wait (it is worker 1's only fiber).
+                boolean waiting = false;
+                for (int look = 0; look < 10_000 && !waiting; look++) {
+                    ctx.sleep(Duration.ofMillis(1));
+                    Fiber fiber = waiter[0];
+                    waiting = fiber != null && java.util.Arrays.toString(fiber.thread().getStackTrace())
+                            .contains("turnInline");
+                }
+                assertTrue(waiting, "the receiver never waited in its ring");
+                if (fromPlainThread) {
+                    Thread.ofPlatform().start(receiver::abort).join();
+                } else {
+                    receiver.abort();
+                }
+                assertThrows(ClosedException.class, receiver::await);
             }
             return null;
         });
