@@ -96,6 +96,30 @@ class UringRingTest {
         assertTrue(ring.stage(submission), () -> "ring refused " + submission);
     }
 
+    /**
+     * Enters name the ring by a slot registered with its thread, and closing the ring drops the registration,
+     * which holds the ring's file: without that, a closed ring's memory would stay with the thread until it ends.
+     * (io_uring_enter of a registered slot that holds no ring fails with EBADF.)
+     */
+    @Test
+    void theRingsFdIsRegisteredWithItsThreadAndTheRegistrationGoesAtClose() {
+        assertTrue(ring.ringFdRegistered(), "this kernel (6.18) registers ring fds");
+        MemorySegment callState = Libc.newCallState(Arena.ofAuto());
+        long enterRegistered = 16;
+        assertTrue(Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, ring.enterDescriptor(), 0, 0, enterRegistered,
+                0, 0) >= 0, "an enter through the registered slot");
+        UringRing second = KERNEL.openRing(8);
+        int secondSlot = second.enterDescriptor();
+        assertTrue(secondSlot != ring.enterDescriptor(), "each ring has its own slot");
+        Submission nop = new Submission();
+        nop.userData = 7;
+        assertTrue(second.stage(nop));
+        assertEquals(1, second.enter(true, FIVE_SECONDS_NANOS, completions));
+        second.close();
+        assertEquals(-Errno.EBADF, Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, secondSlot, 0, 0,
+                enterRegistered, 0, 0), "the closed ring's slot still held a ring");
+    }
+
     @Test
     void nopCompletesWithZeroUnderItsUserData() {
         Submission nop = new Submission();
