@@ -144,6 +144,60 @@ public interface Blob extends AutoCloseable {
     }
 
     /**
+     * Reads exactly {@code length} bytes at {@code offset} into {@code into}, waiting on the calling task.
+     *
+     * <p>Equivalent to {@code readInto(...).await()}, but the caller never sees the operation, so the runtime makes
+     * none per call: on a fiber this call allocates nothing in steady state (the buffer paths' zero-garbage
+     * form). While it waits the buffer is in flight exactly as with {@code readInto}. It throws what that
+     * {@code await} would throw, and on the way out (a failure, the task's abort, an enclosing
+     * {@link Clock#timeout}) the request is closed as closing the operation would close it, so nothing it
+     * started outlives the call.
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param into a held buffer of the calling worker
+     * @param at where in the buffer, {@code 0 <= at} and {@code at + length <= into.capacity()}
+     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}
+     * @throws BlobInsufficientLengthException if the blob ends before {@code offset + length}
+     */
+    default void readFully(long offset, IoBuffer into, int at, int length) {
+        readInto(offset, into, at, length).await();
+    }
+
+    /**
+     * Writes {@code length} bytes of {@code from} at {@code offset}, waiting on the calling task until they are
+     * written (durable with {@link WriteOptions#SYNC}).
+     *
+     * <p>Equivalent to {@code writeFrom(...).await()}, but the caller never sees the operation, so the runtime makes
+     * none per call: on a fiber this call allocates nothing in steady state (the buffer paths' zero-garbage
+     * form). While it waits the buffer is in flight exactly as with {@code writeFrom}. It throws what that
+     * {@code await} would throw, and on the way out (a failure, the task's abort, an enclosing
+     * {@link Clock#timeout}) the request is closed as closing the operation would close it, so nothing it
+     * started outlives the call.
+     * As with {@code writeFrom}, a write is never cancelled: an abort or timeout stops the wait, not the write.
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param from a held buffer of the calling worker
+     * @param at where in the buffer, {@code 0 <= at} and {@code at + length <= from.capacity()}
+     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}
+     * @param options write options, not null
+     */
+    default void writeFully(long offset, IoBuffer from, int at, int length, WriteOptions options) {
+        writeFrom(offset, from, at, length, options).await();
+    }
+
+    /**
+     * {@link #writeFully(long, IoBuffer, int, int, WriteOptions)} without options: written to the page cache.
+     *
+     * @param offset byte offset, {@code >= 0}
+     * @param from a held buffer of the calling worker
+     * @param at where in the buffer
+     * @param length byte count
+     */
+    default void writeFully(long offset, IoBuffer from, int at, int length) {
+        writeFully(offset, from, at, length, WriteOptions.NONE);
+    }
+
+    /**
      * The alignment direct I/O needs on this open: the file system's logical block size for its device
      * ({@code statx} {@code STATX_DIOALIGN} on Linux, the larger of its memory and offset alignments), or 0
      * for a blob opened without {@link OpenOptions#DIRECT}.

@@ -39,6 +39,27 @@ public interface Sink extends AutoCloseable {
      */
     Operation<Void> sendFrom(IoBuffer from, int at, int length);
 
+    /**
+     * Sends {@code length} bytes of {@code from}, waiting on the calling task until every byte was handed to
+     * the kernel.
+     *
+     * <p>Equivalent to {@code sendFrom(...).await()}, but the caller never sees the operation, so the runtime makes
+     * none per call: on a fiber this call allocates nothing in steady state (the buffer paths' zero-garbage
+     * form). While it waits the buffer is in flight exactly as with {@code sendFrom}. It throws what that
+     * {@code await} would throw, and on the way out (a failure, the task's abort, an enclosing
+     * {@link Clock#timeout}) the request is closed as closing the operation would close it, so nothing it
+     * started outlives the call.
+     * A send ended early this way poisons the sink as a closed {@code sendFrom} does.
+     *
+     * @param from a held buffer of the calling worker
+     * @param at where in the buffer, {@code 0 <= at} and {@code at + length <= from.capacity()}
+     * @param length {@code 0 <= length <= MAX_SEND_BYTES}
+     * @throws SendFailedException if the send fails
+     */
+    default void sendFully(IoBuffer from, int at, int length) {
+        sendFrom(from, at, length).await();
+    }
+
     /** Shuts the sending direction down; the peer reads end of stream. Idempotent. */
     @Override
     void close();

@@ -43,6 +43,26 @@ public interface Stream extends AutoCloseable {
     Operation<Void> recvInto(IoBuffer into, int at, int length);
 
     /**
+     * Receives exactly {@code length} bytes into {@code into}, waiting on the calling task.
+     *
+     * <p>Equivalent to {@code recvInto(...).await()}, but the caller never sees the operation, so the runtime makes
+     * none per call: on a fiber this call allocates nothing in steady state (the buffer paths' zero-garbage
+     * form). While it waits the buffer is in flight exactly as with {@code recvInto}. It throws what that
+     * {@code await} would throw, and on the way out (a failure, the task's abort, an enclosing
+     * {@link Clock#timeout}) the request is closed as closing the operation would close it, so nothing it
+     * started outlives the call.
+     * A receive ended early this way poisons the stream as a closed {@code recvInto} does.
+     *
+     * @param into a held buffer of the calling worker
+     * @param at where in the buffer, {@code 0 <= at} and {@code at + length <= into.capacity()}
+     * @param length {@code 0 <= length <= MAX_RECV_BYTES}
+     * @throws RecvFailedException if the peer closes or resets first
+     */
+    default void recvFully(IoBuffer into, int at, int length) {
+        recvInto(into, at, length).await();
+    }
+
+    /**
      * Bytes already buffered and not yet received, without consuming them or waiting.
      *
      * @param maxLength at most this many

@@ -222,7 +222,7 @@ public final class Bench {
             variants.add(new Variant("Lockstep Blob.readAt, " + fibers(parallel) + " on 1 worker", () ->
                     javaProgram("warm-read", "lockstep", Integer.toString(parallel), Integer.toString(fileMib),
                             dir.toString(), number(warmup), number(seconds))));
-            variants.add(new Variant("Lockstep Blob.readInto an IoBuffer, " + fibers(parallel) + " on 1 worker", () ->
+            variants.add(new Variant("Lockstep Blob.readFully into an IoBuffer, " + fibers(parallel) + " on 1 worker", () ->
                     javaProgram("warm-read", "lockstep-buffer", Integer.toString(parallel), Integer.toString(fileMib),
                             dir.toString(), number(warmup), number(seconds))));
             variants.add(new Variant("FileChannel.read, " + (parallel == 1 ? "1 platform thread"
@@ -420,7 +420,7 @@ public final class Bench {
     private static String echoName(String server) {
         return switch (server) {
             case "lockstep" -> "Lockstep (1 worker)";
-            case "lockstep-buffer" -> "Lockstep recvInto / sendFrom an IoBuffer (1 worker)";
+            case "lockstep-buffer" -> "Lockstep recvFully / sendFully an IoBuffer (1 worker)";
             case "lockstep-spread" -> "Lockstep, a worker per CPU, default placement (connections spread)";
             case "lockstep-worker0" -> "Lockstep, a worker per CPU, every connection on worker 0 (spawnOn(0))";
             case "netty-io_uring" -> "Netty io_uring (1 event loop)";

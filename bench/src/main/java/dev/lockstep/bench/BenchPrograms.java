@@ -68,7 +68,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       flight: it awaits the oldest, counts it and registers the next, as the liburing program keeps its queue
  *       full from one thread.</li>
  *   <li>{@code warm-read lockstep|lockstep-buffer|filechannel PARALLEL FILE_MIB DIR WARMUP SECONDS}: 4 KiB random reads from a
- *       file in the page cache: {@code Blob.readAt} from PARALLEL fibers of one worker, or
+ *       file in the page cache: {@code Blob.readAt} (or, lockstep-buffer, {@code Blob.readFully} into a reused
+ *       {@code IoBuffer}) from PARALLEL fibers of one worker, or
  *       {@code FileChannel.read} into a reused heap buffer from 1 platform thread (PARALLEL 1) or PARALLEL
  *       virtual threads.</li>
  *   <li>{@code append-sync lockstep|filechannel WRITERS DIR WARMUP SECONDS}: WRITERS writers each appending
@@ -78,7 +79,8 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code echo-server lockstep|lockstep-buffer|netty-epoll|netty-io_uring|virtual-threads SIZE}: an echo
  *       server on a free loopback port, one event loop (one Lockstep worker, one Netty loop; the virtual threads'
  *       default scheduler); {@code lockstep} receives a new {@code byte[]} and sends it, {@code lockstep-buffer}
- *       receives into an {@code IoBuffer} of the connection's and sends from it. Prints {@code READY PORT}; then every line on stdin is answered with
+ *       receives into an {@code IoBuffer} of the connection's and sends from it ({@code recvFully} and
+ *       {@code sendFully}: no operation handle per call). Prints {@code READY PORT}; then every line on stdin is answered with
  *       {@code ALLOC BYTES CPU_NANOS}; end of input stops it.</li>
  * </ul>
  */
@@ -265,7 +267,8 @@ public final class BenchPrograms {
         Files.createDirectories(dir);
         Window window;
         if (engine.startsWith("lockstep")) {
-            // "lockstep-buffer" reads into an IoBuffer each reader reuses; "lockstep" returns a new byte[].
+            // "lockstep-buffer" reads into an IoBuffer each reader reuses (readFully: no operation handle per read);
+            // "lockstep" returns a new byte[].
             boolean intoBuffer = engine.equals("lockstep-buffer");
             Path storage = dir.resolve("lockstep-warm");
             window = UringRunner.builder().workers(1).ringEntries(64).storage(storage).build().start(ctx -> {
@@ -286,7 +289,7 @@ public final class BenchPrograms {
                         if (intoBuffer) {
                             try (dev.lockstep.IoBuffer into = c.buffers().allocate(BLOCK)) {
                                 while (measured.running()) {
-                                    blob.readInto(random.nextLong(blocks) * BLOCK, into, 0, BLOCK).await();
+                                    blob.readFully(random.nextLong(blocks) * BLOCK, into, 0, BLOCK);
                                     measured.count();
                                 }
                             }
@@ -487,8 +490,8 @@ public final class BenchPrograms {
     private static Void bufferEcho(dev.lockstep.Context ctx, Connection connection, int size) {
         try (IoBuffer message = ctx.buffers().allocate(size)) {
             while (true) {
-                connection.stream().recvInto(message, 0, size).await();
-                connection.sink().sendFrom(message, 0, size).await();
+                connection.stream().recvFully(message, 0, size);
+                connection.sink().sendFully(message, 0, size);
             }
         }
     }

@@ -43,14 +43,14 @@ import java.util.concurrent.atomic.AtomicReference;
 class BufferConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
-    private static void fill(IoBuffer buffer, int seed) {
+    static void fill(IoBuffer buffer, int seed) {
         MemorySegment memory = buffer.segment();
         for (int i = 0; i < buffer.capacity(); i++) {
             memory.set(ValueLayout.JAVA_BYTE, i, (byte) (seed + i * 31));
         }
     }
 
-    private static byte[] bytes(IoBuffer buffer, int at, int length) {
+    static byte[] bytes(IoBuffer buffer, int at, int length) {
         return buffer.segment().asSlice(at, length).toArray(ValueLayout.JAVA_BYTE);
     }
 

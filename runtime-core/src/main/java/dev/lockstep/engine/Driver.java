@@ -366,6 +366,21 @@ public final class Driver implements CompletionSink {
         return live(key) != null;
     }
 
+    /**
+     * Whether a poll of the request may still learn its result: it is live and was not closed. A closed request
+     * can stay live for a while (a receive being cancelled, a write finishing unobserved) with no observer: a
+     * poll of it must read the close rather than install a waker that nothing will wake. Only a close by the
+     * request's key reaches such a poll ({@link PendingSet#closeAll} of a fiber's reusable registration); a
+     * handle closed through itself answers its pollers before it asks here.
+     *
+     * @param key the request's user data ({@link WaiterId#userData()})
+     * @return true if admitted, not retired and not closed
+     */
+    boolean isOpen(long key) {
+        Slot slot = live(key);
+        return slot != null && slot.observer.kind != Observer.Kind.NONE;
+    }
+
     /** What an inline turn can do for an awaited request ({@link #inlineTurnFor}). */
     enum InlineTurn {
         /** Nothing: the request is not the ring's to finish (a timer, a permit or lane wait, done, stale). */

@@ -111,6 +111,27 @@ final class EngineBlob implements Blob {
 
     @Override
     public Operation<Void> readInto(long offset, IoBuffer into, int at, int count) {
+        Operation<Void> operation = readInto(offset, into, at, count, null, false);
+        return operation != null ? operation : Completed.done();
+    }
+
+    @Override
+    public void readFully(long offset, IoBuffer into, int at, int count) {
+        Registration<Object> reuse = Fibers.lendReusable();
+        try {
+            Registration.awaitAndClose(readInto(offset, into, at, count, reuse, true));
+        } finally {
+            Registration.giveBack(reuse);
+        }
+    }
+
+    /**
+     * {@link #readInto(long, IoBuffer, int, int)}, admitted with {@code reuse} when it is not null; null when the
+     * bytes were read at the call ({@link #readCached}) or none were asked for and {@code fully} says the caller
+     * makes no operation for that.
+     */
+    private Operation<Void> readInto(long offset, IoBuffer into, int at, int count, Registration<?> reuse,
+                                     boolean fully) {
         checkRange(offset, count, "read");
         if (count > MAX_TRANSFER_BYTES) {
             throw new IllegalArgumentException("read length must be at most Blob.MAX_TRANSFER_BYTES ("
@@ -120,13 +141,13 @@ final class EngineBlob implements Blob {
         PooledBuffer buffer = WorkerBuffers.check(worker, into, at, count, "Blob.readInto");
         checkAligned(offset, count, at, buffer, "read");
         if (count == 0) {
-            return worker.register(new Immediate("empty read of '" + name + "'", () -> null));
+            return fully ? null : worker.register(new Immediate("empty read of '" + name + "'", () -> null));
         }
         if (mayReadInPlace(worker) && readCached(worker, buffer.memory, at, count, offset)) {
-            return Completed.done();
+            return null;
         }
         buffer.inFlight = true;
-        return worker.registerCurrent(ReadRequest.of(this, worker, offset, count, false, buffer, at));
+        return worker.registerCurrent(ReadRequest.of(this, worker, offset, count, false, buffer, at), reuse);
     }
 
     /**
@@ -172,6 +193,22 @@ final class EngineBlob implements Blob {
 
     @Override
     public Operation<Void> writeFrom(long offset, IoBuffer from, int at, int count, WriteOptions options) {
+        return writeFrom(offset, from, at, count, options, null);
+    }
+
+    @Override
+    public void writeFully(long offset, IoBuffer from, int at, int count, WriteOptions options) {
+        Registration<Object> reuse = Fibers.lendReusable();
+        try {
+            Registration.awaitAndClose(writeFrom(offset, from, at, count, options, reuse));
+        } finally {
+            Registration.giveBack(reuse);
+        }
+    }
+
+    /** {@link #writeFrom(long, IoBuffer, int, int, WriteOptions)}, admitted with {@code reuse} when not null. */
+    private Operation<Void> writeFrom(long offset, IoBuffer from, int at, int count, WriteOptions options,
+                                      Registration<?> reuse) {
         java.util.Objects.requireNonNull(options, "options");
         checkRange(offset, count, "write");
         if (count > MAX_TRANSFER_BYTES) {
@@ -188,7 +225,7 @@ final class EngineBlob implements Blob {
         permit.markDirty();
         WriteRequest request = WriteRequest.of(this, worker, offset, count, options);
         request.lend(buffer, at);
-        return worker.registerCurrent(request);
+        return worker.registerCurrent(request, reuse);
     }
 
     @Override

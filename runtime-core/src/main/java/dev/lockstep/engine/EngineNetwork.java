@@ -298,6 +298,21 @@ final class EngineNetwork {
 
         @Override
         public Operation<Void> sendFrom(IoBuffer from, int at, int length) {
+            return sendFrom(from, at, length, null);
+        }
+
+        @Override
+        public void sendFully(IoBuffer from, int at, int length) {
+            Registration<Object> reuse = Fibers.lendReusable();
+            try {
+                Registration.awaitAndClose(sendFrom(from, at, length, reuse));
+            } finally {
+                Registration.giveBack(reuse);
+            }
+        }
+
+        /** {@link #sendFrom(IoBuffer, int, int)}, admitted with {@code reuse} when it is not null. */
+        private Operation<Void> sendFrom(IoBuffer from, int at, int length, Registration<?> reuse) {
             if (length < 0 || length > MAX_SEND_BYTES) {
                 throw new IllegalArgumentException("send length must be in [0, Sink.MAX_SEND_BYTES ("
                         + MAX_SEND_BYTES + ")], was " + length);
@@ -318,7 +333,7 @@ final class EngineNetwork {
             buffer.inFlight = true;
             SendRequest request = SendRequest.of(this, worker, length);
             request.lend(buffer, at);
-            return worker.registerCurrent(request);
+            return worker.registerCurrent(request, reuse);
         }
 
         @Override

@@ -72,10 +72,13 @@ final class EngineStream implements Stream {
             this.pool = pool;
         }
 
-        /** Admits this receive on {@code worker}, the calling fiber's, tracked so that closing the stream closes it. */
-        <T> Operation<T> register(Worker worker) {
+        /**
+         * Admits this receive on {@code worker}, the calling fiber's, tracked so that closing the stream closes it;
+         * with {@code reuse}, the calling fiber's lent reusable registration, re-pointed at it.
+         */
+        <T> Operation<T> register(Worker worker, Registration<?> reuse) {
             long use = link.begin();
-            Registration<T> operation = worker.registerCurrent(this);
+            Registration<T> operation = worker.registerCurrent(this, reuse);
             if (operation.owner() == null) {
                 // Refused by a closing worker: released already inside the registration, and possibly reused.
                 return operation;
@@ -244,11 +247,26 @@ final class EngineStream implements Stream {
         SharedFd held = sides.fd.acquire();
         Receive request = takeReceive();
         request.intoArray(held, worker.buffers(), length);
-        return request.register(worker);
+        return request.register(worker, null);
     }
 
     @Override
     public Operation<Void> recvInto(IoBuffer into, int at, int length) {
+        return recvInto(into, at, length, null);
+    }
+
+    @Override
+    public void recvFully(IoBuffer into, int at, int length) {
+        Registration<Object> reuse = Fibers.lendReusable();
+        try {
+            Registration.awaitAndClose(recvInto(into, at, length, reuse));
+        } finally {
+            Registration.giveBack(reuse);
+        }
+    }
+
+    /** {@link #recvInto(IoBuffer, int, int)}, admitted with {@code reuse} when it is not null. */
+    private Operation<Void> recvInto(IoBuffer into, int at, int length, Registration<?> reuse) {
         if (length < 0 || length > MAX_RECV_BYTES) {
             throw new IllegalArgumentException("receive length must be in [0, Stream.MAX_RECV_BYTES ("
                     + MAX_RECV_BYTES + ")], was " + length);
@@ -286,7 +304,7 @@ final class EngineStream implements Stream {
         buffer.inFlight = true;
         Receive request = takeReceive();
         request.intoBuffer(held, buffer, at, length, already);
-        return request.register(worker);
+        return request.register(worker, reuse);
     }
 
     @Override

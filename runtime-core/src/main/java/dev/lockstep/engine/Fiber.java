@@ -38,6 +38,11 @@ public final class Fiber {
             }
         }
     }
+    /**
+     * The registration this fiber reuses for the requests it awaits inside one call ({@link #takeReusable}), made
+     * at the first such call. Touched only by the fiber itself.
+     */
+    private Registration<Object> reusable;
     /** Open {@code Clock.timeout} scopes, innermost last. Touched only by the fiber itself. */
     private final List<TimeoutScope> scopes = new ArrayList<>();
 
@@ -140,6 +145,23 @@ public final class Fiber {
     }
 
     /**
+     * Lends the fiber's reusable registration ({@link Registration#reusable}) to a call that admits one request,
+     * awaits it and closes it before it returns ({@link Registration#awaitAndClose}); {@link Registration#giveBack}
+     * ends the loan. Null while another call has it — a call nested in a call (a callback run during an inline
+     * turn that itself waits), which then makes an operation of its own. Only on this fiber.
+     *
+     * @return the idle registration, now lent, or null
+     */
+    Registration<Object> takeReusable() {
+        Registration<Object> registration = reusable;
+        if (registration == null) {
+            registration = Registration.reusable(home);
+            reusable = registration;
+        }
+        return registration.lend() ? registration : null;
+    }
+
+    /**
      * Whether the fiber's task was aborted.
      *
      * @return true once aborted
@@ -159,6 +181,7 @@ public final class Fiber {
         if (home.ring().fibersMayWait() && Worker.current() != home) {
             home.nudge();
         }
+    }
 
     void checkAbort(Operation<?> waitingOn) {
         if (aborted) {

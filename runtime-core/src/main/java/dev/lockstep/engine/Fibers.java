@@ -112,6 +112,18 @@ public final class Fibers {
         return CURRENT.get();
     }
 
+    /**
+     * The calling fiber's reusable registration, lent to the calling engine code ({@link Fiber#takeReusable});
+     * null on a plain thread, or while a call of the fiber has it. End the loan with
+     * {@link Registration#giveBack}.
+     *
+     * @return the lent registration, or null
+     */
+    static Registration<Object> lendReusable() {
+        Fiber fiber = CURRENT.get();
+        return fiber == null ? null : fiber.takeReusable();
+    }
+
     static void bind(Fiber fiber) {
         CURRENT.set(fiber);
     }

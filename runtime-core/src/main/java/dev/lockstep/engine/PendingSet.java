@@ -34,9 +34,42 @@ import dev.lockstep.sync.FiberSafeLock;
  * and closes it; if the close came first, the track sees {@link #closed} and closes the operation itself. The
  * close snapshots the operations (the handles, never the requests) and closes them after unlocking: a handle
  * whose request retired meanwhile — and was perhaps reused — is closed harmlessly, since a handle names its
- * slot's generation, which changed at the retirement ({@link Registration#close}).
+ * slot's generation, which changed at the retirement ({@link Registration#close}). A {@link Repointable}
+ * operation — a fiber's reusable one, which names a new request at each use — is snapshotted with the key of the
+ * use it was tracked for (recorded by {@link #track} under the lock) and closed by that key, so the same holds:
+ * a use that retired meanwhile names a retired generation, and the request the fiber has moved on to is never
+ * closed by another request's close.
  */
 final class PendingSet {
+    /**
+     * An operation that its maker re-points at a later request once a use is over ({@link Registration#reusable}):
+     * a close that comes after the tracked use may find it naming another request, so the set closes it by the
+     * key of the use it tracked ({@link #closeUse}), never through the operation's own close.
+     */
+    interface Repointable {
+        /**
+         * Whether this operation is re-pointed between uses; if not, the set closes it as any other.
+         *
+         * @return true for a reusable operation
+         */
+        boolean isReusable();
+
+        /**
+         * The key of the use it names now; read by the tracking fiber, whose use it is.
+         *
+         * @return the key
+         */
+        long userData();
+
+        /**
+         * Closes the use that {@code key} names, if it is still live; any thread.
+         *
+         * @param key a key {@link #userData} returned
+         * @param closer the closing thread
+         */
+        void closeUse(long key, Thread closer);
+    }
+
     /** One request's place in a set. Allocated with the request and reused with it. */
     static final class Link {
         /** Neighbours in the set, while linked; guarded by the set's lock. */
@@ -44,6 +77,12 @@ final class PendingSet {
         private Link next;
         /** The operation this link's current use tracks, while linked (non-null exactly then); guarded. */
         private Operation<?> operation;
+        /**
+         * For a fiber's reusable registration ({@link Registration#reusable}), the key of the use it tracks,
+         * recorded at {@link PendingSet#track}: a close names that key, not the registration, which its fiber
+         * may have re-pointed at a later request by then; guarded.
+         */
+        private long trackedKey;
         /** The number of the last use that retired; guarded. */
         private long retiredUse;
         /**
@@ -91,6 +130,9 @@ final class PendingSet {
             closeIt = closed;
             if (!closeIt) {
                 link.operation = operation;
+                if (operation instanceof Repointable reusable && reusable.isReusable()) {
+                    link.trackedKey = reusable.userData(); // the tracking fiber's own current use
+                }
                 link.previous = null;
                 link.next = first;
                 if (first != null) {
@@ -147,6 +189,7 @@ final class PendingSet {
      */
     boolean closeAll() {
         Operation<?>[] toClose;
+        long[] keys;
         lock.lock();
         try {
             if (closed) {
@@ -154,16 +197,24 @@ final class PendingSet {
             }
             closed = true;
             toClose = new Operation<?>[size];
+            keys = new long[size];
             int at = 0;
             while (first != null) {
+                keys[at] = first.trackedKey;
                 toClose[at++] = first.operation;
                 unlink(first);
             }
         } finally {
             lock.unlock();
         }
-        for (Operation<?> operation : toClose) {
-            operation.close();
+        Thread closer = Thread.currentThread();
+        for (int at = 0; at < toClose.length; at++) {
+            if (toClose[at] instanceof Repointable reusable && reusable.isReusable()) {
+                // By the key of the use that was tracked: the operation may name a later request by now.
+                reusable.closeUse(keys[at], closer);
+            } else {
+                toClose[at].close();
+            }
         }
         return true;
     }

@@ -30,13 +30,18 @@ import dev.lockstep.Waker;
  *
  * @param <T> the value
  */
-public final class Registration<T> implements Operation<T> {
+public final class Registration<T> implements Operation<T>, PendingSet.Repointable {
     private final Worker owner;
     /**
      * The request's {@link WaiterId} packed as its user data ({@link WaiterId#userData()}), so an operation
-     * costs no id object; unused for a refused operation.
+     * costs no id object; unused for a refused operation. Final in effect for every registration but a fiber's
+     * reusable one ({@link #reusable}), which {@link #reuse} re-points, on its fiber, between two uses.
      */
-    private final long key;
+    private long key;
+    /** Whether this is a fiber's reusable registration ({@link #reusable}), never handed to user code. */
+    private final boolean reusable;
+    /** Whether a call of its fiber has the reusable registration ({@link Fiber#takeReusable}); that fiber's only. */
+    private boolean lent;
     private final String closedMessage;
     private volatile OneShot<Object> channel;
     private volatile boolean finished;
@@ -54,13 +59,130 @@ public final class Registration<T> implements Operation<T> {
     Registration(Worker owner, long key) {
         this.owner = owner;
         this.key = key;
+        this.reusable = false;
+        this.closedMessage = null;
+    }
+
+    private Registration(Worker owner) {
+        this.owner = owner;
+        this.key = -1L;
+        this.reusable = true;
+        this.finished = true;
         this.closedMessage = null;
     }
 
     private Registration(String closedMessage) {
         this.owner = null;
         this.key = -1L;
+        this.reusable = false;
         this.closedMessage = closedMessage;
+    }
+
+    /**
+     * A registration that one fiber reuses for the requests it awaits inside one call and never hands out (the
+     * {@code Blob.readFully}, {@code Stream.recvFully}, {@code Sink.sendFully} family): an operation per call
+     * without an object per call.
+     *
+     * <h2>Why reuse is safe here, and what it rules out</h2>
+     * A handle given to user code may be kept, polled or closed after its result was taken, so it must name one
+     * request for ever; this one is seen only by the engine code of one call on one fiber, which admits a
+     * request, re-points the registration at it ({@link #reuse}), awaits it and closes it before returning, so a
+     * use never outlives its call and two uses never overlap ({@link Fiber#takeReusable} refuses a nested one).
+     * Every field is written and read by that fiber alone — it polls on its own worker, so the registration is
+     * never forwarded and has no channel. The one party that reaches a use from elsewhere is a stream's
+     * {@link PendingSet}, whose close may run on any thread after the call has moved on to a later use: it
+     * therefore closes such a registration by the key it recorded when the use was tracked
+     * ({@link Worker#closeRequest}), never through this object, and a key whose use is over names a retired
+     * generation, which the owner ignores.
+     *
+     * @param owner the fiber's home worker
+     * @param <T> the value
+     * @return the registration, idle until {@link #reuse}
+     */
+    static <T> Registration<T> reusable(Worker owner) {
+        return new Registration<>(owner);
+    }
+
+    /**
+     * Points a {@link #reusable} registration at a request just admitted. On its fiber, after the previous use
+     * was closed.
+     *
+     * @param admitted the request's user data
+     */
+    void reuse(long admitted) {
+        key = admitted;
+        FINISHED.setRelease(this, false);
+    }
+
+    /** Starts a loan of a reusable registration; false if a call has it already. On its fiber. */
+    boolean lend() {
+        if (lent) {
+            return false;
+        }
+        lent = true;
+        return true;
+    }
+
+    /**
+     * Ends the loan {@link Fiber#takeReusable} made, if it made one.
+     *
+     * @param lentOrNull what {@code takeReusable} returned
+     */
+    static void giveBack(Registration<?> lentOrNull) {
+        if (lentOrNull != null) {
+            lentOrNull.lent = false;
+        }
+    }
+
+    /**
+     * Awaits an operation a call made for itself and closes it whatever happens, so that its request never
+     * outlives the call (what makes a {@link #reusable} registration safe to reuse): a failure, an abort or a
+     * timeout leaves it closed, and a receive or read not yet complete is cancelled.
+     *
+     * @param operation the call's operation, or null when the call finished without one
+     */
+    static void awaitAndClose(Operation<?> operation) {
+        if (operation == null) {
+            return;
+        }
+        try {
+            operation.await();
+        } finally {
+            operation.close();
+        }
+    }
+
+    /**
+     * Whether this is a fiber's {@link #reusable} registration.
+     *
+     * @return true if so
+     */
+    @Override
+    public boolean isReusable() {
+        return reusable;
+    }
+
+    /**
+     * The request's user data ({@link WaiterId#userData()}), as of now: for a reusable registration, the current
+     * use's, which only its fiber may rely on.
+     *
+     * @return the key
+     */
+    @Override
+    public long userData() {
+        return key;
+    }
+
+    /**
+     * Closes the use {@code use} names, on any thread, without touching this registration's own state (which
+     * its fiber may have re-pointed at a later use): see {@link #reusable}.
+     *
+     * @param use the key of the use to close
+     * @param closer the closing thread
+     */
+    @Override
+    public void closeUse(long use, Thread closer) {
+        owner.closeRequest(use, closer);
     }
 
     /**
@@ -141,6 +263,10 @@ public final class Registration<T> implements Operation<T> {
                 driver.close(key, Thread.currentThread());
                 return (Poll<T>) observed(Poll.failed(new ClosedException(owner + " is closing")));
             }
+            if (!driver.isOpen(key)) {
+                // Closed by its key while live (see Driver.isOpen): nothing would wake a waker installed now.
+                return (Poll<T>) observed(Poll.failed(new ClosedException("this operation was closed")));
+            }
             installed = driver.installedWaker(key);
             if (waker instanceof Fiber.OwnWaker && (installed == null || installed instanceof Fiber.OwnWaker)) {
                 // The common case, a fiber awaiting: neither waker's willWake or retain runs user code (see
@@ -170,7 +296,7 @@ public final class Registration<T> implements Operation<T> {
         driver = owner.borrow();
         try {
             ready = driver == null ? Poll.failed(new ClosedException(owner + " is closed")) : driver.take(key);
-            if (ready == null && !driver.isLive(key)) {
+            if (ready == null && !driver.isOpen(key)) {
                 // Closed while retain() ran outside the borrow: the close found no waker of ours to wake.
                 ready = Poll.failed(new ClosedException("this operation was closed, or " + owner + " retired"));
             }
@@ -233,19 +359,7 @@ public final class Registration<T> implements Operation<T> {
                 return;
             }
         }
-        if (Worker.current() == owner && !owner.isBorrowed()) {
-            Driver driver = owner.borrow();
-            try {
-                if (driver != null) {
-                    driver.close(key, closer);
-                }
-            } finally {
-                owner.unborrow();
-            }
-        } else {
-            Engine.checkForeignCaller(owner, "Operation.close");
-            owner.mailbox().send(new Mailbox.Cancel(WaiterId.fromUserData(key)));
-        }
+        owner.closeRequest(key, closer);
     }
 
     @Override

@@ -433,6 +433,60 @@ public final class Worker {
     }
 
     /**
+     * {@link #registerCurrent} that re-points {@code reuse}, a fiber's reusable registration of this worker
+     * ({@link Registration#reusable}), at the admitted request instead of making a new one; with {@code reuse}
+     * null, or of another worker, it makes one as {@link #registerCurrent} does. A refused request gets a new
+     * refused operation, as there.
+     *
+     * @param request the request
+     * @param reuse the calling fiber's idle reusable registration, or null
+     * @param <T> the operation's value
+     * @return the operation
+     */
+    @SuppressWarnings("unchecked")
+    <T> Registration<T> registerCurrent(Request request, Registration<?> reuse) {
+        if (reuse == null || reuse.owner() != this) {
+            return registerCurrent(request);
+        }
+        Driver slab = borrow();
+        try {
+            if (!closing && slab != null) {
+                reuse.reuse(slab.admit(request, null, nowNanos));
+                return (Registration<T>) reuse;
+            }
+        } finally {
+            unborrow();
+        }
+        String refused = "worker " + index + " is closed: " + request.describe() + " refused";
+        request.release(ring);
+        return Registration.closed(refused);
+    }
+
+    /**
+     * Closes the request an operation of this worker names, from any thread: at once on this worker outside
+     * its critical section, through the {@link Mailbox} elsewhere. A key whose request retired names a retired
+     * generation, which is ignored, so a late close cannot reach a later request in the same slot.
+     *
+     * @param key the request's user data ({@link WaiterId#userData()})
+     * @param closer the closing thread: a waker it installed itself is released, any other is woken
+     */
+    void closeRequest(long key, Thread closer) {
+        if (current() == this && !isBorrowed()) {
+            Driver slab = borrow();
+            try {
+                if (slab != null) {
+                    slab.close(key, closer);
+                }
+            } finally {
+                unborrow();
+            }
+        } else {
+            Engine.checkForeignCaller(this, "Operation.close");
+            mailbox.send(new Mailbox.Cancel(WaiterId.fromUserData(key)));
+        }
+    }
+
+    /**
      * Admits a sync whose result goes to a channel nobody has to poll: returns at once, even with a full ring.
      * A closing worker publishes {@link ClosedException} on the channel.
      *

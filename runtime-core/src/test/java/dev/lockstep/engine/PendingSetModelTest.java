@@ -100,6 +100,80 @@ class PendingSetModelTest {
         });
     }
 
+    /** A fiber's reusable operation: re-pointed from use to use; counts the closes each use got, and any other. */
+    private static final class RepointedOperation implements Operation<Void>, PendingSet.Repointable {
+        static final long FIRST = 1;
+        static final long SECOND = 2;
+        volatile long key = FIRST;
+        final AtomicInteger firstUseCloses = new AtomicInteger();
+        final AtomicInteger secondUseCloses = new AtomicInteger();
+        final AtomicInteger handleCloses = new AtomicInteger();
+
+        @Override
+        public boolean isReusable() {
+            return true;
+        }
+
+        @Override
+        public long userData() {
+            return key;
+        }
+
+        @Override
+        public void closeUse(long use, Thread closer) {
+            (use == FIRST ? firstUseCloses : secondUseCloses).incrementAndGet();
+        }
+
+        @Override
+        public Poll<Void> poll(Waker waker) {
+            throw new UnsupportedOperationException("not part of this test");
+        }
+
+        @Override
+        public Void await() {
+            throw new UnsupportedOperationException("not part of this test");
+        }
+
+        /** As a registration's own close: it closes whatever use the operation names now. */
+        @Override
+        public void close() {
+            handleCloses.incrementAndGet();
+            closeUse(key, Thread.currentThread());
+        }
+    }
+
+    /**
+     * The reusable operation's hazard: one stream's close races its fiber, which retires the receive it tracked
+     * there, re-points the same operation at a receive on a second stream and tracks it in that stream's set.
+     * However they interleave, the first stream's close closes at most the first use — by its key — and never the
+     * second (a close through the operation itself would reach whatever it names by then), and the second stream
+     * still tracks the second use.
+     */
+    @Test
+    void aCloseOfOneSetNeverReachesTheUseAReusedOperationMovedOnTo() {
+        ModelCheckingTest.check(INVOCATIONS, () -> {
+            PendingSet firstStream = new PendingSet();
+            PendingSet secondStream = new PendingSet();
+            PendingSet.Link firstReceive = new PendingSet.Link();
+            PendingSet.Link secondReceive = new PendingSet.Link();
+            RepointedOperation reused = new RepointedOperation();
+            firstStream.track(firstReceive, firstReceive.begin(), reused);
+            ModelCheckingTest.run(() -> {
+                // The fiber: its first receive completes and retires; it moves on to the second stream.
+                firstStream.retired(firstReceive);
+                long use = secondReceive.begin();
+                reused.key = RepointedOperation.SECOND;
+                secondStream.track(secondReceive, use, reused);
+            }, firstStream::closeAll);
+            assertEquals(0, reused.secondUseCloses.get(), "the first stream's close reached the second use");
+            assertEquals(0, reused.handleCloses.get(), "a reusable operation was closed through itself");
+            assertTrue(reused.firstUseCloses.get() <= 1, "the first use was closed more than once");
+            assertEquals(1, secondStream.size(), "the second stream tracks the second use");
+            assertTrue(secondStream.closeAll());
+            assertEquals(1, reused.secondUseCloses.get(), "the second stream's close closes the second use");
+        });
+    }
+
     /**
      * Two receives retiring and being taken again on two threads while a third takes: a kept request is never out
      * to two takers at once.

@@ -34,6 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * less than the smallest object the JVM makes (16 bytes), averaged over thousands of operations (the fewest of
  * several windows, see {@link #steadyBytesPerOperation}): any object a change adds per operation — a request that is
  * no longer reused, a capturing lambda, a queue node, a boxed result — takes the average past it.
+ * The forms that wait themselves ({@code readFully}, {@code writeFully}, {@code sendFully}, {@code recvFully})
+ * return no handle, so their bound is less than one object per call: nothing.
  * This is an allocation count, not a timing: it does not depend on how fast the machine is.
  */
 class UringBufferAllocationTest {
@@ -49,12 +51,54 @@ class UringBufferAllocationTest {
     private static final int MESSAGE = 64;
     /** The operation handle (40 bytes) plus less than one more object of the smallest size (16 bytes). */
     private static final double MAX_BYTES_PER_OPERATION = 40 + 15;
+    /** Less than the smallest object: the calls that wait themselves make no handle, hence nothing per call. */
+    private static final double MAX_BYTES_PER_CALL = 15;
 
     @TempDir
     Path directory;
 
     @Test
     void bufferReadsAndWritesAllocateOnlyTheirHandle() throws Exception {
+        double[] perOperation = measure(false);
+        System.out.printf("steady-state heap bytes per operation on the worker thread: readInto %.1f, writeFrom %.1f,"
+                + " sendFrom %.1f, recvInto and sendFrom echoing %.1f%n", perOperation[0], perOperation[1],
+                perOperation[2], perOperation[3]);
+        String[] names = {"Blob.readInto", "Blob.writeFrom", "Sink.sendFrom",
+            "an echo through Stream.recvInto and Sink.sendFrom (two operations per message)"};
+        for (int i = 0; i < names.length; i++) {
+            assertTrue(perOperation[i] <= MAX_BYTES_PER_OPERATION, names[i] + " allocated " + perOperation[i]
+                    + " heap bytes per operation on the worker's thread in steady state; at most "
+                    + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
+        }
+    }
+
+    /**
+     * The same four paths through the calls that wait themselves ({@code Blob.readFully}, {@code Blob.writeFully},
+     * {@code Sink.sendFully}, {@code Stream.recvFully}): no handle, so nothing at all per call in steady state —
+     * the request is reused as above, and the operation is the fiber's own reusable one.
+     */
+    @Test
+    void theBufferCallsThatWaitAllocateNothing() throws Exception {
+        double[] perCall = measure(true);
+        System.out.printf("steady-state heap bytes per call on the worker thread: readFully %.1f, writeFully %.1f,"
+                + " sendFully %.1f, recvFully and sendFully echoing %.1f%n", perCall[0], perCall[1], perCall[2],
+                perCall[3]);
+        String[] names = {"Blob.readFully", "Blob.writeFully", "Sink.sendFully",
+            "an echo through Stream.recvFully and Sink.sendFully"};
+        for (int i = 0; i < names.length; i++) {
+            assertTrue(perCall[i] <= MAX_BYTES_PER_CALL, names[i] + " allocated " + perCall[i] + " heap bytes per"
+                    + " call on the worker's thread in steady state; at most " + MAX_BYTES_PER_CALL
+                    + " expected (no object per call)");
+        }
+    }
+
+    /**
+     * Heap bytes per operation in steady state of blob reads, blob writes, sends and an echo's receives and sends,
+     * through the calls that return an operation or ({@code fully}) the calls that wait themselves; checks on the
+     * way that the reads, sends and echoes carried the right bytes.
+     */
+    private double[] measure(boolean fully) throws Exception {
+        double bound = fully ? MAX_BYTES_PER_CALL : MAX_BYTES_PER_OPERATION;
         double[] perOperation = new double[4];
         Thread[] peers = new Thread[1];
         Thread[] echoPeer = new Thread[1];
@@ -68,9 +112,14 @@ class UringBufferAllocationTest {
             blob.writeAt(0, pattern).await();
             SplittableRandom random = new SplittableRandom(11);
             try (IoBuffer buffer = ctx.buffers().allocate(BLOCK)) {
-                perOperation[0] = steadyBytesPerOperation(reads -> {
+                perOperation[0] = steadyBytesPerOperation(bound, reads -> {
                     for (long i = 0; i < reads; i++) {
-                        blob.readInto((long) random.nextInt(BLOCKS) * BLOCK, buffer, 0, BLOCK).await();
+                        long offset = (long) random.nextInt(BLOCKS) * BLOCK;
+                        if (fully) {
+                            blob.readFully(offset, buffer, 0, BLOCK);
+                        } else {
+                            blob.readInto(offset, buffer, 0, BLOCK).await();
+                        }
                     }
                     return reads;
                 });
@@ -80,16 +129,21 @@ class UringBufferAllocationTest {
                 byte[] expected = java.util.Arrays.copyOfRange(pattern, last * BLOCK, (last + 1) * BLOCK);
                 assertArrayEquals(expected, buffer.segment().asSlice(0, BLOCK).toArray(
                         java.lang.foreign.ValueLayout.JAVA_BYTE));
-                perOperation[1] = steadyBytesPerOperation(writes -> {
+                perOperation[1] = steadyBytesPerOperation(bound, writes -> {
                     for (long i = 0; i < writes; i++) {
-                        blob.writeFrom((long) random.nextInt(BLOCKS) * BLOCK, buffer, 0, BLOCK).await();
+                        long offset = (long) random.nextInt(BLOCKS) * BLOCK;
+                        if (fully) {
+                            blob.writeFully(offset, buffer, 0, BLOCK);
+                        } else {
+                            blob.writeFrom(offset, buffer, 0, BLOCK).await();
+                        }
                     }
                     return writes;
                 });
             }
             blob.close();
-            perOperation[2] = sendFromBytesPerOperation(ctx, peers, drained, sent);
-            perOperation[3] = echoBytesPerOperation(ctx, echoPeer, echoed);
+            perOperation[2] = sendFromBytesPerOperation(ctx, peers, drained, sent, fully);
+            perOperation[3] = echoBytesPerOperation(ctx, echoPeer, echoed, fully);
             return null;
         });
         echoPeer[0].join(java.time.Duration.ofSeconds(30));
@@ -100,21 +154,7 @@ class UringBufferAllocationTest {
         // The peer reads until the server side closed; joined here, off the worker, so no fiber blocks on it.
         peers[0].join();
         assertTrue(drained[0] == sent[0], "the peer received " + drained[0] + " bytes of " + sent[0] + " sent");
-        System.out.printf("steady-state heap bytes per operation on the worker thread: readInto %.1f, writeFrom %.1f,"
-                + " sendFrom %.1f, recvInto and sendFrom echoing %.1f%n", perOperation[0], perOperation[1],
-                perOperation[2], perOperation[3]);
-        assertTrue(perOperation[3] <= MAX_BYTES_PER_OPERATION, "an echo through Stream.recvInto and Sink.sendFrom"
-                + " allocated " + perOperation[3] + " heap bytes per operation (two per message) on the worker's"
-                + " thread in steady state; at most " + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
-        assertTrue(perOperation[2] <= MAX_BYTES_PER_OPERATION, "Sink.sendFrom allocated " + perOperation[2]
-                + " heap bytes per send on the worker's thread in steady state; at most "
-                + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
-        assertTrue(perOperation[0] <= MAX_BYTES_PER_OPERATION, "Blob.readInto allocated " + perOperation[0]
-                + " heap bytes per read on the worker's thread in steady state; at most "
-                + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
-        assertTrue(perOperation[1] <= MAX_BYTES_PER_OPERATION, "Blob.writeFrom allocated " + perOperation[1]
-                + " heap bytes per write on the worker's thread in steady state; at most "
-                + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
+        return perOperation;
     }
 
     /**
@@ -123,7 +163,7 @@ class UringBufferAllocationTest {
      * {@code peers}, {@code drained} and {@code sent} for the test to join and check.
      */
     private static double sendFromBytesPerOperation(dev.lockstep.Context ctx, Thread[] peers, long[] drained,
-                                                    long[] sent) {
+                                                    long[] sent, boolean fully) {
         try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
             InetSocketAddress address = listener.localAddress();
             Thread peer = Thread.ofPlatform().daemon(true).name("send-drain").start(() -> {
@@ -140,9 +180,13 @@ class UringBufferAllocationTest {
             });
             double perSend;
             try (Connection server = listener.accept().await(); IoBuffer message = ctx.buffers().allocate(MESSAGE)) {
-                perSend = steadyBytesPerOperation(sends -> {
+                perSend = steadyBytesPerOperation(fully ? MAX_BYTES_PER_CALL : MAX_BYTES_PER_OPERATION, sends -> {
                     for (long i = 0; i < sends; i++) {
-                        server.sink().sendFrom(message, 0, MESSAGE).await();
+                        if (fully) {
+                            server.sink().sendFully(message, 0, MESSAGE);
+                        } else {
+                            server.sink().sendFrom(message, 0, MESSAGE).await();
+                        }
                     }
                     sent[0] += sends * MESSAGE;
                     return sends;
@@ -160,7 +204,8 @@ class UringBufferAllocationTest {
      * numbered in its bytes — and checks each echo against what it sent, until the server closes; it leaves the
      * echoes it saw and how many differed in {@code echoed}.
      */
-    private static double echoBytesPerOperation(dev.lockstep.Context ctx, Thread[] peer, long[] echoed) {
+    private static double echoBytesPerOperation(dev.lockstep.Context ctx, Thread[] peer, long[] echoed,
+                                                boolean fully) {
         try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
             InetSocketAddress address = listener.localAddress();
             peer[0] = Thread.ofPlatform().daemon(true).name("echo-peer").start(() -> {
@@ -187,10 +232,15 @@ class UringBufferAllocationTest {
                 }
             });
             try (Connection server = listener.accept().await(); IoBuffer message = ctx.buffers().allocate(MESSAGE)) {
-                return steadyBytesPerOperation(operations -> {
+                return steadyBytesPerOperation(fully ? MAX_BYTES_PER_CALL : MAX_BYTES_PER_OPERATION, operations -> {
                     for (long i = 0; i < operations; i += 2) {
-                        server.stream().recvInto(message, 0, MESSAGE).await();
-                        server.sink().sendFrom(message, 0, MESSAGE).await();
+                        if (fully) {
+                            server.stream().recvFully(message, 0, MESSAGE);
+                            server.sink().sendFully(message, 0, MESSAGE);
+                        } else {
+                            server.stream().recvInto(message, 0, MESSAGE).await();
+                            server.sink().sendFrom(message, 0, MESSAGE).await();
+                        }
                     }
                     return operations;
                 });
@@ -206,12 +256,12 @@ class UringBufferAllocationTest {
      * escape analysis removes, such as the slice of the errno segment the linker makes per system call), a
      * fiber's stack chunk made afresh, a queue growing — while an object made per operation is in every window.
      */
-    private static double steadyBytesPerOperation(LongUnaryOperator operations) {
+    private static double steadyBytesPerOperation(double bound, LongUnaryOperator operations) {
         operations.applyAsLong(WARM_UP);
         long thread = carrier().threadId();
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         double fewest = Double.MAX_VALUE;
-        for (int window = 0; window < MAX_WINDOWS && fewest > MAX_BYTES_PER_OPERATION; window++) {
+        for (int window = 0; window < MAX_WINDOWS && fewest > bound; window++) {
             long before = threads.getThreadAllocatedBytes(thread);
             long done = operations.applyAsLong(MEASURED);
             long after = threads.getThreadAllocatedBytes(thread);
