@@ -247,7 +247,7 @@ public final class Bench {
                     : List.of("lockstep", "lockstep-api", "fio", "filechannel")) {
                 String name = switch (engine) {
                     case "lockstep" -> "Lockstep (1 worker, engine ring path)";
-                    case "lockstep-api" -> "Lockstep Blob.readInto, OpenOptions.DIRECT (1 worker)";
+                    case "lockstep-api" -> "Lockstep Blob.readFully, OpenOptions.DIRECT (1 worker)";
                     case "fio" -> "fio io_uring";
                     default -> "FileChannel DIRECT, " + (depth == 1 ? "1 thread" : depth + " threads");
                 };

@@ -264,7 +264,7 @@ public final class DirectReadBenchmark {
     /**
      * The public API: the file hard-linked into a fresh storage root as a blob, opened with
      * {@link dev.lockstep.OpenOptions#DIRECT}, each reader fiber reading into an {@link dev.lockstep.IoBuffer} of
-     * its worker's pool with {@code Blob.readInto}.
+     * its worker's pool with {@code Blob.readFully} (the waiting call: no operation handle per read).
      */
     private static Result lockstepApi(Settings settings, int depth) throws IOException {
         long blocks = settings.blocks();
@@ -290,7 +290,7 @@ public final class DirectReadBenchmark {
                                     if (begin >= until) {
                                         return latency;
                                     }
-                                    blob.readInto(random.nextLong(blocks) * BLOCK, buffer, 0, BLOCK).await();
+                                    blob.readFully(random.nextLong(blocks) * BLOCK, buffer, 0, BLOCK);
                                     if (begin >= measureFrom) {
                                         latency.recordValue(System.nanoTime() - begin);
                                     }
@@ -305,7 +305,7 @@ public final class DirectReadBenchmark {
                     return all;
                 }
             });
-            return result("Lockstep (1 worker, Blob.readInto, OpenOptions.DIRECT)", depth, merged, settings.seconds);
+            return result("Lockstep (1 worker, Blob.readFully, OpenOptions.DIRECT)", depth, merged, settings.seconds);
         } finally {
             Files.deleteIfExists(link);
             Files.deleteIfExists(link.getParent());
