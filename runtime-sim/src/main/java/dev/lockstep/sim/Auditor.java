@@ -23,18 +23,26 @@ import java.util.HexFormat;
  * empty field, 255 one byte), and the allocation-free {@code record*} methods below encode exactly as
  * {@link #record} does with those helpers.
  *
+ * <p>A field of {@value #BLOCK_BYTES} bytes or more is encoded by blocks: after {@code varint(len)}, each whole
+ * {@value #BLOCK_BYTES}-byte block of it, from its first byte, is replaced by the block's SHA-256 (32 bytes), and
+ * the bytes after the last whole block follow as they are. The length says how many blocks and how many plain
+ * bytes follow, so events stay self-delimiting; two fields encode alike only if their lengths are equal and every
+ * block has the same SHA-256, so the chain still commits to every payload byte. A block's SHA-256 is worked out
+ * once per content and remembered by the bytes themselves (an auditor keeps the last few hundred blocks): the
+ * 4 KiB a write moved and a later read of the same bytes returned are hashed once, not once per event.
+ *
  * <p>The bytes are hashed in chunks: the chain starts at 32 zero bytes, and at the end of the first event that
  * brings the unhashed bytes to {@value #CHUNK_BYTES} or more, {@code chain = SHA-256(chain ‖ those bytes)}. The
  * digest is {@code SHA-256(chain ‖ the bytes since the last chunk)}, or {@code chain} itself when there are none,
  * so asking for it changes nothing. Where a chunk ends is decided by the bytes alone, so the digest is a function
  * of the encoded sequence; a collision of two sequences' digests would be a collision of SHA-256 (the chain is
- * the Merkle–Damgård construction over chunks). Each byte is hashed once, with one finalization per chunk (a few
- * hundred events) instead of one per event. This format is pinned by tests: changing it changes every recorded
- * digest.
+ * the Merkle–Damgård construction over chunks). Each encoded byte is hashed once, with one finalization per chunk
+ * (a few hundred events) instead of one per event. This format is pinned by tests: changing it changes every
+ * recorded digest.
  *
  * <p>Not thread-safe: the simulator uses it from its one thread.
  *
- * <p>Over 600 lines (about 700): the format, its one generic writer and the allocation-free writers of the
+ * <p>Over 600 lines (about 800): the format, its one generic writer and the allocation-free writers of the
  * simulator's frequent events, which must encode byte for byte as the generic one does, are kept in one place so
  * that a change to one is seen beside the others; the next split is the trace ({@link Event}, the trace context
  * and the source-line lookup, about 120 lines) into a class of its own.
@@ -45,6 +53,10 @@ public final class Auditor {
     public static final int DIGEST_BYTES = 32;
     /** The unhashed bytes at which the chain takes in a chunk: see the class doc. */
     public static final int CHUNK_BYTES = 16 * 1024;
+    /** The size of a block of a long field, encoded as its SHA-256: see the class doc. */
+    public static final int BLOCK_BYTES = 4096;
+    /** The blocks whose digests an auditor remembers: a power of two. */
+    private static final int REMEMBERED_BLOCKS = 256;
 
     /**
      * The event kinds encoded as one byte, {@code KINDS[i]} as {@code i + 1}: every kind the simulator records.
@@ -239,6 +251,16 @@ public final class Auditor {
     private String[] kindKeys = new String[64];
     private Kind[] kindValues = new Kind[64];
     private int kindCount;
+    /**
+     * The blocks hashed lately and their SHA-256, direct-mapped by a hash of the block's bytes and made lazily:
+     * a block found here with equal bytes has that digest, so remembering one changes no digest, only whether it
+     * is worked out again. The table is this auditor's alone, and what it holds depends only on the blocks recorded.
+     */
+    private byte[][] blockBytes;
+    private byte[][] blockDigests;
+    private int[] blockHashes;
+    /** A block being encoded, copied here from its field or buffer. */
+    private byte[] blockScratch;
     /** The room every small event is given at once, so its fields are written without a check each. */
     private static final int SMALL_EVENT_BYTES = 64;
 
@@ -340,7 +362,7 @@ public final class Auditor {
      */
     void recordRingComplete(long ring, long sequence, byte[] opcode, long userData, int result, long now,
             java.lang.foreign.MemorySegment buffer, int movedBytes) {
-        ensure(SMALL_EVENT_BYTES + opcode.length + movedBytes);
+        ensure(SMALL_EVENT_BYTES + opcode.length);
         putKind(RING_COMPLETE);
         pending[pendingLength++] = 7;
         putNumber(ring);
@@ -349,17 +371,12 @@ public final class Auditor {
         putNumber(userData);
         putNumber(result & 0xFFFF_FFFFL);
         putNumber(now);
-        putVarint(movedBytes);
-        if (movedBytes > 0) {
-            java.lang.foreign.MemorySegment.copy(buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, pending,
-                    pendingLength, movedBytes);
-        }
+        putPayload(null, buffer, movedBytes);
         if (trace != null) {
-            byte[] moved = Arrays.copyOfRange(pending, pendingLength, pendingLength + movedBytes);
+            byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             trace.add(traced(RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
                 u32(result), u64(now), moved}));
         }
-        pendingLength += movedBytes;
         endEvent();
     }
 
@@ -502,10 +519,73 @@ public final class Auditor {
             .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
     private void putField(byte[] bytes) {
+        if (bytes.length >= BLOCK_BYTES) {
+            putPayload(bytes, null, bytes.length);
+            return;
+        }
         putVarint(bytes.length);
         ensure(bytes.length);
         System.arraycopy(bytes, 0, pending, pendingLength, bytes.length);
         pendingLength += bytes.length;
+    }
+
+    /**
+     * A field of {@code length} bytes, from {@code array} or else from {@code segment}, in the encoding of the class
+     * doc: its length, the digest of each whole block, the rest as it is.
+     */
+    private void putPayload(byte[] array, java.lang.foreign.MemorySegment segment, int length) {
+        putVarint(length);
+        int blocks = length / BLOCK_BYTES;
+        int rest = length - blocks * BLOCK_BYTES;
+        ensure(blocks * DIGEST_BYTES + rest);
+        for (int block = 0; block < blocks; block++) {
+            byte[] scratch = blockScratch == null ? (blockScratch = new byte[BLOCK_BYTES]) : blockScratch;
+            if (array != null) {
+                System.arraycopy(array, block * BLOCK_BYTES, scratch, 0, BLOCK_BYTES);
+            } else {
+                java.lang.foreign.MemorySegment.copy(segment, java.lang.foreign.ValueLayout.JAVA_BYTE,
+                        (long) block * BLOCK_BYTES, scratch, 0, BLOCK_BYTES);
+            }
+            System.arraycopy(blockDigest(), 0, pending, pendingLength, DIGEST_BYTES);
+            pendingLength += DIGEST_BYTES;
+        }
+        if (rest > 0) {
+            int from = blocks * BLOCK_BYTES;
+            if (array != null) {
+                System.arraycopy(array, from, pending, pendingLength, rest);
+            } else {
+                java.lang.foreign.MemorySegment.copy(segment, java.lang.foreign.ValueLayout.JAVA_BYTE, from, pending,
+                        pendingLength, rest);
+            }
+            pendingLength += rest;
+        }
+    }
+
+    /**
+     * The SHA-256 of the block in {@link #blockScratch}: remembered if a block of the same bytes was hashed lately
+     * (a full comparison, so a remembered digest is always the digest of these bytes), else worked out and
+     * remembered in place of whatever had its slot.
+     */
+    private byte[] blockDigest() {
+        if (blockBytes == null) {
+            blockBytes = new byte[REMEMBERED_BLOCKS][];
+            blockDigests = new byte[REMEMBERED_BLOCKS][];
+            blockHashes = new int[REMEMBERED_BLOCKS];
+        }
+        byte[] scratch = blockScratch;
+        int hash = Arrays.hashCode(scratch);
+        int slot = (hash ^ (hash >>> 16)) & (REMEMBERED_BLOCKS - 1);
+        byte[] remembered = blockBytes[slot];
+        if (remembered != null && blockHashes[slot] == hash && Arrays.equals(remembered, scratch)) {
+            return blockDigests[slot];
+        }
+        byte[] digest = sha256.digest(scratch);
+        // The scratch array becomes the slot's; the block it replaces, if any, is the next scratch.
+        blockBytes[slot] = scratch;
+        blockDigests[slot] = digest;
+        blockHashes[slot] = hash;
+        blockScratch = remembered;
+        return digest;
     }
 
     private void putVarint(int value) {

@@ -176,6 +176,56 @@ class AuditorTest {
         }
     }
 
+    @Test
+    void aLongFieldIsHashedByBlocks() throws Exception {
+        // A field of 2 blocks and 5 bytes, from record and from a completion's buffer: varint(len), the SHA-256 of
+        // each whole block, then the 5 bytes as they are. The expected bytes are built here by hand.
+        byte[] field = new byte[2 * Auditor.BLOCK_BYTES + 5];
+        new java.util.Random(3).nextBytes(field);
+        java.io.ByteArrayOutputStream encoded = new java.io.ByteArrayOutputStream();
+        encoded.write(new byte[] {0, 1, 'k', 1});
+        encoded.write(new byte[] {(byte) 0x85, 0x40}); // varint(8197)
+        java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+        encoded.write(sha.digest(java.util.Arrays.copyOfRange(field, 0, Auditor.BLOCK_BYTES)));
+        encoded.write(sha.digest(java.util.Arrays.copyOfRange(field, Auditor.BLOCK_BYTES, 2 * Auditor.BLOCK_BYTES)));
+        encoded.write(field, 2 * Auditor.BLOCK_BYTES, 5);
+        sha.update(new byte[Auditor.DIGEST_BYTES]);
+        String expected = java.util.HexFormat.of().formatHex(sha.digest(encoded.toByteArray()));
+        Auditor auditor = new Auditor();
+        auditor.record("k", field);
+        assertEquals(expected, auditor.digest());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(field.length);
+            MemorySegment.copy(field, 0, buffer, ValueLayout.JAVA_BYTE, 0, field.length);
+            byte[] opcode = Auditor.utf8("READ");
+            sameDigest(one -> one.recordRingComplete(1, 2, opcode, 3, field.length, 4, buffer, field.length),
+                    two -> two.record("ring.complete", Auditor.u64(1), Auditor.u64(2), opcode, Auditor.u64(3),
+                            Auditor.u32(field.length), Auditor.u64(4), field));
+        }
+    }
+
+    @Test
+    void aRememberedBlockDigestIsOnlyUsedForTheSameBytes() throws Exception {
+        // Two blocks whose Arrays.hashCode agree (31 * b[0] + b[1] is 31 for both) and so share a remembered slot:
+        // each must be hashed as itself, whichever came first and however often.
+        byte[] one = new byte[Auditor.BLOCK_BYTES];
+        one[1] = 31;
+        byte[] other = new byte[Auditor.BLOCK_BYTES];
+        other[0] = 1;
+        assertEquals(java.util.Arrays.hashCode(one), java.util.Arrays.hashCode(other));
+        List<byte[]> blocks = List.of(one, other, one, one.clone(), other);
+        Auditor auditor = new Auditor();
+        java.io.ByteArrayOutputStream encoded = new java.io.ByteArrayOutputStream();
+        java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+        for (byte[] block : blocks) {
+            auditor.record("b", block);
+            encoded.write(new byte[] {0, 1, 'b', 1, (byte) 0x80, 0x20}); // kind "b", one field, varint(4096)
+            encoded.write(sha.digest(block));
+        }
+        sha.update(new byte[Auditor.DIGEST_BYTES]);
+        assertEquals(java.util.HexFormat.of().formatHex(sha.digest(encoded.toByteArray())), auditor.digest());
+    }
+
     /** The digest of one event before a completion, the completion, and one event after it. */
     private static String completionDigest(byte[] opcode, MemorySegment buffer, int moved, long userDataFlip) {
         Auditor auditor = new Auditor();
