@@ -10,6 +10,10 @@ import java.util.TreeMap;
  * The bytes of one file image, sparse: fixed-size pages in offset order and a size. Pages never written read as
  * zeros, so extending a file or writing far past its end exposes zeros and costs no memory, as a sparse file on
  * Linux does. Bytes of a page past the size are always zero, so growing the size exposes zeros.
+ *
+ * <p>A page below 1 GiB may be shared: an array that is also another image's page or a journal entry's data
+ * ({@link #writeShared}, {@link #copy}). Nothing changes a shared array; an image that writes into a shared page
+ * first takes a copy of it, so a 4 KiB write is one array in the page cache, the journal and the disk image.
  */
 final class ByteImage {
     /** The largest file the simulator holds, as ext4's 16 TiB limit for 4 KiB blocks. */
@@ -28,16 +32,19 @@ final class ByteImage {
 
     /** Page index to its bytes, for indexes below {@link #DENSE_PAGES}; null entries were never written. */
     private byte[][] low;
+    /** Whether {@code low[i]} is shared, so must be copied before it is written (see the class doc). */
+    private boolean[] lowShared;
     /** Page index to its bytes, for indexes from {@link #DENSE_PAGES} on; sorted, so every walk is in order. */
     private final TreeMap<Long, byte[]> high;
     private long size;
 
     ByteImage() {
-        this(new byte[0][], new TreeMap<>(), 0);
+        this(new byte[0][], new boolean[0], new TreeMap<>(), 0);
     }
 
-    private ByteImage(byte[][] low, TreeMap<Long, byte[]> high, long size) {
+    private ByteImage(byte[][] low, boolean[] lowShared, TreeMap<Long, byte[]> high, long size) {
         this.low = low;
+        this.lowShared = lowShared;
         this.high = high;
         this.size = size;
     }
@@ -46,16 +53,18 @@ final class ByteImage {
         return size;
     }
 
+    /** An independent image with the same bytes: the pages below 1 GiB are shared by both until either writes. */
     ByteImage copy() {
-        byte[][] lowCopy = new byte[low.length][];
         for (int i = 0; i < low.length; i++) {
-            lowCopy[i] = low[i] == null ? null : low[i].clone();
+            if (low[i] != null) {
+                lowShared[i] = true;
+            }
         }
         TreeMap<Long, byte[]> highCopy = new TreeMap<>();
         for (Map.Entry<Long, byte[]> page : high.entrySet()) {
             highCopy.put(page.getKey(), page.getValue().clone());
         }
-        return new ByteImage(lowCopy, highCopy, size);
+        return new ByteImage(low.clone(), lowShared.clone(), highCopy, size);
     }
 
     /** The page at {@code index}, or null if it was never written (or was cut away). */
@@ -66,20 +75,32 @@ final class ByteImage {
         return high.get(index);
     }
 
-    /** The page at {@code index}, made (zeroed) if missing. */
+    /** The page at {@code index}, made (zeroed) if missing and copied if shared: this image's own to write. */
     private byte[] pageForWrite(long index) {
         if (index >= DENSE_PAGES) {
             return high.computeIfAbsent(index, ignored -> new byte[PAGE_SIZE]);
         }
-        if (index >= low.length) {
-            low = Arrays.copyOf(low, (int) Math.min(DENSE_PAGES, Math.max(index + 1, low.length * 2L)));
-        }
-        byte[] page = low[(int) index];
+        reach(index);
+        int at = (int) index;
+        byte[] page = low[at];
         if (page == null) {
             page = new byte[PAGE_SIZE];
-            low[(int) index] = page;
+            low[at] = page;
+        } else if (lowShared[at]) {
+            page = page.clone();
+            low[at] = page;
+            lowShared[at] = false;
         }
         return page;
+    }
+
+    /** Grows {@link #low} to hold {@code index}, below {@link #DENSE_PAGES}. */
+    private void reach(long index) {
+        if (index >= low.length) {
+            int length = (int) Math.min(DENSE_PAGES, Math.max(index + 1, low.length * 2L));
+            low = Arrays.copyOf(low, length);
+            lowShared = Arrays.copyOf(lowShared, length);
+        }
     }
 
     /** Drops every page from {@code index} on. */
@@ -87,6 +108,7 @@ final class ByteImage {
         high.tailMap(Math.max(index, DENSE_PAGES), true).clear();
         if (index < low.length) {
             Arrays.fill(low, (int) index, low.length, null);
+            Arrays.fill(lowShared, (int) index, lowShared.length, false);
         }
     }
 
@@ -162,17 +184,32 @@ final class ByteImage {
         size = Math.max(size, offset + length);
     }
 
+    /**
+     * Writes all of {@code data} at {@code offset}, as {@link #write} does, keeping {@code data} itself as the page
+     * when it is exactly one page at a page boundary below 1 GiB (else copying it).
+     *
+     * @param data bytes that nobody changes from now on: the image may share them (see the class doc)
+     */
+    void writeShared(long offset, byte[] data) {
+        long index = offset >>> PAGE_SHIFT;
+        if (data.length != PAGE_SIZE || (offset & (PAGE_SIZE - 1)) != 0 || index >= DENSE_PAGES) {
+            write(offset, data, 0, data.length);
+            return;
+        }
+        reach(index);
+        low[(int) index] = data;
+        lowShared[(int) index] = true;
+        size = Math.max(size, offset + PAGE_SIZE);
+    }
+
     /** Sets the size: truncating drops or zeroes the cut bytes so a later extension reads zeros. */
     void resize(long newSize) {
         if (newSize < size) {
             long firstCutPage = (newSize + PAGE_SIZE - 1) >>> PAGE_SHIFT;
             dropFrom(firstCutPage);
             int inPage = (int) (newSize & (PAGE_SIZE - 1));
-            if (inPage != 0) {
-                byte[] partial = page(newSize >>> PAGE_SHIFT);
-                if (partial != null) {
-                    Arrays.fill(partial, inPage, PAGE_SIZE, (byte) 0);
-                }
+            if (inPage != 0 && page(newSize >>> PAGE_SHIFT) != null) {
+                Arrays.fill(pageForWrite(newSize >>> PAGE_SHIFT), inPage, PAGE_SIZE, (byte) 0);
             }
         }
         size = newSize;

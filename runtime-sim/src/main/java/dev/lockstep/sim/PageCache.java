@@ -29,16 +29,18 @@ final class PageCache {
      * the live size.
      *
      * @param availableBytes the capacity left before this write
+     * @param owned whether {@code source} is an array nobody else holds or changes, which the page cache and the
+     *              journal may keep instead of a copy
      * @return the bytes written, or {@code -ENOSPC} or {@code -EIO}
      */
     static int write(FileNode file, long offset, byte[] source, int sourceOffset, int length, boolean durable,
-            StorageFaults faults, long availableBytes, Generator generator) {
+            StorageFaults faults, long availableBytes, Generator generator, boolean owned) {
         if (generator.chance(Site.FAULT_WRITE, faults.writeRate())) {
             if (length >= 2 && generator.chance(Site.PARTIAL_WRITE, faults.partialWriteRate())) {
                 int prefix = 1 + generator.nextInt(Site.PARTIAL_WRITE, length - 1);
                 int fitting = fitting(file, offset, prefix, availableBytes);
                 if (fitting > 0) {
-                    apply(file, offset, source, sourceOffset, fitting, false);
+                    apply(file, offset, source, sourceOffset, fitting, false, owned);
                 }
             }
             return -Errno.EIO;
@@ -50,7 +52,7 @@ final class PageCache {
         if (fitting <= 0) {
             return -Errno.ENOSPC;
         }
-        apply(file, offset, source, sourceOffset, fitting, durable);
+        apply(file, offset, source, sourceOffset, fitting, durable, owned);
         if (durable && generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
             // The bytes are in the page cache; their writeback failed.
             Write written = (Write) file.unsynced.removeLast();
@@ -74,11 +76,21 @@ final class PageCache {
         return (int) Math.max(0, Math.min(length, largestEnd - offset));
     }
 
+    /**
+     * The write's bytes become the journal entry's data, which nothing changes from then on, and the page cache
+     * shares them ({@link ByteImage#writeShared}): one array, not a copy for each, and none when the caller's
+     * whole array is {@code owned}.
+     */
     private static void apply(FileNode file, long offset, byte[] source, int sourceOffset, int length,
-            boolean durable) {
-        file.live.write(offset, source, sourceOffset, length);
-        byte[] data = new byte[length];
-        System.arraycopy(source, sourceOffset, data, 0, length);
+            boolean durable, boolean owned) {
+        byte[] data;
+        if (owned && sourceOffset == 0 && length == source.length) {
+            data = source;
+        } else {
+            data = new byte[length];
+            System.arraycopy(source, sourceOffset, data, 0, length);
+        }
+        file.live.writeShared(offset, data);
         file.unsynced.add(new Write(offset, data, durable));
     }
 
@@ -106,7 +118,7 @@ final class PageCache {
     static void applyJournal(FileNode file) {
         for (Mutation mutation : file.unsynced) {
             switch (mutation) {
-                case Write write -> file.durable.write(write.offset(), write.data(), 0, write.data().length);
+                case Write write -> file.durable.writeShared(write.offset(), write.data());
                 case Resize resize -> file.durable.resize(resize.size());
             }
         }
@@ -121,8 +133,7 @@ final class PageCache {
     static void dropJournal(FileNode file, Generator generator) {
         for (Mutation mutation : file.unsynced) {
             switch (mutation) {
-                case Write write when write.durable() ->
-                        file.durable.write(write.offset(), write.data(), 0, write.data().length);
+                case Write write when write.durable() -> file.durable.writeShared(write.offset(), write.data());
                 case Write write -> writeBack(file.durable, write, generator);
                 case Resize resize -> {
                     if (generator.nextInt(Site.SYNC_WRITEBACK, 2) == 1) {
@@ -191,7 +202,11 @@ final class PageCache {
         List<CrashReport.Range> ranges = merged(survived);
         for (CrashReport.Range range : ranges) {
             int from = (int) (range.offset() - write.offset());
-            image.write(range.offset(), write.data(), from, (int) range.length());
+            if (from == 0 && range.length() == write.data().length) {
+                image.writeShared(range.offset(), write.data());
+            } else {
+                image.write(range.offset(), write.data(), from, (int) range.length());
+            }
         }
         return new CrashReport.MutationOutcome(CrashReport.Kind.WRITE, write.offset(), write.data().length,
                 write.durable(), ranges);

@@ -539,6 +539,19 @@ public final class SimFileSystem {
      *         {@code -EINVAL}, {@code -EFBIG}, {@code -ENOSPC} or {@code -EIO}
      */
     public int write(Handle handle, long offset, byte[] source, int sourceOffset, int length, boolean durable) {
+        return write(handle, offset, source, sourceOffset, length, durable, false);
+    }
+
+    /**
+     * {@link #write(Handle, long, byte[], int, int, boolean)} of all of {@code data}, an array the caller hands
+     * over: nobody changes it from now on, so the page cache and the journal keep it instead of a copy.
+     */
+    int writeOwned(Handle handle, long offset, byte[] data, boolean durable) {
+        return write(handle, offset, data, 0, data.length, durable, true);
+    }
+
+    private int write(Handle handle, long offset, byte[] source, int sourceOffset, int length, boolean durable,
+            boolean owned) {
         if (poweredOff) {
             return -Errno.EIO;
         }
@@ -556,7 +569,7 @@ public final class SimFileSystem {
         }
         long before = file.live.size();
         int result = PageCache.write(file, offset, source, sourceOffset, length, durable, faults,
-                faults.capacityBytes() - usedBytes, generator);
+                faults.capacityBytes() - usedBytes, generator, owned);
         usedBytes += file.live.size() - before;
         return result;
     }

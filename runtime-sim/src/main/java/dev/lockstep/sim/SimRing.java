@@ -910,7 +910,7 @@ public final class SimRing implements Ring {
         byte[] data = new byte[asked];
         MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
         boolean durable = (request.rwFlags & Submission.RWF_DSYNC) != 0;
-        return file.fileSystem.write(file.handle, request.offset, data, 0, asked, durable);
+        return file.fileSystem.writeOwned(file.handle, request.offset, data, durable);
     }
 
     private int fsync(Request request) {

@@ -52,5 +52,36 @@ class ByteImageTest {
         image.write(FAR, new byte[] {9}, 0, 1);
         assertArrayEquals(new byte[] {1}, read(copy, 10, 1));
         assertArrayEquals(new byte[] {2}, read(copy, FAR, 1));
+        copy.write(11, new byte[] {8}, 0, 1);
+        copy.resize(5);
+        assertArrayEquals(new byte[] {9, 0}, read(image, 10, 2), "the copy's writes leave the original alone");
+    }
+
+    @Test
+    void aSharedPageIsNeverWrittenThroughAndReadsBackAsWritten() {
+        // A journal's data kept as the page of the page cache and of the disk image: writing, truncating or copying
+        // either image changes neither the other nor the array they share.
+        byte[] data = new byte[4096];
+        data[0] = 1;
+        data[4095] = 2;
+        byte[] kept = data.clone();
+        ByteImage live = new ByteImage();
+        ByteImage durable = new ByteImage();
+        live.writeShared(8192, data);
+        durable.writeShared(8192, data);
+        live.write(8192, new byte[] {7}, 0, 1);
+        live.resize(8192 + 100);
+        assertArrayEquals(kept, data);
+        assertArrayEquals(kept, read(durable, 8192, 4096));
+        assertArrayEquals(new byte[] {7, 0, 0}, read(live, 8192, 3));
+        assertEquals(8192 + 100, live.size());
+        durable.copy().write(8192 + 4095, new byte[] {3}, 0, 1);
+        assertArrayEquals(kept, read(durable, 8192, 4096));
+        assertArrayEquals(kept, data);
+        ByteImage unaligned = new ByteImage();
+        unaligned.writeShared(1, data); // not a page at a page boundary: copied
+        unaligned.write(1, new byte[] {5}, 0, 1);
+        assertArrayEquals(kept, data);
+        assertEquals(4097, unaligned.size());
     }
 }
