@@ -52,7 +52,7 @@ public final class SimThroughput {
      * @param args optional: a multiplier for the number of runs (default 1), then the scheduling modes to measure
      *             side by side, comma-separated (default {@code INTERLEAVED,SERVICE_FIRST}; see {@link Scheduling}),
      *             then the workloads to run, comma-separated first words of their names (default all: {@code
-     *             mixed,storage,network,switches})
+     *             mixed,storage,distinct,network,switches})
      */
     public static void main(String[] args) {
         double scale = args.length > 0 ? Double.parseDouble(args[0]) : 1;
@@ -69,7 +69,9 @@ public final class SimThroughput {
                 new Workload("mixed (3 workers: net+partition+faults+storage)", scaled(400, scale),
                         MixedWorkload::config, MixedWorkload::run),
                 new Workload("storage (1 worker, 8 fibers: 4 KiB writes, syncs, reads)", scaled(40, scale),
-                        seed -> SimConfig.builder().seed(seed).build(), SimThroughput::storage),
+                        seed -> SimConfig.builder().seed(seed).build(), ctx -> storage(ctx, false)),
+                new Workload("distinct (storage, every 4 KiB block written different)", scaled(40, scale),
+                        seed -> SimConfig.builder().seed(seed).build(), ctx -> storage(ctx, true)),
                 new Workload("network (2 workers, 4 connections: 64 B echoes)", scaled(40, scale),
                         seed -> SimConfig.builder().seed(seed).workers(2).build(), SimThroughput::network),
                 new Workload("switches (1 worker, 64 fibers: 1 us sleeps)", scaled(40, scale),
@@ -141,8 +143,13 @@ public final class SimThroughput {
         return new Totals(switches, ring + calls, ring, calls, events, simulated, threadCpu, processCpu, runs);
     }
 
-    /** Eight fibers, each writing 64 blocks of 4 KiB to its own blob, syncing every 8, reading each back. */
-    private static Object storage(Context ctx) {
+    /**
+     * Eight fibers, each writing 64 blocks of 4 KiB to its own blob, syncing every 8, reading each back. The blocks
+     * are the same 64 in every fiber (only the first byte varies), or, {@code distinct}, every block of the run
+     * differs: the auditor remembers the digests of blocks it has hashed, so the two show what a write of new
+     * bytes costs against one of bytes seen before.
+     */
+    private static Object storage(Context ctx, boolean distinct) {
         List<Handle<Void>> handles = new ArrayList<>();
         for (int f = 0; f < 8; f++) {
             int id = f;
@@ -151,6 +158,12 @@ public final class SimThroughput {
                 try (Blob blob = c.open("bench", "blob" + id).await().blob()) {
                     for (int i = 0; i < 64; i++) {
                         block[0] = (byte) i;
+                        if (distinct) {
+                            block[1] = (byte) id;
+                            for (int k = 2; k < block.length; k += 8) {
+                                block[k] = (byte) (k * 31 + i * 7 + id);
+                            }
+                        }
                         blob.writeAt((long) i * block.length, block).await();
                         if (i % 8 == 7) {
                             blob.sync().await();
