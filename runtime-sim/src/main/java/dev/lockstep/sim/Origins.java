@@ -1,7 +1,5 @@
 package dev.lockstep.sim;
 
-import java.util.List;
-
 /**
  * Where the simulated kernel was asked to create a resource: the source line a leak report names.
  *
@@ -22,16 +20,30 @@ final class Origins {
      * worker's service turn, where no application frame is on the stack), the first engine frame.
      */
     static String caller() {
-        // Frames below the simulator's loop are whoever started the runner, not whoever asked for the resource.
-        List<StackWalker.StackFrame> frames = WALKER.walk(stack -> stack.limit(MAX_FRAMES)
-                .takeWhile(f -> !f.getClassName().equals(LOOP)).filter(f -> !isSimulator(f.getClassName())).toList());
-        for (StackWalker.StackFrame frame : frames) {
-            if (isApplication(frame.getClassName())) {
-                return frame.toStackTraceElement().toString();
+        // Frames below the simulator's loop are whoever started the runner, not whoever asked for the resource. The
+        // walk stops at the first application frame: the stack is taken from the JVM only as far as it is read.
+        return WALKER.walk(stack -> {
+            StackWalker.StackFrame firstOutside = null;
+            for (java.util.Iterator<StackWalker.StackFrame> frames = stack.limit(MAX_FRAMES).iterator();
+                    frames.hasNext(); ) {
+                StackWalker.StackFrame frame = frames.next();
+                String type = frame.getClassName();
+                if (type.equals(LOOP)) {
+                    break;
+                }
+                if (isSimulator(type)) {
+                    continue;
+                }
+                if (isApplication(type)) {
+                    return frame.toStackTraceElement().toString();
+                }
+                if (firstOutside == null) {
+                    firstOutside = frame;
+                }
             }
-        }
-        return frames.isEmpty() ? "an unknown caller"
-                : frames.getFirst().toStackTraceElement() + " (in a worker's service turn)";
+            return firstOutside == null ? "an unknown caller"
+                    : firstOutside.toStackTraceElement() + " (in a worker's service turn)";
+        });
     }
 
     /** The simulator and the JDK; the simulator's own tests (classes named {@code ...Test}) are application code. */
