@@ -57,6 +57,19 @@ class ReadmeTest {
                 out.toString(StandardCharsets.UTF_8));
     }
 
+    /**
+     * The README's failing run is what {@code BuggyJournalFixture} prints on this simulator, seed, failure, replay
+     * text and audit digest alike: an audit-format change that moves the digest fails here, not in a reader's hands.
+     */
+    @Test
+    void theFailingExampleIsWhatTheBuggyFixturePrints() throws Exception {
+        Launch launch = Launch.run(Class.forName("dev.lockstep.testing.example.BuggyJournalFixture"));
+        assertTrue(!launch.failed().isEmpty(), "the fixture with its sync forgotten failed no seed");
+        var first = launch.failed().getFirst();
+        assertEquals(block(readme(), "Now forget the `sync()`", ""),
+                first.name() + "\n" + first.failure().getMessage() + "\n");
+    }
+
     @Test
     void theTestExampleIsJournalTestJava() throws Exception {
         assertEquals(source("JournalTest.java"), block(readme(), "The test states exactly that", "java"));
