@@ -171,9 +171,9 @@ public interface Blob extends AutoCloseable {
      * none per call: on a fiber this call allocates nothing in steady state (the buffer paths' zero-garbage
      * form). While it waits the buffer is in flight exactly as with {@code writeFrom}. It throws what that
      * {@code await} would throw, and on the way out (a failure, the task's abort, an enclosing
-     * {@link Clock#timeout}) the request is closed as closing the operation would close it, so nothing it
-     * started outlives the call.
-     * As with {@code writeFrom}, a write is never cancelled: an abort or timeout stops the wait, not the write.
+     * {@link Clock#timeout}) the operation is closed as the caller would close it. A write is retained work, as
+     * with {@code writeFrom}: an abort or timeout ends the wait, not the write, and the buffer stays in flight
+     * until the write completes.
      *
      * @param offset byte offset, {@code >= 0}
      * @param from a held buffer of the calling worker
