@@ -94,7 +94,7 @@ final class EngineBlob implements Blob {
         if (count == 0) {
             return worker.register(new Immediate("empty read of '" + name + "'", () -> new byte[0]));
         }
-        if (!options.dontCache() && WorkerBuffers.pooled(count) && mayReadInPlace(worker)) {
+        if (!options.dontCache() && WorkerBuffers.pooled(count) && mayReadInPlace(worker, Fibers.current())) {
             MemorySegment copy = worker.buffers().take(count);
             try {
                 if (readCached(worker, copy, 0, count, offset)) {
@@ -111,15 +111,17 @@ final class EngineBlob implements Blob {
 
     @Override
     public Operation<Void> readInto(long offset, IoBuffer into, int at, int count) {
-        Operation<Void> operation = readInto(offset, into, at, count, null, false);
+        Operation<Void> operation = readInto(offset, into, at, count, null, false, Fibers.current());
         return operation != null ? operation : Completed.done();
     }
 
     @Override
     public void readFully(long offset, IoBuffer into, int at, int count) {
-        Registration<Object> reuse = Fibers.lendReusable();
+        // One look-up of the calling fiber, for the loan and for the read at the call alike.
+        Fiber fiber = Fibers.current();
+        Registration<Object> reuse = fiber == null ? null : fiber.takeReusable();
         try {
-            Registration.awaitAndClose(readInto(offset, into, at, count, reuse, true));
+            Registration.awaitAndClose(readInto(offset, into, at, count, reuse, true, fiber));
         } finally {
             Registration.giveBack(reuse);
         }
@@ -128,10 +130,10 @@ final class EngineBlob implements Blob {
     /**
      * {@link #readInto(long, IoBuffer, int, int)}, admitted with {@code reuse} when it is not null; null when the
      * bytes were read at the call ({@link #readCached}) or none were asked for and {@code fully} says the caller
-     * makes no operation for that.
+     * makes no operation for that. {@code fiber} is the calling fiber ({@link Fibers#current()}), or null.
      */
     private Operation<Void> readInto(long offset, IoBuffer into, int at, int count, Registration<?> reuse,
-                                     boolean fully) {
+                                     boolean fully, Fiber fiber) {
         checkRange(offset, count, "read");
         if (count > MAX_TRANSFER_BYTES) {
             throw new IllegalArgumentException("read length must be at most Blob.MAX_TRANSFER_BYTES ("
@@ -143,7 +145,7 @@ final class EngineBlob implements Blob {
         if (count == 0) {
             return fully ? null : worker.register(new Immediate("empty read of '" + name + "'", () -> null));
         }
-        if (mayReadInPlace(worker) && readCached(worker, buffer.memory, at, count, offset)) {
+        if (mayReadInPlace(worker, fiber) && readCached(worker, buffer.memory, at, count, offset)) {
             return null;
         }
         buffer.inFlight = true;
@@ -156,13 +158,12 @@ final class EngineBlob implements Blob {
      * that has not refused the question for this file, by a task that was not aborted on a worker that is not
      * closing (whose await must throw without the read having run, as a queued request's does), while the worker
      * has turns in place left ({@link Worker#takeInPlaceTurn}: a fiber that never parks must not hold its
-     * worker's timers and other fibers back).
+     * worker's timers and other fibers back). {@code fiber} is the caller's ({@link Fibers#current()}), or null.
      */
-    private boolean mayReadInPlace(Worker worker) {
+    private boolean mayReadInPlace(Worker worker, Fiber fiber) {
         if (alignment != 0 || !readsInPlace || !worker.ring().readsWithoutWaiting() || worker.isClosing()) {
             return false;
         }
-        Fiber fiber = Fibers.current();
         // Last: a read answered at the call does not park, so it takes one of the worker's in-place turns.
         return fiber != null && !fiber.isAborted() && worker.takeInPlaceTurn();
     }
