@@ -25,10 +25,8 @@ import org.junit.jupiter.api.Timeout;
 class PendingSetModelTest {
     private static final int INVOCATIONS = 40;
 
-    /** An operation that only counts its closes. */
-    private static final class CountingOperation implements Operation<Void> {
-        final AtomicInteger closes = new AtomicInteger();
-
+    /** An operation that can only be closed: what a pending set does with the operations it tracks. */
+    private abstract static class CloseOnlyOperation implements Operation<Void> {
         @Override
         public Poll<Void> poll(Waker waker) {
             throw new UnsupportedOperationException("not part of this test");
@@ -38,6 +36,11 @@ class PendingSetModelTest {
         public Void await() {
             throw new UnsupportedOperationException("not part of this test");
         }
+    }
+
+    /** An operation that only counts its closes. */
+    private static final class CountingOperation extends CloseOnlyOperation {
+        final AtomicInteger closes = new AtomicInteger();
 
         @Override
         public void close() {
@@ -101,7 +104,7 @@ class PendingSetModelTest {
     }
 
     /** A fiber's reusable operation: re-pointed from use to use; counts the closes each use got, and any other. */
-    private static final class RepointedOperation implements Operation<Void>, PendingSet.Repointable {
+    private static final class RepointedOperation extends CloseOnlyOperation implements PendingSet.Repointable {
         static final long FIRST = 1;
         static final long SECOND = 2;
         volatile long key = FIRST;
@@ -122,16 +125,6 @@ class PendingSetModelTest {
         @Override
         public void closeUse(long use, Thread closer) {
             (use == FIRST ? firstUseCloses : secondUseCloses).incrementAndGet();
-        }
-
-        @Override
-        public Poll<Void> poll(Waker waker) {
-            throw new UnsupportedOperationException("not part of this test");
-        }
-
-        @Override
-        public Void await() {
-            throw new UnsupportedOperationException("not part of this test");
         }
 
         /** As a registration's own close: it closes whatever use the operation names now. */
