@@ -27,7 +27,8 @@ import tools.jackson.databind.ObjectMapper;
  *
  * <p>Every variant is a whole program of its own: a JVM running one {@link BenchPrograms} case, a C program
  * (liburing no-ops, the TCP echo client) that the {@code lockstep} script compiled, fio, or
- * {@link DirectReadBenchmark} for one engine. The TCP echo servers are all measured with the same C client.
+ * {@link DirectReadBenchmark} for one engine. Every JVM gets the same heap ({@link #HEAP}). The TCP echo servers
+ * are all measured with the same C client.
  * Allocation is what the measured JVM's threads allocated during its measured window divided by its operations
  * (the counter behind JMH's {@code gc.alloc.rate.norm}); the C NOP program allocates no Java heap (0), fio and
  * {@code DirectReadBenchmark} report none ({@code —}). CPU per operation is the CPU time of the measured
@@ -514,9 +515,18 @@ public final class Bench {
 
     // ---- running programs ----
 
+    /**
+     * The heap every measured JVM gets, whatever it runs. Without it the JVM sizes its heap from the machine's
+     * memory (a quarter of it), and the {@code byte[]} rows, which allocate a fresh 4 KiB array per read, then
+     * measure the machine: a young generation of hundreds of MiB means every new array is memory the caches no
+     * longer hold, and on a 24 GiB machine {@code Blob.readAt} ran at about 0.7 of its rate with a 1 GiB heap
+     * (BENCHMARKS.md, "The bench's heap"). One size for every Java variant keeps runs comparable between machines.
+     */
+    static final String HEAP = "-Xmx1g";
+
     private List<String> jvm(String mainClass, String... args) {
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "--add-opens",
-                "java.base/java.lang=ALL-UNNAMED", "-cp", classpath, mainClass));
+        List<String> command = new ArrayList<>(List.of(java, HEAP, "--enable-native-access=ALL-UNNAMED",
+                "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", classpath, mainClass));
         command.addAll(Arrays.asList(args));
         return command;
     }
