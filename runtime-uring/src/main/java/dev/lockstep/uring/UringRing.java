@@ -415,6 +415,15 @@ public final class UringRing implements Ring {
     }
 
     /**
+     * The ring's own fd, which {@code io_uring_register} takes; for tests.
+     *
+     * @return the fd
+     */
+    int ringFd() {
+        return ringFd;
+    }
+
+    /**
      * Whether the kernel supports an opcode, by {@code IORING_REGISTER_PROBE} (Linux 5.6+); false if the probe
      * itself is refused.
      */
@@ -939,7 +948,19 @@ public final class UringRing implements Ring {
             argument = geteventsArgument.address();
             argumentBytes = GETEVENTS_ARG_BYTES;
         }
-        return (int) Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, waitForOne ? 1 : 0, flags,
+        int minComplete = waitForOne ? 1 : 0;
+        if (argument == 0) {
+            // Without errno first (Libc.syscallUncaptured): the common answer is a count. io_uring_enter returns
+            // the number of entries it submitted whenever it submitted any, so -1 means it consumed none, and the
+            // same call made again, capturing errno this time, submits the same entries: for EINTR, EAGAIN or
+            // EBUSY it is what enter's loop would do next, and any other error recurs. Not for a timed wait,
+            // whose ETIME comes after the timeout: asking again would wait a second timeout.
+            long result = Libc.syscallUncaptured(Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, minComplete, flags, 0, 0);
+            if (result != -1) {
+                return (int) result;
+            }
+        }
+        return (int) Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, minComplete, flags,
                 argument, argumentBytes);
     }
 

@@ -41,6 +41,7 @@ class LibcTest {
             assertEquals(-Errno.EBADF, Libc.invoke(state, s -> (int) Libc.FSYNC.invokeExact(s, -1)));
             assertEquals(-Errno.EBADF, Libc.read(state, -1, buffer, buffer.byteSize()));
             assertEquals(-Errno.ENOSYS, Libc.syscall(state, 100_000, 0, 0, 0, 0, 0, 0));
+            assertEquals(-1, Libc.syscallUncaptured(100_000, 0, 0, 0, 0, 0, 0), "the uncaptured call: C's -1");
             // A result of -1 that is not a failure cannot come from these calls; a successful one passes through.
             MemorySegment path = arena.allocateFrom("/dev/null");
             long fd = Libc.invoke(state, s -> (int) Libc.OPEN.invokeExact(s, path, Libc.O_RDONLY | Libc.O_CLOEXEC,

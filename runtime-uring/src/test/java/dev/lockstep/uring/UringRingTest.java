@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
@@ -118,6 +119,24 @@ class UringRingTest {
         second.close();
         assertEquals(-Errno.EBADF, Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, secondSlot, 0, 0,
                 enterRegistered, 0, 0), "the closed ring's slot still held a ring");
+    }
+
+    @Test
+    void anEnterThatFailsReportsItsErrnoThoughItFirstAsksWithoutIt() {
+        // The ring's slot is emptied behind its back (IORING_UNREGISTER_RING_FDS, 21, one io_uring_rsrc_update of
+        // 16 bytes), so its next enter through the slot fails with EBADF: the first ask, without errno, sees only
+        // -1, and the repeat must name the real error.
+        MemorySegment callState = Libc.newCallState(Arena.ofAuto());
+        MemorySegment update = Arena.ofAuto().allocate(16, 8);
+        update.set(ValueLayout.JAVA_INT, 0, ring.enterDescriptor());
+        assertEquals(1, Libc.syscall(callState, Libc.SYS_IO_URING_REGISTER, ring.ringFd(), 21, update.address(), 1,
+                0, 0));
+        assertEquals(-1, Libc.syscallUncaptured(Libc.SYS_IO_URING_ENTER, ring.enterDescriptor(), 0, 0, 16, 0, 0),
+                "without errno, a failure is -1");
+
+        KernelException failure = assertThrows(KernelException.class, () -> ring.enter(false, 0, completions));
+        assertEquals(Errno.EBADF, failure.errno(), failure::getMessage);
+        assertTrue(failure.getMessage().contains("io_uring_enter"), failure::getMessage);
     }
 
     @Test
