@@ -37,7 +37,9 @@ import java.util.Locale;
  * {@link #read} for eventfd drains, {@link #writeIgnoringErrno} for wakes, {@link #calloc} and {@link #free}
  * for request buffers) are named methods instead, so that no lambda, capture or interface call sits between
  * the caller and {@code invokeExact} on a {@code static final} handle, which the JIT inlines to the native
- * call itself; their results still come from the same {@link #errnoReturning} handles.
+ * call itself; their results still come from the same {@link #errnoReturning} handles. The worker's
+ * {@code io_uring_enter} asks first through {@link #syscallUncaptured}, which skips the errno capture and is
+ * repeated with it only after a failure.
  *
  * <h2>Threads</h2>
  * Thread-safe: the handles are immutable; each caller brings its own call-state segment.
