@@ -18,6 +18,7 @@ import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.Extension;
+import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -37,6 +38,11 @@ import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
  * interceptor calls the method itself, inside the runner, with the real values.
  */
 public final class SimulationExtension implements TestTemplateInvocationContextProvider {
+    /**
+     * The JUnit configuration parameter that sets {@link SimulationTest#threads()} for every method that leaves it
+     * at 0: {@code 1} runs every sweep one seed at a time, {@code 0} (or unset) one per processor.
+     */
+    public static final String THREADS = "lockstep.simulationtest.threads";
 
     @Override
     public boolean supportsTestTemplate(ExtensionContext context) {
@@ -54,19 +60,77 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
         if (test.faults().isBlank() || (!test.faults().equals("swarm"))) {
             FaultConfig.parse(test.faults()); // Fails early, naming the bad fault.
         }
+        int threads = threads(test, method, context);
         Seed pinned = method.getAnnotation(Seed.class);
         List<TestTemplateInvocationContext> invocations = new ArrayList<>();
         if (pinned != null) {
-            invocations.add(new Invocation(test, pinned.value(), false));
+            // One seed, to debug: on JUnit's thread and instance, as any test runs.
+            invocations.add(new Invocation(test, pinned.value(), false, 0, null));
         } else {
+            Sweep sweep = sweep(test, method, context, threads);
             for (int i = 0; i < test.seeds(); i++) {
-                invocations.add(new Invocation(test, test.firstSeed() + i, false));
+                invocations.add(new Invocation(test, test.firstSeed() + i, false, i, sweep));
             }
             if (test.uring()) {
-                invocations.add(new Invocation(test, test.firstSeed(), true));
+                invocations.add(new Invocation(test, test.firstSeed(), true, -1, sweep));
             }
         }
         return invocations.stream();
+    }
+
+    /**
+     * The runs at once this method asks for: {@link SimulationTest#threads()}, else the configuration parameter
+     * {@link #THREADS}, else one per processor.
+     */
+    static int threads(SimulationTest test, Method method, ExtensionContext context) {
+        if (test.threads() < 0) {
+            throw new IllegalArgumentException("@SimulationTest(threads = " + test.threads() + ") on " + method
+                    + ": threads must be 0 (one per processor), 1 (one run at a time) or more");
+        }
+        if (test.threads() > 0) {
+            return test.threads();
+        }
+        String parameter = context.getConfigurationParameter(THREADS).orElse("0").trim();
+        int threads;
+        try {
+            threads = Integer.parseInt(parameter);
+        } catch (NumberFormatException notANumber) {
+            threads = -1;
+        }
+        if (threads < 0) {
+            throw new IllegalArgumentException("the configuration parameter " + THREADS + " = " + parameter
+                    + ": it must be 0 (one per processor), 1 (one run at a time) or more");
+        }
+        return threads == 0 ? Runtime.getRuntime().availableProcessors() : threads;
+    }
+
+    /**
+     * The sweep on several threads, or null for one run at a time on JUnit's thread: with one thread, with one
+     * run, or for a class whose runs would share state ({@link FreshInstance#sharedBetweenRuns}) - refused if
+     * {@code threads} was asked for on the annotation, else run one at a time with a report entry that says why.
+     */
+    private static Sweep sweep(SimulationTest test, Method method, ExtensionContext context, int threads) {
+        long runs = (long) test.seeds() * (test.checkDeterminism() ? 2 : 1);
+        int parallel = (int) Math.min(threads, runs);
+        if (parallel <= 1) {
+            return null;
+        }
+        Class<?> type = context.getRequiredTestClass();
+        String shared = FreshInstance.sharedBetweenRuns(context, type, method);
+        if (shared != null) {
+            if (test.threads() > 1) {
+                throw new ExtensionConfigurationException("@SimulationTest(threads = " + test.threads() + ") on "
+                        + type.getSimpleName() + "." + method.getName() + " cannot run seeds at once: " + shared
+                        + ". Keep what a seed's run uses in instance fields of a class JUnit makes per method, or"
+                        + " set threads = 1");
+            }
+            context.publishReportEntry("SimulationTest", "seeds run one at a time on JUnit's thread: " + shared);
+            return null;
+        }
+        Sweep sweep = new Sweep(test, method, type, parallel);
+        // The method's store closes the sweep (its pool) once every invocation of the method is done.
+        context.getStore(ExtensionContext.Namespace.create(SimulationExtension.class)).put(Sweep.class, sweep);
+        return sweep;
     }
 
     static FaultConfig faults(SimulationTest test, long seed) {
@@ -78,8 +142,32 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
                 Duration.ofMillis(test.crashWithinMillis()), Duration.ofHours(1), test.checkLeaks());
     }
 
-    /** One seed, or the runtime-uring run. */
-    private record Invocation(SimulationTest test, long seed, boolean uring) implements TestTemplateInvocationContext {
+    /** The failure of {@code checkDeterminism} when a seed's two runs end with different digests. */
+    static SimulationTestFailure differs(long seed, Simulations.Plan plan, String first, String second) {
+        return Simulations.failure(seed, plan, plan.crashes(), new AssertionError("two runs of seed " + seed
+                + " differ: audit digest " + first + " then " + second
+                + "; the test or the code under test depends on something outside the simulation"
+                + " (wall-clock time, an unseeded random, identity hash order, another thread)"), second, true);
+    }
+
+    /** Calls the test method on {@code target} as the root task of a simulated run of {@code seed}. */
+    static Object invoke(Method method, Object target, Context ctx, Simulations.Plan plan, long seed)
+            throws Exception {
+        SimControl control = SimRunner.control(ctx);
+        int lifetime = control.restarts();
+        SimulationInfo info = new SimulationInfo(seed, lifetime, lifetime == plan.crashes(), plan.faults(), true);
+        return Runner.call(method, target, ctx, control, control.random(), info);
+    }
+
+    /** A piece of work that may throw anything. */
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Throwable;
+    }
+
+    /** One seed (at {@code index} in the sweep), or the runtime-uring run; {@code sweep} null: on JUnit's thread. */
+    private record Invocation(SimulationTest test, long seed, boolean uring, int index, Sweep sweep)
+            implements TestTemplateInvocationContext {
         @Override
         public String getDisplayName(int invocationIndex) {
             return uring ? "runtime-uring" : "seed " + seed;
@@ -87,7 +175,7 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
 
         @Override
         public List<Extension> getAdditionalExtensions() {
-            return List.of(new Placeholders(uring), new Runner(test, seed, uring));
+            return List.of(new Placeholders(uring), new Runner(test, seed, uring, index, sweep));
         }
     }
 
@@ -110,8 +198,36 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
         }
     }
 
-    /** Runs the method inside the runner. */
-    private record Runner(SimulationTest test, long seed, boolean uring) implements InvocationInterceptor {
+    /**
+     * Runs the method inside the runner: here on JUnit's thread and instance, or through the sweep, whose runs
+     * have instances of their own (so JUnit's instance is not set up or torn down: it is not used).
+     */
+    private record Runner(SimulationTest test, long seed, boolean uring, int index, Sweep sweep)
+            implements InvocationInterceptor {
+        private boolean swept() {
+            return sweep != null && !uring;
+        }
+
+        @Override
+        public void interceptBeforeEachMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> call,
+                                              ExtensionContext context) throws Throwable {
+            if (swept()) {
+                invocation.skip(); // the seed's run calls it on its own instance
+            } else {
+                invocation.proceed();
+            }
+        }
+
+        @Override
+        public void interceptAfterEachMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> call,
+                                             ExtensionContext context) throws Throwable {
+            if (swept()) {
+                invocation.skip(); // the seed's run calls it on its own instance
+            } else {
+                invocation.proceed();
+            }
+        }
+
         @Override
         public void interceptTestTemplateMethod(Invocation<Void> invocation,
                                                 ReflectiveInvocationContext<Method> call,
@@ -121,37 +237,34 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             Object target = call.getTarget().orElse(null);
             method.setAccessible(true);
             if (uring) {
-                runOnUring(method, target);
+                if (sweep != null) {
+                    sweep.alone(() -> runOnUring(method, target));
+                } else {
+                    runOnUring(method, target);
+                }
+                return;
+            }
+            if (sweep != null) {
+                sweep.await(index, seed);
                 return;
             }
             Simulations.Plan plan = plan(test, seed);
-            Simulations.Run<Object> first = Simulations.execute(seed, plan, ctx -> invoke(method, target, ctx, plan),
-                    true);
+            Simulations.Run<Object> first = Simulations.execute(seed, plan,
+                    ctx -> invoke(method, target, ctx, plan, seed), true);
             if (test.checkDeterminism()) {
                 // The rerun gets a fresh instance, as the first run did: what the test keeps in fields (a model of
                 // what was acknowledged) must start empty again, or the rerun differs for the test's own reasons.
                 Object fresh = FreshInstance.of(context, target);
                 Simulations.Run<Object> second;
                 try {
-                    second = Simulations.execute(seed, plan, ctx -> invoke(method, fresh, ctx, plan), true);
+                    second = Simulations.execute(seed, plan, ctx -> invoke(method, fresh, ctx, plan, seed), true);
                 } finally {
                     FreshInstance.tearDown(fresh);
                 }
                 if (!first.digest().equals(second.digest())) {
-                    throw Simulations.failure(seed, plan, plan.crashes(), new AssertionError("two runs of seed "
-                            + seed + " differ: audit digest " + first.digest() + " then " + second.digest()
-                            + "; the test or the code under test depends on something outside the simulation"
-                            + " (wall-clock time, an unseeded random, identity hash order, another thread)"),
-                            second.digest(), true);
+                    throw differs(seed, plan, first.digest(), second.digest());
                 }
             }
-        }
-
-        private Object invoke(Method method, Object target, Context ctx, Simulations.Plan plan) throws Exception {
-            SimControl control = SimRunner.control(ctx);
-            int lifetime = control.restarts();
-            SimulationInfo info = new SimulationInfo(seed, lifetime, lifetime == plan.crashes(), plan.faults(), true);
-            return call(method, target, ctx, control, control.random(), info);
         }
 
         private void runOnUring(Method method, Object target) throws Throwable {

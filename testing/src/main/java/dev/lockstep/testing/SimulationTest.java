@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the simulator's generator, or a generator seeded with the seed on runtime-uring) and {@link SimulationInfo}
  * (the seed, the lifetime, the runtime). A failure fails that seed's invocation with a
  * {@link SimulationTestFailure} that names the seed, the faults and the replay line
- * ({@link Simulations#replay}, crashes included); {@link Seed} pins a method to the failing seed.
+ * ({@link Simulations#replay}, crashes included); {@link Seed} pins a method to the failing seed. The seeds run
+ * on every processor by default, each with an instance of the test class of its own: see {@link #threads()}.
  *
  * <pre>{@code
  * @SimulationTest(seeds = 100, faults = "sync-errors+crash", crashes = 2)
@@ -104,4 +105,43 @@ public @interface SimulationTest {
      * @return whether to
      */
     boolean checkLeaks() default true;
+
+    /**
+     * How many of the sweep's runs go at once, each on a thread of its own with an instance of the test class of
+     * its own. {@code 0}, the default: the JUnit configuration parameter {@value SimulationExtension#THREADS} if it
+     * is set, else one per processor ({@link Runtime#availableProcessors()}). {@code 1}: one run at a time on
+     * JUnit's thread, on JUnit's instance, as before sweeps ran on several threads. A {@link Seed pinned} seed
+     * always runs that way, to be debugged.
+     *
+     * <p>On several threads, JUnit still shows one invocation per seed in seed order, each passing or failing with
+     * its seed's {@link SimulationTestFailure}, and each seed's verdict and audit digest are those of the seed run
+     * alone: a seed's run depends on its seed only. The runs go ahead of JUnit on threads the sweep starts and
+     * stops ({@code lockstep-sweep-<method>-<n>}, daemons, ended when the method's invocations are done), at most
+     * {@code 4 * threads} seeds ahead of the invocation JUnit is at; each invocation waits for its seed (and its
+     * timeout bounds that wait, and aborts the run if it expires). Each run gets a new instance made as JUnit makes
+     * one: the parameterless constructor, the {@code @BeforeEach} methods, the method, the {@code @AfterEach}
+     * methods, all on the run's thread; JUnit's own instance of the invocation is left unused, and its
+     * {@code @BeforeEach} and {@code @AfterEach} methods are not called on it. With {@link #checkDeterminism()} a
+     * seed's two runs may go side by side. The {@link #uring()} run goes last, on JUnit's thread and instance, with
+     * no simulation of the sweep beside it.
+     *
+     * <p>JUnit's own concurrent execution is not what this uses: it needs
+     * {@code junit.jupiter.execution.parallel.enabled} set for the whole test run, which only the user can do, and
+     * changes how every other test runs. If you have turned it on and run test methods at once, each method's sweep
+     * still starts its own threads; set the configuration parameter to {@code 1} if that is too many.
+     *
+     * <p>What is shared between runs is the user's to keep safe: what the method keeps in instance fields is the
+     * run's own, but a static field (or an object a static final field holds) is shared by the runs going at once.
+     * Classes whose runs would share state JUnit makes, or that need JUnit to make their instances, run one seed at
+     * a time on JUnit's thread, with a report entry saying why: a {@code PER_CLASS} lifecycle (one instance for
+     * every seed), an inner ({@code @Nested}) class (its enclosing instance), a static field that is not final, a
+     * constructor or {@code @BeforeEach}/{@code @AfterEach} method with parameters, extensions on the class or
+     * the method ({@code @ExtendWith}, {@code @RegisterExtension}, {@code @TempDir} fields). Asking for
+     * {@code threads > 1} on such a class is refused with an
+     * {@link org.junit.jupiter.api.extension.ExtensionConfigurationException} that names the problem.
+     *
+     * @return 0 for the default, 1 for one run at a time, more for that many at once; a negative number is refused
+     *     with an {@link IllegalArgumentException} naming it
+     */
+    int threads() default 0;
 }

@@ -14,11 +14,11 @@ import java.util.random.RandomGenerator;
 
 /**
  * Test classes that {@link SimulationExtensionTest} runs through the JUnit Platform launcher (their names do not
- * match the build's test patterns, so the build does not run them on its own). What they saw is kept in static
- * lists, read back by the test.
+ * match the build's test patterns, so the build does not run them on its own). What they saw is kept in a static
+ * list, read back by the test: a synchronized one, as the seeds of a sweep run at once on several threads.
  */
 final class Fixtures {
-    static final List<String> seen = new ArrayList<>();
+    static final List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
 
     private Fixtures() {
     }
@@ -58,7 +58,7 @@ final class Fixtures {
     /** Crashes between lifetimes; what is synced survives. */
     static class CrashFixture {
         /** Bytes whose sync returned in this seed's earlier lifetimes: the model the disk must keep. */
-        static long acknowledgedBytes;
+        private long acknowledgedBytes;
 
         @SimulationTest(seeds = 3, crashes = 2, crashWithinMillis = 50)
         void survives(Context ctx, SimulationInfo info, SimControl control) {

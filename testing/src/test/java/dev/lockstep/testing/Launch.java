@@ -4,6 +4,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import org.junit.platform.engine.DiscoverySelector;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.reporting.ReportEntry;
 import org.junit.platform.launcher.Launcher;
@@ -20,19 +22,29 @@ final class Launch {
     }
 
     final List<Finished> finished = new ArrayList<>();
+    /** Containers (a class, a test method's template) that failed on their own, as a bad annotation value does. */
+    final List<Finished> failedContainers = new ArrayList<>();
     final List<ReportEntry> reports = new ArrayList<>();
 
     static Launch run(Class<?> fixture) {
+        return run(Map.of(), selectClass(fixture));
+    }
+
+    /** Runs what {@code selectors} select, with these JUnit configuration parameters. */
+    static Launch run(Map<String, String> parameters, DiscoverySelector... selectors) {
         Launch launch = new Launch();
-        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request().selectors(selectClass(fixture))
-                .build();
+        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request().selectors(selectors)
+                .configurationParameters(parameters).build();
         Launcher launcher = LauncherFactory.create();
         launcher.execute(request, new TestExecutionListener() {
             @Override
             public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                Finished done = new Finished(id.getDisplayName(), result.getStatus(),
+                        result.getThrowable().orElse(null));
                 if (id.isTest()) {
-                    launch.finished.add(new Finished(id.getDisplayName(), result.getStatus(),
-                            result.getThrowable().orElse(null)));
+                    launch.finished.add(done);
+                } else if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
+                    launch.failedContainers.add(done);
                 }
             }
 
