@@ -123,6 +123,14 @@ final class FreshInstance {
             }
         }
         for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Class<?> implemented : c.getInterfaces()) {
+                for (Method m : implemented.getMethods()) {
+                    if (m.isAnnotationPresent(BeforeEach.class) || m.isAnnotationPresent(AfterEach.class)) {
+                        return "the interface " + implemented.getSimpleName() + " declares " + m.getName()
+                                + " as a lifecycle method, which only JUnit calls";
+                    }
+                }
+            }
             if (AnnotationSupport.isAnnotated(c, ExtendWith.class)) {
                 return c.getSimpleName() + " registers extensions (@ExtendWith), which JUnit applies to its own"
                         + " instance and thread only";

@@ -36,6 +36,11 @@ import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
  * <p>The parameters the method takes ({@code Context}, {@code SimControl}, {@code RandomGenerator},
  * {@link SimulationInfo}) exist only inside the runner, so the resolver hands JUnit placeholders and the
  * interceptor calls the method itself, inside the runner, with the real values.
+ *
+ * <p>With more than one thread ({@link SimulationTest#threads()}) the seeds' runs go ahead of JUnit on a
+ * {@link Sweep}, each on an instance of its own, and each invocation waits for its seed's result; with one, each
+ * invocation runs its seed on JUnit's thread and instance. The {@link Sweep} says why this design and not JUnit's
+ * own concurrent execution.
  */
 public final class SimulationExtension implements TestTemplateInvocationContextProvider {
     /**

@@ -100,7 +100,7 @@ final class SweepFixtures {
             setUps.incrementAndGet();
             CountDownLatch latch = twoAtOnce.get();
             latch.countDown();
-            assertTrue(latch.await(20, TimeUnit.SECONDS), "no other seed's run was set up while this one waited");
+            assertTrue(latch.await(40, TimeUnit.SECONDS), "no other seed's run was set up while this one waited");
             setUp = true;
         }
 
