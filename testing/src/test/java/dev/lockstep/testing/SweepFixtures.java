@@ -155,6 +155,20 @@ final class SweepFixtures {
         }
     }
 
+    /**
+     * Runs that would take a simulated hour of microsecond sleeps, far longer than their invocations' timeout: the
+     * timeout must end the wait and abort the runs.
+     */
+    static class EndlessFixture {
+        @SimulationTest(seeds = 3, threads = 2)
+        @org.junit.jupiter.api.Timeout(1)
+        void sleepsForever(Context ctx) {
+            while (true) {
+                ctx.sleep(Duration.ofNanos(1_000));
+            }
+        }
+    }
+
     /** Twelve seeds on two threads, of which a test selects a few invocations. */
     static class SelectedFixture {
         @SimulationTest(seeds = 12, threads = 2)

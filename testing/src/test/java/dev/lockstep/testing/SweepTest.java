@@ -152,6 +152,17 @@ class SweepTest {
     }
 
     @Test
+    void anInvocationsTimeoutAbortsItsSeedsRunOnTheSweepsThread() {
+        Launch launch = Launch.run(SweepFixtures.EndlessFixture.class);
+        assertEquals(List.of("seed 1", "seed 2", "seed 3"), launch.names());
+        for (Launch.Finished seed : launch.failed()) {
+            assertInstanceOf(java.util.concurrent.TimeoutException.class, seed.failure(), seed::toString);
+        }
+        assertEquals(3, launch.failed().size());
+        // The runs were aborted: the @AfterEach of this test checks that no sweep thread is still running one.
+    }
+
+    @Test
     void invocationsJunitWasAskedForAloneRunAndNothingIsLeftRunning() {
         // As an IDE reruns two failed seeds: only their invocations, selected by unique id.
         TestPlan plan = LauncherFactory.create().discover(LauncherDiscoveryRequestBuilder.request()
