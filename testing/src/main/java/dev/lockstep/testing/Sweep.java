@@ -22,10 +22,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * test is concurrent; a library cannot turn that on for one method, and turning it on changes how every other test
  * of the run executes. So the extension keeps JUnit's order and reporting (one invocation per seed, in seed order,
  * each passing or failing with its seed's {@link SimulationTestFailure}) and moves only the simulations: when JUnit
- * reaches seed {@code i}, the runs of seeds {@code i} to {@code i + 4 * threads - 1} are handed to the threads, so
- * the threads stay busy while JUnit reports, and a long seed does not leave them idle behind it. At most
- * {@code threads} simulations are alive at once and at most {@code 4 * threads} results wait for JUnit, so memory
- * stays bounded however many seeds there are.
+ * reaches seed {@code i}, the runs of seeds {@code i} to {@code i + 4 * threads} are handed to the threads (those
+ * not handed over already), so the threads stay busy while JUnit reports, and a long seed does not leave them idle
+ * behind it. At most {@code threads} simulations are alive at once and at most {@code 4 * threads} later seeds'
+ * results wait for JUnit (a digest or a failure each), so memory stays bounded however many seeds there are.
  *
  * <h2>Nothing shared</h2>
  * Each run gets its own simulator (a seed's run depends on its seed alone, so its verdict and digest are those of
@@ -118,6 +118,8 @@ final class Sweep implements AutoCloseable {
         Outcome first;
         Outcome second;
         try {
+            // Published by the run's thread through the FutureTask: its Outcome, and everything the run did before
+            // (the test instance, @AfterEach included), happen-before get returns here, on JUnit's thread.
             first = mine.first.get();
             second = mine.second == null ? null : mine.second.get();
         } catch (InterruptedException interrupted) {
@@ -168,6 +170,8 @@ final class Sweep implements AutoCloseable {
         FutureTask<Outcome> first = new FutureTask<>(() -> run(seed, plan));
         FutureTask<Outcome> second = test.checkDeterminism() ? new FutureTask<>(() -> run(seed, plan)) : null;
         pending.put(index, new Pending(seed, plan, first, second));
+        // Handed to a pool thread through the pool's queue, which publishes the task (its seed and plan) to it.
+        // The run reads nothing else of this object but the test's method and class, final since construction.
         pool.execute(first);
         if (second != null) {
             pool.execute(second); // the two runs of a seed may run side by side: each has its own everything
