@@ -114,6 +114,28 @@ class SweepTest {
     }
 
     @Test
+    void checkDeterminismRunsBothRunsOfASeedOnTheSweepAndStillCatchesADifference() {
+        Fixtures.reset();
+        Launch model = Launch.run(TWO_THREADS, selectClass(Fixtures.ModelInFieldFixture.class));
+        assertTrue(model.failed().isEmpty(), () -> verdicts(model).toString());
+        assertEquals(18, Fixtures.seen.size(), "3 seeds x 3 lifetimes x 2 runs: " + Fixtures.seen);
+
+        Launch wallClock = Launch.run(TWO_THREADS, selectClass(Fixtures.NondeterministicFixture.class));
+        assertEquals(1, wallClock.failed().size());
+        String message = wallClock.failed().getFirst().failure().getMessage();
+        assertTrue(message.contains("two runs of seed 1 differ"), message);
+    }
+
+    @Test
+    void theRuntimeUringRunComesAfterTheSweepsSeeds() {
+        Fixtures.reset();
+        Launch launch = Launch.run(TWO_THREADS, selectClass(Fixtures.UringFixture.class));
+        assertEquals(List.of("seed 1", "seed 2", "runtime-uring"), launch.names());
+        assertTrue(launch.failed().isEmpty(), () -> verdicts(launch).toString());
+        assertEquals("uring seed 1", Fixtures.seen.getLast(), Fixtures.seen::toString);
+    }
+
+    @Test
     void aNegativeThreadsValueIsRefusedNamingIt() {
         Launch launch = Launch.run(SweepFixtures.NegativeThreadsFixture.class);
         assertEquals(List.of(), launch.finished);
