@@ -161,6 +161,25 @@ final class FreshInstance {
         return null;
     }
 
+    /**
+     * Whether a class below {@code method}'s own, up to {@code type}, overrides it: JUnit then calls it once, as the
+     * override (a reflective call of the overridden method would run the override a second time).
+     */
+    private static boolean overridden(Method method, Class<?> type) {
+        if (Modifier.isPrivate(method.getModifiers())) {
+            return false;
+        }
+        for (Class<?> c = type; c != method.getDeclaringClass(); c = c.getSuperclass()) {
+            try {
+                c.getDeclaredMethod(method.getName(), method.getParameterTypes());
+                return true;
+            } catch (NoSuchMethodException notHere) {
+                // look further up
+            }
+        }
+        return false;
+    }
+
     private static void invokeAll(Object instance, Class<? extends Annotation> annotation, boolean superclassFirst)
             throws Throwable {
         List<Class<?>> hierarchy = new ArrayList<>();
@@ -170,7 +189,8 @@ final class FreshInstance {
         Throwable failure = null;
         for (Class<?> c : hierarchy) {
             for (Method method : c.getDeclaredMethods()) {
-                if (!method.isAnnotationPresent(annotation) || Modifier.isStatic(method.getModifiers())) {
+                if (!method.isAnnotationPresent(annotation) || Modifier.isStatic(method.getModifiers())
+                        || overridden(method, instance.getClass())) {
                     continue;
                 }
                 if (method.getParameterCount() != 0) {

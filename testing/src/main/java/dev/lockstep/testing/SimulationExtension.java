@@ -38,9 +38,9 @@ import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
  * interceptor calls the method itself, inside the runner, with the real values.
  *
  * <p>With more than one thread ({@link SimulationTest#threads()}) the seeds' runs go ahead of JUnit on a
- * {@link Sweep}, each on an instance of its own, and each invocation waits for its seed's result; with one, each
- * invocation runs its seed on JUnit's thread and instance. The {@link Sweep} says why this design and not JUnit's
- * own concurrent execution.
+ * {@code Sweep}, each on an instance of its own, and each invocation waits for its seed's result; with one, each
+ * invocation runs its seed on JUnit's thread and instance. {@code Sweep} (package-private) says why this design
+ * and not JUnit's own concurrent execution.
  */
 public final class SimulationExtension implements TestTemplateInvocationContextProvider {
     /**

@@ -124,6 +124,27 @@ final class SweepFixtures {
         }
     }
 
+    /** A set-up a subclass overrides: JUnit calls only the override. */
+    abstract static class CountingBase {
+        @BeforeEach
+        void setUp() {
+            throw new AssertionError("overridden: JUnit does not call it");
+        }
+    }
+
+    /** Overrides its superclass's set-up, which each run must call once, as the override. */
+    static class OverridingFixture extends CountingBase {
+        @Override
+        @BeforeEach
+        void setUp() {
+            setUps.incrementAndGet();
+        }
+
+        @SimulationTest(seeds = 4, threads = 2)
+        void runs(Context ctx) {
+        }
+    }
+
     /** One instance for every seed: its seeds run one at a time, on JUnit's thread. */
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     static class PerClassFixture {

@@ -98,6 +98,13 @@ class SweepTest {
     }
 
     @Test
+    void anOverriddenSetUpRunsOncePerSeedAsTheOverride() {
+        Launch launch = Launch.run(SweepFixtures.OverridingFixture.class);
+        assertTrue(launch.failed().isEmpty(), () -> verdicts(launch).toString());
+        assertEquals(4, SweepFixtures.setUps.get());
+    }
+
+    @Test
     void aFailingSeedAmongPassingOnesFailsAsTheSameSeedWithTheSameReplayLine() {
         Fixtures.reset();
         Launch alone = Launch.run(ONE_THREAD, selectClass(Fixtures.FailingFixture.class));
