@@ -40,6 +40,10 @@ import tools.jackson.databind.ObjectMapper;
  * [--dir DIR] [--nop PATH] [--echo-client PATH] [--fio PATH] [--sim-classpath CP] [--out FILE]}. A reference
  * whose program is missing is left out of its table with a note naming what is missing. Timings are figures to
  * compare within one run, never pass/fail checks.
+ *
+ * <p>Over 600 lines (about 700): the list of every comparison and its variants (one method per comparison) is
+ * the benchmark's specification and is read as one; running one variant is {@link BenchPrograms}'s, and this
+ * class only schedules the rounds, collects each program's figures and prints the tables.
  */
 public final class Bench {
     private static final List<String> ALL = List.of("nop", "warm-read", "direct-read", "append-sync", "echo",

@@ -27,6 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Reads and writes move bytes through page-aligned memory of the caller's worker: the caller's own
  * {@link IoBuffer} for the buffer calls, a pooled copy for the {@code byte[]} calls (one path, and aligned
  * for direct I/O either way).
+ *
+ * <p>Just over 600 lines: each public call is short, but the contract of each (ranges, short transfers, direct
+ * I/O alignment, the durability permit) is written at it; the requests they build are nested classes that
+ * only this blob uses.
  */
 final class EngineBlob implements Blob {
     private final Engine engine;
