@@ -15,9 +15,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The seeded simulator: every simulated worker and every fiber on one thread, the next runnable fiber picked by
- * the seed, time jumping to the next event when nothing can run. That thread is a {@link SimCarrier} started for
- * the run; the calling thread waits for it, and an interrupt of the calling thread aborts the run
- * ({@link dev.lockstep.AbortedException}, as {@link Runner} says).
+ * the seed, time jumping to the next event when nothing can run. That thread is a {@link SimCarrier}, the calling
+ * thread's own, kept idle between its runs while nothing a run left on it could change the next; the calling
+ * thread waits for it, and an interrupt of the calling thread aborts the run ({@link dev.lockstep.AbortedException},
+ * as {@link Runner} says).
  *
  * <h2>Running</h2>
  * {@link #start} runs a root task to the end, as every {@link Runner} does. {@link #startAndRecover} runs it
@@ -250,7 +251,7 @@ public final class SimRunner implements Runner {
         return new Recovered<>(outcome, simulation.checkpoint());
     }
 
-    /** Runs the simulation on a carrier thread of its own, which the calling thread waits for: see {@link SimCarrier}. */
+    /** Runs the simulation on the calling thread's carrier, which that thread waits for: see {@link SimCarrier}. */
     private static <R> R onCarrier(Simulation simulation, java.util.function.Supplier<R> run) {
         simulation.callSite(Simulation.callerOf(new Throwable().getStackTrace()));
         return SimCarrier.run(simulation, "lockstep-sim-" + simulation.config().seed(), run);

@@ -39,9 +39,9 @@ import java.util.concurrent.TimeUnit;
  * millisecond or less, on a loaded machine) that the JDK's timer ends it before the fiber has unmounted looks
  * like a yield; comparing the digests of two runs of the seed catches it.
  *
- * <p>Confined to the thread that calls {@link #run} ({@link SimRunner} runs it on a {@link SimCarrier} of its
- * own); only the scheduler callback, {@link #interrupt()}, {@link #stuckAt()} and {@link SimRing#wake()} may be
- * called from other threads.
+ * <p>Confined to the thread that calls {@link #run} ({@link SimRunner} runs it on the calling thread's
+ * {@link SimCarrier}); only the scheduler callback, {@link #interrupt()}, {@link #stuckAt()} and
+ * {@link SimRing#wake()} may be called from other threads.
  *
  * <p>Over 600 lines (about a thousand): the loop, crash handling, the cluster's engines and the settling of each
  * fiber step share the run's state (the first failure, shutting down, the fiber being settled, its hand-off queue
