@@ -37,11 +37,11 @@ import org.junit.jupiter.api.Timeout;
  * gets a fresh carrier; the handoff between caller and carrier loses no run and no wake-up when many threads run
  * short simulations at once and interrupts land at any moment.
  *
- * <p>The handoff is a volatile slot with one compare-and-set on each side and park/unpark (argued at
- * {@link SimCarrier}); it is shown here by stress with plain threads rather than a Lincheck model, because what could
- * go wrong is a thread's life (a carrier that ends while its caller hands it a run, a wake-up lost across a park),
- * which Lincheck's model of operations on a shared object does not run: it would model the slot's two
- * compare-and-sets, which are plainly exclusive.
+ * <p>The handoff has no Lincheck model: its shared state is a slot with one compare-and-set on each side and two
+ * volatile flags, argued at {@link SimCarrier}; a model would have to start the carrier (a {@code ForkJoinWorkerThread}
+ * of the common pool) inside the scenario and put the idle limit, which reads {@code System.nanoTime}, under the
+ * model's control. It is shown instead by stress with plain threads: many short runs on several threads at once,
+ * interrupts landing at random moments (during a run, between runs, at a handoff), every run's digest checked.
  */
 class SimCarrierReuseTest {
 
