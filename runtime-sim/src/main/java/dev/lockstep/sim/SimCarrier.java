@@ -269,7 +269,8 @@ final class SimCarrier extends ForkJoinWorkerThread {
             }
         }
         if (interrupted || !job.reusable) {
-            // An interrupted run's carrier is not reused, whether or not it stopped in time.
+            // A carrier unfit for another run has ended or is ending; an interrupted run's is not reused either,
+            // whether or not the run stopped in time.
             if (keepable && IDLE.get() == carrier) {
                 IDLE.remove();
             }

@@ -232,6 +232,17 @@ class SimCarrierReuseTest {
     }
 
     @Test
+    void anIdleCarrierWhoseCallerIsGoneEnds() throws Exception {
+        Thread carrier = onNewThread(() -> {
+            shortRun(1);
+            return SimCarrier.idleCarrier();
+        });
+        assertNotNull(carrier, "the caller kept its carrier until it ended");
+        assertTrue(carrier.isDaemon(), "an idle carrier does not keep the JVM alive");
+        assertTrue(carrier.join(SimCarrier.IDLE_LIMIT.plusSeconds(30)), "the carrier ends after its idle limit");
+    }
+
+    @Test
     void aVirtualCallerGetsACarrierPerRun() throws Exception {
         Verdict fresh = onNewThread(() -> mixed(11));
         AtomicReference<Object> seen = new AtomicReference<>();
