@@ -45,9 +45,10 @@ import java.util.function.Supplier;
  * context class loader. A carrier is retired (it ends; the next run gets a new one) when the run was interrupted
  * or left behind, when its own queue still holds pooled work, when its interrupt status is set, when its
  * uncaught-exception handler was changed, or when its thread-local maps hold anything beyond entries that read as
- * absent: the simulator's own thread-locals on the carrier ({@code LeakWatch}'s owner, removed at the end of the
- * run; the engine's current worker, restored to null) leave nothing else, and code that ran on the carrier
- * itself (a waker's callback, or JDK code that keeps a per-carrier value for the fibers it carries) may. The JDK
+ * absent. The simulator's own thread-locals on the carrier leave only such entries ({@code LeakWatch}'s owner is
+ * removed at the end of the run, the engine's current worker restored to null); other code that ran on the
+ * carrier itself (a waker's callback, or JDK code that keeps a per-carrier value for the fibers it carries) may
+ * leave more. The JDK
  * leaves one such value in a path of the simulator's own: the replay line of a {@link SimulationFailure} looks up
  * SHA-256, and {@code java.security} keeps the lookup's key in a thread-local, so the carrier of a run that failed
  * that way is retired (a JDK cache is not told apart from a value that would change a run). A caller
@@ -55,8 +56,8 @@ import java.util.function.Supplier;
  * from its creator when it is made. Fibers have thread-locals of their own and leave nothing on the carrier. Not
  * checked: a {@code java.util.concurrent} lock taken by code on the carrier thread itself and never released (the
  * JVM finds the locks a thread owns only by walking the heap); a fresh carrier would leave such a lock held by a
- * dead thread, a reused one holds it still. No simulator code takes such a lock on the carrier without a
- * {@code finally} that releases it.
+ * dead thread, a reused one holds it still. Lockstep's own code releases every such lock it takes in a
+ * {@code finally}.
  *
  * <h2>The handoff</h2>
  * A run is a {@link Job}, handed from the caller to the carrier through {@link #slot} (null: idle; a job: running
