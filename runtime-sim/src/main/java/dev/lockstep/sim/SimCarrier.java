@@ -228,7 +228,7 @@ final class SimCarrier extends ForkJoinWorkerThread {
         };
     }
 
-    /** Whether the calling thread is a simulation's carrier, or a fiber it carries. */
+    /** The simulation's carrier if the calling thread is one, else null (on a fiber too: a fiber is its own thread). */
     static SimCarrier current() {
         return Thread.currentThread() instanceof SimCarrier carrier ? carrier : null;
     }
