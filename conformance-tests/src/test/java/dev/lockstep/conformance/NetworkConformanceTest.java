@@ -520,4 +520,67 @@ class NetworkConformanceTest {
             return null;
         });
     }
+
+    /**
+     * Connections that wait for a peer never hold up others: with twice as many idle connections on one worker as
+     * its ring has entries — each with a receive waiting in the kernel for data that never comes — the same
+     * worker's server still accepts a new connection and echoes on it, and every idle connection that then sends
+     * is answered. Receives and accepts wait on peers, so none of them may queue behind another.
+     */
+    @Conformance(ring = 8)
+    void testIdleConnectionsBeyondTheRingHoldUpNoOther(Runtimes rt) {
+        int idle = 16;
+        rt.runner().start(ctx -> {
+            Listener listener = ctx.bind(ANY_PORT).await();
+            Handle<Void> server = ctx.child("server").spawnOn(0, s -> {
+                for (int i = 0; ; i++) {
+                    Connection connection;
+                    try {
+                        connection = listener.accept().await();
+                    } catch (ClosedException listenerClosed) {
+                        return null;
+                    }
+                    s.child("session" + i).spawnOn(0, session -> {
+                        try (connection) {
+                            while (true) {
+                                connection.sink().send(connection.stream().recv(4).await()).await();
+                            }
+                        } catch (RecvFailedException | SendFailedException | ClosedException ended) {
+                            return null;
+                        }
+                    });
+                }
+            });
+            List<Connection> idleClients = new ArrayList<>();
+            for (int i = 0; i < idle; i++) {
+                idleClients.add(ctx.dial(listener.localAddress()).await());
+            }
+            // Let the server accept every idle client and post its receive: each now waits in the kernel.
+            ctx.sleep(Duration.ofMillis(50));
+            byte[] answer = ctx.timeout(Duration.ofSeconds(10), () -> {
+                try (Connection late = ctx.dial(listener.localAddress()).await()) {
+                    late.sink().send(bytes("late")).await();
+                    return late.stream().recv(4).await();
+                }
+            });
+            assertArrayEquals(bytes("late"), answer);
+            // Then every idle client speaks at once: more receives complete together than the completion queue
+            // of a ring of 8 holds (16), and each is answered.
+            ctx.timeout(Duration.ofSeconds(10), () -> {
+                for (int i = 0; i < idle; i++) {
+                    idleClients.get(i).sink().send(bytes(String.format("c%03d", i))).await();
+                }
+                for (int i = 0; i < idle; i++) {
+                    assertArrayEquals(bytes(String.format("c%03d", i)), idleClients.get(i).stream().recv(4).await());
+                }
+                return null;
+            });
+            for (Connection client : idleClients) {
+                client.close();
+            }
+            listener.close();
+            server.await();
+            return null;
+        });
+    }
 }

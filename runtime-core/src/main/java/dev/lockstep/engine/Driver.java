@@ -130,14 +130,15 @@ public final class Driver implements CompletionSink {
     /**
      * Requests submitted to the ring and not yet completed.
      *
-     * @return the count, at most the ring's entries
+     * @return the count: storage requests at most the ring's entries, network requests any number (see
+     *     {@link SubmitQueues})
      */
     public int inFlight() {
         return inFlight;
     }
 
     boolean hasQueuedWork() {
-        return !immediateQueue.isEmpty() || (inFlight < ringEntries && submitQueue.hasStageable())
+        return !immediateQueue.isEmpty() || (inFlight < submitQueue.totalLimit && submitQueue.hasStageable())
                 || (!cancelQueue.isEmpty() && cancelsInFlight < ringEntries);
     }
 
@@ -156,7 +157,7 @@ public final class Driver implements CompletionSink {
      * {@link SubmitQueues}).
      *
      * @param budget the budget
-     * @return the limit
+     * @return the limit, {@link Integer#MAX_VALUE} for none (the network's budgets on a ring of 4 entries or more)
      */
     public int budgetLimit(Request.Budget budget) {
         return submitQueue.limit[budget.ordinal()];
@@ -603,7 +604,7 @@ public final class Driver implements CompletionSink {
             cancelsInFlight++;
         }
         Slot slot;
-        while (inFlight < ringEntries && (slot = submitQueue.peekStageable()) != null) {
+        while (inFlight < submitQueue.totalLimit && (slot = submitQueue.peekStageable()) != null) {
             submission.clear();
             submission.userData = slot.userData();
             boolean staged;

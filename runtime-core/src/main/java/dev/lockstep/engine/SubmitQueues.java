@@ -4,29 +4,33 @@ import java.util.ArrayDeque;
 
 /**
  * A worker's queued ring requests, one FIFO per {@link Request.Budget}, and the in-flight budgets that keep
- * storage alive beside requests that wait on peers.
+ * every request live whatever its peers do.
  *
  * <h2>The liveness model</h2>
- * A ring of {@code E} entries has at most {@code E} requests in flight (and at most {@code E} cancellations),
- * so its completion queue of {@code 2E} never overflows. Some requests finish on their own — a read, a write,
- * an fsync ends when the device answers — and some only when a peer acts: a receive or an accept can stay in
- * the kernel for ever, and a send stays while the peer does not read. If those could take every entry, a
- * worker with {@code E} idle receives would never submit a write, and two peers whose sends queue behind
- * their own receives would wait on each other for ever. So each budget has a limit of its own:
+ * Some requests finish on their own — a read, a write, an fsync ends when the device answers — and some only
+ * when a peer acts: a receive or an accept can stay in the kernel for ever, and a send stays while the peer does
+ * not read. A request that waits on a peer must never wait for an entry behind another such request: with any
+ * bound on them, a worker whose bound is taken by idle connections (clients that keep a connection open and say
+ * nothing) would accept no new connection and receive on no other, and two peers whose sends queue behind their
+ * own receives would wait on each other for ever. So, on a ring of {@code E >= 4} entries:
  * <ul>
- *   <li>{@link Request.Budget#INBOUND} (receives, accepts): at most {@code max(1, E/2)} in flight;
- *   <li>{@link Request.Budget#OUTBOUND} (sends, connects): at most {@code max(1, E/4)} in flight;
- *   <li>{@link Request.Budget#STORAGE} (everything else): up to {@code E}, whatever the others leave.
+ *   <li>{@link Request.Budget#INBOUND} (receives, accepts) and {@link Request.Budget#OUTBOUND} (sends,
+ *       connects): no bound; each is staged as soon as the submission queue has room, and stays in flight for
+ *       as long as its peer makes it;
+ *   <li>{@link Request.Budget#STORAGE} (everything else): at most {@code E} in flight, the back-pressure that
+ *       keeps a burst of writes from handing the kernel's worker threads more than the ring's size at once.
+ *       Each of them ends by itself, so one waiting for the budget waits only for requests that end.
  * </ul>
- * With {@code E >= 4}, requests that wait on peers hold at most {@code E/2 + E/4} entries, so at least
- * {@code E/4} entries stay for storage, and sends never queue behind receives: a send only ever waits for
- * other sends or for storage requests, which end by themselves. Worked example, a ring of 8: eight idle
- * receives put 4 in the kernel and queue 4; a send still takes one of its 2 entries, and a 1-byte write one of
- * the 2 the network cannot take, at once. Rings smaller than 4 (useful in tests) cannot separate all three:
- * with {@code E = 1} the one entry is shared in admission order, as before budgets existed.
+ * Requests in flight may then outnumber the completion queue's {@code 2E} entries; a completion that finds it
+ * full waits in the kernel's overflow backlog until the ring takes it ({@code IORING_FEAT_NODROP}, which
+ * runtime-uring requires), so none is lost. What one idle connection costs is its request and its buffer.
+ *
+ * <p>Rings smaller than 4 entries (for tests that need a full ring: the seed's cases use 1) keep the model the
+ * seed was written for: every request, of any budget, takes one of the {@code E} entries in admission order, so a
+ * receive can hold the only entry while others queue behind it. A real worker never uses such a ring.
  *
  * <p>Within a budget, requests are staged in admission order; across budgets, the oldest stageable request
- * goes first, so while no limit binds the order is exactly admission order (the simulator's digests depend
+ * goes first, so while no bound binds the order is exactly admission order (the simulator's digests depend
  * on it). A request resubmitted after a short transfer goes back to the head of its budget's queue.
  *
  * <p>Confined to the owning worker, touched only inside its critical section, like the {@link Driver}.
@@ -46,13 +50,22 @@ final class SubmitQueues {
      */
     private int queued;
 
+    /** The smallest ring whose network requests are unbounded (see the class doc). */
+    static final int SMALLEST_UNSHARED_RING = 4;
+
+    /** The total bound on requests in flight: the ring's entries below {@link #SMALLEST_UNSHARED_RING}, else none. */
+    final int totalLimit;
+
     SubmitQueues(int ringEntries) {
         for (int i = 0; i < queues.length; i++) {
             queues[i] = new ArrayDeque<>();
         }
-        limit[Request.Budget.INBOUND.ordinal()] = Math.max(1, ringEntries / 2);
-        limit[Request.Budget.OUTBOUND.ordinal()] = Math.max(1, ringEntries / 4);
+        boolean shared = ringEntries < SMALLEST_UNSHARED_RING;
+        int network = shared ? ringEntries : Integer.MAX_VALUE;
+        limit[Request.Budget.INBOUND.ordinal()] = network;
+        limit[Request.Budget.OUTBOUND.ordinal()] = network;
         limit[Request.Budget.STORAGE.ordinal()] = ringEntries;
+        totalLimit = shared ? ringEntries : Integer.MAX_VALUE;
     }
 
     void add(Driver.Slot slot) {

@@ -12,13 +12,16 @@ import java.lang.foreign.MemorySegment;
  * {@link #wake()} may be called from any thread.
  *
  * <h2>Capacity</h2>
- * The engine never has more than {@link #entries()} requests plus {@link #entries()} cancellations in
- * flight, so the completion queue (at least twice the entries) cannot overflow.
+ * {@link #stage} refuses only when the submission queue is full ({@link #entries()} staged and not yet
+ * submitted). In flight, the engine keeps at most {@link #entries()} requests that end by themselves (storage)
+ * and {@link #entries()} cancellations, but any number of requests that wait on a peer (receives, accepts, sends,
+ * connects): see the engine's {@code SubmitQueues}. Completions may therefore outnumber the completion queue; a
+ * ring keeps every one (io_uring's overflow backlog) and delivers it from a later {@link #enter}.
  */
 public interface Ring extends AutoCloseable {
 
     /**
-     * The number of submission entries; bounds requests in flight.
+     * The number of submission entries; bounds the storage requests in flight (see the class doc).
      *
      * @return at least 1
      */

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The liveness model of {@link SubmitQueues} on a ring of 8: receives (and accepts) that wait on peers hold at
- * most 4 entries, sends at most 2, so a write and a send are submitted at once although 8 receives wait. Before
- * the budgets the 8 receives took every entry and the write waited until one of them ended.
+ * The liveness model of {@link SubmitQueues}: on a ring of 8, receives and sends that wait on peers are never
+ * held back (sixteen of each are in flight at once) while storage is bounded by the ring's entries; on a ring
+ * below 4 entries every request shares the entries in admission order, as the seed's cases need.
  */
 class BudgetTest {
     private final ScriptedKernel kernel = new ScriptedKernel();
@@ -59,54 +59,65 @@ class BudgetTest {
 
     @Test
     @Timeout(20)
-    void idleReceivesLeaveEntriesForStorageAndSends() {
+    void requestsThatWaitOnPeersAreNeverHeldBackAndStorageIsBoundedByTheRing() {
         new ThreadedRunner(kernel, 1, 8, null, "budget").start(ctx -> {
             Worker worker = Worker.current();
-            List<Registration<Integer>> receives = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                receives.add(Support.register(new BudgetedRequest("receive " + i, Request.Budget.INBOUND)));
+            // Twice the ring's entries of receives that wait for peers, and as many sends: every one in flight.
+            List<Registration<Integer>> waits = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                waits.add(Support.register(new BudgetedRequest("receive " + i, Request.Budget.INBOUND)));
+                waits.add(Support.register(new BudgetedRequest("send " + i, Request.Budget.OUTBOUND)));
             }
-            Support.serviceUntil("four receives are in flight", () -> kernel.pending().size() == 4);
-            Registration<Integer> write = Support.register(new BudgetedRequest("write", Request.Budget.STORAGE));
-            Registration<Integer> send = Support.register(new BudgetedRequest("send", Request.Budget.OUTBOUND));
-            kernel.complete(kernel.awaitPending(p -> p.id().equals(write.key())), 1);
-            kernel.complete(kernel.awaitPending(p -> p.id().equals(send.key())), 1);
-            assertEquals(1, write.await(), "the write ran while eight receives waited");
-            assertEquals(1, send.await(), "the send ran while eight receives waited");
-
-            // Three more sends: two fit in the send budget, the third waits for one of them.
-            List<Registration<Integer>> sends = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                sends.add(Support.register(new BudgetedRequest("send " + i, Request.Budget.OUTBOUND)));
+            Support.serviceUntil("every receive and send is in flight", () -> kernel.pending().size() == 32);
+            // Storage takes at most the ring's 8 entries; the ninth write waits for one of them to end.
+            List<Registration<Integer>> writes = new ArrayList<>();
+            for (int i = 0; i < 9; i++) {
+                writes.add(Support.register(new BudgetedRequest("write " + i, Request.Budget.STORAGE)));
             }
-            Support.serviceUntil("two sends are in flight", () -> kernel.pending().size() == 6);
+            Support.serviceUntil("eight writes are in flight", () -> kernel.pending().size() == 40);
             Support.turns(3);
-            assertEquals(6, kernel.pending().size(), "the third send waits for the send budget");
+            assertEquals(40, kernel.pending().size(), "the ninth write waits for the storage budget");
             Driver driver = worker.borrow();
             try {
-                assertEquals(4, driver.inFlight(Request.Budget.INBOUND));
-                assertEquals(2, driver.inFlight(Request.Budget.OUTBOUND));
-                assertEquals(4, driver.budgetLimit(Request.Budget.INBOUND));
-                assertEquals(2, driver.budgetLimit(Request.Budget.OUTBOUND));
+                assertEquals(16, driver.inFlight(Request.Budget.INBOUND));
+                assertEquals(16, driver.inFlight(Request.Budget.OUTBOUND));
+                assertEquals(8, driver.inFlight(Request.Budget.STORAGE));
+                assertEquals(Integer.MAX_VALUE, driver.budgetLimit(Request.Budget.INBOUND));
+                assertEquals(Integer.MAX_VALUE, driver.budgetLimit(Request.Budget.OUTBOUND));
+                assertEquals(8, driver.budgetLimit(Request.Budget.STORAGE));
             } finally {
                 worker.unborrow();
             }
-            // A storage request still finds one of the two entries the network cannot take.
-            Registration<Integer> read = Support.register(new BudgetedRequest("read", Request.Budget.STORAGE));
-            kernel.complete(kernel.awaitPending(p -> p.id().equals(read.key())), 1);
-            assertEquals(1, read.await());
+            kernel.complete(kernel.awaitPending(p -> p.id().equals(writes.get(0).key())), 1);
+            assertEquals(1, writes.get(0).await());
+            for (Registration<Integer> write : writes.subList(1, writes.size())) {
+                kernel.complete(kernel.awaitPending(p -> p.id().equals(write.key())), 1);
+                assertEquals(1, write.await(), "every write ends, the ninth once an entry freed");
+            }
+            for (Registration<Integer> wait : waits) {
+                wait.close();
+            }
+            Support.serviceUntil("every request retired", () -> worker.admitted() == 0);
+            return null;
+        });
+    }
 
-            // Receives are staged in admission order as entries free up.
-            kernel.complete(kernel.awaitPending(p -> p.id().equals(receives.get(0).key())), 5);
-            assertEquals(5, receives.get(0).await());
-            kernel.awaitPending(p -> p.id().equals(receives.get(4).key()));
-            for (Registration<Integer> send2 : sends) {
-                kernel.complete(kernel.awaitPending(p -> p.id().equals(send2.key())), 1);
-                assertEquals(1, send2.await());
-            }
-            for (Registration<Integer> receive : receives) {
-                receive.close();
-            }
+    @Test
+    @Timeout(20)
+    void aRingBelowFourEntriesIsSharedByEveryRequestInAdmissionOrder() {
+        new ThreadedRunner(kernel, 1, 2, null, "shared").start(ctx -> {
+            Worker worker = Worker.current();
+            Registration<Integer> first = Support.register(new BudgetedRequest("receive", Request.Budget.INBOUND));
+            Registration<Integer> second = Support.register(new BudgetedRequest("send", Request.Budget.OUTBOUND));
+            Support.serviceUntil("both entries are taken", () -> kernel.pending().size() == 2);
+            Registration<Integer> write = Support.register(new BudgetedRequest("write", Request.Budget.STORAGE));
+            Support.turns(3);
+            assertEquals(2, kernel.pending().size(), "the write waits for one of the two entries");
+            kernel.complete(kernel.awaitPending(p -> p.id().equals(second.key())), 1);
+            assertEquals(1, second.await());
+            kernel.complete(kernel.awaitPending(p -> p.id().equals(write.key())), 1);
+            assertEquals(1, write.await(), "the write took the entry the send left");
+            first.close();
             Support.serviceUntil("every request retired", () -> worker.admitted() == 0);
             return null;
         });

@@ -19,12 +19,15 @@ import java.util.Objects;
  * <h2>Capacity</h2>
  * A request is <em>in flight</em> from the {@link #enter} that submits it until the {@link #enter} that
  * delivers its completion. {@link #stage} refuses (returns false) a request, meaning any opcode but
- * {@link Opcode#ASYNC_CANCEL}, when the requests staged plus the requests in flight reach {@link #entries()};
- * and refuses a cancellation when the cancellations staged plus in flight reach {@link #entries()}. This is
- * stricter than a real submission queue (which counts only staged entries) on purpose: it enforces the
- * engine's promise in {@link Ring} ("never more than entries requests plus entries cancellations in flight"),
- * so breaking it shows up in the simulator as a refused stage instead of a completion queue overflow in
- * production.
+ * {@link Opcode#ASYNC_CANCEL}, when {@link #entries()} requests are staged and not yet submitted (a full
+ * submission queue, as a real ring's), and also when it is a storage request (anything but a receive, accept,
+ * send or connect) and the storage requests staged plus in flight reach {@link #entries()}; it refuses a
+ * cancellation when the cancellations staged plus in flight reach {@link #entries()}. The last two are stricter
+ * than a real ring on purpose: they enforce the engine's promise in {@link Ring}, so breaking it shows up here as
+ * a refused stage. Receives, accepts, sends and connects in flight are not bounded, as the engine does not bound
+ * them; a real kernel keeps their completions beyond its completion queue in its overflow backlog, which this
+ * ring, delivering straight to the sink, needs no model of. On a ring below 4 entries every request counts
+ * against {@link #entries()}, staged or in flight, as the engine shares such a ring among all its requests.
  *
  * <h2>Time</h2>
  * {@link #enter} never blocks, whatever {@code wait} and {@code timeoutNanos} say: the scheduler owns time. Each
@@ -99,6 +102,8 @@ import java.util.Objects;
  * in classes of their own.
  */
 public final class SimRing implements Ring {
+    /** The smallest ring whose network requests the engine does not bound (its {@code SubmitQueues}). */
+    private static final int SMALLEST_UNSHARED_RING = 4;
 
     /** The result of performing a request that must stay in flight (a receive that found nothing yet). */
     private static final int STILL_PENDING = Integer.MIN_VALUE;
@@ -130,6 +135,9 @@ public final class SimRing implements Ring {
     private ArrayList<Request> dueScratch = new ArrayList<>();
     private int stagedCancels;
     private int inFlightCancels;
+    /** Storage requests (see {@link #isStorage}) staged, and in flight: bounded by {@link #entries} together. */
+    private int stagedStorage;
+    private int inFlightStorage;
     private long nextSequence;
     private volatile boolean wakeRequested;
     /** The value of this ring's last audited clock read (see {@link #nowNanos}); none yet at first. */
@@ -270,9 +278,17 @@ public final class SimRing implements Ring {
         checkBuffer(submission);
         Request request = new Request(nextSequence, submission);
         boolean cancel = request.isCancel();
-        int used = cancel ? stagedCancels + inFlightCancels : staged.size() - stagedCancels + inFlight.size()
-                - inFlightCancels;
-        if (used >= entries) {
+        boolean storage = isStorage(request.opcode);
+        boolean refused;
+        if (cancel) {
+            refused = stagedCancels + inFlightCancels >= entries;
+        } else if (entries < SMALLEST_UNSHARED_RING) {
+            refused = staged.size() - stagedCancels + inFlight.size() - inFlightCancels >= entries;
+        } else {
+            refused = staged.size() - stagedCancels >= entries
+                    || (storage && stagedStorage + inFlightStorage >= entries);
+        }
+        if (refused) {
             auditor().record("ring.stageRefused", Auditor.u64(id), Auditor.utf8(request.opcode.name()),
                     Auditor.u64(request.userData));
             return false;
@@ -282,6 +298,8 @@ public final class SimRing implements Ring {
         staged.add(request);
         if (cancel) {
             stagedCancels++;
+        } else if (storage) {
+            stagedStorage++;
         }
         auditor().recordRingStage(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()], request.fd,
                 request.offset, request.length, request.rwFlags, request.flags, request.userData, request.target);
@@ -351,6 +369,7 @@ public final class SimRing implements Ring {
             staged = submitting;
             submitting = batch;
             stagedCancels = 0;
+            stagedStorage = 0;
             for (Request request : batch) {
                 submit(request);
             }
@@ -599,6 +618,7 @@ public final class SimRing implements Ring {
         closed = true;
         staged.clear();
         stagedCancels = 0;
+        stagedStorage = 0;
         kernel.ringClosed(this);
         auditor().record("ring.close", Auditor.u64(id));
     }
@@ -704,6 +724,8 @@ public final class SimRing implements Ring {
         inFlight.add(request);
         if (request.isCancel()) {
             inFlightCancels++;
+        } else if (isStorage(request.opcode)) {
+            inFlightStorage++;
         }
         if (request.decidedAtSubmission()) {
             // The calls run now, off every worker: each one's latency is charged to this request's completion,
@@ -1058,6 +1080,14 @@ public final class SimRing implements Ring {
         }
     }
 
+    /** Whether the engine bounds this opcode by the ring's entries: everything but a wait on a peer or a cancel. */
+    private static boolean isStorage(Opcode opcode) {
+        return switch (opcode) {
+            case RECV, ACCEPT, SEND, CONNECT, ASYNC_CANCEL -> false;
+            default -> true;
+        };
+    }
+
     private void retire(Request request) {
         dequeue(request);
         // inFlight is in sequence order: find it by binary search instead of a scan.
@@ -1077,6 +1107,8 @@ public final class SimRing implements Ring {
         inFlight.remove(low);
         if (request.isCancel()) {
             inFlightCancels--;
+        } else if (isStorage(request.opcode)) {
+            inFlightStorage--;
         }
         if (request.description != null) {
             request.description.releaseForRequest();

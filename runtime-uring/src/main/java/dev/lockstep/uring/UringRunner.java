@@ -15,19 +15,15 @@ import java.nio.file.Path;
  * <p>Single use, like every {@link Runner}: configure with {@link #builder()}, then {@link #start} once.
  *
  * <h2>Liveness: what ring entries are for</h2>
- * A worker's ring of {@code E} entries bounds its requests in flight to {@code E} (and its cancellations to
- * {@code E}), so the completion queue of {@code 2E} can never overflow; requests beyond that wait in the worker's
- * queue. Requests that wait on a peer would otherwise be able to take every entry: receives and accepts stay in
- * the kernel until a peer sends or dials, sends until it reads. So each kind has a budget: receives and accepts
- * at most {@code max(1, E/2)} in flight, sends and connects at most {@code max(1, E/4)}, and storage requests
- * (reads, writes, syncs), which end by themselves, whatever is left. For {@code E >= 4} at least {@code E/4}
- * entries are always free of network waits, and a send never waits behind a receive.
- *
- * <p>Worked example, the ring of 8: a worker with 8 idle receives has 4 of them in the kernel and 4 queued;
- * a 1-byte blob write is submitted at once into one of the 2 entries the network cannot take, and a send into
- * one of its own 2 — so two peers that both wait in receives still get each other's sends.
- * A ninth receive waits until one of the first four ends or is closed. Rings below 4 entries (for tests)
- * cannot keep all three apart; with 1 entry every request takes its turn in admission order.
+ * A worker's ring of {@code E} entries bounds its storage requests in flight (reads, writes, syncs, which end by
+ * themselves) to {@code E}, and its cancellations to {@code E}; requests beyond that wait in the worker's queue.
+ * Requests that wait on a peer — receives and accepts until a peer sends or dials, sends until it reads — are
+ * not bounded: any bound on them would let idle connections (clients that connect and say nothing) take it, and
+ * then the worker would accept no new connection and receive on no other. So a server may hold as many idle
+ * connections per worker as the process has file descriptors, each costing its request and its buffer, and the
+ * completion queue of {@code 2E} may overflow into the kernel's backlog, which the ring drains
+ * ({@code IORING_FEAT_NODROP}). Rings below 4 entries (for tests) share their entries among every request in
+ * admission order, as the engine's {@code SubmitQueues} says.
  */
 public final class UringRunner implements Runner {
     private final ThreadedRunner runner;
@@ -94,13 +90,13 @@ public final class UringRunner implements Runner {
         }
 
         /**
-         * Ring entries per worker. They bound requests in flight on a worker, not requests admitted: more wait
-         * in the worker's queue. Receives and accepts may hold at most half the entries, sends and connects a
-         * quarter, so storage and sends keep entries of their own (the liveness model in the class
-         * documentation). With one entry every request takes its turn: a pending accept and the dial meant to
-         * satisfy it must then not be on the same worker.
+         * Ring entries per worker. They bound the storage requests in flight on a worker (more wait in the
+         * worker's queue) and how many requests one turn submits; receives, accepts, sends and connects, which
+         * wait on peers, are never held back by them (the liveness model in the class documentation). Below 4
+         * entries, for tests, every request shares the entries in turn: with one entry, a pending accept and the
+         * dial meant to satisfy it must then not be on the same worker.
          *
-         * @param value ring entries per worker: a power of two in {@code [1, 32768]}; bounds requests in flight
+         * @param value ring entries per worker: a power of two in {@code [1, 32768]}
          * @return this
          */
         public Builder ringEntries(int value) {
