@@ -53,6 +53,47 @@ class SimRingTest {
     }
 
     @Test
+    void fromFourEntriesOnlyStorageAndTheSubmissionQueueAreBounded() {
+        Harness harness = harness(1);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY);
+        SimRing ring = kernel.openRing(4);
+        Harness.Connection connection = harness.connect(kernel, ring, kernel, ring, 6001);
+        MemorySegment buffer = ring.allocate(16);
+        // Receives that wait for a peer: four fill the submission queue, and once submitted four more fit.
+        for (long userData = 100; userData < 108; userData++) {
+            if (userData == 104) {
+                assertFalse(ring.stage(Harness.io(Opcode.RECV, connection.serverFd(), buffer, 16, 0, userData)),
+                        "four staged and not submitted fill the submission queue");
+                ring.enter(false, 0, (u, r, f) -> { });
+            }
+            Harness.stage(ring, Harness.io(Opcode.RECV, connection.serverFd(), buffer, 16, 0, userData));
+        }
+        ring.enter(false, 0, (u, r, f) -> { });
+        assertEquals(8, ring.inFlight(), "eight receives in flight on a ring of four");
+        // Storage is bounded by the entries, whatever the network holds.
+        for (long userData = 0; userData < 4; userData++) {
+            Harness.stage(ring, Harness.nop(userData));
+        }
+        ring.enter(false, 0, (u, r, f) -> { });
+        assertFalse(ring.stage(Harness.nop(4)), "four storage requests in flight on a ring of four");
+        harness.clock.advanceBy(LATENCY);
+        ring.enter(false, 0, (u, r, f) -> { });
+        assertTrue(ring.stage(Harness.nop(4)), "a storage entry freed as the no-ops completed");
+        ring.enter(false, 0, (u, r, f) -> { });
+        // Cancellations keep their own bound of the entries: four at a time.
+        for (long userData = 100; userData < 108; userData++) {
+            Harness.stage(ring, Harness.cancel(userData, userData | 0x1000));
+            if (userData % 4 == 3) {
+                ring.enter(false, 0, (u, r, f) -> { });
+                harness.clock.advanceBy(LATENCY);
+                ring.enter(false, 0, (u, r, f) -> { });
+            }
+        }
+        harness.drain();
+        assertEquals(0, ring.inFlight());
+    }
+
+    @Test
     void aClockReadIsAnAuditEventOnlyWhenItDiffersFromTheRingsLastOne() {
         Harness harness = harness(1);
         List<Long> eventsAfterEachRead = clockReads(harness, 0);
