@@ -43,7 +43,7 @@ import java.util.function.Supplier;
  * <p>A carrier is reused only where a fresh one would run the next simulation the same way. Each run sets what a
  * new thread would take from its caller at that moment: the name (which says the seed), the priority and the
  * context class loader. A carrier is retired (it ends; the next run gets a new one) when the run was interrupted
- * or left behind, when its own queue still holds pooled work, when its interrupt status is set, when its
+ * or left behind, when its own queue still holds pooled work, when its interrupt status is set (idle too), when its
  * uncaught-exception handler was changed, or when its thread-local maps hold anything beyond entries that read as
  * absent. The simulator's own thread-locals on the carrier leave only such entries ({@code LeakWatch}'s owner is
  * removed at the end of the run, the engine's current worker restored to null); other code that ran on the
@@ -188,10 +188,13 @@ final class SimCarrier extends ForkJoinWorkerThread {
                 return next; // a job: the caller's compare-and-set from null, the only other write
             }
             long left = deadline - System.nanoTime();
-            if ((retire || left <= 0) && SLOT.compareAndSet(this, null, RETIRED)) {
+            // Interrupted while idle: retired, as after a run (and parkNanos would return at once, every turn, until
+            // the limit).
+            boolean end = retire || left <= 0 || isInterrupted();
+            if (end && SLOT.compareAndSet(this, null, RETIRED)) {
                 return null;
             }
-            if (left > 0 && !retire) {
+            if (!end) {
                 LockSupport.parkNanos(this, left);
             }
             // else the compare-and-set failed: a job came, read it on the next turn.
@@ -299,7 +302,9 @@ final class SimCarrier extends ForkJoinWorkerThread {
 
     /** Hands {@code job} to this idle carrier; false if it retired (then it takes no more). The caller's thread. */
     private boolean offer(Job job) {
-        if (!SLOT.compareAndSet(this, null, job)) {
+        // An interrupt that reached the idle carrier would reach the run, where a new carrier would have none: such a
+        // carrier takes no more runs and retires itself (nextJob).
+        if (isInterrupted() || !SLOT.compareAndSet(this, null, job)) {
             return false;
         }
         LockSupport.unpark(this);

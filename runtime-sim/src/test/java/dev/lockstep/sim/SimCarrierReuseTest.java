@@ -185,6 +185,25 @@ class SimCarrierReuseTest {
     }
 
     @Test
+    void anIdleCarrierThatIsInterruptedTakesNoMoreRuns() throws Exception {
+        Verdict fresh = onNewThread(() -> mixed(12));
+        onNewThread(() -> {
+            mixed(13);
+            Thread first = SimCarrier.idleCarrier();
+            assertNotNull(first);
+            // From whoever holds the thread (a harness interrupting every thread, code of an earlier run that kept
+            // Thread.currentThread()): a new carrier would not have this interrupt, so this one is not reused.
+            first.interrupt();
+            assertEquals(fresh, mixed(12));
+            Thread next = SimCarrier.idleCarrier();
+            assertNotNull(next, "the next run's carrier is kept");
+            assertNotSame(first, next, "the interrupted carrier was not handed the run");
+            assertTrue(first.join(Duration.ofSeconds(20)), "the interrupted carrier ends");
+            return null;
+        });
+    }
+
+    @Test
     void onlyThreadLocalsThatReadAsAbsentLetACarrierBeReused() throws Exception {
         ThreadLocal<String> plain = new ThreadLocal<>();
         ThreadLocal<String> withInitial = ThreadLocal.withInitial(() -> "initial");
