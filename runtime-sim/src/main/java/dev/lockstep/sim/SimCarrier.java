@@ -175,7 +175,12 @@ final class SimCarrier extends ForkJoinWorkerThread {
                 job.done = true;
                 LockSupport.unpark(job.caller);
             }
-            job = reusable ? nextJob() : null;
+            // Not job = nextJob(): the finished job (its simulation, its result) would stay reachable from this frame
+            // while the carrier waits, idle, after its caller has dropped the runner.
+            job = null;
+            if (reusable) {
+                job = nextJob();
+            }
         }
     }
 

@@ -13,6 +13,7 @@ import dev.lockstep.AbortedException;
 import dev.lockstep.Context;
 import dev.lockstep.Handle;
 import dev.lockstep.Task;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -201,6 +202,26 @@ class SimCarrierReuseTest {
             assertTrue(first.join(Duration.ofSeconds(20)), "the interrupted carrier ends");
             return null;
         });
+    }
+
+    @Test
+    void anIdleCarrierKeepsNothingOfItsLastRun() throws Exception {
+        onNewThread(() -> {
+            WeakReference<byte[]> held = heldByADroppedRun();
+            assertNotNull(SimCarrier.idleCarrier(), "the carrier waits, idle, for the next run");
+            for (int gc = 0; gc < 10 && held.get() != null; gc++) {
+                System.gc();
+            }
+            assertTrue(held.get() == null, "what the run's task held is garbage once its runner is dropped");
+            return null;
+        });
+    }
+
+    /** Runs a task that holds a megabyte, and drops the runner, the task and the outcome. */
+    private static WeakReference<byte[]> heldByADroppedRun() {
+        byte[] data = new byte[1 << 20];
+        SimRunner.seeded(1).start(ctx -> data.length);
+        return new WeakReference<>(data);
     }
 
     @Test
