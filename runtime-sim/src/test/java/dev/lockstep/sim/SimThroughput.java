@@ -57,7 +57,7 @@ public final class SimThroughput {
      * @param args optional: a multiplier for the number of runs (default 1), then the scheduling modes to measure
      *             side by side, comma-separated (default {@code INTERLEAVED,SERVICE_FIRST}; see {@link Scheduling}),
      *             then the workloads to run, comma-separated first words of their names (default all: {@code
-     *             mixed,storage,distinct,network,switches,empty})
+     *             mixed,storage,distinct,network,connections,switches,empty})
      */
     public static void main(String[] args) {
         double scale = args.length > 0 ? Double.parseDouble(args[0]) : 1;
@@ -78,7 +78,9 @@ public final class SimThroughput {
                 new Workload("distinct (storage, every 4 KiB block written different)", scaled(40, scale),
                         seed -> SimConfig.builder().seed(seed).build(), ctx -> storage(ctx, true)),
                 new Workload("network (2 workers, 4 connections: 64 B echoes)", scaled(40, scale),
-                        seed -> SimConfig.builder().seed(seed).workers(2).build(), SimThroughput::network),
+                        seed -> SimConfig.builder().seed(seed).workers(2).build(), ctx -> network(ctx, 4, 250)),
+                new Workload("connections (2 workers, 64 connections: 64 B echoes, 16 each)", scaled(40, scale),
+                        seed -> SimConfig.builder().seed(seed).workers(2).build(), ctx -> network(ctx, 64, 16)),
                 new Workload("switches (1 worker, 64 fibers: 1 us sleeps)", scaled(40, scale),
                         seed -> SimConfig.builder().seed(seed).build(), SimThroughput::switches),
                 new Workload("empty (1 worker, a root task that returns at once)", scaled(2_000, scale),
@@ -189,8 +191,11 @@ public final class SimThroughput {
         return null;
     }
 
-    /** Four connections from worker 0 to an echo server on worker 1, 250 round trips of 64 bytes each. */
-    private static Object network(Context ctx) {
+    /**
+     * {@code connections} connections from worker 0 to an echo server on worker 1, {@code messages} round trips of
+     * 64 bytes each on every one.
+     */
+    private static Object network(Context ctx, int connections, int messages) {
         SimControl sim = SimRunner.control(ctx);
         InetSocketAddress address = new InetSocketAddress(sim.host(1), 9000);
         Listener listener = ctx.child("bind").spawnOn(1, c -> c.bind(address).await()).await();
@@ -209,11 +214,11 @@ public final class SimThroughput {
             }
         });
         List<Handle<Void>> clients = new ArrayList<>();
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < connections; k++) {
             clients.add(ctx.child("client" + k).spawn(c -> {
                 byte[] message = new byte[64];
                 try (Connection connection = c.dial(address).await()) {
-                    for (int i = 0; i < 250; i++) {
+                    for (int i = 0; i < messages; i++) {
                         connection.sink().send(message).await();
                         connection.stream().recv(64).await();
                     }
