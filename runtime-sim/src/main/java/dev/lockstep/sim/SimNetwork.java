@@ -72,8 +72,9 @@ public final class SimNetwork {
     private final SocketStateMachine machine;
     /**
      * How many calls that may change a socket's state this network has taken: every method but the queries counts
-     * one, whether or not it changed anything. A ring's receives and accepts ask when they are ready again only
-     * when this moved ({@link SimRing#nextEventNanos()}); the clock alone changes no socket's readiness.
+     * one, whether or not it changed anything. A ring's waiting receives and accepts are told of changes by their
+     * sockets ({@link SimSocket#readinessChanged()}); with assertions enabled, a ring checks their times against a
+     * fresh scan whenever this moved. The clock alone changes no socket's readiness.
      */
     private long changes;
 
@@ -189,6 +190,7 @@ public final class SimNetwork {
                         segment.arrivalNanos = SimSocket.HELD;
                     }
                 }
+                socket.readinessChanged();
             }
         }
     }
@@ -259,6 +261,7 @@ public final class SimNetwork {
                 previous = segment.arrivalNanos;
             }
             socket.lastArrivalNanos = Math.max(socket.lastArrivalNanos, previous);
+            socket.readinessChanged();
         }
     }
 

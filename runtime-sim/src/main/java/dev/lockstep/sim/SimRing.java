@@ -116,21 +116,25 @@ public final class SimRing implements Ring {
     private List<Request> submitting = new ArrayList<>();
     /** Requests submitted and not yet delivered, in submission order, which is the order of their sequence. */
     private final List<Request> inFlight = new ArrayList<>();
+    /** The requests in flight whose time is known (see {@link #enqueue}), by that time. */
+    private final RequestHeap dueHeap = new RequestHeap();
     /**
-     * The requests in flight whose time is known (see {@link #enqueue}): a binary min-heap by that time, then by
-     * sequence, {@code dueHeap[0, dueHeapSize)}; each request knows its index.
+     * The requests in flight that wait for the network (a receive, an accept), by when each is ready as last worked
+     * out. That changes only with the request's socket, which tells the request
+     * ({@link SimSocket#readinessChanged()}): the request then goes on {@link #staleWaits}, and its time is worked
+     * out again before this heap is next looked at. A change to one socket costs only the requests waiting for it.
      */
-    private Request[] dueHeap = new Request[16];
-    private int dueHeapSize;
+    private final RequestHeap waitingForNetwork = new RequestHeap();
     /**
-     * The requests in flight that wait for the network (a receive, an accept): when each is ready changes with
-     * the sockets, so it is asked again when the network has changed since ({@link #waitingNextNanos}).
+     * Requests whose socket changed since their time in {@link #waitingForNetwork} was worked out (each with
+     * {@code stale} set); it may also hold requests that left that heap since, which are skipped.
      */
-    private final List<Request> waitingForNetwork = new ArrayList<>();
-    /** The earliest of {@link #waitingForNetwork}, as of {@link #waitingStamp}; valid while that is current. */
-    private long waitingNextNanos;
-    /** The network's change count when {@link #waitingNextNanos} was worked out, or -1 when it must be again. */
-    private long waitingStamp = -1;
+    private final ArrayList<Request> staleWaits = new ArrayList<>();
+    /**
+     * The network's change count when the times in {@link #waitingForNetwork} were last checked against a fresh
+     * scan: only with assertions enabled ({@link #waitsAreCurrent()}).
+     */
+    private long checkedNetworkChanges = -1;
     /** The due requests of an {@link #enter}, kept to be reused; null while an enter uses it. */
     private ArrayList<Request> dueScratch = new ArrayList<>();
     private int stagedCancels;
@@ -151,7 +155,8 @@ public final class SimRing implements Ring {
     }
 
     /** A submission copied at {@link #stage}, and its state in the simulated kernel. */
-    private static final class Request {
+    private static final class Request implements SimSocket.Waiter {
+        final SimRing ring;
         final long sequence;
         final Opcode opcode;
         final int fd;
@@ -175,16 +180,17 @@ public final class SimRing implements Ring {
         int decidedResult = STILL_PENDING;
         long decidedAtNanos;
         boolean cancelled;
-        /** Its index in {@link #dueHeap}, or -1 if it is not there. */
+        /** Its index in {@link #dueHeap} or {@link #waitingForNetwork}, or -1 if it is in neither. */
         int heapIndex = -1;
-        /** Its time in {@link #dueHeap}: {@link #readyAtNanos} when it went there. */
+        /** Its time in its heap: {@link #readyAtNanos} when it went there, or when last worked out again. */
         long heapNanos;
-        /** Whether it is in {@link #waitingForNetwork}. */
+        /** Whether it is in {@link #waitingForNetwork} (and one of its socket's waiters) rather than the other. */
         boolean waitingForNetwork;
-        /** Its index in {@link #waitingForNetwork} while it is there. */
-        int waitingIndex;
+        /** Whether it is on {@link #staleWaits}, its socket having changed since its time was worked out. */
+        boolean stale;
 
-        Request(long sequence, Submission submission) {
+        Request(SimRing ring, long sequence, Submission submission) {
+            this.ring = ring;
             this.sequence = sequence;
             this.opcode = Objects.requireNonNull(submission.opcode, "submission.opcode");
             this.fd = submission.fd;
@@ -215,6 +221,19 @@ public final class SimRing implements Ring {
 
         boolean isCancel() {
             return opcode == Opcode.ASYNC_CANCEL;
+        }
+
+        /** The socket a receive or accept waits for; only for a request in {@link #waitingForNetwork}. */
+        SimSocket socket() {
+            return ((SimKernel.SocketDescription) description).socket;
+        }
+
+        @Override
+        public void readinessChanged() {
+            if (!stale) {
+                stale = true;
+                ring.staleWaits.add(this);
+            }
         }
     }
 
@@ -276,7 +295,7 @@ public final class SimRing implements Ring {
         checkOpen();
         Objects.requireNonNull(submission, "submission");
         checkBuffer(submission);
-        Request request = new Request(nextSequence, submission);
+        Request request = new Request(this, nextSequence, submission);
         boolean cancel = request.isCancel();
         boolean storage = isStorage(request.opcode);
         boolean refused;
@@ -381,15 +400,13 @@ public final class SimRing implements Ring {
         }
         ArrayList<Request> due = dueScratch != null ? dueScratch : new ArrayList<>();
         dueScratch = null;
-        while (dueHeapSize > 0 && dueHeap[0].heapNanos <= now) {
-            due.add(dueHeap[0]);
-            heapRemove(dueHeap[0]);
+        while (!dueHeap.isEmpty() && dueHeap.first().heapNanos <= now) {
+            Request first = dueHeap.first();
+            due.add(first);
+            dueHeap.remove(first);
         }
-        for (Request request : waitingForNetwork) {
-            if (readyAtNanos(request) <= now) {
-                due.add(request);
-            }
-        }
+        // nextEventNanos just brought every waiting time up to date; the waits that are due stay in their heap.
+        waitingForNetwork.collectDue(now, due);
         // In submission order, as the scan of every request in flight found them, before the seeded shuffle.
         due.sort(BY_SEQUENCE);
         generator().shuffle(Site.COMPLETION_ORDER, due);
@@ -428,90 +445,180 @@ public final class SimRing implements Ring {
         boolean waits = request.decidedResult == STILL_PENDING
                 && (request.opcode == Opcode.RECV || request.opcode == Opcode.ACCEPT)
                 && request.description instanceof SimKernel.SocketDescription;
+        request.heapNanos = readyAtNanos(request);
         if (waits) {
             request.waitingForNetwork = true;
-            request.waitingIndex = waitingForNetwork.size();
+            request.stale = false; // its time is fresh; a stale entry left on staleWaits is skipped
+            request.socket().addWaiter(request);
             waitingForNetwork.add(request);
-            waitingStamp = -1;
-            return;
+        } else {
+            dueHeap.add(request);
         }
-        request.heapNanos = readyAtNanos(request);
-        if (dueHeapSize == dueHeap.length) {
-            dueHeap = java.util.Arrays.copyOf(dueHeap, dueHeapSize * 2);
-        }
-        request.heapIndex = dueHeapSize;
-        dueHeap[dueHeapSize++] = request;
-        siftUp(request.heapIndex);
     }
 
     /** Takes a request out of whichever of the two it is in. */
     private void dequeue(Request request) {
         if (request.waitingForNetwork) {
             request.waitingForNetwork = false;
-            // The list's order matters nowhere (enter sorts what is due by sequence): the last takes its place.
-            Request last = waitingForNetwork.removeLast();
-            if (last != request) {
-                last.waitingIndex = request.waitingIndex;
-                waitingForNetwork.set(request.waitingIndex, last);
-            }
-            waitingStamp = -1;
+            request.socket().removeWaiter(request);
+            waitingForNetwork.remove(request);
         } else if (request.heapIndex >= 0) {
-            heapRemove(request);
+            dueHeap.remove(request);
         }
     }
 
-    private void heapRemove(Request request) {
-        int index = request.heapIndex;
-        request.heapIndex = -1;
-        Request last = dueHeap[--dueHeapSize];
-        dueHeap[dueHeapSize] = null;
-        if (index == dueHeapSize) {
-            return;
+    /** Works out again the time of every waiting request whose socket changed since (see {@link #staleWaits}). */
+    private void refreshStaleWaits() {
+        for (int i = 0; i < staleWaits.size(); i++) {
+            Request request = staleWaits.get(i);
+            if (!request.stale) {
+                continue;
+            }
+            request.stale = false;
+            if (request.waitingForNetwork) {
+                long ready = readyAtNanos(request);
+                if (ready != request.heapNanos) {
+                    request.heapNanos = ready;
+                    waitingForNetwork.moved(request);
+                }
+            }
         }
-        dueHeap[index] = last;
-        last.heapIndex = index;
-        siftDown(index);
-        siftUp(last.heapIndex);
+        staleWaits.clear();
     }
 
-    private static boolean before(Request a, Request b) {
-        return a.heapNanos < b.heapNanos || (a.heapNanos == b.heapNanos && a.sequence < b.sequence);
+    /**
+     * Whether every waiting request's time is what a fresh scan gives, after {@link #refreshStaleWaits}: an
+     * assertion's check that every change to a socket told its waiters. Scans only when the network changed since
+     * the last check, so a test run pays about what the scan on every change used to cost.
+     */
+    private boolean waitsAreCurrent() {
+        long changes = kernel.network().changes();
+        if (changes == checkedNetworkChanges) {
+            return true;
+        }
+        checkedNetworkChanges = changes;
+        waitingForNetwork.forEach(request -> {
+            long ready = readyAtNanos(request);
+            if (ready != request.heapNanos) {
+                throw new AssertionError("ring " + id + ": " + request.opcode + " userData=0x"
+                        + Long.toHexString(request.userData) + " on " + request.socket() + " is ready at " + ready
+                        + ", its wait says " + request.heapNanos + ": a change to the socket did not tell it");
+            }
+        });
+        return true;
     }
 
-    private void siftUp(int index) {
-        Request moving = dueHeap[index];
-        while (index > 0) {
-            int parent = (index - 1) >>> 1;
-            if (!before(moving, dueHeap[parent])) {
-                break;
-            }
-            dueHeap[index] = dueHeap[parent];
-            dueHeap[index].heapIndex = index;
-            index = parent;
-        }
-        dueHeap[index] = moving;
-        moving.heapIndex = index;
-    }
+    /**
+     * A binary min-heap of requests by {@code heapNanos}, then by sequence; each request knows its index. A request
+     * is in at most one heap.
+     */
+    private static final class RequestHeap {
+        private Request[] heap = new Request[16];
+        private int size;
 
-    private void siftDown(int index) {
-        Request moving = dueHeap[index];
-        while (true) {
-            int child = 2 * index + 1;
-            if (child >= dueHeapSize) {
-                break;
-            }
-            if (child + 1 < dueHeapSize && before(dueHeap[child + 1], dueHeap[child])) {
-                child++;
-            }
-            if (!before(dueHeap[child], moving)) {
-                break;
-            }
-            dueHeap[index] = dueHeap[child];
-            dueHeap[index].heapIndex = index;
-            index = child;
+        boolean isEmpty() {
+            return size == 0;
         }
-        dueHeap[index] = moving;
-        moving.heapIndex = index;
+
+        /** The earliest request; the heap must not be empty. */
+        Request first() {
+            return heap[0];
+        }
+
+        /** The earliest time, or {@code Long.MAX_VALUE} when empty. */
+        long earliestNanos() {
+            return size == 0 ? Long.MAX_VALUE : heap[0].heapNanos;
+        }
+
+        void add(Request request) {
+            if (size == heap.length) {
+                heap = java.util.Arrays.copyOf(heap, size * 2);
+            }
+            request.heapIndex = size;
+            heap[size++] = request;
+            siftUp(request.heapIndex);
+        }
+
+        void remove(Request request) {
+            int index = request.heapIndex;
+            request.heapIndex = -1;
+            Request last = heap[--size];
+            heap[size] = null;
+            if (index == size) {
+                return;
+            }
+            heap[index] = last;
+            last.heapIndex = index;
+            siftDown(index);
+            siftUp(last.heapIndex);
+        }
+
+        /** Puts back in place a request whose {@code heapNanos} changed. */
+        void moved(Request request) {
+            siftDown(request.heapIndex);
+            siftUp(request.heapIndex);
+        }
+
+        /** Adds to {@code due} every request whose time is at most {@code now}, in no particular order. */
+        void collectDue(long now, List<Request> due) {
+            collectDue(0, now, due);
+        }
+
+        private void collectDue(int index, long now, List<Request> due) {
+            // A request's time is at least its parent's: below one that is not due, none is.
+            if (index >= size || heap[index].heapNanos > now) {
+                return;
+            }
+            due.add(heap[index]);
+            collectDue(2 * index + 1, now, due);
+            collectDue(2 * index + 2, now, due);
+        }
+
+        void forEach(java.util.function.Consumer<Request> action) {
+            for (int i = 0; i < size; i++) {
+                action.accept(heap[i]);
+            }
+        }
+
+        private static boolean before(Request a, Request b) {
+            return a.heapNanos < b.heapNanos || (a.heapNanos == b.heapNanos && a.sequence < b.sequence);
+        }
+
+        private void siftUp(int index) {
+            Request moving = heap[index];
+            while (index > 0) {
+                int parent = (index - 1) >>> 1;
+                if (!before(moving, heap[parent])) {
+                    break;
+                }
+                heap[index] = heap[parent];
+                heap[index].heapIndex = index;
+                index = parent;
+            }
+            heap[index] = moving;
+            moving.heapIndex = index;
+        }
+
+        private void siftDown(int index) {
+            Request moving = heap[index];
+            while (true) {
+                int child = 2 * index + 1;
+                if (child >= size) {
+                    break;
+                }
+                if (child + 1 < size && before(heap[child + 1], heap[child])) {
+                    child++;
+                }
+                if (!before(heap[child], moving)) {
+                    break;
+                }
+                heap[index] = heap[child];
+                heap[index].heapIndex = index;
+                index = child;
+            }
+            heap[index] = moving;
+            moving.heapIndex = index;
+        }
     }
 
     /**
@@ -635,22 +742,13 @@ public final class SimRing implements Ring {
      *         clock.
      */
     public long nextEventNanos() {
-        long earliest = dueHeapSize == 0 ? Long.MAX_VALUE : dueHeap[0].heapNanos;
-        if (waitingForNetwork.isEmpty()) {
-            return earliest;
+        // When a receive or accept is ready changes only with its socket, not with the clock: only the waits whose
+        // socket changed since are worked out again.
+        if (!staleWaits.isEmpty()) {
+            refreshStaleWaits();
         }
-        // When a receive or accept is ready changes only with the network (SimNetwork#changes), not with the
-        // clock: its earliest is worked out again only when the network changed since.
-        long changes = kernel.network().changes();
-        if (waitingStamp != changes) {
-            long next = Long.MAX_VALUE;
-            for (Request request : waitingForNetwork) {
-                next = Math.min(next, readyAtNanos(request));
-            }
-            waitingNextNanos = next;
-            waitingStamp = changes;
-        }
-        return Math.min(earliest, waitingNextNanos);
+        assert waitsAreCurrent();
+        return Math.min(dueHeap.earliestNanos(), waitingForNetwork.earliestNanos());
     }
 
     /**

@@ -99,6 +99,36 @@ final class SimSocket {
     void resetAt(long atNanos) {
         if (atNanos < resetAtNanos) {
             resetAtNanos = atNanos;
+            readinessChanged();
+        }
+    }
+
+    /** A ring request waiting for this socket: a receive, or an accept on a listener. */
+    interface Waiter {
+        /** What the socket's readiness depends on changed: its time must be worked out again. */
+        void readinessChanged();
+    }
+
+    /** The requests waiting for this socket now, in no particular order; usually one or none. */
+    private final ArrayList<Waiter> waiters = new ArrayList<>(2);
+
+    void addWaiter(Waiter waiter) {
+        waiters.add(waiter);
+    }
+
+    void removeWaiter(Waiter waiter) {
+        waiters.remove(waiter);
+    }
+
+    /**
+     * Tells the waiters that something {@link SocketStateMachine#readableAtNanos} or
+     * {@link SocketStateMachine#acceptableAtNanos} reads changed: the state, the inbound queue's head or its
+     * arrival time, the reset time or the accept queue. Every such change calls this; a waiter only notes it
+     * (the socket may be half-way through a transition) and works its time out when next asked.
+     */
+    void readinessChanged() {
+        for (int i = 0; i < waiters.size(); i++) {
+            waiters.get(i).readinessChanged();
         }
     }
 

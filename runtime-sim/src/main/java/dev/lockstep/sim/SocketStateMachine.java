@@ -148,6 +148,7 @@ final class SocketStateMachine {
         socket.local = new InetSocketAddress(wildcard ? wildcardAddress(requested instanceof java.net.Inet6Address)
                 : requested, port);
         socket.state = SimSocket.State.LISTENING;
+        socket.readinessChanged();
         listeners.put(endpoint(ip, port), socket);
     }
 
@@ -218,6 +219,7 @@ final class SocketStateMachine {
         socket.ownsPort = true;
         socket.local = new InetSocketAddress(socket.host, port);
         socket.state = SimSocket.State.LISTENING;
+        socket.readinessChanged();
         listeners.put(endpoint(socket.hostIp, port), socket);
     }
 
@@ -275,6 +277,9 @@ final class SocketStateMachine {
         client.lastArrivalNanos = now + toServer + toClient;
         client.connectInProgress = true;
         listener.acceptQueue.add(new SimSocket.PendingAccept(server, now + toServer));
+        server.readinessChanged();
+        client.readinessChanged();
+        listener.readinessChanged();
         return new SimNetwork.ConnectOutcome(0, now + toServer + toClient);
     }
 
@@ -319,6 +324,7 @@ final class SocketStateMachine {
             return null;
         }
         listener.acceptQueue.remove(chosen);
+        listener.readinessChanged();
         return chosen.serverEnd();
     }
 
@@ -365,6 +371,7 @@ final class SocketStateMachine {
             copied += count;
             if (head.consumed == head.data.length) {
                 socket.inbound.removeFirst();
+                socket.readinessChanged();
             }
         }
         return copied > 0 ? copied : -Errno.EAGAIN;
@@ -418,6 +425,7 @@ final class SocketStateMachine {
             to.lastArrivalNanos = arrival;
         }
         to.inbound.addLast(new SimSocket.Segment(data, arrival));
+        to.readinessChanged();
     }
 
     /** Shuts down the writing side: the peer receives end of stream after the data already sent. */
@@ -446,6 +454,7 @@ final class SocketStateMachine {
                     SimSocket server = pending.serverEnd();
                     server.peer.resetAt(now + delay(server.hostIp, server.peer.hostIp));
                     server.state = SimSocket.State.CLOSED;
+                    server.readinessChanged();
                     sockets.remove(server.id);
                 }
                 socket.acceptQueue.clear();
@@ -473,6 +482,7 @@ final class SocketStateMachine {
         }
         socket.state = SimSocket.State.CLOSED;
         socket.inbound.clear();
+        socket.readinessChanged();
         sockets.remove(socket.id);
     }
 

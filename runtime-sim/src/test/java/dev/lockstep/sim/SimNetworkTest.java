@@ -8,6 +8,7 @@ import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class SimNetworkTest {
@@ -212,5 +213,124 @@ class SimNetworkTest {
         assertEquals("late", received(pending), "the request holds the socket open");
         assertEquals(0, harness.await(recv(clientRing, connection.clientFd(), 8).userData()).result(),
                 "the socket closes once the request completes: the client reads end of stream");
+    }
+
+    // A ring keeps each waiting receive's or accept's time and works it out again only when its socket says it
+    // changed: the cases below are where that bookkeeping has edges.
+
+    @Test
+    void receivesOnTwoSocketsEachWaitForTheirOwnData() {
+        Harness.Connection first = harness.connect(server, serverRing, client, clientRing, 7000);
+        Harness.Connection second = harness.connect(server, serverRing, client, clientRing, 7001);
+        Receive onFirst = recv(serverRing, first.serverFd(), 64);
+        Receive onSecond = recv(serverRing, second.serverFd(), 64);
+        harness.pump();
+        assertEquals(Long.MAX_VALUE, serverRing.nextEventNanos(), "no data sent: neither receive is due");
+
+        // Both sockets change before the server's ring is asked again: the second first, then the first.
+        long sentAt = harness.clock.nowNanos();
+        harness.await(send(clientRing, second.clientFd(), "two"));
+        harness.clock.advanceBy(LATENCY / 2);
+        harness.await(send(clientRing, first.clientFd(), "one"));
+        assertEquals(sentAt + LATENCY, serverRing.nextEventNanos(), "the second socket's data arrives first");
+
+        harness.clock.advanceTo(sentAt + LATENCY);
+        List<Harness.Completion> delivered = harness.pump();
+        assertEquals(List.of(onSecond.userData()), delivered.stream().map(Harness.Completion::userData).toList());
+        assertEquals(sentAt + LATENCY + LATENCY / 2, serverRing.nextEventNanos(), "the first waits for its own");
+        assertEquals("two", received(onSecond));
+        assertEquals("one", received(onFirst));
+        assertEquals(sentAt + LATENCY + LATENCY / 2, harness.clock.nowNanos());
+        assertEquals(Long.MAX_VALUE, serverRing.nextEventNanos());
+    }
+
+    @Test
+    void aCancelledReceiveNoLongerWaitsForItsSocket() {
+        Harness.Connection connection = harness.connect(server, serverRing, client, clientRing, 7000);
+        Receive cancelled = recv(serverRing, connection.serverFd(), 64);
+        harness.pump();
+        Harness.stage(serverRing, Harness.cancel(cancelled.userData(), 500));
+        assertEquals(-Errno.ECANCELED, harness.await(cancelled.userData()).result());
+        assertEquals(0, harness.await(500).result());
+
+        long sentAt = harness.clock.nowNanos();
+        harness.await(send(clientRing, connection.clientFd(), "kept"));
+        assertEquals(Long.MAX_VALUE, serverRing.nextEventNanos(), "data for nobody is no event of the ring");
+        harness.clock.advanceBy(2 * LATENCY);
+        assertTrue(harness.pump().isEmpty());
+        assertEquals("kept", received(recv(serverRing, connection.serverFd(), 64)), "the data stays for the next");
+        assertEquals(sentAt + 2 * LATENCY, harness.clock.nowNanos(), "already there: delivered at once");
+    }
+
+    @Test
+    void aCancelledReceiveLeavesTheOtherWaitOnItsSocket() {
+        Harness.Connection connection = harness.connect(server, serverRing, client, clientRing, 7000);
+        Receive cancelled = recv(serverRing, connection.serverFd(), 64);
+        Receive waiting = recv(serverRing, connection.serverFd(), 64);
+        harness.pump();
+        Harness.stage(serverRing, Harness.cancel(cancelled.userData(), 500));
+        long sentAt = harness.clock.nowNanos();
+        harness.await(send(clientRing, connection.clientFd(), "only"));
+        assertEquals(-Errno.ECANCELED, harness.await(cancelled.userData()).result());
+        assertEquals(sentAt + LATENCY, serverRing.nextEventNanos());
+        assertEquals("only", received(waiting));
+        assertEquals(sentAt + LATENCY, harness.clock.nowNanos());
+    }
+
+    @Test
+    void twoReceivesOnOneSocketTakeTheDataInTurn() {
+        Harness.Connection connection = harness.connect(server, serverRing, client, clientRing, 7000);
+        Receive a = recv(serverRing, connection.serverFd(), 64);
+        Receive b = recv(serverRing, connection.serverFd(), 64);
+        harness.pump();
+        long sentAt = harness.clock.nowNanos();
+        harness.await(send(clientRing, connection.clientFd(), "first"));
+        harness.clock.advanceTo(sentAt + LATENCY);
+        List<Harness.Completion> delivered = harness.pump();
+        assertEquals(1, delivered.size(), "both were due; one took all the data, the other keeps waiting");
+        Receive taker = delivered.getFirst().userData() == a.userData() ? a : b;
+        Receive other = taker == a ? b : a;
+        assertEquals("first", received(taker));
+        assertEquals(Long.MAX_VALUE, serverRing.nextEventNanos(), "the other waits for more data");
+        harness.await(send(clientRing, connection.clientFd(), "second"));
+        assertEquals(sentAt + 2 * LATENCY, serverRing.nextEventNanos());
+        assertEquals("second", received(other));
+    }
+
+    @Test
+    void aWaitingReceiveIsDueWhenItsConnectionIsReset() {
+        Harness.Connection quiet = harness.connect(server, serverRing, client, clientRing, 7000);
+        Harness.Connection reset = harness.connect(server, serverRing, client, clientRing, 7001);
+        Receive stays = recv(serverRing, quiet.serverFd(), 64);
+        Receive fails = recv(serverRing, reset.serverFd(), 64);
+        harness.pump();
+        InetSocketAddress clientAddress = client.system().localAddress(reset.clientFd());
+        long now = harness.clock.nowNanos(); // after the call above, which takes simulated time
+        assertTrue(harness.network.breakConnection(clientAddress, new InetSocketAddress(server.hostAddress(), 7001)));
+        assertEquals(now, serverRing.nextEventNanos(), "a reset is due at once");
+        assertEquals(-Errno.ECONNRESET, harness.await(fails.userData()).result());
+        assertEquals(Long.MAX_VALUE, serverRing.nextEventNanos(), "the other connection is untouched");
+        harness.await(send(clientRing, quiet.clientFd(), "fine"));
+        assertEquals("fine", received(stays));
+    }
+
+    @Test
+    void aWaitingAcceptIsDueWhenAConnectionArrives() {
+        InetSocketAddress address = new InetSocketAddress(server.hostAddress(), 7000);
+        int listener = server.system().socket(address);
+        server.system().bindAndListen(listener, address, 4);
+        Harness.stage(serverRing, Harness.accept(listener, 600));
+        harness.pump();
+        assertEquals(Long.MAX_VALUE, serverRing.nextEventNanos(), "nobody connects yet");
+        int fd = client.system().socket(address);
+        MemorySegment sockaddr = client.system().sockaddr(clientRing, address);
+        long connectAt = harness.clock.nowNanos();
+        Harness.stage(clientRing, Harness.connect(fd, sockaddr, 601));
+        harness.pump();
+        assertEquals(connectAt + LATENCY, serverRing.nextEventNanos(), "the connection reaches the listener");
+        assertTrue(harness.await(600).result() >= 0);
+        assertEquals(connectAt + LATENCY, harness.clock.nowNanos());
+        assertEquals(0, harness.await(601).result());
+        clientRing.free(sockaddr);
     }
 }
