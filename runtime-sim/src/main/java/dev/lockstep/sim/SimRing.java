@@ -400,7 +400,7 @@ public final class SimRing implements Ring {
         }
         ArrayList<Request> due = dueScratch != null ? dueScratch : new ArrayList<>();
         dueScratch = null;
-        while (!dueHeap.isEmpty() && dueHeap.first().heapNanos <= now) {
+        while (dueHeap.earliestNanos() <= now) {
             Request first = dueHeap.first();
             due.add(first);
             dueHeap.remove(first);
@@ -515,10 +515,11 @@ public final class SimRing implements Ring {
     private static final class RequestHeap {
         private Request[] heap = new Request[16];
         private int size;
-
-        boolean isEmpty() {
-            return size == 0;
-        }
+        /**
+         * The first request's time, kept here: the scheduler asks every ring for it every step, and reading it
+         * from the request itself is a cache miss.
+         */
+        private long earliest = Long.MAX_VALUE;
 
         /** The earliest request; the heap must not be empty. */
         Request first() {
@@ -527,7 +528,11 @@ public final class SimRing implements Ring {
 
         /** The earliest time, or {@code Long.MAX_VALUE} when empty. */
         long earliestNanos() {
-            return size == 0 ? Long.MAX_VALUE : heap[0].heapNanos;
+            return earliest;
+        }
+
+        private void firstChanged() {
+            earliest = size == 0 ? Long.MAX_VALUE : heap[0].heapNanos;
         }
 
         void add(Request request) {
@@ -537,6 +542,7 @@ public final class SimRing implements Ring {
             request.heapIndex = size;
             heap[size++] = request;
             siftUp(request.heapIndex);
+            firstChanged();
         }
 
         void remove(Request request) {
@@ -544,19 +550,20 @@ public final class SimRing implements Ring {
             request.heapIndex = -1;
             Request last = heap[--size];
             heap[size] = null;
-            if (index == size) {
-                return;
+            if (index != size) {
+                heap[index] = last;
+                last.heapIndex = index;
+                siftDown(index);
+                siftUp(last.heapIndex);
             }
-            heap[index] = last;
-            last.heapIndex = index;
-            siftDown(index);
-            siftUp(last.heapIndex);
+            firstChanged();
         }
 
         /** Puts back in place a request whose {@code heapNanos} changed. */
         void moved(Request request) {
             siftDown(request.heapIndex);
             siftUp(request.heapIndex);
+            firstChanged();
         }
 
         /** Adds to {@code due} every request whose time is at most {@code now}, in no particular order. */
