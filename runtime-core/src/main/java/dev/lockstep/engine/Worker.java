@@ -626,6 +626,12 @@ public final class Worker {
             }
             inlineTurnsLeft--;
             slab.stage();
+            // A full submission queue can leave requests queued: waiting now would leave them out of the kernel
+            // until some completion came, and if every request in flight waits on a peer that says nothing, none
+            // would. So the enter only submits, and the fiber's next await makes another turn.
+            if (wait && slab.hasQueuedWork()) {
+                wait = false;
+            }
             ring.enter(wait, timeoutNanos, borrowedSink);
             if (wait) {
                 nowNanos = Math.max(nowNanos, ring.nowNanos());
