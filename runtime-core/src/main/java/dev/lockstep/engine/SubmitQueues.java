@@ -22,8 +22,8 @@ import java.util.ArrayDeque;
  *       Each of them ends by itself, so one waiting for the budget waits only for requests that end.
  * </ul>
  * Requests in flight may then outnumber the completion queue's {@code 2E} entries; a completion that finds it
- * full waits in the kernel's overflow backlog until the ring takes it ({@code IORING_FEAT_NODROP}, which
- * runtime-uring requires), so none is lost. What one idle connection costs is its request and its buffer.
+ * full waits in the kernel's overflow backlog until the ring takes it ({@code IORING_FEAT_NODROP}, Linux 5.5;
+ * runtime-uring needs 5.11), so none is lost. What one idle connection costs is its request and its buffer.
  *
  * <p>Rings smaller than 4 entries (for tests that need a full ring: the seed's cases use 1) keep the model the
  * seed was written for: every request, of any budget, takes one of the {@code E} entries in admission order, so a

@@ -22,8 +22,8 @@ import java.nio.file.Path;
  * then the worker would accept no new connection and receive on no other. So a server may hold as many idle
  * connections per worker as the process has file descriptors, each costing its request and its buffer, and the
  * completion queue of {@code 2E} may overflow into the kernel's backlog, which the ring drains
- * ({@code IORING_FEAT_NODROP}). Rings below 4 entries (for tests) share their entries among every request in
- * admission order, as the engine's {@code SubmitQueues} says.
+ * ({@code IORING_FEAT_NODROP}: every kernel this runtime runs on has it). Rings below 4 entries (for tests)
+ * share their entries among every request in admission order, as the engine's {@code SubmitQueues} says.
  */
 public final class UringRunner implements Runner {
     private final ThreadedRunner runner;
