@@ -48,6 +48,13 @@ import java.util.List;
  * states' invariants can be read in one place.
  */
 public final class Driver implements CompletionSink {
+    /**
+     * The smallest ring whose requests that wait on peers are not bounded by its entries; a smaller ring (for
+     * tests) shares its entries among every request in admission order. See {@link SubmitQueues}; the simulated
+     * ring checks the engine against the same line.
+     */
+    public static final int SMALLEST_UNSHARED_RING = 4;
+
     enum State { FREE, QUEUED, WAITING_PERMIT, WAITING_LANE, IN_FLIGHT, TIMER, COMPLETED, CANCELLING }
 
     static final class Slot {

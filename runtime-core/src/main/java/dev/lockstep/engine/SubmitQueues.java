@@ -50,17 +50,17 @@ final class SubmitQueues {
      */
     private int queued;
 
-    /** The smallest ring whose network requests are unbounded (see the class doc). */
-    static final int SMALLEST_UNSHARED_RING = 4;
-
-    /** The total bound on requests in flight: the ring's entries below {@link #SMALLEST_UNSHARED_RING}, else none. */
+    /**
+     * The total bound on requests in flight: the ring's entries below {@link Driver#SMALLEST_UNSHARED_RING}, else
+     * none.
+     */
     final int totalLimit;
 
     SubmitQueues(int ringEntries) {
         for (int i = 0; i < queues.length; i++) {
             queues[i] = new ArrayDeque<>();
         }
-        boolean shared = ringEntries < SMALLEST_UNSHARED_RING;
+        boolean shared = ringEntries < Driver.SMALLEST_UNSHARED_RING;
         int network = shared ? ringEntries : Integer.MAX_VALUE;
         limit[Request.Budget.INBOUND.ordinal()] = network;
         limit[Request.Budget.OUTBOUND.ordinal()] = network;

@@ -102,8 +102,6 @@ import java.util.Objects;
  * in classes of their own.
  */
 public final class SimRing implements Ring {
-    /** The smallest ring whose network requests the engine does not bound (its {@code SubmitQueues}). */
-    private static final int SMALLEST_UNSHARED_RING = 4;
 
     /** The result of performing a request that must stay in flight (a receive that found nothing yet). */
     private static final int STILL_PENDING = Integer.MIN_VALUE;
@@ -301,7 +299,7 @@ public final class SimRing implements Ring {
         boolean refused;
         if (cancel) {
             refused = stagedCancels + inFlightCancels >= entries;
-        } else if (entries < SMALLEST_UNSHARED_RING) {
+        } else if (entries < dev.lockstep.engine.Driver.SMALLEST_UNSHARED_RING) {
             refused = staged.size() - stagedCancels + inFlight.size() - inFlightCancels >= entries;
         } else {
             refused = staged.size() - stagedCancels >= entries
