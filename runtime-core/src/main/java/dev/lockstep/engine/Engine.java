@@ -434,7 +434,7 @@ public final class Engine {
         liveFibers.incrementAndGet();
         Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, fiber,
                 fiber.guarded(continuation)));
-        Thread thread = builder.name("lockstep-" + home.index() + "-" + handle.label).unstarted(() -> {
+        Thread thread = Fibers.unstarted(builder, "lockstep-" + home.index() + "-" + handle.label, () -> {
             Fibers.bind(fiber);
             Worker.enter(home);
             try {

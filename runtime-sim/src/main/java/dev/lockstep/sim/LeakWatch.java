@@ -180,8 +180,7 @@ final class LeakWatch {
 
     /** Whether the thread being created is one of the engine's own fibers. */
     private static boolean creatingFiber() {
-        return StackWalker.getInstance().walk(frames -> frames.anyMatch(frame ->
-                frame.getClassName().equals("dev.lockstep.engine.Engine") && frame.getMethodName().equals("startFiber")));
+        return dev.lockstep.engine.Fibers.creatingFiber();
     }
 
     /** The message for a thread being created by the calling fiber, naming the kind of thread and the line. */
