@@ -388,7 +388,14 @@ public final class Engine {
      * model-checking tests drive bare workers) has no check to run.
      */
     static void checkForeignCaller(Worker owner, String what) {
-        Engine engine = owner.engine();
+        checkForeignCaller(owner.engine(), what);
+    }
+
+    /**
+     * {@link #checkForeignCaller} of {@code engine}, if there is one (a task handle made by the model-checking tests
+     * has none).
+     */
+    static void checkForeignCaller(Engine engine, String what) {
         if (engine != null) {
             engine.checkForeignCaller(what);
         }
