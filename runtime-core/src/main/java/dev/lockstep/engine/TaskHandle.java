@@ -14,10 +14,12 @@ import dev.lockstep.Waker;
  * {@link #outcome} is volatile and goes from null to its value once ({@link #finish}: the first of the finishing
  * fiber, an abort of a task that never ran, wins). A reader ({@link #isDone}, {@link #outcome()}, any thread) sees
  * null or the outcome with everything the finishing thread wrote before it. {@link #poll} cannot lose a wake-up:
- * it reads the outcome, adds its waker to {@link #waiters} (under that list's lock), then reads the outcome again;
- * {@code finish} sets the outcome, then wakes every waiter (under the same lock). If the second read sees null, the
- * set comes after it in the order of the volatile accesses, so the waker was added before {@code finish} wakes the
- * list and is woken. The simulator's loop asks the root's {@link #isDone} every step: a lock there was about 2 % of
+ * it reads the outcome, lists a retained copy of its waker in {@link #waiters} (under that list's lock), then reads
+ * the outcome again; {@code finish} sets the outcome, then wakes every listed copy (taking them under the same
+ * lock). If the second read sees null, the set comes after it in the order of the volatile accesses, so the copy
+ * was listed before {@code finish} takes the list and is woken. If it sees the outcome, the poll takes its copy off
+ * the list and releases it, unless {@code finish} took it first and wakes it: either way the copy is consumed once,
+ * as {@link Waker} promises. The simulator's loop asks the root's {@link #isDone} every step: a lock there was about 2 % of
  * a demo seed's CPU. {@code ModelCheckingTest#aTaskFinishedTwiceHasOneOutcomeAndWakesItsPoller} checks this.
  *
  * @param <T> the task's value
@@ -88,15 +90,17 @@ final class TaskHandle<T> implements Handle<T> {
     @Override
     public Poll<T> poll(Waker waker) {
         Engine.checkForeignCaller(engine, "Handle.poll");
-        Poll<T> result = outcome();
+        Poll<T> result = outcome;
+        if (result != null || waker == null) {
+            return result != null ? result : Poll.pending();
+        }
+        Waker listed = waiters.add(waker);
+        result = outcome;
         if (result != null) {
+            waiters.remove(listed); // ready after all: the copy is released here, or woken by finish if it took it
             return result;
         }
-        if (waker != null) {
-            waiters.add(waker);
-        }
-        result = outcome();
-        return result != null ? result : Poll.pending();
+        return Poll.pending();
     }
 
     @Override

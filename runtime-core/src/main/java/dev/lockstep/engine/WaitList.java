@@ -12,33 +12,81 @@ import java.util.function.BooleanSupplier;
  * Wakers waiting for a condition of runtime-wide state (a task's outcome, a stop signal). Thread-safe; wakers
  * are woken in the order they registered, outside the lock (a {@link FiberSafeLock}: fibers and worker threads
  * both add and wake, and a fiber must never queue on a lock its carrier may take).
+ *
+ * <p>The list keeps {@link Waker}'s contract: it stores what {@link Waker#retain()} returns, never a second copy of
+ * an equivalent waker ({@link Waker#willWake}), and consumes every stored copy exactly once, by {@link #wakeAll} or
+ * by {@link #remove} (which releases it). {@code retain} and {@code release} run outside the lock; {@code willWake}
+ * runs under it, as a comparison must to be atomic with the add.
  */
 final class WaitList {
     private final FiberSafeLock lock = new FiberSafeLock();
     /** Guarded by {@link #lock}. */
     private final List<Waker> waiters = new ArrayList<>();
 
-    void add(Waker waker) {
+    /**
+     * Lists {@code waker}: the copy listed already for an equivalent waker, or a new retained copy.
+     *
+     * @param waker the poller's waker
+     * @return the listed copy to {@link #remove} when the poller no longer waits
+     */
+    Waker add(Waker waker) {
+        Waker listed = listedFor(waker);
+        if (listed != null) {
+            return listed;
+        }
+        Waker copy = waker.retain();
         lock.lock();
         try {
-            for (Waker existing : waiters) {
-                if (existing == waker) {
-                    return;
-                }
+            listed = equivalent(waker);
+            if (listed == null) {
+                waiters.add(copy);
+                return copy;
             }
-            waiters.add(waker);
+        } finally {
+            lock.unlock();
+        }
+        copy.release(); // an equivalent copy was listed meanwhile by another poller
+        return listed;
+    }
+
+    private Waker listedFor(Waker waker) {
+        lock.lock();
+        try {
+            return equivalent(waker);
         } finally {
             lock.unlock();
         }
     }
 
-    void remove(Waker waker) {
+    /** The listed copy equivalent to {@code waker}, or null; under the lock. */
+    private Waker equivalent(Waker waker) {
+        for (Waker existing : waiters) {
+            if (existing == waker || existing.willWake(waker)) {
+                return existing;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Takes a copy {@link #add} returned off the list and releases it, unless {@link #wakeAll} took it first (then
+     * that wakes it).
+     *
+     * @param copy the listed copy
+     * @return whether it was still listed
+     */
+    boolean remove(Waker copy) {
+        boolean removed;
         lock.lock();
         try {
-            waiters.removeIf(existing -> existing == waker);
+            removed = waiters.removeIf(existing -> existing == copy);
         } finally {
             lock.unlock();
         }
+        if (removed) {
+            copy.release();
+        }
+        return removed;
     }
 
     void wakeAll() {
@@ -72,13 +120,11 @@ final class WaitList {
                 close();
                 return Poll.ready(null);
             }
-            if (registered != waker) {
-                if (registered != null) {
-                    list.remove(registered);
-                }
-                registered = waker;
+            Waker previous = registered;
+            registered = list.add(waker);
+            if (previous != null && previous != registered) {
+                list.remove(previous); // polled with a waker of another party: the earlier one no longer waits here
             }
-            list.add(waker);
             // Re-check: the condition may have become true before the waker was listed.
             if (ready.getAsBoolean()) {
                 close();
