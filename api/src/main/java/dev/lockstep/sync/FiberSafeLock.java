@@ -47,6 +47,24 @@ public final class FiberSafeLock {
     }
 
     /**
+     * Takes the lock without ever unmounting the calling thread: a virtual thread spins ({@link Thread#onSpinWait()})
+     * where {@link #lock()} yields, any other thread waits in the queue. For a section reached where the caller must
+     * stay mounted: runtime code inside a worker's critical section, which a task enters when it turns its worker's
+     * ring itself, and where a yield would hand the carrier to the worker's service turn while the task holds the
+     * worker's state. The spin ends: the holder is a platform thread or a mounted virtual thread, and neither parks
+     * while holding (the rule above), so it lets go after its few writes.
+     */
+    public void lockWithoutUnmounting() {
+        if (Thread.currentThread().isVirtual()) {
+            while (!lock.tryLock()) {
+                Thread.onSpinWait();
+            }
+        } else {
+            lock.lock();
+        }
+    }
+
+    /**
      * Releases the lock.
      *
      * @throws IllegalMonitorStateException if the calling thread does not hold it

@@ -266,8 +266,11 @@ public final class Worker {
      *   <li>{@link Request} methods ({@code kind}, {@code permit}, {@code prepare}, {@code complete},
      *       {@code runImmediate}, {@code closedEarly}, {@code timedOut}): they touch their own fields, atomics,
      *       ring memory and synchronous system calls, which block the carrier in the kernel but never unmount a
-     *       fiber ({@code prepare}, {@code complete} and {@code runImmediate} run on the carrier, never in a
-     *       fiber). Storage metadata (open, remove, scan) is not run here at all: it is a
+     *       fiber ({@code prepare}, {@code complete} and {@code runImmediate} run on the carrier in a service
+     *       turn, or on a fiber that turns the ring itself, {@link #turnInline}: a lock one of them shares with
+     *       other threads, a stream's buffered bytes, is taken with
+     *       {@link dev.lockstep.sync.FiberSafeLock#lockWithoutUnmounting()}, which spins where {@code lock()}
+     *       would yield; {@code UringPeekDuringInlineTurnsTest} failed within a second before it did). Storage metadata (open, remove, scan) is not run here at all: it is a
      *       {@code BLOCKING_CALL} the kernel runs off the worker, and inside the borrow it only joins, tests and
      *       leaves its partition's {@link MetadataLane}, a lock-free queue. Everything else a carrier shares with
      *       fibers — a stream's buffered bytes, a {@link OneShot}, the mailbox, wait lists, the supervision tree —

@@ -371,7 +371,7 @@ final class ScriptedKernel implements Kernel {
                 fiberEnters.incrementAndGet();
             }
             List<long[]> mine = new ArrayList<>();
-            lock.lock();
+            lock.lockWithoutUnmounting(); // a fiber's inline turn calls enter inside its worker's borrow
             try {
                 for (Pending entry : staged) {
                     accept(entry);
@@ -401,7 +401,7 @@ final class ScriptedKernel implements Kernel {
                 waiter = null;
             }
             woken.set(false);
-            lock.lock();
+            lock.lockWithoutUnmounting(); // a fiber's inline turn calls enter inside its worker's borrow
             try {
                 mine.addAll(ready);
                 ready.clear();
@@ -415,7 +415,7 @@ final class ScriptedKernel implements Kernel {
         }
 
         private boolean hasReady() {
-            lock.lock();
+            lock.lockWithoutUnmounting();
             try {
                 return !ready.isEmpty();
             } finally {
