@@ -14,8 +14,8 @@ import dev.lockstep.Waker;
  * {@link #outcome} is volatile and goes from null to its value once ({@link #finish}: the first of the finishing
  * fiber, an abort of a task that never ran, wins). A reader ({@link #isDone}, {@link #outcome()}, any thread) sees
  * null or the outcome with everything the finishing thread wrote before it. {@link #poll} cannot lose a wake-up:
- * it reads the outcome, lists a retained copy of its waker in {@link #waiters} (under that list's lock), then reads
- * the outcome again; {@code finish} sets the outcome, then wakes every listed copy (taking them under the same
+ * it reads the outcome, lists a retained copy of its waker in {@link #pollers} (under that list's lock), then
+ * reads the outcome again; {@code finish} sets the outcome, then wakes every listed copy (taking them under the same
  * lock). If the second read sees null, the set comes after it in the order of the volatile accesses, so the copy
  * was listed before {@code finish} takes the list and is woken. If it sees the outcome, the poll takes its copy off
  * the list and releases it, unless {@code finish} took it first and wakes it: either way the copy is consumed once,
@@ -28,7 +28,10 @@ final class TaskHandle<T> implements Handle<T> {
     private final Engine engine;
     final Supervision.Node node;
     final String label;
-    private final WaitList waiters = new WaitList();
+    /** The copies listed by direct {@link #poll}s, one per polling party. */
+    private final WaitList pollers = new WaitList();
+    /** The copies listed by {@link #await}s' conditions, one per await. */
+    private final WaitList awaiters = new WaitList();
     /**
      * Null until the task ends, then its outcome for good (see the class doc): set by the fiber finishing the task,
      * or by a worker thread aborting a task that never ran; read by any thread.
@@ -67,7 +70,8 @@ final class TaskHandle<T> implements Handle<T> {
 
     private void finish(Poll<T> result) {
         if (OUTCOME.compareAndSet(this, null, result)) {
-            waiters.wakeAll();
+            pollers.wakeAll();
+            awaiters.wakeAll();
         }
     }
 
@@ -83,7 +87,7 @@ final class TaskHandle<T> implements Handle<T> {
     @Override
     public T await() {
         Engine.checkForeignCaller(engine, "Handle.await");
-        Fibers.awaitUntil(this::isDone, waiters);
+        Fibers.awaitUntil(this::isDone, awaiters);
         return outcome().get();
     }
 
@@ -94,10 +98,10 @@ final class TaskHandle<T> implements Handle<T> {
         if (result != null || waker == null) {
             return result != null ? result : Poll.pending();
         }
-        Waker listed = waiters.add(waker);
+        Waker listed = pollers.addUnlessEquivalent(waker);
         result = outcome;
         if (result != null) {
-            waiters.remove(listed); // ready after all: the copy is released here, or woken by finish if it took it
+            pollers.remove(listed); // ready after all: the copy is released here, or woken by finish if it took it
             return result;
         }
         return Poll.pending();

@@ -13,10 +13,12 @@ import java.util.function.BooleanSupplier;
  * are woken in the order they registered, outside the lock (a {@link FiberSafeLock}: fibers and worker threads
  * both add and wake, and a fiber must never queue on a lock its carrier may take).
  *
- * <p>The list keeps {@link Waker}'s contract: it stores what {@link Waker#retain()} returns, never a second copy of
- * an equivalent waker ({@link Waker#willWake}), and consumes every stored copy exactly once, by {@link #wakeAll} or
- * by {@link #remove} (which releases it). {@code retain} and {@code release} run outside the lock; {@code willWake}
- * runs under it, as a comparison must to be atomic with the add.
+ * <p>The list keeps {@link Waker}'s contract: it stores what {@link Waker#retain()} returns and consumes every
+ * stored copy exactly once, by {@link #wakeAll} or by {@link #remove} (which releases it). {@code retain} and
+ * {@code release} run outside the lock. Each operation waiting here holds its own copy ({@link #add}), so closing
+ * one never takes away another's registration, even when both were polled with equivalent wakers; an operation
+ * that is itself the list's only user and may be polled by several parties (a task handle's direct polls) lists
+ * one copy per party instead ({@link #addUnlessEquivalent}).
  */
 final class WaitList {
     private final FiberSafeLock lock = new FiberSafeLock();
@@ -24,12 +26,30 @@ final class WaitList {
     private final List<Waker> waiters = new ArrayList<>();
 
     /**
-     * Lists {@code waker}: the copy listed already for an equivalent waker, or a new retained copy.
+     * Lists a retained copy of {@code waker} for one registration.
      *
      * @param waker the poller's waker
-     * @return the listed copy to {@link #remove} when the poller no longer waits
+     * @return the listed copy, to {@link #remove} when the registration ends
      */
     Waker add(Waker waker) {
+        Waker copy = waker.retain();
+        lock.lock();
+        try {
+            waiters.add(copy);
+        } finally {
+            lock.unlock();
+        }
+        return copy;
+    }
+
+    /**
+     * Lists {@code waker} unless an equivalent copy ({@link Waker#willWake}) is listed already: for a list every copy
+     * of which belongs to one operation (see the class doc).
+     *
+     * @param waker the poller's waker
+     * @return the copy listed for it, new or already there
+     */
+    Waker addUnlessEquivalent(Waker waker) {
         Waker listed = listedFor(waker);
         if (listed != null) {
             return listed;
@@ -47,6 +67,21 @@ final class WaitList {
         }
         copy.release(); // an equivalent copy was listed meanwhile by another poller
         return listed;
+    }
+
+    /** Whether {@code copy} is still listed: neither woken nor removed. */
+    boolean isListed(Waker copy) {
+        lock.lock();
+        try {
+            for (Waker existing : waiters) {
+                if (existing == copy) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private Waker listedFor(Waker waker) {
@@ -120,10 +155,15 @@ final class WaitList {
                 close();
                 return Poll.ready(null);
             }
-            Waker previous = registered;
-            registered = list.add(waker);
-            if (previous != null && previous != registered) {
-                list.remove(previous); // polled with a waker of another party: the earlier one no longer waits here
+            Waker current = registered;
+            // Polled again by the same party while its copy waits: keep it (an equivalent waker is not retained
+            // twice). Otherwise (first poll, the copy was woken, or another party polls) list a copy of this waker
+            // and release the earlier one if it is still listed.
+            if (current == null || !current.willWake(waker) || !list.isListed(current)) {
+                registered = list.add(waker);
+                if (current != null) {
+                    list.remove(current);
+                }
             }
             // Re-check: the condition may have become true before the waker was listed.
             if (ready.getAsBoolean()) {

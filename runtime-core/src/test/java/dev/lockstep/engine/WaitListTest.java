@@ -60,6 +60,21 @@ class WaitListTest {
     }
 
     @Test
+    void closingOneOfTwoConditionsPolledWithEquivalentWakersLeavesTheOtherRegistered() {
+        WaitList list = new WaitList();
+        WaitList.Condition first = new WaitList.Condition(() -> false, list);
+        WaitList.Condition second = new WaitList.Condition(() -> false, list);
+        Reentrant callbacks = new Reentrant();
+        first.poll(callbacks.waker());
+        second.poll(callbacks.waker());
+        first.close();
+        assertEquals(1, callbacks.releases(), "the closed wait's copy was released");
+        list.wakeAll();
+        assertEquals(1, callbacks.wakes(), "the wait still open was woken");
+        callbacks.assertBalanced();
+    }
+
+    @Test
     void aTaskPolledTwiceRetainsOnceAndWakesOnceWhenItEnds() {
         TaskHandle<String> handle = new TaskHandle<>(null, null, "task");
         Reentrant callbacks = new Reentrant();
