@@ -204,17 +204,14 @@ final class EngineStream implements Stream {
     }
 
     /**
-     * Guards {@link #buffered}, the bytes received and not yet returned: fibers receive and peek under it, and the worker thread's service turn takes
-     * and refills it when it prepares and completes a receive (a {@link FiberSafeLock}, not the stream's
-     * monitor: a fiber must never queue on a lock its carrier may take).
-     */
-    /**
-     * Guards {@link #buffered}: taken by whoever receives or peeks (fibers of any worker, plain threads) and by this
-     * stream's receive requests in {@code prepare} and {@code complete}, which run inside the worker's critical
-     * section — on the carrier in a service turn, or on a fiber that turns its worker's ring itself
-     * ({@code Worker.turnInline}). There a contended {@link FiberSafeLock#lock()} would yield and unmount the fiber
-     * with the worker's state borrowed, which fails the runner; those two take it with
-     * {@link FiberSafeLock#lockWithoutUnmounting()}, which spins for the few array copies a holder does.
+     * Guards {@link #buffered}, the bytes received and not yet returned (a {@link FiberSafeLock}, not the stream's
+     * monitor: a fiber must never queue on a lock its carrier may take). Whoever receives or peeks takes it (fibers
+     * of any worker, plain threads), and so do this stream's receive requests in {@code prepare} and
+     * {@code complete}, which run inside the worker's critical section: on the carrier in a service turn, or on a
+     * fiber that turns its worker's ring itself ({@code Worker.turnInline}). There a contended
+     * {@link FiberSafeLock#lock()} would yield and unmount the fiber with the worker's state borrowed, which fails
+     * the runner; those two take it with {@link FiberSafeLock#lockWithoutUnmounting()}, which spins for the few
+     * array copies a holder does.
      */
     private final FiberSafeLock bufferedLock = new FiberSafeLock();
     private byte[] buffered = NOTHING;

@@ -19,8 +19,9 @@ import dev.lockstep.Waker;
  * lock). If the second read sees null, the set comes after it in the order of the volatile accesses, so the copy
  * was listed before {@code finish} takes the list and is woken. If it sees the outcome, the poll takes its copy off
  * the list and releases it, unless {@code finish} took it first and wakes it: either way the copy is consumed once,
- * as {@link Waker} promises. The simulator's loop asks the root's {@link #isDone} every step: a lock there was about 2 % of
- * a demo seed's CPU. {@code ModelCheckingTest#aTaskFinishedTwiceHasOneOutcomeAndWakesItsPoller} checks this.
+ * as {@link Waker} promises. The simulator's loop asks the root's {@link #isDone} every step: a lock there was
+ * about 2 % of a demo seed's CPU. {@code ModelCheckingTest#aTaskFinishedTwiceHasOneOutcomeAndWakesItsPoller}
+ * checks this.
  *
  * @param <T> the task's value
  */

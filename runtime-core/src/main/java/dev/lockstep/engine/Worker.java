@@ -270,9 +270,10 @@ public final class Worker {
      *       turn, or on a fiber that turns the ring itself, {@link #turnInline}: a lock one of them shares with
      *       other threads, a stream's buffered bytes, is taken with
      *       {@link dev.lockstep.sync.FiberSafeLock#lockWithoutUnmounting()}, which spins where {@code lock()}
-     *       would yield; {@code UringPeekDuringInlineTurnsTest} failed within a second before it did). Storage metadata (open, remove, scan) is not run here at all: it is a
-     *       {@code BLOCKING_CALL} the kernel runs off the worker, and inside the borrow it only joins, tests and
-     *       leaves its partition's {@link MetadataLane}, a lock-free queue. Everything else a carrier shares with
+     *       would yield; {@code UringPeekDuringInlineTurnsTest} failed within a second before it did).
+     *       Storage metadata (open, remove, scan) is not run here at all: it is a {@code BLOCKING_CALL} the
+     *       kernel runs off the worker, and inside the borrow it only joins, tests and leaves its partition's
+     *       {@link MetadataLane}, a lock-free queue. Everything else a carrier shares with
      *       fibers — a stream's buffered bytes, a {@link OneShot}, the mailbox, wait lists, the supervision tree —
      *       is guarded by a {@link FiberSafeLock}, for which no fiber ever queues: a fiber queued on a monitor
      *       that its own carrier then contends is handed the monitor while its only carrier is blocked behind it,
