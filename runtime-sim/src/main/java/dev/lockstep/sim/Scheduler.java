@@ -76,6 +76,10 @@ final class Scheduler {
     /** For each worker, whether its next service half is a candidate this step (see {@link #interleavedStep}). */
     private boolean[] candidate;
     private long fiberSteps;
+    /** Steps that ran a service turn (service-first mode) or one half of one (interleaved mode). */
+    private long serviceSteps;
+    /** Steps that moved the clock although work was runnable ({@link Action#SLIP}). */
+    private long clockSlips;
     private final java.util.function.Consumer<Fiber> beforeFiberStep;
     private Fiber lastFiber;
 
@@ -224,6 +228,14 @@ final class Scheduler {
         return fiberSteps;
     }
 
+    long serviceSteps() {
+        return serviceSteps;
+    }
+
+    long clockSlips() {
+        return clockSlips;
+    }
+
     /** The fiber of the last {@link Action#FIBER} step. */
     Fiber lastFiber() {
         return lastFiber;
@@ -283,6 +295,9 @@ final class Scheduler {
                     }
                 }
             }
+        }
+        if (serviced) {
+            serviceSteps++;
         }
         if (next != null) {
             runFiber(next);
@@ -356,6 +371,7 @@ final class Scheduler {
                 Worker worker = workers.get(index);
                 if (candidate[index] && pick-- == 0) {
                     int half = Math.max(0, turnStep[index]);
+                    serviceSteps++;
                     worker.serviceHalf(half);
                     if (half + 1 == Worker.SERVICE_HALVES) {
                         turnStep[index] = -1;
@@ -370,6 +386,7 @@ final class Scheduler {
             }
             throw new AssertionError("no worker for pick " + pick);
         }
+        clockSlips++;
         auditor.recordU64(Auditor.CLOCK_SLIP, slipTo);
         clock.advanceTo(slipTo);
         return Action.SLIP;

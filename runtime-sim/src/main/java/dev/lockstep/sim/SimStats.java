@@ -10,9 +10,16 @@ package dev.lockstep.sim;
  *                    socket set-up, ...)
  * @param auditEvents events recorded in the auditor's chain during the run
  * @param simulatedNanos simulated time the run covered
+ * @param serviceSteps scheduler steps that ran workers' service turns: in {@link Scheduling#SERVICE_FIRST} mode a
+ *                     step that serviced every worker with work, in {@link Scheduling#INTERLEAVED} mode one half of
+ *                     one worker's turn (see {@code Worker.serviceHalf})
+ * @param clockSlips scheduler steps that moved the clock to the next event although work was runnable
+ *                   ({@link Scheduling#INTERLEAVED} mode only)
+ * @param draws raw 64-bit values drawn from the run's seeded generator, for the scheduler's choices, faults,
+ *              latencies and the rest (a bounded draw may take more than one)
  */
 public record SimStats(long fiberSteps, long ringCompletions, long systemCalls, long auditEvents,
-                       long simulatedNanos) {
+                       long simulatedNanos, long serviceSteps, long clockSlips, long draws) {
 
     /**
      * Simulated I/O operations: ring completions plus system calls.
@@ -21,5 +28,16 @@ public record SimStats(long fiberSteps, long ringCompletions, long systemCalls, 
      */
     public long ioOperations() {
         return ringCompletions + systemCalls;
+    }
+
+    /**
+     * Steps of the scheduler that ran something: fiber steps, service steps and clock slips. What a run costs is
+     * about proportional to them: each is one seeded choice among what could run, its audit events and the work
+     * it ran. A service-first step that serviced workers and then ran a fiber counts twice.
+     *
+     * @return the sum
+     */
+    public long schedulerSteps() {
+        return fiberSteps + serviceSteps + clockSlips;
     }
 }

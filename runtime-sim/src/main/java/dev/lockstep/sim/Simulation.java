@@ -75,6 +75,8 @@ final class Simulation {
     private List<String> leaks = List.of();
     private final long startNanos;
     private final long startEvents;
+    /** The generator's draws when this run began (a run restarted from a checkpoint goes on from its count). */
+    private final long startDraws;
     private CrashPolicy crashPolicy;
     private Engine engine;
     private Thread thread;
@@ -164,6 +166,7 @@ final class Simulation {
         this.generator = generator;
         this.auditor = auditor;
         this.startEvents = auditor.events();
+        this.startDraws = generator.draws();
         generator.setObserver(auditor.drawRecorder());
         this.clock = new SimClock(clockNanos);
         this.startNanos = clockNanos;
@@ -291,7 +294,9 @@ final class Simulation {
 
     SimStats stats() {
         return new SimStats(scheduler == null ? 0 : scheduler.fiberSteps(), kernel.ringCompletions,
-                kernel.systemCalls, auditor.events() - startEvents, clock.nowNanos() - startNanos);
+                kernel.systemCalls, auditor.events() - startEvents, clock.nowNanos() - startNanos,
+                scheduler == null ? 0 : scheduler.serviceSteps(), scheduler == null ? 0 : scheduler.clockSlips(),
+                generator.draws() - startDraws);
     }
 
     /** The line that reruns this run: the first run's configuration, and which run of the chain this is. */

@@ -85,6 +85,14 @@ class SimRunnerTest {
         long turns = runner.trace().stream().filter(event -> event.kind().equals("ring.enter")).count();
         assertTrue(steps > 160, "every sleep is a step: " + steps);
         assertTrue(turns < steps / 4, "service turns (ring.enter events) " + turns + " for " + steps + " steps");
+        // One worker (service-first in either mode): each service step is one turn, one enter (sleeping fibers never
+        // turn the ring themselves), and the clock only moves when nothing can run.
+        SimStats stats = runner.stats();
+        assertEquals(turns, stats.serviceSteps(), "service steps against ring.enter events");
+        assertEquals(0, stats.clockSlips(), "clock slips in service-first mode");
+        assertEquals(steps + turns, stats.schedulerSteps());
+        assertTrue(stats.draws() >= stats.fiberSteps() / 2, "draws " + stats.draws() + " for " + steps
+                + " steps, most of which choose among several runnable fibers");
     }
 
     @Test

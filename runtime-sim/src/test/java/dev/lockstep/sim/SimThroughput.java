@@ -30,7 +30,9 @@ import java.util.function.LongFunction;
  * and, for comparison, the whole process's (JIT and GC threads included). Each workload runs once to warm up, then
  * is measured over a fixed number of seeded runs. A fiber switch is one continuation the scheduler runs
  * ({@link SimStats#fiberSteps()}); an I/O operation is a ring completion or a system call of the simulated kernel
- * ({@link SimStats#ioOperations()}).
+ * ({@link SimStats#ioOperations()}). The last columns say where the steps went: service steps, clock slips, raw
+ * generator draws, every scheduler step ({@link SimStats#schedulerSteps()}) and the simulator thread's CPU time per
+ * step.
  *
  * <p>The {@code empty} workload's root task returns at once, so its runs are nothing but a run's set-up and
  * tear-down. For it the simulator thread's CPU time leaves out what the caller's thread spends handing the run to
@@ -48,7 +50,8 @@ public final class SimThroughput {
 
     /** Totals over the measured runs of one workload. */
     private record Totals(long switches, long ioOperations, long ringCompletions, long systemCalls, long auditEvents,
-            long simulatedNanos, long threadCpuNanos, long processCpuNanos, int runs) {
+            long simulatedNanos, long threadCpuNanos, long processCpuNanos, int runs, long serviceSteps,
+            long clockSlips, long draws) {
     }
 
     /**
@@ -90,9 +93,10 @@ public final class SimThroughput {
         System.out.println("Each row: the median of " + REPEATS + " measurements of the same seeded runs, after a"
                 + " warm-up; rates per CPU second of the simulator's thread, but runs/proc-s: runs per CPU second of"
                 + " the whole process (the caller's thread, JIT and GC included).");
-        System.out.printf(Locale.ROOT, "%-72s %5s %10s %10s %8s %9s %14s %13s %10s %11s %11s %12s%n", "workload",
-                "runs", "switches", "I/O ops", "thread s", "process s", "switches/cpu-s", "I/O ops/cpu-s", "runs/cpu-s",
-                "runs/proc-s", "sim-s/cpu-s", "audit events");
+        System.out.printf(Locale.ROOT, "%-72s %5s %10s %10s %8s %9s %14s %13s %10s %11s %11s %12s %10s %10s %9s %10s"
+                + " %11s%n", "workload", "runs", "switches", "I/O ops", "thread s", "process s", "switches/cpu-s",
+                "I/O ops/cpu-s", "runs/cpu-s", "runs/proc-s", "sim-s/cpu-s", "audit events", "svc steps", "slips",
+                "draws", "steps", "ns/step");
         List<String> only = args.length > 2 ? List.of(args[2].split(",")) : List.of();
         for (Workload plain : workloads) {
             if (!only.isEmpty() && !only.contains(plain.name().split(" ")[0])) {
@@ -116,10 +120,12 @@ public final class SimThroughput {
         Totals totals = repeats.get(REPEATS / 2);
         double cpu = totals.threadCpuNanos() / 1e9;
         double processCpu = totals.processCpuNanos() / 1e9;
-        System.out.printf(Locale.ROOT, "%-72s %5d %10d %10d %8.2f %9.2f %14.0f %13.0f %10.0f %11.0f %11.1f %12d%n",
-                workload.name(), totals.runs(), totals.switches(), totals.ioOperations(), cpu, processCpu,
-                totals.switches() / cpu, totals.ioOperations() / cpu, totals.runs() / cpu, totals.runs() / processCpu,
-                totals.simulatedNanos() / 1e9 / cpu, totals.auditEvents());
+        long steps = totals.switches() + totals.serviceSteps() + totals.clockSlips();
+        System.out.printf(Locale.ROOT, "%-72s %5d %10d %10d %8.2f %9.2f %14.0f %13.0f %10.0f %11.0f %11.1f %12d %10d %10d"
+                + " %9d %10d %11.0f%n", workload.name(), totals.runs(), totals.switches(), totals.ioOperations(), cpu,
+                processCpu, totals.switches() / cpu, totals.ioOperations() / cpu, totals.runs() / cpu,
+                totals.runs() / processCpu, totals.simulatedNanos() / 1e9 / cpu, totals.auditEvents(),
+                totals.serviceSteps(), totals.clockSlips(), totals.draws(), steps, totals.threadCpuNanos() / (double) steps);
     }
 
     private static final int REPEATS = 3;
@@ -137,6 +143,9 @@ public final class SimThroughput {
         long events = 0;
         long simulated = 0;
         long threadCpu = 0;
+        long serviceSteps = 0;
+        long clockSlips = 0;
+        long draws = 0;
         long processBefore = os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
         for (int i = 0; i < runs; i++) {
             SimRunner runner = SimRunner.of(workload.config().apply(firstSeed + i));
@@ -147,11 +156,15 @@ public final class SimThroughput {
             calls += stats.systemCalls();
             events += stats.auditEvents();
             simulated += stats.simulatedNanos();
+            serviceSteps += stats.serviceSteps();
+            clockSlips += stats.clockSlips();
+            draws += stats.draws();
             threadCpu += runner.simulatorCpuNanos();
         }
         long processCpu = (os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0)
                 - processBefore;
-        return new Totals(switches, ring + calls, ring, calls, events, simulated, threadCpu, processCpu, runs);
+        return new Totals(switches, ring + calls, ring, calls, events, simulated, threadCpu, processCpu, runs,
+                serviceSteps, clockSlips, draws);
     }
 
     /**
