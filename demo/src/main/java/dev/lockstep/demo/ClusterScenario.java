@@ -89,6 +89,7 @@ final class ClusterScenario {
     private Scenario.Result run() {
         SimRunner runner = SimRunner.of(config(spec));
         long simulated = 0;
+        long steps = 0;
         String digest = "";
         try {
             runner.start(this::controller);
@@ -100,6 +101,7 @@ final class ClusterScenario {
         } finally {
             try {
                 simulated = runner.stats().simulatedNanos();
+                steps = runner.stats().schedulerSteps();
                 digest = runner.digest();
             } catch (IllegalStateException notRun) {
                 // Nothing ran.
@@ -108,7 +110,7 @@ final class ClusterScenario {
         String failure = failures.isEmpty() ? null : String.join("\n", failures.subList(0, Math.min(5,
                 failures.size())));
         return new Scenario.Result(spec, failure, trace.last(), trace.notable(), simulated, lifetimes, crashes,
-                partitions, resets, 0, acknowledged.size(), digest);
+                partitions, resets, 0, acknowledged.size(), digest, steps);
     }
 
     private Void controller(Context ctx) {

@@ -130,7 +130,7 @@ public final class Explorer {
             return Scenario.run(spec, 0); // dispatches the replicated workload to ClusterScenario
         } catch (RuntimeException | Error unexpected) {
             return new Scenario.Result(spec, "the harness failed: " + unexpected, List.of(), List.of(), 0, 0, 0, 0, 0,
-                    0, 0, "");
+                    0, 0, "", 0);
         }
     }
 
@@ -227,10 +227,13 @@ public final class Explorer {
     public static void printSummary(PrintStream out, Summary summary, String indent, Workload workload) {
         String restarts = workload == Workload.REPLICATED
                 ? "node restarts, every acknowledged put checked at the end" : "restarts, every key checked after each";
+        long steps = summary.results().stream().mapToLong(Scenario.Result::schedulerSteps).sum();
         Table table = new Table()
                 .row("seeds run", Table.count(summary.seedsRun()))
                 .row("simulated time covered", String.format("%,.1f s", summary.simulatedNanos() / 1e9))
                 .row("wall-clock time", String.format("%,.1f s", summary.wallNanos() / 1e9))
+                .row("simulator steps (what a seed costs)", String.format("%,d, %,d a seed", steps,
+                        steps / Math.max(1, summary.seedsRun())))
                 .row(restarts, Table.count(summary.lifetimes() - summary.seedsRun()))
                 .row("acknowledged writes", Table.count(summary.acknowledgedWrites()))
                 .row("faults injected", Table.count(summary.faultsInjected()))

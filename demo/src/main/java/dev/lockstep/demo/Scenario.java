@@ -134,10 +134,12 @@ public final class Scenario {
      * @param storageFailures storage failures the service hit (store poisoned, open failed)
      * @param acknowledgedWrites writes acknowledged to clients
      * @param digest the audit digest at the end of the last run
+     * @param schedulerSteps the simulator's scheduler steps, over every lifetime ({@code SimStats.schedulerSteps}):
+     *                       what the seed cost, about
      */
     public record Result(Spec spec, String failure, List<String> trace, List<String> notable, long simulatedNanos, int lifetimes,
                          int crashes, int partitions, int resets, long storageFailures, long acknowledgedWrites,
-                         String digest) {
+                         String digest, long schedulerSteps) {
         /**
          * Whether the seed passed.
          *
@@ -204,6 +206,7 @@ public final class Scenario {
         int loadLifetimes = spec.faults().has(Fault.CRASH) ? 1 + plan.nextInt(4) : 1;
         Checkpoint checkpoint = null;
         long simulated = 0;
+        long steps = 0;
         int runs = 0;
         String digest = "";
         for (int life = 0; life <= loadLifetimes && failures.isEmpty(); life++) {
@@ -225,6 +228,7 @@ public final class Scenario {
             } finally {
                 try {
                     simulated += runner.stats().simulatedNanos();
+                    steps += runner.stats().schedulerSteps();
                     digest = runner.digest();
                 } catch (IllegalStateException notRun) {
                     // Nothing ran.
@@ -253,7 +257,7 @@ public final class Scenario {
         String failure = failures.isEmpty() ? null : String.join("\n", failures.subList(0, Math.min(5,
                 failures.size())));
         return new Result(spec, failure, trace.last(), trace.notable(), simulated, runs, crashes, partitions, resets,
-                storageFailures, model.ackedPuts() + model.ackedDeletes(), digest);
+                storageFailures, model.ackedPuts() + model.ackedDeletes(), digest, steps);
     }
 
     private Void lifetime(Context ctx, int lifetime, boolean last) {
