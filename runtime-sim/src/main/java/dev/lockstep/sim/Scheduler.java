@@ -50,6 +50,8 @@ final class Scheduler {
     private final SimClock clock;
     private final SimKernel kernel;
     private final List<Worker> workers;
+    /** Each slot's worker's ring, in slot order (a worker's ring never changes). */
+    private SimRing[] rings;
     /** How many of {@link #workers} are the run's own (slots {@code 0..mainWorkers-1}, each its index). */
     private final int mainWorkers;
     /** The slot of every node worker (lookups only); written under {@code ready}'s monitor. */
@@ -71,6 +73,14 @@ final class Scheduler {
      * next turn, and no turn starts while fibers of the phase are still to run.
      */
     private long[] fiberPhase;
+    /**
+     * For each slot, how many continuations in {@link #ready} were queued in an earlier fiber phase of its worker
+     * than the current one (they may run once no turn of the worker is under way), and how many in the current
+     * phase (they wait for the next turn to end). Kept as continuations are added, removed and phases end, so a
+     * step counts what may run without reading the list; written under {@code ready}'s monitor.
+     */
+    private int[] queuedEarlier;
+    private int[] queuedNow;
     private int[] eligible;
     private int[] pending;
     /** For each worker, whether its next service half is a candidate this step (see {@link #interleavedStep}). */
@@ -98,6 +108,12 @@ final class Scheduler {
         this.turnStep = new int[workers.size()];
         this.halted = new boolean[workers.size()];
         this.fiberPhase = new long[workers.size()];
+        this.queuedEarlier = new int[workers.size()];
+        this.queuedNow = new int[workers.size()];
+        this.rings = new SimRing[workers.size()];
+        for (int slot = 0; slot < rings.length; slot++) {
+            rings[slot] = (SimRing) workers.get(slot).ring();
+        }
         this.eligible = new int[workers.size()];
         this.pending = new int[workers.size()];
         this.candidate = new boolean[workers.size()];
@@ -110,6 +126,7 @@ final class Scheduler {
             // Read under the lock: a foreign thread (a leak being reported) must see the simulator's last write.
             int slot = slotOf(worker);
             ready.add(new Ready(worker, slot, fiber, continuation, fiberPhase[slot]));
+            queuedNow[slot]++;
         }
     }
 
@@ -141,6 +158,10 @@ final class Scheduler {
             turnStep[slot] = -1;
             halted = java.util.Arrays.copyOf(halted, size);
             fiberPhase = java.util.Arrays.copyOf(fiberPhase, size);
+            queuedEarlier = java.util.Arrays.copyOf(queuedEarlier, size);
+            queuedNow = java.util.Arrays.copyOf(queuedNow, size);
+            rings = java.util.Arrays.copyOf(rings, size);
+            rings[slot] = (SimRing) worker.ring();
             eligible = java.util.Arrays.copyOf(eligible, size);
             pending = java.util.Arrays.copyOf(pending, size);
             candidate = java.util.Arrays.copyOf(candidate, size);
@@ -219,6 +240,26 @@ final class Scheduler {
         }
     }
 
+    /** Removes the continuation at {@code index} of {@link #ready}, keeping the counts; under its monitor. */
+    private Ready removeReady(int index) {
+        Ready removed = ready.remove(index);
+        if (removed.phase() < fiberPhase[removed.slot()]) {
+            queuedEarlier[removed.slot()]--;
+        } else {
+            queuedNow[removed.slot()]--;
+        }
+        return removed;
+    }
+
+    /** Ends the current fiber phase of the worker in {@code slot}: what was queued in it may run. */
+    private void endFiberPhase(int slot) {
+        synchronized (ready) {
+            fiberPhase[slot]++;
+            queuedEarlier[slot] += queuedNow[slot];
+            queuedNow[slot] = 0;
+        }
+    }
+
     private boolean isEligible(Ready continuation) {
         int slot = continuation.slot();
         return turnStep[slot] < 0 && continuation.phase() < fiberPhase[slot] && runs(slot);
@@ -247,8 +288,7 @@ final class Scheduler {
             Worker worker = workers.get(slot);
             // Entries staged in the ring (a request resubmitted by its completion: EAGAIN, a short transfer) are
             // submitted by the next service turn, not by the clock: the worker is not idle.
-            if (runs(slot) && (turnStep[slot] >= 0 || worker.hasReadyWork()
-                    || ((SimRing) worker.ring()).staged() > 0)) {
+            if (runs(slot) && (turnStep[slot] >= 0 || worker.hasReadyWork() || rings[slot].staged() > 0)) {
                 return true;
             }
         }
@@ -285,12 +325,12 @@ final class Scheduler {
                 }
             }
             if (runnable > 0 && workers.size() == mainWorkers) {
-                next = ready.remove(runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable));
+                next = removeReady(runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable));
             } else if (runnable > 0) {
                 int pick = runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable);
                 for (int i = 0, seen = 0; i < ready.size(); i++) {
                     if (runs(ready.get(i).slot()) && seen++ == pick) {
-                        next = ready.remove(i);
+                        next = removeReady(i);
                         break;
                     }
                 }
@@ -307,17 +347,22 @@ final class Scheduler {
     }
 
     private Action interleavedStep(long slipLimit) {
-        java.util.Arrays.fill(eligible, 0);
-        java.util.Arrays.fill(pending, 0);
+        int slots = rings.length;
         int fibers = 0;
         synchronized (ready) {
-            for (int i = 0; i < ready.size(); i++) {
-                Ready continuation = ready.get(i);
-                if (isEligible(continuation)) {
-                    eligible[continuation.slot()]++;
-                    fibers++;
-                } else if (runs(continuation.slot())) {
-                    pending[continuation.slot()]++;
+            // What isEligible says of each queued continuation, counted per worker: those of an earlier phase may
+            // run unless a turn of their worker is under way; the rest wait for a turn, and a halted worker's wait.
+            for (int slot = 0; slot < slots; slot++) {
+                if (!runs(slot)) {
+                    eligible[slot] = 0;
+                    pending[slot] = 0;
+                } else if (turnStep[slot] < 0) {
+                    eligible[slot] = queuedEarlier[slot];
+                    pending[slot] = queuedNow[slot];
+                    fibers += queuedEarlier[slot];
+                } else {
+                    eligible[slot] = 0;
+                    pending[slot] = queuedEarlier[slot] + queuedNow[slot];
                 }
             }
         }
@@ -326,18 +371,18 @@ final class Scheduler {
         int actions = 0;
         long nextRingEvent = Long.MAX_VALUE;
         long nextDeadline = Long.MAX_VALUE;
-        for (int index = 0; index < workers.size(); index++) {
+        for (int index = 0; index < slots; index++) {
             if (!runs(index)) {
                 candidate[index] = false;
                 continue;
             }
             Worker worker = workers.get(index);
-            long ringNext = ((SimRing) worker.ring()).nextEventNanos();
+            long ringNext = rings[index].nextEventNanos();
             nextRingEvent = Math.min(nextRingEvent, ringNext);
             long deadline = globalDeadline(index);
             nextDeadline = Math.min(nextDeadline, deadline);
             candidate[index] = turnStep[index] >= 0
-                    || (eligible[index] == 0 && (pending[index] > 0 || needsService(worker, ringNext, deadline)));
+                    || (eligible[index] == 0 && (pending[index] > 0 || needsService(worker, rings[index], ringNext, deadline)));
             if (candidate[index]) {
                 actions++;
             }
@@ -357,7 +402,7 @@ final class Scheduler {
             synchronized (ready) {
                 for (int i = 0, seen = 0; i < ready.size(); i++) {
                     if (isEligible(ready.get(i)) && seen++ == pick) {
-                        next = ready.remove(i);
+                        next = removeReady(i);
                         break;
                     }
                 }
@@ -375,9 +420,7 @@ final class Scheduler {
                     worker.serviceHalf(half);
                     if (half + 1 == Worker.SERVICE_HALVES) {
                         turnStep[index] = -1;
-                        synchronized (ready) {
-                            fiberPhase[index]++;
-                        }
+                        endFiberPhase(index);
                     } else {
                         turnStep[index] = half + 1;
                     }
@@ -421,15 +464,14 @@ final class Scheduler {
      * would do nothing is skipped, which saves its audit events; it changes nothing else.
      */
     private boolean needsService(Worker worker, int slot) {
-        return needsService(worker, ((SimRing) worker.ring()).nextEventNanos(), globalDeadline(slot));
+        return needsService(worker, rings[slot], rings[slot].nextEventNanos(), globalDeadline(slot));
     }
 
     /**
      * {@link #needsService(Worker, int)} with the worker's ring's next event and its earliest timer deadline (in
      * the simulation's time) already known.
      */
-    private boolean needsService(Worker worker, long ringNextEventNanos, long deadlineNanos) {
-        SimRing ring = (SimRing) worker.ring();
+    private boolean needsService(Worker worker, SimRing ring, long ringNextEventNanos, long deadlineNanos) {
         long now = clock.nowNanos();
         return worker.hasReadyWork() || deadlineNanos <= now || ring.wakeRequested() || ring.staged() > 0
                 || ringNextEventNanos <= now;
