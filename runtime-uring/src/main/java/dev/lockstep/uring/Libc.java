@@ -38,8 +38,12 @@ import java.util.Locale;
  * for request buffers) are named methods instead, so that no lambda, capture or interface call sits between
  * the caller and {@code invokeExact} on a {@code static final} handle, which the JIT inlines to the native
  * call itself; their results still come from the same {@link #errnoReturning} handles. The worker's
- * {@code io_uring_enter} asks first through {@link #syscallUncaptured}, which skips the errno capture and is
- * repeated with it only after a failure.
+ * {@code io_uring_enter} and the page-cache read at a {@code Blob.readInto} ({@code preadv2}) ask first through
+ * {@link #syscallUncaptured}, which skips the errno capture and is repeated with it only after a failure; the
+ * batch submission, whose result nobody reads, never captures. Besides its cost in time, a captured downcall
+ * makes a slice of the call-state segment on the heap ({@code SharedUtils.checkCaptureSegment}) that only C2's
+ * escape analysis removes, and not in every compilation: a call made per operation must not capture on its
+ * common path, or an operation allocates in some JVMs and not in others.
  *
  * <h2>Threads</h2>
  * Thread-safe: the handles are immutable; each caller brings its own call-state segment.
@@ -347,10 +351,12 @@ final class Libc {
     /**
      * {@code syscall(number, a1..a6)} without capturing {@code errno}: the result as C returns it, {@code -1} on
      * any failure. Capturing {@code errno} is a call into the JVM after every downcall (about 3 % of a NOP round
-     * trip's samples under perf), so the one call made per worker turn asks without it and repeats itself with
-     * {@link #syscall} only when it failed: a caller may do that only for a call that is safe to make twice and
+     * trip's samples under perf) and a heap slice of the call-state segment that only escape analysis removes,
+     * so the calls made per worker turn or per operation ask without it and repeat themselves with
+     * {@link #syscall} only when they failed: a caller may do that only for a call that is safe to make twice and
      * still answers the same question, as an {@code io_uring_enter} that consumed no entry is (see
-     * {@code UringRing.enterOnce}).
+     * {@code UringRing.enterOnce}) and a positioned {@code preadv2} that read nothing is
+     * ({@code UringRing.readWithoutWaiting}), or for a call whose failure it ignores.
      *
      * @return the result, or {@code -1}
      */

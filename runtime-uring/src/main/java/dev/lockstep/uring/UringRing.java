@@ -747,6 +747,19 @@ public final class UringRing implements Ring {
      * of its worker, on it): the kernel copies what its page cache holds and returns {@code -EAGAIN} instead of
      * starting device I/O or waiting for a page lock.
      *
+     * <p>Asked first without capturing {@code errno} ({@link Libc#syscallUncaptured}), and again capturing it
+     * only when that failed. Not for speed alone: the linker makes every downcall with
+     * {@link java.lang.foreign.Linker.Option#captureCallState} take a 40-byte slice of the call-state segment
+     * ({@code SharedUtils.checkCaptureSegment}), which only C2's escape analysis removes, and whether it does
+     * depends on how the JIT happened to compile the caller: a read the page cache answers here is one per
+     * {@code Blob.readInto}, and in some JVMs that slice was allocated on every one of them (63 heap bytes per
+     * {@code readInto} instead of its 24-byte handle, {@code UringBufferAllocationTest}). The hit, the common
+     * answer, now makes no call-state slice at all. Asking twice is safe: a {@code preadv2} that returned
+     * {@code -1} copied no byte and, being positioned, moved no file offset, so the second call asks the same
+     * question (its answer, bytes that arrived in the page cache meanwhile or the same error, is as good as the
+     * first's); {@code -1} is never a byte count. What a miss pays is one more {@code preadv2} that finds the
+     * same pages missing, before the ring's read that waits for the device anyway.
+     *
      * @throws IllegalArgumentException if the buffer is not native, or the range does not fit it
      * @throws WrongThreadException off the owning thread
      * @throws IllegalStateException after {@link #close()}
@@ -774,7 +787,13 @@ public final class UringRing implements Ring {
         }
         readVector.set(JAVA_LONG, 0, buffer.address() + at);
         readVector.set(JAVA_LONG, 8, length);
-        // On 64-bit targets the offset goes whole in pos_l; pos_h is 0.
+        // On 64-bit targets the offset goes whole in pos_l; pos_h is 0. Uncaptured first, see above: only a
+        // failure needs errno (EAGAIN, or the EOPNOTSUPP/EINVAL after which the engine stops asking).
+        long read = Libc.syscallUncaptured(Libc.SYS_PREADV2, fd, readVector.address(), 1, offset, 0,
+                Libc.RWF_NOWAIT);
+        if (read != -1) {
+            return (int) read;
+        }
         return (int) Libc.syscall(callState, Libc.SYS_PREADV2, fd, readVector.address(), 1, offset, 0,
                 Libc.RWF_NOWAIT);
     }
@@ -783,7 +802,10 @@ public final class UringRing implements Ring {
      * Submits every staged entry once {@value #READ_WRITE_SUBMIT_BATCH} reads and writes are staged. No
      * {@code GETEVENTS}: completions are {@link #enter}'s to deliver. Any result is fine here: entries the
      * kernel did not consume ({@code EAGAIN}, {@code EBUSY}, {@code EINTR}) stay published and the next
-     * {@link #enterOnce} counts them again from the kernel's head; a failed ring fails that call too.
+     * {@link #enterOnce} counts them again from the kernel's head; a failed ring fails that call too. So no
+     * {@code errno} is captured ({@link Libc#syscallUncaptured}): nobody reads it, and a captured call would make
+     * a call-state slice that only escape analysis removes (see {@link #readWithoutWaiting}) once every
+     * {@value #READ_WRITE_SUBMIT_BATCH} reads or writes.
      */
     private void submitIfReadWriteBatchFull() {
         if (++readsWritesUnsubmitted < READ_WRITE_SUBMIT_BATCH) {
@@ -792,7 +814,7 @@ public final class UringRing implements Ring {
         readsWritesUnsubmitted = 0;
         int toSubmit = sqStagedTail - (int) SHARED_INT.getAcquire(sqRing, sqHeadOffset);
         SHARED_INT.setRelease(sqRing, sqTailOffset, sqStagedTail);
-        Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, 0, enterFdFlag, 0, 0);
+        Libc.syscallUncaptured(Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, 0, enterFdFlag, 0, 0);
     }
 
     private int freeSlots() {

@@ -37,6 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
  * The forms that wait themselves ({@code readFully}, {@code writeFully}, {@code sendFully}, {@code recvFully})
  * return no handle, so their bound is less than one object per call: nothing.
  * This is an allocation count, not a timing: it does not depend on how fast the machine is.
+ *
+ * <p>Nor may it depend on C2's escape analysis: whether that removes an object depends on how the JIT compiled
+ * the caller, which differs from JVM to JVM, so a path that leaves an object to it passes in most runs and fails
+ * in a few. The paths measured here make nothing per operation even with it off ({@code -XX:-DoEscapeAnalysis}
+ * gives the same figures); the call-state slice of a downcall that captures {@code errno} was such an object
+ * (63 bytes per {@code readInto} in some runs, see {@code UringRing.readWithoutWaiting}).
  */
 class UringBufferAllocationTest {
     private static final int BLOCK = 4096;
@@ -252,9 +258,9 @@ class UringBufferAllocationTest {
      * Runs {@code WARM_UP} operations, then counts the heap bytes of windows of {@code MEASURED} operations each on
      * this carrier until one stays within the bound (or {@code MAX_WINDOWS} did not), and returns the fewest per
      * operation of any window. The fewest, because what is allocated for other reasons lands in some windows and
-     * not in others — the JIT not having compiled the path yet (the interpreter and C1 keep objects that C2's
-     * escape analysis removes, such as the slice of the errno segment the linker makes per system call), a
-     * fiber's stack chunk made afresh, a queue growing — while an object made per operation is in every window.
+     * not in others — the JIT not having compiled the path yet (the interpreter and C1 allocate every object the
+     * code makes, even one that never leaves its method), a fiber's stack chunk made afresh, a queue growing —
+     * while an object made per operation is in every window.
      */
     private static double steadyBytesPerOperation(double bound, LongUnaryOperator operations) {
         operations.applyAsLong(WARM_UP);
