@@ -39,8 +39,9 @@ public interface FiberScheduler {
      *
      * <p>runtime-uring says yes when no other fiber of the worker is runnable: then parking would only hand the
      * thread to a service turn that submits this one request, while with other fibers runnable, parking lets them
-     * queue their requests too, and one {@code io_uring_enter} submits them all. The simulator says no (the
-     * default): its seed decides every step, and a fiber's turn of its own ring is not one of them.
+     * queue their requests too, and one {@code io_uring_enter} submits them all. The simulator says yes on the same
+     * condition (nothing of the worker queued to run), so that it explores the path production takes; what is
+     * queued was decided by its seed, so the answer is too. The default, for runners that do not say, is no.
      *
      * @param worker the fiber's home, whose thread calls this
      * @return true if the fiber may turn the ring itself now

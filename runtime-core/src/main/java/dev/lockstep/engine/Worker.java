@@ -587,7 +587,7 @@ public final class Worker {
      * back without anything in between that can park (the enter blocks the OS thread, never parks the fiber).
      * The runner decides whether the fiber may ({@link FiberScheduler#mayTurnInline}): runtime-uring only when no
      * other fiber of the worker is runnable, so the submissions of fibers that run in one loop still go to the
-     * kernel together; the simulator never.
+     * kernel together; the simulator on the same condition, though its ring never lets a fiber wait in it.
      *
      * @param key the awaited request's user data ({@link WaiterId#userData()})
      * @return whether a turn was made
@@ -712,6 +712,12 @@ public final class Worker {
         }
         Worker previous = enter(this);
         try {
+            if (half == 0) {
+                // As service() begins: a failure of an inline turn since the last turn is this turn's to throw,
+                // and the inline turns' budget starts again.
+                rethrowInlineFailure();
+                inlineTurnsLeft = INLINE_TURNS_PER_SERVICE;
+            }
             return Math.max(0, half(half == 0, false, 0));
         } finally {
             enter(previous);

@@ -228,6 +228,19 @@ final class Scheduler {
         return next;
     }
 
+    /**
+     * Whether no continuation of {@code worker}'s fibers is queued, in any phase: nothing else of the worker could
+     * run now. What runtime-uring asks before a fiber turns its worker's ring itself ({@code
+     * FiberScheduler.mayTurnInline}: its worker's run queues are empty). Simulator thread (the asking fiber's
+     * step).
+     */
+    boolean nothingQueuedFor(Worker worker) {
+        synchronized (ready) {
+            int slot = slotOf(worker);
+            return queuedEarlier[slot] + queuedNow[slot] == 0;
+        }
+    }
+
     /** Whether a continuation of {@code fiber} waits to run. Any thread. */
     boolean isQueued(Fiber fiber) {
         synchronized (ready) {

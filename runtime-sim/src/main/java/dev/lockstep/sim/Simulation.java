@@ -490,6 +490,18 @@ final class Simulation {
                 scheduler.add(worker, fiber, continuation);
             }
 
+            /**
+             * As runtime-uring decides (its worker's run queues empty), so that the simulator runs the inline turn
+             * production runs: a fiber about to park for a send or a buffered read, with nothing else of its
+             * worker queued, submits it from its own step. The decision reads only the scheduler's state, which
+             * the seed decided: no draw of its own. The simulated ring never lets a fiber wait in it
+             * ({@code Ring.fibersMayWait}), so a turn here only submits and reaps what is due without waiting.
+             */
+            @Override
+            public boolean mayTurnInline(Worker worker) {
+                return scheduler.nothingQueuedFor(worker);
+            }
+
             @Override
             public void woken(Worker worker, Fiber fiber) {
                 if (lastAdded == fiber || !isOurs(Thread.currentThread(), simThread)) {
