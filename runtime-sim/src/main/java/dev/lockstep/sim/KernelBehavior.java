@@ -37,22 +37,32 @@ package dev.lockstep.sim;
  *                                instead of the ring's range), {@code >= 0}: a journal commit, far slower than
  *                                other calls on a real disk
  * @param maxSyncCallLatencyNanos the longest, {@code >= minSyncCallLatencyNanos}
+ * @param inlineCompletionRate the chance that a request Linux first tries without waiting — a {@code SEND}, a
+ *                             {@code RECV}, a {@code READ} or {@code WRITE} of a file opened without
+ *                             {@code O_DIRECT} — completes at submission, in the {@code enter} that submits it
+ *                             (rolled at {@link Site#INLINE_COMPLETION}), instead of after a latency drawn from
+ *                             {@code [minLatencyNanos, maxLatencyNanos]}. io_uring issues such a request at once
+ *                             and posts its completion before {@code io_uring_enter} returns when the socket has
+ *                             room or data, or the pages are cached: then the fiber that awaits it never parks
+ *                             (runtime-uring's inline turn) and other fibers of its worker do not run in between. A
+ *                             receive with nothing arrived still waits for its data
  */
 public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxLatencyNanos, double shortReadRate,
         double shortWriteRate, double spuriousAgainRate, double spuriousInterruptRate, double cancelRaceRate,
         long minCallLatencyNanos, long maxCallLatencyNanos, long minSyncCallLatencyNanos,
-        long maxSyncCallLatencyNanos) {
+        long maxSyncCallLatencyNanos, double inlineCompletionRate) {
 
     /** The largest ring io_uring allows: 32768 entries. */
     public static final int DEFAULT_MAX_RING_ENTRIES = 32768;
 
     /**
      * Ring latency of 1 to 50 µs and no inconvenient results: a fast, well-behaved kernel; synchronous calls of 1
-     * to 20 µs, and synchronous syncs of 100 µs to 2 ms (a journal commit on a solid-state disk).
+     * to 20 µs, and synchronous syncs of 100 µs to 2 ms (a journal commit on a solid-state disk). Half the requests
+     * io_uring tries at once complete at submission: both ways a request can end are common.
      */
     public static final KernelBehavior DEFAULT =
             new KernelBehavior(DEFAULT_MAX_RING_ENTRIES, 1_000, 50_000, 0, 0, 0, 0, 0, 1_000, 20_000, 100_000,
-                    2_000_000);
+                    2_000_000, 0.5);
 
     /**
      * Validates the fields.
@@ -80,6 +90,7 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
         StorageFaults.requireRate("KernelBehavior", "spuriousAgainRate", spuriousAgainRate);
         StorageFaults.requireRate("KernelBehavior", "spuriousInterruptRate", spuriousInterruptRate);
         StorageFaults.requireRate("KernelBehavior", "cancelRaceRate", cancelRaceRate);
+        StorageFaults.requireRate("KernelBehavior", "inlineCompletionRate", inlineCompletionRate);
     }
 
     private static void requireRange(String name, long min, long max) {
@@ -114,7 +125,7 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
     public KernelBehavior withCallLatency(long minNanos, long maxNanos) {
         return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
                 spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minNanos, maxNanos, minSyncCallLatencyNanos,
-                maxSyncCallLatencyNanos);
+                maxSyncCallLatencyNanos, inlineCompletionRate);
     }
 
     /**
@@ -128,7 +139,7 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
     public KernelBehavior withSyncCallLatency(long minNanos, long maxNanos) {
         return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
                 spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minCallLatencyNanos, maxCallLatencyNanos,
-                minNanos, maxNanos);
+                minNanos, maxNanos, inlineCompletionRate);
     }
 
     /**
@@ -141,7 +152,7 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
     public KernelBehavior withLatency(long minNanos, long maxNanos) {
         return new KernelBehavior(maxRingEntries, minNanos, maxNanos, shortReadRate, shortWriteRate,
                 spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minCallLatencyNanos,
-                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos, inlineCompletionRate);
     }
 
     /**
@@ -154,7 +165,7 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
     public KernelBehavior withShortTransfers(double readRate, double writeRate) {
         return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, readRate, writeRate,
                 spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minCallLatencyNanos,
-                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos, inlineCompletionRate);
     }
 
     /**
@@ -167,7 +178,7 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
     public KernelBehavior withSpuriousErrors(double againRate, double interruptRate) {
         return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
                 againRate, interruptRate, cancelRaceRate, minCallLatencyNanos,
-                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos, inlineCompletionRate);
     }
 
     /**
@@ -179,7 +190,19 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
     public KernelBehavior withCancelRaceRate(double rate) {
         return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
                 spuriousAgainRate, spuriousInterruptRate, rate, minCallLatencyNanos,
-                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos, inlineCompletionRate);
+    }
+
+    /**
+     * This behaviour with another chance that a request io_uring tries at once completes at submission.
+     *
+     * @param rate the chance, {@code [0, 1]}; 0 makes every request wait its drawn latency
+     * @return the new behaviour
+     */
+    public KernelBehavior withInlineCompletionRate(double rate) {
+        return new KernelBehavior(maxRingEntries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
+                spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minCallLatencyNanos,
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos, rate);
     }
 
     /**
@@ -191,6 +214,6 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
     public KernelBehavior withMaxRingEntries(int entries) {
         return new KernelBehavior(entries, minLatencyNanos, maxLatencyNanos, shortReadRate, shortWriteRate,
                 spuriousAgainRate, spuriousInterruptRate, cancelRaceRate, minCallLatencyNanos,
-                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
+                maxCallLatencyNanos, minSyncCallLatencyNanos, maxSyncCallLatencyNanos, inlineCompletionRate);
     }
 }

@@ -172,7 +172,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
                     .append(k.spuriousAgainRate()).append(", ").append(k.spuriousInterruptRate()).append(", ")
                     .append(k.cancelRaceRate()).append(", ").append(k.minCallLatencyNanos()).append("L, ")
                     .append(k.maxCallLatencyNanos()).append("L, ").append(k.minSyncCallLatencyNanos()).append("L, ")
-                    .append(k.maxSyncCallLatencyNanos()).append("L))");
+                    .append(k.maxSyncCallLatencyNanos()).append("L, ").append(k.inlineCompletionRate()).append("))");
         }
         if (!network.equals(NetworkConfig.DEFAULT)) {
             java.append(".network(new NetworkConfig(new LinkProfile(").append(network.defaultLink().latencyNanos())

@@ -810,6 +810,20 @@ public final class SimRing implements Ring {
 
     // ---------------------------------------------------------------------------------------------- submit
 
+    /**
+     * Whether io_uring would first try {@code request} at once, without waiting (see
+     * {@link KernelBehavior#inlineCompletionRate()}): a send or receive on a socket, a read or write of a file
+     * opened without {@code O_DIRECT}.
+     */
+    private boolean triedAtOnce(Request request) {
+        return switch (request.opcode) {
+            case SEND, RECV -> kernel.description(request.fd) instanceof SimKernel.SocketDescription;
+            case READ, WRITE -> kernel.description(request.fd) instanceof SimKernel.FileDescription file
+                    && !file.direct;
+            default -> false;
+        };
+    }
+
     private void submit(Request request) {
         long now = clock().nowNanos();
         request.submittedAtNanos = now;
@@ -822,7 +836,9 @@ public final class SimRing implements Ring {
             minLatency = behavior.minSyncCallLatencyNanos();
             maxLatency = behavior.maxSyncCallLatencyNanos();
         }
-        long latency = generator().nextLongBetween(Site.RING_LATENCY, minLatency, maxLatency);
+        long latency = triedAtOnce(request)
+                && generator().chance(Site.INLINE_COMPLETION, behavior.inlineCompletionRate()) ? 0
+                : generator().nextLongBetween(Site.RING_LATENCY, minLatency, maxLatency);
         request.earliestNanos = now + latency;
         inFlight.add(request);
         if (request.isCancel()) {

@@ -61,5 +61,10 @@ public enum Site {
     /** Whether an unsynced write or resize dropped by a failed sync reached the disk ({@link SyncFailureModel#LINUX}). */
     SYNC_WRITEBACK,
     /** How long one synchronous kernel call keeps its worker busy: see {@link KernelBehavior#minCallLatencyNanos()}. */
-    SYSCALL_LATENCY
+    SYSCALL_LATENCY,
+    /**
+     * Whether a request io_uring tries at once completes at submission: see
+     * {@link KernelBehavior#inlineCompletionRate()}.
+     */
+    INLINE_COMPLETION
 }

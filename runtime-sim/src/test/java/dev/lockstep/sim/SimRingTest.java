@@ -29,7 +29,53 @@ class SimRingTest {
         return harness.kernel("127.0.0.1", behavior, StorageFaults.NONE);
     }
 
-    private static final KernelBehavior FIXED_LATENCY = KernelBehavior.DEFAULT.withLatency(LATENCY, LATENCY);
+    /** Every request waits exactly {@link #LATENCY}: none completes at submission. */
+    private static final KernelBehavior FIXED_LATENCY = KernelBehavior.DEFAULT.withLatency(LATENCY, LATENCY)
+            .withInlineCompletionRate(0);
+
+    /**
+     * With an inline completion rate of 1, what io_uring tries at once completes in the {@code enter} that submits
+     * it: a send, a buffered write and a buffered read; a receive with nothing arrived still waits for its data,
+     * and a no-op its latency. With the rate 0 ({@link #FIXED_LATENCY}) the same send waits its latency.
+     */
+    @Test
+    void whatIoUringTriesAtOnceMayCompleteInTheEnterThatSubmitsIt() {
+        Harness harness = harness(21);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY.withInlineCompletionRate(1));
+        Pair pair = loopback(harness, kernel);
+        SimRing ring = pair.ring();
+        int fd = kernel.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment buffer = ring.allocate(16);
+        MemorySegment data = Harness.text(ring, "hello");
+        MemorySegment readBack = ring.allocate(5);
+        Harness.stage(ring, Harness.io(Opcode.RECV, pair.serverFd(), buffer, 16, 0, 1));
+        Harness.stage(ring, Harness.io(Opcode.SEND, pair.clientFd(), data, 5, 0, 2));
+        Harness.stage(ring, Harness.io(Opcode.WRITE, fd, data, 5, 0, 3));
+        Harness.stage(ring, Harness.nop(4));
+        java.util.Map<Long, Integer> first = new java.util.TreeMap<>();
+        ring.enter(false, 0, (userData, result, flags) -> first.put(userData, result));
+        assertEquals(java.util.Map.of(2L, 5, 3L, 5), first, "the send and the write, in the enter that submitted them");
+        Harness.stage(ring, Harness.io(Opcode.READ, fd, readBack, 5, 0, 5));
+        java.util.Map<Long, Integer> second = new java.util.TreeMap<>();
+        ring.enter(false, 0, (userData, result, flags) -> second.put(userData, result));
+        assertEquals(java.util.Map.of(5L, 5), second, "the read of cached bytes, at once; the receive waits for the"
+                + " sent bytes to arrive, the no-op for its latency");
+        assertEquals("hello", Harness.text(readBack, 5));
+        assertEquals(5, harness.await(1).result());
+        harness.await(4);
+        ring.free(buffer);
+        ring.free(readBack);
+
+        Harness waiting = harness(21);
+        SimKernel fixed = kernel(waiting, FIXED_LATENCY);
+        Pair other = loopback(waiting, fixed);
+        MemorySegment sent = Harness.text(other.ring(), "hello");
+        Harness.stage(other.ring(), Harness.io(Opcode.SEND, other.clientFd(), sent, 5, 0, 2));
+        List<Long> delivered = new ArrayList<>();
+        other.ring().enter(false, 0, (userData, result, flags) -> delivered.add(userData));
+        assertEquals(List.of(), delivered, "at rate 0 the send waits its latency");
+        assertEquals(5, waiting.await(2).result());
+    }
 
     @Test
     void aFullRingRefusesToStageUntilACompletionIsDelivered() {
