@@ -158,8 +158,8 @@ final class EngineBlob implements Blob {
 
     /**
      * Whether a read may first ask the page cache at the call ({@link #readCached}): a blob opened through the
-     * page cache, on a ring that can answer ({@link Ring#readsWithoutWaiting}: not the simulator's) and a kernel
-     * that has not refused the question for this file, by a task that was not aborted on a worker that is not
+     * page cache, on a ring that can answer ({@link Ring#readsWithoutWaiting}: runtime-uring's and the
+     * simulator's) and a kernel that has not refused the question for this file, by a task that was not aborted on a worker that is not
      * closing (whose await must throw without the read having run, as a queued request's does), while the worker
      * has turns in place left ({@link Worker#takeInPlaceTurn}: a fiber that never parks must not hold its
      * worker's timers and other fibers back). {@code fiber} is the caller's ({@link Fibers#current()}), or null.
@@ -177,8 +177,9 @@ final class EngineBlob implements Blob {
      * waiting for a device ({@link Ring#readWithoutWaiting}): true if it gave every byte. Anything else — a page
      * not cached, a short read at the end of the blob, an error, an fd being closed — is left to the ring read
      * that the caller then makes, which reads the whole range again and reports it as it always does, so both
-     * runtimes answer the same (the simulator's ring never answers here). What this saves on a hit is the
-     * ring's round trip and the request's bookkeeping: the result is known before the operation is made.
+     * runtimes answer the same (in the simulator, its seed decides whether the pages are cached). What this saves
+     * on a hit is the ring's round trip and the request's bookkeeping: the result is known before the operation
+     * is made.
      */
     private boolean readCached(Worker worker, MemorySegment memory, long at, int count, long offset) {
         if (!fd.tryAcquire()) {

@@ -54,9 +54,9 @@ public interface Ring extends AutoCloseable {
      * tries a buffered read inline, without the ring's round trip, so the engine asks here first for a read that
      * a buffered blob makes, and submits the read to the ring when this returns anything but every byte.
      *
-     * <p>A ring that cannot (the simulator, whose reads all go through its ring to be decided by its seed, and
-     * test doubles) keeps the default, which always says {@code -EAGAIN}: that only costs the fast path, never a
-     * result, since the caller then reads through the ring as before.
+     * <p>A ring that cannot (test doubles) keeps the default, which always says {@code -EAGAIN}: that only costs
+     * the fast path, never a result, since the caller then reads through the ring as before. The simulator's ring
+     * answers, as a system call of its kernel whose seed decides whether the pages are cached.
      *
      * @param fd an open fd the caller holds a reference to
      * @param buffer native memory the bytes go to

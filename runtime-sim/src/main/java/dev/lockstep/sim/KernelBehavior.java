@@ -45,7 +45,9 @@ package dev.lockstep.sim;
  *                             and posts its completion before {@code io_uring_enter} returns when the socket has
  *                             room or data, or the pages are cached: then the fiber that awaits it never parks
  *                             (runtime-uring's inline turn) and other fibers of its worker do not run in between. A
- *                             receive with nothing arrived still waits for its data
+ *                             receive with nothing arrived still waits for its data. The same chance decides
+ *                             whether a read asked at the call without waiting ({@code preadv2} with
+ *                             {@code RWF_NOWAIT}, {@link SimRing#readWithoutWaiting}) finds its pages cached
  */
 public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxLatencyNanos, double shortReadRate,
         double shortWriteRate, double spuriousAgainRate, double spuriousInterruptRate, double cancelRaceRate,

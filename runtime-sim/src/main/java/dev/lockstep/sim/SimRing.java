@@ -800,6 +800,38 @@ public final class SimRing implements Ring {
     }
 
     /**
+     * Yes: a read may ask the page cache at the call, as on runtime-uring ({@link #readWithoutWaiting}).
+     *
+     * @return true
+     */
+    @Override
+    public boolean readsWithoutWaiting() {
+        return true;
+    }
+
+    /**
+     * The simulated {@code preadv2} with {@code RWF_NOWAIT} ({@link SimSystemCalls#readWithoutWaiting}): a
+     * synchronous call of the simulated kernel, with its latency and audit; whether the pages are cached is the
+     * seed's. Checks its arguments as runtime-uring's ring does.
+     *
+     * @throws IllegalArgumentException if the buffer is not native, the range does not fit it, or the offset is
+     *     negative
+     * @throws IllegalStateException after {@link #close()}
+     */
+    @Override
+    public int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
+        checkOpen();
+        if (!buffer.isNative() || at < 0 || length < 1 || at > buffer.byteSize() - length) {
+            throw new IllegalArgumentException("a read of " + length + " bytes at " + at + " does not fit "
+                    + buffer);
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + offset);
+        }
+        return kernel.system().readWithoutWaiting(fd, buffer.asSlice(at, length), offset);
+    }
+
+    /**
      * Whether {@link #close()} was called.
      *
      * @return true once closed

@@ -148,6 +148,32 @@ public final class SimSystemCalls implements SystemCalls {
     }
 
     /**
+     * {@code preadv2(fd, [destination], 1, offset, RWF_NOWAIT)}: the bytes the page cache holds, without waiting for
+     * the device ({@link SimRing#readWithoutWaiting}, runtime-uring's read at the call). Whether every page asked
+     * for is cached is rolled at {@link Site#INLINE_COMPLETION} with {@link KernelBehavior#inlineCompletionRate()}
+     * (the file system keeps no record of what was evicted): if not, {@code -EAGAIN}; if so, the read as
+     * {@link SimFileSystem#read} makes it, injected faults included. A file opened with {@code O_DIRECT} always
+     * waits for its device: {@code -EAGAIN}, with no roll. A synchronous call, with its latency and audit.
+     *
+     * @param fd the fd
+     * @param destination where the bytes go, all of it asked for
+     * @param offset the file offset, {@code >= 0}
+     * @return the bytes read (0 at the end of the file), or {@code -EAGAIN}, {@code -EBADF}, {@code -EOPNOTSUPP}
+     *     (not a file) or {@code -EIO}
+     */
+    int readWithoutWaiting(int fd, MemorySegment destination, long offset) {
+        int length = (int) destination.byteSize();
+        return audited("preadv2", () -> switch (kernel.description(fd)) {
+            case null -> -Errno.EBADF;
+            case SimKernel.FileDescription file when file.direct -> -Errno.EAGAIN;
+            case SimKernel.FileDescription file -> kernel.generator().chance(Site.INLINE_COMPLETION,
+                    kernel.behavior().inlineCompletionRate())
+                    ? file.fileSystem.read(file.handle, offset, destination, length) : -Errno.EAGAIN;
+            default -> -Errno.EOPNOTSUPP;
+        }, Auditor.u32(fd), Auditor.u64(offset), Auditor.u32(length));
+    }
+
+    /**
      * The live size of a file (what reads see); 0 for a directory or a socket.
      *
      * @param fd the fd

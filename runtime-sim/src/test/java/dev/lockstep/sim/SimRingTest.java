@@ -38,6 +38,49 @@ class SimRingTest {
      * it: a send, a buffered write and a buffered read; a receive with nothing arrived still waits for its data,
      * and a no-op its latency. With the rate 0 ({@link #FIXED_LATENCY}) the same send waits its latency.
      */
+    /**
+     * The read at the call ({@code preadv2} with {@code RWF_NOWAIT}): at rate 1 it gives the cached bytes, a system
+     * call of the kernel; at rate 0, and for a file opened {@code O_DIRECT}, {@code -EAGAIN}; a socket is not a
+     * file; bad arguments are refused by name, as runtime-uring's ring refuses them.
+     */
+    @Test
+    void aReadAtTheCallGivesCachedBytesOrSaysEagain() {
+        Harness harness = harness(22);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY.withInlineCompletionRate(1));
+        SimRing ring = kernel.openRing(4);
+        assertTrue(ring.readsWithoutWaiting());
+        int fd = kernel.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment data = Harness.text(ring, "cached bytes");
+        assertEquals(12, harness.run(ring, Harness.io(Opcode.WRITE, fd, data, 12, 0, 1)));
+        MemorySegment into = ring.allocate(16);
+        long calls = kernel.systemCalls;
+        assertEquals(5, ring.readWithoutWaiting(fd, into, 2, 5, 7));
+        assertEquals("bytes", Harness.text(into.asSlice(2), 5));
+        assertEquals(calls + 1, kernel.systemCalls, "one system call");
+        assertEquals(2, ring.readWithoutWaiting(fd, into, 0, 5, 10), "short at the end of the file");
+        assertEquals(0, ring.readWithoutWaiting(fd, into, 0, 5, 12), "at the end of the file");
+        IllegalArgumentException outside = assertThrows(IllegalArgumentException.class,
+                () -> ring.readWithoutWaiting(fd, into, 12, 5, 0));
+        assertTrue(outside.getMessage().contains("5 bytes at 12"), outside.getMessage());
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+                () -> ring.readWithoutWaiting(fd, into, 0, 5, -3));
+        assertTrue(negative.getMessage().contains("-3"), negative.getMessage());
+        assertEquals(-Errno.EBADF, ring.readWithoutWaiting(999, into, 0, 5, 0));
+        int direct = kernel.system().open("/f", O_RDWR | dev.lockstep.kernel.SystemCalls.O_DIRECT);
+        assertEquals(-Errno.EAGAIN, ring.readWithoutWaiting(direct, into, 0, 5, 0), "O_DIRECT waits for the device");
+        Pair pair = loopback(harness, kernel);
+        assertEquals(-Errno.EOPNOTSUPP, pair.ring().readWithoutWaiting(pair.serverFd(), into, 0, 5, 0));
+
+        Harness never = harness(22);
+        SimKernel uncached = kernel(never, FIXED_LATENCY);
+        SimRing other = uncached.openRing(4);
+        int otherFd = uncached.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment otherData = Harness.text(other, "cached bytes");
+        assertEquals(12, never.run(other, Harness.io(Opcode.WRITE, otherFd, otherData, 12, 0, 1)));
+        assertEquals(-Errno.EAGAIN, other.readWithoutWaiting(otherFd, other.allocate(16), 0, 5, 0),
+                "at rate 0 no page is ever found cached");
+    }
+
     @Test
     void whatIoUringTriesAtOnceMayCompleteInTheEnterThatSubmitsIt() {
         Harness harness = harness(21);
