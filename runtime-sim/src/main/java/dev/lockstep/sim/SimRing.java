@@ -31,9 +31,12 @@ import java.util.Objects;
  *
  * <h2>Time</h2>
  * {@link #enter} never blocks, whatever {@code wait} and {@code timeoutNanos} say: the scheduler owns time. Each
- * submitted request draws a latency from {@link KernelBehavior}'s range; it is due when the clock reaches
- * submission time plus latency, and a receive or accept also only once its data or connection has arrived, a
- * connect once its round trip is over. {@link #nextEventNanos()} says when the next one is due, so the
+ * submitted request draws a latency from {@link KernelBehavior}'s range — or none, for a request io_uring tries at
+ * once (a send, a receive, a buffered read or write) that the seed says completes at submission
+ * ({@link KernelBehavior#inlineCompletionRate()}): it is then delivered by the enter that submitted it; it is due
+ * when the clock reaches submission time plus latency, and a receive or accept also only once its data or
+ * connection has arrived, a connect once its round trip is over. A read may also be asked at the call, without the
+ * ring ({@link #readWithoutWaiting}). {@link #nextEventNanos()} says when the next one is due, so the
  * scheduler can jump the clock there.
  *
  * <h2>Delivery</h2>

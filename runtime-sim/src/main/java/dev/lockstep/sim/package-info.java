@@ -17,7 +17,8 @@
  *   <li>{@link dev.lockstep.sim.SimKernel}, {@link dev.lockstep.sim.SimRing} and
  *       {@link dev.lockstep.sim.SimSystemCalls}: the implementation of {@link dev.lockstep.kernel} over the
  *       above, with the behaviour of a real kernel at configurable rates ({@link dev.lockstep.sim.KernelBehavior}):
- *       latency, completion order, short transfers, spurious {@code EAGAIN}/{@code EINTR}, cancellation races,
+ *       latency, completions at submission (and reads answered at the call) where io_uring tries a request at
+ *       once, completion order, short transfers, spurious {@code EAGAIN}/{@code EINTR}, cancellation races,
  *       the time each synchronous call keeps its worker busy. The rings hand out native memory and take only
  *       native buffers, as io_uring does; what a run still holds at its end is named by
  *       {@link dev.lockstep.sim.SimKernel#heldResources()}.</li>
