@@ -42,7 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the caller, which differs from JVM to JVM, so a path that leaves an object to it passes in most runs and fails
  * in a few. The paths measured here make nothing per operation even with it off ({@code -XX:-DoEscapeAnalysis}
  * gives the same figures); the call-state slice of a downcall that captures {@code errno} was such an object
- * (63 bytes per {@code readInto} in some runs, see {@code UringRing.readWithoutWaiting}).
+ * (63 bytes per {@code readInto} in some runs, see {@code UringRing.readWithoutWaiting}). So the module's build
+ * runs this class twice: as every test runs, and in a JVM with escape analysis off (the surefire execution
+ * {@code allocation-without-escape-analysis}), where such an object fails every run, not a few.
  */
 class UringBufferAllocationTest {
     private static final int BLOCK = 4096;
