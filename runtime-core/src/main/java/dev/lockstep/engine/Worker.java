@@ -759,11 +759,14 @@ public final class Worker {
     /**
      * Whether a service turn has anything to do right now without waiting.
      *
-     * @return true if the mailbox, deferred queue or driver has work ready
+     * @return true if the mailbox, deferred queue or driver has work ready, or an inline turn failed since the
+     *     last turn (the next turn rethrows it: a runner that services only a worker with work, the simulator's,
+     *     must not leave it stashed)
      */
     public boolean hasReadyWork() {
         return !deferred.isEmpty() || !mailbox.isEmpty() || (driver != null && driver.hasQueuedWork())
-                || (driver != null && driver.nextDeadline() <= nowNanos);
+                || (driver != null && driver.nextDeadline() <= nowNanos) || inlineFailure != null
+                || inlineError != null;
     }
 
     /**

@@ -7,7 +7,8 @@ package dev.lockstep.kernel;
  *
  * <h2>Who runs it</h2>
  * runtime-uring runs it on an offload thread of its kernel and then posts the completion to the submitting
- * ring, waking it; the simulator runs it on its one thread when the request is submitted, charging the
+ * ring, waking it; the simulator runs it on its one thread when the request is submitted (in a service turn,
+ * or in the step of a fiber that turns its worker's ring itself), charging the
  * latency of each system call inside to this request's completion time instead of the clock, so other
  * workers' time goes on. Either way it runs exactly once per submission, and its completion is delivered to
  * the submitting ring's {@link CompletionSink} like any other.

@@ -39,7 +39,7 @@ package dev.lockstep.sim;
  * @param maxSyncCallLatencyNanos the longest, {@code >= minSyncCallLatencyNanos}
  * @param inlineCompletionRate the chance that a request Linux first tries without waiting — a {@code SEND}, a
  *                             {@code RECV}, a {@code READ} or {@code WRITE} of a file opened without
- *                             {@code O_DIRECT} — completes at submission, in the {@code enter} that submits it
+ *                             {@code O_DIRECT} (a write not {@code RWF_DSYNC}) — completes at submission, in the {@code enter} that submits it
  *                             (rolled at {@link Site#INLINE_COMPLETION}), instead of after a latency drawn from
  *                             {@code [minLatencyNanos, maxLatencyNanos]}. io_uring issues such a request at once
  *                             and posts its completion before {@code io_uring_enter} returns when the socket has

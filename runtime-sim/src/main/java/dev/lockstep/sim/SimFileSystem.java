@@ -505,6 +505,19 @@ public final class SimFileSystem {
      *         {@code -EINVAL} (negative offset) or {@code -EIO} (injected)
      */
     public int read(Handle handle, long offset, java.lang.foreign.MemorySegment destination, int length) {
+        return read(handle, offset, destination, length, true);
+    }
+
+    /**
+     * {@link #read} of pages the caller says are cached: the same checks, but no injected read fault, which is
+     * the device's ({@link StorageFaults#readRate()}).
+     */
+    int readCached(Handle handle, long offset, java.lang.foreign.MemorySegment destination, int length) {
+        return read(handle, offset, destination, length, false);
+    }
+
+    private int read(Handle handle, long offset, java.lang.foreign.MemorySegment destination, int length,
+            boolean fromDevice) {
         if (poweredOff) {
             return -Errno.EIO;
         }
@@ -517,7 +530,7 @@ public final class SimFileSystem {
         if (offset < 0 || length < 0) {
             return -Errno.EINVAL;
         }
-        if (generator.chance(Site.FAULT_READ, faults.readRate())) {
+        if (fromDevice && generator.chance(Site.FAULT_READ, faults.readRate())) {
             return -Errno.EIO;
         }
         return file.live.read(offset, destination, length);

@@ -824,7 +824,8 @@ public final class SimRing implements Ring {
     @Override
     public int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
         checkOpen();
-        if (!buffer.isNative() || at < 0 || length < 1 || at > buffer.byteSize() - length) {
+        if (!buffer.isNative() || buffer.address() == 0 || at < 0 || length < 1
+                || at > buffer.byteSize() - length) {
             throw new IllegalArgumentException("a read of " + length + " bytes at " + at + " does not fit "
                     + buffer);
         }
@@ -848,13 +849,14 @@ public final class SimRing implements Ring {
     /**
      * Whether io_uring would first try {@code request} at once, without waiting (see
      * {@link KernelBehavior#inlineCompletionRate()}): a send or receive on a socket, a read or write of a file
-     * opened without {@code O_DIRECT}.
+     * opened without {@code O_DIRECT}; not a write with {@code RWF_DSYNC}, which waits for the device.
      */
     private boolean triedAtOnce(Request request) {
         return switch (request.opcode) {
             case SEND, RECV -> kernel.description(request.fd) instanceof SimKernel.SocketDescription;
-            case READ, WRITE -> kernel.description(request.fd) instanceof SimKernel.FileDescription file
-                    && !file.direct;
+            case READ -> kernel.description(request.fd) instanceof SimKernel.FileDescription file && !file.direct;
+            case WRITE -> (request.rwFlags & Submission.RWF_DSYNC) == 0
+                    && kernel.description(request.fd) instanceof SimKernel.FileDescription file && !file.direct;
             default -> false;
         };
     }

@@ -151,9 +151,12 @@ public final class SimSystemCalls implements SystemCalls {
      * {@code preadv2(fd, [destination], 1, offset, RWF_NOWAIT)}: the bytes the page cache holds, without waiting for
      * the device ({@link SimRing#readWithoutWaiting}, runtime-uring's read at the call). Whether every page asked
      * for is cached is rolled at {@link Site#INLINE_COMPLETION} with {@link KernelBehavior#inlineCompletionRate()}
-     * (the file system keeps no record of what was evicted): if not, {@code -EAGAIN}; if so, the read as
-     * {@link SimFileSystem#read} makes it, injected faults included. A file opened with {@code O_DIRECT} always
-     * waits for its device: {@code -EAGAIN}, with no roll. A synchronous call, with its latency and audit.
+     * (the file system keeps no record of what was evicted): if not, {@code -EAGAIN}; if so, the bytes, cut short
+     * at {@link KernelBehavior#shortReadRate()} as a ring read is ({@link Site#SHORT_READ}), but with no injected
+     * read fault: cached pages need no device ({@link StorageFaults#readRate()} is the device's), and a read at
+     * the call that failed would only be read again by the ring, which rolls for the fault. A file opened with
+     * {@code O_DIRECT} always waits for its device: {@code -EAGAIN}, with no roll. A synchronous call, with its
+     * latency and audit.
      *
      * @param fd the fd
      * @param destination where the bytes go, all of it asked for
@@ -168,9 +171,16 @@ public final class SimSystemCalls implements SystemCalls {
             case SimKernel.FileDescription file when file.direct -> -Errno.EAGAIN;
             case SimKernel.FileDescription file -> kernel.generator().chance(Site.INLINE_COMPLETION,
                     kernel.behavior().inlineCompletionRate())
-                    ? file.fileSystem.read(file.handle, offset, destination, length) : -Errno.EAGAIN;
+                    ? file.fileSystem.readCached(file.handle, offset, destination, shortened(length))
+                    : -Errno.EAGAIN;
             default -> -Errno.EOPNOTSUPP;
         }, Auditor.u32(fd), Auditor.u64(offset), Auditor.u32(length));
+    }
+
+    /** {@code length}, or a seeded {@code [1, length - 1]} at {@link KernelBehavior#shortReadRate()}. */
+    private int shortened(int length) {
+        boolean cut = kernel.generator().chance(Site.SHORT_READ, kernel.behavior().shortReadRate());
+        return cut && length >= 2 ? 1 + kernel.generator().nextInt(Site.SHORT_READ, length - 1) : length;
     }
 
     /**

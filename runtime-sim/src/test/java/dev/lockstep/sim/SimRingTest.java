@@ -34,11 +34,6 @@ class SimRingTest {
             .withInlineCompletionRate(0);
 
     /**
-     * With an inline completion rate of 1, what io_uring tries at once completes in the {@code enter} that submits
-     * it: a send, a buffered write and a buffered read; a receive with nothing arrived still waits for its data,
-     * and a no-op its latency. With the rate 0 ({@link #FIXED_LATENCY}) the same send waits its latency.
-     */
-    /**
      * The read at the call ({@code preadv2} with {@code RWF_NOWAIT}): at rate 1 it gives the cached bytes, a system
      * call of the kernel; at rate 0, and for a file opened {@code O_DIRECT}, {@code -EAGAIN}; a socket is not a
      * file; bad arguments are refused by name, as runtime-uring's ring refuses them.
@@ -81,6 +76,47 @@ class SimRingTest {
                 "at rate 0 no page is ever found cached");
     }
 
+    /**
+     * Even at an inline completion rate of 1 a durable write ({@code RWF_DSYNC}) waits for the device. A read at the
+     * call of cached pages is no device read: with every device read failing it still gives the bytes, while the
+     * ring's read fails; and it is cut short at the short read rate as a ring read is.
+     */
+    @Test
+    void aDurableWriteWaitsForTheDeviceAndAReadAtTheCallNeedsNone() {
+        Harness harness = harness(23);
+        SimKernel kernel = harness.kernel("127.0.0.1", FIXED_LATENCY.withInlineCompletionRate(1),
+                StorageFaults.builder().readRate(1.0).build());
+        SimRing ring = kernel.openRing(4);
+        int fd = kernel.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment data = Harness.text(ring, "cached bytes");
+        Submission durable = Harness.io(Opcode.WRITE, fd, data, 12, 0, 1);
+        durable.rwFlags = Submission.RWF_DSYNC;
+        Harness.stage(ring, durable);
+        List<Long> first = new ArrayList<>();
+        ring.enter(false, 0, (userData, result, flags) -> first.add(userData));
+        assertEquals(List.of(), first, "an RWF_DSYNC write waits for the device");
+        assertEquals(12, harness.await(1).result());
+        MemorySegment into = ring.allocate(16);
+        assertEquals(12, ring.readWithoutWaiting(fd, into, 0, 12, 0), "cached pages need no device: no injected EIO");
+        assertEquals("cached bytes", Harness.text(into, 12));
+        assertEquals(-Errno.EIO, harness.run(ring, Harness.io(Opcode.READ, fd, into, 12, 0, 2)),
+                "the ring's read goes to the device, which fails every read");
+
+        Harness shortened = harness(24);
+        SimKernel cutting = kernel(shortened, FIXED_LATENCY.withInlineCompletionRate(1).withShortTransfers(1, 0));
+        SimRing other = cutting.openRing(4);
+        int otherFd = cutting.system().open("/f", O_RDWR | O_CREAT);
+        MemorySegment otherData = Harness.text(other, "cached bytes");
+        assertEquals(12, shortened.run(other, Harness.io(Opcode.WRITE, otherFd, otherData, 12, 0, 1)));
+        int read = other.readWithoutWaiting(otherFd, other.allocate(16), 0, 12, 0);
+        assertTrue(read >= 1 && read < 12, "a read at the call cut short: " + read);
+    }
+
+    /**
+     * With an inline completion rate of 1, what io_uring tries at once completes in the {@code enter} that submits
+     * it: a send, a buffered write and a buffered read; a receive with nothing arrived still waits for its data,
+     * and a no-op its latency. With the rate 0 ({@link #FIXED_LATENCY}) the same send waits its latency.
+     */
     @Test
     void whatIoUringTriesAtOnceMayCompleteInTheEnterThatSubmitsIt() {
         Harness harness = harness(21);

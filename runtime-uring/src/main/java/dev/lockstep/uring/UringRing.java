@@ -740,6 +740,18 @@ public final class UringRing implements Ring {
         return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
     }
 
+    /** Yes: {@link #readWithoutWaiting} asks the kernel's page cache. */
+    @Override
+    public boolean readsWithoutWaiting() {
+        return true;
+    }
+
+    /** {@code io_uring_enter} blocks the calling OS thread in the kernel: a fiber waiting in it stays mounted. */
+    @Override
+    public boolean fibersMayWait() {
+        return true;
+    }
+
     /**
      * {@inheritDoc}
      *
@@ -764,17 +776,6 @@ public final class UringRing implements Ring {
      * @throws WrongThreadException off the owning thread
      * @throws IllegalStateException after {@link #close()}
      */
-    @Override
-    public boolean readsWithoutWaiting() {
-        return true;
-    }
-
-    /** {@code io_uring_enter} blocks the calling OS thread in the kernel: a fiber waiting in it stays mounted. */
-    @Override
-    public boolean fibersMayWait() {
-        return true;
-    }
-
     @Override
     public int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
         requireOwnerAndOpen();
