@@ -71,6 +71,27 @@ public interface Ring extends AutoCloseable {
     }
 
     /**
+     * The argument checks of {@link #readWithoutWaiting} that answers: one place, so every runtime refuses the same
+     * arguments with the same message.
+     *
+     * @param buffer the buffer
+     * @param at where in it
+     * @param length bytes
+     * @param offset the file offset
+     * @throws IllegalArgumentException naming the read's length and place and the buffer, if the buffer is not
+     *     native memory or the range does not fit it; naming the offset, if it is negative
+     */
+    static void checkReadWithoutWaiting(MemorySegment buffer, long at, int length, long offset) {
+        if (!buffer.isNative() || buffer.address() == 0 || at < 0 || length < 1 || at > buffer.byteSize() - length) {
+            throw new IllegalArgumentException("a read of " + length + " bytes at " + at + " does not fit "
+                    + buffer);
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + offset);
+        }
+    }
+
+    /**
      * Whether {@link #readWithoutWaiting} can ever return bytes: if not, the engine does not ask it.
      *
      * @return false unless the ring implements it

@@ -824,14 +824,7 @@ public final class SimRing implements Ring {
     @Override
     public int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
         checkOpen();
-        if (!buffer.isNative() || buffer.address() == 0 || at < 0 || length < 1
-                || at > buffer.byteSize() - length) {
-            throw new IllegalArgumentException("a read of " + length + " bytes at " + at + " does not fit "
-                    + buffer);
-        }
-        if (offset < 0) {
-            throw new IllegalArgumentException("offset must not be negative, was " + offset);
-        }
+        Ring.checkReadWithoutWaiting(buffer, at, length, offset);
         return kernel.system().readWithoutWaiting(fd, buffer.asSlice(at, length), offset);
     }
 

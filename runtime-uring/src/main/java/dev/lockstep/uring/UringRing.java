@@ -779,13 +779,7 @@ public final class UringRing implements Ring {
     @Override
     public int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
         requireOwnerAndOpen();
-        if (!buffer.isNative() || buffer.address() == 0 || at < 0 || length < 1 || at > buffer.byteSize() - length) {
-            throw new IllegalArgumentException("a read of " + length + " bytes at " + at + " does not fit "
-                    + buffer);
-        }
-        if (offset < 0) {
-            throw new IllegalArgumentException("offset must not be negative, was " + offset);
-        }
+        Ring.checkReadWithoutWaiting(buffer, at, length, offset);
         readVector.set(JAVA_LONG, 0, buffer.address() + at);
         readVector.set(JAVA_LONG, 8, length);
         // On 64-bit targets the offset goes whole in pos_l; pos_h is 0. Uncaptured first, see above: only a
