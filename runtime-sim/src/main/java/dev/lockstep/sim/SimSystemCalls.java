@@ -60,24 +60,40 @@ public final class SimSystemCalls implements SystemCalls {
     }
 
     private <T> T audited(String name, Supplier<T> call, byte[]... arguments) {
+        return audited(name, call, null, arguments);
+    }
+
+    /**
+     * {@link #audited(String, Supplier, byte[]...)} with one more field after the result, when {@code payload} is
+     * not null: what it makes of the result (the bytes a read returned, so that a read's event has its payload as
+     * a ring read's completion does); empty if the call threw.
+     */
+    private <T> T audited(String name, Supplier<T> call, java.util.function.Function<T, byte[]> payload,
+            byte[]... arguments) {
         kernel.systemCalls++;
         KernelBehavior behavior = kernel.behavior();
         boolean sync = name.equals("fsync") || name.equals("syncFileSystem");
         kernel.blockFor(kernel.generator().nextLongBetween(Site.SYSCALL_LATENCY,
                 sync ? behavior.minSyncCallLatencyNanos() : behavior.minCallLatencyNanos(),
                 sync ? behavior.maxSyncCallLatencyNanos() : behavior.maxCallLatencyNanos()));
-        byte[][] fields = new byte[arguments.length + 3][];
+        byte[][] fields = new byte[arguments.length + (payload == null ? 3 : 4)][];
         fields[0] = Auditor.utf8(name);
         System.arraycopy(arguments, 0, fields, 1, arguments.length);
         try {
             T result = call.get();
             fields[arguments.length + 1] = Auditor.u32(0);
             fields[arguments.length + 2] = Auditor.utf8(String.valueOf(result));
+            if (payload != null) {
+                fields[arguments.length + 3] = payload.apply(result);
+            }
             kernel.auditor().record("sys", fields);
             return result;
         } catch (KernelException e) {
             fields[arguments.length + 1] = Auditor.u32(e.errno());
             fields[arguments.length + 2] = Auditor.utf8(e.call());
+            if (payload != null) {
+                fields[arguments.length + 3] = new byte[0];
+            }
             kernel.auditor().record("sys", fields);
             throw e;
         }
@@ -156,7 +172,7 @@ public final class SimSystemCalls implements SystemCalls {
      * read fault: cached pages need no device ({@link StorageFaults#readRate()} is the device's), and a read at
      * the call that failed would only be read again by the ring, which rolls for the fault. A file opened with
      * {@code O_DIRECT} always waits for its device: {@code -EAGAIN}, with no roll. A synchronous call, with its
-     * latency and audit.
+     * latency and audit, whose event has the bytes read as its payload.
      *
      * @param fd the fd
      * @param destination where the bytes go, all of it asked for
@@ -174,7 +190,8 @@ public final class SimSystemCalls implements SystemCalls {
                     ? file.fileSystem.readCached(file.handle, offset, destination, shortened(length))
                     : -Errno.EAGAIN;
             default -> -Errno.EOPNOTSUPP;
-        }, Auditor.u32(fd), Auditor.u64(offset), Auditor.u32(length));
+        }, read -> read > 0 ? destination.asSlice(0, read).toArray(ValueLayout.JAVA_BYTE) : new byte[0],
+                Auditor.u32(fd), Auditor.u64(offset), Auditor.u32(length));
     }
 
     /** {@code length}, or a seeded {@code [1, length - 1]} at {@link KernelBehavior#shortReadRate()}. */

@@ -20,6 +20,13 @@ class ReadAtTheCallTest {
     private static final int BLOCKS = 40;
     private static final int SIZE = 512;
 
+    /** A block of {@link #SIZE} bytes, each {@code value}. */
+    private static byte[] filled(int value) {
+        byte[] block = new byte[SIZE];
+        java.util.Arrays.fill(block, (byte) value);
+        return block;
+    }
+
     /** Writes blocks, reads each back and checks it; the traced run's events. */
     private static List<Auditor.Event> writeAndReadBack(double inlineCompletionRate) {
         SimRunner runner = SimRunner.of(SimConfig.builder().seed(9)
@@ -28,14 +35,10 @@ class ReadAtTheCallTest {
         runner.start(ctx -> {
             try (Blob blob = ctx.open("p", "b").await().blob()) {
                 for (int i = 0; i < BLOCKS; i++) {
-                    byte[] block = new byte[SIZE];
-                    java.util.Arrays.fill(block, (byte) i);
-                    blob.writeAt((long) i * SIZE, block).await();
+                    blob.writeAt((long) i * SIZE, filled(i)).await();
                 }
                 for (int i = 0; i < BLOCKS; i++) {
-                    byte[] expected = new byte[SIZE];
-                    java.util.Arrays.fill(expected, (byte) i);
-                    assertArrayEquals(expected, blob.readAt((long) i * SIZE, SIZE).await(), "block " + i);
+                    assertArrayEquals(filled(i), blob.readAt((long) i * SIZE, SIZE).await(), "block " + i);
                 }
             }
             return null;
@@ -70,6 +73,14 @@ class ReadAtTheCallTest {
         // Every read asks first; the worker's budget of turns in place sends one read in 33 through the ring.
         assertTrue(asked >= BLOCKS - 2 && ringReads <= 2, asked + " reads at the call, " + ringReads
                 + " ring reads, for " + BLOCKS + " reads of cached pages");
+
+        // A read at the call is audited with its payload, as a ring read's completion is: the bytes it returned
+        // (the trace shows a long field's first bytes and its length).
+        String blockSevenStarts = java.util.HexFormat.of().formatHex(filled(7), 0, 16);
+        String preadv2 = java.util.HexFormat.of().formatHex("preadv2".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertTrue(cached.stream().anyMatch(event -> event.kind().equals("sys")
+                && event.payload().startsWith(preadv2 + " ") && event.payload().contains(" " + blockSevenStarts)
+                && event.payload().endsWith("(" + SIZE + ")")), "no read at the call audited with block 7's bytes");
 
         List<Auditor.Event> uncached = writeAndReadBack(0);
         assertEquals(BLOCKS, ringReads(uncached), "no page found cached: every read by the ring");
