@@ -843,13 +843,15 @@ public final class SimRing implements Ring {
      * Whether io_uring would first try {@code request} at once, without waiting (see
      * {@link KernelBehavior#inlineCompletionRate()}): a send or receive on a socket, a read or write of a file
      * opened without {@code O_DIRECT}; not a write with {@code RWF_DSYNC}, which waits for the device.
+     *
+     * @param description what the request's fd names now, or null
      */
-    private boolean triedAtOnce(Request request) {
+    private static boolean triedAtOnce(Request request, SimKernel.Description description) {
         return switch (request.opcode) {
-            case SEND, RECV -> kernel.description(request.fd) instanceof SimKernel.SocketDescription;
-            case READ -> kernel.description(request.fd) instanceof SimKernel.FileDescription file && !file.direct;
+            case SEND, RECV -> description instanceof SimKernel.SocketDescription;
+            case READ -> description instanceof SimKernel.FileDescription file && !file.direct;
             case WRITE -> (request.rwFlags & Submission.RWF_DSYNC) == 0
-                    && kernel.description(request.fd) instanceof SimKernel.FileDescription file && !file.direct;
+                    && description instanceof SimKernel.FileDescription file && !file.direct;
             default -> false;
         };
     }
@@ -857,16 +859,19 @@ public final class SimRing implements Ring {
     private void submit(Request request) {
         long now = clock().nowNanos();
         request.submittedAtNanos = now;
+        // What the fd names, looked up once: nothing between here and its use below changes the fd table (an
+        // offloaded call, which could, runs only for requests that never use it).
+        SimKernel.Description description = kernel.description(request.fd);
         KernelBehavior behavior = kernel.behavior();
         long minLatency = behavior.minLatencyNanos();
         long maxLatency = behavior.maxLatencyNanos();
-        if (request.opcode == Opcode.FSYNC && kernel.description(request.fd) instanceof SimKernel.FileDescription file
+        if (request.opcode == Opcode.FSYNC && description instanceof SimKernel.FileDescription file
                 && file.handle.isDirectory()) {
             // A directory's fsync is a journal commit, as slow through the ring as the synchronous call.
             minLatency = behavior.minSyncCallLatencyNanos();
             maxLatency = behavior.maxSyncCallLatencyNanos();
         }
-        long latency = triedAtOnce(request)
+        long latency = triedAtOnce(request, description)
                 && generator().chance(Site.INLINE_COMPLETION, behavior.inlineCompletionRate()) ? 0
                 : generator().nextLongBetween(Site.RING_LATENCY, minLatency, maxLatency);
         request.earliestNanos = now + latency;
@@ -885,7 +890,7 @@ public final class SimRing implements Ring {
             request.earliestNanos += outcome.chargedNanos();
             request.decide(outcome.result(), request.earliestNanos);
         } else if (request.opcode != Opcode.NOP && !request.isCancel()) {
-            request.description = kernel.description(request.fd);
+            request.description = description;
             if (request.description == null) {
                 request.decide(-Errno.EBADF, request.earliestNanos);
             } else {
