@@ -116,6 +116,7 @@ public final class Auditor {
     static final Kind CLOCK_SLIP = kind("clock.slip");
     static final Kind RING_STAGE = kind("ring.stage");
     static final Kind RING_SUBMIT = kind("ring.submit");
+    static final Kind SYS = kind("sys");
 
     static {
         if (KINDS.size() > 255 || new java.util.HashSet<>(KINDS).size() != KINDS.size()) {
@@ -378,6 +379,54 @@ public final class Auditor {
                 u32(result), u64(now), moved}));
         }
         endEvent();
+    }
+
+    /**
+     * {@code record("sys", name, u32(fd), u64(offset), u32(length), u32(0), utf8(String.valueOf(result)), moved)}
+     * without allocating, where {@code moved} is the first {@code movedBytes} bytes of {@code buffer}: the same
+     * encoding, so the same digest, as {@link SimSystemCalls}' generic audit gives a positioned read that returned
+     * {@code result} (a read at the call, {@code preadv2}), with the payload hashed straight from the buffer instead
+     * of copied out of it first.
+     *
+     * @param name the call's name, {@link #utf8} of it
+     */
+    void recordPositionedRead(byte[] name, int fd, long offset, int length, int result,
+            java.lang.foreign.MemorySegment buffer, int movedBytes) {
+        ensure(SMALL_EVENT_BYTES + 16 + name.length);
+        putKind(SYS);
+        pending[pendingLength++] = 7;
+        putField(name);
+        putNumber(fd & 0xFFFF_FFFFL);
+        putNumber(offset);
+        putNumber(length & 0xFFFF_FFFFL);
+        putNumber(0);
+        putDecimal(result);
+        putPayload(null, buffer, movedBytes);
+        if (trace != null) {
+            byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            trace.add(traced(SYS.name, new byte[][] {name, u32(fd), u64(offset), u32(length), u32(0),
+                utf8(String.valueOf(result)), moved}));
+        }
+        endEvent();
+    }
+
+    /** A field holding {@code utf8(String.valueOf(value))}: its length, then the decimal digits in ASCII. */
+    private void putDecimal(int value) {
+        long rest = Math.abs((long) value);
+        int digits = 1;
+        for (long power = 10; power <= rest; power *= 10) {
+            digits++;
+        }
+        int length = digits + (value < 0 ? 1 : 0);
+        pending[pendingLength++] = (byte) length; // at most 11 bytes: one varint byte
+        if (value < 0) {
+            pending[pendingLength++] = '-';
+        }
+        for (int at = pendingLength + digits - 1; at >= pendingLength; at--) {
+            pending[at] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        pendingLength += digits;
     }
 
     /**

@@ -138,6 +138,23 @@ class AuditorTest {
                         Auditor.u64(Long.MAX_VALUE), Auditor.u32(Integer.MIN_VALUE)));
         sameDigest(auditor -> auditor.recordU64(Auditor.CLOCK_SLIP, 42),
                 auditor -> auditor.record("clock.slip", Auditor.u64(42)));
+        // A read at the call: every sign and number of digits of the result, payloads of none, a few bytes, and
+        // more than a block (hashed by blocks), each as SimSystemCalls' generic audit would record it.
+        byte[] name = Auditor.utf8("preadv2");
+        java.lang.foreign.MemorySegment read = java.lang.foreign.Arena.ofAuto().allocate(4096 + 5);
+        for (int i = 0; i < read.byteSize(); i++) {
+            read.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));
+        }
+        for (int result : new int[] {0, -11, 1, 9, 10, 99, 100, 4101, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
+            int moved = Math.max(0, Math.min(result, 4101));
+            byte[] movedBytes = read.asSlice(0, moved).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            sameDigest(auditor -> auditor.recordPositionedRead(name, 7, 1L << 40, 4101, result, read, moved),
+                    auditor -> auditor.record("sys", name, Auditor.u32(7), Auditor.u64(1L << 40), Auditor.u32(4101),
+                            Auditor.u32(0), Auditor.utf8(String.valueOf(result)), movedBytes));
+        }
+        sameDigest(auditor -> auditor.recordPositionedRead(name, -1, 0, 0, -9, read, 0),
+                auditor -> auditor.record("sys", name, Auditor.u32(-1), Auditor.u64(0), Auditor.u32(0),
+                        Auditor.u32(0), Auditor.utf8("-9"), new byte[0]));
     }
 
     private static void sameDigest(Consumer<Auditor> fast, Consumer<Auditor> generic) {
