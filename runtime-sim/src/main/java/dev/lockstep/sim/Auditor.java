@@ -28,8 +28,9 @@ import java.util.HexFormat;
  * the bytes after the last whole block follow as they are. The length says how many blocks and how many plain
  * bytes follow, so events stay self-delimiting; two fields encode alike only if their lengths are equal and every
  * block has the same SHA-256, so the chain still commits to every payload byte. A block's SHA-256 is worked out
- * once per content and remembered by the bytes themselves (an auditor keeps the last few hundred blocks): the
- * 4 KiB a write moved and a later read of the same bytes returned are hashed once, not once per event.
+ * once per content and remembered by the bytes themselves (a table of the last few hundred blocks, handed from
+ * a finished run to the next): the 4 KiB a write moved, a later read of the same bytes and the same block in the
+ * next seed's run are hashed once, not once per event.
  *
  * <p>The bytes are hashed in chunks: the chain starts at 32 zero bytes, and at the end of the first event that
  * brings the unhashed bytes to {@value #CHUNK_BYTES} or more, {@code chain = SHA-256(chain ‖ those bytes)}. The
@@ -253,15 +254,40 @@ public final class Auditor {
     private Kind[] kindValues = new Kind[64];
     private int kindCount;
     /**
-     * The blocks hashed lately and their SHA-256, direct-mapped by a hash of the block's bytes and made lazily:
-     * a block found here with equal bytes has that digest, so remembering one changes no digest, only whether it
-     * is worked out again. The table is this auditor's alone, and what it holds depends only on the blocks recorded.
+     * The blocks hashed lately and their SHA-256 (see {@link RememberedBlocks}), taken from {@link #IDLE_BLOCKS}
+     * when the first block is hashed and given back by {@link #releaseRememberedBlocks}; null in between.
      */
-    private byte[][] blockBytes;
-    private byte[][] blockDigests;
-    private int[] blockHashes;
-    /** A block being encoded, copied here from its field or buffer. */
-    private byte[] blockScratch;
+    private RememberedBlocks blocks;
+    /** The blocks this auditor worked out a SHA-256 for (those it found remembered are not counted). */
+    private long blocksHashed;
+    /**
+     * Tables no auditor holds: a run's successor on any thread starts with the blocks its predecessors hashed (a
+     * sweep's seeds write many of the same blocks: zero pages, headers, the same test data), so each is hashed once
+     * per JVM rather than once per run. A table is held by one auditor at a time, so by one thread at a time: the
+     * deque hands it over with a happens-before edge (a push, then the pop that returns it), and an auditor that
+     * gave its table back never touches it again. Last in, first out: a thread that runs seed after seed gets the
+     * table it just gave back. At most {@link #IDLE_BLOCKS_KEPT} are kept; the rest are left to the collector.
+     */
+    private static final java.util.concurrent.ConcurrentLinkedDeque<RememberedBlocks> IDLE_BLOCKS =
+            new java.util.concurrent.ConcurrentLinkedDeque<>();
+    private static final java.util.concurrent.atomic.AtomicInteger IDLE_BLOCKS_COUNT =
+            new java.util.concurrent.atomic.AtomicInteger();
+    private static final int IDLE_BLOCKS_KEPT = 2 * Runtime.getRuntime().availableProcessors() + 2;
+
+    /**
+     * Blocks hashed lately and their SHA-256, direct-mapped by a hash of the block's bytes: a block found here with
+     * equal bytes (a full comparison) has that digest, so remembering one changes no digest, only whether it is
+     * worked out again. What a table holds therefore never reaches a chain, whichever runs filled it. Not
+     * thread-safe: one auditor's at a time.
+     */
+    private static final class RememberedBlocks {
+        final byte[][] bytes = new byte[REMEMBERED_BLOCKS][];
+        final byte[][] digests = new byte[REMEMBERED_BLOCKS][];
+        final int[] hashes = new int[REMEMBERED_BLOCKS];
+        /** A block being encoded, copied here from its field or buffer. */
+        byte[] scratch = new byte[BLOCK_BYTES];
+    }
+
     /** The room every small event is given at once, so its fields are written without a check each. */
     private static final int SMALL_EVENT_BYTES = 64;
 
@@ -588,7 +614,7 @@ public final class Auditor {
         int rest = length - blocks * BLOCK_BYTES;
         ensure(blocks * DIGEST_BYTES + rest);
         for (int block = 0; block < blocks; block++) {
-            byte[] scratch = blockScratch == null ? (blockScratch = new byte[BLOCK_BYTES]) : blockScratch;
+            byte[] scratch = rememberedBlocks().scratch;
             if (array != null) {
                 System.arraycopy(array, block * BLOCK_BYTES, scratch, 0, BLOCK_BYTES);
             } else {
@@ -611,29 +637,66 @@ public final class Auditor {
     }
 
     /**
-     * The SHA-256 of the block in {@link #blockScratch}: remembered if a block of the same bytes was hashed lately
-     * (a full comparison, so a remembered digest is always the digest of these bytes), else worked out and
+     * How many blocks of long fields this auditor hashed, not counting those whose digest it found remembered:
+     * what the table of remembered blocks saves is the rest.
+     *
+     * @return the count
+     */
+    long blocksHashed() {
+        return blocksHashed;
+    }
+
+    /** This auditor's table of remembered blocks, taken from the idle ones or made. */
+    private RememberedBlocks rememberedBlocks() {
+        RememberedBlocks held = blocks;
+        if (held == null) {
+            held = IDLE_BLOCKS.pollFirst();
+            if (held != null) {
+                IDLE_BLOCKS_COUNT.decrementAndGet();
+            } else {
+                held = new RememberedBlocks();
+            }
+            blocks = held;
+        }
+        return held;
+    }
+
+    /**
+     * Gives this auditor's table of remembered blocks to the next run (see {@link #IDLE_BLOCKS}); a later block
+     * this auditor hashes takes a table again. Changes no digest. Call it from the thread that records, once the
+     * run's events are recorded.
+     */
+    void releaseRememberedBlocks() {
+        RememberedBlocks held = blocks;
+        blocks = null;
+        if (held != null && IDLE_BLOCKS_COUNT.incrementAndGet() <= IDLE_BLOCKS_KEPT) {
+            IDLE_BLOCKS.offerFirst(held);
+        } else if (held != null) {
+            IDLE_BLOCKS_COUNT.decrementAndGet();
+        }
+    }
+
+    /**
+     * The SHA-256 of the block in the table's scratch array: remembered if a block of the same bytes was hashed
+     * lately (a full comparison, so a remembered digest is always the digest of these bytes), else worked out and
      * remembered in place of whatever had its slot.
      */
     private byte[] blockDigest() {
-        if (blockBytes == null) {
-            blockBytes = new byte[REMEMBERED_BLOCKS][];
-            blockDigests = new byte[REMEMBERED_BLOCKS][];
-            blockHashes = new int[REMEMBERED_BLOCKS];
-        }
-        byte[] scratch = blockScratch;
+        RememberedBlocks table = blocks;
+        byte[] scratch = table.scratch;
         int hash = Arrays.hashCode(scratch);
         int slot = (hash ^ (hash >>> 16)) & (REMEMBERED_BLOCKS - 1);
-        byte[] remembered = blockBytes[slot];
-        if (remembered != null && blockHashes[slot] == hash && Arrays.equals(remembered, scratch)) {
-            return blockDigests[slot];
+        byte[] remembered = table.bytes[slot];
+        if (remembered != null && table.hashes[slot] == hash && Arrays.equals(remembered, scratch)) {
+            return table.digests[slot];
         }
         byte[] digest = sha256.digest(scratch);
+        blocksHashed++;
         // The scratch array becomes the slot's; the block it replaces, if any, is the next scratch.
-        blockBytes[slot] = scratch;
-        blockDigests[slot] = digest;
-        blockHashes[slot] = hash;
-        blockScratch = remembered;
+        table.bytes[slot] = scratch;
+        table.digests[slot] = digest;
+        table.hashes[slot] = hash;
+        table.scratch = remembered == null ? new byte[BLOCK_BYTES] : remembered;
         return digest;
     }
 

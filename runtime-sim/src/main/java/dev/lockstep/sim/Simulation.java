@@ -552,6 +552,8 @@ final class Simulation {
             if (cluster != null) {
                 cluster.retireAll(this::closingIdle);
             }
+            // The run records no more payloads: its remembered blocks serve the next run (no digest changes).
+            auditor.releaseRememberedBlocks();
         }
         if (cpuAtStart >= 0) {
             cpuNanos = cpu.getCurrentThreadCpuTime() - cpuAtStart;
