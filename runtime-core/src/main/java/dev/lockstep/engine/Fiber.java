@@ -29,6 +29,17 @@ public final class Fiber {
      * call them inside its worker's critical section ({@link Registration#poll}).
      */
     final class OwnWaker implements Waker {
+        /**
+         * The fiber's home worker if the calling thread is the fiber's own thread, else null: what {@link
+         * Worker#current()} answers on that thread (Engine.startFiber enters the home worker before the task
+         * runs, and a fiber never enters another worker), found without a thread-local lookup. {@code thread} is
+         * written before the thread starts (a happens-before edge to everything the thread does), so the fiber's
+         * own thread always reads itself; another thread can never read its own thread there.
+         */
+        Worker homeIfCalledByItsFiber() {
+            return Thread.currentThread() == thread ? home : null;
+        }
+
         @Override
         public void wake() {
             Thread target = thread;

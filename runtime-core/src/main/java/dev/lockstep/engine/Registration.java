@@ -214,6 +214,22 @@ public final class Registration<T> implements Operation<T>, PendingSet.Repointab
         return owner;
     }
 
+    /**
+     * The worker of the calling thread, as {@link Worker#current()} says, without its thread-local lookup when the
+     * waker is a fiber's own and this is that fiber's thread (what {@code Fibers.await} passes): a fiber's thread
+     * enters its home worker before its task runs and never enters another, so its home is the answer. Any other
+     * caller (a plain thread, another fiber holding the waker, a waker of the caller's making) is looked up.
+     */
+    private static Worker callerWorker(Waker waker) {
+        if (waker instanceof Fiber.OwnWaker own) {
+            Worker home = own.homeIfCalledByItsFiber();
+            if (home != null) {
+                return home;
+            }
+        }
+        return Worker.current();
+    }
+
     @Override
     @SuppressWarnings("unchecked")
     public Poll<T> poll(Waker waker) {
@@ -229,7 +245,7 @@ public final class Registration<T> implements Operation<T>, PendingSet.Repointab
         if (forwarded != null) {
             return (Poll<T>) observed(forwarded.take(waker));
         }
-        if (Worker.current() != owner) {
+        if (callerWorker(waker) != owner) {
             Engine.checkForeignCaller(owner, "Operation.poll");
             forwarded = new OneShot<>(owner + " closed before this operation completed");
             channel = forwarded;
