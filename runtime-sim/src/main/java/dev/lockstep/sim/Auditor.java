@@ -275,7 +275,8 @@ public final class Auditor {
     private static final int IDLE_BLOCKS_KEPT = 2 * Runtime.getRuntime().availableProcessors() + 2;
 
     /**
-     * Blocks hashed lately and their SHA-256, direct-mapped by a hash of the block's bytes: a block found here with
+     * Blocks hashed lately and their SHA-256, two-way set-associative by a hash of the block's bytes (a block may
+     * sit in either slot of its pair; a new one replaces the slot of the pair not used last): a block found here with
      * equal bytes (a full comparison) has that digest, so remembering one changes no digest, only whether it is
      * worked out again. What a table holds therefore never reaches a chain, whichever runs filled it. Not
      * thread-safe: one auditor's at a time.
@@ -284,6 +285,8 @@ public final class Auditor {
         final byte[][] bytes = new byte[REMEMBERED_BLOCKS][];
         final byte[][] digests = new byte[REMEMBERED_BLOCKS][];
         final int[] hashes = new int[REMEMBERED_BLOCKS];
+        /** For each pair of slots (a set), which of the two was used last: 0 or 1. */
+        final byte[] recent = new byte[REMEMBERED_BLOCKS / 2];
         /** A block being encoded, copied here from its field or buffer. */
         byte[] scratch = new byte[BLOCK_BYTES];
     }
@@ -681,22 +684,36 @@ public final class Auditor {
      * lately (a full comparison, so a remembered digest is always the digest of these bytes), else worked out and
      * remembered in place of whatever had its slot.
      */
+    /** The pair of slots, {@code 2 * set} and {@code 2 * set + 1}, where a block with this hash is remembered. */
+    static int rememberedSet(int hash) {
+        return ((hash ^ (hash >>> 16)) & (REMEMBERED_BLOCKS - 1)) >>> 1;
+    }
+
     private byte[] blockDigest() {
         RememberedBlocks table = blocks;
         byte[] scratch = table.scratch;
         int hash = Arrays.hashCode(scratch);
-        int slot = (hash ^ (hash >>> 16)) & (REMEMBERED_BLOCKS - 1);
-        byte[] remembered = table.bytes[slot];
-        if (remembered != null && table.hashes[slot] == hash && Arrays.equals(remembered, scratch)) {
-            return table.digests[slot];
+        // Two ways: a block is looked for in a pair of slots, so two blocks whose hashes share a slot (with 64 hot
+        // blocks among 256 slots, about seven pairs) do not evict each other on every use.
+        int first = 2 * rememberedSet(hash);
+        for (int slot = first; slot <= first + 1; slot++) {
+            byte[] remembered = table.bytes[slot];
+            if (remembered != null && table.hashes[slot] == hash && Arrays.equals(remembered, scratch)) {
+                table.recent[first >> 1] = (byte) (slot - first);
+                return table.digests[slot];
+            }
         }
         byte[] digest = sha256.digest(scratch);
         blocksHashed++;
-        // The scratch array becomes the slot's; the block it replaces, if any, is the next scratch.
+        // The way not used last takes the block; the scratch array becomes the slot's, and the block it replaces,
+        // if any, is the next scratch.
+        int slot = first + 1 - table.recent[first >> 1];
+        byte[] replaced = table.bytes[slot];
         table.bytes[slot] = scratch;
         table.digests[slot] = digest;
         table.hashes[slot] = hash;
-        table.scratch = remembered == null ? new byte[BLOCK_BYTES] : remembered;
+        table.recent[first >> 1] = (byte) (slot - first);
+        table.scratch = replaced == null ? new byte[BLOCK_BYTES] : replaced;
         return digest;
     }
 
