@@ -11,10 +11,16 @@ import java.util.List;
  * for the two orders.
  *
  * <h2>Threads</h2>
- * Confined to the simulator's thread, except {@link #add}: a continuation may be scheduled from any thread
- * (a fiber unparked by a foreign thread is a determinism leak the simulation reports, but the continuation is
- * kept so the fiber is not lost while the run fails). The ready list is guarded by its own monitor; the
- * simulator's thread takes it only for a moment, never while running a step.
+ * Confined to the simulator's thread: the run's carrier and the fibers it mounts, which run one at a time in its
+ * program order (a fiber's step is a call the carrier makes), so their reads and writes of the ready list and its
+ * counts need no lock. One call comes from elsewhere: {@link #add} with {@code fromSimulatorThread} false, a
+ * fiber unparked by a thread outside the simulation (a determinism leak the simulation reports, whose
+ * continuation is kept so the fiber is not lost while the run fails). Such a continuation is handed over through
+ * {@link #foreignAdds}, a concurrent queue (its add happens-before the poll that returns it, so the continuation
+ * and its fiber are seen whole), and the flag {@link #foreignPending}, written after the add and read by every
+ * step: the simulator's thread clears the flag before it drains the queue, so an add that races with a drain
+ * either is drained by it or sets the flag again for the next step, and none is left behind while the run goes
+ * on. It joins the ready list at the step that drains it, which only a failing run ever sees.
  *
  * <h2>Slots</h2>
  * Every worker has a slot, its position in this scheduler's list: the run's own workers first, slot = index, then
@@ -54,7 +60,7 @@ final class Scheduler {
     private SimRing[] rings;
     /** How many of {@link #workers} are the run's own (slots {@code 0..mainWorkers-1}, each its index). */
     private final int mainWorkers;
-    /** The slot of every node worker (lookups only); written under {@code ready}'s monitor. */
+    /** The slot of every node worker (lookups only). */
     private final java.util.IdentityHashMap<Worker, Integer> nodeSlots = new java.util.IdentityHashMap<>();
     private final Scheduling scheduling;
     /** Whether the run interleaves (see {@link Scheduling}); set again when a node's workers join. */
@@ -66,6 +72,15 @@ final class Scheduler {
     /** The furthest the clock may slip ahead of runnable work. */
     private final long slipWindowNanos;
     private final List<Ready> ready = new ArrayList<>(64);
+    /** Continuations scheduled from threads outside the simulation, for the next step to queue: see the class doc. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<ForeignAdd> foreignAdds =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Set after an add to {@link #foreignAdds}; cleared by the simulator's thread before it drains them. */
+    private volatile boolean foreignPending;
+
+    /** A continuation scheduled from outside the simulation, not yet queued. */
+    private record ForeignAdd(Worker worker, Fiber fiber, Runnable continuation) {
+    }
     /**
      * For each worker, how many service turns it finished: the number of its current fiber phase. As on a
      * production worker thread (ThreadedRunner's loop), the fibers that run between two turns are those queued
@@ -77,7 +92,7 @@ final class Scheduler {
      * For each slot, how many continuations in {@link #ready} were queued in an earlier fiber phase of its worker
      * than the current one (they may run once no turn of the worker is under way), and how many in the current
      * phase (they wait for the next turn to end). Kept as continuations are added, removed and phases end, so a
-     * step counts what may run without reading the list; written under {@code ready}'s monitor.
+     * step counts what may run without reading the list.
      */
     private int[] queuedEarlier;
     private int[] queuedNow;
@@ -120,17 +135,33 @@ final class Scheduler {
         java.util.Arrays.fill(turnStep, -1);
     }
 
-    /** A continuation of {@code fiber} became runnable; any thread. */
-    void add(Worker worker, Fiber fiber, Runnable continuation) {
-        synchronized (ready) {
-            // Read under the lock: a foreign thread (a leak being reported) must see the simulator's last write.
-            int slot = slotOf(worker);
-            ready.add(new Ready(worker, slot, fiber, continuation, fiberPhase[slot]));
-            queuedNow[slot]++;
+    /**
+     * A continuation of {@code fiber} became runnable.
+     *
+     * @param fromSimulatorThread whether the caller is the simulator's thread (its carrier, or a fiber it mounts);
+     *                            if not, the continuation is handed over to the next step (see the class doc)
+     */
+    void add(Worker worker, Fiber fiber, Runnable continuation, boolean fromSimulatorThread) {
+        if (!fromSimulatorThread) {
+            foreignAdds.add(new ForeignAdd(worker, fiber, continuation));
+            foreignPending = true; // after the add: a step that sees the flag finds the continuation
+            return;
+        }
+        int slot = slotOf(worker);
+        ready.add(new Ready(worker, slot, fiber, continuation, fiberPhase[slot]));
+        queuedNow[slot]++;
+    }
+
+    /** Queues what threads outside the simulation scheduled (see the class doc). Simulator thread. */
+    private void queueForeignAdds() {
+        foreignPending = false; // before the drain: an add racing with it sets the flag again
+        ForeignAdd added;
+        while ((added = foreignAdds.poll()) != null) {
+            add(added.worker(), added.fiber(), added.continuation(), true);
         }
     }
 
-    /** The slot of {@code worker}; under {@code ready}'s monitor. */
+    /** The slot of {@code worker}. */
     private int slotOf(Worker worker) {
         int index = worker.index();
         if (index < mainWorkers && workers.get(index) == worker) {
@@ -149,24 +180,22 @@ final class Scheduler {
      * @param worker a worker of a {@link SimCluster} node's engine
      */
     void addWorker(Worker worker) {
-        synchronized (ready) {
-            int slot = workers.size();
-            workers.add(worker);
-            nodeSlots.put(worker, slot);
-            int size = workers.size();
-            turnStep = java.util.Arrays.copyOf(turnStep, size);
-            turnStep[slot] = -1;
-            halted = java.util.Arrays.copyOf(halted, size);
-            fiberPhase = java.util.Arrays.copyOf(fiberPhase, size);
-            queuedEarlier = java.util.Arrays.copyOf(queuedEarlier, size);
-            queuedNow = java.util.Arrays.copyOf(queuedNow, size);
-            rings = java.util.Arrays.copyOf(rings, size);
-            rings[slot] = (SimRing) worker.ring();
-            eligible = java.util.Arrays.copyOf(eligible, size);
-            pending = java.util.Arrays.copyOf(pending, size);
-            candidate = java.util.Arrays.copyOf(candidate, size);
-            interleaved = scheduling == Scheduling.INTERLEAVED;
-        }
+        int slot = workers.size();
+        workers.add(worker);
+        nodeSlots.put(worker, slot);
+        int size = workers.size();
+        turnStep = java.util.Arrays.copyOf(turnStep, size);
+        turnStep[slot] = -1;
+        halted = java.util.Arrays.copyOf(halted, size);
+        fiberPhase = java.util.Arrays.copyOf(fiberPhase, size);
+        queuedEarlier = java.util.Arrays.copyOf(queuedEarlier, size);
+        queuedNow = java.util.Arrays.copyOf(queuedNow, size);
+        rings = java.util.Arrays.copyOf(rings, size);
+        rings[slot] = (SimRing) worker.ring();
+        eligible = java.util.Arrays.copyOf(eligible, size);
+        pending = java.util.Arrays.copyOf(pending, size);
+        candidate = java.util.Arrays.copyOf(candidate, size);
+        interleaved = scheduling == Scheduling.INTERLEAVED;
     }
 
     /**
@@ -177,9 +206,7 @@ final class Scheduler {
      * @param halt true to halt, false to resume
      */
     void halt(Worker worker, boolean halt) {
-        synchronized (ready) {
-            halted[slotOf(worker)] = halt;
-        }
+        halted[slotOf(worker)] = halt;
     }
 
     /** Whether the worker in {@code slot} runs now. */
@@ -235,25 +262,26 @@ final class Scheduler {
      * step).
      */
     boolean nothingQueuedFor(Worker worker) {
-        synchronized (ready) {
-            int slot = slotOf(worker);
-            return queuedEarlier[slot] + queuedNow[slot] == 0;
-        }
+        int slot = slotOf(worker);
+        return queuedEarlier[slot] + queuedNow[slot] == 0;
     }
 
-    /** Whether a continuation of {@code fiber} waits to run. Any thread. */
+    /** Whether a continuation of {@code fiber} waits to run. Simulator thread. */
     boolean isQueued(Fiber fiber) {
-        synchronized (ready) {
-            for (int i = 0; i < ready.size(); i++) {
-                if (ready.get(i).fiber() == fiber) {
-                    return true;
-                }
+        for (int i = 0; i < ready.size(); i++) {
+            if (ready.get(i).fiber() == fiber) {
+                return true;
             }
-            return false;
         }
+        for (ForeignAdd added : foreignAdds) {
+            if (added.fiber() == fiber) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** Removes the continuation at {@code index} of {@link #ready}, keeping the counts; under its monitor. */
+    /** Removes the continuation at {@code index} of {@link #ready}, keeping the counts. */
     private Ready removeReady(int index) {
         Ready removed = ready.remove(index);
         if (removed.phase() < fiberPhase[removed.slot()]) {
@@ -266,11 +294,9 @@ final class Scheduler {
 
     /** Ends the current fiber phase of the worker in {@code slot}: what was queued in it may run. */
     private void endFiberPhase(int slot) {
-        synchronized (ready) {
-            fiberPhase[slot]++;
-            queuedEarlier[slot] += queuedNow[slot];
-            queuedNow[slot] = 0;
-        }
+        fiberPhase[slot]++;
+        queuedEarlier[slot] += queuedNow[slot];
+        queuedNow[slot] = 0;
     }
 
     private boolean isEligible(Ready continuation) {
@@ -316,6 +342,9 @@ final class Scheduler {
      * @return what ran
      */
     Action step(long slipLimit) {
+        if (foreignPending) {
+            queueForeignAdds();
+        }
         return interleaved ? interleavedStep(slipLimit) : serviceFirstStep();
     }
 
@@ -329,23 +358,21 @@ final class Scheduler {
             }
         }
         Ready next = null;
-        synchronized (ready) {
-            int runnable = ready.size();
-            if (runnable > 0 && workers.size() > mainWorkers) {
-                runnable = 0;
-                for (Ready continuation : ready) {
-                    runnable += runs(continuation.slot()) ? 1 : 0;
-                }
+        int runnable = ready.size();
+        if (runnable > 0 && workers.size() > mainWorkers) {
+            runnable = 0;
+            for (Ready continuation : ready) {
+                runnable += runs(continuation.slot()) ? 1 : 0;
             }
-            if (runnable > 0 && workers.size() == mainWorkers) {
-                next = removeReady(runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable));
-            } else if (runnable > 0) {
-                int pick = runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable);
-                for (int i = 0, seen = 0; i < ready.size(); i++) {
-                    if (runs(ready.get(i).slot()) && seen++ == pick) {
-                        next = removeReady(i);
-                        break;
-                    }
+        }
+        if (runnable > 0 && workers.size() == mainWorkers) {
+            next = removeReady(runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable));
+        } else if (runnable > 0) {
+            int pick = runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable);
+            for (int i = 0, seen = 0; i < ready.size(); i++) {
+                if (runs(ready.get(i).slot()) && seen++ == pick) {
+                    next = removeReady(i);
+                    break;
                 }
             }
         }
@@ -362,21 +389,19 @@ final class Scheduler {
     private Action interleavedStep(long slipLimit) {
         int slots = rings.length;
         int fibers = 0;
-        synchronized (ready) {
-            // What isEligible says of each queued continuation, counted per worker: those of an earlier phase may
-            // run unless a turn of their worker is under way; the rest wait for a turn, and a halted worker's wait.
-            for (int slot = 0; slot < slots; slot++) {
-                if (!runs(slot)) {
-                    eligible[slot] = 0;
-                    pending[slot] = 0;
-                } else if (turnStep[slot] < 0) {
-                    eligible[slot] = queuedEarlier[slot];
-                    pending[slot] = queuedNow[slot];
-                    fibers += queuedEarlier[slot];
-                } else {
-                    eligible[slot] = 0;
-                    pending[slot] = queuedEarlier[slot] + queuedNow[slot];
-                }
+        // What isEligible says of each queued continuation, counted per worker: those of an earlier phase may
+        // run unless a turn of their worker is under way; the rest wait for a turn, and a halted worker's wait.
+        for (int slot = 0; slot < slots; slot++) {
+            if (!runs(slot)) {
+                eligible[slot] = 0;
+                pending[slot] = 0;
+            } else if (turnStep[slot] < 0) {
+                eligible[slot] = queuedEarlier[slot];
+                pending[slot] = queuedNow[slot];
+                fibers += queuedEarlier[slot];
+            } else {
+                eligible[slot] = 0;
+                pending[slot] = queuedEarlier[slot] + queuedNow[slot];
             }
         }
         // Each worker's candidacy and its ring's next event are worked out once per step: both scan the ring's
@@ -412,12 +437,10 @@ final class Scheduler {
         int pick = total == 1 ? 0 : generator.nextInt(Site.SCHEDULE, total);
         if (pick < fibers) {
             Ready next = null;
-            synchronized (ready) {
-                for (int i = 0, seen = 0; i < ready.size(); i++) {
-                    if (isEligible(ready.get(i)) && seen++ == pick) {
-                        next = removeReady(i);
-                        break;
-                    }
+            for (int i = 0, seen = 0; i < ready.size(); i++) {
+                if (isEligible(ready.get(i)) && seen++ == pick) {
+                    next = removeReady(i);
+                    break;
                 }
             }
             runFiber(next);

@@ -487,7 +487,7 @@ final class Simulation {
                     // Queue it anyway, so the fiber is not lost while the run fails.
                 }
                 lastAdded = fiber;
-                scheduler.add(worker, fiber, continuation);
+                scheduler.add(worker, fiber, continuation, ours);
             }
 
             /**
@@ -510,7 +510,7 @@ final class Simulation {
                 Runnable held = strayToRelease(fiber);
                 if (held != null) {
                     lastAdded = fiber;
-                    scheduler.add(worker, fiber, held);
+                    scheduler.add(worker, fiber, held, true); // woken() gets here only on the simulator's thread
                 }
             }
         };
@@ -965,7 +965,7 @@ final class Simulation {
                 }
             }
             for (Resumption yielded : yields) {
-                scheduler.add(fiber.home(), fiber, yielded.continuation());
+                scheduler.add(fiber.home(), fiber, yielded.continuation(), true); // settle(): the loop's thread
             }
             for (Resumption stray : leftover) {
                 if (stray.foreign() && LeakWatch.parkedInLockstep(thread)) {
@@ -983,7 +983,7 @@ final class Simulation {
                     reportForeignLeak("fiber '" + thread.getName() + "' was resumed from a thread outside the"
                             + " simulation while it waited on something that is not Lockstep's");
                 }
-                scheduler.add(fiber.home(), fiber, stray.continuation());
+                scheduler.add(fiber.home(), fiber, stray.continuation(), true);
             }
         }
     }
