@@ -16,11 +16,9 @@ import java.util.List;
  * counts need no lock. One call comes from elsewhere: {@link #add} with {@code fromSimulatorThread} false, a
  * fiber unparked by a thread outside the simulation (a determinism leak the simulation reports, whose
  * continuation is kept so the fiber is not lost while the run fails). Such a continuation is handed over through
- * {@link #foreignAdds}, a concurrent queue (its add happens-before the poll that returns it, so the continuation
- * and its fiber are seen whole), and the flag {@link #foreignPending}, written after the add and read by every
- * step: the simulator's thread clears the flag before it drains the queue, so an add that races with a drain
- * either is drained by it or sets the flag again for the next step, and none is left behind while the run goes
- * on. It joins the ready list at the step that drains it, which only a failing run ever sees.
+ * a {@link ForeignHandoff}, which every step asks with one volatile read and drains when it says so (why none is
+ * left behind is argued there, and model-checked). It joins the ready list at the step that drains it, which
+ * only a failing run ever sees.
  *
  * <h2>Slots</h2>
  * Every worker has a slot, its position in this scheduler's list: the run's own workers first, slot = index, then
@@ -73,10 +71,7 @@ final class Scheduler {
     private final long slipWindowNanos;
     private final List<Ready> ready = new ArrayList<>(64);
     /** Continuations scheduled from threads outside the simulation, for the next step to queue: see the class doc. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<ForeignAdd> foreignAdds =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-    /** Set after an add to {@link #foreignAdds}; cleared by the simulator's thread before it drains them. */
-    private volatile boolean foreignPending;
+    private final ForeignHandoff<ForeignAdd> foreignAdds = new ForeignHandoff<>();
 
     /** A continuation scheduled from outside the simulation, not yet queued. */
     private record ForeignAdd(Worker worker, Fiber fiber, Runnable continuation) {
@@ -143,8 +138,7 @@ final class Scheduler {
      */
     void add(Worker worker, Fiber fiber, Runnable continuation, boolean fromSimulatorThread) {
         if (!fromSimulatorThread) {
-            foreignAdds.add(new ForeignAdd(worker, fiber, continuation));
-            foreignPending = true; // after the add: a step that sees the flag finds the continuation
+            foreignAdds.offer(new ForeignAdd(worker, fiber, continuation));
             return;
         }
         int slot = slotOf(worker);
@@ -152,14 +146,6 @@ final class Scheduler {
         queuedNow[slot]++;
     }
 
-    /** Queues what threads outside the simulation scheduled (see the class doc). Simulator thread. */
-    private void queueForeignAdds() {
-        foreignPending = false; // before the drain: an add racing with it sets the flag again
-        ForeignAdd added;
-        while ((added = foreignAdds.poll()) != null) {
-            add(added.worker(), added.fiber(), added.continuation(), true);
-        }
-    }
 
     /** The slot of {@code worker}. */
     private int slotOf(Worker worker) {
@@ -273,12 +259,7 @@ final class Scheduler {
                 return true;
             }
         }
-        for (ForeignAdd added : foreignAdds) {
-            if (added.fiber() == fiber) {
-                return true;
-            }
-        }
-        return false;
+        return foreignAdds.anyWaiting(added -> added.fiber() == fiber);
     }
 
     /** Removes the continuation at {@code index} of {@link #ready}, keeping the counts. */
@@ -342,8 +323,8 @@ final class Scheduler {
      * @return what ran
      */
     Action step(long slipLimit) {
-        if (foreignPending) {
-            queueForeignAdds();
+        if (foreignAdds.pending()) {
+            foreignAdds.drain(added -> add(added.worker(), added.fiber(), added.continuation(), true));
         }
         return interleaved ? interleavedStep(slipLimit) : serviceFirstStep();
     }
