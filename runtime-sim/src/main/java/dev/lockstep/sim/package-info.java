@@ -22,7 +22,9 @@
  *       the time each synchronous call keeps its worker busy. The rings hand out native memory and take only
  *       native buffers, as io_uring does; what a run still holds at its end is named by
  *       {@link dev.lockstep.sim.SimKernel#heldResources()}.</li>
- *   <li>{@link dev.lockstep.sim.SimRunner}: the scheduler that drives every fiber on one thread, the runner
+ *   <li>{@link dev.lockstep.sim.SimRunner}: the scheduler that drives every fiber on one thread (its one
+ *       cross-thread piece, a continuation scheduled from outside the simulation, arrives through
+ *       {@code ForeignHandoff}), the runner
  *       users start ({@link dev.lockstep.sim.SimConfig}, validated at build time with
  *       {@link dev.lockstep.sim.InvalidConfigException}), and {@code startAndRecover}, which ends a run with a crash
  *       and returns a {@link dev.lockstep.sim.Checkpoint} to continue from ({@link dev.lockstep.sim.Recovered},
