@@ -737,8 +737,11 @@ final class Simulation {
 
     /** Whether {@code caller} is this simulation's thread or one of its fibers. */
     private boolean isOurs(Thread caller, Thread simThread) {
-        return caller == simThread
-                || (caller.isVirtual() && Fibers.current() != null && ownsEngine(Fibers.current().home().engine()));
+        if (caller == simThread) {
+            return true;
+        }
+        Fiber current = caller.isVirtual() ? Fibers.current() : null; // one thread-local lookup, not two
+        return current != null && ownsEngine(current.home().engine());
     }
 
     /**
