@@ -15,8 +15,6 @@ import dev.lockstep.Waker;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.jetbrains.lincheck.Lincheck;
-import org.jetbrains.lincheck.LincheckAssertionError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,37 +44,14 @@ class ModelCheckingTest {
     /** Scenarios over whole workers (a service turn, a driver each) cost far more per run: fewer of them. */
     private static final int WORKER_INVOCATIONS = 20;
 
-    /**
-     * Lincheck's model check of {@code scenario}. One verdict is given a second look: "Concurrent test has hung"
-     * is Lincheck's timer (30 s for one interleaving), and the first interleaving of a scenario also pays for
-     * instrumenting every class it meets; on a loaded 2-core machine that alone ran out the timer (1 run in 3 of
-     * the worker scenario). A scenario that really hangs hangs again on the second check, which pays no
-     * instrumentation, so it still fails; every other failure fails at once.
-     */
+    /** {@link ModelChecks#check}. */
     static void check(int invocations, Runnable scenario) {
-        try {
-            Lincheck.runConcurrentTest(invocations, scenario);
-        } catch (LincheckAssertionError failure) {
-            if (failure.getMessage() == null || !failure.getMessage().contains("Concurrent test has hung")) {
-                throw failure;
-            }
-            Lincheck.runConcurrentTest(invocations, scenario);
-        }
+        ModelChecks.check(invocations, scenario);
     }
 
+    /** {@link ModelChecks#run}. */
     static void run(Runnable... threads) {
-        Thread[] started = new Thread[threads.length];
-        for (int i = 0; i < threads.length; i++) {
-            started[i] = new Thread(threads[i]);
-            started[i].start();
-        }
-        for (Thread thread : started) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        ModelChecks.run(threads);
     }
 
     private static boolean isClosed(Poll<?> poll) {

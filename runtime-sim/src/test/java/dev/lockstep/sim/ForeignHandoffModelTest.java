@@ -1,5 +1,7 @@
 package dev.lockstep.sim;
 
+import static dev.lockstep.engine.ModelChecks.check;
+import static dev.lockstep.engine.ModelChecks.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
@@ -7,8 +9,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
-import org.jetbrains.lincheck.Lincheck;
-import org.jetbrains.lincheck.LincheckAssertionError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Timeout;
  * nothing in every interleaving they reach.
  *
  * <p>Timeout: Lincheck instruments every class a scenario meets on first contact, which on a loaded 2-core machine
- * can take most of a minute, and times a hung interleaving itself; 300 s bounds a hang, not speed.
+ * can take most of a minute, and times a hung interleaving itself ({@code ModelChecks.check} looks again at that
+ * verdict once); 300 s bounds a hang, not speed.
  */
 @Timeout(300)
 class ForeignHandoffModelTest {
@@ -33,7 +34,7 @@ class ForeignHandoffModelTest {
 
     @Test
     void theOwnerTakesEveryOfferOnceWhateverTheInterleaving() {
-        check(() -> {
+        check(INVOCATIONS, () -> {
             ForeignHandoff<Integer> handoff = new ForeignHandoff<>();
             List<Integer> taken = new ArrayList<>(); // the owner's: one thread at a time, joined in between
             handoff.offer(1); // so the owner's drain below runs, and a second offer races with it
@@ -82,32 +83,5 @@ class ForeignHandoffModelTest {
         }
         Collections.sort(taken);
         assertEquals(IntStream.range(0, threads * each).boxed().toList(), taken, "every offer taken exactly once");
-    }
-
-    /** Lincheck's model check, with one look again at a "hung" verdict: see runtime-core's ModelCheckingTest. */
-    private static void check(Runnable scenario) {
-        try {
-            Lincheck.runConcurrentTest(INVOCATIONS, scenario);
-        } catch (LincheckAssertionError failure) {
-            if (failure.getMessage() == null || !failure.getMessage().contains("Concurrent test has hung")) {
-                throw failure;
-            }
-            Lincheck.runConcurrentTest(INVOCATIONS, scenario);
-        }
-    }
-
-    private static void run(Runnable... bodies) {
-        Thread[] started = new Thread[bodies.length];
-        for (int i = 0; i < bodies.length; i++) {
-            started[i] = new Thread(bodies[i]);
-            started[i].start();
-        }
-        for (Thread thread : started) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
     }
 }
