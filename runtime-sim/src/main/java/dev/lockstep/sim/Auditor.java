@@ -43,7 +43,7 @@ import java.util.HexFormat;
  *
  * <p>Not thread-safe: the simulator uses it from its one thread.
  *
- * <p>Over 600 lines (about 800): the format, its one generic writer and the allocation-free writers of the
+ * <p>Over 600 lines (about 860): the format, its one generic writer and the allocation-free writers of the
  * simulator's frequent events, which must encode byte for byte as the generic one does, are kept in one place so
  * that a change to one is seen beside the others; the next split is the trace ({@link Event}, the trace context
  * and the source-line lookup, about 120 lines) into a class of its own.
@@ -56,8 +56,6 @@ public final class Auditor {
     public static final int CHUNK_BYTES = 16 * 1024;
     /** The size of a block of a long field, encoded as its SHA-256: see the class doc. */
     public static final int BLOCK_BYTES = 4096;
-    /** The blocks whose digests an auditor remembers: a power of two. */
-    private static final int REMEMBERED_BLOCKS = 256;
 
     /**
      * The event kinds encoded as one byte, {@code KINDS[i]} as {@code i + 1}: every kind the simulator records.
@@ -254,42 +252,12 @@ public final class Auditor {
     private Kind[] kindValues = new Kind[64];
     private int kindCount;
     /**
-     * The blocks hashed lately and their SHA-256 (see {@link RememberedBlocks}), taken from {@link #IDLE_BLOCKS}
-     * when the first block is hashed and given back by {@link #releaseRememberedBlocks}; null in between.
+     * The table of blocks hashed lately ({@link RememberedBlocks}), taken when this auditor hashes its first block
+     * and given back by {@link #releaseRememberedBlocks}; null in between.
      */
     private RememberedBlocks blocks;
     /** The blocks this auditor worked out a SHA-256 for (those it found remembered are not counted). */
     private long blocksHashed;
-    /**
-     * Tables no auditor holds: a run's successor on any thread starts with the blocks its predecessors hashed (a
-     * sweep's seeds write many of the same blocks: zero pages, headers, the same test data), so each is hashed once
-     * per JVM rather than once per run. A table is held by one auditor at a time, so by one thread at a time: the
-     * deque hands it over with a happens-before edge (a push, then the pop that returns it), and an auditor that
-     * gave its table back never touches it again. Last in, first out: a thread that runs seed after seed gets the
-     * table it just gave back. At most {@link #IDLE_BLOCKS_KEPT} are kept; the rest are left to the collector.
-     */
-    private static final java.util.concurrent.ConcurrentLinkedDeque<RememberedBlocks> IDLE_BLOCKS =
-            new java.util.concurrent.ConcurrentLinkedDeque<>();
-    private static final java.util.concurrent.atomic.AtomicInteger IDLE_BLOCKS_COUNT =
-            new java.util.concurrent.atomic.AtomicInteger();
-    private static final int IDLE_BLOCKS_KEPT = 2 * Runtime.getRuntime().availableProcessors() + 2;
-
-    /**
-     * Blocks hashed lately and their SHA-256, two-way set-associative by a hash of the block's bytes (a block may
-     * sit in either slot of its pair; a new one replaces the slot of the pair not used last): a block found here with
-     * equal bytes (a full comparison) has that digest, so remembering one changes no digest, only whether it is
-     * worked out again. What a table holds therefore never reaches a chain, whichever runs filled it. Not
-     * thread-safe: one auditor's at a time.
-     */
-    private static final class RememberedBlocks {
-        final byte[][] bytes = new byte[REMEMBERED_BLOCKS][];
-        final byte[][] digests = new byte[REMEMBERED_BLOCKS][];
-        final int[] hashes = new int[REMEMBERED_BLOCKS];
-        /** For each pair of slots (a set), which of the two was used last: 0 or 1. */
-        final byte[] recent = new byte[REMEMBERED_BLOCKS / 2];
-        /** A block being encoded, copied here from its field or buffer. */
-        byte[] scratch = new byte[BLOCK_BYTES];
-    }
 
     /** The room every small event is given at once, so its fields are written without a check each. */
     private static final int SMALL_EVENT_BYTES = 64;
@@ -617,7 +585,7 @@ public final class Auditor {
         int rest = length - blocks * BLOCK_BYTES;
         ensure(blocks * DIGEST_BYTES + rest);
         for (int block = 0; block < blocks; block++) {
-            byte[] scratch = rememberedBlocks().scratch;
+            byte[] scratch = rememberedBlocks().scratch();
             if (array != null) {
                 System.arraycopy(array, block * BLOCK_BYTES, scratch, 0, BLOCK_BYTES);
             } else {
@@ -649,77 +617,35 @@ public final class Auditor {
         return blocksHashed;
     }
 
-    /** This auditor's table of remembered blocks, taken from the idle ones or made. */
+    /** This auditor's table of remembered blocks, taken when it has none. */
     private RememberedBlocks rememberedBlocks() {
         RememberedBlocks held = blocks;
         if (held == null) {
-            held = IDLE_BLOCKS.pollFirst();
-            if (held != null) {
-                IDLE_BLOCKS_COUNT.decrementAndGet();
-            } else {
-                held = new RememberedBlocks();
-            }
+            held = RememberedBlocks.take();
             blocks = held;
         }
         return held;
     }
 
     /**
-     * Gives this auditor's table of remembered blocks to the next run (see {@link #IDLE_BLOCKS}); a later block
-     * this auditor hashes takes a table again. Changes no digest. Call it from the thread that records, once the
-     * run's events are recorded.
+     * Gives this auditor's table of remembered blocks to the next run ({@link RememberedBlocks#giveBack}); a later
+     * block this auditor hashes takes a table again. Changes no digest. Call it from the thread that records, once
+     * the run's events are recorded.
      */
     void releaseRememberedBlocks() {
         RememberedBlocks held = blocks;
         blocks = null;
-        if (held != null && IDLE_BLOCKS_COUNT.incrementAndGet() <= IDLE_BLOCKS_KEPT) {
-            IDLE_BLOCKS.offerFirst(held);
-        } else if (held != null) {
-            IDLE_BLOCKS_COUNT.decrementAndGet();
+        if (held != null) {
+            held.giveBack();
         }
     }
 
-    /**
-     * The SHA-256 of the block in the table's scratch array: remembered if a block of the same bytes was hashed
-     * lately (a full comparison, so a remembered digest is always the digest of these bytes), else worked out and
-     * remembered in place of whatever had its slot.
-     */
-    /**
-     * The pair of slots, {@code 2 * set} and {@code 2 * set + 1}, where a block with this hash is remembered: the
-     * top bits of the hash times the golden ratio (Fibonacci hashing). Blocks that differ in one byte have hashes
-     * in an arithmetic progression ({@code Arrays.hashCode} is a polynomial), which the low bits of the hash
-     * folded on itself sent three at a time into a few sets (the storage workload's 64 blocks hashed 30 to 38 of
-     * them again in every run); the product spreads a progression over every set.
-     */
-    static int rememberedSet(int hash) {
-        return (hash * 0x9E3779B9) >>> (Integer.SIZE - Integer.numberOfTrailingZeros(REMEMBERED_BLOCKS / 2));
-    }
-
+    /** The SHA-256 of the block in the table's scratch array, remembered or worked out (and then counted). */
     private byte[] blockDigest() {
         RememberedBlocks table = blocks;
-        byte[] scratch = table.scratch;
-        int hash = Arrays.hashCode(scratch);
-        // Two ways: a block is looked for in a pair of slots, so two blocks whose hashes share a slot (with 64 hot
-        // blocks among 256 slots, about seven pairs) do not evict each other on every use.
-        int first = 2 * rememberedSet(hash);
-        for (int slot = first; slot <= first + 1; slot++) {
-            byte[] remembered = table.bytes[slot];
-            if (remembered != null && table.hashes[slot] == hash && Arrays.equals(remembered, scratch)) {
-                table.recent[first >> 1] = (byte) (slot - first);
-                return table.digests[slot];
-            }
-        }
-        byte[] digest = sha256.digest(scratch);
-        blocksHashed++;
-        // The way not used last takes the block; the scratch array becomes the slot's, and the block it replaces,
-        // if any, is the next scratch.
-        int slot = first + 1 - table.recent[first >> 1];
-        byte[] replaced = table.bytes[slot];
-        table.bytes[slot] = scratch;
-        table.digests[slot] = digest;
-        table.hashes[slot] = hash;
-        table.recent[first >> 1] = (byte) (slot - first);
-        table.scratch = replaced == null ? new byte[BLOCK_BYTES] : replaced;
+        long before = table.hashed();
+        byte[] digest = table.digestOfScratch(sha256);
+        blocksHashed += table.hashed() - before;
         return digest;
     }
 

@@ -52,11 +52,11 @@ class RememberedBlocksTest {
     void twoBlocksOfOneSetDoNotEvictEachOther() {
         // Two blocks of one set: a table of one slot per set would have them evict each other on every use.
         byte[] first = block(1);
-        int set = Auditor.rememberedSet(java.util.Arrays.hashCode(first));
+        int set = RememberedBlocks.set(java.util.Arrays.hashCode(first));
         byte[] second = null;
         for (int value = 2; second == null; value++) {
             byte[] candidate = block(value);
-            if (Auditor.rememberedSet(java.util.Arrays.hashCode(candidate)) == set) {
+            if (RememberedBlocks.set(java.util.Arrays.hashCode(candidate)) == set) {
                 second = candidate;
             }
         }
