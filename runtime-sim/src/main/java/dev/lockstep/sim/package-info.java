@@ -5,7 +5,8 @@
  * <p>What lives here:
  * <ul>
  *   <li>{@link dev.lockstep.sim.Generator}: the one seeded random source, every draw tagged with its
- *       {@link dev.lockstep.sim.Site}; {@link dev.lockstep.sim.Auditor}: the SHA-256 chain over every event;
+ *       {@link dev.lockstep.sim.Site}; {@link dev.lockstep.sim.Auditor}: the SHA-256 chain over every event
+ *       (the 4 KiB blocks it hashed lately, kept from run to run, in {@code RememberedBlocks});
  *       {@link dev.lockstep.sim.SimClock}: simulated time, moved only by the scheduler.</li>
  *   <li>{@link dev.lockstep.sim.SimFileSystem}: files and directories with a page cache and a durable image,
  *       {@link dev.lockstep.sim.StorageFaults}, failed syncs under a {@link dev.lockstep.sim.SyncFailureModel}
