@@ -1,5 +1,6 @@
 package dev.lockstep.sim;
 
+import java.lang.ref.SoftReference;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -17,8 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sweep's seeds write many of the same blocks: zero pages, headers, the same test data), so each is hashed once per
  * JVM rather than once per run. The deque hands a table over with a happens-before edge (the push, then the pop
  * that returns it), and an auditor that gave its table back never touches it again. Last in, first out: a thread
- * that runs seed after seed gets back the table it just gave. At most {@link #KEPT} wait; the rest are left to the
- * collector.
+ * that runs seed after seed gets back the table it just gave. At most {@link #KEPT} wait, each held softly (about
+ * 1 MiB apiece, they are a cache: the collector may take them back when memory runs short); the rest are left to
+ * the collector.
  *
  * <p>Hand-written rather than a cache library's map: the key is 4 KiB of bytes compared in full, the value is
  * worked out by the caller's own digest, and a lookup must not allocate.
@@ -27,7 +29,7 @@ final class RememberedBlocks {
     /** The slots of a table: a power of two. */
     static final int SLOTS = 256;
 
-    private static final ConcurrentLinkedDeque<RememberedBlocks> IDLE = new ConcurrentLinkedDeque<>();
+    private static final ConcurrentLinkedDeque<SoftReference<RememberedBlocks>> IDLE = new ConcurrentLinkedDeque<>();
     private static final AtomicInteger IDLE_COUNT = new AtomicInteger();
     private static final int KEPT = 2 * Runtime.getRuntime().availableProcessors() + 2;
 
@@ -50,18 +52,21 @@ final class RememberedBlocks {
      * @return the caller's until it gives it back
      */
     static RememberedBlocks take() {
-        RememberedBlocks table = IDLE.pollFirst();
-        if (table == null) {
-            return new RememberedBlocks();
+        SoftReference<RememberedBlocks> idle;
+        while ((idle = IDLE.pollFirst()) != null) {
+            IDLE_COUNT.decrementAndGet();
+            RememberedBlocks table = idle.get();
+            if (table != null) {
+                return table;
+            }
         }
-        IDLE_COUNT.decrementAndGet();
-        return table;
+        return new RememberedBlocks();
     }
 
     /** Gives this table to the next {@link #take}; the caller must not touch it again. */
     void giveBack() {
         if (IDLE_COUNT.incrementAndGet() <= KEPT) {
-            IDLE.offerFirst(this);
+            IDLE.offerFirst(new SoftReference<>(this));
         } else {
             IDLE_COUNT.decrementAndGet();
         }
