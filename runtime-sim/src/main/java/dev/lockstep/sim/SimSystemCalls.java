@@ -70,12 +70,7 @@ public final class SimSystemCalls implements SystemCalls {
      */
     private <T> T audited(String name, Supplier<T> call, java.util.function.Function<T, byte[]> payload,
             byte[]... arguments) {
-        kernel.systemCalls++;
-        KernelBehavior behavior = kernel.behavior();
-        boolean sync = name.equals("fsync") || name.equals("syncFileSystem");
-        kernel.blockFor(kernel.generator().nextLongBetween(Site.SYSCALL_LATENCY,
-                sync ? behavior.minSyncCallLatencyNanos() : behavior.minCallLatencyNanos(),
-                sync ? behavior.maxSyncCallLatencyNanos() : behavior.maxCallLatencyNanos()));
+        beginCall(name.equals("fsync") || name.equals("syncFileSystem"));
         byte[][] fields = new byte[arguments.length + (payload == null ? 3 : 4)][];
         fields[0] = Auditor.utf8(name);
         System.arraycopy(arguments, 0, fields, 1, arguments.length);
@@ -97,6 +92,18 @@ public final class SimSystemCalls implements SystemCalls {
             kernel.auditor().record("sys", fields);
             throw e;
         }
+    }
+
+    /**
+     * What every call does before its work: counts it and keeps the worker busy for a seeded latency, a sync's
+     * ({@code sync}) or any other call's ({@link KernelBehavior}), drawn at {@link Site#SYSCALL_LATENCY}.
+     */
+    private void beginCall(boolean sync) {
+        kernel.systemCalls++;
+        KernelBehavior behavior = kernel.behavior();
+        kernel.blockFor(kernel.generator().nextLongBetween(Site.SYSCALL_LATENCY,
+                sync ? behavior.minSyncCallLatencyNanos() : behavior.minCallLatencyNanos(),
+                sync ? behavior.maxSyncCallLatencyNanos() : behavior.maxCallLatencyNanos()));
     }
 
     private void audited(String name, Runnable call, byte[]... arguments) {
@@ -182,13 +189,11 @@ public final class SimSystemCalls implements SystemCalls {
      */
     int readWithoutWaiting(int fd, MemorySegment destination, long offset) {
         // What audited(...) does, without its allocations: a warm read's hot path. The same draws in the same
-        // order (the latency, then the call's own) and an event encoded as the generic one is, the payload hashed
+        // order (beginCall's latency, then the call's own) and an event encoded as the generic one is, the payload hashed
         // straight from the destination (Auditor.recordPositionedRead; AuditorTest pins the equality).
         int length = (int) destination.byteSize();
-        kernel.systemCalls++;
+        beginCall(false);
         KernelBehavior behavior = kernel.behavior();
-        kernel.blockFor(kernel.generator().nextLongBetween(Site.SYSCALL_LATENCY, behavior.minCallLatencyNanos(),
-                behavior.maxCallLatencyNanos()));
         int read = switch (kernel.description(fd)) {
             case null -> -Errno.EBADF;
             case SimKernel.FileDescription file when file.direct -> -Errno.EAGAIN;
