@@ -1,0 +1,69 @@
+package dev.lockstep.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.jetbrains.lincheck.LincheckAssertionError;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The model checker itself, against races it must find: a passing model check means something only if the same
+ * harness fails on a known bug. Both races below are ones a single interleaving does not show (run one thread
+ * after the other and each scenario passes), so a harness that stops exploring, as {@code ModelChecks.run} did
+ * with plain {@code new Thread(body)} threads on JDK 25, fails this test instead of passing every model check.
+ *
+ * <p>Timeout: as the other model checks (Lincheck instruments classes on first contact).
+ */
+@Timeout(300)
+class ModelChecksCalibrationTest {
+    /** One shared field, read and written back by two threads. */
+    private static final class Counter {
+        volatile int value;
+    }
+
+    @Test
+    void aLostUpdateIsFound() {
+        LincheckAssertionError found = assertThrows(LincheckAssertionError.class, () -> ModelChecks.check(200, () -> {
+            Counter counter = new Counter();
+            ModelChecks.run(() -> counter.value = counter.value + 1, () -> counter.value = counter.value + 1);
+            assertEquals(2, counter.value, "an increment was lost");
+        }));
+        assertTrue(found.getMessage().contains("an increment was lost"), found.getMessage());
+    }
+
+    /** A queue with a flag saying it may hold something, cleared after the queue is drained: the wrong order. */
+    private static final class FlagClearedLast {
+        final ConcurrentLinkedQueue<Integer> items = new ConcurrentLinkedQueue<>();
+        volatile boolean pending;
+    }
+
+    @Test
+    void aFlagClearedAfterTheDrainIsFoundToLoseAnItem() {
+        // The shape of the simulator's ForeignHandoff with its drain's two steps swapped: an offer between the
+        // drain's last poll and its clear of the flag leaves an item that no later look at the flag finds.
+        assertThrows(LincheckAssertionError.class, () -> ModelChecks.check(500, () -> {
+            FlagClearedLast handoff = new FlagClearedLast();
+            java.util.List<Integer> taken = new java.util.ArrayList<>();
+            ModelChecks.run(() -> {
+                handoff.items.add(1);
+                handoff.pending = true;
+            }, () -> {
+                Integer item;
+                while ((item = handoff.items.poll()) != null) {
+                    taken.add(item);
+                }
+                handoff.pending = false;
+            });
+            if (handoff.pending) {
+                Integer item;
+                while ((item = handoff.items.poll()) != null) {
+                    taken.add(item);
+                }
+            }
+            assertEquals(java.util.List.of(1), taken, "the offered item was left behind");
+        }));
+    }
+}
