@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.ModelChecks;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.Waker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,21 +29,6 @@ import org.junit.jupiter.api.Timeout;
 class ModelCheckingTest {
     private static final int INVOCATIONS = 200;
 
-    private static void run(Runnable... bodies) {
-        Thread[] threads = new Thread[bodies.length];
-        for (int i = 0; i < bodies.length; i++) {
-            threads[i] = new Thread(bodies[i]);
-            threads[i].start();
-        }
-        for (Thread thread : threads) {
-            try {
-                thread.join();
-            } catch (InterruptedException interrupted) {
-                throw new AssertionError(interrupted);
-            }
-        }
-    }
-
     /** Counts wakes; retains and releases are identity. */
     private static final class Wakes implements Waker {
         final AtomicInteger count = new AtomicInteger();
@@ -56,12 +41,12 @@ class ModelCheckingTest {
 
     @Test
     void aCompletionRacingAPollIsSeenByThePollOrWakesItsWaker() {
-        Lincheck.runConcurrentTest(INVOCATIONS, () -> {
+        ModelChecks.check(INVOCATIONS, () -> {
             OneShot<String> value = new OneShot<>();
             Operation<String> get = value.get();
             Wakes waker = new Wakes();
             boolean[] readyAtPoll = new boolean[1];
-            run(() -> readyAtPoll[0] = get.poll(waker).isReady(), () -> value.complete("v"));
+            ModelChecks.run(() -> readyAtPoll[0] = get.poll(waker).isReady(), () -> value.complete("v"));
             assertTrue(readyAtPoll[0] || waker.count.get() == 1, "the completion was lost: neither seen nor woken");
             assertTrue(waker.count.get() <= 1, "woken twice");
         });
@@ -69,12 +54,12 @@ class ModelCheckingTest {
 
     @Test
     void aValueHandedToAReceiveClosedFromAnotherThreadIsNeverLost() {
-        Lincheck.runConcurrentTest(INVOCATIONS, () -> {
+        ModelChecks.check(INVOCATIONS, () -> {
             Channel<Integer> channel = Channel.bounded(1);
             Operation<Integer> receive = channel.receive();
             boolean[] accepted = new boolean[2];
             Integer[] observed = new Integer[1];
-            run(() -> accepted[0] = channel.trySend(1),
+            ModelChecks.run(() -> accepted[0] = channel.trySend(1),
                 () -> accepted[1] = channel.trySend(2),
                 () -> {
                     Poll<Integer> poll = receive.poll(Waker.noop());
@@ -103,11 +88,11 @@ class ModelCheckingTest {
 
     @Test
     void permitsAreNeitherLostNorDoubledWhenGrantsRaceCloses() {
-        Lincheck.runConcurrentTest(INVOCATIONS, () -> {
+        ModelChecks.check(INVOCATIONS, () -> {
             Semaphore semaphore = new Semaphore(1);
             Lease first = semaphore.tryAcquire(1);
             Operation<Lease> waiting = semaphore.acquire(1);
-            run(first::close,
+            ModelChecks.run(first::close,
                 waiting::close,
                 () -> {
                     Lease other = semaphore.tryAcquire(1);
@@ -121,7 +106,7 @@ class ModelCheckingTest {
 
     @Test
     void aMutexAdmitsOneAtATime() {
-        Lincheck.runConcurrentTest(INVOCATIONS, () -> {
+        ModelChecks.check(INVOCATIONS, () -> {
             Mutex mutex = new Mutex();
             AtomicInteger holders = new AtomicInteger();
             boolean[] overlap = new boolean[1];
@@ -136,7 +121,7 @@ class ModelCheckingTest {
                 }
             };
             Operation<Lease> queued = mutex.lock();
-            run(attempt, attempt, queued::close);
+            ModelChecks.run(attempt, attempt, queued::close);
             assertFalse(overlap[0], "two held the mutex at once");
             assertFalse(mutex.isLocked(), "the mutex stayed locked");
         });

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
 import dev.lockstep.Listener;
+import dev.lockstep.ModelChecks;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.Waker;

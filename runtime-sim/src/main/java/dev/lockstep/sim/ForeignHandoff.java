@@ -16,7 +16,8 @@ import java.util.function.Predicate;
  * (the drain takes it) or sets the flag after the drain cleared it (the owner's next {@link #pending()} is true);
  * in no interleaving does an item sit in the queue with the flag clear once its offer has returned. Clearing the
  * flag after the polls instead would lose an item added between the last poll and the clear
- * ({@code ForeignHandoffModelTest} model-checks and stresses the order kept; see there for what it does not reach).
+ * ({@code ForeignHandoffModelTest} model-checks and stresses the order kept; its model check finds that loss when
+ * the order is reversed).
  *
  * <p>Hand-written rather than a JDK queue alone: the flag is what lets the owner check for nothing on every step
  * with a plain read, where {@code isEmpty()} on the queue reads its head node and first item each time.

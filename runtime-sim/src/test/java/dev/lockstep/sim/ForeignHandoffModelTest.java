@@ -1,7 +1,7 @@
 package dev.lockstep.sim;
 
-import static dev.lockstep.engine.ModelChecks.check;
-import static dev.lockstep.engine.ModelChecks.run;
+import static dev.lockstep.ModelChecks.check;
+import static dev.lockstep.ModelChecks.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
@@ -17,12 +17,10 @@ import org.junit.jupiter.api.Timeout;
  * threads. What it promises (its class doc): once an offer has returned, its item is either drained already or the
  * owner's next {@link ForeignHandoff#pending()} is true, so the owner takes every item exactly once.
  *
- * <p>The model check explores the interleavings of two offering threads and a draining owner. Its limit, found by
- * putting the bug back: with the drain's order reversed (the flag cleared after the polls) it did not find the lost
- * item in 3,000 invocations, nor did the threads below in three runs; that loss needs an offer to fall between the
- * drain's last poll of the queue and its write of the flag, a window this check's model did not open. That case
- * rests on the argument in {@link ForeignHandoff}'s class doc; what these tests show is that the order kept loses
- * nothing in every interleaving they reach.
+ * <p>The model check explores the interleavings of two offering threads and a draining owner. Checked by putting
+ * the bug back: with the drain's order reversed (the flag cleared after the polls) it finds the lost item at once
+ * (an offer between the drain's last poll and its write of the flag). The threads below did not, in three runs:
+ * that window is a few instructions wide, which is what the model check is for.
  *
  * <p>Timeout: Lincheck instruments every class a scenario meets on first contact, which on a loaded 2-core machine
  * can take most of a minute, and times a hung interleaving itself ({@code ModelChecks.check} looks again at that

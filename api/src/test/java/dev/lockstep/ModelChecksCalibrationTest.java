@@ -1,4 +1,4 @@
-package dev.lockstep.engine;
+package dev.lockstep;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,11 +1,13 @@
-package dev.lockstep.engine;
+package dev.lockstep;
 
 import org.jetbrains.lincheck.Lincheck;
 import org.jetbrains.lincheck.LincheckAssertionError;
 
 /**
- * How this project's model checks run a scenario under Lincheck: the engine's ({@link ModelCheckingTest} and its
- * neighbours) and, through runtime-core's test jar, the simulator's. Test code only.
+ * How this project's model checks run a scenario under Lincheck: the task primitives' ({@code
+ * dev.lockstep.sync.ModelCheckingTest}) and, through this module's test jar, the engine's (runtime-core's {@code
+ * ModelCheckingTest} and its neighbours) and the simulator's ({@code ForeignHandoffModelTest}). One harness for all,
+ * held to {@link ModelChecksCalibrationTest}: it must find races planted on purpose. Test code only.
  */
 public final class ModelChecks {
     private ModelChecks() {
