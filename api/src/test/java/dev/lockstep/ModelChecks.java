@@ -1,7 +1,9 @@
 package dev.lockstep;
 
 import org.jetbrains.lincheck.Lincheck;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.LincheckAssertionError;
+import org.jetbrains.lincheck.LincheckSettings;
 
 /**
  * How this project's model checks run a scenario under Lincheck: the task primitives' ({@code
@@ -14,23 +16,52 @@ public final class ModelChecks {
     }
 
     /**
-     * Lincheck's model check of {@code scenario}. One verdict is given a second look: "Concurrent test has hung"
-     * is Lincheck's timer (30 s for one interleaving), and the first interleaving of a scenario also pays for
-     * instrumenting every class it meets; on a loaded 2-core machine that alone ran out the timer (1 run in 3 of
-     * the worker scenario). A scenario that really hangs hangs again on the second check, which pays no
-     * instrumentation, so it still fails; every other failure fails at once.
+     * Lincheck's model check of {@code scenario}, which must explore every one of the {@code invocations}
+     * interleavings asked for: an exploration that ends early fails (see {@link #SETTINGS} for why it can). One
+     * verdict is given a second look: "Concurrent test has hung" is Lincheck's timer (30 s for one interleaving),
+     * and the first interleaving of a scenario also pays for instrumenting every class it meets; on a loaded 2-core
+     * machine that alone ran out the timer (1 run in 3 of the worker scenario). A scenario that really hangs hangs
+     * again on the second check, which pays no instrumentation, so it still fails; every other failure fails at
+     * once.
      *
-     * @param invocations interleavings to explore
+     * @param invocations interleavings to explore; no more than the scenario has (a scenario with fewer than that
+     *     fails here: ask for what it has)
      * @param scenario one run: it starts its threads ({@link #run}) and asserts afterwards
+     * @throws AssertionError if the interleavings explored were fewer than asked
      */
     public static void check(int invocations, Runnable scenario) {
         try {
-            Lincheck.runConcurrentTest(invocations, scenario);
+            explore(invocations, scenario);
         } catch (LincheckAssertionError failure) {
             if (failure.getMessage() == null || !failure.getMessage().contains("Concurrent test has hung")) {
                 throw failure;
             }
-            Lincheck.runConcurrentTest(invocations, scenario);
+            explore(invocations, scenario);
+        }
+    }
+
+    /**
+     * Lincheck's loop bounds, raised from its defaults (a thread switch forced after 10 iterations of a loop, a
+     * hang declared after 50). A loop of 10 to 49 iterations in a scenario's own thread before it starts the others
+     * (building a {@code Worker}: its buffer classes are 9) made Lincheck 3.7 stop after 3 interleavings with no
+     * error, and one of 50 or more reported a hang that was not there; the scenarios here never wait in a loop for
+     * another thread (no scenario parks or spins on another's progress), so a bound of thousands costs nothing but
+     * the time a real livelock takes to be declared. Set through Lincheck's internal entry point, the public one
+     * having no settings; {@code ModelChecksCalibrationTest} fails if a later Lincheck ignores them.
+     */
+    private static final LincheckSettings SETTINGS = new LincheckSettings(true, 1_000, 10_000, 20);
+
+    private static void explore(int invocations, Runnable scenario) {
+        // Counted in an atomic: Lincheck restores the plain fields a scenario reaches between runs, not these.
+        AtomicInteger runs = new AtomicInteger();
+        Lincheck.runConcurrentTestInternal$lincheck(invocations, SETTINGS, () -> {
+            runs.incrementAndGet();
+            scenario.run();
+        });
+        if (runs.get() < invocations) {
+            throw new AssertionError("Lincheck explored " + runs.get() + " of the " + invocations
+                    + " interleavings asked for, and reported nothing: a scenario with that few interleavings should"
+                    + " ask for that many; otherwise Lincheck gave up (see ModelChecks.SETTINGS)");
         }
     }
 

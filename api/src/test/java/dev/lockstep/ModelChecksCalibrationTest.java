@@ -34,6 +34,39 @@ class ModelChecksCalibrationTest {
         assertTrue(found.getMessage().contains("an increment was lost"), found.getMessage());
     }
 
+    /**
+     * The same lost update after a setup loop on the scenario's own thread, of a length that made Lincheck's default
+     * bounds stop after 3 interleavings (20) and of one that made them report a hang (200): both must be found.
+     */
+    @Test
+    void aLostUpdateAfterALongSetupLoopIsFound() {
+        for (int setup : new int[] {20, 200}) {
+            LincheckAssertionError found = assertThrows(LincheckAssertionError.class,
+                    () -> ModelChecks.check(200, () -> {
+                        Counter counter = new Counter();
+                        for (int i = 0; i < setup; i++) {
+                            counter.value = counter.value + 1;
+                        }
+                        ModelChecks.run(() -> counter.value = counter.value + 1,
+                                () -> counter.value = counter.value + 1);
+                        assertEquals(setup + 2, counter.value, "an increment was lost");
+                    }), "after a setup loop of " + setup);
+            assertTrue(found.getMessage().contains("an increment was lost"), found.getMessage());
+        }
+    }
+
+    @Test
+    void anExplorationThatEndsEarlyFails() {
+        // Two threads that each make one shared access have few interleavings: asked for far more, the check
+        // says it explored fewer rather than passing as if it had explored them all.
+        AssertionError endedEarly = assertThrows(AssertionError.class, () -> ModelChecks.check(1_000, () -> {
+            java.util.concurrent.atomic.AtomicInteger shared = new java.util.concurrent.atomic.AtomicInteger();
+            ModelChecks.run(shared::incrementAndGet, shared::incrementAndGet);
+            assertEquals(2, shared.get());
+        }));
+        assertTrue(endedEarly.getMessage().contains("of the 1000 interleavings asked for"), endedEarly.getMessage());
+    }
+
     /** A queue with a flag saying it may hold something, cleared after the queue is drained: the wrong order. */
     private static final class FlagClearedLast {
         final ConcurrentLinkedQueue<Integer> items = new ConcurrentLinkedQueue<>();
