@@ -126,4 +126,20 @@ class ModelCheckingTest {
             assertFalse(mutex.isLocked(), "the mutex stayed locked");
         });
     }
+
+    /**
+     * Two tries for a free mutex, neither letting go: exactly one wins. What {@link #aMutexAdmitsOneAtATime} checks
+     * needs two thread switches at precise points to show a try that checks and takes in two steps (it missed that
+     * race at 1,000 interleavings); here one switch between the check and the take shows it.
+     */
+    @Test
+    void twoTriesForAFreeMutexHaveOneWinner() {
+        ModelChecks.check(INVOCATIONS, () -> {
+            Mutex mutex = new Mutex();
+            Lease[] won = new Lease[2];
+            ModelChecks.run(() -> won[0] = mutex.tryLock(), () -> won[1] = mutex.tryLock());
+            assertEquals(1, (won[0] == null ? 0 : 1) + (won[1] == null ? 0 : 1), "the tries that won");
+            assertTrue(mutex.isLocked(), "the winner holds the mutex");
+        });
+    }
 }

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>The exact interleaving that would go wrong — the close takes its snapshot, the fiber's receive completes and
  * the fiber re-points the operation at its next call, then the close closes — is a few instructions wide, so this
- * soak seldom hits it; {@code PendingSetModelTest} explores it exhaustively under Lincheck. This test is the
+ * soak seldom hits it; {@code PendingSetModelTest} explores it under Lincheck (200 interleavings, and it finds
+ * that race when the close uses the key the operation names now instead of the one it tracked). This test is the
  * whole on real threads: plain-thread closes, three workers, the waiting calls end to end.
  *
  * <p>What a user relies on: the doomed receive ends with {@link ClosedException} and nothing hangs; the steady
