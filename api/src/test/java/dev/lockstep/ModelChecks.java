@@ -1,7 +1,7 @@
 package dev.lockstep;
 
-import org.jetbrains.lincheck.Lincheck;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jetbrains.lincheck.Lincheck;
 import org.jetbrains.lincheck.LincheckAssertionError;
 import org.jetbrains.lincheck.LincheckSettings;
 
@@ -41,13 +41,14 @@ public final class ModelChecks {
     }
 
     /**
-     * Lincheck's loop bounds, raised from its defaults (a thread switch forced after 10 iterations of a loop, a
-     * hang declared after 50). A loop of 10 to 49 iterations in a scenario's own thread before it starts the others
+     * Lincheck's loop bounds, raised from its defaults (a thread switch forced after 10 visits of a loop's head, a
+     * hang declared after 50). A loop of 9 to 49 iterations in a scenario's own thread before it starts the others
      * (building a {@code Worker}: its buffer classes are 9) made Lincheck 3.7 stop after 3 interleavings with no
-     * error, and one of 50 or more reported a hang that was not there; the scenarios here never wait in a loop for
-     * another thread (no scenario parks or spins on another's progress), so a bound of thousands costs nothing but
-     * the time a real livelock takes to be declared. Set through Lincheck's internal entry point, the public one
-     * having no settings; {@code ModelChecksCalibrationTest} fails if a later Lincheck ignores them.
+     * error, and one of 50 or more reported a hang that was not there. What the bounds are for, a thread spinning
+     * on another's progress (a lock taken without unmounting spins), still gets its switch, after 1,000 iterations
+     * instead of 10: slower, not weaker, and a real livelock is still declared, later. Set through Lincheck's
+     * internal entry point, the public one having no settings; {@code ModelChecksCalibrationTest} fails if a later
+     * Lincheck ignores them.
      */
     private static final LincheckSettings SETTINGS = new LincheckSettings(true, 1_000, 10_000, 20);
 
