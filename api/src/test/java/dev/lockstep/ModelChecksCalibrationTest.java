@@ -11,9 +11,11 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The model checker itself, against races it must find: a passing model check means something only if the same
- * harness fails on a known bug. Both races below are ones a single interleaving does not show (run one thread
- * after the other and each scenario passes), so a harness that stops exploring, as {@code ModelChecks.run} did
- * with plain {@code new Thread(body)} threads on JDK 25, fails this test instead of passing every model check.
+ * harness fails on a known bug. The races below are ones a single interleaving does not show (run one thread
+ * after the other and each scenario passes), so a harness that stops exploring fails this test instead of passing
+ * every model check: as {@code ModelChecks.run} did with plain {@code new Thread(body)} threads on JDK 25, and as
+ * Lincheck's default loop bounds did after a setup loop. The last test holds the harness to the other half of its
+ * promise: an exploration that ends before the count asked for fails rather than passing.
  *
  * <p>Timeout: as the other model checks (Lincheck instruments classes on first contact).
  */
