@@ -356,8 +356,11 @@ class ModelCheckingTest {
      * Registration close versus forward, across threads: a plain thread awaits an operation of a worker (its
      * poll publishes a channel and forwards it) while another plain thread closes it — the volatile
      * write-then-read pairs argued at {@link Registration}. The awaiter's poll reads the close, or its waker is
-     * woken: it never stays parked on a closed operation. Then the owner's turns handle the forward and the
-     * Cancel in whichever order they were sent, and the request retires and is released once. (The owner's side
+     * woken: it never stays parked on a closed operation, and it learns so at once, before the owner's next turn.
+     * (The owner's turn would wake it too: it answers the forward of a closed request by closing the channel. So
+     * the check is made before that turn, where it finds the poll's re-check of the close, or the close's write
+     * before its read, taken out.) Then the owner's turns handle the forward and the Cancel in whichever order
+     * they were sent, and the request retires and is released once. (The owner's side
      * of a forward is confined to the worker; what it shares with other threads is the channel, whose send,
      * take and close race in the OneShot scenarios above.)
      */
@@ -370,6 +373,10 @@ class ModelCheckingTest {
             Reentrant callbacks = new Reentrant();
             AtomicReference<Poll<Integer>> polled = new AtomicReference<>();
             run(() -> polled.set(op.poll(callbacks.waker())), op::close);
+            // At once, before the owner's turns: the two sides' write-then-read pairs alone must tell the awaiter.
+            if (!polled.get().isReady()) {
+                assertEquals(1, callbacks.wakes(), "the awaiter's poll is pending and the close did not wake it");
+            }
             worker.service(false, 0);
             worker.service(false, 0);
             if (!polled.get().isReady()) {
