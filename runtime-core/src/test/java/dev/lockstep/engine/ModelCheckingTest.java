@@ -160,7 +160,9 @@ class ModelCheckingTest {
      */
     @Test
     void aTaskFinishedTwiceHasOneOutcomeAndWakesItsPoller() {
-        check(INVOCATIONS, () -> {
+        // 400: a finish that reads the outcome and then sets it (no compare-and-set) shows only when the second
+        // finisher stops between its read and its write while the poll runs in between; found from 400, not at 40.
+        check(10 * INVOCATIONS, () -> {
             TaskHandle<Integer> handle = new TaskHandle<>(null, null, "task");
             Reentrant callbacks = new Reentrant();
             AtomicReference<Poll<Integer>> polled = new AtomicReference<>();
