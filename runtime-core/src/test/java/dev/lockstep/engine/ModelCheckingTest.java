@@ -362,6 +362,46 @@ class ModelCheckingTest {
     }
 
     /**
+     * The runtime's stop racing a poll of the stop as an operation: the poll reads the code, or its waker is woken
+     * once, and the first code stays. What a root task that selects on stop relies on ({@link StopState}: the
+     * condition is checked, the waker listed, the condition checked again; the stop records its code and then wakes
+     * the list).
+     */
+    @Test
+    void aStopRacingAPollOfItIsNeverLost() {
+        check(INVOCATIONS, () -> {
+            StopState stop = new StopState();
+            dev.lockstep.Operation<Integer> stopped = stop.signal().asOperation();
+            Reentrant callbacks = new Reentrant();
+            AtomicReference<Poll<Integer>> polled = new AtomicReference<>();
+            run(() -> stop.stop(3), () -> polled.set(stopped.poll(callbacks.waker())));
+            if (polled.get().isReady()) {
+                assertEquals(3, polled.get().get());
+            } else {
+                assertEquals(1, callbacks.wakes(), "the pending poll of the stop was woken once");
+            }
+            stop.stop(4); // after the check above: a second stop wakes the list again, which would hide a lost wake
+            assertEquals(3, stop.code(), "the first code stays");
+            stopped.close();
+            callbacks.assertBalanced();
+        });
+    }
+
+    /** One signal closed by two threads at once is released once: the runtime drains, and no other signal's hold is lost. */
+    @Test
+    void aSignalClosedTwiceAtOnceReleasesOnce() {
+        check(INVOCATIONS, () -> {
+            StopState stop = new StopState();
+            dev.lockstep.Signal signal = stop.signal();
+            dev.lockstep.Signal other = stop.signal();
+            run(signal::close, signal::close);
+            assertFalse(stop.drained(), "the other signal still holds the runtime");
+            other.close();
+            assertTrue(stop.drained(), "every signal released, once");
+        });
+    }
+
+    /**
      * Registration close versus forward, across threads: a plain thread awaits an operation of a worker (its
      * poll publishes a channel and forwards it) while another plain thread closes it — the volatile
      * write-then-read pairs argued at {@link Registration}. The awaiter's poll reads the close, or its waker is
