@@ -402,6 +402,34 @@ class ModelCheckingTest {
     }
 
     /**
+     * A spawn racing an abort of its supervisor, as {@code Engine.startFiber} makes it: a child node, the task set
+     * on it, then a look at whether it is aborted. Whichever the order, the task never runs unaborted under an
+     * aborted node: either the spawn's look sees the abort (and the engine closes the handle without starting it),
+     * or the abort found the task on the node and closed it. What {@link Supervision} answers for: a child made
+     * under an aborted parent is aborted, an abort marks every node below it, and the task is set under the tree's
+     * lock.
+     */
+    @Test
+    void aSpawnRacingItsSupervisorsAbortNeverRunsUnaborted() {
+        check(INVOCATIONS, () -> {
+            Supervision supervision = new Supervision();
+            Supervision.Node parent = supervision.child(supervision.root());
+            TaskHandle<Integer> handle = new TaskHandle<>(null, null, "child");
+            AtomicReference<Supervision.Node> spawned = new AtomicReference<>();
+            boolean[] sawAbort = new boolean[1];
+            run(() -> {
+                Supervision.Node node = supervision.child(parent);
+                node.setTask(handle);
+                sawAbort[0] = node.isAborted();
+                spawned.set(node);
+            }, () -> supervision.abort(parent));
+            assertTrue(spawned.get().isAborted(), "the child of an aborted node is aborted");
+            assertTrue(sawAbort[0] || handle.isDone(),
+                    "the spawn saw no abort and the abort did not reach its task: it would run unaborted");
+        });
+    }
+
+    /**
      * Registration close versus forward, across threads: a plain thread awaits an operation of a worker (its
      * poll publishes a channel and forwards it) while another plain thread closes it — the volatile
      * write-then-read pairs argued at {@link Registration}. The awaiter's poll reads the close, or its waker is
