@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.LincheckAssertionError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -62,7 +65,7 @@ class ModelChecksCalibrationTest {
         // Two threads that each make one shared access have few interleavings: asked for far more, the check
         // says it explored fewer rather than passing as if it had explored them all.
         AssertionError endedEarly = assertThrows(AssertionError.class, () -> ModelChecks.check(1_000, () -> {
-            java.util.concurrent.atomic.AtomicInteger shared = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger shared = new AtomicInteger();
             ModelChecks.run(shared::incrementAndGet, shared::incrementAndGet);
             assertEquals(2, shared.get());
         }));
@@ -81,7 +84,7 @@ class ModelChecksCalibrationTest {
         // drain's last poll and its clear of the flag leaves an item that no later look at the flag finds.
         assertThrows(LincheckAssertionError.class, () -> ModelChecks.check(500, () -> {
             FlagClearedLast handoff = new FlagClearedLast();
-            java.util.List<Integer> taken = new java.util.ArrayList<>();
+            List<Integer> taken = new ArrayList<>();
             ModelChecks.run(() -> {
                 handoff.items.add(1);
                 handoff.pending = true;
@@ -98,7 +101,7 @@ class ModelChecksCalibrationTest {
                     taken.add(item);
                 }
             }
-            assertEquals(java.util.List.of(1), taken, "the offered item was left behind");
+            assertEquals(List.of(1), taken, "the offered item was left behind");
         }));
     }
 }

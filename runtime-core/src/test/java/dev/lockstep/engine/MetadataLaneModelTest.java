@@ -1,5 +1,7 @@
 package dev.lockstep.engine;
 
+import static dev.lockstep.ModelChecks.check;
+import static dev.lockstep.ModelChecks.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +15,8 @@ import org.junit.jupiter.api.Timeout;
  * at the head leaves. What the lane promises (its class documentation): one head at a time, in join order, and
  * no lost wake-up — a request that is the head either saw so when it tested, or its worker was nudged.
  *
- * <p>Timeout, and the retry of a "hung" verdict: {@link ModelCheckingTest}'s, whose helpers this uses.
+ * <p>Timeout, and the retry of a "hung" verdict: as {@link ModelCheckingTest}, through the same harness
+ * ({@code ModelChecks}).
  */
 @Timeout(300)
 class MetadataLaneModelTest {
@@ -45,7 +48,7 @@ class MetadataLaneModelTest {
      */
     @Test
     void theNextHeadIsAlwaysToldAndThereIsOneHeadAtATime() {
-        ModelCheckingTest.check(INVOCATIONS, () -> {
+        check(INVOCATIONS, () -> {
             MetadataLane lane = new MetadataLane("p");
             CountingRing holderRing = new CountingRing();
             CountingRing firstRing = new CountingRing();
@@ -55,7 +58,7 @@ class MetadataLaneModelTest {
             Worker secondWorker = new Worker(2, null, secondRing);
             MetadataLane.Waiting[] joined = new MetadataLane.Waiting[2];
             boolean[] sawHead = new boolean[2];
-            ModelCheckingTest.run(() -> lane.leave(holder), () -> {
+            run(() -> lane.leave(holder), () -> {
                 joined[0] = lane.join(new NamedRequest("first"), firstWorker);
                 sawHead[0] = lane.isHead(joined[0]);
             }, () -> {

@@ -1,5 +1,7 @@
 package dev.lockstep.engine;
 
+import static dev.lockstep.ModelChecks.check;
+import static dev.lockstep.ModelChecks.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -9,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
 import dev.lockstep.Listener;
-import dev.lockstep.ModelChecks;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.Waker;
@@ -49,16 +50,6 @@ class ModelCheckingTest {
      * retain()} by the foreign-awaiter scenario from 100 on (the dedicated scenario above finds it at 40).
      */
     private static final int WORKER_INVOCATIONS = 400;
-
-    /** {@link ModelChecks#check}. */
-    static void check(int invocations, Runnable scenario) {
-        ModelChecks.check(invocations, scenario);
-    }
-
-    /** {@link ModelChecks#run}. */
-    static void run(Runnable... threads) {
-        ModelChecks.run(threads);
-    }
 
     private static boolean isClosed(Poll<?> poll) {
         try {
@@ -387,7 +378,10 @@ class ModelCheckingTest {
         });
     }
 
-    /** One signal closed by two threads at once is released once: the runtime drains, and no other signal's hold is lost. */
+    /**
+     * One signal closed by two threads at once is released once: the runtime drains, and no other signal's hold is
+     * lost.
+     */
     @Test
     void aSignalClosedTwiceAtOnceReleasesOnce() {
         check(INVOCATIONS, () -> {

@@ -1,5 +1,7 @@
 package dev.lockstep.engine;
 
+import static dev.lockstep.ModelChecks.check;
+import static dev.lockstep.ModelChecks.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
  * request's retirement ends its use, so a track that comes late — after the retirement, even after the request
  * was reused — links nothing; and a kept request is handed to one taker at a time.
  *
- * <p>Timeout, and the retry of a "hung" verdict: {@link ModelCheckingTest}'s, whose helpers this uses.
+ * <p>Timeout, and the retry of a "hung" verdict: as {@link ModelCheckingTest}, through the same harness
+ * ({@code ModelChecks}).
  */
 @Timeout(300)
 class PendingSetModelTest {
@@ -59,7 +62,7 @@ class PendingSetModelTest {
      */
     @Test
     void aCloseClosesEveryTrackedOperationOnceAndLaterTracksCloseTheirs() {
-        ModelCheckingTest.check(INVOCATIONS, () -> {
+        check(INVOCATIONS, () -> {
             PendingSet set = new PendingSet();
             PendingSet.Link retiring = new PendingSet.Link();
             CountingOperation retired = new CountingOperation();
@@ -68,7 +71,7 @@ class PendingSetModelTest {
             long use = admitted.begin();
             CountingOperation live = new CountingOperation();
             boolean[] closedHere = new boolean[1];
-            ModelCheckingTest.run(() -> set.track(admitted, use, live), () -> set.retired(retiring),
+            run(() -> set.track(admitted, use, live), () -> set.retired(retiring),
                     () -> closedHere[0] = set.closeAll());
             assertTrue(closedHere[0], "the first close closes the set");
             assertFalse(set.closeAll(), "a second close finds it closed");
@@ -86,13 +89,13 @@ class PendingSetModelTest {
      */
     @Test
     void aTrackAfterTheRetirementOfItsUseLinksNothingEvenOnceTheRequestIsReused() {
-        ModelCheckingTest.check(INVOCATIONS, () -> {
+        check(INVOCATIONS, () -> {
             PendingSet set = new PendingSet();
             PendingSet.Link link = new PendingSet.Link();
             long firstUse = link.begin();
             CountingOperation first = new CountingOperation();
             CountingOperation second = new CountingOperation();
-            ModelCheckingTest.run(() -> set.track(link, firstUse, first), () -> {
+            run(() -> set.track(link, firstUse, first), () -> {
                 // The worker: the first use retires, the request is reused, admitted and tracked.
                 set.retired(link);
                 long secondUse = link.begin();
@@ -148,14 +151,14 @@ class PendingSetModelTest {
      */
     @Test
     void aCloseOfOneSetNeverReachesTheUseAReusedOperationMovedOnTo() {
-        ModelCheckingTest.check(INVOCATIONS, () -> {
+        check(INVOCATIONS, () -> {
             PendingSet firstStream = new PendingSet();
             PendingSet secondStream = new PendingSet();
             PendingSet.Link firstReceive = new PendingSet.Link();
             PendingSet.Link secondReceive = new PendingSet.Link();
             RepointedOperation reused = new RepointedOperation();
             firstStream.track(firstReceive, firstReceive.begin(), reused);
-            ModelCheckingTest.run(() -> {
+            run(() -> {
                 // The fiber: its first receive completes and retires; it moves on to the second stream.
                 firstStream.retired(firstReceive);
                 long use = secondReceive.begin();
@@ -177,7 +180,7 @@ class PendingSetModelTest {
      */
     @Test
     void aKeptRequestIsHandedToOneTakerAtATime() {
-        ModelCheckingTest.check(INVOCATIONS, () -> {
+        check(INVOCATIONS, () -> {
             Spare<AtomicBoolean> spare = new Spare<>();
             spare.give(new AtomicBoolean());
             AtomicInteger doubleHandOuts = new AtomicInteger();
@@ -192,7 +195,7 @@ class PendingSetModelTest {
                 request.set(false);
                 spare.give(request);
             };
-            ModelCheckingTest.run(user, user, () -> {
+            run(user, user, () -> {
                 AtomicBoolean request = spare.take();
                 if (request != null && !request.compareAndSet(false, true)) {
                     doubleHandOuts.incrementAndGet();
