@@ -357,9 +357,13 @@ public final class Auditor {
      * moved)} without allocating, where {@code moved} is the first {@code movedBytes} bytes of {@code buffer} (none
      * when {@code movedBytes} is 0): the same encoding, so the same digest, with the payload copied once, straight
      * from the request's buffer. A ring completion.
+     *
+     * @param unchanging null, or an array nobody changes from now on holding exactly the moved bytes (the page a
+     *                   read copied, the data a write left in the page cache): the payload is then looked up by
+     *                   that array, without a copy ({@link RememberedBlocks#digestOfUnchanging}); the same event
      */
     void recordRingComplete(long ring, long sequence, byte[] opcode, long userData, int result, long now,
-            java.lang.foreign.MemorySegment buffer, int movedBytes) {
+            java.lang.foreign.MemorySegment buffer, int movedBytes, byte[] unchanging) {
         ensure(SMALL_EVENT_BYTES + opcode.length);
         putKind(RING_COMPLETE);
         pending[pendingLength++] = 7;
@@ -369,7 +373,7 @@ public final class Auditor {
         putNumber(userData);
         putNumber(result & 0xFFFF_FFFFL);
         putNumber(now);
-        putPayload(null, buffer, movedBytes);
+        putPayload(null, buffer, movedBytes, unchanging);
         if (trace != null) {
             byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             trace.add(traced(RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
@@ -386,9 +390,11 @@ public final class Auditor {
      * of copied out of it first.
      *
      * @param name the call's name, {@link #utf8} of it
+     * @param unchanging null, or an array nobody changes from now on holding exactly the bytes read (the page they
+     *                   were copied from), as for {@link #recordRingComplete}
      */
     void recordPositionedRead(byte[] name, int fd, long offset, int length, int result,
-            java.lang.foreign.MemorySegment buffer, int movedBytes) {
+            java.lang.foreign.MemorySegment buffer, int movedBytes, byte[] unchanging) {
         ensure(SMALL_EVENT_BYTES + 16 + name.length);
         putKind(SYS);
         pending[pendingLength++] = 7;
@@ -398,7 +404,7 @@ public final class Auditor {
         putNumber(length & 0xFFFF_FFFFL);
         putNumber(0);
         putDecimal(result);
-        putPayload(null, buffer, movedBytes);
+        putPayload(null, buffer, movedBytes, unchanging);
         if (trace != null) {
             byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             trace.add(traced(SYS.name, new byte[][] {name, u32(fd), u64(offset), u32(length), u32(0),
@@ -580,6 +586,25 @@ public final class Auditor {
      * doc: its length, the digest of each whole block, the rest as it is.
      */
     private void putPayload(byte[] array, java.lang.foreign.MemorySegment segment, int length) {
+        putPayload(array, segment, length, null);
+    }
+
+    /**
+     * {@link #putPayload(byte[], java.lang.foreign.MemorySegment, int)}, told that {@code unchanging}, if not null,
+     * is an array nobody changes from now on whose bytes are exactly those of the field: a field of one block is
+     * then looked up by that array ({@link RememberedBlocks#digestOfUnchanging}), with no copy. The same encoding.
+     */
+    private void putPayload(byte[] array, java.lang.foreign.MemorySegment segment, int length, byte[] unchanging) {
+        if (unchanging != null && length == BLOCK_BYTES && unchanging.length == BLOCK_BYTES) {
+            putVarint(length);
+            ensure(DIGEST_BYTES);
+            RememberedBlocks table = rememberedBlocks();
+            long before = table.hashed();
+            System.arraycopy(table.digestOfUnchanging(unchanging, sha256), 0, pending, pendingLength, DIGEST_BYTES);
+            blocksHashed += table.hashed() - before;
+            pendingLength += DIGEST_BYTES;
+            return;
+        }
         putVarint(length);
         int blocks = length / BLOCK_BYTES;
         int rest = length - blocks * BLOCK_BYTES;

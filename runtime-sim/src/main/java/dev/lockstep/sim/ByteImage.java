@@ -202,6 +202,21 @@ final class ByteImage {
         size = Math.max(size, offset + PAGE_SIZE);
     }
 
+    /**
+     * The array holding exactly the bytes at {@code [offset, offset + length)} if it is a shared page (see the class
+     * doc), which nothing changes: for the audit of a read that copied them, which may then look the bytes up by
+     * the array ({@link RememberedBlocks#digestOfUnchanging}).
+     *
+     * @return the page, or null if those bytes are not exactly one whole shared page within the size
+     */
+    byte[] sharedPage(long offset, int length) {
+        if (length != PAGE_SIZE || (offset & (PAGE_SIZE - 1)) != 0 || offset < 0 || offset > size - PAGE_SIZE) {
+            return null;
+        }
+        long index = offset >>> PAGE_SHIFT;
+        return index < low.length && lowShared[(int) index] ? low[(int) index] : null;
+    }
+
     /** Sets the size: truncating drops or zeroes the cut bytes so a later extension reads zeros. */
     void resize(long newSize) {
         if (newSize < size) {

@@ -38,6 +38,12 @@ final class RememberedBlocks {
     private final int[] hashes = new int[SLOTS];
     /** For each set (a pair of slots), which of the two was used last: 0 or 1. */
     private final byte[] recent = new byte[SLOTS / 2];
+    /**
+     * Arrays that nobody changes, by identity, with their digest ({@link #digestOfUnchanging}): direct-mapped by
+     * {@link System#identityHashCode}, a slot's array replaced by the next one that maps there.
+     */
+    private final byte[][] unchangingArrays = new byte[SLOTS][];
+    private final byte[][] unchangingDigests = new byte[SLOTS][];
     /** The block being encoded, copied here by the auditor from its field or buffer. */
     private byte[] scratch = new byte[Auditor.BLOCK_BYTES];
     /** How many blocks this table's lookups have hashed, over every auditor that held it. */
@@ -113,8 +119,43 @@ final class RememberedBlocks {
      * @return the block's digest, {@value Auditor#DIGEST_BYTES} bytes; the caller must not change it
      */
     byte[] digestOfScratch(MessageDigest sha256) {
-        byte[] block = scratch;
+        int hash = Arrays.hashCode(scratch);
+        byte[] digest = remembered(scratch, hash);
+        return digest != null ? digest : hashScratch(hash, sha256);
+    }
+
+    /**
+     * The SHA-256 of {@code block}, an array of {@value Auditor#BLOCK_BYTES} bytes that nobody changes from now on
+     * (a page the simulated file system shares, a write's data it keeps): known at once if this same array was
+     * asked for lately, else as {@link #digestOfScratch} finds it, but compared in place, with no copy unless it
+     * must be hashed. A write's block is compared once; each later read of the page that kept it costs a lookup.
+     *
+     * <p>The identity is only a shortcut to the digest of the same bytes, so it changes no digest: an array is
+     * remembered here only if the caller promises it never changes, and its digest is that of its bytes.
+     *
+     * @param block the bytes, never changed by anyone from now on
+     * @param sha256 the holder's digest, reset between uses
+     * @return the block's digest, {@value Auditor#DIGEST_BYTES} bytes; the caller must not change it
+     */
+    byte[] digestOfUnchanging(byte[] block, MessageDigest sha256) {
+        int at = System.identityHashCode(block) & (SLOTS - 1);
+        if (unchangingArrays[at] == block) {
+            return unchangingDigests[at];
+        }
         int hash = Arrays.hashCode(block);
+        byte[] digest = remembered(block, hash);
+        if (digest == null) {
+            // The table keeps arrays of its own (a replaced one becomes the next scratch), so the block is copied.
+            System.arraycopy(block, 0, scratch, 0, Auditor.BLOCK_BYTES);
+            digest = hashScratch(hash, sha256);
+        }
+        unchangingArrays[at] = block;
+        unchangingDigests[at] = digest;
+        return digest;
+    }
+
+    /** The digest remembered for a block of these bytes (whose {@code Arrays.hashCode} is {@code hash}), or null. */
+    private byte[] remembered(byte[] block, int hash) {
         int first = 2 * set(hash);
         for (int slot = first; slot <= first + 1; slot++) {
             byte[] remembered = bytes[slot];
@@ -123,6 +164,13 @@ final class RememberedBlocks {
                 return digests[slot];
             }
         }
+        return null;
+    }
+
+    /** Works out the digest of the scratch block, whose hash is {@code hash}, and remembers it. */
+    private byte[] hashScratch(int hash, MessageDigest sha256) {
+        byte[] block = scratch;
+        int first = 2 * set(hash);
         byte[] digest = sha256.digest(block);
         hashed++;
         // The slot not used last takes the block; the scratch array becomes the slot's, and the block it

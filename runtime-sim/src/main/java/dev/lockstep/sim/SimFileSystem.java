@@ -537,6 +537,17 @@ public final class SimFileSystem {
     }
 
     /**
+     * An array nobody changes holding exactly the file's live bytes at {@code [offset, offset + length)}, if there
+     * is one (a whole page the page cache shares with a write's data: {@link ByteImage#sharedPage}), for the audit
+     * of a read that just returned those bytes. Changes nothing and draws nothing.
+     *
+     * @return the array, or null
+     */
+    byte[] unchangingBytes(Handle handle, long offset, int length) {
+        return handle.node instanceof FileNode file ? file.live.sharedPage(offset, length) : null;
+    }
+
+    /**
      * Writes to a file ({@code pwrite}) from an array, extending it (a gap reads as zeros).
      *
      * <p>At capacity the write is cut short honestly: it writes what fits and returns that count, or fails

@@ -189,6 +189,11 @@ public final class SimRing implements Ring {
         boolean waitingForNetwork;
         /** Whether it is on {@link #staleWaits}, its socket having changed since its time was worked out. */
         boolean stale;
+        /**
+         * Set by {@link #perform}: null, or an array nobody changes holding exactly the bytes the request moved (the
+         * page a read copied, the data a write left in the page cache), for the completion's audit.
+         */
+        byte[] movedUnchanging;
 
         Request(SimRing ring, long sequence, Submission submission) {
             this.ring = ring;
@@ -422,7 +427,8 @@ public final class SimRing implements Ring {
             }
             retire(request);
             auditor().recordRingComplete(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()],
-                    request.userData, result, now, request.buffer, transferredBytes(request, result));
+                    request.userData, result, now, request.buffer, transferredBytes(request, result),
+                    request.movedUnchanging);
             delivered++;
             kernel.ringCompletions++;
             sink.complete(request.userData, result, 0);
@@ -1071,7 +1077,11 @@ public final class SimRing implements Ring {
         // Direct reads are not short but at the end of the file: the device moves whole blocks.
         int asked = file.direct ? request.length
                 : transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
-        return file.fileSystem.read(file.handle, request.offset, request.buffer, asked);
+        int read = file.fileSystem.read(file.handle, request.offset, request.buffer, asked);
+        if (read == Auditor.BLOCK_BYTES) {
+            request.movedUnchanging = file.fileSystem.unchangingBytes(file.handle, request.offset, read);
+        }
+        return read;
     }
 
     private int write(Request request) {
@@ -1093,7 +1103,11 @@ public final class SimRing implements Ring {
         byte[] data = new byte[asked];
         MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
         boolean durable = (request.rwFlags & Submission.RWF_DSYNC) != 0;
-        return file.fileSystem.writeOwned(file.handle, request.offset, data, durable);
+        int written = file.fileSystem.writeOwned(file.handle, request.offset, data, durable);
+        if (written == asked) {
+            request.movedUnchanging = data; // the file system's now, which nothing changes (writeOwned)
+        }
+        return written;
     }
 
     private int fsync(Request request) {

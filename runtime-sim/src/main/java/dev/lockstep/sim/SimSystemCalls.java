@@ -194,7 +194,8 @@ public final class SimSystemCalls implements SystemCalls {
         int length = (int) destination.byteSize();
         beginCall(false);
         KernelBehavior behavior = kernel.behavior();
-        int read = switch (kernel.description(fd)) {
+        SimKernel.Description description = kernel.description(fd);
+        int read = switch (description) {
             case null -> -Errno.EBADF;
             case SimKernel.FileDescription file when file.direct -> -Errno.EAGAIN;
             case SimKernel.FileDescription file -> kernel.generator().chance(Site.INLINE_COMPLETION,
@@ -203,7 +204,11 @@ public final class SimSystemCalls implements SystemCalls {
                     : -Errno.EAGAIN;
             default -> -Errno.EOPNOTSUPP;
         };
-        kernel.auditor().recordPositionedRead(PREADV2, fd, offset, length, read, destination, Math.max(read, 0));
+        // A whole page read: the auditor may look its bytes up by the page they were copied from.
+        byte[] unchanging = read == Auditor.BLOCK_BYTES && description instanceof SimKernel.FileDescription file
+                ? file.fileSystem.unchangingBytes(file.handle, offset, read) : null;
+        kernel.auditor().recordPositionedRead(PREADV2, fd, offset, length, read, destination, Math.max(read, 0),
+                unchanging);
         return read;
     }
 

@@ -122,7 +122,7 @@ class AuditorTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buffer = arena.allocate(5);
             buffer.copyFrom(MemorySegment.ofArray(new byte[] {1, 2, 3, 4, 5}));
-            sameDigest(auditor -> auditor.recordRingComplete(7, 9, opcode, -1L, -4, 1L << 60, buffer, 3),
+            sameDigest(auditor -> auditor.recordRingComplete(7, 9, opcode, -1L, -4, 1L << 60, buffer, 3, null),
                     auditor -> auditor.record("ring.complete", Auditor.u64(7), Auditor.u64(9), opcode,
                             Auditor.u64(-1L), Auditor.u32(-4), Auditor.u64(1L << 60), new byte[] {1, 2, 3}));
         }
@@ -148,11 +148,11 @@ class AuditorTest {
         for (int result : new int[] {0, -11, 1, 9, 10, 99, 100, 4101, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
             int moved = Math.max(0, Math.min(result, 4101));
             byte[] movedBytes = read.asSlice(0, moved).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            sameDigest(auditor -> auditor.recordPositionedRead(name, 7, 1L << 40, 4101, result, read, moved),
+            sameDigest(auditor -> auditor.recordPositionedRead(name, 7, 1L << 40, 4101, result, read, moved, null),
                     auditor -> auditor.record("sys", name, Auditor.u32(7), Auditor.u64(1L << 40), Auditor.u32(4101),
                             Auditor.u32(0), Auditor.utf8(String.valueOf(result)), movedBytes));
         }
-        sameDigest(auditor -> auditor.recordPositionedRead(name, -1, 0, 0, -9, read, 0),
+        sameDigest(auditor -> auditor.recordPositionedRead(name, -1, 0, 0, -9, read, 0, null),
                 auditor -> auditor.record("sys", name, Auditor.u32(-1), Auditor.u64(0), Auditor.u32(0),
                         Auditor.u32(0), Auditor.utf8("-9"), new byte[0]));
     }
@@ -215,7 +215,7 @@ class AuditorTest {
             MemorySegment buffer = arena.allocate(field.length);
             MemorySegment.copy(field, 0, buffer, ValueLayout.JAVA_BYTE, 0, field.length);
             byte[] opcode = Auditor.utf8("READ");
-            sameDigest(one -> one.recordRingComplete(1, 2, opcode, 3, field.length, 4, buffer, field.length),
+            sameDigest(one -> one.recordRingComplete(1, 2, opcode, 3, field.length, 4, buffer, field.length, null),
                     two -> two.record("ring.complete", Auditor.u64(1), Auditor.u64(2), opcode, Auditor.u64(3),
                             Auditor.u32(field.length), Auditor.u64(4), field));
         }
@@ -243,11 +243,49 @@ class AuditorTest {
         assertEquals(java.util.HexFormat.of().formatHex(sha.digest(encoded.toByteArray())), auditor.digest());
     }
 
+    @Test
+    void aPayloadLookedUpByItsUnchangingArrayEncodesAsItsBytesDo() throws Exception {
+        // A completion and a read at the call, each told the array their 4 KiB came from (a page the file system
+        // keeps): the same digest as the same events without it, as a block is met first by its array, again by
+        // the same array, then by its bytes alone, and as other blocks share the array's identity slot or the
+        // bytes' set. Then the arrays are as they were: the table never took one of them for its own.
+        java.util.Random random = new java.util.Random(11);
+        List<byte[]> pages = new java.util.ArrayList<>();
+        for (int i = 0; i < 3 * RememberedBlocks.SLOTS; i++) {
+            byte[] page = new byte[Auditor.BLOCK_BYTES];
+            random.nextBytes(page);
+            pages.add(page);
+        }
+        List<byte[]> copies = pages.stream().map(byte[]::clone).toList();
+        byte[] opcode = Auditor.utf8("READ");
+        byte[] name = Auditor.utf8("preadv2");
+        Auditor byArray = new Auditor();
+        Auditor byBytes = new Auditor();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(Auditor.BLOCK_BYTES);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < pages.size(); i++) {
+                    byte[] page = pages.get((i * 7 + round) % pages.size());
+                    MemorySegment.copy(page, 0, buffer, ValueLayout.JAVA_BYTE, 0, page.length);
+                    byte[] told = round == 2 && i % 2 == 0 ? null : page;
+                    byArray.recordRingComplete(1, i, opcode, i, page.length, i, buffer, page.length, told);
+                    byBytes.recordRingComplete(1, i, opcode, i, page.length, i, buffer, page.length, null);
+                    byArray.recordPositionedRead(name, 3, i, page.length, page.length, buffer, page.length, told);
+                    byBytes.recordPositionedRead(name, 3, i, page.length, page.length, buffer, page.length, null);
+                }
+                assertEquals(byBytes.digest(), byArray.digest(), "round " + round);
+            }
+        }
+        for (int i = 0; i < pages.size(); i++) {
+            assertTrue(java.util.Arrays.equals(copies.get(i), pages.get(i)), "page " + i + " changed");
+        }
+    }
+
     /** The digest of one event before a completion, the completion, and one event after it. */
     private static String completionDigest(byte[] opcode, MemorySegment buffer, int moved, long userDataFlip) {
         Auditor auditor = new Auditor();
         auditor.recordU64U64(Auditor.RING_NOW, 1, 1_000);
-        auditor.recordRingComplete(1, 2, opcode, 0x55L ^ userDataFlip, moved, 1_000, buffer, moved);
+        auditor.recordRingComplete(1, 2, opcode, 0x55L ^ userDataFlip, moved, 1_000, buffer, moved, null);
         auditor.recordU64(Auditor.FIBER_RUN, 0);
         return auditor.digest();
     }

@@ -49,6 +49,30 @@ class RememberedBlocksTest {
     }
 
     @Test
+    void anUnchangingArrayIsHashedOnceAndItsBytesAreKnownByContentToo() throws Exception {
+        // A page the file system keeps: its first lookup hashes it, the next ones find it by the array; an equal
+        // array (the same bytes read into another page) is found by content, hashed no more. Each digest is the
+        // SHA-256 of the bytes.
+        java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+        byte[] page = block(41);
+        byte[] expected = sha.digest(page);
+        RememberedBlocks table = RememberedBlocks.take();
+        try {
+            long before = table.hashed();
+            for (int i = 0; i < 3; i++) {
+                assertTrue(java.util.Arrays.equals(expected, table.digestOfUnchanging(page, sha)), "lookup " + i);
+            }
+            assertTrue(java.util.Arrays.equals(expected, table.digestOfUnchanging(page.clone(), sha)));
+            System.arraycopy(page, 0, table.scratch(), 0, page.length);
+            assertTrue(java.util.Arrays.equals(expected, table.digestOfScratch(sha)));
+            assertTrue(table.hashed() - before <= 1, "hashed " + (table.hashed() - before) + " times");
+            assertTrue(java.util.Arrays.equals(block(41), page), "the page was changed");
+        } finally {
+            table.giveBack();
+        }
+    }
+
+    @Test
     void twoBlocksOfOneSetDoNotEvictEachOther() {
         // Two blocks of one set: a table of one slot per set would have them evict each other on every use.
         byte[] first = block(1);
