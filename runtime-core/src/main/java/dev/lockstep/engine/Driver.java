@@ -37,13 +37,13 @@ import java.util.List;
  * accepts, sends) have in-flight budgets of their own, so they can never hold every entry storage needs: see
  * the liveness model of {@link SubmitQueues}.
  *
- * <p>Why one class of about 900 lines: every transition between the states above is made here, on one
+ * <p>Why one class of about 970 lines: every transition between the states above is made here, on one
  * {@link Slot}, so that each state's invariants (who holds a ring entry, a permit, a lane, a timer, a waker) can be
  * checked in one place; the parts that have no transitions of their own already live apart ({@link SubmitQueues},
  * {@link TimerHeap}, {@link DurabilityPermit}, {@link MetadataLane}, {@link Observer}).
  *
  * <h2>Size</h2>
- * Over 600 lines (about 950): the slot table's state machine (admission, permits, lanes, staging, completion,
+ * Over 600 lines (about 970): the slot table's state machine (admission, permits, lanes, staging, completion,
  * timers, cancellation and retirement) is one machine over one table; every transition is here so the
  * states' invariants can be read in one place.
  */

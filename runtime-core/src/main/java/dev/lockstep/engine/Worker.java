@@ -24,13 +24,13 @@ import dev.lockstep.Waker;
  * {@code willWake} during a poll, called between two borrows. What may run inside, and why, is listed at
  * {@link #borrow()}: in short, nothing that can park.
  *
- * <p>Why one class of about 850 lines: everything here reads or writes the borrow flag, the deferred queue or the
+ * <p>Why one class of about 930 lines: everything here reads or writes the borrow flag, the deferred queue or the
  * cached clock, and the rules of the critical section are argued once, over all of them; split, each piece would
  * have to repeat them and expose the flag. What does not need them lives elsewhere (the {@link Driver}, the
  * {@link Mailbox}, the {@link DeferredQueue}).
  *
  * <h2>Size</h2>
- * Over 600 lines (about 900): the worker's critical section (borrow and unborrow), its service turn and inline
+ * Over 600 lines (about 930): the worker's critical section (borrow and unborrow), its service turn and inline
  * turns, deferred work, registration and closing all guard the same owner-thread state, and the argument of what
  * may run inside the critical section ({@link #borrow()}) holds only with all of them in view.
  */

@@ -43,7 +43,7 @@ import java.util.HexFormat;
  *
  * <p>Not thread-safe: the simulator uses it from its one thread.
  *
- * <p>Over 600 lines (about 860): the format, its one generic writer and the allocation-free writers of the
+ * <p>Over 600 lines (about 890): the format, its one generic writer and the allocation-free writers of the
  * simulator's frequent events, which must encode byte for byte as the generic one does, are kept in one place so
  * that a change to one is seen beside the others; the next split is the trace ({@link Event}, the trace context
  * and the source-line lookup, about 120 lines) into a class of its own.

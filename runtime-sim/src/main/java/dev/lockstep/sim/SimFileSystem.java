@@ -60,7 +60,7 @@ import java.util.TreeMap;
  * path resolution), {@link PageCache} (what a write puts in the page cache, what syncs and failed syncs do to it
  * and to the durable image, and the sector model of a disk) and {@link CrashRecovery} (what a crash leaves).
  *
- * <p>Over 600 lines (about 660): one method per system call with its Linux errors spelled out in its javadoc;
+ * <p>Over 600 lines (about 690): one method per system call with its Linux errors spelled out in its javadoc;
  * the model underneath is already split out as the section above says.
  */
 public final class SimFileSystem {

@@ -98,7 +98,7 @@ import java.util.Objects;
  * <p>Owned by one worker; confined to the simulator thread except {@link #wake()}.
  *
  * <h2>Size</h2>
- * Over 600 lines (about 1,100): the SPI calls, the event heap that orders completions, the readiness of requests
+ * Over 600 lines (about 1,300): the SPI calls, the event heap that orders completions, the readiness of requests
  * waiting for the network and the per-opcode work ("perform") share one request table and one generator stream,
  * and the order in which they draw from it is part of every seed's schedule. Kept in one class, in the sections
  * marked below, so that order stays visible in one place; the file system, the network and the audit each live

@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * {@link SimCarrier}); only the scheduler callback, {@link #interrupt()}, {@link #stuckAt()} and
  * {@link SimRing#wake()} may be called from other threads.
  *
- * <p>Over 600 lines (about a thousand): the loop, crash handling, the cluster's engines and the settling of each
+ * <p>Over 600 lines (about 1,100): the loop, crash handling, the cluster's engines and the settling of each
  * fiber step share the run's state (the first failure, shutting down, the fiber being settled, its hand-off queue
  * and the held stray continuations); the next split is the settling — the scheduler callback, {@code settle},
  * the hand-off and the strays, a third of the class — into a class of its own, with that state passed to it.
