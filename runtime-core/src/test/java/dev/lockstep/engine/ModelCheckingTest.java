@@ -353,6 +353,53 @@ class ModelCheckingTest {
     }
 
     /**
+     * A registration ending (its listed copy removed) while the condition comes true (every listed copy woken): the
+     * copy is consumed exactly once, by the wake or by the remove's release, and remove says which; a neighbour's
+     * copy is woken. What {@link WaitList} promises its users (a task handle closed as the task finishes, a stop
+     * poll closed as the runtime stops): a copy taken off the list under the lock is the taker's alone.
+     */
+    @Test
+    void aRemoveRacingAWakeOfTheListConsumesTheCopyOnce() {
+        check(INVOCATIONS, () -> {
+            WaitList list = new WaitList();
+            Reentrant leaving = new Reentrant();
+            Reentrant staying = new Reentrant();
+            Waker leavingCopy = list.add(leaving.waker());
+            list.add(staying.waker());
+            java.util.concurrent.atomic.AtomicBoolean removed = new java.util.concurrent.atomic.AtomicBoolean();
+            run(() -> removed.set(list.remove(leavingCopy)), list::wakeAll);
+            assertEquals(removed.get() ? 1 : 0, leaving.releases(), "released only by the remove that took it");
+            assertEquals(removed.get() ? 0 : 1, leaving.wakes(), "woken only if the remove did not take it");
+            assertEquals(1, staying.wakes());
+            assertFalse(list.isListed(leavingCopy));
+            leaving.assertBalanced();
+            staying.assertBalanced();
+        });
+    }
+
+    /**
+     * Two parties polling one operation with equivalent wakers at once (a task handle's direct polls): one copy is
+     * listed and both are told it, the other retained copy is released, and a wake of the list wakes once.
+     */
+    @Test
+    void twoEquivalentPollersAtOnceListOneCopy() {
+        check(INVOCATIONS, () -> {
+            WaitList list = new WaitList();
+            Reentrant poller = new Reentrant();
+            AtomicReference<Waker> first = new AtomicReference<>();
+            AtomicReference<Waker> second = new AtomicReference<>();
+            run(() -> first.set(list.addUnlessEquivalent(poller.waker())),
+                    () -> second.set(list.addUnlessEquivalent(poller.waker())));
+            assertSame(first.get(), second.get(), "both pollers hold the one listed copy");
+            assertTrue(list.isListed(first.get()));
+            assertEquals(1, poller.outstanding(), "one stored copy, the other released");
+            list.wakeAll();
+            assertEquals(1, poller.wakes());
+            poller.assertBalanced();
+        });
+    }
+
+    /**
      * The runtime's stop racing a poll of the stop as an operation: the poll reads the code, or its waker is woken
      * once, and the first code stays. What a root task that selects on stop relies on ({@link StopState}: the
      * condition is checked, the waker listed, the condition checked again; the stop records its code and then wakes
