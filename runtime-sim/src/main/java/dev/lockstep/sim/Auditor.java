@@ -359,7 +359,7 @@ public final class Auditor {
      * from the request's buffer. A ring completion.
      *
      * @param unchanging null, or an array nobody changes from now on holding exactly the moved bytes (the page a
-     *                   read copied, the data a write left in the page cache): the payload is then looked up by
+     *                   read copied, the data a write left to the file system): the payload is then looked up by
      *                   that array, without a copy ({@link RememberedBlocks#digestOfUnchanging}); the same event
      */
     void recordRingComplete(long ring, long sequence, byte[] opcode, long userData, int result, long now,

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * JVM rather than once per run. The deque hands a table over with a happens-before edge (the push, then the pop
  * that returns it), and an auditor that gave its table back never touches it again. Last in, first out: a thread
  * that runs seed after seed gets back the table it just gave. At most {@link #KEPT} wait, each held softly (about
- * 1 MiB apiece, they are a cache: the collector may take them back when memory runs short); the rest are left to
+ * 2 MiB apiece with the arrays known by identity, they are a cache: the collector may take them back when memory runs short); the rest are left to
  * the collector.
  *
  * <p>Hand-written rather than a cache library's map: the key is 4 KiB of bytes compared in full, the value is

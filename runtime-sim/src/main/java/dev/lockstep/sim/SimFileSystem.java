@@ -538,8 +538,9 @@ public final class SimFileSystem {
 
     /**
      * An array nobody changes holding exactly the file's live bytes at {@code [offset, offset + length)}, if there
-     * is one (a whole page the page cache shares with a write's data: {@link ByteImage#sharedPage}), for the audit
-     * of a read that just returned those bytes. Changes nothing and draws nothing.
+     * is one (a whole page the live image shares with a write's data or with another image: {@link
+     * ByteImage#sharedPage}), for the audit of a read that just returned those bytes. Changes nothing and draws
+     * nothing.
      *
      * @return the array, or null
      */

@@ -191,7 +191,7 @@ public final class SimRing implements Ring {
         boolean stale;
         /**
          * Set by {@link #perform}: null, or an array nobody changes holding exactly the bytes the request moved (the
-         * page a read copied, the data a write left in the page cache), for the completion's audit.
+         * shared page a read copied, the data a write left to the file system), for the completion's audit.
          */
         byte[] movedUnchanging;
 

@@ -190,7 +190,8 @@ public final class SimSystemCalls implements SystemCalls {
     int readWithoutWaiting(int fd, MemorySegment destination, long offset) {
         // What audited(...) does, without its allocations: a warm read's hot path. The same draws in the same
         // order (beginCall's latency, then the call's own) and an event encoded as the generic one is, the payload hashed
-        // straight from the destination (Auditor.recordPositionedRead; AuditorTest pins the equality).
+        // straight from the destination, or a whole page looked up by the array it was copied from
+        // (Auditor.recordPositionedRead; AuditorTest pins the equality).
         int length = (int) destination.byteSize();
         beginCall(false);
         KernelBehavior behavior = kernel.behavior();
