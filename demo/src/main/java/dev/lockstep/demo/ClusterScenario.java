@@ -67,6 +67,25 @@ final class ClusterScenario {
             Fault.CONNECTION_RESET);
 
     /**
+     * Whether this workload injects {@code fault} when a seed's faults have it on.
+     *
+     * @param fault the kind
+     * @return false for storage and kernel faults
+     */
+    static boolean injects(Fault fault) {
+        return APPLICABLE.contains(fault);
+    }
+
+    /**
+     * The kinds this workload injects, by their command-line names.
+     *
+     * @return e.g. {@code crash, torn-writes, partition, connection-reset}
+     */
+    static String injectedKinds() {
+        return String.join(", ", APPLICABLE.stream().map(Fault::cliName).toList());
+    }
+
+    /**
      * The part of a seed's faults this workload injects: storage and kernel faults are dropped, so a replay line
      * names only what ran. The run is the same either way (those kinds are never read here).
      */

@@ -240,7 +240,8 @@ public final class Explorer {
                 .row("  crashes in the middle of the load", Table.count(summary.crashes()))
                 .row("  network partitions", Table.count(summary.partitions()))
                 .row("  connection resets", Table.count(summary.resets()))
-                .row("  storage failures that hit the service", Table.count(summary.storageFailures()))
+                .row("  storage failures that hit the service", workload == Workload.REPLICATED
+                        ? "not injected by this workload" : Table.count(summary.storageFailures()))
                 .row("failures", Table.count(summary.failures().size()));
         out.print(table.render(indent));
     }

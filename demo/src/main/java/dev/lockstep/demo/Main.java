@@ -193,6 +193,18 @@ public final class Main implements Callable<Integer> {
                 throw new CommandLine.ParameterException(line, bad.getMessage() + " (fault kinds: " + faultNames()
                         + ")");
             }
+            if (parsedWorkload == Workload.REPLICATED && !faults.startsWith("swarm")
+                    && !faults.trim().toLowerCase(java.util.Locale.ROOT).startsWith("all")) {
+                // Kinds named one by one are what the user wants tested: one this workload never injects would
+                // pass every seed without having been tried, so it is refused, as a bug of the other workload is.
+                for (dev.lockstep.testing.Fault fault : FaultConfig.parse(faults).enabled()) {
+                    if (!ClusterScenario.injects(fault)) {
+                        throw new CommandLine.ParameterException(line, "--faults " + fault.cliName() + " is not"
+                                + " injected by --workload replicated, which injects "
+                                + ClusterScenario.injectedKinds());
+                    }
+                }
+            }
             if (sweep.bug.replication() && parsedWorkload != Workload.REPLICATED) {
                 throw new CommandLine.ParameterException(line, "--inject-bug " + sweep.bug.cliName() + " is a"
                         + " replication bug: it needs --workload replicated");
@@ -334,14 +346,16 @@ public final class Main implements Callable<Integer> {
         return summary;
     }
 
-    private static int explore(PrintStream out, Explorer.Settings settings, Path report) throws Exception {
+    static int explore(PrintStream out, Explorer.Settings settings, Path report) throws Exception {
         long first = settings.firstSeed();
         int mine = settings.shard().seeds(first, settings.seeds()).length;
         int threads = settings.threads();
         out.printf("exploring seeds %d..%d%s: faults %s, workload %s%s, %d simulator%s at once%n", first,
                 first + settings.seeds() - 1, settings.shard().count() == 1 ? ""
                         : ", shard " + settings.shard() + " (" + mine + " seeds)",
-                settings.profile(), settings.workload().cliName(),
+                settings.profile() + (settings.workload() == Workload.REPLICATED
+                        ? " (of which this workload injects " + ClusterScenario.injectedKinds() + ")" : ""),
+                settings.workload().cliName(),
                 settings.bug() == InjectedBug.NONE ? "" : ", injected bug " + settings.bug().cliName(),
                 Math.max(1, Math.min(threads, mine)), Math.min(threads, mine) == 1 ? "" : "s");
         Explorer.Summary summary = sweep(out, settings);

@@ -3,6 +3,7 @@ package dev.lockstep.demo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.demo.kv.InjectedBug;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
@@ -59,6 +60,25 @@ class CommandLineTest {
         Outcome store = run("explore", "--seeds", "1", "--workload", "replicated", "--inject-bug", "ack-before-sync");
         assertEquals(2, store.status());
         assertTrue(store.errors().contains("--inject-bug ack-before-sync is in the key-value store"), store.errors());
+    }
+
+    @Test
+    void aFaultTheReplicatedWorkloadNeverInjectsIsRefusedWhenNamed() throws Exception {
+        // Named one by one, a kind the cluster never injects would pass every seed untried: refused, naming it and
+        // what the workload does inject. "all" and the swarm profiles stay accepted: they say which kinds apply.
+        Outcome named = run("explore", "--seeds", "1", "--workload", "replicated", "--faults", "partition+sync-errors");
+        assertEquals(2, named.status());
+        assertTrue(named.errors().contains("--faults sync-errors is not injected by --workload replicated, which"
+                + " injects crash, torn-writes, partition, connection-reset"), named.errors());
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        int status = Main.explore(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8),
+                new Explorer.Settings(1, 1, "all", Workload.REPLICATED, InjectedBug.NONE, 1, false), null);
+        String output = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, status, output);
+        assertTrue(output.contains("faults all (of which this workload injects crash, torn-writes, partition,"
+                + " connection-reset)"), output);
+        assertTrue(output.matches("(?s).*storage failures that hit the service +not injected by this workload.*"),
+                output);
     }
 
     @Test
