@@ -109,6 +109,24 @@ public final class Main implements Callable<Integer> {
         }
     }
 
+    /**
+     * Refuses a sweep whose results would not fit this JVM's heap ({@link Explorer#seedsThatFit}), before anything
+     * is allocated: every seed's verdict is kept until the end, and a sweep too long for the heap would otherwise
+     * fail hours in, or at once making its list of seeds.
+     *
+     * @throws CommandLine.ParameterException naming the value and the way out
+     */
+    static void fitsTheHeap(CommandLine line, int seeds, Shard shard) {
+        long fit = Explorer.seedsThatFit(Runtime.getRuntime().maxMemory());
+        if (shard.size(seeds) > fit) {
+            throw new CommandLine.ParameterException(line, String.format(java.util.Locale.ROOT, "--seeds %d%s is"
+                    + " %,d seeds in one process, and this JVM's heap keeps the results of about %,d: cut the sweep"
+                    + " with explore --shard K/N (each shard a process, on this machine or others) and join the"
+                    + " reports with --merge, or give the JVM more heap (JAVA_TOOL_OPTIONS=-Xmx...)", seeds,
+                    shard.count() == 1 ? "" : " --shard " + shard, shard.size(seeds), fit));
+        }
+    }
+
     @Command(name = "demo", mixinStandardHelpOptions = true,
             description = {"The demo key-value service: load on runtime-uring, an unclean stop (SIGKILL) and a checked"
                     + " restart, then simulated seeds with crashes, storage faults and partitions."})
@@ -136,6 +154,7 @@ public final class Main implements Callable<Integer> {
         public Integer call() throws Exception {
             CommandLine line = spec.commandLine();
             int seedCount = atLeast(line, "--seeds", seeds, quick ? 8 : 200, 0);
+            fitsTheHeap(line, seedCount, Shard.ALL);
             int seconds = atLeast(line, "--duration", duration, quick ? 3 : 10, 1);
             int clientCount = atLeast(line, "--clients", clients, quick ? 16 : 64, 1);
             return demo(System.out, sweep.bug, seedCount, seconds, clientCount, sweep.firstSeed, sweep.threads(line));
@@ -183,6 +202,7 @@ public final class Main implements Callable<Integer> {
                 return mergeReports(System.out, line, merge, report);
             }
             atLeast(line, "--seeds", seeds, seeds, 1);
+            fitsTheHeap(line, seeds, shard);
             Workload parsedWorkload;
             try {
                 parsedWorkload = Workload.parse(workload);

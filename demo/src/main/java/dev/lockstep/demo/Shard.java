@@ -48,6 +48,16 @@ public record Shard(int index, int count) {
     }
 
     /**
+     * How many of a sweep's seeds are this shard's.
+     *
+     * @param seeds the sweep's number of seeds, {@code >= 0}
+     * @return the length of {@link #seeds}
+     */
+    public int size(int seeds) {
+        return seeds <= index ? 0 : (int) (((long) seeds - index + count - 1) / count);
+    }
+
+    /**
      * The seeds of this shard, in increasing order.
      *
      * @param firstSeed the sweep's first seed
@@ -55,7 +65,7 @@ public record Shard(int index, int count) {
      * @return this shard's seeds
      */
     public long[] seeds(long firstSeed, int seeds) {
-        int mine = seeds <= index ? 0 : (seeds - index + count - 1) / count;
+        int mine = size(seeds);
         long[] result = new long[mine];
         for (int i = 0; i < mine; i++) {
             result[i] = firstSeed + index + (long) i * count;

@@ -82,6 +82,24 @@ class CommandLineTest {
     }
 
     @Test
+    void aSweepTooLongForTheHeapIsRefusedBeforeItStartsAndAShardOfItIsNot() {
+        // 2,000,000,000 seeds in one process would need hundreds of GB of results: refused at once, naming the
+        // value and the way out, instead of an OutOfMemoryError. A shard small enough to fit is accepted.
+        Outcome outcome = run("explore", "--seeds", "2000000000");
+        assertEquals(2, outcome.status());
+        assertTrue(outcome.errors().contains("--seeds 2000000000 is 2,000,000,000 seeds in one process"),
+                outcome.errors());
+        assertTrue(outcome.errors().contains("--shard K/N") && outcome.errors().contains("--merge"), outcome.errors());
+        Outcome demo = run("demo", "--seeds", "2000000000");
+        assertEquals(2, demo.status());
+        assertTrue(demo.errors().contains("--seeds 2000000000 is 2,000,000,000 seeds in one process"), demo.errors());
+        assertEquals(2_097_152, Explorer.seedsThatFit(2L << 30), "a 2 GiB heap keeps two million seeds' results");
+        assertEquals(1, new Shard(1999, 2000).size(2000), "the shard's own seeds are what is kept");
+        assertEquals(1_000_000, new Shard(0, 2000).size(2_000_000_000));
+        assertEquals(1, Explorer.seedsThatFit(0));
+    }
+
+    @Test
     void notANumberIsAUsageError() {
         Outcome outcome = run("demo", "--duration", "ten");
         assertEquals(2, outcome.status());
