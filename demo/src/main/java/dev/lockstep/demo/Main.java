@@ -259,9 +259,20 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--trace", paramLabel = "N", defaultValue = "40", description = "events of any kind to show")
         int traceLines;
 
+        @CommandLine.Spec
+        private CommandLine.Model.CommandSpec spec;
+
         @Override
         public Integer call() {
-            return replay(System.out, String.join(" ", words), traceLines);
+            CommandLine line = spec.commandLine();
+            atLeast(line, "--trace", traceLines, traceLines, 0);
+            String replayLine = String.join(" ", words);
+            try {
+                Scenario.Spec.parse(replayLine);
+            } catch (IllegalArgumentException bad) {
+                throw new CommandLine.ParameterException(line, bad.getMessage());
+            }
+            return replay(System.out, replayLine, traceLines);
         }
     }
 

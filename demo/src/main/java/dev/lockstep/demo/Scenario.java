@@ -104,7 +104,13 @@ public final class Scenario {
                 String key = part.substring(0, eq);
                 String value = part.substring(eq + 1);
                 switch (key) {
-                    case "seed" -> seed = Long.parseLong(value);
+                    case "seed" -> {
+                        try {
+                            seed = Long.parseLong(value);
+                        } catch (NumberFormatException notANumber) {
+                            throw new IllegalArgumentException("replay line seed '" + value + "' is not a number");
+                        }
+                    }
                     case "faults" -> faults = FaultConfig.parse(value);
                     case "workload" -> workload = Workload.parse(value);
                     case "bug" -> bug = InjectedBug.parse(value);

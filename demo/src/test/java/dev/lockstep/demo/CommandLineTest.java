@@ -100,6 +100,27 @@ class CommandLineTest {
     }
 
     @Test
+    void aBadReplayLineIsAUsageErrorNamingWhatIsWrong() {
+        String[][] lines = {
+            {"garbage line", "a replay line starts with 'kv:', was 'garbage line'"},
+            {"kv:seed=abc", "replay line seed 'abc' is not a number"},
+            {"kv:seed=2:faults=bogus", "unknown fault 'bogus'"},
+            {"kv:seed=2:workload=nope", "nope"},
+            {"kv:faults=crash", "replay line has no seed"},
+            {"kv:seed=2:colour=red", "unknown replay line field 'colour'"},
+        };
+        for (String[] line : lines) {
+            Outcome outcome = run("replay", line[0]);
+            assertEquals(2, outcome.status(), line[0]);
+            assertTrue(outcome.errors().contains(line[1]), line[0] + ": " + outcome.errors());
+            assertTrue(!outcome.errors().contains("\tat "), "no stack trace: " + outcome.errors());
+        }
+        Outcome negative = run("replay", "--trace", "-1", "kv:seed=2");
+        assertEquals(2, negative.status());
+        assertTrue(negative.errors().contains("--trace"), negative.errors());
+    }
+
+    @Test
     void notANumberIsAUsageError() {
         Outcome outcome = run("demo", "--duration", "ten");
         assertEquals(2, outcome.status());
