@@ -233,6 +233,19 @@ public final class Main implements Callable<Integer> {
                 throw new CommandLine.ParameterException(line, "--inject-bug " + sweep.bug.cliName() + " is in the"
                         + " key-value store, which --workload replicated does not run");
             }
+            if (report != null) {
+                // Before the sweep, which may run for hours, rather than when its report is written.
+                try {
+                    java.nio.file.Files.createDirectories(report);
+                } catch (java.io.IOException | SecurityException unwritable) {
+                    throw new CommandLine.ParameterException(line, "--report " + report + ": the directory cannot be"
+                            + " made (" + unwritable + ")");
+                }
+                if (!java.nio.file.Files.isWritable(report)) {
+                    throw new CommandLine.ParameterException(line, "--report " + report + ": the directory is not"
+                            + " writable");
+                }
+            }
             return explore(System.out, new Explorer.Settings(seeds, sweep.firstSeed, faults, parsedWorkload,
                     sweep.bug, sweep.threads(line), false, shard), report);
         }

@@ -185,7 +185,11 @@ public final class SweepReport {
     public static Report read(Path xml) throws IOException {
         Document document;
         try {
-            document = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
+            javax.xml.parsers.DocumentBuilder builder = DocumentBuilderFactory.newInstance().newDocumentBuilder();
+            // Throws on a fatal error, prints nothing: the exception says what is wrong (the default handler also
+            // writes it to standard error).
+            builder.setErrorHandler(new org.xml.sax.helpers.DefaultHandler());
+            document = builder.parse(xml.toFile());
         } catch (ParserConfigurationException | SAXException bad) {
             throw new IllegalArgumentException(xml + " is not a readable JUnit XML report: " + bad.getMessage());
         }

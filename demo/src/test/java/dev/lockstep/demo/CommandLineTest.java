@@ -121,6 +121,17 @@ class CommandLineTest {
     }
 
     @Test
+    void aReportDirectoryThatCannotBeMadeIsRefusedBeforeTheSweep(@org.junit.jupiter.api.io.TempDir java.nio.file.Path
+            temporary) throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.writeString(temporary.resolve("a-file"), "x");
+        Outcome outcome = run("explore", "--seeds", "1", "--report", file.resolve("reports").toString());
+        assertEquals(2, outcome.status());
+        assertTrue(outcome.errors().contains("--report " + file.resolve("reports") + ": the directory cannot be made"),
+                outcome.errors());
+        assertTrue(outcome.output().isEmpty() && !outcome.errors().contains("exploring"), "no seed ran");
+    }
+
+    @Test
     void notANumberIsAUsageError() {
         Outcome outcome = run("demo", "--duration", "ten");
         assertEquals(2, outcome.status());
