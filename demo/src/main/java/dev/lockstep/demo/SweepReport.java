@@ -1,7 +1,6 @@
 package dev.lockstep.demo;
 
 import java.io.IOException;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,17 +11,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import javax.xml.parsers.DocumentBuilderFactory;
-import javax.xml.parsers.ParserConfigurationException;
-import javax.xml.transform.OutputKeys;
-import javax.xml.transform.TransformerException;
-import javax.xml.transform.TransformerFactory;
-import javax.xml.transform.dom.DOMSource;
-import javax.xml.transform.stream.StreamResult;
-import org.w3c.dom.Document;
-import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
-import org.xml.sax.SAXException;
+import javax.xml.stream.XMLInputFactory;
+import javax.xml.stream.XMLOutputFactory;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import javax.xml.stream.XMLStreamWriter;
 
 /**
  * The machine-readable report of a seed sweep or of one shard of it: a JUnit XML file (one {@code testcase} per
@@ -31,7 +25,8 @@ import org.xml.sax.SAXException;
  * the shards of one sweep {@linkplain #merge merge} into the report of the whole sweep, after a check that they
  * are the same sweep, that no seed ran twice and that every shard is there.
  *
- * <p>XML is written and read with the JDK's own {@code javax.xml}, so the report needs no library.
+ * <p>XML is written and read with the JDK's own {@code javax.xml.stream}, so the report needs no library, one
+ * test case at a time, so a report of millions of seeds needs no document tree in memory.
  */
 public final class SweepReport {
     private static final String SUITE = "lockstep explore";
@@ -116,7 +111,9 @@ public final class SweepReport {
     public static Path write(Path directory, Report report) throws IOException {
         Files.createDirectories(directory);
         Path xml = directory.resolve(fileName(report.shard()));
-        Files.writeString(xml, toXml(report), StandardCharsets.UTF_8);
+        try (java.io.Writer out = Files.newBufferedWriter(xml, StandardCharsets.UTF_8)) {
+            writeXml(report, out);
+        }
         StringBuilder failures = new StringBuilder();
         for (Verdict verdict : report.failures()) {
             failures.append("./lockstep replay ").append(verdict.replayLine()).append('\n');
@@ -126,51 +123,62 @@ public final class SweepReport {
         return xml;
     }
 
-    static String toXml(Report report) {
+    /**
+     * Writes the report's XML as it goes, one test case at a time: a merged sweep of a million seeds is a file of
+     * about 300 MB, which a document tree in memory would need several times over.
+     */
+    static void writeXml(Report report, java.io.Writer out) throws IOException {
         try {
-            Document document = DocumentBuilderFactory.newInstance().newDocumentBuilder().newDocument();
-            Element suite = document.createElement("testsuite");
-            document.appendChild(suite);
-            suite.setAttribute("name", SUITE + (report.shard().count() == 1 ? "" : " shard " + report.shard()));
-            suite.setAttribute("tests", Integer.toString(report.verdicts().size()));
-            suite.setAttribute("failures", Integer.toString(report.failures().size()));
-            suite.setAttribute("errors", "0");
-            suite.setAttribute("skipped", "0");
-            Element properties = document.createElement("properties");
-            suite.appendChild(properties);
+            XMLStreamWriter xml = XMLOutputFactory.newInstance().createXMLStreamWriter(out);
+            xml.writeStartDocument("UTF-8", "1.0");
+            xml.writeCharacters("\n");
+            xml.writeStartElement("testsuite");
+            xml.writeAttribute("name", SUITE + (report.shard().count() == 1 ? "" : " shard " + report.shard()));
+            xml.writeAttribute("tests", Integer.toString(report.verdicts().size()));
+            xml.writeAttribute("failures", Long.toString(report.verdicts().stream().filter(v -> !v.passed()).count()));
+            xml.writeAttribute("errors", "0");
+            xml.writeAttribute("skipped", "0");
+            xml.writeCharacters("\n    ");
+            xml.writeStartElement("properties");
             Map<String, String> all = new LinkedHashMap<>(report.sweep());
             all.put("shard", report.shard().toString());
             for (Map.Entry<String, String> entry : all.entrySet()) {
-                Element property = document.createElement("property");
-                property.setAttribute("name", "lockstep." + entry.getKey());
-                property.setAttribute("value", entry.getValue());
-                properties.appendChild(property);
+                xml.writeCharacters("\n        ");
+                xml.writeEmptyElement("property");
+                xml.writeAttribute("name", "lockstep." + entry.getKey());
+                xml.writeAttribute("value", entry.getValue());
             }
+            xml.writeCharacters("\n    ");
+            xml.writeEndElement();
+            String classname = "lockstep.explore." + report.sweep().get("workload");
             for (Verdict verdict : report.verdicts()) {
-                Element testcase = document.createElement("testcase");
-                testcase.setAttribute("classname", "lockstep.explore." + report.sweep().get("workload"));
-                testcase.setAttribute("name", "seed " + verdict.seed());
+                xml.writeCharacters("\n    ");
+                xml.writeStartElement("testcase");
+                xml.writeAttribute("classname", classname);
+                xml.writeAttribute("name", "seed " + verdict.seed());
                 if (!verdict.passed()) {
-                    Element failure = document.createElement("failure");
-                    String first = verdict.failure().lines().findFirst().orElse("failed");
-                    failure.setAttribute("message", first);
-                    failure.setAttribute("type", "SeedFailed");
-                    failure.setTextContent(verdict.failure() + "\nreplay: ./lockstep replay " + verdict.replayLine());
-                    testcase.appendChild(failure);
+                    xml.writeCharacters("\n        ");
+                    xml.writeStartElement("failure");
+                    xml.writeAttribute("message", verdict.failure().lines().findFirst().orElse("failed"));
+                    xml.writeAttribute("type", "SeedFailed");
+                    xml.writeCharacters(verdict.failure() + "\nreplay: ./lockstep replay " + verdict.replayLine());
+                    xml.writeEndElement();
                 }
-                Element out = document.createElement("system-out");
-                out.setTextContent("replay: " + verdict.replayLine() + "\ndigest: " + verdict.digest() + "\n");
-                testcase.appendChild(out);
-                suite.appendChild(testcase);
+                xml.writeCharacters("\n        ");
+                xml.writeStartElement("system-out");
+                xml.writeCharacters("replay: " + verdict.replayLine() + "\ndigest: " + verdict.digest() + "\n");
+                xml.writeEndElement();
+                xml.writeCharacters("\n    ");
+                xml.writeEndElement();
             }
-            var transformer = TransformerFactory.newInstance().newTransformer();
-            transformer.setOutputProperty(OutputKeys.INDENT, "yes");
-            transformer.setOutputProperty(OutputKeys.ENCODING, "UTF-8");
-            StringWriter text = new StringWriter();
-            transformer.transform(new DOMSource(document), new StreamResult(text));
-            return text.toString();
-        } catch (ParserConfigurationException | TransformerException broken) {
-            throw new IllegalStateException("the JDK's XML support failed", broken);
+            xml.writeCharacters("\n");
+            xml.writeEndElement();
+            xml.writeCharacters("\n");
+            xml.writeEndDocument();
+            xml.flush();
+            xml.close();
+        } catch (XMLStreamException broken) {
+            throw new IOException("writing the report failed: " + broken.getMessage(), broken);
         }
     }
 
@@ -183,57 +191,77 @@ public final class SweepReport {
      * @throws IllegalArgumentException naming the file if it is not such a report
      */
     public static Report read(Path xml) throws IOException {
-        Document document;
-        try {
-            javax.xml.parsers.DocumentBuilder builder = DocumentBuilderFactory.newInstance().newDocumentBuilder();
-            // Throws on a fatal error, prints nothing: the exception says what is wrong (the default handler also
-            // writes it to standard error).
-            builder.setErrorHandler(new org.xml.sax.helpers.DefaultHandler());
-            document = builder.parse(xml.toFile());
-        } catch (ParserConfigurationException | SAXException bad) {
+        try (java.io.InputStream in = new java.io.BufferedInputStream(Files.newInputStream(xml))) {
+            return read(xml, in);
+        } catch (XMLStreamException bad) {
             throw new IllegalArgumentException(xml + " is not a readable JUnit XML report: " + bad.getMessage());
         }
-        Element suite = document.getDocumentElement();
-        if (!suite.getTagName().equals("testsuite") || !suite.getAttribute("name").startsWith(SUITE)) {
-            throw new IllegalArgumentException(xml + " is not a report of lockstep explore");
-        }
-        Map<String, String> sweep = new LinkedHashMap<>();
-        NodeList properties = suite.getElementsByTagName("property");
-        for (int i = 0; i < properties.getLength(); i++) {
-            Element property = (Element) properties.item(i);
-            sweep.put(property.getAttribute("name").replaceFirst("^lockstep\\.", ""), property.getAttribute("value"));
-        }
-        String shardText = sweep.remove("shard");
-        if (shardText == null) {
-            throw new IllegalArgumentException(xml + " names no shard");
-        }
-        List<Verdict> verdicts = new ArrayList<>();
-        NodeList cases = suite.getElementsByTagName("testcase");
-        for (int i = 0; i < cases.getLength(); i++) {
-            Element testcase = (Element) cases.item(i);
-            long seed = Long.parseLong(testcase.getAttribute("name").replaceFirst("^seed ", ""));
-            NodeList failures = testcase.getElementsByTagName("failure");
-            String failure = "";
-            if (failures.getLength() > 0) {
-                String text = failures.item(0).getTextContent();
-                int replay = text.lastIndexOf("\nreplay: ");
-                failure = replay < 0 ? text : text.substring(0, replay);
+    }
+
+    /**
+     * Reads the report as it goes ({@link #writeXml}'s reason), refusing document type declarations: a report is
+     * data from another machine, and its entities must not reach files or the network.
+     */
+    private static Report read(Path xml, java.io.InputStream in) throws XMLStreamException {
+        XMLInputFactory factory = XMLInputFactory.newInstance();
+        factory.setProperty(XMLInputFactory.SUPPORT_DTD, false);
+        factory.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
+        XMLStreamReader reader = factory.createXMLStreamReader(in);
+        try {
+            reader.nextTag();
+            if (!reader.getLocalName().equals("testsuite") || reader.getAttributeValue(null, "name") == null
+                    || !reader.getAttributeValue(null, "name").startsWith(SUITE)) {
+                throw new IllegalArgumentException(xml + " is not a report of lockstep explore");
             }
+            Map<String, String> sweep = new LinkedHashMap<>();
+            List<Verdict> verdicts = new ArrayList<>();
+            long seed = 0;
+            String failure = null;
             String replayLine = "";
             String digest = "";
-            NodeList outs = testcase.getElementsByTagName("system-out");
-            if (outs.getLength() > 0) {
-                for (String line : outs.item(0).getTextContent().split("\n")) {
-                    if (line.startsWith("replay: ")) {
-                        replayLine = line.substring(8);
-                    } else if (line.startsWith("digest: ")) {
-                        digest = line.substring(8);
+            while (reader.hasNext()) {
+                int event = reader.next();
+                if (event == XMLStreamConstants.START_ELEMENT) {
+                    switch (reader.getLocalName()) {
+                        case "property" -> sweep.put(reader.getAttributeValue(null, "name").replaceFirst(
+                                "^lockstep\\.", ""), reader.getAttributeValue(null, "value"));
+                        case "testcase" -> {
+                            seed = Long.parseLong(reader.getAttributeValue(null, "name").replaceFirst("^seed ", ""));
+                            failure = null;
+                            replayLine = "";
+                            digest = "";
+                        }
+                        case "failure" -> {
+                            String text = reader.getElementText();
+                            int replay = text.lastIndexOf("\nreplay: ");
+                            failure = replay < 0 ? text : text.substring(0, replay);
+                        }
+                        case "system-out" -> {
+                            for (String line : reader.getElementText().split("\n")) {
+                                if (line.startsWith("replay: ")) {
+                                    replayLine = line.substring(8);
+                                } else if (line.startsWith("digest: ")) {
+                                    digest = line.substring(8);
+                                }
+                            }
+                        }
+                        default -> { }
                     }
+                } else if (event == XMLStreamConstants.END_ELEMENT && reader.getLocalName().equals("testcase")) {
+                    verdicts.add(new Verdict(seed, failure == null, failure == null ? "" : failure, replayLine,
+                            digest));
                 }
             }
-            verdicts.add(new Verdict(seed, failures.getLength() == 0, failure, replayLine, digest));
+            String shardText = sweep.remove("shard");
+            if (shardText == null) {
+                throw new IllegalArgumentException(xml + " names no shard");
+            }
+            return new Report(sweep, Shard.parse(shardText), verdicts);
+        } catch (NullPointerException | NumberFormatException malformed) {
+            throw new IllegalArgumentException(xml + " is not a report of lockstep explore: " + malformed.getMessage());
+        } finally {
+            reader.close();
         }
-        return new Report(sweep, Shard.parse(shardText), verdicts);
     }
 
     /**
