@@ -93,40 +93,95 @@ public final class Bench {
         this.classpath = System.getProperty("java.class.path");
     }
 
-    public static void main(String[] args) throws Exception {
-        boolean quick = false;
-        Integer rounds = null;
-        Set<String> only = Set.copyOf(ALL);
-        Path dir = Path.of("bench/target/bench-data");
-        Path out = Path.of("bench/target/bench-results.md");
-        Map<String, String> tools = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String value = i + 1 < args.length ? args[i + 1] : null;
-            switch (args[i]) {
-                case "--quick" -> {
+    /**
+     * What the command line asked for.
+     *
+     * @param quick shorter runs
+     * @param rounds interleaved rounds, {@code >= 1}
+     * @param only the comparisons to run, each one of {@link #ALL}
+     * @param dir where the benchmarks' files go
+     * @param out where the report is written
+     * @param tools paths of the reference programs and of the simulator's classpath, by option name
+     */
+    record Options(boolean quick, int rounds, Set<String> only, Path dir, Path out, Map<String, String> tools) {
+        private static final String USAGE = "known: --quick --rounds N --only " + String.join(",", ALL)
+                + " --dir DIR --nop PATH --echo-client PATH --fio PATH --sim-classpath CP --out FILE";
+
+        /**
+         * Parses the arguments.
+         *
+         * @param args the command line
+         * @return the options
+         * @throws IllegalArgumentException naming the bad argument or value: an unknown option or comparison, an
+         *                                  option without its value, a count of rounds that is not a number of at
+         *                                  least 1
+         */
+        static Options parse(String... args) {
+            boolean quick = false;
+            Integer rounds = null;
+            Set<String> only = Set.copyOf(ALL);
+            Path dir = Path.of("bench/target/bench-data");
+            Path out = Path.of("bench/target/bench-results.md");
+            Map<String, String> tools = new HashMap<>();
+            for (int i = 0; i < args.length; i++) {
+                String option = args[i];
+                if (option.equals("--quick")) {
                     quick = true;
                     continue;
                 }
-                case "--rounds" -> rounds = Integer.parseInt(value);
-                case "--only" -> only = Set.of(value.split(","));
-                case "--dir" -> dir = Path.of(value);
-                case "--out" -> out = Path.of(value);
-                case "--nop", "--echo-client", "--fio", "--sim-classpath" -> tools.put(args[i].substring(2), value);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; known: --quick "
-                        + "--rounds N --only " + String.join(",", ALL) + " --dir DIR --nop PATH --echo-client PATH "
-                        + "--fio PATH --sim-classpath CP --out FILE");
+                if (!option.equals("--rounds") && !option.equals("--only") && !option.equals("--dir")
+                        && !option.equals("--out") && !option.equals("--nop") && !option.equals("--echo-client")
+                        && !option.equals("--fio") && !option.equals("--sim-classpath")) {
+                    throw new IllegalArgumentException("unknown argument " + option + "; " + USAGE);
+                }
+                if (i + 1 == args.length || args[i + 1].isBlank()) {
+                    throw new IllegalArgumentException(option + " needs a value; " + USAGE);
+                }
+                String value = args[++i];
+                switch (option) {
+                    case "--rounds" -> {
+                        try {
+                            rounds = Integer.parseInt(value);
+                        } catch (NumberFormatException notANumber) {
+                            rounds = 0;
+                        }
+                        if (rounds < 1) {
+                            throw new IllegalArgumentException("--rounds must be a number of at least 1, was "
+                                    + value);
+                        }
+                    }
+                    case "--only" -> {
+                        only = Set.of(value.split(","));
+                        for (String name : only) {
+                            if (!ALL.contains(name)) {
+                                throw new IllegalArgumentException("unknown comparison " + name + "; known: "
+                                        + String.join(",", ALL));
+                            }
+                        }
+                    }
+                    case "--dir" -> dir = Path.of(value);
+                    case "--out" -> out = Path.of(value);
+                    default -> tools.put(option.substring(2), value);
+                }
             }
-            i++;
+            return new Options(quick, rounds != null ? rounds : quick ? 2 : 3, only, dir, out, Map.copyOf(tools));
         }
-        for (String name : only) {
-            if (!ALL.contains(name)) {
-                throw new IllegalArgumentException("unknown comparison " + name + "; known: " + ALL);
-            }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException bad) {
+            System.err.println("lockstep bench: " + bad.getMessage());
+            System.exit(2);
+            return;
         }
-        Files.createDirectories(dir);
-        Bench bench = new Bench(quick, rounds != null ? rounds : quick ? 2 : 3, dir.toAbsolutePath(), tools);
-        String report = bench.run(only);
+        Files.createDirectories(options.dir());
+        Bench bench = new Bench(options.quick(), options.rounds(), options.dir().toAbsolutePath(), options.tools());
+        String report = bench.run(options.only());
         System.out.println(report);
+        Path out = options.out();
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, report);
         System.out.println("(also written to " + out + ")");
