@@ -109,6 +109,37 @@ public final class Main implements Callable<Integer> {
         }
     }
 
+    /** File descriptors the demo's processes use besides one per client connection: the JVM's, rings, files. */
+    static final int FILES_BESIDES_CLIENTS = 100;
+
+    /**
+     * Refuses a load whose connections would not fit the open-file limit: each of the demo's two processes (the
+     * load and the service) holds one descriptor per client, and past the limit connections fail and the service
+     * cannot be killed on time (the JDK opens a file to check the pid before it signals).
+     *
+     * @param limit this process's limit ({@link #openFileLimit}), which the service inherits
+     * @throws CommandLine.ParameterException naming the count, the limit and the ways out
+     */
+    static void enoughOpenFiles(CommandLine line, int clients, long limit) {
+        long needed = (long) clients + FILES_BESIDES_CLIENTS;
+        if (needed > limit) {
+            throw new CommandLine.ParameterException(line, String.format(java.util.Locale.ROOT, "--clients %d needs"
+                    + " about %,d open files in each of the demo's two processes, and this one may open %,d"
+                    + " (ulimit -n): lower --clients, or raise the limit (ulimit -n %d)", clients, needed, limit,
+                    needed));
+        }
+    }
+
+    /** This process's open-file limit, or {@code Long.MAX_VALUE} where the JVM does not say. */
+    static long openFileLimit() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+            long limit = unix.getMaxFileDescriptorCount();
+            return limit > 0 ? limit : Long.MAX_VALUE;
+        }
+        return Long.MAX_VALUE;
+    }
+
     /**
      * Refuses a sweep whose results would not fit this JVM's heap ({@link Explorer#seedsThatFit}), before anything
      * is allocated: every seed's verdict is kept until the end, and a sweep too long for the heap would otherwise
@@ -157,6 +188,7 @@ public final class Main implements Callable<Integer> {
             fitsTheHeap(line, seedCount, Shard.ALL);
             int seconds = atLeast(line, "--duration", duration, quick ? 3 : 10, 1);
             int clientCount = atLeast(line, "--clients", clients, quick ? 16 : 64, 1);
+            enoughOpenFiles(line, clientCount, openFileLimit());
             return demo(System.out, sweep.bug, seedCount, seconds, clientCount, sweep.firstSeed, sweep.threads(line));
         }
     }

@@ -183,7 +183,18 @@ final class UringDemo {
                 return 0L;
             });
         }
-        server.waitFor();
+        if (!server.waitFor(2, TimeUnit.SECONDS)) {
+            // The JDK reads the pid's start time from /proc before it signals, and signals nothing if it cannot:
+            // with no fd to spare (the clients had taken them all) the kill above did nothing. The clients'
+            // connections are closed now, so signal again, and do not wait for ever.
+            server.destroyForcibly();
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                out.println("      the service (pid " + server.pid() + ") could not be killed; its data is in " + data);
+                return new Outcome(false, 0);
+            }
+            out.println("      (the service was killed after the load: this process had no file descriptor to spare"
+                    + " for the kill during it)");
+        }
         reader.join(1000);
         long settled = settle(data.resolve(PARTITION));
         inFlightAtKill = model.unknownWrites();

@@ -1,6 +1,7 @@
 package dev.lockstep.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.demo.kv.InjectedBug;
@@ -129,6 +130,24 @@ class CommandLineTest {
         assertTrue(outcome.errors().contains("--report " + file.resolve("reports") + ": the directory cannot be made"),
                 outcome.errors());
         assertTrue(outcome.output().isEmpty() && !outcome.errors().contains("exploring"), "no seed ran");
+    }
+
+    @Test
+    void moreClientsThanTheOpenFileLimitAllowsAreRefused() {
+        // With 2,000 clients under a limit of 1,024 the connections failed and the SIGKILL did nothing (the JDK
+        // could not open /proc to check the pid), so the demo waited for ever for its service to die.
+        CommandLine line = Main.commandLine();
+        CommandLine.ParameterException refused = assertThrows(CommandLine.ParameterException.class,
+                () -> Main.enoughOpenFiles(line, 2000, 1024));
+        assertEquals("--clients 2000 needs about 2,100 open files in each of the demo's two processes, and this one"
+                + " may open 1,024 (ulimit -n): lower --clients, or raise the limit (ulimit -n 2100)",
+                refused.getMessage());
+        Main.enoughOpenFiles(line, 64, 1024); // the default fits the smallest usual limit
+        Main.enoughOpenFiles(line, 924, 1024);
+        assertTrue(Main.openFileLimit() > 0);
+        Outcome huge = run("demo", "--clients", "2000000000");
+        assertEquals(2, huge.status());
+        assertTrue(huge.errors().contains("--clients 2000000000 needs about 2,000,000,100 open files"), huge.errors());
     }
 
     @Test
