@@ -2,6 +2,7 @@ package dev.lockstep.demo.kv;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
+import dev.lockstep.ConnectionFailedException;
 import dev.lockstep.Context;
 import dev.lockstep.Listener;
 import dev.lockstep.NetworkException;
@@ -27,12 +28,21 @@ import java.util.function.Consumer;
  *
  * <h2>Threads</h2>
  * {@link #serve} runs on one fiber and spawns the keeper and one task per accepted connection on its worker.
+ *
+ * <h2>Accept failures</h2>
+ * An accept that fails (the process out of file descriptors, {@code EMFILE}; the system out of them, {@code
+ * ENFILE}; memory) leaves the listener and the waiting connections as they were: serving reports it, waits
+ * {@value #ACCEPT_BACKOFF_MILLIS} ms for connections to close and free descriptors, and accepts again, rather than
+ * stop serving for good.
  * {@link #store()} may be called from any thread.
  */
 public final class KvServer {
     private static final Duration KEEPER_POLL = Duration.ofMillis(10);
     private static final Duration MIN_BACKOFF = Duration.ofMillis(10);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+    /** How long serving waits after a failed accept before it accepts again. */
+    private static final long ACCEPT_BACKOFF_MILLIS = 50;
+    private static final Duration ACCEPT_BACKOFF = Duration.ofMillis(ACCEPT_BACKOFF_MILLIS);
 
     private final KvStore.Options options;
     private final Consumer<String> events;
@@ -44,7 +54,7 @@ public final class KvServer {
      *
      * @param options the store's options
      * @param events receives one line per lifecycle event (store opened, poisoned, open failed); may be a no-op.
-     *     Called on the keeper's fiber: it must not block.
+     *     Called on the keeper's fiber and on the serving one (a failed accept): it must not block.
      */
     public KvServer(KvStore.Options options, Consumer<String> events) {
         this.options = Objects.requireNonNull(options, "options");
@@ -87,8 +97,23 @@ public final class KvServer {
         // to run. The tasks run on this worker (spawn stays on it), so the monitor is never contended.
         Set<Connection> open = Collections.synchronizedSet(new LinkedHashSet<>());
         try (listener) {
+            long failedAccepts = 0;
             while (true) {
-                Connection connection = listener.accept().await();
+                Connection connection;
+                try {
+                    connection = listener.accept().await();
+                } catch (ConnectionFailedException failed) {
+                    if (failedAccepts++ == 0) {
+                        events.accept(failed.getMessage() + "; accepting again every " + ACCEPT_BACKOFF.toMillis()
+                                + " ms");
+                    }
+                    ctx.sleep(ACCEPT_BACKOFF);
+                    continue;
+                }
+                if (failedAccepts > 0) {
+                    events.accept("accepting again after " + failedAccepts + " failed accepts");
+                    failedAccepts = 0;
+                }
                 open.add(connection);
                 ctx.child("conn").spawn(c -> {
                     try {
