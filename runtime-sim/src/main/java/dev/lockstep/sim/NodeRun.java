@@ -46,6 +46,7 @@ final class NodeRun {
                 .network(simulation.network)
                 .hostAddress(node.address())
                 .behavior(config.kernelBehavior())
+                .openFileLimit(config.openFileLimit())
                 .nodeClock(node.clock)
                 .build();
         kernel.simulation = simulation;

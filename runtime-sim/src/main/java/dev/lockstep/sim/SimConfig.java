@@ -36,11 +36,17 @@ import java.util.HexFormat;
  *                    Either way {@link SimRunner#leaks()} lists them after the run
  * @param scheduling how fiber steps and workers' service turns are ordered; {@link Scheduling#INTERLEAVED} by
  *                   default
+ * @param openFileLimit the process's open-file limit, as {@code ulimit -n} sets it: a call that would make a
+ *                      descriptor numbered at or past it ({@code open}, {@code socket}, an accept) fails with
+ *                      {@code EMFILE}, which the runtime reports as the call's typed error (a {@link
+ *                      dev.lockstep.StorageIoException} of an open, a {@link dev.lockstep.ConnectionFailedException}
+ *                      of an accept or a dial). Above {@link SimKernel#FIRST_FD}; {@link SimKernel#MAX_FDS} by
+ *                      default, which a run does not meet
  */
 public record SimConfig(long seed, int workers, int ringEntries, long startNanos, long timeLimitNanos,
                         StorageFaults storageFaults, KernelBehavior kernelBehavior, NetworkConfig network,
                         CrashPolicy crashPolicy, long crashWithinNanos, String storageRoot, boolean failOnLeaks,
-                        Scheduling scheduling) {
+                        Scheduling scheduling, int openFileLimit) {
 
     /** The default simulated start: 2026-01-01T00:00:00Z. */
     public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
@@ -95,6 +101,11 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         if (scheduling == null) {
             throw invalid("scheduling", "must not be null");
         }
+        if (openFileLimit <= SimKernel.FIRST_FD || openFileLimit > SimKernel.MAX_FDS) {
+            throw invalid("openFileLimit", "must be above " + SimKernel.FIRST_FD + " (descriptors 0 to "
+                    + (SimKernel.FIRST_FD - 1) + " are taken) and at most " + SimKernel.MAX_FDS + ", was "
+                    + openFileLimit);
+        }
         if (storageRoot == null || !storageRoot.startsWith("/") || storageRoot.length() < 2) {
             throw invalid("storageRoot", "must be an absolute path below /, was "
                     + (storageRoot == null ? "null" : "'" + storageRoot + "'"));
@@ -138,6 +149,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         builder.storageRoot = storageRoot;
         builder.failOnLeaks = failOnLeaks;
         builder.scheduling = scheduling;
+        builder.openFileLimit = openFileLimit;
         return builder;
     }
 
@@ -194,6 +206,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         }
         if (scheduling != Scheduling.INTERLEAVED) {
             java.append(".scheduling(Scheduling.").append(scheduling.name()).append(')');
+        }
+        if (openFileLimit != SimKernel.MAX_FDS) {
+            java.append(".openFileLimit(").append(openFileLimit).append(')');
         }
         return java.append(".build()").toString();
     }
@@ -267,6 +282,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         static final boolean DEFAULT_FAIL_ON_LEAKS = true;
         private boolean failOnLeaks = DEFAULT_FAIL_ON_LEAKS;
         private Scheduling scheduling = Scheduling.INTERLEAVED;
+        private int openFileLimit = SimKernel.MAX_FDS;
 
         private Builder() {
         }
@@ -430,6 +446,19 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
             return this;
         }
 
+        /**
+         * Sets the process's open-file limit (see {@link SimConfig#openFileLimit()}): what a run meets when a
+         * service holds more descriptors than {@code ulimit -n} allows, as 1,024 does on many machines.
+         *
+         * @param value above {@link SimKernel#FIRST_FD} and at most {@link SimKernel#MAX_FDS} (checked by
+         *              {@link #build()})
+         * @return this
+         */
+        public Builder openFileLimit(int value) {
+            this.openFileLimit = value;
+            return this;
+        }
+
         private static long saturatedNanos(Duration duration) {
             try {
                 return duration.toNanos();
@@ -471,7 +500,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
                 }
             }
             return new SimConfig(seed, workers, ringEntries, startAt, limit, storageFaults, kernelBehavior, network,
-                    crashPolicy, crashWindow, storageRoot, failOnLeaks, scheduling);
+                    crashPolicy, crashWindow, storageRoot, failOnLeaks, scheduling, openFileLimit);
         }
     }
 }

@@ -84,6 +84,8 @@ public final class SimKernel implements Kernel {
     long ringCompletions;
     /** Synchronous calls made, for throughput figures. */
     long systemCalls;
+    /** Descriptors are numbered below this: the process's open-file limit ({@link Builder#openFileLimit}). */
+    private final int openFileLimit;
     /** The run this kernel belongs to, when a {@link SimRunner} made it; how a context finds its simulation. */
     Simulation simulation;
 
@@ -97,6 +99,7 @@ public final class SimKernel implements Kernel {
                 : new SimNetwork(generator, auditor, clock, NetworkConfig.DEFAULT);
         this.hostAddress = builder.hostAddress;
         this.behavior = builder.behavior;
+        this.openFileLimit = builder.openFileLimit;
         this.workerHosts = builder.workerHosts;
         this.nodeClock = builder.nodeClock;
         if (workerHosts) {
@@ -128,6 +131,7 @@ public final class SimKernel implements Kernel {
         private SimNetwork network;
         private InetAddress hostAddress = workerHost(0);
         private KernelBehavior behavior = KernelBehavior.DEFAULT;
+        private int openFileLimit = MAX_FDS;
         private boolean workerHosts;
         private NodeClock nodeClock;
 
@@ -180,6 +184,22 @@ public final class SimKernel implements Kernel {
          */
         public Builder behavior(KernelBehavior behavior) {
             this.behavior = Objects.requireNonNull(behavior, "behavior");
+            return this;
+        }
+
+        /**
+         * The process's open-file limit ({@link SimConfig#openFileLimit()}); by default {@link #MAX_FDS}.
+         *
+         * @param limit above {@link #FIRST_FD}, at most {@link #MAX_FDS}
+         * @return this
+         * @throws IllegalArgumentException naming the value otherwise
+         */
+        public Builder openFileLimit(int limit) {
+            if (limit <= FIRST_FD || limit > MAX_FDS) {
+                throw new IllegalArgumentException("an open-file limit is above " + FIRST_FD + " and at most "
+                        + MAX_FDS + ", was " + limit);
+            }
+            this.openFileLimit = limit;
             return this;
         }
 
@@ -719,10 +739,15 @@ public final class SimKernel implements Kernel {
         }
     }
 
+    /** Whether a descriptor is free below the open-file limit: whether {@link #install} would succeed now. */
+    boolean hasFreeFd() {
+        return usedFds.nextClearBit(FIRST_FD) < openFileLimit;
+    }
+
     /** Installs a description at the lowest free fd. */
     int install(Description description, String call) {
         int fd = usedFds.nextClearBit(FIRST_FD);
-        if (fd >= MAX_FDS) {
+        if (fd >= openFileLimit) {
             description.closeFd();
             throw new KernelException(Errno.EMFILE, call, description.subject());
         }

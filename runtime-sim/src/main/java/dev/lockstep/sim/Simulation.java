@@ -178,6 +178,7 @@ final class Simulation {
                 .fileSystem(files)
                 .network(network)
                 .behavior(config.kernelBehavior())
+                .openFileLimit(config.openFileLimit())
                 .workerHosts()
                 .build();
         this.kernel.simulation = this;
