@@ -744,6 +744,19 @@ public final class SimKernel implements Kernel {
         return usedFds.nextClearBit(FIRST_FD) < openFileLimit;
     }
 
+    /**
+     * Fails a call that would make a descriptor when none is free, before it does anything else: Linux takes the
+     * descriptor first ({@code get_unused_fd_flags}), so an open refused with {@code EMFILE} creates no file, a
+     * lock no lock file, a socket no socket, and no fault is drawn for them.
+     *
+     * @throws KernelException {@code EMFILE}, naming the call and its subject
+     */
+    void reserveFd(String call, String subject) {
+        if (!hasFreeFd()) {
+            throw new KernelException(Errno.EMFILE, call, subject);
+        }
+    }
+
     /** Installs a description at the lowest free fd. */
     int install(Description description, String call) {
         int fd = usedFds.nextClearBit(FIRST_FD);

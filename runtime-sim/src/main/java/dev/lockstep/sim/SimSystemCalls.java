@@ -149,6 +149,7 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public int open(String path, int flags) {
         return audited("open", () -> {
+            kernel.reserveFd("open", path);
             SimFileSystem.Handle handle = kernel.fileSystem().open(path, flags);
             return kernel.install(new SimKernel.FileDescription(kernel.fileSystem(), handle,
                     (flags & O_DIRECT) != 0), "open");
@@ -363,6 +364,7 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public int lock(String path) {
         return audited("lock", () -> {
+            kernel.reserveFd("lock", path);
             SimFileSystem fileSystem = kernel.fileSystem();
             SimFileSystem.Handle handle = fileSystem.open(path, O_RDWR | O_CREAT);
             if (!fileSystem.tryLock(handle)) {
@@ -384,6 +386,7 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public int socket(InetSocketAddress address) {
         return audited("socket", () -> {
+            kernel.reserveFd("socket", String.valueOf(address));
             boolean ipv6 = !address.isUnresolved() && address.getAddress() instanceof Inet6Address;
             SimSocket socket = kernel.network().open(kernel.socketHost(ipv6), ipv6, kernel.hasWorkerHosts());
             return kernel.install(new SimKernel.SocketDescription(kernel.network(), socket), "socket");
