@@ -159,14 +159,14 @@ public final class SweepReport {
                 if (!verdict.passed()) {
                     xml.writeCharacters("\n        ");
                     xml.writeStartElement("failure");
-                    xml.writeAttribute("message", verdict.failure().lines().findFirst().orElse("failed"));
+                    xml.writeAttribute("message", legal(verdict.failure().lines().findFirst().orElse("failed")));
                     xml.writeAttribute("type", "SeedFailed");
-                    xml.writeCharacters(verdict.failure() + "\nreplay: ./lockstep replay " + verdict.replayLine());
+                    writeText(xml, verdict.failure() + "\nreplay: ./lockstep replay " + verdict.replayLine());
                     xml.writeEndElement();
                 }
                 xml.writeCharacters("\n        ");
                 xml.writeStartElement("system-out");
-                xml.writeCharacters("replay: " + verdict.replayLine() + "\ndigest: " + verdict.digest() + "\n");
+                writeText(xml, "replay: " + verdict.replayLine() + "\ndigest: " + verdict.digest() + "\n");
                 xml.writeEndElement();
                 xml.writeCharacters("\n    ");
                 xml.writeEndElement();
@@ -180,6 +180,53 @@ public final class SweepReport {
         } catch (XMLStreamException broken) {
             throw new IOException("writing the report failed: " + broken.getMessage(), broken);
         }
+    }
+
+    /**
+     * Writes text so that it reads back as it was: a carriage return as {@code &#13;} (a parser turns a raw one, and
+     * a CR LF, into a line feed), and a character XML 1.0 cannot hold at all (a control character such as ESC or
+     * NUL, an unpaired surrogate) as the six characters of its {@code \\uXXXX} escape, the one change a read shows.
+     */
+    private static void writeText(XMLStreamWriter xml, String text) throws XMLStreamException {
+        int start = 0;
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) == '\r') {
+                xml.writeCharacters(legal(text.substring(start, i)));
+                xml.writeEntityRef("#13");
+                start = i + 1;
+            }
+        }
+        xml.writeCharacters(legal(text.substring(start)));
+    }
+
+    /** {@code text} with every character XML 1.0 cannot hold replaced by its {@code \\uXXXX} escape. */
+    private static String legal(String text) {
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean pairedSurrogate = Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1));
+            boolean legal = c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c <= 0xD7FF)
+                    || (c >= 0xE000 && c <= 0xFFFD) || pairedSurrogate;
+            if (pairedSurrogate) {
+                if (out != null) {
+                    out.append(c).append(text.charAt(i + 1));
+                }
+                i++;
+                continue;
+            }
+            if (!legal && out == null) {
+                out = new StringBuilder(text.length() + 8).append(text, 0, i);
+            }
+            if (out != null) {
+                if (legal) {
+                    out.append(c);
+                } else {
+                    out.append(String.format(Locale.ROOT, "\\u%04X", (int) c));
+                }
+            }
+        }
+        return out == null ? text : out.toString();
     }
 
     /**
