@@ -6,6 +6,7 @@ import dev.lockstep.Context;
 import dev.lockstep.ExitedException;
 import dev.lockstep.Handle;
 import dev.lockstep.Task;
+import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Kernel;
 import dev.lockstep.kernel.Ring;
 import java.util.ArrayList;
@@ -24,6 +25,16 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class Engine {
     /** Largest ring a runtime accepts. */
     public static final int MAX_RING_ENTRIES = 32768;
+
+    static {
+        // What reports running out of descriptors must not need one: a class loaded lazily from a classes
+        // directory (a build's or an IDE's) opens its file, which fails with EMFILE just then, and the typed error
+        // became a NoClassDefFoundError. So the errno names and the errors a failed open, dial or accept throws
+        // are loaded with the engine.
+        Errno.describe(Errno.EMFILE);
+        List.of(dev.lockstep.ConnectionFailedException.class, dev.lockstep.StorageIoException.class,
+                dev.lockstep.kernel.KernelException.class).forEach(Class::getName);
+    }
 
     private final Kernel kernel;
     private final int workerCount;
