@@ -31,9 +31,10 @@ import java.util.function.Consumer;
  *
  * <h2>Accept failures</h2>
  * An accept that fails (the process out of file descriptors, {@code EMFILE}; the system out of them, {@code
- * ENFILE}; memory) leaves the listener and the waiting connections as they were: serving reports it, waits
- * {@value #ACCEPT_BACKOFF_MILLIS} ms for connections to close and free descriptors, and accepts again, rather than
- * stop serving for good.
+ * ENFILE}; memory) leaves the listener and the waiting connections as they were: serving reports it (again every
+ * {@value #ACCEPT_FAILURES_REPORTED_EVERY} failures while they last), waits {@value #ACCEPT_BACKOFF_MILLIS} ms for
+ * connections to close and free descriptors, and accepts again, rather than stop serving for good. A failure of the
+ * runtime itself (an accept that failed with a cause) ends serving, as a closed listener does.
  * {@link #store()} may be called from any thread.
  */
 public final class KvServer {
@@ -43,6 +44,8 @@ public final class KvServer {
     /** How long serving waits after a failed accept before it accepts again. */
     private static final long ACCEPT_BACKOFF_MILLIS = 50;
     private static final Duration ACCEPT_BACKOFF = Duration.ofMillis(ACCEPT_BACKOFF_MILLIS);
+    /** A failing accept is reported at its first failure and then every this many (about ten seconds). */
+    private static final long ACCEPT_FAILURES_REPORTED_EVERY = 200;
 
     private final KvStore.Options options;
     private final Consumer<String> events;
@@ -103,9 +106,12 @@ public final class KvServer {
                 try {
                     connection = listener.accept().await();
                 } catch (ConnectionFailedException failed) {
-                    if (failedAccepts++ == 0) {
+                    if (failed.getCause() != null) {
+                        throw failed; // the runtime failed, not the kernel: not something waiting mends
+                    }
+                    if (failedAccepts++ % ACCEPT_FAILURES_REPORTED_EVERY == 0) {
                         events.accept(failed.getMessage() + "; accepting again every " + ACCEPT_BACKOFF.toMillis()
-                                + " ms");
+                                + " ms" + (failedAccepts == 1 ? "" : " (" + failedAccepts + " failed so far)"));
                     }
                     ctx.sleep(ACCEPT_BACKOFF);
                     continue;
