@@ -16,8 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A sweep's report as a CI system and {@code --merge} meet it: what is written reads back the same, whatever a
- * failure's text holds; a large merged sweep reads and writes without a document tree; and a report from elsewhere
- * cannot make the reader fetch a file or a URL.
+ * failure's text holds (a character XML cannot hold comes back as its escape); a report of the earlier
+ * document-tree writer still reads; a large merged sweep reads and writes without a document tree; and a report
+ * from elsewhere cannot make the reader fetch a file or a URL.
  */
 class SweepReportTest {
 
@@ -106,5 +107,61 @@ class SweepReportTest {
         Path text = Files.writeString(directory.resolve("text.xml"), "not xml at all");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> SweepReport.read(text)).getMessage()
                 .startsWith(text + " is not a readable JUnit XML report"));
+    }
+
+    /** A carriage return, alone or before a line feed, reads back: a raw one would be read as a line feed. */
+    @Test
+    void aCarriageReturnInAFailureReadsBack(@TempDir Path directory) throws Exception {
+        SweepReport.Report report = new SweepReport.Report(sweep(2), Shard.ALL, List.of(
+                new SweepReport.Verdict(1, true, "", "kv:seed=1:workload=mixed", "aa"),
+                new SweepReport.Verdict(2, false, "crlf\r\nlone cr\rend", "kv:seed=2:workload=mixed", "bb")));
+        assertEquals(report, SweepReport.read(SweepReport.write(directory, report)));
+    }
+
+    /** A report exactly as the earlier document-tree writer wrote it (CR as {@code &#13;}) reads back. */
+    @Test
+    void aReportOfTheOldWriterReadsBack(@TempDir Path directory) throws Exception {
+        Path old = Files.writeString(directory.resolve("explore.xml"), """
+                <?xml version="1.0" encoding="UTF-8" standalone="no"?>
+                <testsuite errors="0" failures="1" name="lockstep explore" skipped="0" tests="2">
+                    <properties>
+                        <property name="lockstep.firstSeed" value="1"/>
+                        <property name="lockstep.seeds" value="2"/>
+                        <property name="lockstep.faults" value="swarm"/>
+                        <property name="lockstep.workload" value="mixed"/>
+                        <property name="lockstep.bug" value="none"/>
+                        <property name="lockstep.shard" value="0/1"/>
+                    </properties>
+                    <testcase classname="lockstep.explore.mixed" name="seed 1">
+                        <system-out>replay: kv:seed=1:workload=mixed
+                digest: aa
+                </system-out>
+                    </testcase>
+                    <testcase classname="lockstep.explore.mixed" name="seed 2">
+                        <failure message="key &lt;7&gt; &amp; ]]&gt; lost" type="SeedFailed">key &lt;7&gt; &amp; ]]&gt; lost&#13;
+                naïve
+                replay: ./lockstep replay kv:seed=2 x</failure>
+                        <system-out>replay: kv:seed=2 x
+                digest: bb
+                </system-out>
+                    </testcase>
+                </testsuite>
+                """, StandardCharsets.UTF_8);
+        assertEquals(new SweepReport.Report(sweep(2), Shard.ALL, List.of(
+                new SweepReport.Verdict(1, true, "", "kv:seed=1:workload=mixed", "aa"),
+                new SweepReport.Verdict(2, false, "key <7> & ]]> lost\r\nnaïve", "kv:seed=2 x", "bb"))),
+                SweepReport.read(old));
+    }
+
+    /** A character XML cannot hold (ESC, NUL) is written as its escape: the report stays readable, the rest exact. */
+    @Test
+    void aControlCharacterInAFailureIsEscapedAndTheReportStillReads(@TempDir Path directory) throws Exception {
+        SweepReport.Report report = new SweepReport.Report(sweep(2), Shard.ALL, List.of(
+                new SweepReport.Verdict(1, true, "", "kv:seed=1:workload=mixed", "aa"),
+                new SweepReport.Verdict(2, false, "colour \u001b[31mred\u0000 naïve \uD83D\uDE00 \uD800 end",
+                        "kv:seed=2:workload=mixed", "bb")));
+        SweepReport.Report read = SweepReport.read(SweepReport.write(directory, report));
+        assertEquals("colour \\u001B[31mred\\u0000 naïve \uD83D\uDE00 \\uD800 end", read.verdicts().get(1).failure());
+        assertEquals(report.verdicts().get(0), read.verdicts().get(0));
     }
 }
