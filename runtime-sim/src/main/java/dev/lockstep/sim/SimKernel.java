@@ -739,20 +739,16 @@ public final class SimKernel implements Kernel {
         }
     }
 
-    /** Whether a descriptor is free below the open-file limit: whether {@link #install} would succeed now. */
-    boolean hasFreeFd() {
-        return usedFds.nextClearBit(FIRST_FD) < openFileLimit;
-    }
-
     /**
      * Fails a call that would make a descriptor when none is free, before it does anything else: Linux takes the
      * descriptor first ({@code get_unused_fd_flags}), so an open refused with {@code EMFILE} creates no file, a
-     * lock no lock file, a socket no socket, and no fault is drawn for them.
+     * lock no lock file, a socket no socket, an accept takes no connection off its queue, and no fault is drawn
+     * for them.
      *
      * @throws KernelException {@code EMFILE}, naming the call and its subject
      */
     void reserveFd(String call, String subject) {
-        if (!hasFreeFd()) {
+        if (usedFds.nextClearBit(FIRST_FD) >= openFileLimit) {
             throw new KernelException(Errno.EMFILE, call, subject);
         }
     }

@@ -1232,13 +1232,11 @@ public final class SimRing implements Ring {
         if (!(request.description instanceof SimKernel.SocketDescription listener)) {
             return -Errno.ENOTSOCK;
         }
-        if (!kernel.hasFreeFd()) {
-            // As Linux: the descriptor is reserved before a connection is taken off the queue, so with none free
-            // the accept fails and the connection waits for the next one.
-            return -Errno.EMFILE;
-        }
         SimSocket accepted;
         try {
+            // As Linux: the descriptor is reserved before a connection is taken off the queue, so with none free
+            // the accept fails and the connection waits for the next one.
+            kernel.reserveFd("accept", listener.subject());
             accepted = kernel.network().accept(listener.socket);
         } catch (KernelException e) {
             return -e.errno();
