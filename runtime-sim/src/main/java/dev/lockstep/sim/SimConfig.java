@@ -41,7 +41,9 @@ import java.util.HexFormat;
  *                      {@code EMFILE}, which the runtime reports as the call's typed error (a {@link
  *                      dev.lockstep.StorageIoException} of an open, a {@link dev.lockstep.ConnectionFailedException}
  *                      of an accept or a dial). Above {@link SimKernel#FIRST_FD}; {@link SimKernel#MAX_FDS} by
- *                      default, which a run does not meet
+ *                      default, which a run does not meet. It counts the descriptors the run opens: the
+ *                      simulated rings take none (on Linux each of runtime-uring's rings takes two, the ring's
+ *                      and its eventfd's, and the JVM holds its own)
  */
 public record SimConfig(long seed, int workers, int ringEntries, long startNanos, long timeLimitNanos,
                         StorageFaults storageFaults, KernelBehavior kernelBehavior, NetworkConfig network,

@@ -3,6 +3,7 @@ package dev.lockstep.testing;
 import dev.lockstep.Context;
 import dev.lockstep.Task;
 import dev.lockstep.sim.SimControl;
+import dev.lockstep.sim.SimKernel;
 import dev.lockstep.sim.SimRunner;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
@@ -64,6 +65,11 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
         }
         if (test.faults().isBlank() || (!test.faults().equals("swarm"))) {
             FaultConfig.parse(test.faults()); // Fails early, naming the bad fault.
+        }
+        if (test.openFileLimit() <= SimKernel.FIRST_FD || test.openFileLimit() > SimKernel.MAX_FDS) {
+            throw new IllegalArgumentException("@SimulationTest(openFileLimit = " + test.openFileLimit() + ") on "
+                    + method + ": the limit must be above " + SimKernel.FIRST_FD + " (descriptors 0 to "
+                    + (SimKernel.FIRST_FD - 1) + " are taken) and at most " + SimKernel.MAX_FDS);
         }
         int threads = threads(test, method, context);
         Seed pinned = method.getAnnotation(Seed.class);
@@ -144,7 +150,8 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
 
     static Simulations.Plan plan(SimulationTest test, long seed) {
         return new Simulations.Plan(faults(test, seed), test.workers(), test.crashes(),
-                Duration.ofMillis(test.crashWithinMillis()), Duration.ofHours(1), test.checkLeaks());
+                Duration.ofMillis(test.crashWithinMillis()), Duration.ofHours(1), test.checkLeaks(),
+                test.openFileLimit());
     }
 
     /** The failure of {@code checkDeterminism} when a seed's two runs end with different digests. */

@@ -77,6 +77,21 @@ public @interface SimulationTest {
     long crashWithinMillis() default 1000;
 
     /**
+     * The simulated process's open-file limit, as {@code ulimit -n} sets it: past it, an open, a lock, a dial or an
+     * accept fails with its typed error naming {@code EMFILE} (a blob's open a
+     * {@link dev.lockstep.StorageIoException}, a dial or an accept a {@link dev.lockstep.ConnectionFailedException}),
+     * as on Linux; an accept at the limit leaves its
+     * connection queued. For a method that must keep working when the process runs out of descriptors (a server
+     * flooded with connections). It counts the descriptors the method's run opens, from 3 (0 to 2 are taken);
+     * the simulated rings take none, where on Linux each worker's ring and its eventfd take two, and a JVM holds
+     * a few dozen of its own. Simulator only: the runtime-uring run ({@link #uring()}) runs under the process's
+     * own limit. The replay line a failure prints carries it.
+     *
+     * @return above 3 and at most {@value dev.lockstep.sim.SimKernel#MAX_FDS}, the default, which no run meets
+     */
+    int openFileLimit() default dev.lockstep.sim.SimKernel.MAX_FDS;
+
+    /**
      * Also run the method once on runtime-uring, with a fresh temporary storage directory (a method that takes
      * {@link dev.lockstep.sim.SimControl} cannot).
      *

@@ -8,6 +8,7 @@ import dev.lockstep.sim.Outcome;
 import dev.lockstep.sim.Recovered;
 import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimControl;
+import dev.lockstep.sim.SimKernel;
 import dev.lockstep.sim.SimRunner;
 import java.time.Duration;
 import java.util.Objects;
@@ -35,9 +36,14 @@ public final class Simulations {
      * @param crashes lifetimes cut by a crash before the last
      * @param crashWithin how long into a lifetime its crash may come
      * @param timeLimit the simulated time one lifetime may take
+     * @param failOnLeaks whether a run that ends holding resources it did not start with fails
+     *                    ({@link SimConfig#failOnLeaks()})
+     * @param openFileLimit the simulated process's open-file limit, as {@code ulimit -n} sets it
+     *                      ({@link SimConfig#openFileLimit()}): above {@link SimKernel#FIRST_FD} and at most
+     *                      {@link SimKernel#MAX_FDS}, the default, which no run meets
      */
     public record Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit,
-            boolean failOnLeaks) {
+            boolean failOnLeaks, int openFileLimit) {
         /** Checks the values. */
         public Plan {
             Objects.requireNonNull(faults, "faults");
@@ -52,6 +58,26 @@ public final class Simulations {
             if (crashWithin.isNegative() || crashWithin.isZero()) {
                 throw new IllegalArgumentException("crashWithin must be positive, was " + crashWithin);
             }
+            if (openFileLimit <= SimKernel.FIRST_FD || openFileLimit > SimKernel.MAX_FDS) {
+                throw new IllegalArgumentException("openFileLimit must be above " + SimKernel.FIRST_FD
+                        + " (descriptors 0 to " + (SimKernel.FIRST_FD - 1) + " are taken) and at most "
+                        + SimKernel.MAX_FDS + ", was " + openFileLimit);
+            }
+        }
+
+        /**
+         * A plan without an open-file limit a run meets ({@link SimKernel#MAX_FDS}).
+         *
+         * @param faults the faults
+         * @param workers simulated workers
+         * @param crashes lifetimes cut by a crash
+         * @param crashWithin how long into a lifetime the crash may come
+         * @param timeLimit the simulated time limit of each lifetime
+         * @param failOnLeaks whether a run that ends holding resources it did not start with fails
+         */
+        public Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit,
+                boolean failOnLeaks) {
+            this(faults, workers, crashes, crashWithin, timeLimit, failOnLeaks, SimKernel.MAX_FDS);
         }
 
         /**
@@ -65,7 +91,7 @@ public final class Simulations {
          * @param timeLimit the simulated time limit of each lifetime
          */
         public Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit) {
-            this(faults, workers, crashes, crashWithin, timeLimit, true);
+            this(faults, workers, crashes, crashWithin, timeLimit, true, SimKernel.MAX_FDS);
         }
 
         /**
@@ -75,7 +101,7 @@ public final class Simulations {
          * @return the new plan
          */
         public Plan withLeakChecks(boolean on) {
-            return new Plan(faults, workers, crashes, crashWithin, timeLimit, on);
+            return new Plan(faults, workers, crashes, crashWithin, timeLimit, on, openFileLimit);
         }
 
         /**
@@ -96,7 +122,7 @@ public final class Simulations {
          * @return the new plan
          */
         public Plan withCrashes(int count, Duration within) {
-            return new Plan(faults, workers, count, within, timeLimit, failOnLeaks);
+            return new Plan(faults, workers, count, within, timeLimit, failOnLeaks, openFileLimit);
         }
 
         /**
@@ -104,12 +130,14 @@ public final class Simulations {
          *
          * @param seed the seed
          * @return e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinMillis=20 timeLimitMillis=3600000},
-         *     with {@code failOnLeaks=false} at the end when leak checking is off
+         *     with {@code failOnLeaks=false} at the end when leak checking is off and {@code openFileLimit=N} when
+         *     the plan has a limit
          */
         public String replayText(long seed) {
             return "seed=" + seed + " workers=" + workers + " faults=" + faults + " crashes=" + crashes
                     + " crashWithinNanos=" + crashWithin.toNanos() + " timeLimitNanos=" + timeLimit.toNanos()
-                    + (failOnLeaks ? "" : " failOnLeaks=false");
+                    + (failOnLeaks ? "" : " failOnLeaks=false")
+                    + (openFileLimit == SimKernel.MAX_FDS ? "" : " openFileLimit=" + openFileLimit);
         }
 
         /**
@@ -119,7 +147,19 @@ public final class Simulations {
          * @return the new plan
          */
         public Plan withWorkers(int count) {
-            return new Plan(faults, count, crashes, crashWithin, timeLimit, failOnLeaks);
+            return new Plan(faults, count, crashes, crashWithin, timeLimit, failOnLeaks, openFileLimit);
+        }
+
+        /**
+         * This plan under another open-file limit: past it, an open, a dial or an accept fails with
+         * {@code EMFILE} as on a process under {@code ulimit -n} (see {@link SimConfig#openFileLimit()}).
+         *
+         * @param limit above {@link SimKernel#FIRST_FD} and at most {@link SimKernel#MAX_FDS}
+         * @return the new plan
+         * @throws IllegalArgumentException naming a limit out of that range
+         */
+        public Plan withOpenFileLimit(int limit) {
+            return new Plan(faults, workers, crashes, crashWithin, timeLimit, failOnLeaks, limit);
         }
     }
 
@@ -152,10 +192,12 @@ public final class Simulations {
         }
         long seed = number(values, "seed", replayText);
         Plan plan = new Plan(FaultConfig.parse(required(values, "faults", replayText)),
-                (int) number(values, "workers", replayText), (int) number(values, "crashes", replayText),
+                intNumber(values, "workers", replayText), intNumber(values, "crashes", replayText),
                 Duration.ofNanos(number(values, "crashWithinNanos", replayText)),
                 Duration.ofNanos(number(values, "timeLimitNanos", replayText)),
-                !"false".equals(values.get("failOnLeaks")));
+                !"false".equals(values.get("failOnLeaks")),
+                values.containsKey("openFileLimit") ? intNumber(values, "openFileLimit", replayText)
+                        : SimKernel.MAX_FDS);
         return execute(seed, plan, task);
     }
 
@@ -165,6 +207,15 @@ public final class Simulations {
             throw new IllegalArgumentException("the replay '" + text + "' has no " + key + "=");
         }
         return value;
+    }
+
+    private static int intNumber(java.util.Map<String, String> values, String key, String text) {
+        long value = number(values, key, text);
+        if (value != (int) value) {
+            throw new IllegalArgumentException("the replay '" + text + "' has " + key + "=" + value
+                    + ", out of range");
+        }
+        return (int) value;
     }
 
     private static long number(java.util.Map<String, String> values, String key, String text) {
@@ -186,7 +237,8 @@ public final class Simulations {
      */
     public static SimConfig config(long seed, Plan plan) {
         return plan.faults().applyTo(SimConfig.builder().seed(seed).workers(plan.workers())
-                .timeLimit(plan.timeLimit()).failOnLeaks(plan.failOnLeaks())).build();
+                .timeLimit(plan.timeLimit()).failOnLeaks(plan.failOnLeaks())
+                .openFileLimit(plan.openFileLimit())).build();
     }
 
     /**

@@ -187,4 +187,69 @@ final class Fixtures {
             seen.add("leaked");
         }
     }
+
+    /**
+     * Opens blobs until one is refused or {@code most} are open, closes them, then opens and writes one more:
+     * "opened N; refused: the refusal's message" (or "refused: none").
+     */
+    static String opensUntilRefused(Context ctx, int most) {
+        List<Blob> open = new ArrayList<>();
+        String refused = "none";
+        try {
+            while (open.size() < most) {
+                try {
+                    open.add(ctx.open("p", "blob" + open.size()).await().blob());
+                } catch (dev.lockstep.StorageIoException full) {
+                    refused = full.getMessage();
+                    break;
+                }
+            }
+        } finally {
+            for (Blob blob : open) {
+                blob.close();
+            }
+        }
+        try (Blob again = ctx.open("p", "after").await().blob()) {
+            again.writeAt(0, new byte[] {1}).await();
+        }
+        return "opened " + open.size() + "; refused: " + refused;
+    }
+
+    /** Under a limit of 20 descriptors. */
+    static class OpenFileLimitFixture {
+        @SimulationTest(seeds = 3, openFileLimit = 20)
+        void opensUntilRefused(Context ctx) {
+            seen.add(Fixtures.opensUntilRefused(ctx, 40));
+        }
+    }
+
+    /** Without a limit. */
+    static class NoOpenFileLimitFixture {
+        @SimulationTest(seeds = 1)
+        void opensUntilRefused(Context ctx) {
+            seen.add(Fixtures.opensUntilRefused(ctx, 40));
+        }
+    }
+
+    /** Needs 30 blobs open at once under a limit of 20: fails, and its replay line must carry the limit. */
+    static class OpenFileLimitFailureFixture {
+        @SimulationTest(seeds = 1, firstSeed = 6, openFileLimit = 20)
+        void needsThirtyBlobs(Context ctx) {
+            thirtyBlobs(ctx);
+        }
+
+        static Void thirtyBlobs(Context ctx) {
+            String outcome = Fixtures.opensUntilRefused(ctx, 30);
+            assertTrue(outcome.startsWith("opened 30;"), outcome);
+            return null;
+        }
+    }
+
+    /** A limit no descriptor can be under. */
+    static class BadOpenFileLimitFixture {
+        @SimulationTest(seeds = 1, openFileLimit = 3)
+        void never(Context ctx) {
+            seen.add("ran");
+        }
+    }
 }

@@ -175,4 +175,61 @@ class SimulationExtensionTest {
         assertTrue(!message.contains("@Seed") && !message.contains("replay"), message);
         assertEquals(null, failure.replay());
     }
+
+    @Test
+    void anOpenFileLimitRefusesTheDescriptorPastItWithEmfileOnEverySeed() {
+        Launch limited = Launch.run(Fixtures.OpenFileLimitFixture.class);
+        assertTrue(limited.failed().isEmpty(), () -> limited.finished.toString());
+        assertEquals(3, Fixtures.seen.size(), Fixtures.seen::toString);
+        for (String outcome : Fixtures.seen) {
+            // Descriptors 0 to 2 are taken, so at most 17 blobs fit under 20; the refusal is the typed error.
+            java.util.regex.Matcher opened = java.util.regex.Pattern.compile("opened (\\d+); refused: (.*)")
+                    .matcher(outcome);
+            assertTrue(opened.matches(), outcome);
+            int count = Integer.parseInt(opened.group(1));
+            assertTrue(count > 0 && count <= 17, outcome);
+            assertTrue(opened.group(2).contains("EMFILE"), outcome);
+        }
+        Fixtures.reset();
+        Launch unlimited = Launch.run(Fixtures.NoOpenFileLimitFixture.class);
+        assertTrue(unlimited.failed().isEmpty(), () -> unlimited.finished.toString());
+        assertEquals(List.of("opened 40; refused: none"), Fixtures.seen, "without a limit nothing is refused");
+    }
+
+    @Test
+    void aFailureUnderAnOpenFileLimitReplaysUnderItFromItsPrintedLine() {
+        Launch launch = Launch.run(Fixtures.OpenFileLimitFailureFixture.class);
+        SimulationTestFailure failure = assertInstanceOf(SimulationTestFailure.class,
+                launch.failed().getFirst().failure());
+        assertTrue(failure.replay().endsWith(" openFileLimit=20"), failure.replay());
+        SimulationTestFailure replayed = org.junit.jupiter.api.Assertions.assertThrows(SimulationTestFailure.class,
+                () -> Simulations.replay(failure.replay(),
+                        Fixtures.OpenFileLimitFailureFixture::thirtyBlobs));
+        assertEquals(failure.digest(), replayed.digest(), "the replay fails at the same point of the same run");
+        assertTrue(replayed.getMessage().contains("EMFILE"), replayed.getMessage());
+        // The same line without the limit passes: the limit is what the line must carry.
+        Simulations.replay(failure.replay().replace(" openFileLimit=20", ""),
+                Fixtures.OpenFileLimitFailureFixture::thirtyBlobs);
+    }
+
+    @Test
+    void anOpenFileLimitOutOfRangeIsRefusedNamingIt() {
+        Launch launch = Launch.run(Fixtures.BadOpenFileLimitFixture.class);
+        assertEquals(List.of(), launch.finished);
+        assertEquals(List.of(), Fixtures.seen);
+        Throwable refusal = launch.failedContainers.getFirst().failure();
+        assertInstanceOf(IllegalArgumentException.class, refusal);
+        assertTrue(refusal.getMessage().contains("@SimulationTest(openFileLimit = 3)"), refusal.getMessage());
+        for (int bad : new int[] {0, 3, dev.lockstep.sim.SimKernel.MAX_FDS + 1}) {
+            IllegalArgumentException planRefusal = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalArgumentException.class,
+                    () -> Simulations.Plan.of(FaultConfig.NONE).withOpenFileLimit(bad));
+            assertTrue(planRefusal.getMessage().contains("was " + bad), planRefusal.getMessage());
+        }
+        IllegalArgumentException badLine = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> Simulations.replay(
+                        Simulations.Plan.of(FaultConfig.NONE).replayText(1) + " openFileLimit=99999999999",
+                        ctx -> null));
+        assertTrue(badLine.getMessage().contains("openFileLimit=99999999999"), badLine.getMessage());
+    }
 }
