@@ -238,9 +238,7 @@ public final class Main implements Callable<Integer> {
             Workload parsedWorkload;
             try {
                 parsedWorkload = Workload.parse(workload);
-                if (!faults.startsWith("swarm")) {
-                    FaultConfig.parse(faults);
-                }
+                Explorer.faultsFor(faults, sweep.firstSeed); // swarm, swarm+crash or a profile; else names it
             } catch (IllegalArgumentException bad) {
                 throw new CommandLine.ParameterException(line, bad.getMessage() + " (fault kinds: " + faultNames()
                         + ")");

@@ -53,6 +53,18 @@ class CommandLineTest {
     }
 
     @Test
+    void aProfileThatOnlyStartsWithSwarmIsAUsageErrorNamingIt() {
+        // swarm and swarm+crash are the swarm profiles; anything else starting with "swarm" was let through and
+        // the sweep then died with an IllegalArgumentException's stack trace and status 1.
+        for (String profile : new String[] {"swarmy", "swarm+partition"}) {
+            Outcome outcome = run("explore", "--seeds", "1", "--threads", "1", "--faults", profile);
+            assertEquals(2, outcome.status(), outcome.errors());
+            assertTrue(outcome.errors().contains("unknown fault"), outcome.errors());
+            assertTrue(!outcome.errors().contains("\tat "), outcome.errors());
+        }
+    }
+
+    @Test
     void aBugOfOneWorkloadIsRefusedWithTheOther() {
         Outcome replication = run("explore", "--seeds", "1", "--inject-bug", "ack-before-replication");
         assertEquals(2, replication.status());
