@@ -178,7 +178,8 @@ public final class Simulations {
      * @return the run
      * @throws SimulationTestFailure if it fails again (its {@link SimulationTestFailure#digest()} is the digest the
      *     first failure printed)
-     * @throws IllegalArgumentException naming a value the text lacks or that is not a number or profile
+     * @throws IllegalArgumentException naming a value the text lacks or that is not a number or profile, a key it
+     *     does not know or has twice, or a {@code failOnLeaks} that is not {@code true} or {@code false}
      */
     public static <T> Run<T> replay(String replayText, Task<T> task) {
         java.util.Map<String, String> values = new java.util.HashMap<>();
@@ -188,7 +189,20 @@ public final class Simulations {
                 throw new IllegalArgumentException("a replay is key=value pairs; '" + part + "' in '" + replayText
                         + "' is not one");
             }
-            values.put(part.substring(0, equals), part.substring(equals + 1));
+            String key = part.substring(0, equals);
+            if (!REPLAY_KEYS.contains(key)) {
+                // A misspelled key (openFileLimt=20) would otherwise replay a different run without a word.
+                throw new IllegalArgumentException("the replay '" + replayText + "' has an unknown key '" + key
+                        + "'; known: " + String.join(", ", REPLAY_KEYS));
+            }
+            if (values.put(key, part.substring(equals + 1)) != null) {
+                throw new IllegalArgumentException("the replay '" + replayText + "' has " + key + "= twice");
+            }
+        }
+        String leaks = values.get("failOnLeaks");
+        if (leaks != null && !leaks.equals("true") && !leaks.equals("false")) {
+            throw new IllegalArgumentException("the replay '" + replayText + "' has failOnLeaks=" + leaks
+                    + ", not true or false");
         }
         long seed = number(values, "seed", replayText);
         Plan plan = new Plan(FaultConfig.parse(required(values, "faults", replayText)),
@@ -200,6 +214,10 @@ public final class Simulations {
                         : SimKernel.MAX_FDS);
         return execute(seed, plan, task);
     }
+
+    /** The keys {@link Plan#replayText} writes, in its order. */
+    private static final java.util.List<String> REPLAY_KEYS = java.util.List.of("seed", "workers", "faults",
+            "crashes", "crashWithinNanos", "timeLimitNanos", "failOnLeaks", "openFileLimit");
 
     private static String required(java.util.Map<String, String> values, String key, String text) {
         String value = values.get(key);
