@@ -84,9 +84,16 @@ public final class Scenario {
          */
         public static Spec parse(String line) {
             String text = line.trim();
-            for (String prefix : new String[] {"./lockstep replay", "lockstep replay", "replay:", "replay"}) {
-                if (text.startsWith(prefix)) {
-                    text = text.substring(prefix.length()).trim();
+            // As printed: "replay: ./lockstep replay kv:...", or any tail of it. Until none is left, so that the
+            // command after "replay:" is taken off too.
+            boolean stripped = true;
+            while (stripped) {
+                stripped = false;
+                for (String prefix : new String[] {"./lockstep replay", "lockstep replay", "replay:", "replay"}) {
+                    if (text.startsWith(prefix)) {
+                        text = text.substring(prefix.length()).trim();
+                        stripped = true;
+                    }
                 }
             }
             if (!text.startsWith("kv:")) {
@@ -114,7 +121,13 @@ public final class Scenario {
                     case "faults" -> faults = FaultConfig.parse(value);
                     case "workload" -> workload = Workload.parse(value);
                     case "bug" -> bug = InjectedBug.parse(value);
-                    case "digest" -> { }
+                    case "digest" -> {
+                        // Compared with the replay's digest as a prefix: an empty one would match any run.
+                        if (!value.matches("[0-9a-f]+")) {
+                            throw new IllegalArgumentException("replay line digest '" + value + "' is not the hex"
+                                    + " digest a failed seed prints");
+                        }
+                    }
                     default -> throw new IllegalArgumentException("unknown replay line field '" + key + "'");
                 }
             }

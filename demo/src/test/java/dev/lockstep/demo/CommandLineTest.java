@@ -113,6 +113,14 @@ class CommandLineTest {
     }
 
     @Test
+    void theWholePrintedReplayLineIsAccepted() {
+        // What explore, demo and a report's .failures file print: "replay: ./lockstep replay kv:...".
+        Scenario.Spec spec = Scenario.Spec.parse("replay: ./lockstep replay kv:seed=2:faults=crash:digest=ab12");
+        assertEquals(Scenario.Spec.parse("kv:seed=2:faults=crash"), spec);
+        assertEquals(spec, Scenario.Spec.parse("replay: lockstep replay kv:seed=2:faults=crash"));
+    }
+
+    @Test
     void aBadReplayLineIsAUsageErrorNamingWhatIsWrong() {
         String[][] lines = {
             {"garbage line", "a replay line starts with 'kv:', was 'garbage line'"},
@@ -121,6 +129,9 @@ class CommandLineTest {
             {"kv:seed=2:workload=nope", "nope"},
             {"kv:faults=crash", "replay line has no seed"},
             {"kv:seed=2:colour=red", "unknown replay line field 'colour'"},
+            // An empty digest was taken as a prefix of any digest: "an exact replay" of whatever ran.
+            {"kv:seed=2:digest=", "replay line digest '' is not the hex digest"},
+            {"kv:seed=2:digest=zz", "replay line digest 'zz' is not the hex digest"},
         };
         for (String[] line : lines) {
             Outcome outcome = run("replay", line[0]);
