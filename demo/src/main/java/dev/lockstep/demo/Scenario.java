@@ -134,6 +134,15 @@ public final class Scenario {
             if (seed == null) {
                 throw new IllegalArgumentException("replay line has no seed: '" + line + "'");
             }
+            // As explore refuses them: the other workload's bug is never planted, so the run would pass untried.
+            if (bug.replication() && workload != Workload.REPLICATED) {
+                throw new IllegalArgumentException("replay line bug=" + bug.cliName() + " is a replication bug: it"
+                        + " needs workload=replicated");
+            }
+            if (!bug.replication() && bug != InjectedBug.NONE && workload == Workload.REPLICATED) {
+                throw new IllegalArgumentException("replay line bug=" + bug.cliName() + " is in the key-value store,"
+                        + " which workload=replicated does not run");
+            }
             return new Spec(seed, faults, workload, bug);
         }
     }

@@ -132,6 +132,9 @@ class CommandLineTest {
             // An empty digest was taken as a prefix of any digest: "an exact replay" of whatever ran.
             {"kv:seed=2:digest=", "replay line digest '' is not the hex digest"},
             {"kv:seed=2:digest=zz", "replay line digest 'zz' is not the hex digest"},
+            // Ran without the bug while printing "bug ack-before-sync": explore refuses these pairs.
+            {"kv:seed=2:workload=replicated:bug=ack-before-sync", "bug=ack-before-sync is in the key-value store"},
+            {"kv:seed=2:bug=ack-before-replication", "bug=ack-before-replication is a replication bug"},
         };
         for (String[] line : lines) {
             Outcome outcome = run("replay", line[0]);
