@@ -201,4 +201,35 @@ class OpenFileLimitReviewTest {
             Fixtures.OpenFileLimitFailureFixture.thirtyBlobs(ctx);
         }
     }
+
+    static class CrashedFailureFixture {
+        @SimulationTest(seeds = 1, firstSeed = 4, crashes = 2, crashWithinMillis = 5000, openFileLimit = 20)
+        void failsInTheSecondLifetime(Context ctx, SimulationInfo info) {
+            secondLifetime(ctx, info.lifetime());
+        }
+
+        static Void secondLifetime(Context ctx, int lifetime) {
+            Fixtures.seen.add("lifetime " + lifetime + " at " + ctx.now());
+            if (lifetime == 1) {
+                Fixtures.OpenFileLimitFailureFixture.thirtyBlobs(ctx);
+            }
+            ctx.sleep(Duration.ofSeconds(10)); // cut by the crash but in the last lifetime
+            return null;
+        }
+    }
+
+    @Test
+    void aFailureInALaterLifetimeReplaysUnderTheLimit() {
+        Launch launch = Launch.run(CrashedFailureFixture.class);
+        assertEquals(1, launch.failed().size(), () -> launch.finished + " " + Fixtures.seen);
+        SimulationTestFailure failure = assertInstanceOf(SimulationTestFailure.class,
+                launch.failed().getFirst().failure());
+        assertTrue(failure.getMessage().contains("in lifetime 2 of 3"), failure.getMessage());
+        assertTrue(failure.replay().endsWith(" openFileLimit=20"), failure.replay());
+        SimulationTestFailure replayed = assertThrows(SimulationTestFailure.class,
+                () -> Simulations.replay(failure.replay(), ctx -> CrashedFailureFixture.secondLifetime(ctx,
+                        dev.lockstep.sim.SimRunner.control(ctx).restarts())));
+        assertEquals(failure.digest(), replayed.digest());
+        assertTrue(replayed.getMessage().contains("EMFILE"), replayed.getMessage());
+    }
 }
