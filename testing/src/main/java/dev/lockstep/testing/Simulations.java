@@ -129,7 +129,8 @@ public final class Simulations {
          * The text {@link Simulations#replay} reads back: every value that decides the run, with the seed.
          *
          * @param seed the seed
-         * @return e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinMillis=20 timeLimitMillis=3600000},
+         * @return e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinNanos=20000000
+         *     timeLimitNanos=3600000000000},
          *     with {@code failOnLeaks=false} at the end when leak checking is off and {@code openFileLimit=N} when
          *     the plan has a limit
          */

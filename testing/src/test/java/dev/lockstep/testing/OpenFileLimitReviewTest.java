@@ -232,4 +232,12 @@ class OpenFileLimitReviewTest {
         assertEquals(failure.digest(), replayed.digest());
         assertTrue(replayed.getMessage().contains("EMFILE"), replayed.getMessage());
     }
+
+    /** Plan.replayText's javadoc example, which said crashWithinMillis=20 timeLimitMillis=3600000. */
+    @Test
+    void replayTextIsItsJavadocExample() {
+        assertEquals("seed=1 workers=1 faults=torn-writes crashes=3 crashWithinNanos=20000000"
+                + " timeLimitNanos=3600000000000", Simulations.Plan.of(FaultConfig.parse("torn-writes"))
+                .withCrashes(3, Duration.ofMillis(20)).replayText(1));
+    }
 }
