@@ -1,7 +1,6 @@
 package dev.lockstep.demo;
 
 import dev.lockstep.demo.kv.InjectedBug;
-import dev.lockstep.testing.Fault;
 import dev.lockstep.testing.FaultConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -12,7 +11,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -53,10 +51,6 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: demo, explore or replay");
-    }
-
-    private static String faultNames() {
-        return Arrays.stream(Fault.values()).map(Fault::cliName).collect(Collectors.joining(", "));
     }
 
     /** Options shared by the commands that sweep seeds. */
@@ -185,6 +179,7 @@ public final class Main implements Callable<Integer> {
         public Integer call() throws Exception {
             CommandLine line = spec.commandLine();
             int seedCount = atLeast(line, "--seeds", seeds, quick ? 8 : 200, 0);
+            seedsFit(line, sweep.firstSeed, seedCount);
             fitsTheHeap(line, seedCount, Shard.ALL);
             int seconds = atLeast(line, "--duration", duration, quick ? 3 : 10, 1);
             int clientCount = atLeast(line, "--clients", clients, quick ? 16 : 64, 1);
@@ -234,14 +229,20 @@ public final class Main implements Callable<Integer> {
                 return mergeReports(System.out, line, merge, report);
             }
             atLeast(line, "--seeds", seeds, seeds, 1);
+            seedsFit(line, sweep.firstSeed, seeds);
             fitsTheHeap(line, seeds, shard);
             Workload parsedWorkload;
             try {
                 parsedWorkload = Workload.parse(workload);
+            } catch (IllegalArgumentException bad) {
+                throw new CommandLine.ParameterException(line, bad.getMessage()); // it lists the workloads
+            }
+            try {
                 Explorer.faultsFor(faults, sweep.firstSeed); // swarm, swarm+crash or a profile; else names it
             } catch (IllegalArgumentException bad) {
-                throw new CommandLine.ParameterException(line, bad.getMessage() + " (fault kinds: " + faultNames()
-                        + ")");
+                // The profile's message lists the kinds; the profiles only explore takes are added.
+                throw new CommandLine.ParameterException(line, "--faults " + faults + ": " + bad.getMessage()
+                        + "; or swarm, swarm+crash, none, all");
             }
             if (parsedWorkload == Workload.REPLICATED && !faults.startsWith("swarm")
                     && !faults.trim().toLowerCase(java.util.Locale.ROOT).startsWith("all")) {
@@ -335,6 +336,14 @@ public final class Main implements Callable<Integer> {
         public Integer call() throws Exception {
             UringDemo.serve(directory, port, bug);
             return 0;
+        }
+    }
+
+    /** Refuses a sweep whose last seed would be past {@link Long#MAX_VALUE} (it would wrap to negative seeds). */
+    static void seedsFit(CommandLine line, long firstSeed, int seedCount) {
+        if (seedCount > 0 && firstSeed > Long.MAX_VALUE - (seedCount - 1)) {
+            throw new CommandLine.ParameterException(line, "--first-seed " + firstSeed + " with --seeds " + seedCount
+                    + " goes past the largest seed, " + Long.MAX_VALUE);
         }
     }
 

@@ -61,7 +61,25 @@ class CommandLineTest {
             assertEquals(2, outcome.status(), outcome.errors());
             assertTrue(outcome.errors().contains("unknown fault"), outcome.errors());
             assertTrue(!outcome.errors().contains("\tat "), outcome.errors());
+            // The message names the profile, lists the kinds once and the profiles only explore takes.
+            assertTrue(outcome.errors().contains("--faults " + profile + ":"), outcome.errors());
+            assertEquals(1, outcome.errors().split("torn-writes", -1).length - 1, outcome.errors());
+            assertTrue(outcome.errors().contains("swarm+crash"), outcome.errors());
         }
+    }
+
+    @Test
+    void aSweepPastTheLargestSeedIsRefusedNamingIt() {
+        // It wrapped: seeds 9223372036854775807, -9223372036854775808, ... were run.
+        for (String command : new String[] {"explore", "demo"}) {
+            Outcome outcome = run(command, "--first-seed", Long.toString(Long.MAX_VALUE), "--seeds", "3");
+            assertEquals(2, outcome.status(), outcome.errors());
+            assertTrue(outcome.errors().contains("--first-seed 9223372036854775807 with --seeds 3 goes past the"
+                    + " largest seed"), outcome.errors());
+        }
+        Outcome last = run("explore", "--first-seed", Long.toString(Long.MAX_VALUE - 1), "--seeds", "2",
+                "--faults", "none");
+        assertEquals(0, last.status(), last.errors());
     }
 
     @Test

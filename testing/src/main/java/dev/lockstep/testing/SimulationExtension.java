@@ -66,6 +66,22 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
         if (test.faults().isBlank() || (!test.faults().equals("swarm"))) {
             FaultConfig.parse(test.faults()); // Fails early, naming the bad fault.
         }
+        if (test.firstSeed() > Long.MAX_VALUE - (test.seeds() - 1)) {
+            throw new IllegalArgumentException("@SimulationTest(firstSeed = " + test.firstSeed() + ", seeds = "
+                    + test.seeds() + ") on " + method + ": the last seed would be past " + Long.MAX_VALUE);
+        }
+        if (test.workers() < 1) {
+            throw new IllegalArgumentException("@SimulationTest(workers = " + test.workers() + ") on " + method
+                    + ": workers must be at least 1");
+        }
+        if (test.crashes() < 0) {
+            throw new IllegalArgumentException("@SimulationTest(crashes = " + test.crashes() + ") on " + method
+                    + ": crashes must not be negative");
+        }
+        if (test.crashWithinMillis() <= 0) {
+            throw new IllegalArgumentException("@SimulationTest(crashWithinMillis = " + test.crashWithinMillis()
+                    + ") on " + method + ": the crash window must be positive");
+        }
         if (test.openFileLimit() <= SimKernel.FIRST_FD || test.openFileLimit() > SimKernel.MAX_FDS) {
             throw new IllegalArgumentException("@SimulationTest(openFileLimit = " + test.openFileLimit() + ") on "
                     + method + ": the limit must be above " + SimKernel.FIRST_FD + " (descriptors 0 to "

@@ -252,4 +252,27 @@ final class Fixtures {
             seen.add("ran");
         }
     }
+
+    /** Values no sweep can run with, one per method: each is refused before any seed runs, naming the value. */
+    static class BadValuesFixture {
+        @SimulationTest(seeds = 2, firstSeed = Long.MAX_VALUE)
+        void pastTheLargestSeed(Context ctx) {
+            seen.add("ran");
+        }
+
+        @SimulationTest(seeds = 1, workers = 0)
+        void noWorkers(Context ctx) {
+            seen.add("ran");
+        }
+
+        @SimulationTest(seeds = 1, crashes = -1)
+        void negativeCrashes(Context ctx) {
+            seen.add("ran");
+        }
+
+        @SimulationTest(seeds = 1, crashes = 1, crashWithinMillis = 0)
+        void noCrashWindow(Context ctx) {
+            seen.add("ran");
+        }
+    }
 }

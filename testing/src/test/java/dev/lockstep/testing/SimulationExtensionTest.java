@@ -232,4 +232,17 @@ class SimulationExtensionTest {
                         ctx -> null));
         assertTrue(badLine.getMessage().contains("openFileLimit=99999999999"), badLine.getMessage());
     }
+
+    @Test
+    void annotationValuesNoSweepCanRunWithAreRefusedNamingThem() {
+        Launch launch = Launch.run(Fixtures.BadValuesFixture.class);
+        assertEquals(List.of(), launch.finished, "no seed runs");
+        assertEquals(List.of(), Fixtures.seen);
+        List<String> messages = launch.failedContainers.stream().map(done -> done.failure().getMessage()).toList();
+        for (String named : List.of("@SimulationTest(firstSeed = 9223372036854775807, seeds = 2)",
+                "@SimulationTest(workers = 0)", "@SimulationTest(crashes = -1)",
+                "@SimulationTest(crashWithinMillis = 0)")) {
+            assertTrue(messages.stream().anyMatch(message -> message.contains(named)), named + " in " + messages);
+        }
+    }
 }
