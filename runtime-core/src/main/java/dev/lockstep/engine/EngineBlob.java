@@ -152,8 +152,11 @@ final class EngineBlob implements Blob {
         if (mayReadInPlace(worker, fiber) && readCached(worker, buffer.memory, at, count, offset)) {
             return null;
         }
+        // The request (and with it the fd reference) first: a blob closed meanwhile throws there, with the buffer
+        // still the caller's; marked in flight before, it would stay so, unusable, and hold its pool past retirement.
+        ReadRequest request = ReadRequest.of(this, worker, offset, count, false, buffer, at);
         buffer.inFlight = true;
-        return worker.registerCurrent(ReadRequest.of(this, worker, offset, count, false, buffer, at), reuse);
+        return worker.registerCurrent(request, reuse);
     }
 
     /**
@@ -227,9 +230,10 @@ final class EngineBlob implements Blob {
         if (count == 0) {
             return worker.register(new Immediate("empty write of '" + name + "'", () -> null));
         }
+        // The request (and with it the fd reference) first, as in readInto: a blob closed meanwhile throws there.
+        WriteRequest request = WriteRequest.of(this, worker, offset, count, options);
         buffer.inFlight = true;
         permit.markDirty();
-        WriteRequest request = WriteRequest.of(this, worker, offset, count, options);
         request.lend(buffer, at);
         return worker.registerCurrent(request, reuse);
     }
@@ -399,11 +403,12 @@ final class EngineBlob implements Blob {
         /** A read of {@code blob} on {@code worker}, the calling fiber's: a retired one of the worker's, or new. */
         static ReadRequest of(EngineBlob blob, Worker worker, long offset, int count, boolean dontCache,
                               PooledBuffer into, int at) {
+            SharedFd held = blob.fd.acquire(); // before a recycled request is taken: a closed blob throws here
             ReadRequest request = worker.blobReads.take();
             if (request == null) {
                 request = new ReadRequest(worker);
             }
-            request.reuse(blob.fd.acquire());
+            request.reuse(held);
             request.blob = blob;
             request.offset = offset;
             request.count = count;
@@ -496,11 +501,12 @@ final class EngineBlob implements Blob {
 
         /** A write to {@code blob} on {@code worker}, the calling fiber's: a retired one of the worker's, or new. */
         static WriteRequest of(EngineBlob blob, Worker worker, long offset, int count, WriteOptions options) {
+            SharedFd held = blob.fd.acquire(); // before a recycled request is taken: a closed blob throws here
             WriteRequest request = worker.blobWrites.take();
             if (request == null) {
                 request = new WriteRequest(worker);
             }
-            request.start(blob.fd.acquire(), count);
+            request.start(held, count);
             request.blob = blob;
             request.offset = offset;
             request.options = options;

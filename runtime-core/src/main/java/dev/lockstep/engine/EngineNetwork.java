@@ -330,8 +330,10 @@ final class EngineNetwork {
             if (length == 0) {
                 return worker.register(new Immediate("empty send to " + sides.peer, () -> null));
             }
-            buffer.inFlight = true;
+            // The request (and with it the fd reference) first: a connection closed meanwhile throws there, with
+            // the buffer still the caller's; marked in flight before, it would stay so for good.
             SendRequest request = SendRequest.of(this, worker, length);
+            buffer.inFlight = true;
             request.lend(buffer, at);
             return worker.registerCurrent(request, reuse);
         }
@@ -356,11 +358,12 @@ final class EngineNetwork {
 
         /** A send on {@code sink} from {@code worker}, the calling fiber's: a retired one of the worker's, or new. */
         static SendRequest of(EngineSink sink, Worker worker, int count) {
+            SharedFd held = sink.sides.fd.acquire(); // before a recycled request is taken: a closed one throws here
             SendRequest request = worker.sends.take();
             if (request == null) {
                 request = new SendRequest(worker);
             }
-            request.start(sink.sides.fd.acquire(), count);
+            request.start(held, count);
             request.sink = sink;
             return request;
         }
