@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UringBlobCloseRaceStressTest {
     private static final int WORKERS = 2;
-    private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(25);
+    /** How long each case races: {@code -Dlockstep.stress.seconds=N} (6 by default, what the build spends). */
+    private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(Long.getLong("lockstep.stress.seconds", 6));
     private static final int MAX_ROUNDS = 40_000;
     private static final int LENGTH = 512;
 

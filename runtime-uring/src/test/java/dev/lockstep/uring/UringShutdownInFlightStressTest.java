@@ -21,7 +21,8 @@ class UringShutdownInFlightStressTest {
         int fdsBefore = OpenDescriptors.fdCount();
         long start = System.nanoTime();
         int runs = 0;
-        while (System.nanoTime() - start < TimeUnit.SECONDS.toNanos(25) && runs < 400) {
+        while (System.nanoTime() - start < TimeUnit.SECONDS.toNanos(Long.getLong("lockstep.stress.seconds", 6))
+                && runs < 400) {
             List<Thread> foreign = new ArrayList<>();
             UringRunner.builder().workers(3).ringEntries(8).build().start(ctx -> {
                 for (int w = 0; w < 3; w++) {
