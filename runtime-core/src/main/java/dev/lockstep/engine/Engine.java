@@ -446,6 +446,11 @@ public final class Engine {
             handle.closed("was not started: its supervisor was aborted or its worker closed");
             return handle;
         }
+        if (!home.countFiber()) {
+            // The worker began closing since the look above (its thread may be ending): see Worker.countFiber.
+            handle.closed("was not started: its worker closed");
+            return handle;
+        }
         Fiber fiber = new Fiber(home, handle.label, scheduler);
         handle.fiber = fiber;
         EngineContext context = new EngineContext(this, node, label, spawner == null);
@@ -497,7 +502,6 @@ public final class Engine {
         } finally {
             fibersLock.unlock();
         }
-        home.fibers.incrementAndGet();
         thread.start();
         return handle;
     }

@@ -195,6 +195,13 @@ public final class ThreadedRunner implements Runner {
                 Thread.currentThread().interrupt();
                 throw interruption.abandoned(leftBehind);
             }
+            // Every worker ended with no live fiber and none could be counted after (Worker.closeIfNoFibers), so
+            // every fiber ever started has finished; one that has not was started on a worker whose thread had
+            // ended and will never run: an engine bug, reported rather than left behind unseen.
+            if (engine.liveFibers() != 0) {
+                engine.fail(new IllegalStateException(engine.liveFibers() + " fiber(s) never finished: started on"
+                        + " a worker whose thread had ended (a bug in the engine)"));
+            }
             // Every worker retired, so no request holds an fd any more: what user code left open is closed now.
             engine.closeOwnedResources();
             engine.releaseStorageHold(hold);
@@ -330,7 +337,8 @@ public final class ThreadedRunner implements Runner {
                     run(engine, continuation);
                 }
                 boolean idle = runQueue.isEmpty() && localQueue.isEmpty();
-                if (shutdown.get() && worker.liveFibers() == 0 && idle) {
+                // Ends only once no fiber is live and none can be started on it any more (Worker.countFiber).
+                if (shutdown.get() && worker.liveFibers() == 0 && idle && worker.closeIfNoFibers()) {
                     break;
                 }
                 if (retired.get()) {

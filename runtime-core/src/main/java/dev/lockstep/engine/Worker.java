@@ -232,6 +232,44 @@ public final class Worker {
     }
 
     /**
+     * Counts a fiber about to start with this worker as its home, unless the worker is closing: the spawn's side
+     * of the hand-off with a worker thread that ends ({@link #closeIfNoFibers}). Any thread.
+     *
+     * <p>Why a fiber cannot be started on a worker whose thread has ended: this method raises the count, then
+     * reads {@code closing}; {@link #closeIfNoFibers} writes {@code closing}, then reads the count. Both are
+     * volatile, so in every interleaving at least one of the two reads sees the other's write. If the spawn sees
+     * the worker closing it takes its count back and nudges the worker, which may have seen that count and stayed
+     * for it, so that it looks again; the fiber is not started. Otherwise the worker saw the count and keeps
+     * running fibers until it drops to 0, so the fiber, queued once its thread starts, runs. (A check of
+     * {@code closing} before the count is raised, and a worker that looks at the count before it marks itself
+     * closing, leave a gap in which the worker ends and the fiber is queued to nobody, never to run.)
+     *
+     * @return true if the fiber is counted and may start; false if the worker is closing (nothing counted)
+     */
+    boolean countFiber() {
+        fibers.incrementAndGet();
+        if (closing) {
+            fibers.decrementAndGet();
+            nudge();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Marks the worker closing, then says whether it has no live fiber: the worker thread's side of the hand-off
+     * with {@link #countFiber} (see there). When it answers true no fiber can be counted any more, so the thread
+     * may end; when false, a spawn counted one first, and the thread must run fibers until the count drops.
+     * Worker's thread, once the runtime is shutting down and nothing is runnable.
+     *
+     * @return true if no fiber is live and none can start
+     */
+    boolean closeIfNoFibers() {
+        closing = true;
+        return fibers.get() == 0;
+    }
+
+    /**
      * Whether the driver has retired (closure finished).
      *
      * @return true once retired

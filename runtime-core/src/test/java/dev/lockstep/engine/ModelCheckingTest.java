@@ -443,6 +443,31 @@ class ModelCheckingTest {
     }
 
     /**
+     * A spawn counting its fiber on a worker while the worker's thread decides whether to end, as {@code
+     * Engine.startFiber} and {@code ThreadedRunner}'s loop make them ({@link Worker#countFiber}, {@link
+     * Worker#closeIfNoFibers}): never both a counted fiber and an ended thread (the fiber would be queued to nobody
+     * and never run); a spawn that backs off leaves nothing counted, and nudges the worker in case it stayed for
+     * it. With the spawn's look at {@code closing} before its count, or the thread's look at the count before it
+     * marks itself closing, the scenario fails.
+     */
+    @Test
+    void aFiberCountedWhileItsWorkerEndsIsRunOrRefusedNeverLost() {
+        check(INVOCATIONS, () -> {
+            CountingRing ring = new CountingRing();
+            Worker worker = new Worker(0, null, ring);
+            boolean[] counted = new boolean[1];
+            boolean[] ended = new boolean[1];
+            run(() -> counted[0] = worker.countFiber(),
+                    () -> ended[0] = worker.liveFibers() == 0 && worker.closeIfNoFibers());
+            assertFalse(counted[0] && ended[0], "a fiber counted on a worker whose thread ended would never run");
+            assertEquals(counted[0] ? 1 : 0, worker.liveFibers(), "a spawn that backed off left its count");
+            if (!counted[0]) {
+                assertTrue(ring.wakes.get() >= 1, "a spawn that backed off did not nudge the worker");
+            }
+        });
+    }
+
+    /**
      * A spawn racing an abort of its supervisor, as {@code Engine.startFiber} makes it: a child node, the task set
      * on it, then a look at whether it is aborted. Whichever the order, the task never runs unaborted under an
      * aborted node: either the spawn's look sees the abort (and the engine closes the handle without starting it),
