@@ -16,8 +16,12 @@ import java.util.TreeMap;
  * first takes a copy of it, so a 4 KiB write is one array in the page cache, the journal and the disk image.
  */
 final class ByteImage {
-    /** The largest file the simulator holds, as ext4's 16 TiB limit for 4 KiB blocks. */
-    static final long MAX_SIZE = 16L << 40;
+    /**
+     * The largest file the simulator holds, as ext4's limit for 4 KiB blocks ({@code s_maxbytes}): 2^32 - 1
+     * blocks, 16 TiB less one block. Linux refuses an {@code ftruncate} past it and a {@code pwrite} starting at
+     * it with {@code EFBIG}, and cuts a {@code pwrite} that crosses it short.
+     */
+    static final long MAX_SIZE = (16L << 40) - 4096;
     /** The largest image {@link #toArray()} can return whole. */
     static final long MAX_ARRAY_SIZE = Integer.MAX_VALUE - 8;
     private static final int PAGE_SHIFT = 12;

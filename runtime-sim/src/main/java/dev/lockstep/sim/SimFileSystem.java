@@ -552,7 +552,8 @@ public final class SimFileSystem {
      * Writes to a file ({@code pwrite}) from an array, extending it (a gap reads as zeros).
      *
      * <p>At capacity the write is cut short honestly: it writes what fits and returns that count, or fails
-     * {@code ENOSPC} if nothing fits. An injected fault ({@code EIO}) may first have written a seeded, non-empty
+     * {@code ENOSPC} if nothing fits. As on Linux, a write crossing the largest file size
+     * ({@link ByteImage#MAX_SIZE}) is cut short there and one starting at it fails {@code EFBIG}. An injected fault ({@code EIO}) may first have written a seeded, non-empty
      * proper prefix to the page cache ({@link StorageFaults#partialWriteRate()}): a failed write may have
      * changed the file. A successful {@code durable} write ({@code RWF_DSYNC}) survives any crash; a failed or
      * short one makes nothing durable beyond the bytes it reports.
@@ -592,8 +593,11 @@ public final class SimFileSystem {
         if (offset < 0 || length < 0) {
             return -Errno.EINVAL;
         }
-        if (offset + length > ByteImage.MAX_SIZE) {
+        if (length > 0 && offset >= ByteImage.MAX_SIZE) {
             return -Errno.EFBIG;
+        }
+        if (offset + length > ByteImage.MAX_SIZE) {
+            length = (int) (ByteImage.MAX_SIZE - offset); // Linux cuts a write crossing the limit short
         }
         long before = file.live.size();
         int result = PageCache.write(file, offset, source, sourceOffset, length, durable, faults,
