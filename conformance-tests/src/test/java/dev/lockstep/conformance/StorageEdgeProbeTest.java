@@ -657,4 +657,91 @@ class StorageEdgeProbeTest {
         assertTable(rt, expected, actual);
     }
 
+    // ------------------------------------------------------------------------ mixed opens, order, options
+
+    @Conformance
+    void probeMixed(Runtimes rt) {
+        Map<String, String> actual = rt.runner().start(ctx -> {
+            Map<String, String> t = new LinkedHashMap<>();
+            try (Blob plain = ctx.open("m", "mix").await().blob();
+                    Blob direct = ctx.open("m", "mix", OpenOptions.DIRECT).await().blob()) {
+                int a = direct.directAlignment();
+                byte[] ones = new byte[a];
+                Arrays.fill(ones, (byte) 1);
+                byte[] twos = new byte[a];
+                Arrays.fill(twos, (byte) 2);
+                plain.writeAt(0, ones).await();
+                record(t, "direct read sees unsynced plain write", null,
+                        () -> Arrays.equals(ones, direct.readAt(0, a).await()));
+                record(t, "plain read before direct write", null, () -> plain.readAt(0, a).await()[0]);
+                direct.writeAt(0, twos).await();
+                record(t, "plain read sees direct write", null,
+                        () -> Arrays.equals(twos, plain.readAt(0, a).await()));
+                record(t, "plain read (DONT_CACHE) sees direct write", null,
+                        () -> Arrays.equals(twos, plain.readAt(0, a, ReadOptions.DONT_CACHE).await()));
+                record(t, "direct write past end leaves a gap", null, () -> direct.writeAt(4L * a, twos));
+                record(t, "gap reads zeros through plain", null,
+                        () -> Arrays.equals(new byte[a], plain.readAt(2L * a, a).await()));
+                record(t, "SYNC|DONT_CACHE write", null, () -> plain.writeAt(1, new byte[][] {bytes("ab")},
+                        WriteOptions.SYNC.with(WriteOptions.DONT_CACHE)));
+                record(t, "direct SYNC write", null, () -> direct.writeAt(0, new byte[][] {twos},
+                        WriteOptions.SYNC));
+                record(t, "direct resize unaligned", null, () -> direct.resize(a + 7));
+                record(t, "direct read across unaligned end", Integer.toString(a),
+                        () -> direct.readAt(a, a));
+                record(t, "plain length", null, plain::length);
+                Operation<Void> sync = plain.sync();
+                record(t, "remove during sync", null, () -> ctx.remove("m", bytes("mix")));
+                record(t, "sync in flight at remove", null, () -> sync);
+            }
+            List<byte[]> names = List.of(new byte[] {(byte) 0xff}, new byte[] {(byte) 0x80},
+                    new byte[] {0x7f}, new byte[] {(byte) 0xff, 0}, new byte[] {0});
+            for (byte[] name : names) {
+                ctx.open("order", name).await().blob().close();
+            }
+            record(t, "scan order", null, () -> ctx.scan("order").await().stream()
+                    .map(java.util.HexFormat.of()::formatHex).toList());
+            ctx.remove("order", null).await();
+            // The same new blob opened from every worker at once.
+            List<dev.lockstep.Handle<Long>> opens = new java.util.ArrayList<>();
+            for (int w = 0; w < ctx.workers(); w++) {
+                for (int i = 0; i < 3; i++) {
+                    opens.add(ctx.child("open").spawnOn(w, c -> {
+                        OpenedBlob opened = c.open("race", "same").await();
+                        opened.blob().writeAt(0, bytes("z")).await();
+                        opened.blob().close();
+                        return opened.length();
+                    }));
+                }
+            }
+            record(t, "concurrent opens", null, () -> {
+                long total = 0;
+                for (dev.lockstep.Handle<Long> open : opens) {
+                    total += open.await();
+                }
+                return total <= opens.size();
+            });
+            record(t, "scan after concurrent opens", null, () -> ctx.scan("race").await().size());
+            ctx.remove("race", null).await();
+            return t;
+        });
+        Map<String, String> expected = new LinkedHashMap<>();
+        expected.put("direct read sees unsynced plain write", "ok[true]");
+        expected.put("plain read before direct write", "ok[1]");
+        expected.put("plain read sees direct write", "ok[true]");
+        expected.put("plain read (DONT_CACHE) sees direct write", "ok[true]");
+        expected.put("direct write past end leaves a gap", "ok");
+        expected.put("gap reads zeros through plain", "ok[true]");
+        expected.put("SYNC|DONT_CACHE write", "ok");
+        expected.put("direct SYNC write", "ok");
+        expected.put("direct resize unaligned", "ok");
+        expected.put("direct read across unaligned end", "BlobInsufficientLengthException+named");
+        expected.put("plain length", actual.get("plain length"));
+        expected.put("remove during sync", "ok");
+        expected.put("sync in flight at remove", "ok");
+        expected.put("scan order", "ok[[00, 7f, 80, ff, ff00]]");
+        expected.put("concurrent opens", "ok[true]");
+        expected.put("scan after concurrent opens", "ok[1]");
+        assertTable(rt, expected, actual);
+    }
 }
