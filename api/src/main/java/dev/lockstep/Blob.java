@@ -59,7 +59,8 @@ public interface Blob extends AutoCloseable {
      * Reads exactly {@code length} bytes at {@code offset}.
      *
      * @param offset byte offset, {@code >= 0}
-     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}; zero is always satisfied
+     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}; zero is always satisfied, past the end too
+     *     (on a blob opened for direct I/O the offset must still be aligned: {@link BlobMisalignedException})
      * @return the bytes; fails with {@link BlobInsufficientLengthException} if the blob ends before
      *     {@code offset + length}
      */
@@ -110,7 +111,8 @@ public interface Blob extends AutoCloseable {
      * @param offset byte offset, {@code >= 0}
      * @param into a held buffer of the calling worker
      * @param at where in the buffer, {@code 0 <= at} and {@code at + length <= into.capacity()}
-     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}; zero is always satisfied
+     * @param length byte count, {@code 0 <= length <= MAX_TRANSFER_BYTES}; zero is always satisfied, past the end too
+     *     (on a blob opened for direct I/O the offset must still be aligned: {@link BlobMisalignedException})
      * @return completes when the bytes are in the buffer; fails with {@link BlobInsufficientLengthException}
      *     if the blob ends before {@code offset + length} (the buffer's range then holds unspecified bytes)
      */

@@ -227,7 +227,16 @@ class StorageEdgeProbeTest {
      * less 4 KiB the write is refused with EFBIG, and so is a resize to one byte more than the limit.
      */
     @Conformance
-    void probeLargestFile(Runtimes rt) {
+    void probeLargestFile(Runtimes rt) throws java.io.IOException {
+        if (!rt.isSim()) {
+            // On Linux the limit is the file system's: the table is ext4's with 4 KiB blocks, what the simulator
+            // models. A temporary directory elsewhere (tmpfs, XFS) has another limit, so the real run is skipped.
+            java.nio.file.FileStore store = java.nio.file.Files.getFileStore(
+                    java.nio.file.Path.of(System.getProperty("java.io.tmpdir")));
+            org.junit.jupiter.api.Assumptions.assumeTrue(store.type().equals("ext4") && store.getBlockSize() == 4096,
+                    "the temporary directory is on " + store.type() + " with " + store.getBlockSize()
+                    + "-byte blocks, not ext4 with 4 KiB ones");
+        }
         Map<String, String> actual = rt.runner().start(ctx -> {
             Map<String, String> t = new LinkedHashMap<>();
             try (Blob blob = ctx.open("p", "huge").await().blob()) {
