@@ -102,20 +102,30 @@ final class SocketStateMachine {
         return used != null && used.contains(port);
     }
 
-    /** On the loopback machine: whether a bind of (ip or the wildcard, port) collides with another bind. */
+    /**
+     * On the loopback machine: whether a bind of (ip or the wildcard, port) collides with another bind, as Linux
+     * decides with {@code SO_REUSEADDR} and {@code IPV6_V6ONLY} off: the same address collides; the IPv4 wildcard
+     * collides with every IPv4 address; the IPv6 wildcard (dual stack) with every address of either family. The
+     * IPv4 wildcard and a specific IPv6 address (e.g. {@code ::1}) do not collide.
+     */
     private boolean loopbackPortTaken(String ip, int port) {
-        if (portUsed(WILDCARD_V4, port) || portUsed(WILDCARD_V6, port)) {
+        for (java.util.Map.Entry<String, TreeSet<Integer>> entry : portsInUse.entrySet()) {
+            if (entry.getValue().contains(port) && collide(ip, entry.getKey())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean collide(String ip, String other) {
+        if (ip.equals(other) || ip.equals(WILDCARD_V6) || other.equals(WILDCARD_V6)) {
             return true;
         }
-        if (ip.equals(WILDCARD_V4) || ip.equals(WILDCARD_V6)) {
-            for (java.util.Map.Entry<String, TreeSet<Integer>> entry : portsInUse.entrySet()) {
-                if (entry.getValue().contains(port)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-        return portUsed(ip, port);
+        return ip.equals(WILDCARD_V4) && isIpv4(other) || other.equals(WILDCARD_V4) && isIpv4(ip);
+    }
+
+    private static boolean isIpv4(String ip) {
+        return ip.indexOf(':') < 0;
     }
 
     /** Binds a socket of the loopback machine: any loopback address, or the wildcard for all of them. */
@@ -156,7 +166,10 @@ final class SocketStateMachine {
     private SimSocket listenerFor(String serverIp, InetAddress serverAddress, int port) {
         SimSocket listener = listeners.get(endpoint(serverIp, port));
         if (listener == null && loopbackClaimed && serverAddress.isLoopbackAddress()) {
-            listener = listeners.get(endpoint(WILDCARD_V4, port));
+            // The IPv4 wildcard takes IPv4 dials only; the IPv6 wildcard (dual stack) takes both, as on Linux.
+            if (!(serverAddress instanceof java.net.Inet6Address)) {
+                listener = listeners.get(endpoint(WILDCARD_V4, port));
+            }
             if (listener == null) {
                 listener = listeners.get(endpoint(WILDCARD_V6, port));
             }
