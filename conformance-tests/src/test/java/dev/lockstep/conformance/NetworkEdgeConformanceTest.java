@@ -546,4 +546,48 @@ class NetworkEdgeConformanceTest {
             return null;
         });
     }
+
+    /** Bad ranges and nulls on the buffer and array paths: refused at the call, typed, naming the value. */
+    @Conformance
+    void testBadRangesAndNulls(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            try (Listener listener = ctx.bind(ANY_PORT).await()) {
+                Connection[] ends = pair(ctx, listener);
+                IoBuffer buffer = ctx.buffers().allocate(4096);
+                List<String> messages = new ArrayList<>();
+                messages.add(assertThrows(IllegalArgumentException.class,
+                        () -> ends[0].sink().sendFrom(buffer, Integer.MAX_VALUE, 1)).getMessage());
+                messages.add(assertThrows(IllegalArgumentException.class,
+                        () -> ends[1].stream().recvInto(buffer, 4096, 1)).getMessage());
+                messages.add(assertThrows(IllegalArgumentException.class,
+                        () -> ends[1].stream().recvInto(buffer, -1, 0)).getMessage());
+                messages.add(assertThrows(IllegalArgumentException.class,
+                        () -> ends[1].stream().recvInto(buffer, 0, -7)).getMessage());
+                messages.add(String.valueOf(assertThrows(NullPointerException.class,
+                        () -> ends[0].sink().send((byte[]) null)).getMessage()));
+                messages.add(String.valueOf(assertThrows(NullPointerException.class,
+                        () -> ends[0].sink().send((byte[][]) null)).getMessage()));
+                messages.add(String.valueOf(assertThrows(NullPointerException.class,
+                        () -> ends[1].stream().recvInto(null, 0, 1)).getMessage()));
+                report(rt, "bad ranges", messages);
+                assertTrue(messages.get(0).contains(String.valueOf(Integer.MAX_VALUE)), messages.get(0));
+                assertTrue(messages.get(1).contains("4096"), messages.get(1));
+                assertTrue(messages.get(2).contains("-1"), messages.get(2));
+                assertTrue(messages.get(3).contains("-7"), messages.get(3));
+                assertEquals(List.of("chunk", "chunks", "buffer"), messages.subList(4, 7),
+                        "a null names the parameter, not an internal local");
+                // Zero-length transfers at the very end of the buffer complete at once; nothing was poisoned.
+                ends[0].sink().sendFrom(buffer, 4096, 0).await();
+                ends[1].stream().recvInto(buffer, 4096, 0).await();
+                buffer.segment().set(ValueLayout.JAVA_BYTE, 0, (byte) 9);
+                ends[0].sink().sendFrom(buffer, 0, 1).await();
+                ends[1].stream().recvInto(buffer, 4095, 1).await();
+                assertEquals(9, buffer.segment().get(ValueLayout.JAVA_BYTE, 4095));
+                buffer.close();
+                ends[0].close();
+                ends[1].close();
+            }
+            return null;
+        });
+    }
 }

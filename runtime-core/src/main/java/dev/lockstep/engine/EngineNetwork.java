@@ -271,6 +271,7 @@ final class EngineNetwork {
 
         @Override
         public Operation<Void> send(byte[]... chunks) {
+            java.util.Objects.requireNonNull(chunks, "chunks");
             if (sides.isClosed(ConnectionSides.SINK)) {
                 throw new ClosedException("sink to " + sides.peer + " is closed");
             }
