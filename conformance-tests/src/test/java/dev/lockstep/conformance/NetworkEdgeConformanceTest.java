@@ -436,6 +436,33 @@ class NetworkEdgeConformanceTest {
     }
 
     /**
+     * Two accepts wait on one listener; the first is closed and a connection is dialed at once: the second gets
+     * it. (On runtime-uring the closed accept's kernel request stayed first among the listener's exclusive waiters
+     * until the worker's next wait for completions, and took the connection's wake-up for nobody.)
+     */
+    @Conformance
+    void testAnAcceptWaitingBesideAClosedOneGetsTheNextConnection(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            Set<Integer> before = rt.probe().openFds();
+            try (Listener listener = ctx.bind(ANY_PORT).await()) {
+                Operation<Connection> first = listener.accept();
+                Operation<Connection> second = listener.accept();
+                assertFalse(first.poll(dev.lockstep.Waker.noop()).isReady());
+                assertFalse(second.poll(dev.lockstep.Waker.noop()).isReady());
+                ctx.sleep(Duration.ofMillis(5));
+                first.close();
+                try (Connection client = ctx.dial(listener.localAddress()).await();
+                     Connection server = ctx.timeout(Duration.ofSeconds(5), second::await)) {
+                    client.sink().send(bytes("y")).await();
+                    assertArrayEquals(bytes("y"), server.stream().recv(1).await());
+                }
+            }
+            until(ctx, "every fd is released", () -> rt.probe().openFds().equals(before));
+            return null;
+        });
+    }
+
+    /**
      * An accept posted right after another accept on the same listener was closed (explicitly, or by an
      * enclosing timeout) gets the next connection. The dial completes either way (the kernel's backlog takes
      * it); the accept must hand it out. Each variant runs on a fresh listener.

@@ -708,6 +708,7 @@ public final class UringRing implements Ring {
                             + Long.toHexString(WAKE_USER_DATA) + ") cannot be cancelled: " + submission);
                 }
                 writeSqe(OP_ASYNC_CANCEL, -1, 0, submission.target, 0, 0, userData);
+                submitAndRunTaskWork();
             }
         }
         return true;
@@ -810,6 +811,25 @@ public final class UringRing implements Ring {
         int toSubmit = sqStagedTail - (int) SHARED_INT.getAcquire(sqRing, sqHeadOffset);
         SHARED_INT.setRelease(sqRing, sqTailOffset, sqStagedTail);
         Libc.syscallUncaptured(Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, 0, enterFdFlag, 0, 0);
+    }
+
+    /**
+     * Submits every staged entry, a cancellation last, and runs the ring's deferred task work before anything is
+     * staged after it. Why: with {@code DEFER_TASKRUN} the kernel takes a cancelled request off what it waits on
+     * only in task work, which runs when this thread next asks for completions. A cancelled accept waiting on its
+     * listener stays there until then, first in the listener's queue of exclusive waiters, and takes the wake-up of
+     * the next connection for nobody: an accept staged after the cancellation (on the same listener, in the same
+     * {@code io_uring_enter}) is never woken for that connection, which waits until another one arrives. Running
+     * the task work here takes the cancelled accept off first. {@code GETEVENTS} with no minimum runs the task
+     * work and waits for nothing; the completions stay for {@link #enter} to deliver. A cancellation is rare (a
+     * close or a timeout of a request in flight), so the extra system call is too. Any result is fine, as in
+     * {@link #submitIfReadWriteBatchFull}: entries not consumed stay published for the next enter.
+     */
+    private void submitAndRunTaskWork() {
+        readsWritesUnsubmitted = 0;
+        int toSubmit = sqStagedTail - (int) SHARED_INT.getAcquire(sqRing, sqHeadOffset);
+        SHARED_INT.setRelease(sqRing, sqTailOffset, sqStagedTail);
+        Libc.syscallUncaptured(Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, 0, ENTER_GETEVENTS | enterFdFlag, 0, 0);
     }
 
     private int freeSlots() {
