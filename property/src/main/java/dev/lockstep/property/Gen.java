@@ -149,7 +149,8 @@ public interface Gen<T> {
         if (min >= 0) {
             return choices -> min + choices.choose(max - min);
         }
-        if (max <= 0) {
+        if (max < 0 || (max == 0 && min != Long.MIN_VALUE)) {
+            // (From Long.MIN_VALUE to 0, max - min overflows: that range is drawn as one across zero, below.)
             return choices -> max - choices.choose(max - min);
         }
         // Across zero: a sign (0 = not negative), then the distance from zero.
