@@ -28,19 +28,9 @@ public final class PropertyExtension implements ParameterResolver, InvocationInt
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
-        if (type == int.class) {
-            return 0;
-        }
-        if (type == long.class) {
-            return 0L;
-        }
-        if (type == boolean.class) {
-            return false;
-        }
-        if (type.isPrimitive()) {
-            throw new ExtensionConfigurationException("@ForAll " + type + " is not supported: use its boxed type");
-        }
-        return null;
+        // A placeholder only: the default of a primitive (any primitive a named generator gives), else null.
+        return type.isPrimitive() ? java.lang.reflect.Array.get(java.lang.reflect.Array.newInstance(type, 1), 0)
+                : null;
     }
 
     @Override

@@ -1,0 +1,56 @@
+package dev.lockstep.property;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/** @ForAll parameters the docs promise: any type with a named generator, found on the test class. */
+class ForAllParameterTest {
+
+    record Finished(String name, TestExecutionResult result) {
+    }
+
+    static Finished only(Class<?> type) {
+        List<Finished> finished = new ArrayList<>();
+        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(type))
+                .build(), new TestExecutionListener() {
+                    @Override
+                    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                        if (id.isTest()) {
+                            finished.add(new Finished(id.getDisplayName(), result));
+                        }
+                    }
+                });
+        assertEquals(1, finished.size(), finished::toString);
+        return finished.getFirst();
+    }
+
+    static class PrimitiveDouble {
+        @Property(tries = 5, seed = 1)
+        void doubles(@ForAll("halves") double x) {
+            assertTrue(x >= 0);
+        }
+
+        static Gen<Double> halves() {
+            return Gen.ints(0, 10).map(i -> i / 2.0);
+        }
+    }
+
+    @Test
+    void aPrimitiveDoubleWithANamedGeneratorIsSupported() {
+        Finished f = only(PrimitiveDouble.class);
+        assertEquals(TestExecutionResult.Status.SUCCESSFUL, f.result().getStatus(), f::toString);
+    }
+}
