@@ -52,11 +52,12 @@ public final class PropertyExtension implements ParameterResolver, InvocationInt
                 throw new ExtensionConfigurationException("parameter " + parameter.getName() + " of @Property "
                         + method.getName() + " needs @ForAll: every parameter of a property is drawn");
             }
-            gens.add(generator(method.getDeclaringClass(), target, parameter, forAll));
+            // The class JUnit runs (a subclass, for a property inherited from an abstract test), not the declaring one.
+            gens.add(generator(context.getRequiredTestClass(), target, parameter, forAll));
             names.add(parameter.getName());
         }
         method.setAccessible(true);
-        String name = method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        String name = context.getRequiredTestClass().getSimpleName() + "." + method.getName();
         PropertyCheck.Report report = PropertyCheck.named(name).tries(property.tries()).seed(property.seed())
                 .shrinkLimit(property.shrinkLimit()).replay(property.replay()).parameterNames(names)
                 .check(gens, arguments -> {

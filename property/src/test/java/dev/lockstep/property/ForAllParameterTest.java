@@ -53,4 +53,27 @@ class ForAllParameterTest {
         Finished f = only(PrimitiveDouble.class);
         assertEquals(TestExecutionResult.Status.SUCCESSFUL, f.result().getStatus(), f::toString);
     }
+
+    abstract static class Contract {
+        static final List<Object> seen = new ArrayList<>();
+
+        @Property(tries = 3, seed = 1)
+        void holds(@ForAll("values") Object value) {
+            seen.add(value);
+        }
+    }
+
+    static class StringContract extends Contract {
+        Gen<Object> values() {
+            return Gen.just("s");
+        }
+    }
+
+    @Test
+    void anInheritedPropertyFindsTheGeneratorOfTheTestClass() {
+        Contract.seen.clear();
+        Finished f = only(StringContract.class);
+        assertEquals(TestExecutionResult.Status.SUCCESSFUL, f.result().getStatus(), f::toString);
+        assertEquals(List.of("s", "s", "s"), Contract.seen);
+    }
 }
