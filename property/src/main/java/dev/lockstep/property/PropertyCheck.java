@@ -19,7 +19,8 @@ import java.util.StringJoiner;
  * <p>Try {@code i} draws its arguments, in parameter order, from {@link Choices#random} seeded with the
  * {@code i}th value of a {@link SplittableRandom} seeded with the run's seed. A try fails when the body throws
  * anything but a failed assumption ({@code Assumptions.assume...}), which discards the try, as a
- * {@link Gen.Rejected} from a generator does. The failing try is then shrunk
+ * {@link Gen.Rejected} from a generator does; a generator that throws anything else fails the try as the body
+ * would. The failing try is then shrunk
  * (see {@link Shrinker}) and reported as a {@link PropertyFailure}.
  *
  * <p>Not thread-safe; the body runs on the calling thread.
@@ -292,8 +293,16 @@ public final class PropertyCheck {
             for (Gen<?> gen : gens) {
                 arguments.add(gen.generate(choices));
             }
-        } catch (Gen.Rejected | Choices.Overrun discard) {
+        } catch (Gen.Rejected | Choices.Overrun | org.opentest4j.TestAbortedException discard) {
             return new Outcome(choices.values(), choices.fixed(), choices.spans(), arguments, null, true);
+        } catch (Throwable thrown) {
+            if (thrown instanceof VirtualMachineError fatal && !(thrown instanceof StackOverflowError)) {
+                throw fatal;
+            }
+            // A generator that throws fails the case as the body would (reported with the seed, and shrunk); the
+            // case lists the arguments drawn before it.
+            return new Outcome(choices.values(), choices.fixed(), choices.spans(),
+                    java.util.Collections.unmodifiableList(new ArrayList<>(arguments)), thrown, false);
         }
         List<Object> shown = java.util.Collections.unmodifiableList(new ArrayList<>(arguments));
         Throwable failure = null;

@@ -43,7 +43,8 @@ public final class PropertyFailure extends AssertionError {
     }
 
     /**
-     * The arguments after shrinking, in parameter order: what the cause was thrown for.
+     * The arguments after shrinking, in parameter order: what the cause was thrown for (only those drawn before
+     * it, if a generator threw it).
      *
      * @return them
      */
