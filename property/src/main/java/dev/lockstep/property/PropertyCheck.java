@@ -149,7 +149,8 @@ public final class PropertyCheck {
     }
 
     /**
-     * Runs the one case a failure's replay line gives, instead of tries.
+     * Runs the one case a failure's replay line gives, instead of tries. If a filter or an assumption discards
+     * that case, the check is aborted ({@code TestAbortedException}: JUnit reports it skipped), not passed.
      *
      * @param choices the choice sequence, e.g. {@code "1 0 3 0"}; empty for none
      * @return this
@@ -216,6 +217,12 @@ public final class PropertyCheck {
                         + describe(outcome.arguments()) + "\n  failure:  " + outcome.failure() + "\n  replay:   "
                         + replayLine(formatChoices(outcome.values()), runSeed), outcome.failure(), runSeed,
                         outcome.arguments(), outcome.arguments(), formatChoices(outcome.values()), 0);
+            }
+            if (outcome.discarded()) {
+                // Not a pass: the body did not run on the case (a filter or an assumption discarded it).
+                throw new org.opentest4j.TestAbortedException("property " + name + ": the replayed case was "
+                        + "discarded by a filter or an assumption, so nothing was checked\n  case:     "
+                        + describe(outcome.arguments()) + "\n  replay:   " + formatChoices(outcome.values()));
             }
             return new Report(name, runSeed, 1, 0);
         }
