@@ -89,6 +89,7 @@ public final class Choices {
         if (!(probabilityOfOne >= 0 && probabilityOfOne <= 1)) {
             throw new IllegalArgumentException("probability must be in [0, 1], was " + probabilityOfOne);
         }
+        // A certain flip is the same in a replay: shrinking must not turn it into a case no try can draw.
         long one = probabilityOfOne >= 1 ? 1 : probabilityOfOne <= 0 ? 0
                 : random == null ? -1 : (random.nextDouble() < probabilityOfOne ? 1 : 0);
         return record(1, false, one) == 1;
@@ -102,10 +103,10 @@ public final class Choices {
             throw new Overrun();
         }
         long value;
-        if (random == null) {
-            value = size < replayed.length ? Math.min(replayed[size], max) : 0;
-        } else if (forced >= 0) {
+        if (forced >= 0) {
             value = forced;
+        } else if (random == null) {
+            value = size < replayed.length ? Math.min(replayed[size], max) : 0;
         } else if (unshrinkable) {
             // A seed, say: no small or boundary values, which are no simpler than any other.
             value = max == Long.MAX_VALUE ? random.nextLong() & Long.MAX_VALUE : random.nextLong(max + 1);

@@ -248,7 +248,11 @@ public interface Gen<T> {
      * @return the generator
      */
     static <E extends Enum<E>> Gen<E> enums(Class<E> type) {
-        return choose(type.getEnumConstants());
+        E[] constants = Objects.requireNonNull(type, "type").getEnumConstants();
+        if (constants == null || constants.length == 0) {
+            throw new IllegalArgumentException("enum " + type.getName() + " has no constants to choose from");
+        }
+        return choose(constants);
     }
 
     /**

@@ -233,7 +233,7 @@ public final class PropertyCheck {
             long trySeed = trySeeds.nextLong();
             Outcome outcome = runOnce(gens, body, Choices.random(trySeed));
             if (outcome.discarded()) {
-                if (++discarded > 5 * tries) {
+                if (++discarded > 5L * tries) {
                     throw new AssertionError("property " + name + ": generators discarded " + discarded
                             + " tries (filters reject too much) with seed " + runSeed);
                 }
