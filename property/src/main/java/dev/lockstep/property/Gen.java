@@ -216,7 +216,7 @@ public interface Gen<T> {
     /**
      * One of {@code values}, shrinking towards the first.
      *
-     * @param values at least one
+     * @param values at least one (null among them is a value like any other)
      * @param <T> their type
      * @return the generator
      */
@@ -228,12 +228,14 @@ public interface Gen<T> {
     /**
      * One of {@code values}, shrinking towards the first.
      *
-     * @param values at least one
+     * @param values at least one (null among them is a value like any other)
      * @param <T> their type
      * @return the generator
      */
     static <T> Gen<T> choose(List<? extends T> values) {
-        List<T> copy = List.copyOf(values);
+        // A copy that may hold null, a value like any other (as Gen.just(null) gives).
+        List<T> copy = java.util.Collections.unmodifiableList(
+                new java.util.ArrayList<>(Objects.requireNonNull(values, "values")));
         if (copy.isEmpty()) {
             throw new IllegalArgumentException("nothing to choose from");
         }
@@ -264,6 +266,9 @@ public interface Gen<T> {
      */
     @SafeVarargs
     static <T> Gen<T> oneOf(Gen<? extends T>... alternatives) {
+        for (int i = 0; i < Objects.requireNonNull(alternatives, "alternatives").length; i++) {
+            Objects.requireNonNull(alternatives[i], "alternative " + i + " of oneOf is null");
+        }
         List<Gen<? extends T>> copy = List.of(alternatives);
         if (copy.isEmpty()) {
             throw new IllegalArgumentException("no alternatives");

@@ -235,7 +235,7 @@ public final class PropertyCheck {
             if (outcome.discarded()) {
                 if (++discarded > 5L * tries) {
                     throw new AssertionError("property " + name + ": generators discarded " + discarded
-                            + " tries (filters reject too much) with seed " + runSeed);
+                            + " tries (filters or assumptions reject too much) with seed " + runSeed);
                 }
                 continue;
             }

@@ -43,4 +43,22 @@ class ChoicesEdgeTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Gen.enums(Empty.class));
         assertTrue(e.getMessage().contains("Empty"), e.getMessage());
     }
+
+    @Test
+    void nullIsAChoiceLikeAnyOtherAndANullAlternativeIsNamed() {
+        // choose copied its values with List.copyOf, which threw a NullPointerException without a message.
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        PropertyCheck.named("nulls").seed(3).tries(60).forAll(Gen.choose("a", null), seen::add);
+        assertTrue(seen.contains(null) && seen.contains("a"), seen::toString);
+        NullPointerException alternative = assertThrows(NullPointerException.class,
+                () -> Gen.oneOf(Gen.ints(0, 1), null));
+        assertEquals("alternative 1 of oneOf is null", alternative.getMessage());
+    }
+
+    @Test
+    void aRunWhoseAssumptionsDiscardEveryTrySaysSo() {
+        AssertionError e = assertThrows(AssertionError.class, () -> PropertyCheck.named("never").seed(1).tries(10)
+                .forAll(Gen.ints(0, 9), x -> org.junit.jupiter.api.Assumptions.assumeTrue(x > 100)));
+        assertTrue(e.getMessage().contains("filters or assumptions reject too much"), e.getMessage());
+    }
 }
