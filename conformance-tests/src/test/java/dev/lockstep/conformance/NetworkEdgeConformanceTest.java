@@ -140,6 +140,11 @@ class NetworkEdgeConformanceTest {
                     outcome = "bound";
                 } catch (BindFailedException e) {
                     assertTrue(e.getMessage().contains(String.valueOf(port)), e.getMessage());
+                    // The address as both runtimes name it: 127.0.0.1:p or [::1]:p (the simulator said /127.0.0.1:p).
+                    String named = second.getAddress() instanceof java.net.Inet6Address
+                            ? "bind([" + second.getAddress().getHostAddress() + "]:" + port + ")"
+                            : "bind(" + second.getAddress().getHostAddress() + ":" + port + ")";
+                    assertTrue(e.getMessage().contains(named), named + " in " + e.getMessage());
                     outcome = "in use";
                     report(rt, "conflict message", e.getMessage());
                 }

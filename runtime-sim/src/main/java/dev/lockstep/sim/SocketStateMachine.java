@@ -198,6 +198,13 @@ final class SocketStateMachine {
         portsInUse.computeIfAbsent(hostIp, ignored -> new TreeSet<>()).add(port);
     }
 
+    /** An address as runtime-uring's system calls name it in their errors: {@code 0.0.0.0:80}, {@code [::1]:80}. */
+    private static String describe(InetSocketAddress address) {
+        java.net.InetAddress ip = address.getAddress();
+        String host = ip == null ? address.getHostString() : ip.getHostAddress();
+        return (ip instanceof java.net.Inet6Address ? "[" + host + "]" : host) + ":" + address.getPort();
+    }
+
     private void freePort(InetSocketAddress address) {
         TreeSet<Integer> used = portsInUse.get(address.getAddress().getHostAddress());
         if (used != null) {
@@ -207,7 +214,7 @@ final class SocketStateMachine {
 
     /** Binds with {@code SO_REUSEADDR} and listens. */
     void bindAndListen(SimSocket socket, InetSocketAddress address, int backlog) {
-        String subject = String.valueOf(address);
+        String subject = describe(address);
         if (address.isUnresolved()) {
             throw new KernelException(Errno.EINVAL, "bind", subject);
         }
