@@ -109,6 +109,10 @@ final class EngineContext implements Context {
 
     @Override
     public void stop(int code, Duration timeout) {
+        if (timeout != null && timeout.isNegative()) {
+            // Refused before stop is signalled: a bad call must not set the code every holder reads.
+            throw new IllegalArgumentException("stop timeout must not be negative, was " + timeout);
+        }
         StopState state = engine.stopState();
         state.stop(code);
         if (timeout == null) {
