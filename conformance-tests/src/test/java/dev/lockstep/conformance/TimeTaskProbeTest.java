@@ -721,4 +721,159 @@ class TimeTaskProbeTest {
         expected.put("stop(1, ZERO) once the holder went", "ok[ok]");
         assertTable(rt, expected, actual);
     }
+    // ------------------------------------------------------------------------------------ bodies and escapes
+
+    /** Timeout bodies that swallow the timeout and wait again; a task awaiting its own handle. */
+    @Conformance
+    void probeTimeoutBodies(Runtimes rt) {
+        Map<String, String> actual = rt.runner().start(ctx -> {
+            Map<String, String> t = new LinkedHashMap<>();
+            record(t, "body swallows the timeout and waits again", null, () -> {
+                Instant start = ctx.now();
+                String inner = outcome(null, () -> ctx.timeout(Duration.ofSeconds(3), () -> ctx.timeout(
+                        Duration.ofMillis(5), () -> {
+                            try {
+                                sleepForever(ctx);
+                            } catch (TimeoutException swallowed) {
+                                // and goes on waiting
+                            }
+                            ctx.sleep(Duration.ofHours(1));
+                            return "slept an hour";
+                        })));
+                return inner + (Duration.between(start, ctx.now()).compareTo(Duration.ofSeconds(2)) < 0
+                        ? " promptly" : " only by the outer");
+            });
+            record(t, "body swallows the timeout and returns", null, () -> ctx.timeout(Duration.ofMillis(5), () -> {
+                try {
+                    sleepForever(ctx);
+                } catch (TimeoutException swallowed) {
+                    return "swallowed";
+                }
+                return "woke";
+            }));
+            AtomicReference<Handle<String>> self = new AtomicReference<>();
+            Handle<String> selfAwaiting = ctx.child("self").spawn(x -> {
+                while (self.get() == null) {
+                    x.sleep(Duration.ofMillis(1));
+                }
+                return outcome(null, () -> x.timeout(Duration.ofMillis(20), () -> self.get().await()));
+            });
+            self.set(selfAwaiting);
+            record(t, "task awaits its own handle under 20ms", null, selfAwaiting::await);
+            return t;
+        });
+        Map<String, String> expected = new LinkedHashMap<>();
+        expected.put("body swallows the timeout and waits again", "ok[TimeoutException promptly]");
+        expected.put("body swallows the timeout and returns", "ok[swallowed]");
+        expected.put("task awaits its own handle under 20ms", "ok[TimeoutException]");
+        assertTable(rt, expected, actual);
+    }
+
+    /** What escapes the root, used from the test thread once start returned; each call bounded so none can hang. */
+    @Conformance(leavesOpen = "an operation, a signal and contexts escape the root on purpose")
+    void probeEscapesAfterStart(Runtimes rt) throws Exception {
+        AtomicReference<Context> escaped = new AtomicReference<>();
+        AtomicReference<Operation<Void>> escapedOp = new AtomicReference<>();
+        AtomicReference<Signal> escapedSignal = new AtomicReference<>();
+        AtomicReference<Handle<Object>> escapedHandle = new AtomicReference<>();
+        rt.runner().start(ctx -> {
+            escaped.set(ctx.child("later"));
+            escapedOp.set(ctx.sleeper(Duration.ofHours(1)));
+            Handle<Object> holder = ctx.child("holder").spawn(x -> {
+                escapedSignal.set(x.stopped()); // never closed
+                return sleepForever(x);
+            });
+            escapedHandle.set(holder);
+            while (escapedSignal.get() == null) {
+                ctx.sleep(Duration.ofMillis(1));
+            }
+            return null;
+        });
+        Map<String, String> actual = new LinkedHashMap<>();
+        actual.put("escaped op poll", bounded(() -> escapedOp.get().poll(Waker.noop()).get()));
+        actual.put("escaped op await", bounded(() -> escapedOp.get().await()));
+        actual.put("escaped handle await", bounded(() -> escapedHandle.get().await()));
+        actual.put("escaped signal poll", bounded(() -> escapedSignal.get().poll()));
+        actual.put("escaped signal await", bounded(() -> escapedSignal.get().await()));
+        actual.put("escaped signal as operation", bounded(() -> {
+            try (Operation<Integer> op = escapedSignal.get().asOperation()) {
+                return op.await();
+            }
+        }));
+        actual.put("spawn from escaped context", bounded(() -> escaped.get().child("x").spawn(x -> "ran").await()));
+        actual.put("spawnOn 99 from escaped context", bounded(() -> escaped.get().child("y").spawnOn(99, x -> "ran")));
+        actual.put("stop(1, ZERO) from escaped context", bounded(() -> { escaped.get().stop(1, Duration.ZERO); return "returned"; }));
+        actual.put("stop(1, null) from escaped context", bounded(() -> { escaped.get().stop(1, null); return "returned"; }));
+        actual.put("escaped signal poll after", bounded(() -> escapedSignal.get().poll()));
+        System.out.println(rt.config().displayName() + " escapes " + actual);
+        for (Map.Entry<String, String> row : actual.entrySet()) {
+            assertTrue(!row.getValue().equals("HUNG"), rt.config().displayName() + " " + row.getKey() + " hung: " + actual);
+        }
+        Map<String, String> expected = new LinkedHashMap<>();
+        expected.put("escaped op poll", "ClosedException");
+        expected.put("escaped op await", "ClosedException");
+        expected.put("escaped handle await", "ClosedException");
+        expected.put("escaped signal poll", "ok");
+        expected.put("escaped signal await", "ClosedException");
+        expected.put("escaped signal as operation", "ClosedException");
+        expected.put("spawn from escaped context", "ClosedException");
+        expected.put("spawnOn 99 from escaped context", "IllegalArgumentException");
+        expected.put("stop(1, ZERO) from escaped context", "ClosedException");
+        expected.put("stop(1, null) from escaped context", "ClosedException");
+        expected.put("escaped signal poll after", "ok");
+        assertTable(rt, expected, actual);
+    }
+
+    /** Runs {@code call} on a plain thread, waiting at most 5 s: its outcome, or HUNG. */
+    private static String bounded(Callable<?> call) throws InterruptedException {
+        AtomicReference<String> result = new AtomicReference<>();
+        Thread thread = Thread.ofPlatform().daemon().start(() -> result.set(outcome("99", call)));
+        thread.join(5_000);
+        return result.get() == null ? "HUNG" : result.get().replace("+named", "").replaceAll(" UNNAMED\\(.*", "");
+    }
+
+    /** runtime-uring allows plain threads during a run (the simulator refuses them, see SimRunner). */
+    @Conformance
+    void probePlainThreadDuringRun(Runtimes rt) {
+        Map<String, String> actual = rt.runner().start(ctx -> {
+            Map<String, String> t = new LinkedHashMap<>();
+            Handle<String> child = ctx.child("slow").spawnOn(ctx.workers() - 1, x -> {
+                x.sleep(Duration.ofMillis(30));
+                return "done";
+            });
+            Handle<Object> sleeper = ctx.child("sleeper").spawn(x -> sleepForever(x));
+            Operation<Void> timer = ctx.sleeper(Duration.ofMillis(20));
+            dev.lockstep.sync.OneShot<Map<String, String>> report = new dev.lockstep.sync.OneShot<>();
+            if (rt.isSim()) {
+                Map<String, String> refused = new LinkedHashMap<>();
+                refused.put("plain thread awaits a handle", "IllegalStateException");
+                report.complete(refused);
+            } else {
+                Thread.ofPlatform().daemon().start(() -> {
+                    Map<String, String> seen = new LinkedHashMap<>();
+                    seen.put("plain thread awaits a handle", outcome(null, child::await));
+                    seen.put("plain thread awaits it again", outcome(null, child::await));
+                    seen.put("plain thread awaits an operation", outcome(null, timer::await));
+                    seen.put("plain thread aborts a task", outcome(null, () -> { sleeper.abort(); return sleeper.await(); }));
+                    report.complete(seen);
+                });
+            }
+            try (Operation<Map<String, String>> got = report.get()) {
+                t.putAll(ctx.timeout(Duration.ofSeconds(20), got::await));
+            }
+            timer.close();
+            sleeper.abort();
+            return t;
+        });
+        Map<String, String> expected = new LinkedHashMap<>();
+        if (rt.isSim()) {
+            expected.put("plain thread awaits a handle", "IllegalStateException");
+        } else {
+            expected.put("plain thread awaits a handle", "ok[done]");
+            expected.put("plain thread awaits it again", "ok[done]");
+            expected.put("plain thread awaits an operation", "ok");
+            expected.put("plain thread aborts a task", "ClosedException");
+        }
+        assertTable(rt, expected, actual);
+    }
 }

@@ -427,6 +427,7 @@ public final class Engine {
     /** Aborts every task; the runner calls this when the root finished. */
     public void abortAll() {
         supervision.abortBelow(supervision.root(), true);
+        stop.shutDown(); // no task is left to close a signal: end the waits for one (a plain thread's too)
     }
 
     <T> Handle<T> spawn(Supervision.Node spawner, int workerIndex, String label, Task<T> task) {

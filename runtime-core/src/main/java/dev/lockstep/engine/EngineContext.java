@@ -114,19 +114,31 @@ final class EngineContext implements Context {
             throw new IllegalArgumentException("stop timeout must not be negative, was " + timeout);
         }
         StopState state = engine.stopState();
+        if (state.isShutDown()) {
+            throw new dev.lockstep.ClosedException("stop(" + code + "): the runtime has shut down");
+        }
         state.stop(code);
         if (timeout == null) {
-            Fibers.awaitUntil(state::drained, state.drainedList());
+            awaitDrained(state, code);
             return;
         }
         try {
             timeout(timeout, () -> {
-                Fibers.awaitUntil(state::drained, state.drainedList());
+                awaitDrained(state, code);
                 return null;
             });
         } catch (TimeoutException expired) {
             throw new TimeoutException("stop(" + code + ") timed out after " + timeout
                     + ": a holder of stopped() did not close its signal", expired);
+        }
+    }
+
+    /** Waits until every holder closed its signal; once the run is over none can, and the wait ends Closed. */
+    private static void awaitDrained(StopState state, int code) {
+        Fibers.awaitUntil(state::drainedOrShutDown, state.drainedList());
+        if (!state.drained()) {
+            throw new dev.lockstep.ClosedException("stop(" + code + "): the runtime shut down while a holder of"
+                    + " stopped() still had its signal open");
         }
     }
 

@@ -13,6 +13,11 @@ final class StopState {
     private final FiberSafeLock lock = new FiberSafeLock();
     private Integer code;
     private int holders;
+    /**
+     * Set once every task has been aborted at the end of the run ({@link Engine#abortAll}): no holder left can
+     * close its signal any more, so waits for a drain or a stop that has not come end with ClosedException.
+     */
+    private boolean shutDown;
     private final WaitList stopped = new WaitList();
     private final WaitList drained = new WaitList();
 
@@ -37,6 +42,54 @@ final class StopState {
             lock.unlock();
         }
         stopped.wakeAll();
+    }
+
+    /** Ends every wait on this state that can no longer be satisfied: the run is over. */
+    void shutDown() {
+        lock.lock();
+        try {
+            shutDown = true;
+        } finally {
+            lock.unlock();
+        }
+        stopped.wakeAll();
+        drained.wakeAll();
+    }
+
+    boolean isShutDown() {
+        lock.lock();
+        try {
+            return shutDown;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether a stop wait is over: drained, or the run ended (the caller then checks {@link #drained()}). */
+    boolean drainedOrShutDown() {
+        lock.lock();
+        try {
+            return holders == 0 || shutDown;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean stoppedOrShutDown() {
+        lock.lock();
+        try {
+            return code != null || shutDown;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Integer codeOrClosed() {
+        Integer value = code();
+        if (value == null) {
+            throw new dev.lockstep.ClosedException("the runtime shut down before stop was signalled");
+        }
+        return value;
     }
 
     boolean drained() {
@@ -80,8 +133,8 @@ final class StopState {
 
         @Override
         public int await() {
-            Fibers.awaitUntil(() -> code() != null, stopped);
-            return code();
+            Fibers.awaitUntil(StopState.this::stoppedOrShutDown, stopped);
+            return codeOrClosed();
         }
 
         @Override
@@ -111,12 +164,19 @@ final class StopState {
 
     /** The stop as an operation: ready with the code once stop is signalled; woken through the stop wait list. */
     private final class Stopped implements dev.lockstep.Operation<Integer> {
-        private final WaitList.Condition condition = new WaitList.Condition(() -> code() != null, stopped);
+        private final WaitList.Condition condition = new WaitList.Condition(StopState.this::stoppedOrShutDown,
+                stopped);
 
         @Override
         public dev.lockstep.Poll<Integer> poll(dev.lockstep.Waker waker) {
             dev.lockstep.Poll<Void> poll = condition.poll(waker);
-            return poll.isReady() ? dev.lockstep.Poll.ready(code()) : dev.lockstep.Poll.pending();
+            if (!poll.isReady()) {
+                return dev.lockstep.Poll.pending();
+            }
+            Integer value = code();
+            return value != null ? dev.lockstep.Poll.ready(value)
+                    : dev.lockstep.Poll.failed(new dev.lockstep.ClosedException("the runtime shut down before stop"
+                            + " was signalled"));
         }
 
         @Override
