@@ -10,7 +10,7 @@ public interface Signal extends AutoCloseable {
      * Waits until stop is signalled.
      *
      * @return the stop code (the first one passed to {@link Spawner#stop})
-     * @throws ClosedException if the waiting task is aborted
+     * @throws ClosedException if the waiting task is aborted, or the run ended before stop was signalled
      */
     int await();
 

@@ -92,6 +92,9 @@ public interface Spawner {
      * @param code the stop code delivered to {@link Signal#await()}
      * @param timeout how long to wait for holders, or {@code null} to wait forever
      * @throws TimeoutException if a holder still has its signal open after {@code timeout}
+     * @throws IllegalArgumentException if {@code timeout} is negative, naming it; stop is then not signalled
+     * @throws ClosedException once the run is over ({@code Runner.start} returned or is returning) while a
+     *     holder's signal is still open, or when called after it
      */
     void stop(int code, Duration timeout);
 
