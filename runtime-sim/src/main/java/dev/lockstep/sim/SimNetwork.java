@@ -42,7 +42,10 @@ import java.util.Objects;
  *   <li><b>Close</b> sends a FIN after the data already sent: the peer receives the data, then end of stream
  *       (0). Closing with unread received data resets the peer instead, as Linux does. Sending to a peer that
  *       has closed loses the data, and the sender is reset one round trip later.</li>
- *   <li>There is no flow control: sends never block and receive queues are unbounded.</li>
+ *   <li><b>Flow control.</b> A connection buffers at most {@value #SOCKET_BUFFER_BYTES} bytes per direction that
+ *       the receiver has not received (send and receive buffers together, about what Linux loopback holds): a
+ *       ring send hands over only what fits, and waits while nothing does, until the peer receives, closes or the
+ *       connection is reset. Sends made outside the ring ({@code SimKernel.sendDirect}) are not bounded.</li>
  * </ul>
  *
  * <p>The socket-level calls are package-private: the kernel makes them, on behalf of fds. Not thread-safe: the
@@ -63,6 +66,8 @@ public final class SimNetwork {
     public static final int LAST_EPHEMERAL_PORT = 60999;
     /** Not in {@link Errno}: connect on a socket that is already connected. */
     static final int EISCONN = 106;
+    /** The bytes a connection buffers per direction, sent and not yet received: see the model. */
+    public static final int SOCKET_BUFFER_BYTES = 4 << 20;
 
     private final Generator generator;
     private final Auditor auditor;
@@ -399,6 +404,14 @@ public final class SimNetwork {
     int recv(SimSocket socket, java.lang.foreign.MemorySegment destination, int length) {
         changes++;
         return machine.recv(socket, destination, length);
+    }
+
+    int sendWindow(SimSocket socket) {
+        return machine.sendWindow(socket);
+    }
+
+    long writableAtNanos(SimSocket socket) {
+        return machine.writableAtNanos(socket);
     }
 
     int send(SimSocket socket, byte[] source, int sourceOffset, int length) {

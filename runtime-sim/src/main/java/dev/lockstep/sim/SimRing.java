@@ -229,7 +229,7 @@ public final class SimRing implements Ring {
             return opcode == Opcode.ASYNC_CANCEL;
         }
 
-        /** The socket a receive or accept waits for; only for a request in {@link #waitingForNetwork}. */
+        /** The socket a receive, send or accept waits for; only for a request in {@link #waitingForNetwork}. */
         SimSocket socket() {
             return ((SimKernel.SocketDescription) description).socket;
         }
@@ -450,7 +450,7 @@ public final class SimRing implements Ring {
      */
     private void enqueue(Request request) {
         boolean waits = request.decidedResult == STILL_PENDING
-                && (request.opcode == Opcode.RECV || request.opcode == Opcode.ACCEPT)
+                && (request.opcode == Opcode.RECV || request.opcode == Opcode.ACCEPT || request.opcode == Opcode.SEND)
                 && request.description instanceof SimKernel.SocketDescription;
         request.heapNanos = readyAtNanos(request);
         if (waits) {
@@ -955,7 +955,10 @@ public final class SimRing implements Ring {
             return;
         }
         boolean running = switch (target.opcode) {
-            case READ, WRITE, FSYNC, FTRUNCATE, SEND, NOP -> true;
+            case READ, WRITE, FSYNC, FTRUNCATE, NOP -> true;
+            // A send waiting for room in full buffers is not running: a cancel always takes it, as on Linux.
+            case SEND -> !(target.description instanceof SimKernel.SocketDescription socket)
+                    || kernel.network().sendWindow(socket.socket) > 0;
             default -> false;
         };
         // Roll whether or not the target is running, so the draw count does not depend on the opcode. A blocking
@@ -989,6 +992,8 @@ public final class SimRing implements Ring {
                     ? kernel.network().readableAtNanos(socket.socket) : Long.MIN_VALUE;
             case ACCEPT -> request.description instanceof SimKernel.SocketDescription socket
                     ? kernel.network().acceptableAtNanos(socket.socket) : Long.MIN_VALUE;
+            case SEND -> request.description instanceof SimKernel.SocketDescription socket
+                    ? kernel.network().writableAtNanos(socket.socket) : Long.MIN_VALUE;
             default -> Long.MIN_VALUE;
         };
         return Math.max(request.earliestNanos, waitingFor);
@@ -1223,6 +1228,11 @@ public final class SimRing implements Ring {
             return spurious;
         }
         int asked = transferLength(Site.SHORT_WRITE, kernel.behavior().shortWriteRate(), request.length);
+        int window = kernel.network().sendWindow(socket.socket);
+        if (window == 0 && asked > 0) {
+            return STILL_PENDING; // the buffers toward the peer are full: a real send keeps waiting
+        }
+        asked = Math.min(asked, window);
         byte[] data = new byte[asked];
         MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
         return kernel.network().send(socket.socket, data, 0, asked);

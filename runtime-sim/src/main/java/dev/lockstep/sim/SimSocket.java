@@ -64,6 +64,8 @@ final class SimSocket {
     /** From this time on, every receive and send fails ECONNRESET. */
     long resetAtNanos = Long.MAX_VALUE;
     boolean writeShutdown;
+    /** For a connection: bytes sent to this end and not yet received, arrived or in flight. */
+    long unreadBytes;
     /** Whether this socket claimed its local port (a listener, or a client's ephemeral port). */
     boolean ownsPort;
     /** The connection of a connect in progress, to reset if the connect is cancelled. */

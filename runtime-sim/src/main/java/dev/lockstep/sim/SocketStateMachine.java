@@ -389,12 +389,39 @@ final class SocketStateMachine {
                     java.lang.foreign.ValueLayout.JAVA_BYTE, copied, count);
             head.consumed += count;
             copied += count;
+            socket.unreadBytes -= count;
             if (head.consumed == head.data.length) {
                 socket.inbound.removeFirst();
                 socket.readinessChanged();
             }
         }
+        if (copied > 0 && socket.peer != null) {
+            socket.peer.readinessChanged(); // its sends may fit again
+        }
         return copied > 0 ? copied : -Errno.EAGAIN;
+    }
+
+    /**
+     * How many bytes a ring send on this socket may hand over now: the room left in the connection's buffers
+     * toward the peer ({@link SimNetwork#SOCKET_BUFFER_BYTES} less what the peer has not received), or
+     * {@link Integer#MAX_VALUE} when the send will not queue data (it fails, or the peer is gone).
+     */
+    int sendWindow(SimSocket socket) {
+        if (socket.state != SimSocket.State.CONNECTED || clock.nowNanos() >= socket.resetAtNanos
+                || socket.writeShutdown || socket.peer.state == SimSocket.State.CLOSED) {
+            return Integer.MAX_VALUE;
+        }
+        return (int) Math.max(0, SimNetwork.SOCKET_BUFFER_BYTES - socket.peer.unreadBytes);
+    }
+
+    /** The earliest time a ring send on this socket can proceed: now if there is room, else its reset time. */
+    long writableAtNanos(SimSocket socket) {
+        if (socket.state != SimSocket.State.CONNECTED || socket.writeShutdown
+                || socket.peer.state == SimSocket.State.CLOSED
+                || socket.peer.unreadBytes < SimNetwork.SOCKET_BUFFER_BYTES) {
+            return Long.MIN_VALUE;
+        }
+        return socket.resetAtNanos;
     }
 
     /**
@@ -445,6 +472,10 @@ final class SocketStateMachine {
             to.lastArrivalNanos = arrival;
         }
         to.inbound.addLast(new SimSocket.Segment(data, arrival));
+        if (data != null) {
+            to.unreadBytes += data.length;
+            from.readinessChanged(); // its room toward the peer shrank
+        }
         to.readinessChanged();
     }
 
@@ -455,6 +486,7 @@ final class SocketStateMachine {
         }
         if (!socket.writeShutdown) {
             socket.writeShutdown = true;
+            socket.readinessChanged();
             if (socket.peer.state != SimSocket.State.CLOSED) {
                 enqueue(socket, socket.peer, null, clock.nowNanos());
             }
@@ -502,7 +534,11 @@ final class SocketStateMachine {
         }
         socket.state = SimSocket.State.CLOSED;
         socket.inbound.clear();
+        socket.unreadBytes = 0;
         socket.readinessChanged();
+        if (socket.peer != null) {
+            socket.peer.readinessChanged(); // a send waiting for room toward this end goes on
+        }
         sockets.remove(socket.id);
     }
 

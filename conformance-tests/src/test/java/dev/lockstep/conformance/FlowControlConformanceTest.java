@@ -1,0 +1,212 @@
+package dev.lockstep.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Connection;
+import dev.lockstep.Context;
+import dev.lockstep.Listener;
+import dev.lockstep.Operation;
+import dev.lockstep.RecvFailedException;
+import dev.lockstep.TimeoutException;
+import dev.lockstep.engine.Registration;
+import dev.lockstep.engine.Request;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * TCP flow control and buffering, side by side: a sender to a peer that never reads must stop, two peers that
+ * both send a large message before reading must deadlock, a large send arrives in pieces, and closing with
+ * unread data resets the peer. Every wait that blocks on Linux is bounded by a timeout, so a blocking case ends.
+ */
+class FlowControlConformanceTest {
+    private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    private static void report(Runtimes rt, String probe, Object what) {
+        System.out.println("PROBE " + rt.config().displayName() + " " + probe + ": " + what);
+    }
+
+    private static Connection[] pair(Context ctx, Listener listener) {
+        Operation<Connection> accepted = listener.accept();
+        Connection client = ctx.dial(listener.localAddress()).await();
+        return new Connection[] {client, accepted.await()};
+    }
+
+    /** Awaits {@code operation} for at most {@code duration}; false if it timed out (it is closed then). */
+    private static boolean completesWithin(Context ctx, Duration duration, Operation<?> operation) {
+        try {
+            ctx.timeout(duration, () -> operation.await());
+            return true;
+        } catch (TimeoutException blocked) {
+            return false;
+        }
+    }
+
+    /**
+     * 64 MiB in 1 MiB sends to a peer that never reads: once the send and receive buffers are full, a send stops
+     * completing (Linux loopback buffers a few MiB).
+     */
+    @Conformance
+    void testSendsStopWhenThePeerNeverReads(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            try (Listener listener = ctx.bind(ANY_PORT).await()) {
+                Connection[] ends = pair(ctx, listener);
+                byte[] chunk = new byte[1 << 20];
+                int completed = 0;
+                boolean blocked = false;
+                while (completed < 64 && !blocked) {
+                    Operation<Void> send = ends[0].sink().send(chunk);
+                    if (completesWithin(ctx, Duration.ofSeconds(1), send)) {
+                        completed++;
+                    } else {
+                        blocked = true;
+                    }
+                }
+                report(rt, "1 MiB sends completed to a peer that never reads", completed);
+                ends[0].close();
+                ends[1].close();
+                assertTrue(blocked, completed + " MiB of sends completed to a peer that never read: no backpressure");
+            }
+            return null;
+        });
+    }
+
+    /** Both peers send 16 MiB before reading: neither send can complete, the classic deadlock. */
+    @Conformance
+    void testBothPeersSendingBeforeReadingDeadlock(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            try (Listener listener = ctx.bind(ANY_PORT).await()) {
+                Connection[] ends = pair(ctx, listener);
+                byte[] big = new byte[16 << 20];
+                Operation<Void> a = ends[0].sink().send(big);
+                Operation<Void> b = ends[1].sink().send(big);
+                boolean bothSent = completesWithin(ctx, Duration.ofSeconds(2), a)
+                        & completesWithin(ctx, Duration.ofSeconds(2), b);
+                report(rt, "both 16 MiB sends completed before either peer read", bothSent);
+                if (bothSent) {
+                    ends[0].stream().recv(big.length).await();
+                    ends[1].stream().recv(big.length).await();
+                }
+                a.close();
+                b.close();
+                ends[0].close();
+                ends[1].close();
+                assertTrue(!bothSent, "two peers each sent 16 MiB before reading and neither blocked");
+            }
+            return null;
+        });
+    }
+
+    /** A receive that records every completion's result, resubmitted until {@code length} bytes arrived. */
+    private static final class CountingRecv extends Request {
+        private final SocketPair.RawFd fd;
+        private final int length;
+        private final List<Integer> pieces;
+        private MemorySegment buffer;
+        private int done;
+
+        CountingRecv(SocketPair.RawFd fd, int length, List<Integer> pieces) {
+            this.fd = fd;
+            this.length = length;
+            this.pieces = pieces;
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.RING;
+        }
+
+        @Override
+        public void prepare(Submission submission, Ring ring) {
+            if (buffer == null) {
+                buffer = ring.allocate(length);
+            }
+            submission.opcode = Opcode.RECV;
+            submission.fd = fd.fd();
+            submission.buffer = buffer.asSlice(done);
+            submission.length = length - done;
+        }
+
+        @Override
+        public boolean complete(int result) {
+            pieces.add(result);
+            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+                return false;
+            }
+            if (result <= 0) {
+                return fail(new RecvFailedException("counting receive: " + result));
+            }
+            done += result;
+            return done < length ? false : succeed(null);
+        }
+
+        @Override
+        public String describe() {
+            return "counting receive of " + length;
+        }
+
+        @Override
+        public void release(Ring ring) {
+            if (buffer != null) {
+                ring.free(buffer);
+                buffer = null;
+            }
+            fd.release();
+        }
+    }
+
+    /**
+     * One 8 MiB send, received by a raw RECV asking for all of it: how many completions the kernel takes. On
+     * Linux the bytes arrive in pieces and a RECV returns what has arrived; a probe, it asserts only the total.
+     */
+    @Conformance
+    void testLargeSendArrivesInPieces(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            try (SocketPair pair = rt.probe().socketPair(ctx)) {
+                int length = 8 << 20;
+                byte[] data = new byte[length];
+                Registration<Void> send = rt.probe().worker().register(
+                        new SocketPair.SendRequest(pair.fd().acquire(), data));
+                List<Integer> pieces = new ArrayList<>();
+                Registration<Void> recv = rt.probe().worker().register(
+                        new CountingRecv(pair.peer().acquire(), length, pieces));
+                ctx.timeout(Duration.ofSeconds(10), () -> {
+                    send.await();
+                    return recv.await();
+                });
+                report(rt, "RECV completions for one 8 MiB send", pieces.size() + " first "
+                        + pieces.subList(0, Math.min(5, pieces.size())));
+            }
+            return null;
+        });
+    }
+
+    /** Closing with unread data resets the peer: its next receive fails, even with nothing sent since. */
+    @Conformance
+    void testCloseWithUnreadDataResetsThePeersReceive(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            try (Listener listener = ctx.bind(ANY_PORT).await()) {
+                Connection[] ends = pair(ctx, listener);
+                ends[0].sink().send("unread".getBytes(StandardCharsets.UTF_8)).await();
+                ctx.sleep(Duration.ofMillis(20));
+                ends[1].close();
+                ctx.sleep(Duration.ofMillis(20));
+                RecvFailedException reset = assertThrows(RecvFailedException.class,
+                        () -> ctx.timeout(Duration.ofSeconds(2), () -> ends[0].stream().recv(1).await()));
+                report(rt, "recv after the peer closed with unread data", reset.getMessage());
+                ends[0].close();
+            }
+            return null;
+        });
+    }
+}
