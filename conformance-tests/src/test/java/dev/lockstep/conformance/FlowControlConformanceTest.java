@@ -209,4 +209,35 @@ class FlowControlConformanceTest {
             return null;
         });
     }
+
+    /**
+     * Data that arrived before a reset is still received: the peer sent "hello", then closed with our data unread
+     * (a reset); Linux hands out the queued "hello" before it reports the reset.
+     */
+    @Conformance
+    @KnownBug(runtime = RuntimeKind.SIM, value = "BUG: the simulator fails the receive with ECONNRESET and loses"
+            + " the 5 bytes that arrived before the reset: SocketStateMachine.recv (runtime-sim, line 372) checks"
+            + " resetAtNanos before the inbound queue. Fix: hand out data that arrived before resetAtNanos first,"
+            + " and fail ECONNRESET only once none is left")
+    void testDataThatArrivedBeforeAResetIsStillReceived(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            try (Listener listener = ctx.bind(ANY_PORT).await()) {
+                Connection[] ends = pair(ctx, listener);
+                ends[1].sink().send("hello".getBytes(StandardCharsets.UTF_8)).await();
+                ends[0].sink().send("unread".getBytes(StandardCharsets.UTF_8)).await();
+                ctx.sleep(Duration.ofMillis(20));
+                ends[1].close(); // with "unread" unread: a reset
+                ctx.sleep(Duration.ofMillis(20));
+                try {
+                    byte[] hello = ctx.timeout(Duration.ofSeconds(2), () -> ends[0].stream().recv(5).await());
+                    assertArrayEquals("hello".getBytes(StandardCharsets.UTF_8), hello);
+                    assertThrows(RecvFailedException.class,
+                            () -> ctx.timeout(Duration.ofSeconds(2), () -> ends[0].stream().recv(1).await()));
+                } finally {
+                    ends[0].close();
+                }
+            }
+            return null;
+        });
+    }
 }
