@@ -215,10 +215,6 @@ class FlowControlConformanceTest {
      * (a reset); Linux hands out the queued "hello" before it reports the reset.
      */
     @Conformance
-    @KnownBug(runtime = RuntimeKind.SIM, value = "BUG: the simulator fails the receive with ECONNRESET and loses"
-            + " the 5 bytes that arrived before the reset: SocketStateMachine.recv (runtime-sim, line 372) checks"
-            + " resetAtNanos before the inbound queue. Fix: hand out data that arrived before resetAtNanos first,"
-            + " and fail ECONNRESET only once none is left")
     void testDataThatArrivedBeforeAResetIsStillReceived(Runtimes rt) {
         rt.runner().start(ctx -> {
             try (Listener listener = ctx.bind(ANY_PORT).await()) {

@@ -369,7 +369,12 @@ final class SocketStateMachine {
             return -Errno.ENOTCONN;
         }
         long now = clock.nowNanos();
-        if (now >= socket.resetAtNanos) {
+        boolean reset = now >= socket.resetAtNanos;
+        // Data that arrived before the reset is received first, as Linux's tcp_recvmsg copies what the receive
+        // queue holds before it reports the socket's error; the reset fails the receive once none is left.
+        long deliverableUntil = reset ? socket.resetAtNanos - 1 : now;
+        SimSocket.Segment first = socket.inbound.peekFirst();
+        if (reset && (length == 0 || first == null || first.isFin() || first.arrivalNanos > deliverableUntil)) {
             return -Errno.ECONNRESET;
         }
         if (length == 0) {
@@ -378,7 +383,7 @@ final class SocketStateMachine {
         int copied = 0;
         while (copied < length) {
             SimSocket.Segment head = socket.inbound.peekFirst();
-            if (head == null || head.arrivalNanos > now) {
+            if (head == null || head.arrivalNanos > deliverableUntil) {
                 break;
             }
             if (head.isFin()) {
