@@ -427,7 +427,15 @@ public final class Engine {
     /** Aborts every task; the runner calls this when the root finished. */
     public void abortAll() {
         supervision.abortBelow(supervision.root(), true);
-        stop.shutDown(); // no task is left to close a signal: end the waits for one (a plain thread's too)
+    }
+
+    /**
+     * The run is over: every fiber has finished (or the runner gave up on it), so no holder can close its signal
+     * any more, and the waits for a stop or a drain that has not come end with ClosedException (a plain thread's
+     * too). Not at {@link #abortAll}: aborted tasks still run their finally blocks then, and close their signals.
+     */
+    public void endRun() {
+        stop.shutDown();
     }
 
     <T> Handle<T> spawn(Supervision.Node spawner, int workerIndex, String label, Task<T> task) {

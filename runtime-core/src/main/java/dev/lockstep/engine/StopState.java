@@ -14,8 +14,9 @@ final class StopState {
     private Integer code;
     private int holders;
     /**
-     * Set once every task has been aborted at the end of the run ({@link Engine#abortAll}): no holder left can
-     * close its signal any more, so waits for a drain or a stop that has not come end with ClosedException.
+     * Set once the run is over ({@link Engine#endRun}: every fiber has finished, after the aborted ones ran their
+     * finally blocks): no holder left can close its signal any more, so waits for a drain or a stop that has not
+     * come end with ClosedException.
      */
     private boolean shutDown;
     private final WaitList stopped = new WaitList();

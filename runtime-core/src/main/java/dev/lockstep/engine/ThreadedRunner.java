@@ -191,6 +191,8 @@ public final class ThreadedRunner implements Runner {
                     leftBehind.add(thread);
                 }
             }
+            // Every fiber has finished (or was left behind): waits on the stop state end now (Engine.endRun).
+            engine.endRun();
             if (!leftBehind.isEmpty()) {
                 Thread.currentThread().interrupt();
                 throw interruption.abandoned(leftBehind);

@@ -163,6 +163,7 @@ final class NodeRun {
             worker.close(onIdle == null ? null : onIdle.apply(worker));
             scheduler.halt(worker, true);
         }
+        engine.endRun();
         if (dead) {
             kernel.closeAllFds();
         } else {

@@ -549,6 +549,7 @@ final class Simulation {
             for (Worker worker : workers) {
                 worker.close(closingIdle(worker));
             }
+            engine.endRun();
             engine.releaseStorageHold(hold);
             if (cluster != null) {
                 cluster.retireAll(this::closingIdle);
