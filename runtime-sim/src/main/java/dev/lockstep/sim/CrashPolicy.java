@@ -3,12 +3,14 @@ package dev.lockstep.sim;
 /**
  * What a simulated crash does with a file's writes and resizes that were never made durable.
  *
- * <p>Synced data always survives, and so does data written with {@code RWF_DSYNC}. Directory entries that were
- * created or removed since their directory's last {@code fsync} are always lost, under every policy: the
- * simulator takes the pessimistic view of metadata, because it is the view a crash-safe program must survive.
- * Each policy works per file, on that file's unsynced mutations in the order they were issued; the seeded
- * choices are drawn from the {@link Generator} at sites {@link Site#CRASH_PREFIX}, {@link Site#CRASH_SUBSET}
- * and {@link Site#CRASH_TEAR}, files visited in path order.
+ * <p>Synced data always survives, and so does data written with {@code RWF_DSYNC}. A directory entry created,
+ * removed or replaced since its directory's last {@code fsync} is lost under {@link #ALL_LOST}; under
+ * {@link #PREFIX} and {@link #SUBSET} each such name keeps its old or its new entry by seed (a draw at
+ * {@link Site#CRASH_ENTRY}, names in order), as on ext4, whose journal commits a directory change with its next
+ * transaction whether or not the directory was synced: a crash-safe program must survive the change being lost
+ * and it being kept. Each policy works per file, on that file's unsynced mutations in the order they were
+ * issued; the seeded choices are drawn from the {@link Generator} at sites {@link Site#CRASH_PREFIX},
+ * {@link Site#CRASH_SUBSET} and {@link Site#CRASH_TEAR}, files visited in path order.
  */
 public enum CrashPolicy {
     /** Every unsynced mutation is lost: each file is exactly what its last successful sync made durable. */

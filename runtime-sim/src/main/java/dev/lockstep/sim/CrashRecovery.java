@@ -26,11 +26,18 @@ final class CrashRecovery {
     private CrashRecovery() {
     }
 
-    /** Rebuilds a directory from its durable entries, recursively: the tree a restart finds. */
+    /**
+     * Rebuilds a directory from its durable entries, recursively: the tree a restart finds. Under
+     * {@link CrashPolicy#ALL_LOST} every entry created, removed or replaced since the directory's last
+     * {@code fsync} is lost; under {@link CrashPolicy#PREFIX} and {@link CrashPolicy#SUBSET} each such name keeps
+     * its durable entry or its live one by seed (a draw at {@link Site#CRASH_ENTRY} per changed name, in name
+     * order), as on ext4, whose journal commits a directory change with its next transaction, directory synced
+     * or not.
+     */
     static DirectoryNode recoverDirectory(DirectoryNode old, String path, CrashPolicy policy, Generator generator,
             Map<String, List<CrashReport.MutationOutcome>> outcomes) {
         DirectoryNode recovered = new DirectoryNode(old.inode);
-        for (Map.Entry<String, Node> entry : old.durableEntries.entrySet()) {
+        for (Map.Entry<String, Node> entry : survivingEntries(old, policy, generator).entrySet()) {
             String childPath = path + "/" + entry.getKey();
             Node child = switch (entry.getValue()) {
                 case DirectoryNode directory -> recoverDirectory(directory, childPath, policy, generator, outcomes);
@@ -40,6 +47,33 @@ final class CrashRecovery {
         }
         recovered.durableEntries = new TreeMap<>(recovered.entries);
         return recovered;
+    }
+
+    /**
+     * The entries a crash leaves in a directory: its durable ones, with each name changed since its last
+     * {@code fsync} set to its live entry (or removed) where the policy and the seed say the change persisted.
+     * No draw when nothing changed or under {@link CrashPolicy#ALL_LOST}.
+     */
+    private static TreeMap<String, Node> survivingEntries(DirectoryNode old, CrashPolicy policy,
+            Generator generator) {
+        if (policy == CrashPolicy.ALL_LOST || old.entries.equals(old.durableEntries)) {
+            return old.durableEntries;
+        }
+        TreeMap<String, Node> surviving = new TreeMap<>(old.durableEntries);
+        java.util.TreeSet<String> names = new java.util.TreeSet<>(old.durableEntries.keySet());
+        names.addAll(old.entries.keySet());
+        for (String name : names) {
+            Node live = old.entries.get(name);
+            if (live == old.durableEntries.get(name) || generator.nextInt(Site.CRASH_ENTRY, 2) == 0) {
+                continue;
+            }
+            if (live == null) {
+                surviving.remove(name);
+            } else {
+                surviving.put(name, live);
+            }
+        }
+        return surviving;
     }
 
     /** A file's durable image plus what the policy keeps of its journal. */

@@ -32,9 +32,11 @@ import java.util.TreeMap;
  *       no sync will ever make durable, as on Linux. Under {@link SyncFailureModel#OPTIMISTIC} nothing changes.</li>
  *   <li>Every directory has live and durable entries. Creating or removing an entry (open with
  *       {@code O_CREAT}, {@code mkdir}, {@code unlink}, {@code rmdir}) changes only the live entries; an
- *       {@code fsync} of that directory makes all its live entries durable. A file whose entry is not durable
- *       disappears in a crash even if its data was synced; an unlinked file whose removal is not durable comes
- *       back.</li>
+ *       {@code fsync} of that directory makes all its live entries durable. A change not made durable may be
+ *       lost by a crash: a file whose entry is not durable may disappear even if its data was synced, an
+ *       unlinked file whose removal is not durable may come back (always under {@link CrashPolicy#ALL_LOST};
+ *       by seed, name by name, under the others, as ext4's journal may commit the change without any
+ *       directory {@code fsync}).</li>
  *   <li>{@link #crash} rebuilds the live state from the durable state: it walks the durable entries from the
  *       root and gives each surviving file its durable image plus what the {@link CrashPolicy} keeps of its
  *       journal. Open handles from before a crash are stale: every call on them fails {@code EBADF}.</li>
@@ -662,7 +664,7 @@ public final class SimFileSystem {
     /**
      * Simulates a crash and restart: the live state is rebuilt from the durable state, every handle becomes
      * stale (calls on it fail {@code EBADF}) and every lock is released. See {@link CrashPolicy} for what
-     * happens to unsynced writes; unsynced directory changes are always lost. Recorded in the auditor.
+     * happens to unsynced writes and directory changes. Recorded in the auditor.
      *
      * @param policy what to do with each file's unsynced mutations
      * @return what was decided, per surviving file

@@ -66,5 +66,10 @@ public enum Site {
      * Whether a request io_uring tries at once completes at submission: see
      * {@link KernelBehavior#inlineCompletionRate()}.
      */
-    INLINE_COMPLETION
+    INLINE_COMPLETION,
+    /**
+     * Whether a directory entry created, removed or replaced since its directory's last {@code fsync} survives
+     * a crash under {@link CrashPolicy#PREFIX} or {@link CrashPolicy#SUBSET}.
+     */
+    CRASH_ENTRY
 }

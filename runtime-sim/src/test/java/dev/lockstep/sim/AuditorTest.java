@@ -112,7 +112,7 @@ class AuditorTest {
                 "SHORT_WRITE", "SPURIOUS_EAGAIN", "SPURIOUS_EINTR", "CANCEL_RACE", "CANCEL_RACE_RESULT", "FAULT_OPEN",
                 "FAULT_READ", "FAULT_WRITE", "FAULT_SYNC", "FAULT_RESIZE", "FAULT_REMOVE", "FAULT_SCAN",
                 "PARTIAL_WRITE", "CRASH_PREFIX", "CRASH_SUBSET", "CRASH_TEAR", "NETWORK_JITTER", "NETWORK_BREAK",
-                "CRASH_POINT", "SYNC_WRITEBACK", "SYSCALL_LATENCY", "INLINE_COMPLETION"),
+                "CRASH_POINT", "SYNC_WRITEBACK", "SYSCALL_LATENCY", "INLINE_COMPLETION", "CRASH_ENTRY"),
                 java.util.Arrays.stream(Site.values()).map(Site::name).toList());
     }
 
