@@ -35,6 +35,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class DurabilityPermit {
     private final AtomicBoolean held = new AtomicBoolean();
     private final AtomicBoolean dirty = new AtomicBoolean();
+    /**
+     * The first failed flush of this open, or null. Linux reports a writeback error once and marks the pages
+     * clean, so a later flush of the same fd succeeds without them: every sync after a failure fails too.
+     */
+    private volatile String failedFlush;
     /** Flushes issued so far; incremented by the holder only, read by any worker admitting a sync. */
     private final AtomicLong flushesIssued = new AtomicLong();
     /**
@@ -100,6 +105,27 @@ public final class DurabilityPermit {
         return held.get();
     }
 
+    /**
+     * A flush of this open failed: every later sync of it fails ({@link #failure()}), since the data the failed
+     * flush dropped cannot be made durable through this open any more.
+     *
+     * @param what the failure, for the messages of later syncs
+     */
+    void poison(String what) {
+        if (failedFlush == null) {
+            failedFlush = what;
+        }
+    }
+
+    /**
+     * The failed flush that poisoned this open, or null.
+     *
+     * @return what failed, or null
+     */
+    String failure() {
+        return failedFlush;
+    }
+
     /** Something was written: the next sync must reach the kernel. */
     public void markDirty() {
         dirty.set(true);
@@ -155,7 +181,8 @@ public final class DurabilityPermit {
      * @param flush the flush's number
      */
     void flushed(long flush) {
-        if (flush > flushedThrough) {
+        // After a failed flush no later one covers anybody: what the failure dropped is not in it.
+        if (failedFlush == null && flush > flushedThrough) {
             flushedThrough = flush;
         }
     }

@@ -591,6 +591,14 @@ final class EngineBlob implements Blob {
 
         @Override
         public boolean completeWithoutKernel() {
+            String poisoned = permit.failure();
+            if (poisoned != null) {
+                // A flush of this open failed before: what it dropped is gone from what a flush would write,
+                // so this sync cannot make the writes it covers durable (another writer's sync failing does not
+                // tell this one). Blob's class doc: the open is poisoned.
+                return fail(new StorageIoException(describe() + " refused: an earlier sync of this open failed ("
+                        + poisoned + "), and data it lost cannot be made durable through this open"));
+            }
             return !permit.takeDirty() && succeed(null);
         }
 
@@ -609,7 +617,10 @@ final class EngineBlob implements Blob {
             if (result < 0) {
                 // Whatever was not synced is still dirty: the next sync must try again.
                 permit.markDirty();
-                return fail(EngineStorage.translate(new KernelException(-result, "fdatasync", name), describe()));
+                dev.lockstep.StorageException failure = EngineStorage.translate(new KernelException(-result, "fdatasync", name),
+                        describe());
+                permit.poison(String.valueOf(failure.getMessage()));
+                return fail(failure);
             }
             return succeed(null);
         }
