@@ -162,10 +162,10 @@ final class EngineBlob implements Blob {
     /**
      * Whether a read may first ask the page cache at the call ({@link #readCached}): a blob opened through the
      * page cache, on a ring that can answer ({@link Ring#readsWithoutWaiting}: runtime-uring's and the
-     * simulator's) and a kernel that has not refused the question for this file, by a task that was not aborted on a worker that is not
-     * closing (whose await must throw without the read having run, as a queued request's does), while the worker
-     * has turns in place left ({@link Worker#takeInPlaceTurn}: a fiber that never parks must not hold its
-     * worker's timers and other fibers back). {@code fiber} is the caller's ({@link Fibers#current()}), or null.
+     * simulator's) and a kernel that has not refused the question for this file, by a task that was not aborted on
+     * a worker that is not closing (whose await must throw without the read having run, as a queued request's
+     * does), while the worker has turns in place left ({@link Worker#takeInPlaceTurn}: a fiber that never parks
+     * must not hold its worker's timers and other fibers back). {@code fiber} is the caller's ({@link Fibers#current()}), or null.
      */
     private boolean mayReadInPlace(Worker worker, Fiber fiber) {
         if (alignment != 0 || !readsInPlace || !worker.ring().readsWithoutWaiting() || worker.isClosing()) {
@@ -617,8 +617,8 @@ final class EngineBlob implements Blob {
             if (result < 0) {
                 // Whatever was not synced is still dirty: the next sync must try again.
                 permit.markDirty();
-                dev.lockstep.StorageException failure = EngineStorage.translate(new KernelException(-result, "fdatasync", name),
-                        describe());
+                dev.lockstep.StorageException failure = EngineStorage.translate(
+                        new KernelException(-result, "fdatasync", name), describe());
                 permit.poison(String.valueOf(failure.getMessage()));
                 return fail(failure);
             }

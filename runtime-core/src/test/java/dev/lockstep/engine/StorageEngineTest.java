@@ -512,28 +512,43 @@ class StorageEngineTest {
         assertTrue(calls[0] > 30, "transfers were split: " + calls[0]);
     }
 
-    /** A failed fsync reports the blob, and leaves the open dirty: the next sync reaches the kernel again. */
+    /**
+     * A failed fsync reports the blob and poisons the open: a later sync of it fails at once, naming the first
+     * failure, without reaching the kernel (whose next fsync would succeed without the pages the failure dropped);
+     * a new open of the blob syncs again.
+     */
     @Test
-    void aFailedSyncIsReportedAndRetriedByTheNextSync() {
+    void aFailedSyncIsReportedAndPoisonsTheOpen() {
         boolean[] failNext = {true};
+        int[] submitted = {0};
         kernel.autoComplete(p -> {
-            if (p.opcode() == Opcode.FSYNC && failNext[0]) {
-                failNext[0] = false;
-                return -dev.lockstep.kernel.Errno.EIO;
+            if (p.opcode() == Opcode.FSYNC) {
+                submitted[0]++;
+                if (failNext[0]) {
+                    failNext[0] = false;
+                    return -dev.lockstep.kernel.Errno.EIO;
+                }
             }
             return kernel.files.execute(p);
         });
         runner(4).start(ctx -> {
             Blob blob = open(ctx, "data", "failing");
             blob.writeAt(0, bytes("x")).await();
-            int fsyncs = kernel.files.fsyncs;
             dev.lockstep.StorageIoException failed = assertThrows(dev.lockstep.StorageIoException.class,
                     () -> blob.sync().await());
             assertTrue(failed.getMessage().contains("data/" + hex("failing")), failed.getMessage());
-            assertNull(blob.sync().await());
-            assertEquals(fsyncs + 1, kernel.files.fsyncs, "the retry reached the kernel");
+            int fsyncs = submitted[0];
+            dev.lockstep.StorageIoException refused = assertThrows(dev.lockstep.StorageIoException.class,
+                    () -> blob.sync().await());
+            assertTrue(refused.getMessage().contains("an earlier sync of this open failed")
+                    && refused.getMessage().contains("EIO"), refused.getMessage());
+            assertEquals(fsyncs, submitted[0], "the refused sync did not reach the kernel");
             assertFalse(((EngineBlob) blob).permit().isHeld(), "a failed sync released the permit");
             blob.close();
+            Blob again = open(ctx, "data", "failing");
+            again.writeAt(0, bytes("y")).await();
+            assertNull(again.sync().await());
+            again.close();
             return null;
         });
     }
