@@ -51,6 +51,9 @@ public final class ThreadedRunner implements Runner {
     static final long INTERRUPT_GRACE_NANOS = 10_000_000_000L;
     private volatile long interruptGraceNanos = INTERRUPT_GRACE_NANOS;
 
+    /** The most workers a runner takes, as the simulator's {@code SimConfig.workers}. */
+    public static final int MAX_WORKERS = 65_000;
+
     private final Kernel kernel;
     private final int workers;
     private final int ringEntries;
@@ -75,6 +78,10 @@ public final class ThreadedRunner implements Runner {
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be at least 1, was " + workers);
         }
+        if (workers > MAX_WORKERS) {
+            throw new IllegalArgumentException("workers must be at most " + MAX_WORKERS + " (as SimConfig.workers),"
+                    + " was " + workers);
+        }
         Engine.validateRingEntries(ringEntries, kernel.maxEntries());
         this.kernel = kernel;
         this.workers = workers;
@@ -86,11 +93,12 @@ public final class ThreadedRunner implements Runner {
     @Override
     public <T> T start(Task<T> root) {
         java.util.Objects.requireNonNull(root, "root");
+        if (Fibers.current() != null) {
+            // Before the runner is marked used: a refused call must not use up a runner that never ran.
+            throw new IllegalStateException("Runner.start must not be called from a Lockstep task");
+        }
         if (!used.compareAndSet(false, true)) {
             throw new ClosedException("this runner was already started; make a new one");
-        }
-        if (Fibers.current() != null) {
-            throw new IllegalStateException("Runner.start must not be called from a Lockstep task");
         }
         @SuppressWarnings("unchecked")
         ConcurrentLinkedQueue<Runnable>[] runQueues = new ConcurrentLinkedQueue[workers];
@@ -154,6 +162,15 @@ public final class ThreadedRunner implements Runner {
             int index = i;
             threads[i] = Thread.ofPlatform().name(name + "-worker-" + i).unstarted(() -> {
                 Worker worker;
+                synchronized (startFailure) {
+                    if (startFailure[0] != null) {
+                        // Another worker's ring was refused already: the run will not start, so opening (and
+                        // failing to open) more rings only slows the failure down (each refused ring closes a
+                        // shared arena, a handshake with every live thread: quadratic in the worker count).
+                        created.countDown();
+                        return;
+                    }
+                }
                 try {
                     worker = engine.createWorker(index);
                 } catch (Throwable failure) {

@@ -177,11 +177,12 @@ public final class SimRunner implements Runner {
     }
 
     private Simulation prepare() {
+        if (Fibers.current() != null) {
+            // Before the runner is marked used: a refused call must not use up a runner that never ran.
+            throw new IllegalStateException("SimRunner.start must not be called from a Lockstep task");
+        }
         if (!used.compareAndSet(false, true)) {
             throw new ClosedException("this simulator was already started; make a new one");
-        }
-        if (Fibers.current() != null) {
-            throw new IllegalStateException("SimRunner.start must not be called from a Lockstep task");
         }
         Simulation simulation = resume == null ? Simulation.fresh(config) : Simulation.resumed(resume);
         if (tracing) {

@@ -81,7 +81,7 @@ public final class UringRunner implements Runner {
         }
 
         /**
-         * @param value worker threads, {@code >= 1}
+         * @param value worker threads, in {@code [1, 65000]} (as {@code SimConfig.workers})
          * @return this
          */
         public Builder workers(int value) {

@@ -1,0 +1,137 @@
+package dev.lockstep.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Runner;
+import dev.lockstep.sim.LinkProfile;
+import dev.lockstep.sim.NetworkConfig;
+import dev.lockstep.sim.SimConfig;
+import dev.lockstep.sim.SimRunner;
+import dev.lockstep.uring.UringRunner;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** Misconfigured runners on both runtimes: typed refusals naming the value, no hang, no runner used up. */
+class RunnerConfigEdgeTest {
+
+    /** workers(Integer.MAX_VALUE) built fine and start threw OutOfMemoryError ("Requested array size"). */
+    @Test
+    void uringRefusesAHugeWorkerCountAtBuildNamingIt() {
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> UringRunner.builder().workers(Integer.MAX_VALUE).build());
+        assertTrue(refused.getMessage().contains("2147483647"), refused.getMessage());
+        IllegalArgumentException sim = assertThrows(IllegalArgumentException.class,
+                () -> SimConfig.builder().workers(Integer.MAX_VALUE).build());
+        assertTrue(sim.getMessage().contains("2147483647"), sim.getMessage());
+    }
+
+    /** A start refused because it came from a task used the runner up: its next, legal start threw Closed. */
+    @Test
+    void aStartRefusedInsideATaskDoesNotUseTheRunnerUp() {
+        Runner[] fresh = {UringRunner.builder().workers(1).build(), SimRunner.seeded(2)};
+        for (Runner runner : fresh) {
+            assertThrows(IllegalStateException.class,
+                    () -> SimRunner.seeded(1).start(ctx -> runner.start(c -> 2)));
+            assertEquals(Integer.valueOf(3), runner.<Integer>start(c -> 3), runner.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * A runner whose rings are refused late (EMFILE) must fail fast: with 1,600 workers and RLIMIT_NOFILE 150 the
+     * failure took about 20 s (every later worker still opened, failed and closed a shared arena), with 10,500
+     * workers and the default limit more than 20 minutes. Run in a child JVM with a low fd limit.
+     */
+    @Test
+    void aLateRingRefusalFailsFastAndLeavesNoThreadOrFd() throws Exception {
+        String cp = System.getProperty("java.class.path");
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder("sh", "-c", "ulimit -n 150 && exec \"$0\" \"$@\"", javaBin,
+                "--enable-native-access=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+                "-cp", cp, LateRefusal.class.getName(), "1600").redirectErrorStream(true);
+        Process child = builder.start();
+        boolean ended = child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+        if (!ended) {
+            child.destroyForcibly().waitFor();
+        }
+        String out = new String(child.getInputStream().readAllBytes());
+        assertTrue(ended, "did not end in 60 s: " + out);
+        assertTrue(out.contains("refused: dev.lockstep.kernel.KernelException"), out);
+        assertTrue(out.contains("EMFILE"), out);
+        assertTrue(out.contains("threads same fds same"), out);
+        long ms = Long.parseLong(out.replaceAll("(?s).*took ms (\\d+).*", "$1"));
+        assertTrue(ms < 5_000, "took " + ms + " ms: " + out);
+    }
+
+    /** The child of {@link #aLateRingRefusalFailsFastAndLeavesNoThreadOrFd}. */
+    static final class LateRefusal {
+        static long fds() throws Exception {
+            try (var list = Files.list(Path.of("/proc/self/fd"))) {
+                return list.count();
+            }
+        }
+
+        public static void main(String[] args) throws Exception {
+            UringRunner.builder().workers(1).build().start(ctx -> 1);
+            Thread.sleep(200);
+            int threads = Thread.activeCount();
+            long fds = fds();
+            long start = System.nanoTime();
+            try {
+                UringRunner.builder().workers(Integer.parseInt(args[0])).ringEntries(1).build().start(ctx -> 1);
+                System.out.println("started");
+            } catch (RuntimeException refused) {
+                System.out.println("refused: " + refused);
+            }
+            System.out.println("took ms " + (System.nanoTime() - start) / 1_000_000);
+            Thread.sleep(300);
+            System.out.println("threads " + (Thread.activeCount() == threads ? "same" : Thread.activeCount() + " vs "
+                    + threads) + " fds " + (fds() == fds ? "same" : fds() + " vs " + fds));
+        }
+    }
+
+    /**
+     * A link latency near Long.MAX_VALUE overflowed {@code now + delay}: the dial connected after the default
+     * link's 50 µs instead of never (or failing as a timeout). Expected: refused, or the dial never completes.
+     */
+    @Test
+    void aHugeLinkLatencyDoesNotWrapToNoDelay() {
+        SimConfig config = SimConfig.builder().workers(2).timeLimit(Duration.ofSeconds(10))
+                .network(NetworkConfig.DEFAULT.withDefaultLink(new LinkProfile(Long.MAX_VALUE, 0))).build();
+        Instant[] connectedAt = {null};
+        try {
+            SimRunner.of(config).start(ctx -> {
+                var listener = ctx.bind(new InetSocketAddress("127.0.0.1", 7000)).await();
+                var accept = ctx.spawn(c -> listener.accept().await());
+                try (var conn = ctx.dial(new InetSocketAddress("127.0.0.1", 7000)).await();
+                     var other = accept.await()) {
+                    connectedAt[0] = ctx.now();
+                }
+                listener.close();
+                return null;
+            });
+        } catch (RuntimeException expected) {
+            // refused or timed out: either is fine
+        }
+        assertEquals(null, connectedAt[0], "connected at " + connectedAt[0] + " over a link of Long.MAX_VALUE ns");
+    }
+
+    /**
+     * The same storage option, a root whose parent is missing: the simulator creates every missing directory,
+     * runtime-uring failed with StorageIoException ENOENT (its javadoc: "created if missing").
+     */
+    @Test
+    void aStorageRootWithMissingParentsWorksOnBothRuntimes() throws Exception {
+        Path base = Files.createTempDirectory("nested-root");
+        String sim = SimRunner.of(SimConfig.builder().storageRoot("/a/b/c").build())
+                .start(ctx -> "ran");
+        assertEquals("ran", sim);
+        String uring = UringRunner.builder().workers(1).storage(base.resolve("a/b/c")).build().start(ctx -> "ran");
+        assertEquals("ran", uring);
+    }
+}
