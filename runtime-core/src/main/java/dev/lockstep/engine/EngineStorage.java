@@ -136,6 +136,15 @@ final class EngineStorage {
     int acquireHold() {
         try {
             if (!system.isDirectory(root)) {
+                // Every missing ancestor too, as the simulator creates them: "created if missing".
+                int slash = root.indexOf('/', 1);
+                while (slash > 0) {
+                    String ancestor = root.substring(0, slash);
+                    if (!system.isDirectory(ancestor)) {
+                        system.mkdir(ancestor);
+                    }
+                    slash = root.indexOf('/', slash + 1);
+                }
                 system.mkdir(root);
             }
         } catch (KernelException failure) {
