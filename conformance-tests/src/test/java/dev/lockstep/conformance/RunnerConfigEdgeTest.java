@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Runner;
+import dev.lockstep.sim.InvalidConfigException;
+import dev.lockstep.sim.KernelBehavior;
 import dev.lockstep.sim.LinkProfile;
 import dev.lockstep.sim.NetworkConfig;
 import dev.lockstep.sim.SimConfig;
@@ -96,13 +98,22 @@ class RunnerConfigEdgeTest {
     }
 
     /**
-     * A link latency near Long.MAX_VALUE overflowed {@code now + delay}: the dial connected after the default
-     * link's 50 µs instead of never (or failing as a timeout). Expected: refused, or the dial never completes.
+     * A link or kernel latency near Long.MAX_VALUE overflowed {@code now + delay}: a dial connected after about
+     * 2 ms, a blob's open completed at once. Latencies above a day are now refused, naming the value; a day's
+     * latency (the most) is a dial that does not connect within the run's 10 s.
      */
     @Test
-    void aHugeLinkLatencyDoesNotWrapToNoDelay() {
+    void aHugeLatencyIsRefusedAndTheLargestDoesNotWrapToNoDelay() {
+        InvalidConfigException link = assertThrows(InvalidConfigException.class,
+                () -> new LinkProfile(Long.MAX_VALUE, 0));
+        assertTrue(link.getMessage().contains(Long.toString(Long.MAX_VALUE)), link.getMessage());
+        InvalidConfigException kernel = assertThrows(InvalidConfigException.class,
+                () -> KernelBehavior.DEFAULT.withLatency(Long.MAX_VALUE - 1, Long.MAX_VALUE));
+        assertTrue(kernel.getMessage().contains(Long.toString(Long.MAX_VALUE)), kernel.getMessage());
+
         SimConfig config = SimConfig.builder().workers(2).timeLimit(Duration.ofSeconds(10))
-                .network(NetworkConfig.DEFAULT.withDefaultLink(new LinkProfile(Long.MAX_VALUE, 0))).build();
+                .network(NetworkConfig.DEFAULT.withDefaultLink(new LinkProfile(LinkProfile.MAX_LATENCY_NANOS, 0)))
+                .build();
         Instant[] connectedAt = {null};
         try {
             SimRunner.of(config).start(ctx -> {
@@ -116,9 +127,9 @@ class RunnerConfigEdgeTest {
                 return null;
             });
         } catch (RuntimeException expected) {
-            // refused or timed out: either is fine
+            // the run's time limit or the dial's timeout: either is fine
         }
-        assertEquals(null, connectedAt[0], "connected at " + connectedAt[0] + " over a link of Long.MAX_VALUE ns");
+        assertEquals(null, connectedAt[0], "connected at " + connectedAt[0] + " over a link of a day");
     }
 
     /**

@@ -85,6 +85,11 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
                     "KernelBehavior.maxLatencyNanos must be >= minLatencyNanos = "
                     + minLatencyNanos + ", was " + maxLatencyNanos);
         }
+        if (maxLatencyNanos > MAX_LATENCY_NANOS) {
+            throw new InvalidConfigException("KernelBehavior.maxLatencyNanos",
+                    "KernelBehavior.maxLatencyNanos must be at most " + MAX_LATENCY_NANOS + " (a day), was "
+                    + maxLatencyNanos);
+        }
         requireRange("CallLatencyNanos", minCallLatencyNanos, maxCallLatencyNanos);
         requireRange("SyncCallLatencyNanos", minSyncCallLatencyNanos, maxSyncCallLatencyNanos);
         StorageFaults.requireRate("KernelBehavior", "shortReadRate", shortReadRate);
@@ -104,7 +109,17 @@ public record KernelBehavior(int maxRingEntries, long minLatencyNanos, long maxL
             throw new InvalidConfigException("KernelBehavior.max" + name,
                     "KernelBehavior.max" + name + " must be >= min" + name + " = " + min + ", was " + max);
         }
+        if (max > MAX_LATENCY_NANOS) {
+            throw new InvalidConfigException("KernelBehavior.max" + name,
+                    "KernelBehavior.max" + name + " must be at most " + MAX_LATENCY_NANOS + " (a day), was " + max);
+        }
     }
+
+    /**
+     * The longest latency a behaviour takes, a day: a simulated time plus a latency then cannot overflow (a latency
+     * near {@code Long.MAX_VALUE} wrapped to one in the past, a request completing at once).
+     */
+    public static final long MAX_LATENCY_NANOS = 86_400_000_000_000L;
 
     /**
      * An adversarial kernel: every inconvenient result at 10%, latency 1 µs to 1 ms so completions reorder, and
