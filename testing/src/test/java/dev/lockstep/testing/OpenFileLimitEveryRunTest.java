@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 
 /** @SimulationTest(openFileLimit = n) with crashes, sweeps, checkDeterminism, @Seed, uring; Plan; replay. */
-class OpenFileLimitReviewTest {
+class OpenFileLimitEveryRunTest {
     private static final Pattern OUTCOME = Pattern.compile("(.*)opened (\\d+); refused: (.*)");
 
     @BeforeEach
