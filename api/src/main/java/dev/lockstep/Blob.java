@@ -41,8 +41,9 @@ package dev.lockstep;
  * {@link StorageIoException}) has not made the data durable, and it may have lost it from what is still to
  * sync: Linux reports a writeback error once and marks the pages it could not write clean, so a later sync —
  * of this open, of another open, after a reopen — can succeed without them, while reads may still return the
- * bytes from the page cache. So the open is poisoned: after a failed {@code sync} or {@code startSync}, every
- * later sync of this open (by any fiber) fails too, naming the first failure. Acknowledge nothing written since
+ * bytes from the page cache. So the open is poisoned: after a failed {@code sync} or {@code startSync}, or a
+ * {@code SYNC} write that failed with an I/O error, every later sync of this open (by any fiber) fails too, naming
+ * the first failure. Acknowledge nothing written since
  * the last successful sync, close the blob, and rewrite those bytes from your own copy (into the
  * reopened blob or a new one), then sync again. Until that sync succeeds, each of those bytes may or may not
  * survive a crash.

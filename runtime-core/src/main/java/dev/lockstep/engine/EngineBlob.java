@@ -542,8 +542,15 @@ final class EngineBlob implements Blob {
             if (result < 0) {
                 blob.permit.markDirty();
                 landLent();
-                return fail(EngineStorage.translate(new KernelException(-result, "write", blob.name),
-                        describe() + " (" + done + " bytes written before the failure may persist)"));
+                dev.lockstep.StorageException failure = EngineStorage.translate(
+                        new KernelException(-result, "write", blob.name),
+                        describe() + " (" + done + " bytes written before the failure may persist)");
+                if (result == -Errno.EIO && options.sync()) {
+                    // RWF_DSYNC's flush failed: Linux reported the writeback error to this call and marked the
+                    // pages clean, so a later fdatasync of the open would succeed without them (Blob's class doc).
+                    blob.permit.poison(String.valueOf(failure.getMessage()));
+                }
+                return fail(failure);
             }
             if (result == 0) {
                 landLent();

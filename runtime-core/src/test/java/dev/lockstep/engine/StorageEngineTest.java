@@ -553,6 +553,34 @@ class StorageEngineTest {
         });
     }
 
+    /**
+     * A SYNC write whose flush failed (EIO) poisons the open as a failed sync does: Linux reported the writeback
+     * error to that write, so a later fdatasync of the open would succeed without the pages it dropped.
+     */
+    @Test
+    void aSyncWriteThatFailedWithAnIoErrorPoisonsTheOpen() {
+        boolean[] failNext = {false};
+        kernel.autoComplete(p -> {
+            if (p.opcode() == Opcode.WRITE && failNext[0]) {
+                failNext[0] = false;
+                return -dev.lockstep.kernel.Errno.EIO;
+            }
+            return kernel.files.execute(p);
+        });
+        runner(4).start(ctx -> {
+            Blob blob = open(ctx, "data", "syncwrite");
+            blob.writeAt(0, bytes("x")).await();
+            failNext[0] = true;
+            assertThrows(dev.lockstep.StorageIoException.class,
+                    () -> blob.writeAt(1, new byte[][] {bytes("y")}, dev.lockstep.WriteOptions.SYNC).await());
+            dev.lockstep.StorageIoException refused = assertThrows(dev.lockstep.StorageIoException.class,
+                    () -> blob.sync().await());
+            assertTrue(refused.getMessage().contains("an earlier sync of this open failed"), refused.getMessage());
+            blob.close();
+            return null;
+        });
+    }
+
     /** A full device is reported as StorageFullException naming the blob. */
     @Test
     void aFullDeviceIsReportedAsStorageFull() {
