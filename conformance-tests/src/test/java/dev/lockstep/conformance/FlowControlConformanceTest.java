@@ -11,12 +11,6 @@ import dev.lockstep.Operation;
 import dev.lockstep.RecvFailedException;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.engine.Registration;
-import dev.lockstep.engine.Request;
-import dev.lockstep.kernel.Errno;
-import dev.lockstep.kernel.Opcode;
-import dev.lockstep.kernel.Ring;
-import dev.lockstep.kernel.Submission;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -107,64 +101,6 @@ class FlowControlConformanceTest {
         });
     }
 
-    /** A receive that records every completion's result, resubmitted until {@code length} bytes arrived. */
-    private static final class CountingRecv extends Request {
-        private final SocketPair.RawFd fd;
-        private final int length;
-        private final List<Integer> pieces;
-        private MemorySegment buffer;
-        private int done;
-
-        CountingRecv(SocketPair.RawFd fd, int length, List<Integer> pieces) {
-            this.fd = fd;
-            this.length = length;
-            this.pieces = pieces;
-        }
-
-        @Override
-        public Kind kind() {
-            return Kind.RING;
-        }
-
-        @Override
-        public void prepare(Submission submission, Ring ring) {
-            if (buffer == null) {
-                buffer = ring.allocate(length);
-            }
-            submission.opcode = Opcode.RECV;
-            submission.fd = fd.fd();
-            submission.buffer = buffer.asSlice(done);
-            submission.length = length - done;
-        }
-
-        @Override
-        public boolean complete(int result) {
-            pieces.add(result);
-            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
-                return false;
-            }
-            if (result <= 0) {
-                return fail(new RecvFailedException("counting receive: " + result));
-            }
-            done += result;
-            return done < length ? false : succeed(null);
-        }
-
-        @Override
-        public String describe() {
-            return "counting receive of " + length;
-        }
-
-        @Override
-        public void release(Ring ring) {
-            if (buffer != null) {
-                ring.free(buffer);
-                buffer = null;
-            }
-            fd.release();
-        }
-    }
-
     /**
      * One 8 MiB send, received by a raw RECV asking for all of it: how many completions the kernel takes. On
      * Linux the bytes arrive in pieces and a RECV returns what has arrived; a probe, it asserts only the total.
@@ -178,8 +114,8 @@ class FlowControlConformanceTest {
                 Registration<Void> send = rt.probe().worker().register(
                         new SocketPair.SendRequest(pair.fd().acquire(), data));
                 List<Integer> pieces = new ArrayList<>();
-                Registration<Void> recv = rt.probe().worker().register(
-                        new CountingRecv(pair.peer().acquire(), length, pieces));
+                Registration<byte[]> recv = rt.probe().worker().register(
+                        new SocketPair.RecvRequest(pair.peer().acquire(), length, pieces));
                 ctx.timeout(Duration.ofSeconds(10), () -> {
                     send.await();
                     return recv.await();

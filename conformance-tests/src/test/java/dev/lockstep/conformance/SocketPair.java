@@ -300,12 +300,19 @@ public final class SocketPair implements AutoCloseable {
     static final class RecvRequest extends Request {
         private final RawFd fd;
         private final int length;
+        /** Every completion's result, in order, or null: how many pieces the kernel took. */
+        private final java.util.List<Integer> pieces;
         private MemorySegment buffer;
         private int done;
 
         RecvRequest(RawFd fd, int length) {
+            this(fd, length, null);
+        }
+
+        RecvRequest(RawFd fd, int length, java.util.List<Integer> pieces) {
             this.fd = fd;
             this.length = length;
+            this.pieces = pieces;
         }
 
         @Override
@@ -326,6 +333,9 @@ public final class SocketPair implements AutoCloseable {
 
         @Override
         public boolean complete(int result) {
+            if (pieces != null) {
+                pieces.add(result);
+            }
             if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
                 return false;
             }
