@@ -1,7 +1,6 @@
 package dev.lockstep.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Blob;
@@ -55,19 +54,6 @@ class StorageEdgeProbeTest {
 
     static void record(Map<String, String> table, String probe, String value, Callable<?> call) {
         table.put(probe, outcome(value, call));
-    }
-
-    static void assertTable(Runtimes rt, Map<String, String> expected, Map<String, String> actual) {
-        StringBuilder report = new StringBuilder();
-        for (Map.Entry<String, String> row : actual.entrySet()) {
-            String want = expected.get(row.getKey());
-            String mark = row.getValue().equals(want) ? "  " : "!!";
-            report.append(mark).append(' ').append(rt.config().displayName()).append(' ').append(row.getKey())
-                    .append(" -> ").append(row.getValue())
-                    .append(row.getValue().equals(want) ? "" : "   (javadoc: " + want + ")").append('\n');
-        }
-        System.out.print(report);
-        assertEquals(expected, actual, report.toString());
     }
 
     // ----------------------------------------------------------------------------------------------- names
@@ -139,7 +125,7 @@ class StorageEdgeProbeTest {
         expected.put("remove name '..'", "ok");
         expected.put("scan after remove", "ok[5]");
         expected.put("remove partition", "ok");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
         String missing = actual.get("remove blob of missing partition");
         assertTrue(missing.equals("PartitionMissingException+named") || missing.equals("BlobMissingException+named"),
                 missing);
@@ -218,7 +204,7 @@ class StorageEdgeProbeTest {
         expected.put("resize(5)", "ok");
         expected.put("readAt(0,5) zeros", "ok[true]");
         expected.put("sync", "ok");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     /**
@@ -272,7 +258,7 @@ class StorageEdgeProbeTest {
         expected.put("writeAt(limit - 4096, 8192 bytes)", "StorageIoException+named");
         expected.put("length after the cut write", "ok[" + EXT4_MAX_BYTES + "]");
         expected.put("resize(0) again", "ok");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     // ------------------------------------------------------------------------------------------- buffers
@@ -403,7 +389,7 @@ class StorageEdgeProbeTest {
             expected.put("writeFully foreign", iae);
         }
         expected.put("outstanding", "ok[0]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     // ------------------------------------------------------------------------------------ close, remove, fds
@@ -530,7 +516,7 @@ class StorageEdgeProbeTest {
         expected.put("remove partition", "ok");
         expected.put("open after partition removed", "ok[0]");
         expected.put("fds left open", "ok[[]]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     // ------------------------------------------------------------------------------------------ direct I/O
@@ -623,7 +609,7 @@ class StorageEdgeProbeTest {
         expected.put("writeAt(MAX - a + 1 aligned-down, a)", "StorageIoException");
         expected.put("readAt after close", "ClosedException+named");
         expected.put("direct and plain open together", "ok[true]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     // ---------------------------------------------------------------------------------- off the runtime
@@ -663,7 +649,7 @@ class StorageEdgeProbeTest {
         expected.put("readFully on plain thread", "IllegalStateException+named");
         expected.put("sync on plain thread", "IllegalStateException+named");
         expected.put("close on plain thread", "ok");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     // ------------------------------------------------------------------------ mixed opens, order, options
@@ -751,6 +737,6 @@ class StorageEdgeProbeTest {
         expected.put("scan order", "ok[[00, 7f, 80, ff, ff00]]");
         expected.put("concurrent opens", "ok[true]");
         expected.put("scan after concurrent opens", "ok[1]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 }

@@ -56,19 +56,6 @@ class TimeTaskProbeTest {
         table.put(probe, outcome(value, call));
     }
 
-    static void assertTable(Runtimes rt, Map<String, String> expected, Map<String, String> actual) {
-        StringBuilder report = new StringBuilder();
-        for (Map.Entry<String, String> row : actual.entrySet()) {
-            String want = expected.get(row.getKey());
-            boolean same = row.getValue().equals(want);
-            report.append(same ? "  " : "!!").append(' ').append(rt.config().displayName()).append(' ')
-                    .append(row.getKey()).append(" -> ").append(row.getValue())
-                    .append(same ? "" : "   (javadoc: " + want + ")").append('\n');
-        }
-        System.out.print(report);
-        assertEquals(expected, actual, report.toString());
-    }
-
     private static Object sleepForever(Context ctx) {
         ctx.sleep(FOREVER);
         return "woke";
@@ -205,7 +192,7 @@ class TimeTaskProbeTest {
         expected.put("sleep from plain thread", "IllegalStateException");
         expected.put("sleeper -1 from plain thread", "IllegalArgumentException+named");
         expected.put("timeout from plain thread", "IllegalStateException");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     /** now() never goes backwards on a worker, a sleep advances it by at least its duration, and it is wall time. */
@@ -296,7 +283,7 @@ class TimeTaskProbeTest {
         expected.put("recv after timed-out recv", "ClosedException");
         expected.put("send on other side after timed-out recv", "ok[2]");
         expected.put("recv ready under ZERO timeout", "ok[3]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     /**
@@ -358,7 +345,7 @@ class TimeTaskProbeTest {
         expected.put("sleeper races its own timeout", "30 settled");
         expected.put("dialer settled every connection", "20");
         expected.put("some accepted", "true");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     // ------------------------------------------------------------------------------------------------- tasks
@@ -420,7 +407,7 @@ class TimeTaskProbeTest {
         expected.put("root label", "ok['']");
         expected.put("task returns null", "ok");
         expected.put("task returns null, polled", "ok[true/null]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     @Conformance
@@ -586,7 +573,7 @@ class TimeTaskProbeTest {
         expected.put("op poll after close", "ClosedException");
         expected.put("op await after close", "ClosedException");
         expected.put("other party's waker after close", "ok[retain=1 wake=1 release=0]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     /** The root returns while children sleep on every worker, one stubborn: start returns, every child is aborted. */
@@ -641,7 +628,7 @@ class TimeTaskProbeTest {
         expected.put("escaped handles awaited from the test thread",
                 "true/ClosedException,".repeat(rt.workers() + 1));
         expected.put("finished handle awaited from the test thread", "ok[q]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     @Conformance
@@ -669,7 +656,7 @@ class TimeTaskProbeTest {
         expected.put("root throws checked", "ExitedException(IOException)");
         expected.put("root returns null", "ok");
         expected.put("child Error, root goes on", "ok[ExitedException(StackOverflowError)]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     // -------------------------------------------------------------------------------------------------- stop
@@ -719,7 +706,7 @@ class TimeTaskProbeTest {
         expected.put("stop(1, null) under a 20ms timeout", "TimeoutException");
         expected.put("ignorer aborted", "ClosedException");
         expected.put("stop(1, ZERO) once the holder went", "ok[ok]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
     // ------------------------------------------------------------------------------------ bodies and escapes
 
@@ -766,7 +753,7 @@ class TimeTaskProbeTest {
         expected.put("body swallows the timeout and waits again", "ok[TimeoutException promptly]");
         expected.put("body swallows the timeout and returns", "ok[swallowed]");
         expected.put("task awaits its own handle under 20ms", "ok[TimeoutException]");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     /** What escapes the root, used from the test thread once start returned; each call bounded so none can hang. */
@@ -821,7 +808,7 @@ class TimeTaskProbeTest {
         expected.put("stop(1, ZERO) from escaped context", "ClosedException");
         expected.put("stop(1, null) from escaped context", "ClosedException");
         expected.put("escaped signal poll after", "ok");
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 
     /** Runs {@code call} on a plain thread, waiting at most 5 s: its outcome, or HUNG. */
@@ -874,6 +861,6 @@ class TimeTaskProbeTest {
             expected.put("plain thread awaits an operation", "ok");
             expected.put("plain thread aborts a task", "ClosedException");
         }
-        assertTable(rt, expected, actual);
+        ProbeTables.assertTable(rt, expected, actual);
     }
 }
