@@ -26,7 +26,8 @@ class GeneratorFailureTest {
     @Test
     void aGeneratorThatThrowsIsReportedWithTheSeed() {
         Gen<Integer> inverse = Gen.ints(0, 1000).map(x -> 1000 / x);
-        Throwable thrown = assertThrows(Throwable.class, () -> PropertyCheck.named("gen").tries(100)
+        // A pinned seed: whether 100 tries draw 0 depends on the seed (an unseeded run missed it now and then).
+        Throwable thrown = assertThrows(Throwable.class, () -> PropertyCheck.named("gen").seed(1).tries(100)
                 .forAll(inverse, x -> { }));
         PropertyFailure f = assertInstanceOf(PropertyFailure.class, thrown, () -> "raw: " + thrown);
         assertInstanceOf(ArithmeticException.class, f.getCause());
