@@ -1,7 +1,6 @@
 package dev.lockstep.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Blob;
 import dev.lockstep.Handle;
@@ -64,19 +63,6 @@ class GroupSyncAfterFailedFlushTest {
                     }
                     return null;
                 });
-        assertTrue(crashed.outcome() instanceof Outcome.Completed<Void>, String.valueOf(crashed.outcome()));
-        byte[] disk = SimRunner.from(crashed.checkpoint()).start(ctx -> {
-            SimRunner.control(ctx).storageFaults(StorageFaults.NONE);
-            try (Blob log = ctx.open("wal", "log").await().blob()) {
-                return log.readAt(0, (int) log.length()).await();
-            }
-        });
-        List<Integer> lost = new ArrayList<>();
-        for (int at : acknowledged) {
-            if (at >= disk.length || disk[at] != at + 1) {
-                lost.add(at);
-            }
-        }
-        return lost;
+        return SyncFailureModelTest.lostAfterTheCrash(crashed, acknowledged);
     }
 }

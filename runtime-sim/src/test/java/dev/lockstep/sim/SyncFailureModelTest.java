@@ -68,6 +68,14 @@ class SyncFailureModelTest {
             }
             return null;
         });
+        return lostAfterTheCrash(crashed, acknowledged);
+    }
+
+    /**
+     * The acknowledged records (record {@code i} is byte {@code i + 1} at offset {@code i} of {@code wal/log}) that
+     * the disk the crash left does not hold.
+     */
+    static List<Integer> lostAfterTheCrash(Recovered<Void> crashed, java.util.Collection<Integer> acknowledged) {
         assertTrue(crashed.outcome() instanceof Outcome.Completed<Void>, String.valueOf(crashed.outcome()));
         byte[] disk = SimRunner.from(crashed.checkpoint()).start(ctx -> {
             SimRunner.control(ctx).storageFaults(StorageFaults.NONE);
