@@ -34,7 +34,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The 20 tests of the seed ({@code shared/seed/operation.rs}, commonware-runtime 2026.10.0), each with the same
+ * The 20 tests of commonware-runtime's {@code Operation} (2026.10.0, Rust), each with the same
  * name in camelCase and the same assertions, on every runtime configuration with a ring of one entry (the
  * seed's {@code runner()}: one request in flight).
  *

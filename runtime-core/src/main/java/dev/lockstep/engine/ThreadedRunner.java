@@ -23,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Shutdown: when the root task finishes (or a waker callback fails the runtime), every task is aborted;
  * each worker keeps looping until its fibers have finished their {@code finally} blocks, then retires
- * (DESIGN §3.6) and its thread ends. {@code start} returns after every worker thread has ended and the
+ * (ARCHITECTURE.md §3.6) and its thread ends. {@code start} returns after every worker thread has ended and the
  * storage hold was released.
  *
  * <p>Resources: when {@code start} returns, every blob, listener and connection of the run has been closed,

@@ -866,7 +866,7 @@ public final class Worker {
     }
 
     /**
-     * Retires the worker (DESIGN §3.6): refuses new work, resolves pending observers with
+     * Retires the worker (ARCHITECTURE.md §3.6): refuses new work, resolves pending observers with
      * {@link ClosedException}, cancels what can be cancelled, waits for every in-flight completion (the kernel
      * may still use those buffers), retires the driver, closes the mailbox (answering queued forwards with
      * {@code Closed}) and the ring. Runs on the worker's own thread.

@@ -1,5 +1,5 @@
 /**
- * The worker engine both runtimes share (DESIGN §2–§3): fibers on a worker-owned scheduler, the driver slab
+ * The worker engine both runtimes share (ARCHITECTURE.md §2–§3): fibers on a worker-owned scheduler, the driver slab
  * of requests with {@link dev.lockstep.engine.WaiterId generation-tagged ids}, observers and the deferred
  * queue that keeps user callbacks outside the worker's critical section, the timer wheel, cancellation and
  * retained work, the mailbox for foreign polls and closes, worker closure, the supervision tree, and

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN §3.6: a runner shutting down with work in every state at once retires every request, answers every
+ * ARCHITECTURE.md §3.6: a runner shutting down with work in every state at once retires every request, answers every
  * forwarded and detached receiver, waits for retained work in flight, and leaves no ring, fd or waker behind.
  */
 class ClosureTest {

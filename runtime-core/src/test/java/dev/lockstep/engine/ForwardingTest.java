@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * DESIGN §3.5: an operation may be polled, awaited and closed on any thread or worker; foreign observation is
+ * ARCHITECTURE.md §3.5: an operation may be polled, awaited and closed on any thread or worker; foreign observation is
  * forwarded through the owner's mailbox, stale messages are ignored by generation, and forwarded receivers of
  * a retired worker observe {@link ClosedException}.
  */

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * DESIGN §3.2: every waker callback runs outside the worker's critical section and may re-enter the worker; a
+ * ARCHITECTURE.md §3.2: every waker callback runs outside the worker's critical section and may re-enter the worker; a
  * poll observes again after its retain; a throwing retain leaves the operation intact; a throwing wake or
  * release fails the runner only after the worker retired. The Java forms of the seed's reentrancy tests.
  */
@@ -364,7 +364,7 @@ class ReentrancyTest {
     }
 
     /**
-     * DESIGN §3.2 lists "a request's own cleanup" among the callbacks that run outside the worker's critical
+     * ARCHITECTURE.md §3.2 lists "a request's own cleanup" among the callbacks that run outside the worker's critical
      * section: a request's release may close files or re-enter the worker.
      */
     @Test

@@ -16,7 +16,7 @@ final class ScriptedRequest extends Request {
     final String name;
     /** Releases of this instance: exactly one once it retired. */
     final AtomicInteger releases = new AtomicInteger();
-    /** Set if {@link #release} ran while its worker's state was borrowed (DESIGN §3.2 forbids it). */
+    /** Set if {@link #release} ran while its worker's state was borrowed (ARCHITECTURE.md §3.2 forbids it). */
     volatile boolean releasedInsideBorrow;
     final boolean retained;
     final int fd;

@@ -29,7 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN §3.7: blobs and partitions over the kernel SPI, against the scripted kernel's in-memory files. */
+/** ARCHITECTURE.md §3.7: blobs and partitions over the kernel SPI, against the scripted kernel's in-memory files. */
 class StorageEngineTest {
     private static final String ROOT = "/store";
     private final ScriptedKernel kernel = new ScriptedKernel();

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The supervision tree, stop, timeouts and the clock (DESIGN §2, {@code Spawner}, {@code Clock}), through the
+ * The supervision tree, stop, timeouts and the clock (ARCHITECTURE.md §2, {@code Spawner}, {@code Clock}), through the
  * public API of the context only. Time is the scripted kernel's manual clock: a "ticker" task advances it, so
  * no test waits in real time for a timer.
  */
