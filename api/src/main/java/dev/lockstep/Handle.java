@@ -8,12 +8,15 @@ package dev.lockstep;
 public interface Handle<T> {
 
     /**
-     * Waits for the task.
+     * Waits for the task. An interrupt does not end the wait in a task and ends it on a plain thread, as
+     * {@link Operation#await()} says.
      *
      * @return its value
      * @throws ClosedException if the task was aborted (directly or by its supervisor), or never ran because
      *     its node was already aborted
      * @throws ExitedException if the task threw; the task's exception is the cause
+     * @throws AbortedException on a plain thread whose interrupt status is set before the task finished (the
+     *     task goes on; the status stays set)
      */
     T await();
 

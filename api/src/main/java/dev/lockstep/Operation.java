@@ -17,6 +17,16 @@ package dev.lockstep;
  * closed by the runtime, also when the cancellation came too late to stop it. Closing after the result was
  * observed, or twice, does nothing.
  *
+ * <p><b>Interrupts</b>, the same on every runtime. In a task, a wait is not ended by {@link Thread#interrupt()},
+ * just as {@link java.util.concurrent.locks.Lock#lock()} is not: the fiber parks properly (it never spins, and
+ * its worker goes on running other tasks) and the wait ends only as it otherwise would, with the interrupt
+ * status still set when it returns or throws — so a library that restores the status
+ * ({@code catch (InterruptedException e) { Thread.currentThread().interrupt(); }}) changes nothing for the
+ * task's later waits. Cancel a task's wait with {@link Handle#abort()}, {@link Clock#timeout} or
+ * {@link #close()}. On a plain thread an interrupt, set before the wait or arriving during it, ends the wait
+ * unless the result is already ready: the operation is closed and {@link AbortedException} is thrown, the
+ * status still set — the JDK's rule for blocking calls, with an unchecked exception.
+ *
  * @param <T> the result
  */
 public interface Operation<T> extends AutoCloseable {
@@ -42,6 +52,8 @@ public interface Operation<T> extends AutoCloseable {
      *     (the operation is then closed)
      * @throws TimeoutException if the request's own deadline passed, or an enclosing
      *     {@link Clock#timeout} fired (the operation is then closed)
+     * @throws AbortedException on a plain thread whose interrupt status is set while the result is not ready
+     *     (the operation is then closed, the status stays set); never in a task, see the class documentation
      * @throws LockstepException the request's own failure, typed
      */
     T await();

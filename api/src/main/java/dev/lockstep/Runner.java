@@ -17,6 +17,12 @@ package dev.lockstep;
  * left running and closing nothing under it. A caller's deadline therefore always gets {@code start} back. Both
  * runtimes answer the same way; the simulator, whose loop runs on a thread of its own while the caller's thread
  * waits for it, aborts at its next step.
+ *
+ * <p>Inside the run, {@code Thread.interrupt()} of a task's fiber ends none of its waits: every Lockstep wait in a
+ * task (an operation's, a handle's, a sleep, a channel's) parks the fiber properly and returns or throws as it
+ * otherwise would, with the interrupt status still set; a plain thread's wait on an operation of the run is ended
+ * by an interrupt with {@link AbortedException} ({@link Operation} says exactly how). Both runtimes answer the
+ * same way.
  */
 public interface Runner {
 

@@ -11,6 +11,8 @@ public interface Signal extends AutoCloseable {
      *
      * @return the stop code (the first one passed to {@link Spawner#stop})
      * @throws ClosedException if the waiting task is aborted, or the run ended before stop was signalled
+     * @throws AbortedException on a plain thread whose interrupt status is set before stop was signalled (the
+     *     status stays set; an interrupt does not end the wait in a task, as {@link Operation#await()} says)
      */
     int await();
 

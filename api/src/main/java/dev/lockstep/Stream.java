@@ -6,6 +6,10 @@ package dev.lockstep;
  * <p>A receive returns exactly the bytes asked for, or fails; after a failure or a cancelled receive the
  * stream is poisoned (buffered partial data is discarded) and later receives fail with
  * {@link ClosedException}.
+ *
+ * <p>Waiting for a receive ({@code recv(n).await()}, {@link #recvFully}) follows {@link Operation}'s rule for
+ * interrupts: in a task an interrupt does not end the wait (the status is kept); on a plain thread it ends it with
+ * {@link AbortedException}, closing the receive, which poisons the stream as any closed receive does.
  */
 public interface Stream extends AutoCloseable {
 

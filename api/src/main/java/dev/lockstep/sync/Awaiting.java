@@ -1,5 +1,6 @@
 package dev.lockstep.sync;
 
+import dev.lockstep.AbortedException;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.Waker;
@@ -9,7 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Finds the runtime's {@link Awaiter} once. Without a runtime on the class path (a plain unit test of a data
- * structure) an operation is awaited by parking the calling thread, woken by the operation's waker.
+ * structure) an operation is awaited by parking the calling thread, woken by the operation's waker, and an
+ * interrupt ends the wait as on a plain thread with a runtime ({@link Operation#await()}).
  */
 final class Awaiting {
     private static final Awaiter AWAITER = load();
@@ -45,6 +47,12 @@ final class Awaiting {
             Poll<T> poll = operation.poll(waker);
             if (poll.isReady()) {
                 return poll.get();
+            }
+            // Checked before each park, which returns at once while the status is set: never a spin.
+            if (thread.isInterrupted()) {
+                operation.close();
+                throw new AbortedException(thread + " was interrupted while awaiting " + operation
+                        + ": the operation is closed");
             }
             LockSupport.park(operation);
         }

@@ -156,6 +156,20 @@ final class Turns {
             rethrow(failure.get());
         }
 
+        /**
+         * The thread's state, to wait (with {@link Turns#until}) until it parks.
+         *
+         * @return its state now
+         */
+        Thread.State state() {
+            return thread.getState();
+        }
+
+        /** Interrupts the thread. */
+        void interrupt() {
+            thread.interrupt();
+        }
+
         /** From a plain thread (the test's): joins and rethrows the thread's failure. */
         void join() {
             try {

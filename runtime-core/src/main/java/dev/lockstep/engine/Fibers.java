@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.AbortedException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
@@ -168,37 +169,73 @@ public final class Fibers {
      * In a fiber, an abort closes the operation and throws {@link ClosedException}; an expired
      * {@code Clock.timeout} scope closes it and throws {@link TimeoutException}.
      *
+     * <p>Interrupts, as {@link Operation#await()} documents them. In a fiber the wait is not ended by
+     * {@code Thread.interrupt()}, as {@code Lock.lock()} is not: the status is cleared before each park (the JDK's
+     * park returns at once while it is set, so the fiber would poll and park again without ever unmounting, and
+     * its worker would never turn) and set again on the way out, whatever the outcome. On a plain thread an
+     * interrupt, before or during the wait, ends it unless the result is ready: the operation is closed and
+     * {@link AbortedException} is thrown with the status still set.
+     *
      * @param operation the operation
      * @param <T> its value
      * @return its value
+     * @throws AbortedException on a plain thread whose interrupt status is set while the result is not ready
      */
     public static <T> T await(Operation<T> operation) {
         Fiber fiber = CURRENT.get();
         if (fiber == null) {
-            Thread thread = Thread.currentThread();
-            Waker waker = new ThreadWaker(thread);
+            return awaitOnPlainThread(operation);
+        }
+        boolean interrupted = false;
+        try {
+            if (operation instanceof Registration<T> registration && !fiber.isAborted()) {
+                // Before the first poll, so that a request completed in place is taken with no waker installed: a
+                // waker woken now would leave a permit behind, and the fiber's next park would return at once.
+                registration.completeInPlace(fiber);
+            }
             while (true) {
-                Poll<T> poll = operation.poll(waker);
+                fiber.checkAbort(operation);
+                // A ready result wins over an expired timeout: the body finished in time for whoever awaits it.
+                Poll<T> poll = operation.poll(fiber.waker());
                 if (poll.isReady()) {
                     return poll.get();
                 }
+                fiber.checkAbort(operation);
+                fiber.checkTimeouts(operation);
+                // Cleared here, on the fiber's own thread, and set again in the finally below: an interrupt from
+                // another thread that lands after this line unparks the fiber once (a wake-up like any spurious
+                // one: the loop polls, finds nothing and parks again) and is kept for the way out the same way.
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                }
                 LockSupport.park(operation);
             }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
-        if (operation instanceof Registration<T> registration && !fiber.isAborted()) {
-            // Before the first poll, so that a request completed in place is taken with no waker installed: a
-            // waker woken now would leave a permit behind, and the fiber's next park would return at once.
-            registration.completeInPlace(fiber);
-        }
+    }
+
+    /**
+     * A plain thread's wait: the JDK's rule for an interruptible blocking call, with {@link AbortedException} in
+     * place of the checked {@code InterruptedException} and the status kept. The status is read after each poll
+     * that found the result pending, and {@code LockSupport.park} returns at once while it is set, so an interrupt
+     * before the wait or during it ends the wait at the next check; a result already ready is returned.
+     */
+    private static <T> T awaitOnPlainThread(Operation<T> operation) {
+        Thread thread = Thread.currentThread();
+        Waker waker = new ThreadWaker(thread);
         while (true) {
-            fiber.checkAbort(operation);
-            // A ready result wins over an expired timeout: the body finished in time for whoever awaits it.
-            Poll<T> poll = operation.poll(fiber.waker());
+            Poll<T> poll = operation.poll(waker);
             if (poll.isReady()) {
                 return poll.get();
             }
-            fiber.checkAbort(operation);
-            fiber.checkTimeouts(operation);
+            if (thread.isInterrupted()) {
+                operation.close();
+                throw new AbortedException(thread + " was interrupted while awaiting " + operation
+                        + ": the operation is closed");
+            }
             LockSupport.park(operation);
         }
     }
