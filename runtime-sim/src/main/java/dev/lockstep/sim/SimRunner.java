@@ -31,7 +31,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * nondeterminism ({@code Thread.sleep}, a monitor held across an await and contended, a real socket, a fiber
  * resumed from a foreign thread) fails with {@link SimulationFailure}; its message ends with the replay line. A
  * root task's own exception is rethrown unchanged, with the replay line attached as a suppressed
- * {@link ReplayNote}, so the printed stack trace ends with it.
+ * {@link ReplayNote}, so the printed stack trace ends with it. The task's exception wins over what the run left
+ * open: with {@link SimConfig#failOnLeaks()}, a root that throws while holding resources has its exception
+ * rethrown (or, from {@link #startAndRecover}, reported as {@link Outcome.Failed}) with the
+ * {@link SimulationFailure} naming each resource attached to it as suppressed; a root that returns normally while
+ * holding them fails with that {@link SimulationFailure}.
  *
  * <h2>Inside a run</h2>
  * {@link #control(Context)} gives a task the {@link SimControl}: partitions, faults, crashes, a Guava
@@ -203,10 +207,18 @@ public final class SimRunner implements Runner {
         try {
             return result.engine().outcome(result.root());
         } catch (RuntimeException failure) {
-            throw annotated(failure, simulation);
+            throw annotated(withLeaks(failure, result), simulation);
         } catch (Error failure) {
-            throw annotated(failure, simulation);
+            throw annotated(withLeaks(failure, result), simulation);
         }
+    }
+
+    /** The root's own failure with what the run left open attached (see the class doc's Failures). */
+    private static <X extends Throwable> X withLeaks(X failure, Simulation.Result<?> result) {
+        if (result.leakBesideRootFailure() != null && failure != result.leakBesideRootFailure()) {
+            failure.addSuppressed(result.leakBesideRootFailure());
+        }
+        return failure;
     }
 
     /**
@@ -242,9 +254,10 @@ public final class SimRunner implements Runner {
             try {
                 outcome = new Outcome.Completed<>(result.engine().outcome(result.root()));
             } catch (ExitedException exited) {
-                outcome = new Outcome.Failed<>(exited.getCause() == null ? exited : exited.getCause());
+                outcome = new Outcome.Failed<>(withLeaks(exited.getCause() == null ? exited : exited.getCause(),
+                        result));
             } catch (RuntimeException | Error failure) {
-                outcome = new Outcome.Failed<>(failure);
+                outcome = new Outcome.Failed<>(withLeaks(failure, result));
             }
         } else {
             outcome = new Outcome.Crashed<>(result.crashReason(), result.crashedAt());

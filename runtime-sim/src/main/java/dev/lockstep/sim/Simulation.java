@@ -2,6 +2,7 @@ package dev.lockstep.sim;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.Handle;
+import dev.lockstep.Poll;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
 import dev.lockstep.engine.Fiber;
@@ -439,7 +440,7 @@ final class Simulation {
 
     /** What a run ended with, before the runner turns it into a value or a {@link Recovered}. */
     record Result<T>(Handle<T> root, Engine engine, boolean crashed, boolean rootDoneAtCrash, String crashReason,
-            Instant crashedAt) {
+            Instant crashedAt, SimulationFailure leakBesideRootFailure) {
     }
 
     /**
@@ -567,8 +568,15 @@ final class Simulation {
         // on how far a thread outside the simulation got: the verdict, which must be the same on every run of the
         // seed, is the leak alone.
         boolean determinismLeak = failure != null && failure.startsWith("determinism leak");
+        SimulationFailure leakBesideRootFailure = null;
         if (leaked != null && config.failOnLeaks() && engine.failure() == null && !determinismLeak && !interrupted) {
-            failure = failure == null ? leaked : failure + "; and " + leaked;
+            if (failure == null && rootFailedOnItsOwn(rootHandle)) {
+                // The task's exception is what the user must see (SimRunner's contract): what it left open rides
+                // along as a suppressed failure, with the same message the leak alone would have failed with.
+                leakBesideRootFailure = new SimulationFailure(leaked, origin, replayLine(), caller());
+            } else {
+                failure = failure == null ? leaked : failure + "; and " + leaked;
+            }
         }
         if (interrupted) {
             // As runtime-uring answers: the caller asked the run to stop, so it stopped; nothing else is claimed.
@@ -578,7 +586,24 @@ final class Simulation {
             throw new SimulationFailure(failure, origin, replayLine(), caller());
         }
         return new Result<>(rootHandle, engine, crashed, rootDoneAtCrash, crashReason,
-                checkpoint == null ? null : checkpoint.crashedAt());
+                checkpoint == null ? null : checkpoint.crashedAt(), leakBesideRootFailure);
+    }
+
+    /**
+     * Whether the root task ended by throwing, of its own accord: not aborted by a crash that came first (in a
+     * {@link SimRunner#startAndRecover} run the crash, not the task, is then the outcome).
+     */
+    private boolean rootFailedOnItsOwn(Handle<?> rootHandle) {
+        if (rootHandle == null || !rootHandle.isDone() || (crashed && !rootDoneAtCrash)) {
+            return false;
+        }
+        Poll<?> outcome = rootHandle.poll(null);
+        try {
+            outcome.get();
+            return false;
+        } catch (RuntimeException | Error thrown) {
+            return true;
+        }
     }
 
     /**

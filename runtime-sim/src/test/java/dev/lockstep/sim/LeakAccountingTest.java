@@ -2,6 +2,8 @@ package dev.lockstep.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +12,7 @@ import dev.lockstep.Listener;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -75,6 +78,20 @@ class LeakAccountingTest {
                     throw SimRunner.control(ctx).crash();
                 }));
         assertMentions(failure.getMessage(), "resource leak", "blob 'p/open-at-the-crash'");
+    }
+
+    @Test
+    void aRecoveredRunReportsTheTasksOwnFailureWithTheLeakAttached() {
+        IllegalStateException mine = new IllegalStateException("the task's own failure");
+        Recovered<Object> recovered = SimRunner.of(checked(8).build()).startAndRecover(ctx -> {
+            ctx.open("p", "held-at-the-throw").await();
+            throw mine;
+        });
+        Outcome.Failed<Object> failed = assertInstanceOf(Outcome.Failed.class, recovered.outcome());
+        assertSame(mine, failed.failure());
+        assertEquals(1, mine.getSuppressed().length, Arrays.toString(mine.getSuppressed()));
+        assertMentions(assertInstanceOf(SimulationFailure.class, mine.getSuppressed()[0]).getMessage(),
+                "resource leak", "blob 'p/held-at-the-throw'", "replay:");
     }
 
     @Test
