@@ -16,8 +16,9 @@ import java.time.Instant;
  *       listeners closed; its disk's unsynced data meets the run's {@link CrashPolicy} now (as
  *       {@code SimControl.crash()} does for a whole run), and the page cache is gone.</li>
  *   <li>{@link #kill()}: the process dies ({@code SIGKILL}). The same for tasks and network, but the page cache
- *       survives: what was written and not synced is what the next lifetime reads, and is still lost if the node
- *       crashes later.</li>
+ *       survives: what was written and not synced is what the next lifetime reads. That lifetime, as every
+ *       runtime does when it takes its storage, syncs the disk before the node's code runs, so a crash after the
+ *       {@link #restart()} no longer loses it (a node that is down cannot crash).</li>
  *   <li>Either way the node's code cannot reach its disk or the network again: new requests are refused
  *       ({@code ClosedException}), the tasks' awaits throw while they unwind, and the requests its kernel already
  *       had complete on handles the death made stale ({@code EBADF}). Connecting to the node's address is refused

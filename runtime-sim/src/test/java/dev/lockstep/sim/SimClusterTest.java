@@ -114,6 +114,27 @@ class SimClusterTest {
         });
     }
 
+    /** What a kill kept unsynced is durable once the next lifetime started: a crash after it keeps all ten. */
+    @Test
+    void whatAKillKeptSurvivesACrashAfterTheRestart() {
+        LogNode.Observed killed = new LogNode.Observed();
+        runner(3).start(ctx -> {
+            SimNode one = SimCluster.of(ctx).start(LogNode.main(killed, 4, 10));
+            ctx.sleep(Duration.ofMillis(50));
+            assertEquals(8, killed.synced);
+            one.kill();
+            one.restart();
+            ctx.sleep(Duration.ofMillis(5));
+            assertEquals(10, killed.recovered);
+            one.crash();
+            one.restart();
+            ctx.sleep(Duration.ofMillis(5));
+            assertEquals(10, killed.recovered, "the restart after the kill synced what the page cache kept");
+            assertFalse(killed.corrupt);
+            return null;
+        });
+    }
+
     @Test
     void aPausedNodeNeitherRunsNorServesUntilResumedWhileTheOthersGoOn() {
         LogNode.Observed[] seen = {new LogNode.Observed(), new LogNode.Observed()};
