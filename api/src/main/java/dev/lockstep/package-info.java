@@ -24,6 +24,11 @@
  * lengths, invalid names) are rejected at the call with {@link java.lang.IllegalArgumentException} naming
  * the value, before anything is submitted.
  *
- * <p>This package depends on nothing but the JDK.
+ * <h2>Search</h2>
+ * {@link dev.lockstep.Search} marks fault points and states worth reaching for the simulator's search; it is a
+ * no-op in production.
+ *
+ * <p>This package depends on nothing but the JDK, and on {@link dev.lockstep.spi.SearchHooks}, through which
+ * {@code Search} finds the runtime that answers it.
  */
 package dev.lockstep;

@@ -1,6 +1,7 @@
 /**
- * The service interfaces through which a runtime plugs into the public API: today only {@link
- * dev.lockstep.spi.Awaiter}, which parks a fiber on an operation the runtime did not create.
+ * The service interfaces through which a runtime plugs into the public API: {@link dev.lockstep.spi.Awaiter},
+ * which parks a fiber on an operation the runtime did not create, and {@link dev.lockstep.spi.SearchHooks}, which
+ * answers {@link dev.lockstep.Search}'s fault points and assertions.
  *
  * <p>Depends on {@code dev.lockstep} and the JDK only.
  */

@@ -68,6 +68,12 @@ public final class Fiber {
 
     private record Guarded(Runnable continuation, Runnable wrapper) { }
 
+    /**
+     * The simulator's scheduling priority for this fiber (its priority scheduling), 0 until it gives one. Only the
+     * simulator's thread reads and writes it (production schedulers never do), so it needs no ordering.
+     */
+    private long schedulingPriority;
+
     Fiber(Worker home, String label, FiberScheduler scheduler) {
         this.home = home;
         this.label = label;
@@ -103,6 +109,25 @@ public final class Fiber {
         mounts++;
         continuation.run();
         home.checkUnmounted(this);
+    }
+
+    /**
+     * The priority a scheduler gave this fiber; 0 until one did. For the simulator's priority scheduling, on its
+     * thread only.
+     *
+     * @return the priority
+     */
+    public long schedulingPriority() {
+        return schedulingPriority;
+    }
+
+    /**
+     * Gives this fiber a scheduling priority. For the simulator's priority scheduling, on its thread only.
+     *
+     * @param priority the priority, above 0
+     */
+    public void schedulingPriority(long priority) {
+        this.schedulingPriority = priority;
     }
 
     void attach(Thread thread) {

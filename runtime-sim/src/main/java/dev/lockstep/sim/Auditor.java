@@ -296,6 +296,10 @@ public final class Auditor {
      * @param fields the payload, each hashed with its length
      */
     public void record(String kind, byte[]... fields) {
+        NamedEventListener listener = namedEventListener;
+        if (listener != null) {
+            listener.onEvent(kind, fields);
+        }
         putKind(kindOf(kind));
         putVarint(fields.length);
         for (byte[] field : fields) {
@@ -305,6 +309,26 @@ public final class Auditor {
             trace.add(traced(kind, fields));
         }
         endEvent();
+    }
+
+    /** Sees the events recorded by name ({@link #record(String, byte[]...)}): the rare ones, not steps or draws. */
+    @FunctionalInterface
+    interface NamedEventListener {
+        /**
+         * Called before the event is hashed.
+         *
+         * @param kind the event's kind
+         * @param fields its payload, not to be changed
+         */
+        void onEvent(String kind, byte[][] fields);
+    }
+
+    /** See {@link NamedEventListener}; null for none. The simulator's thread only. */
+    private NamedEventListener namedEventListener;
+
+    /** Installs the listener of events recorded by name, replacing any; null for none. */
+    void namedEventListener(NamedEventListener listener) {
+        this.namedEventListener = listener;
     }
 
     /** {@code record(kind.name, u64(only))} without allocating: the same encoding (a fiber step, a clock slip). */

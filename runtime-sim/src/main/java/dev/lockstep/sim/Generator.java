@@ -76,6 +76,12 @@ public final class Generator {
     private long s3;
     private long draws;
     private DrawObserver observer;
+    /** Where draws switch seeds: see {@link DecisionChain}. */
+    private final DecisionChain chain;
+    /** The index in {@link #chain} of the next segment to start. */
+    private int nextSegment;
+    /** The raw draw count at which the next segment starts; {@code Long.MAX_VALUE} when none is left. */
+    private long nextSwitch = Long.MAX_VALUE;
 
     /**
      * A generator for a seed. Any seed is valid, 0 included.
@@ -83,8 +89,24 @@ public final class Generator {
      * @param seed the seed
      */
     public Generator(long seed) {
+        this(seed, DecisionChain.NONE);
+    }
+
+    /**
+     * A generator for a seed whose draws switch to other seeds where {@code chain} says.
+     *
+     * @param seed the seed of the draws before the chain's first segment
+     * @param chain where later draws come from
+     */
+    public Generator(long seed, DecisionChain chain) {
         this.seed = seed;
-        long x = seed;
+        this.chain = Objects.requireNonNull(chain, "chain");
+        seedState(seed);
+        findNextSegment();
+    }
+
+    private void seedState(long from) {
+        long x = from;
         x += SPLITMIX_GAMMA;
         s0 = splitMix(x);
         x += SPLITMIX_GAMMA;
@@ -97,13 +119,45 @@ public final class Generator {
     }
 
     /**
+     * The first segment that has not started at the current draw count: one that starts exactly at it starts with
+     * the next draw ({@link #nextRaw}), so a snapshot taken there and restored switches as the original did.
+     */
+    private void findNextSegment() {
+        List<DecisionChain.Segment> segments = chain.segments();
+        nextSegment = 0;
+        while (nextSegment < segments.size() && segments.get(nextSegment).fromDraw() < draws) {
+            nextSegment++;
+        }
+        nextSwitch = nextSegment < segments.size() ? segments.get(nextSegment).fromDraw() : Long.MAX_VALUE;
+    }
+
+    /** Starts the next segment of the chain: the following draws are those of a new generator of its seed. */
+    private void switchSegment() {
+        seedState(chain.segments().get(nextSegment).seed());
+        nextSegment++;
+        nextSwitch = nextSegment < chain.segments().size() ? chain.segments().get(nextSegment).fromDraw()
+                : Long.MAX_VALUE;
+    }
+
+    /**
      * A generator resuming from a checkpointed state.
      *
      * @param state from {@link #snapshot()}
      * @return a generator whose draws continue exactly where the snapshot was taken
      */
     public static Generator fromState(State state) {
-        Generator generator = new Generator(state.seed());
+        return fromState(state, DecisionChain.NONE);
+    }
+
+    /**
+     * A generator of a chained run resuming from a checkpointed state.
+     *
+     * @param state from {@link #snapshot()}
+     * @param chain the chain of the generator the snapshot was taken from
+     * @return a generator whose draws continue exactly where the snapshot was taken
+     */
+    public static Generator fromState(State state, DecisionChain chain) {
+        Generator generator = new Generator(state.seed(), chain);
         generator.restore(state);
         return generator;
     }
@@ -116,6 +170,9 @@ public final class Generator {
 
     /** One step of xoshiro256**. */
     private long nextRaw() {
+        if (draws == nextSwitch) {
+            switchSegment();
+        }
         long result = Long.rotateLeft(s1 * 5, 7) * 9;
         long t = s1 << 17;
         s2 ^= s0;
@@ -347,6 +404,7 @@ public final class Generator {
         s2 = state.s2();
         s3 = state.s3();
         draws = state.draws();
+        findNextSegment();
     }
 
     @Override

@@ -44,11 +44,17 @@ import java.util.HexFormat;
  *                      default, which a run does not meet. It counts the descriptors the run opens: the
  *                      simulated rings take none (on Linux each of runtime-uring's rings takes two, the ring's
  *                      and its eventfd's, and the JVM holds its own)
+ * @param faultPoints how often application fault points ({@link dev.lockstep.Search#faultPoint}) fire;
+ *                    {@link FaultPoints#DEFAULT} by default
+ * @param priorities priority scheduling of fibers ({@link Priorities}); {@link Priorities#OFF} by default
+ * @param decisionChain where draws switch to other seeds ({@link DecisionChain}, what the guided explorer
+ *                      branches with); {@link DecisionChain#NONE} by default
  */
 public record SimConfig(long seed, int workers, int ringEntries, long startNanos, long timeLimitNanos,
                         StorageFaults storageFaults, KernelBehavior kernelBehavior, NetworkConfig network,
                         CrashPolicy crashPolicy, long crashWithinNanos, String storageRoot, boolean failOnLeaks,
-                        Scheduling scheduling, int openFileLimit) {
+                        Scheduling scheduling, int openFileLimit, FaultPoints faultPoints, Priorities priorities,
+                        DecisionChain decisionChain) {
 
     /** The default simulated start: 2026-01-01T00:00:00Z. */
     public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
@@ -108,6 +114,15 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
                     + (SimKernel.FIRST_FD - 1) + " are taken) and at most " + SimKernel.MAX_FDS + ", was "
                     + openFileLimit);
         }
+        if (faultPoints == null) {
+            throw invalid("faultPoints", "must not be null");
+        }
+        if (priorities == null) {
+            throw invalid("priorities", "must not be null");
+        }
+        if (decisionChain == null) {
+            throw invalid("decisionChain", "must not be null");
+        }
         if (storageRoot == null || !storageRoot.startsWith("/") || storageRoot.length() < 2) {
             throw invalid("storageRoot", "must be an absolute path below /, was "
                     + (storageRoot == null ? "null" : "'" + storageRoot + "'"));
@@ -122,7 +137,8 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
      * A builder with the defaults: seed 42, 1 worker, 64 ring entries, start at 2026-01-01T00:00:00Z, a time
      * limit of one simulated hour, no storage faults, {@link KernelBehavior#DEFAULT},
      * {@link NetworkConfig#DEFAULT}, crash policy {@link CrashPolicy#ALL_LOST}, no seeded crash point,
-     * {@link Scheduling#INTERLEAVED} scheduling.
+     * {@link Scheduling#INTERLEAVED} scheduling, {@link FaultPoints#DEFAULT}, {@link Priorities#OFF}, no
+     * {@link DecisionChain}.
      *
      * @return the builder
      */
@@ -152,6 +168,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         builder.failOnLeaks = failOnLeaks;
         builder.scheduling = scheduling;
         builder.openFileLimit = openFileLimit;
+        builder.faultPoints = faultPoints;
+        builder.priorities = priorities;
+        builder.decisionChain = decisionChain;
         return builder;
     }
 
@@ -211,6 +230,17 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         }
         if (openFileLimit != SimKernel.MAX_FDS) {
             java.append(".openFileLimit(").append(openFileLimit).append(')');
+        }
+        if (!faultPoints.equals(FaultPoints.DEFAULT)) {
+            java.append(".faultPoints(new FaultPoints(").append(faultPoints.enableProbability()).append(", ")
+                    .append(faultPoints.fireProbability()).append("))");
+        }
+        if (priorities.on()) {
+            java.append(".priorities(Priorities.of(").append(priorities.depth()).append(", ")
+                    .append(priorities.steps()).append("L))");
+        }
+        if (!decisionChain.segments().isEmpty()) {
+            java.append(".decisionChain(DecisionChain.parse(\"").append(decisionChain).append("\"))");
         }
         return java.append(".build()").toString();
     }
@@ -285,6 +315,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         private boolean failOnLeaks = DEFAULT_FAIL_ON_LEAKS;
         private Scheduling scheduling = Scheduling.INTERLEAVED;
         private int openFileLimit = SimKernel.MAX_FDS;
+        private FaultPoints faultPoints = FaultPoints.DEFAULT;
+        private Priorities priorities = Priorities.OFF;
+        private DecisionChain decisionChain = DecisionChain.NONE;
 
         private Builder() {
         }
@@ -461,6 +494,39 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
             return this;
         }
 
+        /**
+         * Sets how often application fault points fire ({@link FaultPoints}).
+         *
+         * @param value {@link FaultPoints#DEFAULT} (the default), {@link FaultPoints#OFF} or other probabilities
+         * @return this
+         */
+        public Builder faultPoints(FaultPoints value) {
+            this.faultPoints = value;
+            return this;
+        }
+
+        /**
+         * Sets priority scheduling of fibers ({@link Priorities}).
+         *
+         * @param value {@link Priorities#OFF} (the default) or {@link Priorities#of}
+         * @return this
+         */
+        public Builder priorities(Priorities value) {
+            this.priorities = value;
+            return this;
+        }
+
+        /**
+         * Sets where the run's draws switch to other seeds ({@link DecisionChain}).
+         *
+         * @param value {@link DecisionChain#NONE} (the default) or a chain
+         * @return this
+         */
+        public Builder decisionChain(DecisionChain value) {
+            this.decisionChain = value;
+            return this;
+        }
+
         private static long saturatedNanos(Duration duration) {
             try {
                 return duration.toNanos();
@@ -502,7 +568,8 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
                 }
             }
             return new SimConfig(seed, workers, ringEntries, startAt, limit, storageFaults, kernelBehavior, network,
-                    crashPolicy, crashWindow, storageRoot, failOnLeaks, scheduling, openFileLimit);
+                    crashPolicy, crashWindow, storageRoot, failOnLeaks, scheduling, openFileLimit, faultPoints,
+                    priorities, decisionChain);
         }
     }
 }

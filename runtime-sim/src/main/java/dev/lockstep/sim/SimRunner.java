@@ -126,6 +126,20 @@ public final class SimRunner implements Runner {
     }
 
     /**
+     * What the run reached: its fault points, {@code sometimes} assertions and search signals (see {@link
+     * Coverage}). For a run resumed from a checkpoint, what this run reached, not the runs before it.
+     *
+     * @return the coverage, the same for every run of the seed and configuration
+     * @throws IllegalStateException before the run
+     */
+    public Coverage coverage() {
+        if (last == null) {
+            throw new IllegalStateException("the simulator has not run yet");
+        }
+        return last.search.coverage();
+    }
+
+    /**
      * The CPU time of the simulator's thread over the last run: its loop and every fiber, which all run on it (the
      * caller's thread only waits). For throughput measurements; unlike {@link #stats()} it is not the same on every
      * run of the seed.
@@ -305,6 +319,18 @@ public final class SimRunner implements Runner {
      */
     public static Ticker ticker(Context context) {
         return control(context).ticker();
+    }
+
+    /** The running simulation whose task calls, or null if the caller is not one of a running simulation's. */
+    static Simulation currentOrNull() {
+        Worker worker = Worker.current();
+        Engine engine = worker == null ? null : worker.engine();
+        Kernel kernel = engine == null ? null : engine.kernel();
+        if (kernel instanceof SimKernel simKernel && simKernel.simulation != null
+                && simKernel.simulation.isRunning() && simKernel.simulation.isOnSimulation()) {
+            return simKernel.simulation;
+        }
+        return null;
     }
 
     private static Simulation current(String what) {

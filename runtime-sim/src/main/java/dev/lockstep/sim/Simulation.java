@@ -68,6 +68,8 @@ final class Simulation {
     final SimNetwork network;
     final SimKernel kernel;
     final SimControl control;
+    /** The run's fault points, assertions and search signals. */
+    final SearchState search;
     /** How many leaked resources a failure message names; {@link SimRunner#leaks()} has them all. */
     private static final int LEAKS_LISTED = 8;
     /** What the kernel held before the run began: a leak is whatever the run holds at its end beyond this. */
@@ -186,18 +188,21 @@ final class Simulation {
         this.heldAtStart = kernel.heldResources();
         this.crashPolicy = config.crashPolicy();
         this.control = new SimControl(this);
+        this.search = new SearchState(generator, auditor, config.faultPoints());
+        auditor.namedEventListener(search::onEvent);
     }
 
     /** A fresh run of {@code config}: an empty disk, the clock at the configured start. */
     static Simulation fresh(SimConfig config) {
-        return new Simulation(config, config, 0, new Generator(config.seed()), new Auditor(), config.startNanos(),
-                null);
+        return new Simulation(config, config, 0, new Generator(config.seed(), config.decisionChain()), new Auditor(),
+                config.startNanos(), null);
     }
 
     /** A run that resumes from a crash. */
     static Simulation resumed(Checkpoint checkpoint) {
         return new Simulation(checkpoint.config(), checkpoint.origin(), checkpoint.restarts(),
-                Generator.fromState(checkpoint.generatorState()), Auditor.fromState(checkpoint.auditorState()),
+                Generator.fromState(checkpoint.generatorState(), checkpoint.config().decisionChain()),
+                Auditor.fromState(checkpoint.auditorState()),
                 checkpoint.clockNanos(), checkpoint.storage());
     }
 
@@ -527,7 +532,7 @@ final class Simulation {
                 workers.add(engine.createWorker(i));
             }
             scheduler = new Scheduler(generator, auditor, clock, kernel, workers, config.scheduling(),
-                    Math.max(1, config.kernelBehavior().maxLatencyNanos()), this::beginStep);
+                    Math.max(1, config.kernelBehavior().maxLatencyNanos()), this::beginStep, config.priorities());
             if (restarts == 0) {
                 makeParents(files, config.storageRoot());
             }

@@ -71,5 +71,16 @@ public enum Site {
      * Whether a directory entry created, removed or replaced since its directory's last {@code fsync} survives
      * a crash under {@link CrashPolicy#PREFIX} or {@link CrashPolicy#SUBSET}.
      */
-    CRASH_ENTRY
+    CRASH_ENTRY,
+    /**
+     * Whether a fault point ({@link dev.lockstep.Search#faultPoint}) reached for the first time in a run is
+     * enabled for the rest of it: see {@link FaultPoints}.
+     */
+    FAULT_POINT_ENABLED,
+    /** Whether an enabled fault point fires at one reach: see {@link FaultPoints}. */
+    FAULT_POINT_FIRED,
+    /** The fiber step at which a priority change point falls: see {@link Priorities}. */
+    PRIORITY_CHANGE_POINT,
+    /** The priority a fiber is given when it first becomes runnable: see {@link Priorities}. */
+    FIBER_PRIORITY
 }
