@@ -9,7 +9,8 @@ import dev.lockstep.Waker;
  * An operation whose result was known when it was made: a read that the page cache answered at the call
  * ({@link dev.lockstep.kernel.Ring#readWithoutWaiting}). It holds no request, slot or fd: nothing to cancel or
  * release. As every operation, it gives its result once: a poll or await after the result was taken, or after a
- * close, fails with {@link ClosedException}.
+ * close, fails with {@link ClosedException} — and so does one after its worker began closing, as a registered
+ * operation's does once its run is over ({@code Runner}: what escaped {@code start} observes ClosedException).
  *
  * <p>Threads: the flag is volatile, so a close on one thread is seen by a later poll on another; two polls at
  * once are not supported, as for any operation ({@link Registration}).
@@ -17,21 +18,33 @@ import dev.lockstep.Waker;
  * @param <T> the value
  */
 final class Completed<T> implements Operation<T> {
+    private final Worker owner;
     private final Poll<T> result;
     private volatile boolean taken;
 
-    private Completed(Poll<T> result) {
+    private Completed(Worker owner, Poll<T> result) {
+        this.owner = owner;
         this.result = result;
     }
 
-    /** A completed operation without a value; shares the one ready outcome of every such result. */
+    /**
+     * A completed operation without a value; shares the one ready outcome of every such result.
+     *
+     * @param owner the worker whose call answered it
+     */
     @SuppressWarnings("unchecked")
-    static <T> Completed<T> done() {
-        return new Completed<>((Poll<T>) Request.DONE);
+    static <T> Completed<T> done(Worker owner) {
+        return new Completed<>(owner, (Poll<T>) Request.DONE);
     }
 
-    static <T> Completed<T> of(T value) {
-        return new Completed<>(Poll.ready(value));
+    /**
+     * A completed operation with a value.
+     *
+     * @param owner the worker whose call answered it
+     * @param value the value
+     */
+    static <T> Completed<T> of(Worker owner, T value) {
+        return new Completed<>(owner, Poll.ready(value));
     }
 
     @Override
@@ -50,6 +63,11 @@ final class Completed<T> implements Operation<T> {
         if (taken) {
             return Poll.failed(new ClosedException("this operation's result was already taken, or the operation"
                     + " was closed"));
+        }
+        if (owner.isClosing()) {
+            taken = true;
+            return Poll.failed(new ClosedException(owner + " is closed: the run this operation belonged to is"
+                    + " over"));
         }
         taken = true;
         return result;

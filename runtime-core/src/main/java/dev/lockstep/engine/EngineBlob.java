@@ -104,7 +104,7 @@ final class EngineBlob implements Blob {
                 if (readCached(worker, copy, 0, count, offset)) {
                     byte[] bytes = new byte[count];
                     MemorySegment.copy(copy, ValueLayout.JAVA_BYTE, 0, bytes, 0, count);
-                    return Completed.of(bytes);
+                    return Completed.of(worker, bytes);
                 }
             } finally {
                 worker.buffers().give(copy);
@@ -116,7 +116,7 @@ final class EngineBlob implements Blob {
     @Override
     public Operation<Void> readInto(long offset, IoBuffer into, int at, int count) {
         Operation<Void> operation = readInto(offset, into, at, count, null, false, Fibers.current());
-        return operation != null ? operation : Completed.done();
+        return operation != null ? operation : Completed.done(Worker.current());
     }
 
     @Override
