@@ -275,6 +275,34 @@ class BufferConformanceTest {
     }
 
     /**
+     * A buffer closed while a receive holds it is released at once for its holder: {@link IoBuffer#segment()} and
+     * a second I/O call throw {@link ClosedException} naming it, as for any released buffer, while the memory
+     * stays with the kernel until the receive ends. Before, both said IllegalStateException "in flight".
+     */
+    @Conformance
+    void testABufferClosedWhileAReceiveHoldsItIsReleased(Runtimes rt) {
+        rt.runner().start(ctx -> {
+            BufferPool pool = ctx.buffers();
+            try (Listener listener = ctx.bind(ANY_PORT).await();
+                    Connection client = ctx.dial(listener.localAddress()).await();
+                    Connection server = listener.accept().await()) {
+                IoBuffer in = pool.allocate(4096);
+                Operation<Void> receive = server.stream().recvInto(in, 0, 16);
+                in.close();
+                assertNames(assertThrows(ClosedException.class, in::segment), in.toString(), "released");
+                assertNames(assertThrows(ClosedException.class, () -> client.sink().sendFrom(in, 0, 16)),
+                        in.toString(), "released");
+                assertEquals(1, pool.outstanding(), "the receive still holds the memory");
+                client.sink().send(new byte[16]).await();
+                receive.await();
+                assertEquals(0, pool.outstanding(), "the memory went back to the pool when the receive ended");
+                assertThrows(ClosedException.class, in::segment);
+            }
+            return null;
+        });
+    }
+
+    /**
      * Direct I/O: aligned transfers through buffers and byte[] calls; a misaligned offset, length or buffer
      * position is refused at the call with {@link BlobMisalignedException} naming it; a plain open has no
      * alignment. What a direct open writes, a plain open reads.

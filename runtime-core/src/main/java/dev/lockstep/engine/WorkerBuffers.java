@@ -226,7 +226,7 @@ final class WorkerBuffers implements BufferPool {
                     + (caller.engine() == pool.owner.engine() ? pool.owner : pool.owner + " of another runner")
                     + ": a buffer serves I/O only on the worker that allocated it");
         }
-        if (pooled.memory == null) {
+        if (pooled.memory == null || pooled.releaseRequested) {
             throw new ClosedException(call + " was given " + pooled + ", which is released");
         }
         if (pooled.inFlight) {
@@ -283,6 +283,10 @@ final class WorkerBuffers implements BufferPool {
     MemorySegment segment(PooledBuffer buffer) {
         if (buffer.memory == null) {
             throw new ClosedException(buffer + " is released");
+        }
+        if (buffer.releaseRequested) {
+            throw new ClosedException(buffer + " is released (its memory returns to the pool when the kernel"
+                    + " lets it go)");
         }
         checkOwner("IoBuffer.segment");
         if (buffer.inFlight) {
