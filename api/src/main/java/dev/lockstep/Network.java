@@ -5,6 +5,10 @@ import java.net.InetSocketAddress;
 /**
  * TCP-like streams: listeners and connections. In production these are TCP sockets with
  * {@code TCP_NODELAY}; in the simulator they are links between simulated hosts.
+ *
+ * <p>Memory: what a runner holds for received bytes grows with the bytes that arrived and is bounded per
+ * connection and per runner by its {@link ReceiveLimits} (see {@link Stream}); each connection also costs a
+ * descriptor and, while a {@code recv} is pending, one native receive chunk of 16 to 64 KiB.
  */
 public interface Network {
 

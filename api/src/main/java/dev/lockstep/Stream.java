@@ -10,6 +10,17 @@ package dev.lockstep;
  * <p>Waiting for a receive ({@code recv(n).await()}, {@link #recvFully}) follows {@link Operation}'s rule for
  * interrupts: in a task an interrupt does not end the wait (the status is kept); on a plain thread it ends it with
  * {@link AbortedException}, closing the receive, which poisons the stream as any closed receive does.
+ *
+
+ * <h2>Memory</h2>
+ * What a stream holds grows with the bytes that arrived, not with the length asked for: {@code recv(n)} reserves
+ * no heap for bytes still to come (its array grows, at most doubling, as they arrive), and receives through one
+ * native chunk of its worker's pool of 16 to 64 KiB. So a peer that announces a large frame and then sends
+ * little or nothing costs about what it sent. The runner's {@link ReceiveLimits} bound it further: a
+ * {@code recv} longer than the per-connection bound fails with {@link ReceiveLimitException}, and a receive whose
+ * bytes would take the runner past its per-runner bound fails with it too (the stream is poisoned, other
+ * streams go on). Closing the stream gives back what it held. {@link #recvInto} receives into the caller's own
+ * buffer and holds no memory beyond bytes an earlier {@code recv} took ahead.
  */
 public interface Stream extends AutoCloseable {
 
@@ -24,7 +35,11 @@ public interface Stream extends AutoCloseable {
      * Receives exactly {@code length} bytes.
      *
      * @param length {@code 0 <= length <= MAX_RECV_BYTES}
-     * @return the bytes; fails with {@link RecvFailedException} if the peer closes or resets first
+     * @return the bytes; fails with {@link RecvFailedException} if the peer closes or resets first, and with
+     *     {@link ReceiveLimitException} naming the bound and {@code length} when {@code length} is past the
+     *     runner's per-connection bound or the bytes received would take the runner past its per-runner bound
+     *     (see {@link ReceiveLimits})
+     * @throws IllegalArgumentException at the call, naming the length, past {@link #MAX_RECV_BYTES} or negative
      */
     Operation<byte[]> recv(int length);
 

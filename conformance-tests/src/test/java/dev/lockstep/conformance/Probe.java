@@ -47,6 +47,25 @@ public interface Probe {
     Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked);
 
     /**
+     * A fresh runner without storage whose buffered receive memory is bounded by {@code limits}.
+     *
+     * @param config the configuration
+     * @param ringEntries ring entries per worker
+     * @param limits the bounds
+     * @return the runner
+     */
+    Runner runner(RuntimeConfig config, int ringEntries, dev.lockstep.ReceiveLimits limits);
+
+    /**
+     * Bytes of buffered receive memory the calling fiber's runner holds now (see {@link dev.lockstep.ReceiveLimits}).
+     *
+     * @return bytes
+     */
+    default long receiveBufferBytes() {
+        return worker().engine().receiveBufferBytes();
+    }
+
+    /**
      * Writes {@code data} into the peer socket directly, as the seed's {@code peer.write_all}: not through a
      * worker's ring, so it never competes with the one in-flight slot of a ring of size 1.
      *

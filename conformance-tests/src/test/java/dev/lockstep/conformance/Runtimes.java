@@ -64,6 +64,18 @@ public final class Runtimes implements AutoCloseable {
     }
 
     /**
+     * A fresh runner with the case's ring size, no storage, and its buffered receive memory bounded by
+     * {@code limits}.
+     *
+     * @param limits the bounds
+     * @return a runner, single use
+     */
+    public Runner runner(dev.lockstep.ReceiveLimits limits) {
+        runners++;
+        return probe().runner(config, ring, limits);
+    }
+
+    /**
      * A fresh runner of this configuration whose storage lives in {@code directory} (runtime-uring), to run
      * a second runtime over what a first one left. The simulator's disk lives and dies with its runner, so
      * for it this is {@link #runner()}.

@@ -27,6 +27,12 @@ final class SimProbe implements Probe {
     }
 
     @Override
+    public Runner runner(RuntimeConfig config, int ringEntries, dev.lockstep.ReceiveLimits limits) {
+        return SimRunner.of(SimConfig.builder().seed(config.seed()).workers(config.workers())
+                .ringEntries(ringEntries).receiveLimits(limits).build());
+    }
+
+    @Override
     public java.net.InetAddress localHost() {
         SimKernel kernel = (SimKernel) worker().engine().kernel();
         return kernel.hasWorkerHosts() ? SimKernel.workerHost(worker().index()) : kernel.hostAddress();

@@ -36,6 +36,11 @@ final class UringProbe implements Probe {
     }
 
     @Override
+    public Runner runner(RuntimeConfig config, int ringEntries, dev.lockstep.ReceiveLimits limits) {
+        return UringRunner.builder().workers(config.workers()).ringEntries(ringEntries).receiveLimits(limits).build();
+    }
+
+    @Override
     public java.util.Set<Integer> openFds() {
         java.util.Set<Integer> fds = new java.util.TreeSet<>();
         try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {

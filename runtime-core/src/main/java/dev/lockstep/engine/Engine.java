@@ -62,10 +62,36 @@ public final class Engine {
      */
     private final java.util.concurrent.ConcurrentHashMap<SharedFd, Runnable> owned =
             new java.util.concurrent.ConcurrentHashMap<>();
+    /** The run's buffered receive memory; set by the runtime before the root starts ({@link #receiveMemory(ReceiveMemory)}). */
+    private volatile ReceiveMemory receiveMemory = new ReceiveMemory(dev.lockstep.ReceiveLimits.DEFAULT);
     private volatile Runnable onFailure = () -> { };
     private volatile java.util.function.Supplier<String> digest = () -> "";
     /** See {@link #foreignCallerCheck}; set before the root starts, read by any thread. */
     private volatile java.util.function.Consumer<String> foreignCallerCheck = what -> { };
+
+    /**
+     * Accounts the run's buffered receive memory in {@code memory}, under its limits. Called before the root
+     * starts: connections made later charge it.
+     *
+     * @param memory the account
+     */
+    public void receiveMemory(ReceiveMemory memory) {
+        this.receiveMemory = java.util.Objects.requireNonNull(memory, "memory");
+    }
+
+    /** The run's buffered receive memory. */
+    ReceiveMemory receiveMemory() {
+        return receiveMemory;
+    }
+
+    /**
+     * Bytes of buffered receive memory the run's streams hold now; any thread.
+     *
+     * @return bytes
+     */
+    public long receiveBufferBytes() {
+        return receiveMemory.held();
+    }
 
     /** Who runs fibers when; a worker asks it whether a fiber may turn the ring inline. */
     FiberScheduler scheduler() {

@@ -27,6 +27,11 @@ final class EngineNetwork {
     private static final int LISTEN_BACKLOG = 1024;
     /** Receive at least this much at a time; the surplus is buffered for later receives and peek. */
     static final int RECEIVE_CHUNK = 16 * 1024;
+    /**
+     * The largest native chunk a {@code recv} receives through: a longer receive takes several, so what a peer
+     * that announced a long message and sent little costs is this, not the length.
+     */
+    static final int MAX_RECEIVE_CHUNK = 64 * 1024;
 
     private EngineNetwork() {
     }
@@ -75,7 +80,7 @@ final class EngineNetwork {
         }
         SharedFd shared = new SharedFd(fd, system, "connection to " + peer);
         ConnectionSides sides = new ConnectionSides(shared, peer, system);
-        Connection connection = new Connection(new EngineSink(sides), new EngineStream(sides), peer);
+        Connection connection = new Connection(new EngineSink(sides), new EngineStream(sides, engine.receiveMemory()), peer);
         engine.own(shared, connection::close);
         return connection;
     }

@@ -4,6 +4,7 @@ import dev.lockstep.sync.FiberSafeLock;
 import dev.lockstep.ClosedException;
 import dev.lockstep.IoBuffer;
 import dev.lockstep.Operation;
+import dev.lockstep.ReceiveLimitException;
 import dev.lockstep.RecvFailedException;
 import dev.lockstep.Stream;
 import dev.lockstep.kernel.Errno;
@@ -14,9 +15,18 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
-/** The receiving side, with a buffer of bytes received beyond what was asked. */
+/**
+ * The receiving side, with a buffer of bytes received beyond what was asked.
+ *
+ * <p>Memory: a receive into a new array grows its array with the bytes that arrived (never to the length asked
+ * for up front), and reads through one native chunk of at most {@link EngineNetwork#MAX_RECEIVE_CHUNK}. The
+ * array's capacity and the bytes taken ahead ({@link #buffered}) are charged to the runner's
+ * {@link ReceiveMemory}; a read never takes the stream past its per-connection bound, and growth the per-runner
+ * bound refuses fails the receive with {@link ReceiveLimitException}.
+ */
 final class EngineStream implements Stream {
     private final ConnectionSides sides;
+    private final ReceiveMemory memory;
     private volatile String poisoned;
     /** Receives admitted and not yet retired; closing the stream closes them (close means close). */
     private final PendingSet pending = new PendingSet();
@@ -41,7 +51,10 @@ final class EngineStream implements Stream {
         /** Into the caller's buffer: its memory, and where in it; null for a receive into a new array. */
         private MemorySegment target;
         private int at;
-        /** Into a new array: the bytes so far (null before the first submission), and the pool of the kernel's buffer. */
+        /**
+         * Into a new array: the bytes so far (null before the first submission; its capacity is charged to
+         * {@link #memory} while this receive holds it), and the pool of the kernel's buffer.
+         */
         private byte[] collected;
         private WorkerBuffers pool;
 
@@ -96,20 +109,26 @@ final class EngineStream implements Stream {
                 return;
             }
             if (collected == null) {
-                // Inside the worker's critical section (a fiber's inline turn stages it): see bufferedLock.
+                // Inside the worker's critical section (a fiber's inline turn stages it): see bufferedLock. The
+                // bytes taken ahead become the start of this receive's array, charged as they were: buffered is
+                // always an array of its own, so it is taken over without a copy.
                 bufferedLock.lockWithoutUnmounting();
                 try {
-                    collected = Arrays.copyOf(buffered, Math.max(length, buffered.length));
+                    collected = buffered;
                     done = buffered.length;
                     buffered = NOTHING;
                 } finally {
                     bufferedLock.unlock();
                 }
-                pooledBuffer(pool, Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
+                pooledBuffer(pool, Math.clamp(length - done, EngineNetwork.RECEIVE_CHUNK,
+                        EngineNetwork.MAX_RECEIVE_CHUNK));
             }
             submission.buffer = buffer;
-            submission.length = (int) Math.min(buffer.byteSize(),
-                    Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
+            // Read ahead up to a chunk, but never past the per-connection bound (at least one byte: done is below
+            // length unless a concurrent receive took bytes ahead meanwhile).
+            long room = (long) memory.limits().perConnectionBytes() - done;
+            submission.length = (int) Math.max(1, Math.min(room,
+                    Math.min(buffer.byteSize(), Math.max(length - done, EngineNetwork.RECEIVE_CHUNK))));
         }
 
         @Override
@@ -121,6 +140,7 @@ final class EngineStream implements Stream {
                 String why = result == 0 ? "the peer closed the connection" : Errno.describe(-result);
                 poisoned = "a failed receive (" + why + ")";
                 landLent();
+                dropCollected();
                 return fail(new RecvFailedException("receive of " + length + " bytes from " + sides.peer
                         + " failed after " + done + " bytes: " + why));
             }
@@ -133,22 +153,47 @@ final class EngineStream implements Stream {
                 return succeed(null);
             }
             if (done + result > collected.length) {
-                collected = Arrays.copyOf(collected, done + result);
+                // Grow with what arrived: to what these bytes need, or double (up to the length), so the
+                // capacity stays within twice the bytes received and copying stays linear.
+                int grown = (int) Math.max(done + result, Math.min(2L * collected.length, length));
+                int more = grown - collected.length;
+                if (!memory.tryCharge(more)) {
+                    poisoned = "a receive refused by the runner's receive-memory bound";
+                    long held = memory.held();
+                    dropCollected();
+                    return fail(new ReceiveLimitException(describe() + " needs " + more
+                            + " more bytes of receive memory after " + (done + result)
+                            + " arrived, past the runner's bound of " + memory.limits().perRunnerBytes()
+                            + " bytes (ReceiveLimits.perRunnerBytes; " + held + " held)",
+                            memory.limits().perRunnerBytes(), length));
+                }
+                collected = Arrays.copyOf(collected, grown);
             }
             MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, collected, done, result);
             done += result;
             if (done < length) {
                 return false;
             }
-            bufferedLock.lockWithoutUnmounting(); // inside the worker's critical section: see bufferedLock
-            try {
-                buffered = done == length ? NOTHING : Arrays.copyOfRange(collected, length, done);
-            } finally {
-                bufferedLock.unlock();
-            }
+            byte[] ahead = done == length ? NOTHING : Arrays.copyOfRange(collected, length, done);
             // collected is this use's own array, never seen elsewhere: when it is exactly the message, it is the
-            // result, with no second copy.
-            return succeed(collected.length == length ? collected : Arrays.copyOf(collected, length));
+            // result, with no second copy. It leaves the account with the caller; what was read ahead stays.
+            byte[] message = collected.length == length ? collected : Arrays.copyOf(collected, length);
+            memory.release(collected.length);
+            collected = null;
+            keepAhead(ahead);
+            return succeed(message);
+        }
+
+        /**
+         * Drops the array of a receive that will not return it, giving its memory back: at a failure, before the
+         * awaiter can see it, so a caller that saw its receives fail sees their memory back; at retirement for
+         * one that was closed or timed out.
+         */
+        private void dropCollected() {
+            if (collected != null) {
+                memory.release(collected.length);
+                collected = null;
+            }
         }
 
         @Override
@@ -188,7 +233,7 @@ final class EngineStream implements Stream {
         public void release(Ring ring) {
             super.release(ring);
             target = null;
-            collected = null;
+            dropCollected();   // cancelled or closed: its bytes are dropped
             pool = null;
             pending.retired(link);
             if (reusable()) {
@@ -215,11 +260,54 @@ final class EngineStream implements Stream {
      */
     private final FiberSafeLock bufferedLock = new FiberSafeLock();
     private byte[] buffered = NOTHING;
+    /** Set by {@link #close()} under {@link #bufferedLock}: bytes a receive takes ahead later are dropped. */
+    private boolean bufferedClosed;
     /** The empty {@link #buffered}: shared, since an empty array cannot change. */
     private static final byte[] NOTHING = new byte[0];
 
-    EngineStream(ConnectionSides sides) {
+    EngineStream(ConnectionSides sides, ReceiveMemory memory) {
         this.sides = sides;
+        this.memory = memory;
+    }
+
+    /**
+     * Keeps bytes a receive read ahead for the next receive, charged to {@link #memory}, unless the stream
+     * closed meanwhile. Called from a request's {@code complete}, inside the worker's critical section (see
+     * {@link #bufferedLock}).
+     */
+    private void keepAhead(byte[] ahead) {
+        if (ahead.length == 0) {
+            return;
+        }
+        bufferedLock.lockWithoutUnmounting();
+        try {
+            // Under the lock close() takes too: either close sees these bytes and gives them back, or they are
+            // never kept, so the account cannot keep a closed stream's bytes. Bytes are there already only if
+            // two receives were pending at once, whose order the socket does not define anyway.
+            if (!bufferedClosed) {
+                memory.charge(ahead.length);
+                if (buffered.length == 0) {
+                    buffered = ahead;
+                } else {
+                    byte[] both = Arrays.copyOf(buffered, buffered.length + ahead.length);
+                    System.arraycopy(ahead, 0, both, buffered.length, ahead.length);
+                    buffered = both;
+                }
+            }
+        } finally {
+            bufferedLock.unlock();
+        }
+    }
+
+    /** Refuses a receive longer than the per-connection bound: the operation fails and the stream is poisoned. */
+    private Operation<byte[]> refusedAsTooLong(Worker worker, int length) {
+        int bound = memory.limits().perConnectionBytes();
+        poisoned = "a receive refused by the per-connection receive bound";
+        String message = "receive of " + length + " bytes from " + sides.peer + " is past the per-connection bound"
+                + " of " + bound + " bytes (ReceiveLimits.perConnectionBytes)";
+        return worker.register(new Immediate("receive from " + sides.peer, () -> {
+            throw new ReceiveLimitException(message, bound, length);
+        }));
     }
 
     @Override
@@ -240,11 +328,15 @@ final class EngineStream implements Stream {
                 throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
             }));
         }
+        if (length > memory.limits().perConnectionBytes()) {
+            return refusedAsTooLong(worker, length);
+        }
         bufferedLock.lock();
         try {
             if (buffered.length >= length) {
                 byte[] ready = Arrays.copyOf(buffered, length);
                 buffered = Arrays.copyOfRange(buffered, length, buffered.length);
+                memory.release(length);
                 return worker.register(new Immediate("receive from " + sides.peer, () -> ready));
             }
         } finally {
@@ -298,6 +390,7 @@ final class EngineStream implements Stream {
             if (already > 0) {
                 buffered = already == buffered.length ? NOTHING
                         : Arrays.copyOfRange(buffered, already, buffered.length);
+                memory.release(already);
             }
         } finally {
             bufferedLock.unlock();
@@ -333,6 +426,14 @@ final class EngineStream implements Stream {
     @Override
     public void close() {
         pending.closeAll();
+        bufferedLock.lock();
+        try {
+            bufferedClosed = true;
+            memory.release(buffered.length);
+            buffered = NOTHING;
+        } finally {
+            bufferedLock.unlock();
+        }
         sides.closeSide(ConnectionSides.STREAM);
     }
 }

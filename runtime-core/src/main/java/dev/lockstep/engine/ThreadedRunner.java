@@ -60,6 +60,25 @@ public final class ThreadedRunner implements Runner {
     private final String storageRoot;
     private final String name;
     private final AtomicBoolean used = new AtomicBoolean();
+    private volatile ReceiveMemory receiveMemory = new ReceiveMemory(dev.lockstep.ReceiveLimits.DEFAULT);
+
+    /**
+     * Bounds the run's buffered receive memory; called before {@code start}.
+     *
+     * @param limits the bounds
+     */
+    public void receiveLimits(dev.lockstep.ReceiveLimits limits) {
+        receiveMemory = new ReceiveMemory(limits);
+    }
+
+    /**
+     * Bytes of buffered receive memory the run holds now (see {@link dev.lockstep.ReceiveLimits}); any thread.
+     *
+     * @return bytes
+     */
+    public long receiveBufferBytes() {
+        return receiveMemory.held();
+    }
 
     /** Tests shorten the grace period of an interrupted start; set before {@code start}. */
     void interruptGrace(Duration grace) {
@@ -153,6 +172,7 @@ public final class ThreadedRunner implements Runner {
             }
         };
         Engine engine = new Engine(kernel, workers, ringEntries, scheduler, storageRoot);
+        engine.receiveMemory(receiveMemory);
         int hold = engine.storageHold();
         AtomicBoolean shutdown = new AtomicBoolean();
         CountDownLatch created = new CountDownLatch(workers);

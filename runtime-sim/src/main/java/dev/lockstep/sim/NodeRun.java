@@ -52,6 +52,7 @@ final class NodeRun {
         kernel.simulation = simulation;
         this.engine = new Engine(kernel, node.workers(), config.ringEntries(), simulation.fiberScheduler(),
                 config.storageRoot());
+        engine.receiveMemory(new dev.lockstep.engine.ReceiveMemory(config.receiveLimits()));
         simulation.adopt(engine);
         for (int i = 0; i < node.workers(); i++) {
             Worker worker = engine.createWorker(i);

@@ -49,12 +49,15 @@ import java.util.HexFormat;
  * @param priorities priority scheduling of fibers ({@link Priorities}); {@link Priorities#OFF} by default
  * @param decisionChain where draws switch to other seeds ({@link DecisionChain}, what the guided explorer
  *                      branches with); {@link DecisionChain#NONE} by default
+ * @param receiveLimits bounds on the memory the run (each node of a {@link SimCluster}) holds for received bytes,
+ *                      per connection and in all, as {@code UringRunner.Builder.receiveLimits} sets them;
+ *                      {@link dev.lockstep.ReceiveLimits#DEFAULT} by default. They draw nothing from the seed
  */
 public record SimConfig(long seed, int workers, int ringEntries, long startNanos, long timeLimitNanos,
                         StorageFaults storageFaults, KernelBehavior kernelBehavior, NetworkConfig network,
                         CrashPolicy crashPolicy, long crashWithinNanos, String storageRoot, boolean failOnLeaks,
                         Scheduling scheduling, int openFileLimit, FaultPoints faultPoints, Priorities priorities,
-                        DecisionChain decisionChain) {
+                        DecisionChain decisionChain, dev.lockstep.ReceiveLimits receiveLimits) {
 
     /** The default simulated start: 2026-01-01T00:00:00Z. */
     public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
@@ -123,6 +126,9 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         if (decisionChain == null) {
             throw invalid("decisionChain", "must not be null");
         }
+        if (receiveLimits == null) {
+            throw invalid("receiveLimits", "must not be null");
+        }
         if (storageRoot == null || !storageRoot.startsWith("/") || storageRoot.length() < 2) {
             throw invalid("storageRoot", "must be an absolute path below /, was "
                     + (storageRoot == null ? "null" : "'" + storageRoot + "'"));
@@ -171,6 +177,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         builder.faultPoints = faultPoints;
         builder.priorities = priorities;
         builder.decisionChain = decisionChain;
+        builder.receiveLimits = receiveLimits;
         return builder;
     }
 
@@ -241,6 +248,10 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         }
         if (!decisionChain.segments().isEmpty()) {
             java.append(".decisionChain(DecisionChain.parse(\"").append(decisionChain).append("\"))");
+        }
+        if (!receiveLimits.equals(dev.lockstep.ReceiveLimits.DEFAULT)) {
+            java.append(".receiveLimits(new ReceiveLimits(").append(receiveLimits.perConnectionBytes()).append(", ")
+                    .append(receiveLimits.perRunnerBytes()).append("L))");
         }
         return java.append(".build()").toString();
     }
@@ -318,6 +329,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
         private FaultPoints faultPoints = FaultPoints.DEFAULT;
         private Priorities priorities = Priorities.OFF;
         private DecisionChain decisionChain = DecisionChain.NONE;
+        private dev.lockstep.ReceiveLimits receiveLimits = dev.lockstep.ReceiveLimits.DEFAULT;
 
         private Builder() {
         }
@@ -527,6 +539,17 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
             return this;
         }
 
+        /**
+         * Bounds the memory the run holds for received bytes (see {@link SimConfig#receiveLimits()}).
+         *
+         * @param value the bounds (null is refused by {@link #build()})
+         * @return this
+         */
+        public Builder receiveLimits(dev.lockstep.ReceiveLimits value) {
+            this.receiveLimits = value;
+            return this;
+        }
+
         private static long saturatedNanos(Duration duration) {
             try {
                 return duration.toNanos();
@@ -569,7 +592,7 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
             }
             return new SimConfig(seed, workers, ringEntries, startAt, limit, storageFaults, kernelBehavior, network,
                     crashPolicy, crashWindow, storageRoot, failOnLeaks, scheduling, openFileLimit, faultPoints,
-                    priorities, decisionChain);
+                    priorities, decisionChain, receiveLimits);
         }
     }
 }

@@ -113,6 +113,22 @@ public final class SimRunner implements Runner {
     }
 
     /**
+     * Bytes of buffered receive memory the run (its root engine, not a {@link SimCluster}'s nodes) holds now:
+     * received and not yet returned by a {@code recv}, and the arrays pending receives fill (see
+     * {@link dev.lockstep.ReceiveLimits}). From a task of the run while it runs, or after it (then 0, every stream
+     * being closed).
+     *
+     * @return bytes
+     * @throws IllegalStateException before the run
+     */
+    public long receiveBufferBytes() {
+        if (last == null || last.engine() == null) {
+            throw new IllegalStateException("the simulator has not run yet");
+        }
+        return last.engine().receiveBufferBytes();
+    }
+
+    /**
      * What the run did: fiber steps, simulated I/O operations, audit events, simulated time.
      *
      * @return the counts

@@ -523,6 +523,7 @@ final class Simulation {
         };
         engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
         engine.digestSource(auditor::digest);
+        engine.receiveMemory(new dev.lockstep.engine.ReceiveMemory(config.receiveLimits()));
         engine.foreignCallerCheck(this::checkForeignCaller);
         int hold = -1;
         Handle<T> rootHandle = null;

@@ -1,5 +1,6 @@
 package dev.lockstep.uring;
 
+import dev.lockstep.ReceiveLimits;
 import dev.lockstep.Runner;
 import dev.lockstep.Task;
 import dev.lockstep.engine.ThreadedRunner;
@@ -36,6 +37,7 @@ public final class UringRunner implements Runner {
         this.ringEntries = builder.ringEntries;
         this.runner = new ThreadedRunner(kernel, builder.workers, builder.ringEntries,
                 builder.storageRoot == null ? null : builder.storageRoot.toAbsolutePath().toString(), "uring");
+        this.runner.receiveLimits(builder.receiveLimits);
         UringAvailability.require();
     }
 
@@ -66,6 +68,17 @@ public final class UringRunner implements Runner {
         return ringEntries;
     }
 
+    /**
+     * Bytes of buffered receive memory the run holds now: received from peers and not yet returned by a
+     * {@code recv}, and the arrays pending receives fill (see {@link ReceiveLimits}). Any thread, during or after
+     * the run; after {@code start} returned, 0.
+     *
+     * @return bytes
+     */
+    public long receiveBufferBytes() {
+        return runner.receiveBufferBytes();
+    }
+
     @Override
     public <T> T start(Task<T> root) {
         return runner.start(root);
@@ -76,8 +89,21 @@ public final class UringRunner implements Runner {
         private int workers = Runtime.getRuntime().availableProcessors();
         private int ringEntries = 256;
         private Path storageRoot;
+        private ReceiveLimits receiveLimits = ReceiveLimits.DEFAULT;
 
         private Builder() {
+        }
+
+        /**
+         * Bounds the memory the run holds for received bytes, per connection and in all (see
+         * {@link ReceiveLimits}); {@link ReceiveLimits#DEFAULT} unless set.
+         *
+         * @param value the bounds
+         * @return this
+         */
+        public Builder receiveLimits(ReceiveLimits value) {
+            this.receiveLimits = java.util.Objects.requireNonNull(value, "receiveLimits");
+            return this;
         }
 
         /**
