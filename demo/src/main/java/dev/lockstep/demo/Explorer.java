@@ -142,12 +142,12 @@ public final class Explorer {
 
     static Scenario.Result runSeed(Settings settings, long seed) {
         FaultConfig faults = faultsFor(settings.profile(), seed);
-        if (settings.workload() == Workload.REPLICATED) {
-            faults = ClusterScenario.applicable(faults); // what its replay line and summary name is what it injects
+        if (settings.workload().replicated()) {
+            faults = RaftScenario.applicable(faults); // what its replay line and summary name is what it injects
         }
         Scenario.Spec spec = new Scenario.Spec(seed, faults, settings.workload(), settings.bug());
         try {
-            return Scenario.run(spec, 0); // dispatches the replicated workload to ClusterScenario
+            return Scenario.run(spec, 0); // dispatches the replicated workloads to RaftScenario
         } catch (RuntimeException | Error unexpected) {
             return new Scenario.Result(spec, "the harness failed: " + unexpected, List.of(), List.of(), 0, 0, 0, 0, 0,
                     0, 0, "", 0);
@@ -241,12 +241,11 @@ public final class Explorer {
      * @param summary what
      * @param indent the left margin
      * @param workload what the seeds ran: the restart row says what was checked, which differs between the
-     *     key-value store (every key after every restart) and the replicated cluster (every acknowledged put, at
-     *     the end)
+     *     key-value store (every key after every restart) and the Raft cluster (its safety properties throughout)
      */
     public static void printSummary(PrintStream out, Summary summary, String indent, Workload workload) {
-        String restarts = workload == Workload.REPLICATED
-                ? "node restarts, every acknowledged put checked at the end" : "restarts, every key checked after each";
+        String restarts = workload.replicated()
+                ? "node restarts, Raft's safety checked throughout" : "restarts, every key checked after each";
         long steps = summary.results().stream().mapToLong(Scenario.Result::schedulerSteps).sum();
         Table table = new Table()
                 .row("seeds run", Table.count(summary.seedsRun()))
@@ -260,7 +259,7 @@ public final class Explorer {
                 .row("  crashes in the middle of the load", Table.count(summary.crashes()))
                 .row("  network partitions", Table.count(summary.partitions()))
                 .row("  connection resets", Table.count(summary.resets()))
-                .row("  storage failures that hit the service", workload == Workload.REPLICATED
+                .row("  storage failures that hit the service", workload.replicated()
                         ? "not injected by this workload" : Table.count(summary.storageFailures()))
                 .row("failures", Table.count(summary.failures().size()));
         out.print(table.render(indent));

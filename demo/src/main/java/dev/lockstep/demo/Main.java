@@ -244,23 +244,23 @@ public final class Main implements Callable<Integer> {
                 throw new CommandLine.ParameterException(line, "--faults " + faults + ": " + bad.getMessage()
                         + "; or swarm, swarm+crash, none, all");
             }
-            if (parsedWorkload == Workload.REPLICATED && !faults.startsWith("swarm")
+            if (parsedWorkload.replicated() && !faults.startsWith("swarm")
                     && !faults.trim().toLowerCase(java.util.Locale.ROOT).startsWith("all")) {
                 // Kinds named one by one are what the user wants tested: one this workload never injects would
                 // pass every seed without having been tried, so it is refused, as a bug of the other workload is.
                 for (dev.lockstep.testing.Fault fault : FaultConfig.parse(faults).enabled()) {
-                    if (!ClusterScenario.injects(fault)) {
+                    if (!RaftScenario.injects(fault)) {
                         throw new CommandLine.ParameterException(line, "--faults " + fault.cliName() + " is not"
-                                + " injected by --workload replicated, which injects "
-                                + ClusterScenario.injectedKinds());
+                                + " injected by --workload " + parsedWorkload.cliName() + ", which injects "
+                                + RaftScenario.injectedKinds());
                     }
                 }
             }
-            if (sweep.bug.replication() && parsedWorkload != Workload.REPLICATED) {
+            if (sweep.bug.replication() && !parsedWorkload.replicated()) {
                 throw new CommandLine.ParameterException(line, "--inject-bug " + sweep.bug.cliName() + " is a"
-                        + " replication bug: it needs --workload replicated");
+                        + " Raft bug: it needs --workload replicated or replicated-5");
             }
-            if (!sweep.bug.replication() && sweep.bug != InjectedBug.NONE && parsedWorkload == Workload.REPLICATED) {
+            if (!sweep.bug.replication() && sweep.bug != InjectedBug.NONE && parsedWorkload.replicated()) {
                 throw new CommandLine.ParameterException(line, "--inject-bug " + sweep.bug.cliName() + " is in the"
                         + " key-value store, which --workload replicated does not run");
             }
@@ -384,9 +384,10 @@ public final class Main implements Callable<Integer> {
             out.println();
             out.printf("      then the replicated workload, %d seeds: 3 simulated nodes with their own disks and"
                     + " clocks,%n", clusterSeeds);
-            out.println("      primary-backup, one node at a time crashed, killed, paused or its clock moved, partitions"
+            out.println("      a Raft cluster, one node at a time crashed, killed, paused or its clock moved, partitions"
                     + " and resets");
-            out.println("      as the seed draws; every acknowledged put must be on two of the three nodes");
+            out.println("      as the seed draws; Raft's safety properties checked throughout, a leader and a commit"
+                    + " due after the faults");
             Explorer.Summary cluster = sweep(out, new Explorer.Settings(clusterSeeds, firstSeed, "swarm",
                     Workload.REPLICATED, replicationBug, threads, false));
             simPassed = summary.failures().isEmpty() && cluster.failures().isEmpty();
@@ -397,8 +398,8 @@ public final class Main implements Callable<Integer> {
         if (bug != InjectedBug.NONE) {
             out.println("(injected bug " + bug.cliName() + ": " + bug.description() + ")");
             if (bug.replication()) {
-                out.println("it is in the replicated workload, which runs in the simulator: runtime-uring ran the"
-                        + " correct key-value service.");
+                out.println("it is in the replicated workload's Raft, which runs in the simulator: runtime-uring ran"
+                        + " the correct key-value service.");
             } else if (uring.passed()) {
                 out.println("runtime-uring did not catch it: a killed process loses nothing from the page cache;"
                         + " a power cut does, and only the simulator makes power cuts, torn writes and failed syncs"
@@ -436,8 +437,8 @@ public final class Main implements Callable<Integer> {
         out.printf("exploring seeds %d..%d%s: faults %s, workload %s%s, %d simulator%s at once%n", first,
                 first + settings.seeds() - 1, settings.shard().count() == 1 ? ""
                         : ", shard " + settings.shard() + " (" + mine + " seeds)",
-                settings.profile() + (settings.workload() == Workload.REPLICATED
-                        ? " (of which this workload injects " + ClusterScenario.injectedKinds() + ")" : ""),
+                settings.profile() + (settings.workload().replicated()
+                        ? " (of which this workload injects " + RaftScenario.injectedKinds() + ")" : ""),
                 settings.workload().cliName(),
                 settings.bug() == InjectedBug.NONE ? "" : ", injected bug " + settings.bug().cliName(),
                 Math.max(1, Math.min(threads, mine)), Math.min(threads, mine) == 1 ? "" : "s");
@@ -480,9 +481,9 @@ public final class Main implements Callable<Integer> {
                 + spec.workload().cliName() + ", bug " + spec.bug().cliName());
         out.println("  first run: " + Scenario.config(spec).replayLine());
         Scenario.Result result = Scenario.run(spec, traceLines);
-        if (spec.workload() == Workload.REPLICATED) {
+        if (spec.workload().replicated()) {
             out.printf("  %d node restart(s) after %d crash(es) and kill(s), %.3f s simulated, %,d acknowledged"
-                    + " puts%n", result.lifetimes() - 1, result.crashes(), result.simulatedNanos() / 1e9,
+                    + " commands%n", result.lifetimes() - 1, result.crashes(), result.simulatedNanos() / 1e9,
                     result.acknowledgedWrites());
         } else {
             out.printf("  %d simulator run(s), %d crash(es), %.3f s simulated, %,d acknowledged writes%n",

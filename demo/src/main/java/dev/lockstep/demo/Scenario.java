@@ -135,11 +135,11 @@ public final class Scenario {
                 throw new IllegalArgumentException("replay line has no seed: '" + line + "'");
             }
             // As explore refuses them: the other workload's bug is never planted, so the run would pass untried.
-            if (bug.replication() && workload != Workload.REPLICATED) {
-                throw new IllegalArgumentException("replay line bug=" + bug.cliName() + " is a replication bug: it"
-                        + " needs workload=replicated");
+            if (bug.replication() && !workload.replicated()) {
+                throw new IllegalArgumentException("replay line bug=" + bug.cliName() + " is a Raft bug: it"
+                        + " needs workload=replicated or replicated-5");
             }
-            if (!bug.replication() && bug != InjectedBug.NONE && workload == Workload.REPLICATED) {
+            if (!bug.replication() && bug != InjectedBug.NONE && workload.replicated()) {
                 throw new IllegalArgumentException("replay line bug=" + bug.cliName() + " is in the key-value store,"
                         + " which workload=replicated does not run");
             }
@@ -214,16 +214,16 @@ public final class Scenario {
      * @return what happened
      */
     public static Result run(Spec spec, int traceLines) {
-        if (spec.workload() == Workload.REPLICATED) {
-            return ClusterScenario.run(spec, traceLines);
+        if (spec.workload().replicated()) {
+            return RaftScenario.run(spec, traceLines);
         }
         return new Scenario(spec, traceLines).run();
     }
 
     /** The simulator configuration of a seed's first run. */
     static SimConfig config(Spec spec) {
-        if (spec.workload() == Workload.REPLICATED) {
-            return ClusterScenario.config(spec);
+        if (spec.workload().replicated()) {
+            return RaftScenario.config(spec);
         }
         return spec.faults().applyTo(SimConfig.builder().seed(spec.seed()).workers(2).ringEntries(256)
                 .timeLimit(Duration.ofHours(1))).build();

@@ -20,21 +20,51 @@ public enum Workload {
     LARGE_VALUES(4, 4, 2048, new LoadClient.Shape(60, 5, Duration.ofMillis(500), Duration.ofMillis(20),
             Duration.ZERO)),
     /**
-     * Not the key-value store: three replicated log nodes on a simulated cluster, primary-backup, under node
-     * crashes, kills, pauses and clock moves ({@link ClusterScenario}). The store's fields below are unused.
+     * Not the key-value store: a Raft cluster of three simulated nodes under node crashes, kills, pauses and clock
+     * moves ({@link RaftScenario}). The store's fields below are unused.
      */
-    REPLICATED(2, 64, 8, new LoadClient.Shape(100, 0, Duration.ofMillis(500), Duration.ofMillis(20), Duration.ZERO));
+    REPLICATED(3),
+    /** As {@link #REPLICATED}, with five nodes. */
+    REPLICATED_5(5);
 
     final int clients;
     final int keysPerClient;
     final int valueBytes;
     final LoadClient.Shape shape;
+    private final int nodes;
 
     Workload(int clients, int keysPerClient, int valueBytes, LoadClient.Shape shape) {
         this.clients = clients;
         this.keysPerClient = keysPerClient;
         this.valueBytes = valueBytes;
         this.shape = shape;
+        this.nodes = 0;
+    }
+
+    Workload(int nodes) {
+        this.clients = 2;
+        this.keysPerClient = 0;
+        this.valueBytes = 0;
+        this.shape = null;
+        this.nodes = nodes;
+    }
+
+    /**
+     * Whether this is a replicated workload (a Raft cluster) rather than the key-value store.
+     *
+     * @return true for {@link #REPLICATED} and {@link #REPLICATED_5}
+     */
+    public boolean replicated() {
+        return nodes > 0;
+    }
+
+    /**
+     * The nodes of a replicated workload's cluster.
+     *
+     * @return 3 or 5, 0 for the key-value workloads
+     */
+    public int nodes() {
+        return nodes;
     }
 
     /**

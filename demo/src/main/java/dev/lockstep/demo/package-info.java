@@ -10,12 +10,13 @@
  *   <li>{@link dev.lockstep.demo.Scenario}: one simulated seed (lifetimes, crashes, faults, checks);
  *       {@link dev.lockstep.demo.Explorer}: the seed sweep, one simulator per core, each on a thread of this JVM;
  *       {@link dev.lockstep.demo.Workload}: the load shapes.</li>
- *   <li>{@code replica}: the replicated workload's node, primary-backup, written only against {@code dev.lockstep};
- *       {@link dev.lockstep.demo.ClusterScenario} runs one seed of it on a simulated cluster and checks that every
- *       acknowledged put is on two of the three nodes.</li>
+ *   <li>{@code raft}: the replicated workload's nodes, Raft, written only against {@code dev.lockstep};
+ *       {@code RaftScenario} runs one seed of a cluster of them on the simulator and {@code RaftChecker} checks
+ *       Raft's safety properties as the nodes decide; {@code Scoreboard} measures how fast the sweep finds each
+ *       planted bug.</li>
  * </ul>
  *
- * <p>The service and the replica node depend on {@code dev.lockstep} only; everything else here also on runtime-uring, runtime-sim,
+ * <p>The service and the Raft node depend on {@code dev.lockstep} only; everything else here also on runtime-uring, runtime-sim,
  * {@code dev.lockstep.testing} and HdrHistogram.
  */
 package dev.lockstep.demo;

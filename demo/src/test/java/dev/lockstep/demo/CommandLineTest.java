@@ -84,10 +84,10 @@ class CommandLineTest {
 
     @Test
     void aBugOfOneWorkloadIsRefusedWithTheOther() {
-        Outcome replication = run("explore", "--seeds", "1", "--inject-bug", "ack-before-replication");
+        Outcome replication = run("explore", "--seeds", "1", "--inject-bug", "figure-8");
         assertEquals(2, replication.status());
-        assertTrue(replication.errors().contains("--inject-bug ack-before-replication is a replication bug: it"
-                + " needs --workload replicated"), replication.errors());
+        assertTrue(replication.errors().contains("--inject-bug figure-8 is a Raft bug: it needs --workload"
+                + " replicated or replicated-5"), replication.errors());
         Outcome store = run("explore", "--seeds", "1", "--workload", "replicated", "--inject-bug", "ack-before-sync");
         assertEquals(2, store.status());
         assertTrue(store.errors().contains("--inject-bug ack-before-sync is in the key-value store"), store.errors());
@@ -152,7 +152,7 @@ class CommandLineTest {
             {"kv:seed=2:digest=zz", "replay line digest 'zz' is not the hex digest"},
             // Ran without the bug while printing "bug ack-before-sync": explore refuses these pairs.
             {"kv:seed=2:workload=replicated:bug=ack-before-sync", "bug=ack-before-sync is in the key-value store"},
-            {"kv:seed=2:bug=ack-before-replication", "bug=ack-before-replication is a replication bug"},
+            {"kv:seed=2:bug=figure-8", "bug=figure-8 is a Raft bug"},
         };
         for (String[] line : lines) {
             Outcome outcome = run("replay", line[0]);

@@ -1,0 +1,172 @@
+package dev.lockstep.demo;
+
+import dev.lockstep.demo.raft.Entry;
+import dev.lockstep.demo.raft.RaftObserver;
+import dev.lockstep.demo.raft.RaftView;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+
+/**
+ * Checks Raft's safety properties (the Raft paper, Figure 3) as the nodes of one simulated run decide, through
+ * {@link RaftObserver}:
+ * <ul>
+ *   <li><b>Election Safety</b>: at most one leader per term;</li>
+ *   <li><b>Leader Completeness</b>: an entry committed in a term is in the log of every leader of a later term
+ *       (checked when a leader is elected, against every commit seen so far, and when a commit is seen, against
+ *       every later term's leader seen so far);</li>
+ *   <li><b>State Machine Safety</b>: no two nodes apply, and no two leaders commit, different entries at one
+ *       index;</li>
+ *   <li><b>Log Matching</b> ({@link #checkLogMatching}, at the end): two logs with an entry of the same index and
+ *       term are identical up to it.</li>
+ * </ul>
+ * It also keeps each node's latest {@link RaftView}, which says who leads now ({@link #leader}): the hook a nemesis
+ * that targets the leader reads. Not thread-safe: a simulation has one thread.
+ */
+final class RaftChecker implements RaftObserver {
+    private static final int MAX_VIOLATIONS = 5;
+
+    private record Commit(long term, Entry entry) {
+    }
+
+    private final Consumer<String> events;
+    private final Map<Integer, RaftView> views = new TreeMap<>();
+    private final Map<Long, Integer> leaders = new HashMap<>();
+    private final TreeMap<Long, List<Entry>> leaderLogs = new TreeMap<>();
+    private final Map<Long, Commit> commits = new TreeMap<>();
+    private final Map<Long, Entry> applied = new HashMap<>();
+    private final List<String> violations = new ArrayList<>();
+
+    /**
+     * @param events receives one line per notable decision (elections, violations), for traces
+     */
+    RaftChecker(Consumer<String> events) {
+        this.events = events;
+    }
+
+    @Override
+    public void started(RaftView view, String recovery) {
+        views.put(view.id(), view);
+        events.accept("node " + view.id() + " started: recovered " + recovery);
+    }
+
+    @Override
+    public void becameLeader(int node, long term, List<Entry> log) {
+        events.accept("node " + node + " leads term " + term + " (" + log.size() + " entries)");
+        Integer earlier = leaders.putIfAbsent(term, node);
+        if (earlier != null && earlier != node) {
+            violation("Election Safety: nodes " + earlier + " and " + node + " both lead term " + term);
+        }
+        leaderLogs.put(term, log);
+        for (Map.Entry<Long, Commit> commit : commits.entrySet()) {
+            if (commit.getValue().term() < term) {
+                completeness(node, term, log, commit.getKey(), commit.getValue());
+            }
+        }
+    }
+
+    @Override
+    public void committed(int leader, long term, long index, Entry entry) {
+        Commit earlier = commits.get(index);
+        if (earlier != null && !earlier.entry().equals(entry)) {
+            violation("State Machine Safety: entry #" + index + " committed as " + earlier.entry() + " in term "
+                    + earlier.term() + " and as " + entry + " by node " + leader + " in term " + term);
+        }
+        if (earlier == null || term < earlier.term()) {
+            Commit commit = new Commit(term, entry);
+            commits.put(index, commit);
+            for (Map.Entry<Long, List<Entry>> later : leaderLogs.tailMap(term, false).entrySet()) {
+                completeness(leaders.get(later.getKey()), later.getKey(), later.getValue(), index, commit);
+            }
+        }
+    }
+
+    @Override
+    public void applied(int node, long index, Entry entry) {
+        Entry earlier = applied.putIfAbsent(index, entry);
+        if (earlier != null && !earlier.equals(entry)) {
+            violation("State Machine Safety: node " + node + " applied " + entry + " at #" + index + ", where "
+                    + earlier + " was applied before");
+        }
+    }
+
+    private void completeness(int node, long term, List<Entry> log, long index, Commit commit) {
+        if (log.size() < index || !log.get((int) (index - 1)).equals(commit.entry())) {
+            violation("Leader Completeness: node " + node + " leads term " + term + " without entry #" + index + " "
+                    + commit.entry() + ", committed in term " + commit.term() + " (it has "
+                    + (log.size() < index ? "no entry there" : log.get((int) (index - 1))) + ")");
+        }
+    }
+
+    /**
+     * Log Matching over the nodes' current logs: for each pair, the last index where both have an entry of the same
+     * term, and every entry up to it equal.
+     */
+    void checkLogMatching() {
+        List<RaftView> all = new ArrayList<>(views.values());
+        for (int a = 0; a < all.size(); a++) {
+            for (int b = a + 1; b < all.size(); b++) {
+                List<Entry> first = all.get(a).log();
+                List<Entry> second = all.get(b).log();
+                int common = Math.min(first.size(), second.size());
+                int last = common;
+                while (last > 0 && first.get(last - 1).term() != second.get(last - 1).term()) {
+                    last--;
+                }
+                for (int i = 0; i < last; i++) {
+                    if (!first.get(i).equals(second.get(i))) {
+                        violation("Log Matching: nodes " + all.get(a).id() + " and " + all.get(b).id() + " agree on"
+                                + " entry #" + last + "'s term but differ at #" + (i + 1) + ": " + first.get(i)
+                                + " and " + second.get(i));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The node that leads now: of the running nodes whose current lifetime says it leads, the one of the highest
+     * term.
+     *
+     * @param running whether node {@code id} is running (not down or paused)
+     * @return its id, or empty if no running node leads
+     */
+    OptionalInt leader(IntPredicate running) {
+        OptionalInt best = OptionalInt.empty();
+        long bestTerm = -1;
+        for (RaftView view : views.values()) {
+            if (view.role() == RaftView.Role.LEADER && running.test(view.id()) && view.term() > bestTerm) {
+                best = OptionalInt.of(view.id());
+                bestTerm = view.term();
+            }
+        }
+        return best;
+    }
+
+    /** The latest lifetime's view of node {@code id}, or null before it started. */
+    RaftView view(int id) {
+        return views.get(id);
+    }
+
+    void violation(String problem) {
+        events.accept("CHECK FAILED: " + problem);
+        if (violations.size() < MAX_VIOLATIONS) {
+            violations.add(problem);
+        }
+    }
+
+    List<String> violations() {
+        return violations;
+    }
+
+    /** Elections seen (terms that had a leader). */
+    int elections() {
+        return leaders.size();
+    }
+}

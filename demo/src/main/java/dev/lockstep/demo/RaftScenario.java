@@ -1,0 +1,284 @@
+package dev.lockstep.demo;
+
+import dev.lockstep.Context;
+import dev.lockstep.Handle;
+import dev.lockstep.LockstepException;
+import dev.lockstep.demo.raft.Entry;
+import dev.lockstep.demo.raft.RaftClient;
+import dev.lockstep.demo.raft.RaftConfig;
+import dev.lockstep.demo.raft.RaftNode;
+import dev.lockstep.demo.raft.RaftUnavailableException;
+import dev.lockstep.demo.raft.RaftView;
+import dev.lockstep.sim.SimCluster;
+import dev.lockstep.sim.SimConfig;
+import dev.lockstep.sim.SimControl;
+import dev.lockstep.sim.SimNode;
+import dev.lockstep.sim.SimRunner;
+import dev.lockstep.sim.SimulationFailure;
+import dev.lockstep.testing.Fault;
+import dev.lockstep.testing.FaultConfig;
+import dev.lockstep.testing.Nemesis;
+import dev.lockstep.testing.NodeNemesis;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.random.RandomGenerator;
+
+/**
+ * One seed of the replicated workload ({@link Workload#REPLICATED}, {@link Workload#REPLICATED_5}): a Raft cluster
+ * ({@link RaftNode}) of three or five simulated nodes, two clients appending commands and reading the commit index,
+ * a {@link NodeNemesis} crashing, killing, pausing and skewing one node at a time and, as the seed's
+ * {@link FaultConfig} says, a {@link Nemesis} partitioning the nodes and resetting their connections, for a seeded
+ * 0.2 to 1 simulated second. Then the faults stop and every node is brought back.
+ *
+ * <h2>What is checked</h2>
+ * <ul>
+ *   <li>Raft's safety properties as the nodes decide ({@link RaftChecker}), Log Matching at the end;</li>
+ *   <li>linearizable reads: a commit index read never lies below a command acknowledged before the read began;</li>
+ *   <li>liveness: within {@link #LIVENESS_BOUND} of simulated time after the faults stop, a leader is elected and a
+ *       new command committed;</li>
+ *   <li>durability: every acknowledged command is then in the leader's log at the index it was acknowledged at.</li>
+ * </ul>
+ * Storage faults are not part of this workload: a node's disk fails only by crashing. Everything is drawn from the
+ * seed; {@link Scenario.Spec#line()} replays it.
+ */
+final class RaftScenario {
+    /** The port every node serves on. */
+    static final int PORT = 7200;
+    /** How long after the faults stop a leader must have been elected and a command committed. */
+    static final Duration LIVENESS_BOUND = Duration.ofSeconds(2);
+    private static final int CLIENTS = 2;
+    private static final Duration CLIENT_CALL = Duration.ofMillis(100);
+
+    private record Acknowledged(long index, long command) {
+    }
+
+    private final Scenario.Spec spec;
+    private final Trace trace;
+    private final RaftChecker checker;
+    private final List<Acknowledged> acknowledged = new ArrayList<>();
+    private final List<String> failures = new ArrayList<>();
+    private long highestAcknowledged;
+    private int crashes;
+    private int partitions;
+    private int resets;
+    private int lifetimes;
+
+    private RaftScenario(Scenario.Spec spec, int traceLines) {
+        this.spec = spec;
+        this.trace = new Trace(traceLines);
+        this.checker = new RaftChecker(trace::notable);
+    }
+
+    /**
+     * Runs one seed.
+     *
+     * @param spec the seed, faults and bug (a replicated workload)
+     * @param traceLines how many of the last events to keep, 0 for none
+     * @return what it did
+     */
+    static Scenario.Result run(Scenario.Spec spec, int traceLines) {
+        return new RaftScenario(spec, traceLines).run();
+    }
+
+    /** The fault kinds this workload injects: node crashes (always on), their crash policy, the network's. */
+    private static final EnumSet<Fault> APPLICABLE = EnumSet.of(Fault.CRASH, Fault.TORN_WRITES, Fault.PARTITION,
+            Fault.CONNECTION_RESET);
+
+    /**
+     * Whether this workload injects {@code fault} when a seed's faults have it on.
+     *
+     * @param fault the kind
+     * @return false for storage and kernel faults
+     */
+    static boolean injects(Fault fault) {
+        return APPLICABLE.contains(fault);
+    }
+
+    /**
+     * The kinds this workload injects, by their command-line names.
+     *
+     * @return e.g. {@code crash, torn-writes, partition, connection-reset}
+     */
+    static String injectedKinds() {
+        return String.join(", ", APPLICABLE.stream().map(Fault::cliName).toList());
+    }
+
+    /**
+     * The part of a seed's faults this workload injects: storage and kernel faults are dropped, so a replay line
+     * names only what ran. The run is the same either way (those kinds are never read here).
+     */
+    static FaultConfig applicable(FaultConfig faults) {
+        EnumSet<Fault> kept = EnumSet.noneOf(Fault.class);
+        for (Fault fault : faults.enabled()) {
+            if (APPLICABLE.contains(fault)) {
+                kept.add(fault);
+            }
+        }
+        return new FaultConfig(kept, faults.intensity());
+    }
+
+    /** The simulator configuration of a seed: the crash policy of its faults, no storage faults. */
+    static SimConfig config(Scenario.Spec spec) {
+        return SimConfig.builder().seed(spec.seed()).workers(1).ringEntries(256).timeLimit(Duration.ofHours(1))
+                .build();
+    }
+
+    private Scenario.Result run() {
+        SimRunner runner = SimRunner.of(config(spec));
+        long simulated = 0;
+        long steps = 0;
+        String digest = "";
+        try {
+            runner.start(this::controller);
+        } catch (SimulationFailure failure) {
+            failures.add(failure.getMessage().lines().findFirst().orElse("simulation failed"));
+            trace.notable("simulation failed: " + failure.getMessage().lines().findFirst().orElse(""));
+        } catch (RuntimeException | AssertionError failure) {
+            failures.add("the run failed: " + failure);
+        } finally {
+            try {
+                simulated = runner.stats().simulatedNanos();
+                steps = runner.stats().schedulerSteps();
+                digest = runner.digest();
+            } catch (IllegalStateException notRun) {
+                // Nothing ran.
+            }
+        }
+        List<String> all = new ArrayList<>(checker.violations());
+        all.addAll(failures);
+        String failure = all.isEmpty() ? null : String.join("\n", all.subList(0, Math.min(5, all.size())));
+        return new Scenario.Result(spec, failure, trace.last(), trace.notable(), simulated, lifetimes, crashes,
+                partitions, resets, 0, acknowledged.size(), digest, steps);
+    }
+
+    private Void controller(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        trace.clock(control::now, control.now());
+        RandomGenerator random = control.random();
+        FaultConfig faults = spec.faults();
+        control.crashPolicy(faults.crashPolicy(random));
+        SimCluster cluster = control.cluster();
+        int nodes = spec.workload().nodes();
+        List<InetSocketAddress> members = new ArrayList<>();
+        List<InetAddress> hosts = new ArrayList<>();
+        for (int id = 1; id <= nodes; id++) {
+            hosts.add(SimCluster.address(id));
+            members.add(new InetSocketAddress(SimCluster.address(id), PORT));
+        }
+        for (int id = 1; id <= nodes; id++) {
+            RaftConfig config = RaftConfig.of(id, members, random.nextLong()).withBug(spec.bug());
+            cluster.start(RaftNode.task(config, checker));
+        }
+        NodeNemesis nodeNemesis = new NodeNemesis(EnumSet.allOf(NodeNemesis.Action.class), Duration.ofMillis(40),
+                trace::notable);
+        Handle<Void> nodeFaults = ctx.child("nodes").spawn(nodeNemesis::run);
+        Nemesis network = new Nemesis(faults, hosts, Duration.ofMillis(60), trace::notable);
+        Handle<Void> networkFaults = network.active() ? ctx.child("network").spawn(network::run) : null;
+        List<Handle<Void>> clients = new ArrayList<>();
+        for (int i = 0; i < CLIENTS; i++) {
+            int client = i;
+            clients.add(ctx.child("client" + i).spawn(c -> client(c, client, members, random)));
+        }
+        Duration length = Duration.ofMillis(200 + random.nextInt(800));
+        ctx.sleep(length);
+        for (Handle<Void> client : clients) {
+            client.abort();
+        }
+        nodeFaults.abort();                           // brings back the node it took down or paused
+        if (networkFaults != null) {
+            networkFaults.abort();                    // heals what it cut
+        }
+        crashes = nodeNemesis.count(NodeNemesis.Action.CRASH) + nodeNemesis.count(NodeNemesis.Action.KILL);
+        partitions = network.partitions();
+        resets = network.resets();
+        trace.notable("faults stopped: " + acknowledged.size() + " commands acknowledged; a leader and a commit"
+                + " are due within " + LIVENESS_BOUND.toMillis() + " ms");
+        OptionalInt leader = awaitLiveness(ctx, cluster, members);
+        lifetimes = 1; // counted as the key-value workloads count them: one, plus one per restart
+        for (SimNode node : cluster.nodes()) {
+            lifetimes += node.lifetime() - 1;
+        }
+        if (leader.isPresent()) {
+            checkAcknowledged(checker.view(leader.getAsInt()));
+        }
+        checker.checkLogMatching();
+        return null;
+    }
+
+    /** Appends commands and reads the commit index until aborted, checking each read against what was acked. */
+    private Void client(Context ctx, int id, List<InetSocketAddress> members, RandomGenerator random) {
+        RaftClient client = new RaftClient(members, Duration.ofMillis(10), Duration.ofMillis(5));
+        for (long sequence = 1; ; sequence++) {
+            try {
+                if (random.nextInt(4) != 0) {
+                    long command = ((long) (id + 1) << 32) | sequence;
+                    long index = ctx.timeout(CLIENT_CALL, () -> client.append(ctx, command));
+                    acknowledged.add(new Acknowledged(index, command));
+                    highestAcknowledged = Math.max(highestAcknowledged, index);
+                    if (trace.keeps()) {
+                        trace.event("client " + id + ": command " + command + " acknowledged at #" + index);
+                    }
+                } else {
+                    long mustSee = highestAcknowledged;
+                    long read = ctx.timeout(CLIENT_CALL, () -> client.commitIndex(ctx));
+                    if (read < mustSee) {
+                        checker.violation("linearizable read: client " + id + " read commit index " + read + " after"
+                                + " #" + mustSee + " was acknowledged");
+                    } else if (trace.keeps()) {
+                        trace.event("client " + id + ": read commit index " + read);
+                    }
+                }
+            } catch (RaftUnavailableException | LockstepException noAnswer) {
+                if (noAnswer instanceof dev.lockstep.ClosedException aborted) {
+                    throw aborted;
+                }
+                if (trace.keeps()) {
+                    trace.event("client " + id + ": " + noAnswer.getMessage());
+                }
+            }
+            ctx.sleep(Duration.ofMillis(1));
+        }
+    }
+
+    /** A leader elected and a new command committed within the bound; the leader's id, or empty after a failure. */
+    private OptionalInt awaitLiveness(Context ctx, SimCluster cluster, List<InetSocketAddress> members) {
+        RaftClient client = new RaftClient(members, Duration.ofMillis(10), Duration.ofMillis(5));
+        java.time.Instant deadline = ctx.now().plus(LIVENESS_BOUND);
+        long marker = Long.MIN_VALUE;
+        while (ctx.now().isBefore(deadline)) {
+            try {
+                long index = ctx.timeout(CLIENT_CALL, () -> client.append(ctx, marker));
+                trace.notable("after the faults: a command committed at #" + index);
+                highestAcknowledged = Math.max(highestAcknowledged, index);
+                return checker.leader(id -> cluster.node(id).state() == SimNode.State.RUNNING);
+            } catch (RaftUnavailableException | dev.lockstep.TimeoutException | dev.lockstep.NetworkException noAnswer) {
+                ctx.sleep(Duration.ofMillis(5));
+            }
+        }
+        checker.violation("liveness: no command committed within " + LIVENESS_BOUND.toMillis() + " ms of simulated"
+                + " time after the faults stopped");
+        return OptionalInt.empty();
+    }
+
+    /** Every acknowledged command is in the leader's log at the index it was acknowledged at. */
+    private void checkAcknowledged(RaftView leader) {
+        if (leader == null) {
+            return;
+        }
+        List<Entry> log = leader.log();
+        for (Acknowledged ack : acknowledged) {
+            Entry there = ack.index() <= log.size() ? log.get((int) (ack.index() - 1)) : null;
+            if (there == null || there.command() != ack.command()) {
+                checker.violation("acknowledged command " + ack.command() + " at #" + ack.index() + " is lost: the"
+                        + " leader, node " + leader.id() + " in term " + leader.term() + ", has "
+                        + (there == null ? "no entry there" : there));
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,623 @@
+package dev.lockstep.demo.raft;
+
+import dev.lockstep.Connection;
+import dev.lockstep.Context;
+import dev.lockstep.Listener;
+import dev.lockstep.NetworkException;
+import dev.lockstep.Operation;
+import dev.lockstep.Task;
+import dev.lockstep.TimeoutException;
+import dev.lockstep.demo.kv.InjectedBug;
+import dev.lockstep.demo.raft.Messages.AppendEntries;
+import dev.lockstep.demo.raft.Messages.AppendReply;
+import dev.lockstep.demo.raft.Messages.ClientAppend;
+import dev.lockstep.demo.raft.Messages.ClientCommitIndex;
+import dev.lockstep.demo.raft.Messages.ClientRead;
+import dev.lockstep.demo.raft.Messages.ClientReply;
+import dev.lockstep.demo.raft.Messages.Message;
+import dev.lockstep.demo.raft.Messages.RequestVote;
+import dev.lockstep.demo.raft.Messages.Status;
+import dev.lockstep.demo.raft.Messages.VoteReply;
+import dev.lockstep.sync.Lease;
+import dev.lockstep.sync.Mutex;
+import dev.lockstep.sync.OneShot;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One Raft node (Ongaro and Ousterhout, "In Search of an Understandable Consensus Algorithm", 2014), written against
+ * {@code dev.lockstep} alone: leader election with randomized timeouts, log replication, commitment, persistence
+ * and recovery. The same {@link #task} is a simulated cluster node and, through {@link RaftProcess}, a process on
+ * runtime-uring.
+ *
+ * <h2>Tasks of a node</h2>
+ * The main task recovers the {@link DurableState}, binds the node's address and accepts connections, one task per
+ * connection (peers' requests and clients'). An election task starts an election when the election deadline
+ * passes without word from a leader. One task per peer sends that peer what the node's role calls for: RequestVote
+ * as a candidate, AppendEntries (entries, or an empty heartbeat) as a leader, nothing as a follower.
+ *
+ * <h2>One lock</h2>
+ * Every field below is guarded by {@link #lock}, a {@code dev.lockstep.sync.Mutex}: a task takes it, decides, writes
+ * and syncs what it decided, and lets go; the answer that depends on the decision is sent after the sync, so nothing
+ * is promised that a crash could take back. Network waits happen outside the lock. A task waiting for the state to
+ * change (a client's command to commit, a peer task with nothing to send) takes {@link #changed}'s operation while
+ * it holds the lock and waits on it after letting go; every change completes that one-shot under the lock and puts
+ * a new one in its place, so a change made between the two cannot be missed.
+ */
+public final class RaftNode implements RaftView {
+    private final RaftConfig config;
+    private final RaftObserver observer;
+    private final InjectedBug bug;
+    private final int self;
+    private final Mutex lock = new Mutex();
+
+    private DurableState state;
+    private ElectionTimeouts timeouts;
+    private Role role = Role.FOLLOWER;
+    private int leaderHint;
+    private long commitIndex;
+    private long lastApplied;
+    private Instant electionDeadline;
+    private OneShot<Void> changed = new OneShot<>();
+    /** Per member (index {@code id - 1}): the votes of this term, as a candidate. */
+    private final boolean[] votes;
+    /** Per member: the term its vote was last asked and answered in. */
+    private final long[] voteAnswered;
+    /** Per member, as a leader: the next entry to send, and the highest entry known replicated. */
+    private final long[] nextIndex;
+    private final long[] matchIndex;
+    /** Per member, as a leader: the highest read round its replies have confirmed leadership for. */
+    private final long[] confirmedRound;
+    private long readRound;
+    /** A sync an injected bug put off until after the answer. */
+    private boolean metaSyncOwed;
+    private boolean logSyncOwed;
+
+    private RaftNode(RaftConfig config, RaftObserver observer) {
+        this.config = config;
+        this.observer = observer;
+        this.bug = config.bug();
+        this.self = config.self();
+        int members = config.members().size();
+        this.votes = new boolean[members];
+        this.voteAnswered = new long[members];
+        this.nextIndex = new long[members];
+        this.matchIndex = new long[members];
+        this.confirmedRound = new long[members];
+    }
+
+    /**
+     * A node's main task: recovers, then serves until aborted (or, as a process, killed).
+     *
+     * @param config the node's configuration
+     * @param observer told what the node decides; {@link RaftObserver#NONE} in production
+     * @return the task
+     */
+    public static Task<Void> task(RaftConfig config, RaftObserver observer) {
+        return ctx -> new RaftNode(config, observer).run(ctx);
+    }
+
+    private Void run(Context ctx) {
+        try (DurableState recovered = DurableState.open(ctx, bug);
+             Listener listener = ctx.bind(config.members().get(self - 1)).await()) {
+            state = recovered;
+            timeouts = ElectionTimeouts.forLifetime(ctx, config);
+            electionDeadline = ctx.now().plus(timeouts.next());
+            observer.started(this, recovered.recovery());
+            ctx.child("election").spawn(this::electionTimer);
+            for (int peer = 1; peer <= config.members().size(); peer++) {
+                if (peer != self) {
+                    int id = peer;
+                    ctx.child("peer" + id).spawn(c -> talkTo(c, id));
+                }
+            }
+            return serve(ctx, listener);
+        }
+    }
+
+    // ---------------------------------------------------------------- elections
+
+    private Void electionTimer(Context ctx) {
+        while (true) {
+            Duration wait;
+            try (Lease held = lock.lock().await()) {
+                if (role != Role.LEADER && !ctx.now().isBefore(electionDeadline)) {
+                    startElection(ctx);
+                }
+                wait = role == Role.LEADER ? config.heartbeat() : Duration.between(ctx.now(), electionDeadline);
+            }
+            ctx.sleep(wait.isNegative() || wait.isZero() ? Duration.ofNanos(1000) : wait);
+        }
+    }
+
+    /** Lock held. A new term, this node's own vote in it synced before any vote is asked for. */
+    private void startElection(Context ctx) {
+        state.saveTermAndVote(state.term() + 1, self);
+        state.syncMeta();
+        role = Role.CANDIDATE;
+        leaderHint = 0;
+        Arrays.fill(votes, false);
+        votes[self - 1] = true;
+        electionDeadline = ctx.now().plus(timeouts.next());
+        winIfMajority();
+        changed();
+    }
+
+    private void winIfMajority() {
+        int granted = 0;
+        for (boolean vote : votes) {
+            granted += vote ? 1 : 0;
+        }
+        if (role == Role.CANDIDATE && granted >= config.majority()) {
+            role = Role.LEADER;
+            leaderHint = self;
+            for (int member = 0; member < nextIndex.length; member++) {
+                nextIndex[member] = state.lastIndex() + 1;
+                matchIndex[member] = 0;
+                confirmedRound[member] = 0;
+            }
+            observer.becameLeader(self, state.term(), state.entries(1, (int) state.lastIndex()));
+            advanceCommit();
+        }
+    }
+
+    /** Lock held. Seen a higher term: follow, the new term synced before anything is answered in it. */
+    private void adoptTerm(long term) {
+        state.saveTermAndVote(term, 0);
+        state.syncMeta();
+        role = Role.FOLLOWER;
+        changed();
+    }
+
+    private VoteReply onRequestVote(Context ctx, RequestVote request) {
+        boolean metaWritten = false;
+        if (request.term() > state.term()) {
+            state.saveTermAndVote(request.term(), 0);
+            role = Role.FOLLOWER;
+            metaWritten = true;
+            changed();
+        }
+        long lastTerm = state.termAt(state.lastIndex());
+        boolean upToDate = request.lastLogTerm() > lastTerm
+                || (request.lastLogTerm() == lastTerm && request.lastLogIndex() >= state.lastIndex());
+        boolean grant = request.term() == state.term()
+                && (state.votedFor() == 0 || state.votedFor() == request.candidate())
+                && (upToDate || bug == InjectedBug.VOTE_WITHOUT_LOG_CHECK);
+        if (grant) {
+            if (state.votedFor() != request.candidate()) {
+                state.saveTermAndVote(state.term(), request.candidate());
+                metaWritten = true;
+            }
+            electionDeadline = ctx.now().plus(timeouts.next());
+        }
+        if (metaWritten) {
+            if (bug == InjectedBug.UNSYNCED_VOTE) {
+                metaSyncOwed = true;     // the bug: answered first, synced after
+            } else {
+                state.syncMeta();
+            }
+        }
+        return new VoteReply(state.term(), grant);
+    }
+
+    // ---------------------------------------------------------------- replication
+
+    private AppendReply onAppendEntries(Context ctx, AppendEntries request) {
+        if (request.term() < state.term()) {
+            return new AppendReply(state.term(), false, state.lastIndex());
+        }
+        if (request.term() > state.term()) {
+            adoptTerm(request.term());
+        }
+        if (role != Role.FOLLOWER) {
+            role = Role.FOLLOWER;      // a candidate of this term: someone else won it
+            changed();
+        }
+        leaderHint = request.leader();
+        electionDeadline = ctx.now().plus(timeouts.next());
+        long prev = request.prevLogIndex();
+        if (prev < 0 || prev > state.lastIndex() || state.termAt(prev) != request.prevLogTerm()) {
+            return new AppendReply(state.term(), false, state.lastIndex());
+        }
+        List<Entry> entries = request.entries();
+        boolean written = false;
+        for (int i = 0; i < entries.size(); i++) {
+            long index = prev + 1 + i;
+            if (index <= state.lastIndex()) {
+                if (state.termAt(index) == entries.get(i).term()) {
+                    continue;                                  // already there
+                }
+                state.truncateFrom(index);                     // a conflict: this entry and all after it go
+            }
+            state.append(entries.subList(i, entries.size()));
+            written = true;
+            break;
+        }
+        long lastNew = prev + entries.size();
+        if (bug == InjectedBug.TRUNCATE_ON_STALE_APPEND && state.lastIndex() > lastNew) {
+            state.truncateFrom(lastNew + 1);                   // the bug: what came after the message goes too
+            written = true;
+        }
+        if (written) {
+            if (bug == InjectedBug.FOLLOWER_ACK_BEFORE_SYNC) {
+                logSyncOwed = true;                            // the bug: acknowledged first, synced after
+            } else {
+                state.syncLog();
+            }
+        }
+        long newCommit = Math.min(request.leaderCommit(),
+                bug == InjectedBug.COMMIT_PAST_MATCH ? state.lastIndex() : lastNew);
+        if (newCommit > commitIndex) {
+            commitIndex = newCommit;
+            apply();
+            changed();
+        }
+        return new AppendReply(state.term(), true, lastNew);
+    }
+
+    /**
+     * The task that talks to one peer: as a candidate it asks for the peer's vote (once per term), as a leader it
+     * sends the entries the peer lacks, or an empty AppendEntries when a heartbeat is due or a read waits for
+     * confirmation; as a follower it waits. One request at a time, on one connection, dialed again after a failure.
+     */
+    private Void talkTo(Context ctx, int peer) {
+        InetSocketAddress address = config.members().get(peer - 1);
+        Connection connection = null;
+        Instant lastSent = Instant.MIN;
+        try {
+            while (true) {
+                Message request;
+                long round;
+                Operation<Void> change;
+                Duration idle;
+                try (Lease held = lock.lock().await()) {
+                    round = readRound;
+                    request = null;
+                    idle = config.heartbeat();
+                    if (role == Role.CANDIDATE && voteAnswered[peer - 1] != state.term()) {
+                        request = new RequestVote(state.term(), self, state.lastIndex(),
+                                state.termAt(state.lastIndex()));
+                    } else if (role == Role.LEADER) {
+                        Duration sinceSent = lastSent == Instant.MIN ? config.heartbeat()
+                                : Duration.between(lastSent, ctx.now());
+                        long next = nextIndex[peer - 1];
+                        if (next <= state.lastIndex() || round > confirmedRound[peer - 1]
+                                || sinceSent.compareTo(config.heartbeat()) >= 0) {
+                            long prev = next - 1;
+                            int count = (int) Math.min(Messages.MAX_ENTRIES, state.lastIndex() - prev);
+                            request = new AppendEntries(state.term(), self, prev, state.termAt(prev), commitIndex,
+                                    state.entries(next, count));
+                        } else {
+                            idle = config.heartbeat().minus(sinceSent);
+                        }
+                    }
+                    change = request == null ? changed.get() : null;
+                }
+                if (request == null) {
+                    awaitChange(ctx, change, idle);
+                    continue;
+                }
+                Message reply;
+                try {
+                    if (connection == null) {
+                        connection = ctx.timeout(config.rpcTimeout(), () -> ctx.dial(address).await());
+                    }
+                    Connection open = connection;
+                    Message sending = request;
+                    lastSent = ctx.now();
+                    reply = ctx.timeout(config.rpcTimeout(), () -> {
+                        Messages.send(open, sending);
+                        return Messages.receive(open);
+                    });
+                } catch (NetworkException | TimeoutException | MalformedMessageException failed) {
+                    if (connection != null) {
+                        connection.close();
+                        connection = null;
+                    }
+                    ctx.sleep(config.heartbeat());      // down, cut off or slow: try again in a while
+                    continue;
+                }
+                try (Lease held = lock.lock().await()) {
+                    onReply(peer, request, round, reply);
+                }
+            }
+        } finally {
+            if (connection != null) {
+                connection.close();
+            }
+        }
+    }
+
+    /** Lock held. */
+    private void onReply(int peer, Message request, long round, Message reply) {
+        switch (reply) {
+            case VoteReply vote when request instanceof RequestVote asked -> {
+                if (vote.term() > state.term()) {
+                    adoptTerm(vote.term());
+                } else if (role == Role.CANDIDATE && asked.term() == state.term()) {
+                    voteAnswered[peer - 1] = asked.term();
+                    votes[peer - 1] |= vote.granted();
+                    winIfMajority();
+                    changed();
+                }
+            }
+            case AppendReply answer when request instanceof AppendEntries sent -> {
+                if (answer.term() > state.term()) {
+                    adoptTerm(answer.term());
+                    return;
+                }
+                if (role != Role.LEADER || sent.term() != state.term()) {
+                    return;                                     // an answer to another term's leader
+                }
+                confirmedRound[peer - 1] = Math.max(confirmedRound[peer - 1], round);
+                if (answer.success()) {
+                    matchIndex[peer - 1] = Math.max(matchIndex[peer - 1], answer.index());
+                    nextIndex[peer - 1] = Math.max(nextIndex[peer - 1], answer.index() + 1);
+                    advanceCommit();
+                } else {
+                    nextIndex[peer - 1] = Math.max(1, Math.min(sent.prevLogIndex(), answer.index() + 1));
+                }
+                changed();
+            }
+            default -> {
+                // A reply that does not answer the request: the peer is not speaking the protocol; ignored.
+            }
+        }
+    }
+
+    /**
+     * Lock held, as a leader. The commit index moves to the highest entry a majority holds, provided that entry is
+     * of this term: an earlier term's entry on a majority can still be overwritten (the Raft paper's Figure 8), and
+     * is committed only by a later entry of this term.
+     */
+    private void advanceCommit() {
+        long[] held = new long[matchIndex.length];
+        for (int member = 0; member < held.length; member++) {
+            held[member] = member == self - 1 ? state.lastIndex() : matchIndex[member];
+        }
+        Arrays.sort(held);
+        long majorityHolds = held[held.length - config.majority()];
+        if (majorityHolds > commitIndex
+                && (bug == InjectedBug.FIGURE_8 || state.termAt(majorityHolds) == state.term())) {
+            for (long index = commitIndex + 1; index <= majorityHolds; index++) {
+                observer.committed(self, state.term(), index, state.entry(index));
+            }
+            commitIndex = majorityHolds;
+            apply();
+            changed();
+        }
+    }
+
+    /** Lock held. The state machine is the observer's: entries are handed to it in order. */
+    private void apply() {
+        while (lastApplied < commitIndex) {
+            lastApplied++;
+            observer.applied(self, lastApplied, state.entry(lastApplied));
+        }
+    }
+
+    // ---------------------------------------------------------------- clients
+
+    private ClientReply onClientAppend(Context ctx, ClientAppend request) {
+        long index;
+        long term;
+        try (Lease held = lock.lock().await()) {
+            if (role != Role.LEADER) {
+                return new ClientReply(Status.NOT_LEADER, 0, leaderHint);
+            }
+            term = state.term();
+            state.append(List.of(new Entry(term, request.command())));
+            state.syncLog();
+            index = state.lastIndex();
+            advanceCommit();                                   // a cluster of one commits at once
+            changed();
+        }
+        if (bug == InjectedBug.ACK_BEFORE_COMMIT) {
+            return new ClientReply(Status.OK, index, self);     // the bug: in one log only
+        }
+        Instant deadline = ctx.now().plus(config.electionTimeoutMax().multipliedBy(2));
+        while (true) {
+            Operation<Void> change;
+            try (Lease held = lock.lock().await()) {
+                if (commitIndex >= index && state.lastIndex() >= index && state.termAt(index) == term) {
+                    return new ClientReply(Status.OK, index, self);
+                }
+                if (state.term() != term || role != Role.LEADER) {
+                    return new ClientReply(Status.UNKNOWN, index, leaderHint);
+                }
+                change = changed.get();
+            }
+            Duration left = Duration.between(ctx.now(), deadline);
+            if (left.isNegative() || left.isZero()) {
+                return new ClientReply(Status.UNKNOWN, index, self);
+            }
+            awaitChange(ctx, change, left);
+        }
+    }
+
+    private ClientReply onClientRead(ClientRead request) {
+        try (Lease held = lock.lock().await()) {
+            if (request.index() >= 1 && request.index() <= commitIndex) {
+                return new ClientReply(Status.OK, state.entry(request.index()).command(), leaderHint);
+            }
+            return new ClientReply(role == Role.LEADER ? Status.NOT_COMMITTED : Status.NOT_LEADER, 0, leaderHint);
+        }
+    }
+
+    /**
+     * The commit index as a linearizable read (the Raft paper, section 8): the leader notes its commit index, then
+     * confirms it still leads by hearing from a majority in a round of AppendEntries sent after the read arrived.
+     * A leader that has not committed an entry of its own term yet does not know the latest commit index: it
+     * answers {@link Status#NOT_COMMITTED} and the client asks again.
+     */
+    private ClientReply onReadIndex(Context ctx) {
+        long readIndex;
+        long round;
+        long term;
+        try (Lease held = lock.lock().await()) {
+            if (role != Role.LEADER) {
+                return new ClientReply(Status.NOT_LEADER, 0, leaderHint);
+            }
+            if (commitIndex == 0 || state.termAt(commitIndex) != state.term()) {
+                return new ClientReply(Status.NOT_COMMITTED, 0, self);
+            }
+            if (bug == InjectedBug.READ_WITHOUT_QUORUM) {
+                return new ClientReply(Status.OK, commitIndex, self);   // the bug: maybe no longer the leader
+            }
+            readIndex = commitIndex;
+            term = state.term();
+            round = ++readRound;
+            changed();
+        }
+        Instant deadline = ctx.now().plus(config.rpcTimeout().multipliedBy(2));
+        while (true) {
+            Operation<Void> change;
+            try (Lease held = lock.lock().await()) {
+                if (state.term() != term || role != Role.LEADER) {
+                    return new ClientReply(Status.NOT_LEADER, 0, leaderHint);
+                }
+                int confirmed = 1;
+                for (int member = 0; member < confirmedRound.length; member++) {
+                    confirmed += member != self - 1 && confirmedRound[member] >= round ? 1 : 0;
+                }
+                if (confirmed >= config.majority()) {
+                    return new ClientReply(Status.OK, readIndex, self);
+                }
+                change = changed.get();
+            }
+            Duration left = Duration.between(ctx.now(), deadline);
+            if (left.isNegative() || left.isZero()) {
+                return new ClientReply(Status.UNKNOWN, 0, self);
+            }
+            awaitChange(ctx, change, left);
+        }
+    }
+
+    // ---------------------------------------------------------------- serving connections
+
+    private Void serve(Context ctx, Listener listener) {
+        // Connections accepted and not yet closed by their task: one accepted as the node is stopped gets a task
+        // that never runs, so serving closes what is left when it ends. A monitor, held for a few field writes and
+        // never across a wait, in accept order so that the closes at the end replay in the same order.
+        Set<Connection> open = Collections.synchronizedSet(new LinkedHashSet<>());
+        try {
+            while (true) {
+                Connection connection = listener.accept().await();
+                open.add(connection);
+                ctx.child("conn").spawn(c -> {
+                    try {
+                        return handle(c, connection);
+                    } finally {
+                        open.remove(connection);
+                    }
+                });
+            }
+        } finally {
+            List<Connection> left;
+            synchronized (open) {
+                left = new ArrayList<>(open);
+            }
+            for (Connection connection : left) {
+                connection.close();
+            }
+        }
+    }
+
+    /** Answers the requests of one connection, one at a time, until the other side closes it. */
+    private Void handle(Context ctx, Connection connection) {
+        try (connection) {
+            while (true) {
+                Message request = Messages.receive(connection);
+                Message reply = switch (request) {
+                    case RequestVote vote -> {
+                        try (Lease held = lock.lock().await()) {
+                            yield onRequestVote(ctx, vote);
+                        }
+                    }
+                    case AppendEntries append -> {
+                        try (Lease held = lock.lock().await()) {
+                            yield onAppendEntries(ctx, append);
+                        }
+                    }
+                    case ClientAppend append -> onClientAppend(ctx, append);
+                    case ClientRead read -> onClientRead(read);
+                    case ClientCommitIndex read -> onReadIndex(ctx);
+                    default -> throw new MalformedMessageException("a " + request.getClass().getSimpleName()
+                            + " is a reply, not a request");
+                };
+                Messages.send(connection, reply);
+                if (bug != InjectedBug.NONE) {
+                    payOwedSyncs();
+                }
+            }
+        } catch (NetworkException | MalformedMessageException goneOrNonsense) {
+            return null;                                        // the connection is closed; nothing else changes
+        }
+    }
+
+    /** What an injected bug put off until after the answer. */
+    private void payOwedSyncs() {
+        try (Lease held = lock.lock().await()) {
+            if (metaSyncOwed) {
+                metaSyncOwed = false;
+                state.syncMeta();
+            }
+            if (logSyncOwed) {
+                logSyncOwed = false;
+                state.syncLog();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- waiting for changes
+
+    /** Lock held: wakes every task waiting for a change. */
+    private void changed() {
+        OneShot<Void> waking = changed;
+        changed = new OneShot<>();
+        waking.complete(null);
+    }
+
+    /** Waits, without the lock, until {@code change} completes or {@code most} passes. */
+    private static void awaitChange(Context ctx, Operation<Void> change, Duration most) {
+        try {
+            ctx.timeout(most, change::await);
+        } catch (TimeoutException quiet) {
+            // Nothing changed: the caller looks again.
+        }
+    }
+
+    // ---------------------------------------------------------------- the view
+
+    @Override
+    public int id() {
+        return self;
+    }
+
+    @Override
+    public Role role() {
+        return role;
+    }
+
+    @Override
+    public long term() {
+        return state.term();
+    }
+
+    @Override
+    public long commitIndex() {
+        return commitIndex;
+    }
+
+    @Override
+    public List<Entry> log() {
+        return state.entries(1, (int) state.lastIndex());
+    }
+}

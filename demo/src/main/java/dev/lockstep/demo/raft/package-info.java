@@ -1,0 +1,23 @@
+/**
+ * The demo's replicated log: Raft (Ongaro and Ousterhout, 2014), written against {@code dev.lockstep} and the JDK
+ * only, so the same {@link dev.lockstep.demo.raft.RaftNode#task} runs on a simulated cluster node and as a process
+ * on runtime-uring ({@link dev.lockstep.demo.raft.RaftProcess}). Meant to be read as an example.
+ *
+ * <ul>
+ *   <li>{@link dev.lockstep.demo.raft.RaftNode}: election with randomized timeouts, replication, commitment; the
+ *       current term, the vote and the log are synced before any answer that depends on them.</li>
+ *   <li>{@code DurableState}: the term, vote and log on disk, and recovery (a torn or lost tail is cut off).</li>
+ *   <li>{@code Messages}: the wire format; malformed input is refused with
+ *       {@link dev.lockstep.demo.raft.MalformedMessageException} and closes its connection.</li>
+ *   <li>{@link dev.lockstep.demo.raft.RaftClient}: append a command, read a committed one, read the commit index
+ *       linearizably.</li>
+ *   <li>{@link dev.lockstep.demo.raft.RaftObserver} and {@link dev.lockstep.demo.raft.RaftView}: the hooks a
+ *       checker of Raft's safety properties, and a nemesis that targets the leader, read.</li>
+ *   <li>{@code ElectionTimeouts}: the one source of randomness, seeded from the configuration and the node's
+ *       clock.</li>
+ * </ul>
+ * The {@link dev.lockstep.demo.kv.InjectedBug}s whose {@link dev.lockstep.demo.kv.InjectedBug#replication()} is
+ * true plant one classic Raft bug each. May use {@code dev.lockstep}, {@code dev.lockstep.sync}, the JDK, and
+ * {@code dev.lockstep.uring} in {@code RaftProcess} alone.
+ */
+package dev.lockstep.demo.raft;
