@@ -52,6 +52,29 @@ final class PageCache {
         if (fitting <= 0) {
             return -Errno.ENOSPC;
         }
+        if (faults.corruptWriteRate() > 0 && generator.chance(Site.CORRUPT_WRITE, faults.corruptWriteRate())) {
+            byte[] corrupted = java.util.Arrays.copyOfRange(source, sourceOffset, sourceOffset + fitting);
+            long bit = generator.nextLong(Site.CORRUPT_WRITE, 8L * fitting);
+            corrupted[(int) (bit >>> 3)] ^= (byte) (1 << (bit & 7));
+            source = corrupted;
+            sourceOffset = 0;
+            owned = true;
+        }
+        if (faults.misdirectedWriteRate() > 0
+                && generator.chance(Site.MISDIRECTED_WRITE, faults.misdirectedWriteRate())) {
+            // The device puts the data at another sector of the file and reports the write done.
+            long sectors = Math.max(file.live.size(), offset + fitting) / SimFileSystem.SECTOR_BYTES + 1;
+            long landing = generator.nextLong(Site.MISDIRECTED_WRITE, sectors) * SimFileSystem.SECTOR_BYTES;
+            if (landing == offset) {
+                landing += SimFileSystem.SECTOR_BYTES;
+            }
+            landing = Math.min(landing, ByteImage.MAX_SIZE - fitting);
+            int landed = fitting(file, landing, fitting, availableBytes);
+            if (landed > 0) {
+                apply(file, landing, source, sourceOffset, landed, durable, owned);
+            }
+            return fitting;
+        }
         apply(file, offset, source, sourceOffset, fitting, durable, owned);
         if (durable && generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
             // The bytes are in the page cache; their writeback failed.

@@ -535,7 +535,16 @@ public final class SimFileSystem {
         if (fromDevice && generator.chance(Site.FAULT_READ, faults.readRate())) {
             return -Errno.EIO;
         }
-        return file.live.read(offset, destination, length);
+        int read = file.live.read(offset, destination, length);
+        if (fromDevice && read > 0 && faults.corruptReadRate() > 0
+                && generator.chance(Site.CORRUPT_READ, faults.corruptReadRate())) {
+            // The device returned a wrong bit; the file keeps its bytes.
+            long bit = generator.nextLong(Site.CORRUPT_READ, 8L * read);
+            long at = bit >>> 3;
+            byte flipped = (byte) (destination.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) ^ (1 << (bit & 7)));
+            destination.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at, flipped);
+        }
+        return read;
     }
 
     /**

@@ -1083,7 +1083,7 @@ public final class SimRing implements Ring {
         int asked = file.direct ? request.length
                 : transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
         int read = file.fileSystem.read(file.handle, request.offset, request.buffer, asked);
-        if (read == Auditor.BLOCK_BYTES) {
+        if (read == Auditor.BLOCK_BYTES && file.fileSystem.faults().corruptReadRate() == 0) {
             request.movedUnchanging = file.fileSystem.unchangingBytes(file.handle, request.offset, read);
         }
         return read;

@@ -82,5 +82,11 @@ public enum Site {
     /** The fiber step at which a priority change point falls: see {@link Priorities}. */
     PRIORITY_CHANGE_POINT,
     /** The priority a fiber is given when it first becomes runnable: see {@link Priorities}. */
-    FIBER_PRIORITY
+    FIBER_PRIORITY,
+    /** Whether a file read returns one bit flipped, and which: see {@link StorageFaults#corruptReadRate()}. */
+    CORRUPT_READ,
+    /** Whether a write stores one bit flipped, and which: see {@link StorageFaults#corruptWriteRate()}. */
+    CORRUPT_WRITE,
+    /** Whether a write lands at another offset, and where: see {@link StorageFaults#misdirectedWriteRate()}. */
+    MISDIRECTED_WRITE
 }

@@ -23,6 +23,22 @@ package dev.lockstep.sim;
  * {@code size} and {@code isDirectory} are never faulted: on Linux {@code close} and {@code fstat} of a local file
  * and {@code stat} do not fail with {@code EIO}.
  *
+ * <h2>Silent corruption</h2>
+ * Three rates make the disk lie instead of fail, as real devices and controllers do now and then (a bit rot, a
+ * bad cable, a firmware bug): every call they strike succeeds, and only a reader that checks what it reads
+ * (a checksum per record or block) can tell. All three are 0 by default; a rate of 0 draws nothing, so runs
+ * without them keep their digests.
+ * <ul>
+ *   <li>{@code corruptReadRate}: a file read from the device returns its bytes with one seeded bit flipped; the
+ *       file itself is unchanged, so reading again may return the right bytes. Reads of pages the simulator knows
+ *       are cached are not struck.</li>
+ *   <li>{@code corruptWriteRate}: a write stores its data with one seeded bit flipped: every later read, and what
+ *       a sync makes durable, has the flipped bit (corruption at rest).</li>
+ *   <li>{@code misdirectedWriteRate}: a write lands at another seeded, sector-aligned offset of the same file
+ *       (possibly past its end, growing it) and reports success: the bytes it meant to replace keep their old
+ *       contents, and the bytes where it landed are overwritten.</li>
+ * </ul>
+ *
  * @param openRate failure rate of {@code open}
  * @param readRate failure rate of file reads
  * @param writeRate failure rate of file writes
@@ -39,10 +55,13 @@ package dev.lockstep.sim;
  *                      files are not sparse) may not exceed it. A write that would is cut short at the
  *                      capacity and reports the bytes it wrote, or fails {@code ENOSPC} if none fit; a
  *                      {@code truncate} that would fails {@code ENOSPC}. {@code Long.MAX_VALUE} for unlimited
+ * @param corruptReadRate the chance that a file read returns one bit flipped (see "Silent corruption")
+ * @param corruptWriteRate the chance that a write stores one bit flipped (see "Silent corruption")
+ * @param misdirectedWriteRate the chance that a write lands at another offset (see "Silent corruption")
  */
 public record StorageFaults(double openRate, double readRate, double writeRate, double syncRate,
         double resizeRate, double removeRate, double scanRate, double partialWriteRate, SyncFailureModel syncFailure,
-        long capacityBytes) {
+        long capacityBytes, double corruptReadRate, double corruptWriteRate, double misdirectedWriteRate) {
 
     /** No faults and unlimited capacity. */
     public static final StorageFaults NONE = builder().build();
@@ -62,6 +81,9 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         requireRate("removeRate", removeRate);
         requireRate("scanRate", scanRate);
         requireRate("partialWriteRate", partialWriteRate);
+        requireRate("corruptReadRate", corruptReadRate);
+        requireRate("corruptWriteRate", corruptWriteRate);
+        requireRate("misdirectedWriteRate", misdirectedWriteRate);
         if (syncFailure == null) {
             throw new InvalidConfigException("StorageFaults.syncFailure", "StorageFaults.syncFailure must not be null");
         }
@@ -99,7 +121,37 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
     public Builder toBuilder() {
         return new Builder().openRate(openRate).readRate(readRate).writeRate(writeRate).syncRate(syncRate)
                 .resizeRate(resizeRate).removeRate(removeRate).scanRate(scanRate)
-                .partialWriteRate(partialWriteRate).syncFailure(syncFailure).capacityBytes(capacityBytes);
+                .partialWriteRate(partialWriteRate).syncFailure(syncFailure).capacityBytes(capacityBytes)
+                .corruptReadRate(corruptReadRate).corruptWriteRate(corruptWriteRate)
+                .misdirectedWriteRate(misdirectedWriteRate);
+    }
+
+    /**
+     * Whether any silent-corruption rate is above 0.
+     *
+     * @return true if reads or writes may be corrupted or misdirected
+     */
+    public boolean corrupts() {
+        return corruptReadRate > 0 || corruptWriteRate > 0 || misdirectedWriteRate > 0;
+    }
+
+    /**
+     * The record's usual text; the silent-corruption rates are named only when one is above 0, so the text (which
+     * the audit records when a test replaces the faults) reads as it did before they existed.
+     *
+     * @return e.g. {@code StorageFaults[openRate=0.0, ...]}
+     */
+    @Override
+    public String toString() {
+        String text = "StorageFaults[openRate=" + openRate + ", readRate=" + readRate + ", writeRate=" + writeRate
+                + ", syncRate=" + syncRate + ", resizeRate=" + resizeRate + ", removeRate=" + removeRate
+                + ", scanRate=" + scanRate + ", partialWriteRate=" + partialWriteRate + ", syncFailure=" + syncFailure
+                + ", capacityBytes=" + capacityBytes;
+        if (corrupts()) {
+            text += ", corruptReadRate=" + corruptReadRate + ", corruptWriteRate=" + corruptWriteRate
+                    + ", misdirectedWriteRate=" + misdirectedWriteRate;
+        }
+        return text + "]";
     }
 
     /** Builds a {@link StorageFaults}; values are validated by {@link #build()}. */
@@ -114,6 +166,9 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         private double partialWriteRate;
         private SyncFailureModel syncFailure = SyncFailureModel.LINUX;
         private long capacityBytes = Long.MAX_VALUE;
+        private double corruptReadRate;
+        private double corruptWriteRate;
+        private double misdirectedWriteRate;
 
         private Builder() {
         }
@@ -229,7 +284,40 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
-         * Sets every failure rate (not {@code partialWriteRate}) to one value.
+         * Sets the chance that a file read returns one bit flipped.
+         *
+         * @param rate the chance, in {@code [0, 1]}
+         * @return this
+         */
+        public Builder corruptReadRate(double rate) {
+            this.corruptReadRate = rate;
+            return this;
+        }
+
+        /**
+         * Sets the chance that a write stores its data with one bit flipped.
+         *
+         * @param rate the chance, in {@code [0, 1]}
+         * @return this
+         */
+        public Builder corruptWriteRate(double rate) {
+            this.corruptWriteRate = rate;
+            return this;
+        }
+
+        /**
+         * Sets the chance that a write lands at another offset of its file.
+         *
+         * @param rate the chance, in {@code [0, 1]}
+         * @return this
+         */
+        public Builder misdirectedWriteRate(double rate) {
+            this.misdirectedWriteRate = rate;
+            return this;
+        }
+
+        /**
+         * Sets every failure rate (not {@code partialWriteRate}, nor the silent-corruption rates) to one value.
          *
          * @param rate the rate for open, read, write, sync, resize, remove and scan
          * @return this
@@ -247,7 +335,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
          */
         public StorageFaults build() {
             return new StorageFaults(openRate, readRate, writeRate, syncRate, resizeRate, removeRate, scanRate,
-                    partialWriteRate, syncFailure, capacityBytes);
+                    partialWriteRate, syncFailure, capacityBytes, corruptReadRate, corruptWriteRate,
+                    misdirectedWriteRate);
         }
     }
 }
