@@ -50,6 +50,7 @@ final class NodeRun {
                 .nodeClock(node.clock)
                 .build();
         kernel.simulation = simulation;
+        kernel.nodeRun = this;
         this.engine = new Engine(kernel, node.workers(), config.ringEntries(), simulation.fiberScheduler(),
                 config.storageRoot());
         engine.receiveMemory(new dev.lockstep.engine.ReceiveMemory(config.receiveLimits()));
@@ -108,6 +109,21 @@ final class NodeRun {
         } catch (RuntimeException abortedOrClosed) {
             return null;
         }
+    }
+
+    /**
+     * The process reached an I/O boundary: if the node is armed for it ({@link SimNode#crashAt}) and this is its
+     * current lifetime, the cluster crashes it before the next step.
+     */
+    void ioBoundary(SimNode.IoBoundary boundary) {
+        if (!dead && node.run() == this && node.armedFor(boundary)) {
+            node.triggered(boundary, kernel.syncsInFlight());
+        }
+    }
+
+    /** Syncs in flight on this lifetime's rings. */
+    int syncsInFlight() {
+        return kernel.syncsInFlight();
     }
 
     /** Halts or resumes every worker: a paused process. */

@@ -66,6 +66,10 @@ public final class SimCluster {
     private final List<NodeRun> exited = new ArrayList<>();
     /** Every node engine of the run, for "is this fiber ours" checks from any thread (identity, lookups only). */
     private final Set<Engine> engines = ConcurrentHashMap.newKeySet();
+    /** Nodes whose armed I/O boundary fired, with the boundary and the syncs in flight: crashed at the next settle. */
+    private final List<DueCrash> dueCrashes = new ArrayList<>();
+    /** Whether nodes started from now on are fail-stop. */
+    private boolean failStop;
 
     SimCluster(Simulation simulation) {
         this.simulation = simulation;
@@ -135,8 +139,22 @@ public final class SimCluster {
         SimNode node = new SimNode(this, id, workers, address(id), main, files,
                 new NodeClock(simulation.clock.nowNanos(), 0));
         nodes.add(node);
+        if (failStop) {
+            node.failStop(true);
+        }
         node.boot();
         return node;
+    }
+
+    /**
+     * Makes every node started from now on fail-stop (or not): a node whose main task throws goes down instead of
+     * failing the run (see {@link SimNode}'s "Fail-stop"). Nodes already started keep their setting.
+     *
+     * @param on whether nodes started from now on are fail-stop
+     */
+    public void failStop(boolean on) {
+        check("SimCluster.failStop");
+        failStop = on;
     }
 
     /**
@@ -176,6 +194,14 @@ public final class SimCluster {
         running.add(run);
     }
 
+    /** A node's armed I/O boundary fired: it crashes before the next step (not inside the ring that saw it). */
+    void crashDue(SimNode node, SimNode.IoBoundary boundary, int syncsInFlight) {
+        dueCrashes.add(new DueCrash(node, boundary, syncsInFlight));
+    }
+
+    private record DueCrash(SimNode node, SimNode.IoBoundary boundary, int syncsInFlight) {
+    }
+
     /** A lifetime died; it retires once its tasks and requests are gone. */
     void ending(NodeRun run) {
         running.remove(run);
@@ -194,6 +220,13 @@ public final class SimCluster {
      * @return the failure, or null
      */
     String settle() {
+        if (!dueCrashes.isEmpty()) {
+            List<DueCrash> due = List.copyOf(dueCrashes);
+            dueCrashes.clear();
+            for (DueCrash crash : due) {
+                crash.node().crashAtBoundary(crash.boundary(), crash.syncsInFlight());
+            }
+        }
         for (int i = 0; i < running.size(); i++) {
             NodeRun run = running.get(i);
             Throwable runtime = run.engine.failure();
@@ -202,6 +235,11 @@ public final class SimCluster {
             }
             if (run.rootDone()) {
                 Throwable failed = run.rootFailure();
+                if (failed != null && run.node().failStopOn() && run.node().run() == run) {
+                    run.node().failStopped(run, failed); // moves the run from running to ending
+                    i--;
+                    continue;
+                }
                 if (failed != null) {
                     return "node " + run.node().id() + "'s main task failed in lifetime " + run.lifetime() + ": "
                             + failed;

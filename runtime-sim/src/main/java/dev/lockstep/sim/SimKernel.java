@@ -88,6 +88,35 @@ public final class SimKernel implements Kernel {
     private final int openFileLimit;
     /** The run this kernel belongs to, when a {@link SimRunner} made it; how a context finds its simulation. */
     Simulation simulation;
+    /** The cluster node lifetime this kernel is the process of, or null: told of its I/O boundaries. */
+    NodeRun nodeRun;
+    /** Syncs ({@code fsync}, {@code RWF_DSYNC} writes) submitted to this kernel's rings and not yet completed. */
+    private int syncsInFlight;
+
+    /** A ring took a sync: it is in flight until {@link #syncRetired()}. */
+    void syncSubmitted() {
+        syncsInFlight++;
+        if (nodeRun != null) {
+            nodeRun.ioBoundary(SimNode.IoBoundary.SYNC_IN_FLIGHT);
+        }
+    }
+
+    /** A sync left its ring, done, failed or cancelled. */
+    void syncRetired() {
+        syncsInFlight--;
+    }
+
+    /** A sync made its data durable; its completion is not yet delivered. */
+    void syncDone() {
+        if (nodeRun != null) {
+            nodeRun.ioBoundary(SimNode.IoBoundary.SYNC_DONE);
+        }
+    }
+
+    /** Syncs in flight on this kernel's rings. */
+    int syncsInFlight() {
+        return syncsInFlight;
+    }
 
     private SimKernel(Builder builder) {
         this.generator = builder.generator;

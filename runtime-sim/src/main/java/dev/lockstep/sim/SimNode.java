@@ -37,7 +37,21 @@ import java.time.Instant;
  * A node's main task that returns ends the lifetime: its other tasks are aborted and, once they are gone, the node
  * is {@link State#EXITED}. A main task that throws fails the whole run, naming the node and lifetime: a node's
  * code failing on its own is a bug the run must report (a crash, a kill or the end of the run abort tasks; that is
- * no failure).
+ * no failure) — unless the node is {@linkplain #failStop(boolean) fail-stop}.
+ *
+ * <h2>Fail-stop</h2>
+ * A design that stops a node on an error it cannot handle (an {@code EIO} from its disk, a checksum that does not
+ * match) wants that stop tested, not reported as the run's failure. A fail-stop node whose main task throws is
+ * {@link State#DOWN} instead, as if its process had exited on the error: its other tasks are aborted, its
+ * connections reset, its page cache survives (as for {@link #kill()}), and {@link #failure()} holds what the main
+ * task threw. Nothing restarts it by itself: the test or a nemesis calls {@link #restart()}. Off by default; set
+ * per node with {@link #failStop(boolean)} or for every node started later with {@link SimCluster#failStop(boolean)}.
+ *
+ * <h2>Crashes at I/O boundaries</h2>
+ * A crash at a uniformly drawn moment rarely lands where a storage protocol is weakest: between asking for a sync
+ * and learning it is done. {@link #crashAt(IoBoundary)} arms the node to lose power at the next such moment of its
+ * current lifetime, which the simulator knows exactly; the crash happens before the next step of the simulation,
+ * so no task of the node runs in between. It is deterministic: the same seed arms and fires at the same step.
  *
  * <h2>Threads and errors</h2>
  * Every method must be called from a task of the simulation the node belongs to (the controller, or another
@@ -58,6 +72,21 @@ public final class SimNode {
         EXITED
     }
 
+    /** A moment of a node's I/O at which {@link #crashAt(IoBoundary)} cuts its power. */
+    public enum IoBoundary {
+        /**
+         * The node submitted a sync (an {@code fsync}/{@code fdatasync}, or a write with {@code RWF_DSYNC}): the crash
+         * comes while it is in flight, so what it covered meets the crash policy as unsynced data, and the task that
+         * asked never learns the outcome.
+         */
+        SYNC_IN_FLIGHT,
+        /**
+         * A sync of the node succeeded: its data is durable, and the crash comes before the task that asked is told,
+         * so nothing it would have done next (answer a peer, write a commit mark) happens.
+         */
+        SYNC_DONE
+    }
+
     private final SimCluster cluster;
     private final int id;
     private final int workers;
@@ -69,6 +98,10 @@ public final class SimNode {
     final NodeClock clock;
     private NodeRun run;
     private State state = State.RUNNING;
+    private boolean failStop;
+    private Throwable failure;
+    /** What {@link #crashAt} armed, or null. */
+    private IoBoundary armed;
 
     SimNode(SimCluster cluster, int id, int workers, InetAddress address, Task<?> main, SimFileSystem files,
             NodeClock clock) {
@@ -177,6 +210,7 @@ public final class SimNode {
         }
         run.die(simulation.network);
         state = State.DOWN;
+        armed = null;
         cluster.ending(run);
     }
 
@@ -259,6 +293,126 @@ public final class SimNode {
         clock.step(cluster.simulation.clock.nowNanos(), nanos);
     }
 
+    /**
+     * Whether a main task that throws takes this node down instead of failing the run; see the class doc.
+     *
+     * @return true if fail-stop
+     */
+    public boolean failStops() {
+        cluster.check("SimNode.failStops");
+        return failStop;
+    }
+
+    /**
+     * Makes the node fail-stop (or not), from now on; see the class doc.
+     *
+     * @param on whether a main task that throws takes the node down instead of failing the run
+     */
+    public void failStop(boolean on) {
+        cluster.check("SimNode.failStop");
+        failStop = on;
+    }
+
+    /**
+     * What the main task of the node's last fail-stopped lifetime threw.
+     *
+     * @return the failure, or null if no lifetime of the node fail-stopped
+     */
+    public Throwable failure() {
+        cluster.check("SimNode.failure");
+        return failure;
+    }
+
+    /**
+     * Arms the node to crash ({@link #crash()}, a power cut) at the next {@code boundary} of its current lifetime;
+     * see the class doc. One boundary is armed at a time: arming again replaces it. The arming ends when it fires,
+     * with {@link #disarm()}, or with the lifetime (a crash, kill, exit or fail-stop of any cause).
+     *
+     * @param boundary the moment
+     * @throws NodeStateException if the node is not running or paused
+     * @throws NullPointerException if {@code boundary} is null
+     */
+    public void crashAt(IoBoundary boundary) {
+        cluster.check("SimNode.crashAt");
+        java.util.Objects.requireNonNull(boundary, "boundary");
+        if (state != State.RUNNING && state != State.PAUSED) {
+            throw new NodeStateException(id, state, "crashAt()", "running or paused");
+        }
+        cluster.simulation.auditor.record("node.arm", Auditor.u32(id), Auditor.u32(run.lifetime()),
+                Auditor.u32(boundary.ordinal()));
+        armed = boundary;
+    }
+
+    /**
+     * Takes back what {@link #crashAt} armed, if it has not fired.
+     *
+     * @return the boundary that was armed, or null if none was
+     */
+    public IoBoundary disarm() {
+        cluster.check("SimNode.disarm");
+        IoBoundary was = armed;
+        armed = null;
+        return was;
+    }
+
+    /**
+     * What {@link #crashAt} armed and has not fired yet.
+     *
+     * @return the boundary, or null
+     */
+    public IoBoundary armed() {
+        cluster.check("SimNode.armed");
+        return armed;
+    }
+
+    /**
+     * Syncs ({@code fsync}, {@code fdatasync}, {@code RWF_DSYNC} writes) the node's current lifetime has in flight:
+     * submitted, not yet completed.
+     *
+     * @return the count; 0 when the node is down
+     */
+    public int syncsInFlight() {
+        cluster.check("SimNode.syncsInFlight");
+        return state == State.DOWN || state == State.EXITED ? 0 : run.syncsInFlight();
+    }
+
+    boolean failStopOn() {
+        return failStop;
+    }
+
+    boolean armedFor(IoBoundary boundary) {
+        return armed == boundary;
+    }
+
+    /** The armed boundary was reached: the cluster crashes the node before the next step. */
+    void triggered(IoBoundary boundary, int syncs) {
+        armed = null;
+        cluster.crashDue(this, boundary, syncs);
+    }
+
+    /** The cluster's crash of a boundary that fired. */
+    void crashAtBoundary(IoBoundary boundary, int syncs) {
+        if (state != State.RUNNING && state != State.PAUSED) {
+            return;
+        }
+        cluster.simulation.auditor.record("node.crashAt", Auditor.u32(id), Auditor.u32(run.lifetime()),
+                Auditor.u32(boundary.ordinal()), Auditor.u32(syncs));
+        crash();
+    }
+
+    /** The lifetime's main task threw and the node is fail-stop: it goes down as a process that exited. */
+    void failStopped(NodeRun lifetime, Throwable thrown) {
+        Simulation simulation = cluster.simulation;
+        simulation.auditor.record("node.failStop", Auditor.u32(id), Auditor.u32(lifetime.lifetime()),
+                Auditor.u64(simulation.clock.nowNanos()), Auditor.utf8(String.valueOf(thrown)));
+        failure = thrown;
+        armed = null;
+        files.processDied();
+        lifetime.die(simulation.network);
+        state = State.DOWN;
+        cluster.ending(lifetime);
+    }
+
     /** Starts the first lifetime; the cluster calls this once. */
     void boot() {
         run = new NodeRun(cluster.simulation, this, 1, main);
@@ -271,6 +425,7 @@ public final class SimNode {
     /** The lifetime's main task returned and every task is gone: the node exited. */
     void exited() {
         state = State.EXITED;
+        armed = null;
     }
 
     @Override

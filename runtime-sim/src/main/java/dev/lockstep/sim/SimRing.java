@@ -886,6 +886,9 @@ public final class SimRing implements Ring {
             inFlightCancels++;
         } else if (isStorage(request.opcode)) {
             inFlightStorage++;
+            if (isSync(request)) {
+                kernel.syncSubmitted();
+            }
         }
         if (request.decidedAtSubmission()) {
             // The calls run now, off every worker: each one's latency is charged to this request's completion,
@@ -1109,6 +1112,9 @@ public final class SimRing implements Ring {
         MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
         boolean durable = (request.rwFlags & Submission.RWF_DSYNC) != 0;
         int written = file.fileSystem.writeOwned(file.handle, request.offset, data, durable);
+        if (durable && written == asked) {
+            kernel.syncDone();
+        }
         if (written == asked) {
             request.movedUnchanging = data; // the file system's now, which nothing changes (writeOwned)
         }
@@ -1120,7 +1126,11 @@ public final class SimRing implements Ring {
             return -Errno.EINVAL;
         }
         boolean dataOnly = (request.flags & Submission.FSYNC_DATASYNC) != 0;
-        return file.fileSystem.sync(file.handle, dataOnly);
+        int result = file.fileSystem.sync(file.handle, dataOnly);
+        if (result == 0) {
+            kernel.syncDone();
+        }
+        return result;
     }
 
     /**
@@ -1262,6 +1272,12 @@ public final class SimRing implements Ring {
     }
 
     /** Whether the engine bounds this opcode by the ring's entries: everything but a wait on a peer or a cancel. */
+    /** Whether a request waits for the device to make data durable: an {@code fsync} or an {@code RWF_DSYNC} write. */
+    private static boolean isSync(Request request) {
+        return request.opcode == Opcode.FSYNC
+                || (request.opcode == Opcode.WRITE && (request.rwFlags & Submission.RWF_DSYNC) != 0);
+    }
+
     private static boolean isStorage(Opcode opcode) {
         return switch (opcode) {
             case RECV, ACCEPT, SEND, CONNECT, ASYNC_CANCEL -> false;
@@ -1290,6 +1306,9 @@ public final class SimRing implements Ring {
             inFlightCancels--;
         } else if (isStorage(request.opcode)) {
             inFlightStorage--;
+            if (isSync(request)) {
+                kernel.syncRetired();
+            }
         }
         if (request.description != null) {
             request.description.releaseForRequest();
