@@ -13,8 +13,17 @@ import java.util.List;
  *
  * <h2>Durability</h2>
  * A completed {@code open} means the blob (and its partition) exist durably; a completed {@code remove} means
- * they are durably gone. Data readable when user code starts is already durable: the runtime syncs its
- * storage before running the root task. Unsynced writes may be lost by a crash.
+ * they are durably gone. A completed {@code rename} is atomic but not yet durable: it is durable once a
+ * {@link #syncPartition} of its partition called after it completed, or a later {@code open} that creates a blob
+ * in the partition or {@code remove} of one, has completed. Until then a crash leaves either the old names
+ * (the blob under its old name, the replaced blob, if any, under the new one) or the new ones, never a mix; code
+ * that recovers must accept both. A rename moves a blob's name, not its data: bytes written to it and not synced
+ * may be lost by a crash whatever it is called. Data readable when user code starts is already durable: the
+ * runtime syncs its storage before running the root task. Unsynced writes may be lost by a crash.
+ *
+ * <p>So a blob is replaced crash-safely (a manifest, a snapshot, a checkpoint) by writing the new contents to
+ * a temporary blob, syncing it, renaming it over the old name and syncing the partition: after a crash the name
+ * holds the old contents or the new ones, whole, and once {@code syncPartition} completed, the new ones.
  *
  * <h2>Concurrency</h2>
  * Several opens of one blob may coexist and read concurrently; concurrent writes to one blob through
@@ -84,6 +93,51 @@ public interface Storage {
      * @throws StorageUnavailableException at the call, if the runner was built without a storage directory
      */
     Operation<Void> remove(String partition, byte[] name);
+
+    /**
+     * Renames a blob within its partition, atomically replacing the blob {@code to} names if there is one: from
+     * its completion on, {@code to} names the renamed blob and {@code from} names nothing. Not durable until the
+     * partition is synced (see "Durability" above). Open handles keep working on the blob they opened, renamed
+     * or replaced: a replaced blob stays readable through them until they are closed, as a removed one does.
+     * Renaming a blob to its own name changes nothing.
+     *
+     * @param partition the partition name
+     * @param from the blob to rename
+     * @param to its new name
+     * @return an operation that fails with {@link PartitionMissingException} or {@link BlobMissingException}
+     *     (naming {@code from}) when there is nothing to rename, and with {@link StorageIoException} naming both
+     *     blobs when the device refuses
+     * @throws PartitionNameInvalidException at the call, for an invalid partition name
+     * @throws IllegalArgumentException at the call, for an empty or too long blob name
+     * @throws StorageUnavailableException at the call, if the runner was built without a storage directory
+     */
+    Operation<Void> rename(String partition, byte[] from, byte[] to);
+
+    /**
+     * Renames a blob named by the UTF-8 bytes of {@code from} to the UTF-8 bytes of {@code to}.
+     *
+     * @param partition the partition name
+     * @param from the blob to rename
+     * @param to its new name
+     * @return as {@link #rename(String, byte[], byte[])}
+     */
+    default Operation<Void> rename(String partition, String from, String to) {
+        return rename(partition, from.getBytes(StandardCharsets.UTF_8), to.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Makes a partition's directory durable ({@code fsync} of the directory, and of the storage root if the
+     * partition was created and its entry is not yet durable): every rename in it that completed before this
+     * call survives a crash once this completes. Blob contents are not synced: that is {@link Blob#sync()}.
+     *
+     * @param partition the partition name
+     * @return an operation that fails with {@link PartitionMissingException} if the partition does not exist,
+     *     and with {@link StorageIoException} if the device refuses (the renames' durability is then unknown:
+     *     sync again)
+     * @throws PartitionNameInvalidException at the call, for an invalid partition name
+     * @throws StorageUnavailableException at the call, if the runner was built without a storage directory
+     */
+    Operation<Void> syncPartition(String partition);
 
     /**
      * Lists the names of the blobs in a partition, in unsigned lexicographic byte order.

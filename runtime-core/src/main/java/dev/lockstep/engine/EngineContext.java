@@ -255,6 +255,16 @@ final class EngineContext implements Context {
     }
 
     @Override
+    public Operation<Void> rename(String partition, byte[] from, byte[] to) {
+        return engine.storage().rename(partition, from, to);
+    }
+
+    @Override
+    public Operation<Void> syncPartition(String partition) {
+        return engine.storage().syncPartition(partition);
+    }
+
+    @Override
     public Operation<List<byte[]>> scan(String partition) {
         return engine.storage().scan(partition);
     }

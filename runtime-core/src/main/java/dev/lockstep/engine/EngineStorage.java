@@ -24,12 +24,14 @@ import java.util.regex.Pattern;
 /**
  * {@code Storage} over the kernel SPI, shared by both runtimes: partitions are directories under the root,
  * blobs are files named by the hex of their name. Creation and removal fsync the parent directory, so a
- * completed open or remove is durable. Reads, writes, syncs and resizes are ring requests.
+ * completed open or remove is durable; a rename does not ({@code renameat} alone), and is durable once the
+ * partition's directory is synced ({@code syncPartition}). Reads, writes, syncs and resizes are ring requests.
  *
  * <h2>Metadata: through the ring, ordered per partition</h2>
- * {@code open} and the removal of a blob are {@link PathChain}s: their calls (open or create the file, create
- * the partition's directory, {@code statx}, {@code fsync} of the file and of its directory, unlink) are ring
- * operations ({@code OPENAT}, {@code MKDIRAT}, {@code STATX}, {@code FSYNC}, {@code UNLINKAT}) submitted one after
+ * {@code open}, {@code rename}, {@code syncPartition} and the removal of a blob are {@link PathChain}s: their calls
+ * (open or create the file, create the partition's directory, {@code statx}, {@code fsync} of the file and of its
+ * directory, unlink, rename) are ring operations ({@code OPENAT}, {@code MKDIRAT}, {@code STATX}, {@code FSYNC},
+ * {@code UNLINKAT}, {@code RENAMEAT}) submitted one after
  * the other, so the worker never makes them itself and a slow directory {@code fsync} delays neither its timers
  * nor its other requests. {@code scan} and the removal of a whole partition must list a directory, which no ring
  * opcode does, so each is one {@link MetadataRequest}: a {@code BLOCKING_CALL} that runs off the worker
@@ -235,6 +237,27 @@ final class EngineStorage {
                 throw translate(failure, what);
             }
         }, null, null));
+    }
+
+    Operation<Void> rename(String partition, byte[] from, byte[] to) {
+        validatePartition(partition);
+        validateName(from);
+        validateName(to);
+        byte[] fromKey = from.clone();
+        byte[] toKey = to.clone();
+        String what = "rename of blob '" + describe(partition, fromKey) + "' to '" + describe(partition, toKey) + "'";
+        Worker worker = EngineContext.currentWorker("Storage.rename");
+        return worker.register(new RenameBlobRequest(lane(partition), what, system, partition,
+                partitionPath(partition), blobPath(partition, fromKey), blobPath(partition, toKey),
+                describe(partition, fromKey), notDurable));
+    }
+
+    Operation<Void> syncPartition(String partition) {
+        validatePartition(partition);
+        String what = "sync of partition '" + partition + "'";
+        Worker worker = EngineContext.currentWorker("Storage.syncPartition");
+        return worker.register(new SyncPartitionRequest(lane(partition), what, system, partition, root,
+                partitionPath(partition), notDurable));
     }
 
     Operation<List<byte[]>> scan(String partition) {

@@ -13,7 +13,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A storage metadata request made of ring operations — {@link Opcode#OPENAT}, {@link Opcode#MKDIRAT},
- * {@link Opcode#UNLINKAT}, {@link Opcode#STATX}, {@link Opcode#FSYNC} of a file or a directory — submitted one
+ * {@link Opcode#UNLINKAT}, {@link Opcode#RENAMEAT}, {@link Opcode#STATX}, {@link Opcode#FSYNC} of a file or a
+ * directory — submitted one
  * after the other to its worker's ring: each step's completion decides the next one ({@link #complete} returns
  * false until the last), so the worker never makes one of these calls itself, and a slow directory {@code fsync}
  * delays nothing else the worker does. The request holds its partition's {@link MetadataLane} from its first
@@ -135,6 +136,20 @@ abstract class PathChain extends Request {
     final void unlinkAt(Submission submission, Ring ring, String path, int flags) {
         pathStep(submission, ring, Opcode.UNLINKAT, path);
         submission.flags = flags;
+    }
+
+    /** Stages a {@code renameat} of {@code from} to {@code to}: both paths in one buffer (see {@link Opcode#RENAMEAT}). */
+    final void renameAt(Submission submission, Ring ring, String from, String to) {
+        byte[] fromBytes = from.getBytes(StandardCharsets.UTF_8);
+        byte[] toBytes = to.getBytes(StandardCharsets.UTF_8);
+        stepMemory = ring.allocate(fromBytes.length + toBytes.length + 2L); // zeroed: both NULs are there
+        MemorySegment.copy(fromBytes, 0, stepMemory, ValueLayout.JAVA_BYTE, 0, fromBytes.length);
+        MemorySegment.copy(toBytes, 0, stepMemory, ValueLayout.JAVA_BYTE, fromBytes.length + 1L, toBytes.length);
+        submission.opcode = Opcode.RENAMEAT;
+        submission.fd = Submission.AT_FDCWD;
+        submission.buffer = stepMemory;
+        submission.length = fromBytes.length;
+        submission.offset = fromBytes.length + 1L;
     }
 
     /** Stages a {@code statx} of the owned fd asking for {@code mask}. */

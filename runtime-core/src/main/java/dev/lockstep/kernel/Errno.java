@@ -12,6 +12,7 @@ public final class Errno {
     public static final int EACCES = 13;
     public static final int EBUSY = 16;
     public static final int EEXIST = 17;
+    public static final int EXDEV = 18;
     public static final int ENOTDIR = 20;
     public static final int EISDIR = 21;
     public static final int EINVAL = 22;
@@ -61,6 +62,7 @@ public final class Errno {
             case EACCES -> "EACCES";
             case EBUSY -> "EBUSY";
             case EEXIST -> "EEXIST";
+            case EXDEV -> "EXDEV";
             case ENOTDIR -> "ENOTDIR";
             case EISDIR -> "EISDIR";
             case EINVAL -> "EINVAL";

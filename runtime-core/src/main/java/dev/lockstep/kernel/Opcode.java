@@ -52,6 +52,14 @@ public enum Opcode {
      */
     STATX,
     /**
+     * {@code renameat}: fd = {@link Submission#AT_FDCWD} (both paths absolute or relative to the working
+     * directory), buffer = the old path as UTF-8 ending in a NUL byte followed by the new path ending in a NUL
+     * byte, length = the old path's bytes without its NUL, offset = where the new path starts in the buffer
+     * ({@code length + 1}). Replaces an existing file at the new path atomically; completes with 0
+     * ({@code IORING_OP_RENAMEAT}, Linux 5.11+).
+     */
+    RENAMEAT,
+    /**
      * A sequence of synchronous {@link SystemCalls} the ring has no opcode for (listing a directory: there is
      * no {@code getdents} opcode): {@link Submission#call}, run off the worker that
      * submitted it. It completes with what the call returned. It is never cancelled: an {@code ASYNC_CANCEL}

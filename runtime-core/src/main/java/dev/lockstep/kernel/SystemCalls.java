@@ -92,6 +92,15 @@ public interface SystemCalls {
     void unlink(String path);
 
     /**
+     * Renames a file ({@code rename(2)}), atomically replacing a file at {@code to}. The change is durable once
+     * the directory holding both names is synced.
+     *
+     * @param from the existing path
+     * @param to the new path, in the same directory
+     */
+    void rename(String from, String to);
+
+    /**
      * Removes an empty directory.
      *
      * @param path the path

@@ -75,6 +75,11 @@ final class CountingSystemCalls implements SystemCalls {
     }
 
     @Override
+    public void rename(String from, String to) {
+        throw refused("rename");
+    }
+
+    @Override
     public void rmdir(String path) {
         throw refused("rmdir");
     }

@@ -654,6 +654,20 @@ final class ScriptedKernel implements Kernel {
         }
 
         @Override
+        public void rename(String from, String to) {
+            guard.lock();
+            try {
+                byte[] data = fileData.remove(from);
+                if (data == null) {
+                    throw new KernelException(Errno.ENOENT, "rename", from);
+                }
+                fileData.put(to, data);
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        @Override
         public void rmdir(String path) {
             guard.lock();
             try {

@@ -8,7 +8,10 @@ package dev.lockstep.sim;
  * {@link #PREFIX} and {@link #SUBSET} each such name keeps its old or its new entry by seed (a draw at
  * {@link Site#CRASH_ENTRY}, names in order), as on ext4, whose journal commits a directory change with its next
  * transaction whether or not the directory was synced: a crash-safe program must survive the change being lost
- * and it being kept. Each policy works per file, on that file's unsynced mutations in the order they were
+ * and it being kept. A rename is one change of two names: both keep their old entries (the file under its old
+ * name, the replaced file, if any, under the new one) or both take their new ones, never a mix (neither name, or
+ * the file under both): ext4 journals the removal and the addition in one transaction. Renames of the same
+ * names since the last sync form one change, kept or lost whole. Each policy works per file, on that file's unsynced mutations in the order they were
  * issued; the seeded choices are drawn from the {@link Generator} at sites {@link Site#CRASH_PREFIX},
  * {@link Site#CRASH_SUBSET} and {@link Site#CRASH_TEAR}, files visited in path order.
  */

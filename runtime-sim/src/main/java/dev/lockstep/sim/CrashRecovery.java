@@ -32,7 +32,8 @@ final class CrashRecovery {
      * {@code fsync} is lost; under {@link CrashPolicy#PREFIX} and {@link CrashPolicy#SUBSET} each such name keeps
      * its durable entry or its live one by seed (a draw at {@link Site#CRASH_ENTRY} per changed name, in name
      * order), as on ext4, whose journal commits a directory change with its next transaction, directory synced
-     * or not.
+     * or not. The names of a rename are one change ({@link DirectoryNode#changedTogether}): both keep their
+     * durable entries or both their live ones, on one draw.
      */
     static DirectoryNode recoverDirectory(DirectoryNode old, String path, CrashPolicy policy, Generator generator,
             Map<String, List<CrashReport.MutationOutcome>> outcomes) {
@@ -62,9 +63,17 @@ final class CrashRecovery {
         TreeMap<String, Node> surviving = new TreeMap<>(old.durableEntries);
         java.util.TreeSet<String> names = new java.util.TreeSet<>(old.durableEntries.keySet());
         names.addAll(old.entries.keySet());
+        // A rename's names persist together: one draw for the group, at its first changed name.
+        TreeMap<String, Boolean> groupKept = new TreeMap<>(); // by the group's first name
         for (String name : names) {
             Node live = old.entries.get(name);
-            if (live == old.durableEntries.get(name) || generator.nextInt(Site.CRASH_ENTRY, 2) == 0) {
+            if (live == old.durableEntries.get(name)) {
+                continue;
+            }
+            java.util.TreeSet<String> group = old.groupOf(name);
+            boolean kept = group == null ? generator.nextInt(Site.CRASH_ENTRY, 2) != 0
+                    : groupKept.computeIfAbsent(group.first(), drawn -> generator.nextInt(Site.CRASH_ENTRY, 2) != 0);
+            if (!kept) {
                 continue;
             }
             if (live == null) {

@@ -139,6 +139,50 @@ final class FsNamespace {
         return file;
     }
 
+    /**
+     * Renames an entry within its directory, replacing what the new name held; see {@link SimFileSystem#rename}
+     * for the errors. The two names are recorded as changing together until the directory is synced.
+     *
+     * @return the file the new name held and no longer does (its space is the caller's to free if nothing holds
+     *     it open), or null
+     */
+    FileNode rename(List<String> fromParts, List<String> toParts, String subject) {
+        if (fromParts.isEmpty() || toParts.isEmpty()) {
+            throw new KernelException(Errno.EBUSY, "rename", subject);
+        }
+        DirectoryNode parent = FsNodes.parentOf(root, fromParts, "rename", subject);
+        DirectoryNode toParent = FsNodes.parentOf(root, toParts, "rename", subject);
+        if (toParent != parent) {
+            throw new KernelException(Errno.EXDEV, "rename", subject);
+        }
+        String from = fromParts.getLast();
+        String to = toParts.getLast();
+        Node node = parent.entries.get(from);
+        if (node == null) {
+            throw new KernelException(Errno.ENOENT, "rename", subject);
+        }
+        Node replaced = parent.entries.get(to);
+        if (replaced == node) {
+            return null; // rename(2) of a name to itself does nothing
+        }
+        if (replaced != null) {
+            switch (node) {
+                case FileNode file when replaced instanceof DirectoryNode ->
+                        throw new KernelException(Errno.EISDIR, "rename", subject);
+                case DirectoryNode directory when replaced instanceof FileNode ->
+                        throw new KernelException(Errno.ENOTDIR, "rename", subject);
+                case DirectoryNode directory when !((DirectoryNode) replaced).entries.isEmpty() ->
+                        throw new KernelException(Errno.ENOTEMPTY, "rename", subject);
+                default -> { }
+            }
+            replaced.links = 0;
+        }
+        parent.entries.remove(from);
+        parent.entries.put(to, node);
+        parent.changeTogether(from, to);
+        return replaced instanceof FileNode file ? file : null;
+    }
+
     void rmdir(List<String> parts, String path) {
         if (parts.isEmpty()) {
             throw new KernelException(Errno.EBUSY, "rmdir", path);

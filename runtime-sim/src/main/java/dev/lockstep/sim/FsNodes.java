@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * The path and node model of {@link SimFileSystem}: files and directories as nodes, each file's journal of
  * unsynced mutations, and how a path resolves to a node. Paths are absolute and {@code /}-separated; a relative
  * path is resolved from the root, empty and {@code .} components are ignored and {@code ..} goes up. There are no
- * links.
+ * links: a node has one name at a time (a rename moves it).
  *
  * <p>Every directory has <em>live</em> entries (what lookups see) and <em>durable</em> entries (what a crash
  * keeps); every file a live image, a durable image and its journal. What happens to them over time is
@@ -50,9 +50,45 @@ final class FsNodes {
     static final class DirectoryNode extends Node {
         final TreeMap<String, Node> entries = new TreeMap<>();
         TreeMap<String, Node> durableEntries = new TreeMap<>();
+        /**
+         * Names whose changes since the last {@code fsync} a crash keeps or loses together: the two names of a
+         * rename (ext4 journals a rename as one change), merged when a later rename touches either of them.
+         * Disjoint; empty once the entries are durable.
+         */
+        final List<java.util.TreeSet<String>> changedTogether = new ArrayList<>();
 
         DirectoryNode(long inode) {
             super(inode);
+        }
+
+        /** An {@code fsync} of this directory: every live entry is durable, nothing is pending together. */
+        void makeEntriesDurable() {
+            durableEntries = new TreeMap<>(entries);
+            changedTogether.clear();
+        }
+
+        /** Records that the changes of {@code first} and {@code second} persist together or not at all. */
+        void changeTogether(String first, String second) {
+            java.util.TreeSet<String> merged = new java.util.TreeSet<>(List.of(first, second));
+            for (java.util.Iterator<java.util.TreeSet<String>> groups = changedTogether.iterator();
+                    groups.hasNext(); ) {
+                java.util.TreeSet<String> group = groups.next();
+                if (group.contains(first) || group.contains(second)) {
+                    merged.addAll(group);
+                    groups.remove();
+                }
+            }
+            changedTogether.add(merged);
+        }
+
+        /** The group {@code name} changes with, or null if it changes alone. */
+        java.util.TreeSet<String> groupOf(String name) {
+            for (java.util.TreeSet<String> group : changedTogether) {
+                if (group.contains(name)) {
+                    return group;
+                }
+            }
+            return null;
         }
     }
     sealed interface Mutation permits Write, Resize {
@@ -114,7 +150,7 @@ final class FsNodes {
 
     /** Makes every live entry below {@code directory} durable. */
     static void markDurable(DirectoryNode directory) {
-        directory.durableEntries = new TreeMap<>(directory.entries);
+        directory.makeEntriesDurable();
         for (Node child : directory.entries.values()) {
             if (child instanceof DirectoryNode nested) {
                 markDurable(nested);

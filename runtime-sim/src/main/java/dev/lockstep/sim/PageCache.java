@@ -118,7 +118,7 @@ final class PageCache {
     }
 
     static void syncTree(DirectoryNode directory) {
-        directory.durableEntries = new TreeMap<>(directory.entries);
+        directory.makeEntriesDurable();
         for (Node child : directory.entries.values()) {
             switch (child) {
                 case DirectoryNode nested -> syncTree(nested);

@@ -30,8 +30,9 @@ import java.util.TreeMap;
  *       {@link SyncFailureModel#LINUX} the journal is emptied as if written back, each mutation reaching the
  *       durable image or not by seed, while the live image keeps every byte: from then on reads may see bytes
  *       no sync will ever make durable, as on Linux. Under {@link SyncFailureModel#OPTIMISTIC} nothing changes.</li>
- *   <li>Every directory has live and durable entries. Creating or removing an entry (open with
- *       {@code O_CREAT}, {@code mkdir}, {@code unlink}, {@code rmdir}) changes only the live entries; an
+ *   <li>Every directory has live and durable entries. Creating, removing or renaming an entry (open with
+ *       {@code O_CREAT}, {@code mkdir}, {@code unlink}, {@code rmdir}, {@code rename}) changes only the live
+ *       entries; an
  *       {@code fsync} of that directory makes all its live entries durable. A change not made durable may be
  *       lost by a crash: a file whose entry is not durable may disappear even if its data was synced, an
  *       unlinked file whose removal is not durable may come back (always under {@link CrashPolicy#ALL_LOST};
@@ -47,7 +48,7 @@ import java.util.TreeMap;
  * matching {@link Site}. The capacity bounds the sum of the sizes of all files that are linked or still open.
  *
  * <h2>Errors</h2>
- * Namespace calls (open, mkdir, unlink, rmdir, list, truncate) throw {@link KernelException}; the data calls
+ * Namespace calls (open, mkdir, unlink, rename, rmdir, list, truncate) throw {@link KernelException}; the data calls
  * the ring makes ({@link #read}, {@link #write}, {@link #sync}) return a byte count or a negative errno, as a
  * completion does.
  *
@@ -350,6 +351,31 @@ public final class SimFileSystem {
     }
 
     /**
+     * Renames an entry ({@code rename(2)}) within its directory, atomically replacing what the new name held: a
+     * replaced file's open handles keep working on it, and its space is freed when the last one closes. The
+     * rename is durable once the directory is synced; until then a crash keeps either both names' old entries or
+     * both names' new ones (see {@link CrashPolicy}), never a mix: ext4 journals a rename as one change. The
+     * moved file's unsynced writes are its own, renamed or not, and meet the crash policy as any file's do.
+     * Renaming a name to itself does nothing. Renames across directories are not modelled: the engine never
+     * makes one.
+     *
+     * @param from the existing path
+     * @param to the new path, in the same directory
+     * @throws KernelException {@code EIO} (injected at the remove rate: it removes the old name), {@code ENOENT},
+     *                         {@code ENOTDIR}, {@code EISDIR} (a file over a directory), {@code ENOTEMPTY},
+     *                         {@code EBUSY} (the root), {@code EXDEV} (another directory)
+     */
+    public void rename(String from, String to) {
+        String subject = from + " -> " + to;
+        checkPower("rename", subject);
+        fault(Site.FAULT_REMOVE, faults.removeRate(), "rename", subject);
+        FileNode replaced = namespace.rename(components(from), components(to), subject);
+        if (replaced != null && !replaced.counted()) {
+            usedBytes -= replaced.live.size();
+        }
+    }
+
+    /**
      * Removes an empty directory. The removal is durable once its parent is synced.
      *
      * @param path the path
@@ -640,7 +666,7 @@ public final class SimFileSystem {
             return -Errno.EIO;
         }
         switch (handle.node) {
-            case DirectoryNode directory -> directory.durableEntries = new TreeMap<>(directory.entries);
+            case DirectoryNode directory -> directory.makeEntriesDurable();
             case FileNode file -> PageCache.applyJournal(file);
         }
         return 0;

@@ -51,7 +51,8 @@ import java.util.Objects;
  * A {@link Opcode#BLOCKING_CALL} runs its body when it is submitted, with the latency of the system calls inside
  * summed into its completion time rather than moving the clock ({@link SimKernel#runOffloaded}); its completion
  * is then delivered like any other, in the seeded order. A cancel never stops it. The path requests
- * ({@link Opcode#OPENAT}, {@link Opcode#MKDIRAT}, {@link Opcode#UNLINKAT}) run the same way, each its one call:
+ * ({@link Opcode#OPENAT}, {@link Opcode#MKDIRAT}, {@link Opcode#UNLINKAT}, {@link Opcode#RENAMEAT}) run the same
+ * way, each its one call:
  * Linux runs them on its own worker threads, never on the submitting one. {@link Opcode#FTRUNCATE} and
  * {@link Opcode#STATX} are file requests like a write: they take effect at delivery.
  *
@@ -212,7 +213,8 @@ public final class SimRing implements Ring {
         }
 
         boolean isPath() {
-            return opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT;
+            return opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT
+                    || opcode == Opcode.RENAMEAT;
         }
 
         /** Runs to its end when submitted: it cannot lose to a cancel (see the class doc). */
@@ -335,7 +337,7 @@ public final class SimRing implements Ring {
     private static void checkBuffer(Submission submission) {
         Opcode opcode = Objects.requireNonNull(submission.opcode, "submission.opcode");
         boolean usesBuffer = switch (opcode) {
-            case READ, WRITE, RECV, SEND, CONNECT, OPENAT, MKDIRAT, UNLINKAT, STATX -> true;
+            case READ, WRITE, RECV, SEND, CONNECT, OPENAT, MKDIRAT, UNLINKAT, RENAMEAT, STATX -> true;
             default -> false;
         };
         if (!usesBuffer) {
@@ -353,11 +355,17 @@ public final class SimRing implements Ring {
             throw new IllegalArgumentException("offset must not be negative, was " + submission.offset + ": "
                     + submission);
         }
-        if ((opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT)
+        if ((opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT
+                || opcode == Opcode.RENAMEAT)
                 && (buffer.byteSize() <= submission.length
                 || buffer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, submission.length) != 0)) {
             throw new IllegalArgumentException("a path must end in a NUL byte after its " + submission.length
                     + " bytes: " + submission);
+        }
+        if (opcode == Opcode.RENAMEAT && (submission.offset != submission.length + 1L
+                || secondPathLength(buffer, submission.offset) < 0)) {
+            throw new IllegalArgumentException("a rename's new path must start at " + (submission.length + 1L)
+                    + " and end in a NUL byte within the buffer: " + submission);
         }
         if (opcode == Opcode.STATX && submission.length < dev.lockstep.kernel.Statx.BYTES) {
             throw new IllegalArgumentException("a statx needs " + dev.lockstep.kernel.Statx.BYTES + " bytes, was "
@@ -1022,7 +1030,7 @@ public final class SimRing implements Ring {
             case SEND -> send(request);
             case ACCEPT -> accept(request);
             case STATX -> statx(request);
-            case CONNECT, ASYNC_CANCEL, BLOCKING_CALL, OPENAT, MKDIRAT, UNLINKAT ->
+            case CONNECT, ASYNC_CANCEL, BLOCKING_CALL, OPENAT, MKDIRAT, UNLINKAT, RENAMEAT ->
                     throw new IllegalStateException("decided at submission: " + request.opcode);
         };
     }
@@ -1141,6 +1149,9 @@ public final class SimRing implements Ring {
     private dev.lockstep.kernel.BlockingCall pathCall(Request request) {
         String path = new String(request.buffer.asSlice(0, request.length).toArray(
                 java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
+        String newPath = request.opcode != Opcode.RENAMEAT ? null : new String(request.buffer.asSlice(
+                request.offset, secondPathLength(request.buffer, request.offset)).toArray(
+                java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
         return new dev.lockstep.kernel.BlockingCall() {
             @Override
             public int run() {
@@ -1153,6 +1164,7 @@ public final class SimRing implements Ring {
                             return kernel.system().open(path, request.flags);
                         }
                         case MKDIRAT -> kernel.system().mkdir(path);
+                        case RENAMEAT -> kernel.system().rename(path, newPath);
                         case UNLINKAT -> {
                             if ((request.flags & Submission.AT_REMOVEDIR) != 0) {
                                 kernel.system().rmdir(path);
@@ -1173,6 +1185,16 @@ public final class SimRing implements Ring {
                 return request.requestedFrom;
             }
         };
+    }
+
+    /** The bytes of a {@code RENAMEAT}'s new path from {@code start} to its NUL, or -1 without one. */
+    private static int secondPathLength(MemorySegment buffer, long start) {
+        for (long at = start; at < buffer.byteSize(); at++) {
+            if (buffer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) == 0) {
+                return (int) (at - start);
+            }
+        }
+        return -1;
     }
 
     /** {@code statx} of an fd: what the engine asks for (size, direct I/O alignment), at the struct's offsets. */

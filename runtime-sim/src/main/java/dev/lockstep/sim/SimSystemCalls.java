@@ -321,6 +321,17 @@ public final class SimSystemCalls implements SystemCalls {
     }
 
     /**
+     * Renames a file; see {@link SimFileSystem#rename}.
+     *
+     * @param from the existing path
+     * @param to the new path, in the same directory
+     */
+    @Override
+    public void rename(String from, String to) {
+        audited("rename", () -> kernel.fileSystem().rename(from, to), Auditor.utf8(from), Auditor.utf8(to));
+    }
+
+    /**
      * Removes an empty directory; see {@link SimFileSystem#rmdir}.
      *
      * @param path the path

@@ -16,7 +16,8 @@ package dev.lockstep.sim;
  *       writes (the write reaches the page cache, its writeback fails); what happens to the data is the
  *       {@link #syncFailure()} model: by default Linux's, which drops it from the set still to sync;</li>
  *   <li>{@code resizeRate}: {@code truncate};</li>
- *   <li>{@code removeRate}: {@code unlink} and {@code rmdir};</li>
+ *   <li>{@code removeRate}: {@code unlink}, {@code rmdir} and {@code rename} (which removes the old name; the
+ *       names are left as they were);</li>
  *   <li>{@code scanRate}: directory listings.</li>
  * </ul>
  * {@code syncfs} rolls {@code syncRate}; {@code lock} opens its file and so rolls {@code openRate}. {@code close},
@@ -44,7 +45,7 @@ package dev.lockstep.sim;
  * @param writeRate failure rate of file writes
  * @param syncRate failure rate of {@code fsync}
  * @param resizeRate failure rate of {@code truncate}
- * @param removeRate failure rate of {@code unlink} and {@code rmdir}
+ * @param removeRate failure rate of {@code unlink}, {@code rmdir} and {@code rename}
  * @param scanRate failure rate of directory listings
  * @param partialWriteRate the chance that a write failed by {@code writeRate} first wrote a seeded, non-empty,
  *                         proper prefix of its data to the page cache (unsynced, like any write) before

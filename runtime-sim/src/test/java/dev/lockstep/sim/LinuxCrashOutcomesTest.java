@@ -300,4 +300,138 @@ class LinuxCrashOutcomesTest {
         assertTrue(seen.contains("AAAAAAAA|BBBBBBBB"), "B may also survive: " + seen);
         assertTrue(seen.stream().allMatch(s -> s.startsWith("AAAAAAAA|")), "A always survives: " + seen);
     }
+
+    // ------------------------------------------------------------------ 7: rename
+
+    /** What the names {@code /p/m} and {@code /p/tmp} hold: each name's sectors over 8192 bytes, or '-'. */
+    private static String names(SimFileSystem fs) {
+        return "m:" + (fs.exists("/p/m") ? sectors(fs.contents("/p/m"), 0, 8192) : "-")
+                + " tmp:" + (fs.exists("/p/tmp") ? sectors(fs.contents("/p/tmp"), 0, 8192) : "-");
+    }
+
+    /** A file {@code /p/tmp} of 8192 bytes of 'N', synced, its entry durable if {@code entryDurable}. */
+    private static void syncedTemporary(SimFileSystem fs, boolean entryDurable) {
+        SimFileSystem.Handle tmp = fs.open("/p/tmp", O_RDWR | O_CREAT);
+        write(fs, tmp, 0, filled(8192, 'N'), false);
+        assertEquals(0, fs.sync(tmp, false));
+        fs.close(tmp);
+        if (entryDurable) {
+            syncDirectory(fs, "/p");
+        }
+    }
+
+    /**
+     * ext4 journals a rename as one change: until the directory is synced a crash leaves the old names or the new
+     * ones. Never a mix: the file under both names (a link count of 2 nobody made), under neither (lost), or the
+     * target name gone with the file still under its old name.
+     */
+    @Test
+    void renameOverAFileWithoutDirectorySyncLeavesTheOldNamesOrTheNewOnes() {
+        String old = "m:0000000000000000 tmp:NNNNNNNNNNNNNNNN";
+        String renamed = "m:NNNNNNNNNNNNNNNN tmp:-";
+        Set<String> seen = outcomes(CrashPolicy.values(), (fs, policy) -> {
+            fs.close(durableFile(fs, "/p/m"));
+            syncedTemporary(fs, true);
+            fs.rename("/p/tmp", "/p/m");
+            fs.crash(policy);
+            return names(fs);
+        });
+        assertEquals(Set.of(old, renamed), seen, "the old names or the new ones, whole");
+        // A temporary whose own entry was never durable: before the rename it was not there either.
+        Set<String> fresh = outcomes(CrashPolicy.values(), (fs, policy) -> {
+            fs.close(durableFile(fs, "/p/m"));
+            syncedTemporary(fs, false);
+            fs.rename("/p/tmp", "/p/m");
+            fs.crash(policy);
+            return names(fs);
+        });
+        assertEquals(Set.of("m:0000000000000000 tmp:-", renamed), fresh, "the old names or the new ones, whole");
+        Set<String> allLost = outcomes(new CrashPolicy[] {CrashPolicy.ALL_LOST}, (fs, policy) -> {
+            fs.close(durableFile(fs, "/p/m"));
+            syncedTemporary(fs, true);
+            fs.rename("/p/tmp", "/p/m");
+            fs.crash(policy);
+            return names(fs);
+        });
+        assertEquals(Set.of(old), allLost, "ALL_LOST undoes every unsynced directory change");
+    }
+
+    @Test
+    void renameToAFreeNameWithoutDirectorySyncLeavesOneOfTheNames() {
+        Set<String> seen = outcomes(CrashPolicy.values(), (fs, policy) -> {
+            fs.close(durableFile(fs, "/p/tmp"));
+            fs.rename("/p/tmp", "/p/m");
+            fs.crash(policy);
+            return names(fs);
+        });
+        assertEquals(Set.of("m:- tmp:0000000000000000", "m:0000000000000000 tmp:-"), seen);
+    }
+
+    @Test
+    void renameWithDirectorySyncAlwaysSurvives() {
+        Set<String> seen = outcomes(CrashPolicy.values(), (fs, policy) -> {
+            fs.close(durableFile(fs, "/p/m"));
+            syncedTemporary(fs, false);
+            fs.rename("/p/tmp", "/p/m");
+            syncDirectory(fs, "/p");
+            fs.crash(policy);
+            return names(fs);
+        });
+        assertEquals(Set.of("m:NNNNNNNNNNNNNNNN tmp:-"), seen);
+    }
+
+    /**
+     * A rename moves a name, not data: a file written and renamed without a sync of its own may come back empty,
+     * torn or whole under the new name, the directory synced or not (ext4's replace-on-rename heuristic,
+     * auto_da_alloc, only starts the write-back; other file systems do not even do that).
+     */
+    @Test
+    void renamedFileWithoutItsOwnSyncMayBeEmptyOrTornUnderItsNewName() {
+        Set<String> seen = outcomes(TEARING, (fs, policy) -> {
+            fs.close(durableFile(fs, "/p/m"));
+            SimFileSystem.Handle tmp = fs.open("/p/tmp", O_RDWR | O_CREAT);
+            write(fs, tmp, 0, filled(8192, 'N'), false);
+            fs.close(tmp);
+            fs.rename("/p/tmp", "/p/m");
+            syncDirectory(fs, "/p");
+            fs.crash(policy);
+            return names(fs);
+        });
+        assertTrue(seen.contains("m:---------------- tmp:-"), "the data lost, the name kept: " + seen);
+        assertTrue(seen.contains("m:NNNNNNNNNNNNNNNN tmp:-"), "the data may also survive: " + seen);
+        assertTrue(seen.stream().anyMatch(s -> s.matches("m:N+-+ tmp:-")), "torn at a sector: " + seen);
+        assertTrue(seen.stream().allMatch(s -> s.endsWith("tmp:-")), "the rename itself was synced: " + seen);
+    }
+
+    /**
+     * Renames over the same names since the last directory sync persist as one change. ext4, which keeps a prefix
+     * of its journal, could also keep the state between them; the simulator shows the ends only.
+     */
+    @Test
+    void chainedRenamesLeaveTheFirstStateOrTheLast() {
+        Set<String> seen = outcomes(CrashPolicy.values(), (fs, policy) -> {
+            fs.close(durableFile(fs, "/p/a"));
+            fs.rename("/p/a", "/p/b");
+            fs.rename("/p/b", "/p/c");
+            fs.crash(policy);
+            return (fs.exists("/p/a") ? "a" : "") + (fs.exists("/p/b") ? "b" : "") + (fs.exists("/p/c") ? "c" : "");
+        });
+        assertEquals(Set.of("a", "c"), seen);
+    }
+
+    /** A replaced file stays readable through a handle opened before the rename, as an unlinked one does. */
+    @Test
+    void replacedFileStaysReadableThroughAnOpenHandle() {
+        SimFileSystem fs = fresh(1);
+        SimFileSystem.Handle old = durableFile(fs, "/p/m");
+        syncedTemporary(fs, false);
+        long used = fs.usedBytes();
+        fs.rename("/p/tmp", "/p/m");
+        java.lang.foreign.MemorySegment read = java.lang.foreign.Arena.ofAuto().allocate(8192);
+        assertEquals(8192, fs.read(old, 0, read, 8192));
+        assertEquals('0', read.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 8191));
+        assertEquals(used, fs.usedBytes(), "the replaced file is still open: its space is still used");
+        fs.close(old);
+        assertEquals(used - 8192, fs.usedBytes(), "its last handle closed: its space is freed");
+    }
 }

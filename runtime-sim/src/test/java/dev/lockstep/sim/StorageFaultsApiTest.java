@@ -97,6 +97,22 @@ class StorageFaultsApiTest {
     }
 
     @Test
+    void renameFaultFailsRenamesWithStorageIoNamingBothBlobsAndChangesNothing() {
+        List<String> names = withFaults(StorageFaults.builder().removeRate(1).build(), f -> {
+            fails(StorageIoException.class, "rename of blob 'p/b' to 'p/c'", () -> f.ctx().rename("p", "b", "c")
+                    .await());
+            return f.ctx().scan("p").await().stream().map(n -> new String(n, StandardCharsets.UTF_8)).toList();
+        });
+        assertEquals(List.of("b"), names, "the failed rename left the names as they were");
+    }
+
+    @Test
+    void syncFaultFailsAPartitionSyncWithStorageIo() {
+        withFaults(StorageFaults.builder().syncRate(1).build(), f -> fails(StorageIoException.class,
+                "sync of partition 'p'", () -> f.ctx().syncPartition("p").await()));
+    }
+
+    @Test
     void scanFaultFailsScansWithStorageIo() {
         withFaults(StorageFaults.builder().scanRate(1).build(), f -> fails(StorageIoException.class, "scan",
                 () -> f.ctx().scan("p").await()));

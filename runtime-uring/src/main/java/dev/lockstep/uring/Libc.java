@@ -160,6 +160,7 @@ final class Libc {
     static final MethodHandle UNLINK = errnoReturning("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle MKDIR = errnoReturning("mkdir", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle RMDIR = errnoReturning("rmdir", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle RENAME = errnoReturning("rename", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle FLOCK = errnoReturning("flock", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     static final MethodHandle SOCKET = errnoReturning("socket",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));

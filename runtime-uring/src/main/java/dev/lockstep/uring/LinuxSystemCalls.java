@@ -234,6 +234,12 @@ public final class LinuxSystemCalls implements SystemCalls {
     }
 
     @Override
+    public void rename(String from, String to) {
+        call("rename", from + " -> " + to, (callState, arena) ->
+                (int) Libc.RENAME.invokeExact(callState, cString(arena, from), cString(arena, to)));
+    }
+
+    @Override
     public void rmdir(String path) {
         call("rmdir", path, (callState, arena) -> (int) Libc.RMDIR.invokeExact(callState, cString(arena, path)));
     }

@@ -59,8 +59,8 @@ import java.util.StringJoiner;
  * delivers those completions beside the CQEs. So the engine sees one kind of request whatever runs it.
  * {@code FTRUNCATE} is a real opcode ({@code IORING_OP_FTRUNCATE}, Linux 6.9+, found with
  * {@code IORING_REGISTER_PROBE}); on older kernels it is an {@code ftruncate} run the same offloaded way. So are
- * the path opcodes ({@code OPENAT}, {@code MKDIRAT}, {@code UNLINKAT}, {@code STATX}) on a kernel older than
- * 5.15: each runs its one system call on an offload thread.
+ * the path opcodes ({@code OPENAT}, {@code MKDIRAT}, {@code UNLINKAT}, {@code RENAMEAT}, {@code STATX}) on a
+ * kernel older than 5.15: each runs its one system call on an offload thread.
  *
  * <h2>Errors</h2>
  * Failures of the ring itself are {@link KernelException}s naming the call and {@code io_uring fd N}.
@@ -143,6 +143,7 @@ public final class UringRing implements Ring {
     private static final byte OP_STATX = 21;
     private static final byte OP_UNLINKAT = 36;
     private static final byte OP_MKDIRAT = 37;
+    private static final byte OP_RENAMEAT = 35;
     /** Mode of a file an {@code OPENAT} creates, as {@link LinuxSystemCalls#open}'s. */
     private static final int FILE_MODE = 0644;
     /** Mode of a directory a {@code MKDIRAT} creates, as {@link LinuxSystemCalls#mkdir}'s. */
@@ -160,7 +161,7 @@ public final class UringRing implements Ring {
     private static volatile Boolean ftruncateOpcode;
     /**
      * Whether this kernel runs every path opcode the engine uses ({@code OPENAT}, {@code STATX}: Linux 5.6;
-     * {@code UNLINKAT}: 5.11; {@code MKDIRAT}: 5.15), probed with {@link #ftruncateOpcode}; null until then. Where
+     * {@code UNLINKAT}, {@code RENAMEAT}: 5.11; {@code MKDIRAT}: 5.15), probed with {@link #ftruncateOpcode}; null until then. Where
      * it does not, each of them runs its system call on an {@link Offload} thread instead, completing the same way.
      */
     private static volatile Boolean pathOpcodes;
@@ -353,7 +354,8 @@ public final class UringRing implements Ring {
                 pathOpcodes = probeSupports(arena, callState, ringFd, OP_OPENAT)
                         && probeSupports(arena, callState, ringFd, OP_STATX)
                         && probeSupports(arena, callState, ringFd, OP_UNLINKAT)
-                        && probeSupports(arena, callState, ringFd, OP_MKDIRAT);
+                        && probeSupports(arena, callState, ringFd, OP_MKDIRAT)
+                        && probeSupports(arena, callState, ringFd, OP_RENAMEAT);
             }
             ring.registerRingFd();
             ring.armWakePollNow();
@@ -467,7 +469,7 @@ public final class UringRing implements Ring {
     }
 
     /**
-     * Whether path submissions ({@code OPENAT}, {@code MKDIRAT}, {@code UNLINKAT}, {@code STATX}) use the
+     * Whether path submissions ({@code OPENAT}, {@code MKDIRAT}, {@code UNLINKAT}, {@code RENAMEAT}, {@code STATX}) use the
      * kernel's opcodes (else offloaded system calls).
      *
      * @return true on Linux 5.15 and later, once a ring was opened
@@ -680,6 +682,22 @@ public final class UringRing implements Ring {
                     });
                 }
             }
+            case RENAMEAT -> {
+                long from = pathAddress(submission);
+                long to = secondPathAddress(submission);
+                if (usesPathOpcodes()) {
+                    // renameat(olddirfd, oldpath, newdirfd, newpath, 0): the new directory fd goes in the length
+                    // field, the new path's address in the offset field.
+                    writeSqe(OP_RENAMEAT, fd, to, from, Submission.AT_FDCWD, 0, userData);
+                } else {
+                    String fromName = pathOf(submission);
+                    String toName = secondPathOf(submission);
+                    offloadCall(userData, () -> {
+                        LinuxSystemCalls.instance().rename(fromName, toName);
+                        return 0;
+                    });
+                }
+            }
             case STATX -> {
                 if (submission.length < dev.lockstep.kernel.Statx.BYTES) {
                     throw new IllegalArgumentException("a statx needs " + dev.lockstep.kernel.Statx.BYTES
@@ -734,6 +752,35 @@ public final class UringRing implements Ring {
                     + " bytes: " + submission);
         }
         return address;
+    }
+
+    /**
+     * The address of a {@code RENAMEAT}'s new path, at {@code submission.offset} in the buffer: checked to
+     * follow the old path's NUL and to end in a NUL of its own within the buffer.
+     */
+    private static long secondPathAddress(Submission submission) {
+        long start = submission.offset;
+        if (start != submission.length + 1L || secondPathLength(submission) < 0) {
+            throw new IllegalArgumentException("a rename's new path must start at " + (submission.length + 1L)
+                    + " and end in a NUL byte within the buffer: " + submission);
+        }
+        return submission.buffer.address() + start;
+    }
+
+    /** The bytes of a {@code RENAMEAT}'s new path before its NUL, or -1 if the buffer holds no NUL after it. */
+    private static int secondPathLength(Submission submission) {
+        long size = submission.buffer.byteSize();
+        for (long at = submission.offset; at < size; at++) {
+            if (submission.buffer.get(JAVA_BYTE, at) == 0) {
+                return (int) (at - submission.offset);
+            }
+        }
+        return -1;
+    }
+
+    private static String secondPathOf(Submission submission) {
+        byte[] bytes = submission.buffer.asSlice(submission.offset, secondPathLength(submission)).toArray(JAVA_BYTE);
+        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static String pathOf(Submission submission) {

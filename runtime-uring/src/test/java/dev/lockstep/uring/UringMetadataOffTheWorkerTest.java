@@ -255,7 +255,13 @@ class UringMetadataOffTheWorkerTest {
             ctx.open("fresh", "blob").await().blob().close();
             List<Opcode> reopening = List.copyOf(kernel.staged);
             kernel.staged.clear();
-            ctx.remove("fresh", utf8("blob")).await();
+            ctx.rename("fresh", "blob", "moved").await();
+            List<Opcode> renaming = List.copyOf(kernel.staged);
+            kernel.staged.clear();
+            ctx.syncPartition("fresh").await();
+            List<Opcode> syncing = List.copyOf(kernel.staged);
+            kernel.staged.clear();
+            ctx.remove("fresh", utf8("moved")).await();
             List<Opcode> removing = List.copyOf(kernel.staged);
             kernel.recordCalls = false;
             // Open (missing), create the partition, open the root, sync it, create the file, statx it, sync it,
@@ -263,6 +269,8 @@ class UringMetadataOffTheWorkerTest {
             assertEquals(List.of(Opcode.OPENAT, Opcode.MKDIRAT, Opcode.OPENAT, Opcode.FSYNC, Opcode.OPENAT,
                     Opcode.STATX, Opcode.FSYNC, Opcode.OPENAT, Opcode.FSYNC), creating, "creating a blob");
             assertEquals(List.of(Opcode.OPENAT, Opcode.STATX), reopening, "opening a durable blob");
+            assertEquals(List.of(Opcode.RENAMEAT), renaming, "renaming a blob");
+            assertEquals(List.of(Opcode.OPENAT, Opcode.FSYNC), syncing, "syncing a partition");
             assertEquals(List.of(Opcode.OPENAT, Opcode.UNLINKAT, Opcode.FSYNC), removing, "removing a blob");
             // The only system calls: closing the directory fds the syncs used, and the blobs' fds.
             for (String call : kernel.calls) {
@@ -270,8 +278,9 @@ class UringMetadataOffTheWorkerTest {
             }
             return null;
         });
-        assertTrue(UringRing.usesPathOpcodes(), "this kernel runs OPENAT, MKDIRAT, UNLINKAT and STATX");
-        assertFalse(Files.exists(root.resolve("fresh").resolve("626c6f62")), "the blob was removed");
+        assertTrue(UringRing.usesPathOpcodes(), "this kernel runs OPENAT, MKDIRAT, UNLINKAT, RENAMEAT and STATX");
+        assertFalse(Files.exists(root.resolve("fresh").resolve("626c6f62")), "the blob was renamed");
+        assertFalse(Files.exists(root.resolve("fresh").resolve("6d6f766564")), "the renamed blob was removed");
         assertTrue(Files.isDirectory(root.resolve("fresh")), "the partition stays");
     }
 
@@ -289,6 +298,10 @@ class UringMetadataOffTheWorkerTest {
                 dev.lockstep.OpenedBlob reopened = ctx.open("p", "b").await();
                 reopened.blob().close();
                 assertEquals(4, reopened.length(), "reopened with its length (statx)");
+                ctx.rename("p", "b", "c").await();
+                assertThrows(dev.lockstep.BlobMissingException.class, () -> ctx.rename("p", "b", "c").await());
+                ctx.syncPartition("p").await();
+                ctx.rename("p", "c", "b").await();
                 ctx.remove("p", utf8("b")).await();
                 assertThrows(dev.lockstep.BlobMissingException.class, () -> ctx.remove("p", utf8("b")).await());
                 assertThrows(dev.lockstep.PartitionMissingException.class,
