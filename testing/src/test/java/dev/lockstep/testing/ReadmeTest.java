@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The README's examples are these files, so they cannot drift: its first program is
  * {@code example/FirstProgram.java} (run here), its test example is {@code example/JournalTest.java} (run by the
- * build), its cluster example {@code example/ClusterTest.java} (run by the build), and its Maven snippet has this build's version and JVM flags.
+ * build), its cluster example {@code example/ClusterTest.java} (run by the build), its manifest {@code example/Manifest.java}'s
+ * {@code replace} (run by {@code ManifestTest}), and its Maven snippet has this build's version and JVM flags.
  */
 class ReadmeTest {
     private static final Path ROOT = Path.of("..");
@@ -78,6 +79,14 @@ class ReadmeTest {
     @Test
     void theClusterExampleIsClusterTestJava() throws Exception {
         assertEquals(source("ClusterTest.java"), block(readme(), "an acknowledged entry survives anything", "java"));
+    }
+
+    @Test
+    void theManifestExampleIsManifestJava() throws Exception {
+        String quoted = block(readme(), "## Replacing a blob crash-safely", "java");
+        String indented = quoted.lines().map(line -> line.isEmpty() ? line : "    " + line)
+                .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+        assertTrue(source("Manifest.java").contains(indented), "README's replace is not Manifest.replace:\n" + quoted);
     }
 
     @Test
