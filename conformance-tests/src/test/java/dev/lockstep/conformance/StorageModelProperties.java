@@ -25,7 +25,7 @@ class StorageModelProperties {
     static Gen<List<Op>> operations() {
         Gen<Kind> kinds = Gen.choose(Kind.OPEN, Kind.OPEN, Kind.OPEN, Kind.CLOSE, Kind.WRITE, Kind.WRITE,
                 Kind.VECTORED_WRITE, Kind.SYNC_WRITE, Kind.READ, Kind.READ, Kind.READ, Kind.RESIZE, Kind.SYNC,
-                Kind.START_SYNC, Kind.REMOVE, Kind.REMOVE_PARTITION, Kind.SCAN);
+                Kind.START_SYNC, Kind.REMOVE, Kind.REMOVE_PARTITION, Kind.SCAN, Kind.RENAME, Kind.SYNC_PARTITION);
         Gen<Long> offsets = Gen.oneOf(Gen.longs(0, 256), Gen.longs(0, 65_536));
         Gen<Integer> names = Gen.ints(0, StorageWorkload.NAMES.size() - 1);
         Gen<Integer> handles = Gen.ints(0, 999);

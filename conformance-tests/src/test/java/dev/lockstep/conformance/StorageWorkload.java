@@ -38,14 +38,15 @@ final class StorageWorkload {
     static final List<String> NAMES = List.of("a", "b", "c", "log");
 
     enum Kind { OPEN, CLOSE, WRITE, VECTORED_WRITE, SYNC_WRITE, READ, RESIZE, SYNC, START_SYNC, REMOVE,
-        REMOVE_PARTITION, SCAN, NOOP }
+        REMOVE_PARTITION, SCAN, NOOP, RENAME, SYNC_PARTITION }
 
     /**
      * One operation.
      *
      * @param kind what
-     * @param name index into {@link #NAMES} (open, remove)
-     * @param handle which open handle: any int before {@link #plan}, a handle id after
+     * @param name index into {@link #NAMES} (open, remove, the blob a rename renames)
+     * @param handle which open handle: any int before {@link #plan}, a handle id after; of a rename, its new
+     *     name's index into {@link #NAMES}, modulo their count
      * @param offset byte offset (write, read) or new length (resize)
      * @param length byte count (write, read)
      * @param seed the data of a write
@@ -58,8 +59,14 @@ final class StorageWorkload {
                 case CLOSE, SYNC, START_SYNC -> kind + " h" + handle;
                 case WRITE, VECTORED_WRITE, SYNC_WRITE, READ -> kind + " h" + handle + " @" + offset + "+" + length;
                 case RESIZE -> kind + " h" + handle + " to " + offset;
-                case REMOVE_PARTITION, SCAN, NOOP -> kind.toString();
+                case RENAME -> kind + " " + NAMES.get(name) + " to " + NAMES.get(renamedTo());
+                case REMOVE_PARTITION, SCAN, NOOP, SYNC_PARTITION -> kind.toString();
             };
+        }
+
+        /** A rename's new name: an index into {@link #NAMES}. */
+        int renamedTo() {
+            return Math.floorMod(handle, NAMES.size());
         }
     }
 
@@ -77,7 +84,7 @@ final class StorageWorkload {
         List<Op> ops = new ArrayList<>();
         Kind[] weighted = {Kind.OPEN, Kind.OPEN, Kind.OPEN, Kind.CLOSE, Kind.WRITE, Kind.WRITE, Kind.WRITE,
             Kind.VECTORED_WRITE, Kind.SYNC_WRITE, Kind.READ, Kind.READ, Kind.READ, Kind.RESIZE, Kind.SYNC,
-            Kind.START_SYNC, Kind.REMOVE, Kind.REMOVE_PARTITION, Kind.SCAN};
+            Kind.START_SYNC, Kind.REMOVE, Kind.REMOVE_PARTITION, Kind.SCAN, Kind.RENAME, Kind.SYNC_PARTITION};
         for (int i = 0; i < count; i++) {
             Kind kind = weighted[random.nextInt(weighted.length)];
             ops.add(new Op(kind, random.nextInt(NAMES.size()), random.nextInt(1000),
@@ -239,6 +246,19 @@ final class StorageWorkload {
             }
             case SCAN -> line.append(model.partition ? String.valueOf(new ArrayList<>(model.linked.keySet()))
                     : "PartitionMissingException");
+            case RENAME -> {
+                String from = NAMES.get(op.name());
+                if (!model.partition) {
+                    line.append("PartitionMissingException");
+                } else if (!model.linked.containsKey(from)) {
+                    line.append("BlobMissingException");
+                } else {
+                    // Handles keep their file: the replaced one stays readable through them, as a removed one.
+                    model.linked.put(NAMES.get(op.renamedTo()), model.linked.remove(from));
+                    line.append("ok");
+                }
+            }
+            case SYNC_PARTITION -> line.append(model.partition ? "ok" : "PartitionMissingException");
         }
     }
 
@@ -344,6 +364,14 @@ final class StorageWorkload {
                     }
                     case SCAN -> line.append(ctx.scan(PARTITION).await().stream()
                             .map(name -> new String(name, StandardCharsets.UTF_8)).toList());
+                    case RENAME -> {
+                        ctx.rename(PARTITION, NAMES.get(op.name()), NAMES.get(op.renamedTo())).await();
+                        line.append("ok");
+                    }
+                    case SYNC_PARTITION -> {
+                        ctx.syncPartition(PARTITION).await();
+                        line.append("ok");
+                    }
                 }
             } catch (LockstepException failure) {
                 line.append(failure.getClass().getSimpleName());
