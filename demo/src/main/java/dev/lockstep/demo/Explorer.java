@@ -273,8 +273,19 @@ public final class Explorer {
      * @return the line
      */
     static String replayLine(Scenario.Result result) {
-        String digest = result.digest();
-        return result.spec().line() + (digest.length() >= 16 ? ":digest=" + digest.substring(0, 16) : "");
+        return replayLine(result.spec(), result.digest());
+    }
+
+    /**
+     * The replay line of a seed's run, as {@link #replayLine(Scenario.Result)} prints it.
+     *
+     * @param spec what ran
+     * @param digest the run's whole audit digest, or empty if the run ended before it had one
+     * @return the line
+     */
+    static String replayLine(Scenario.Spec spec, String digest) {
+        int digits = Scenario.ReplayLine.DIGEST_DIGITS;
+        return new Scenario.ReplayLine(spec, digest.length() >= digits ? digest.substring(0, digits) : null).line();
     }
 
     /**

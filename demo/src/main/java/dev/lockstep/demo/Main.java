@@ -18,16 +18,35 @@ import picocli.CommandLine.Parameters;
 
 /**
  * The Java side of the {@code lockstep} command line: {@code demo}, {@code explore} and {@code replay}, and the
- * internal command that runs in a child JVM ({@code serve}, the demo's service). Exit status: 0 when everything
- * passed, 1 when a check or a seed failed, 2 for bad usage (picocli's usage-error code). Arguments are parsed by
- * picocli, which also gives each command its {@code --help}.
+ * internal command that runs in a child JVM ({@code serve}, the demo's service). Exit status: {@value #PASSED} when
+ * everything passed, {@value #FAILED} when a check or a seed failed, {@value #USAGE} for bad usage (picocli's
+ * usage-error code), and for {@code replay} {@value #DIFFERENT_RUN} when the line's digest is not the replay's: the
+ * run was not the one that printed the line. Arguments are parsed by picocli, which also gives each command its
+ * {@code --help}; numbers are decimal ASCII digits only ({@link Decimal}).
+ *
+ * <p>With the system property {@value #CHECK_ARGUMENTS_PROPERTY} set to {@code true}, a command checks its
+ * arguments and exits ({@value #PASSED}, or {@value #USAGE} with the usage error) without running: the
+ * {@code lockstep} script does that before work that would make a bad argument wait (training the JVM's cache).
  */
-@Command(name = "lockstep", mixinStandardHelpOptions = true, subcommands = {Main.Demo.class, Main.Explore.class,
-        Main.Replay.class, Main.Serve.class},
+@Command(name = "lockstep", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        subcommands = {Main.Demo.class, Main.Explore.class, Main.Replay.class, Main.Serve.class},
         description = "The Lockstep demo service and its seed sweep.",
         footer = {"", "PROFILE: swarm (each seed draws its fault kinds; the default), none, all, or kinds joined by '+'"
-                + " (see --help of explore)"})
+                + " (see --help of explore)", "",
+                "Exit status: 0 passed; 1 a check or seed failed; 2 bad usage; 3 (replay) the line's digest is not"
+                + " the replay's, so the run differs from the one that printed the line."})
 public final class Main implements Callable<Integer> {
+    /** Exit status: everything passed (for {@code replay}: the seed passed, and the digest is the line's). */
+    static final int PASSED = 0;
+    /** Exit status: a check or a seed failed (for {@code replay}: it failed again, with the line's digest). */
+    static final int FAILED = 1;
+    /** Exit status: bad usage, refused before anything ran. */
+    static final int USAGE = 2;
+    /** Exit status of {@code replay}: the line's digest is not the replay's, whether it passed or failed. */
+    static final int DIFFERENT_RUN = 3;
+    /** The system property that makes a command check its arguments and exit without running. */
+    static final String CHECK_ARGUMENTS_PROPERTY = "lockstep.checkArguments";
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
@@ -45,7 +64,41 @@ public final class Main implements Callable<Integer> {
     static CommandLine commandLine() {
         CommandLine line = new CommandLine(new Main());
         line.setCaseInsensitiveEnumValuesAllowed(true);
+        // picocli's own converters take octal (--seeds 010 is 8), a leading '+' and the digits of every script.
+        line.registerConverter(Integer.class, Decimal::parseInt);
+        line.registerConverter(Integer.TYPE, Decimal::parseInt);
+        line.registerConverter(Long.class, Decimal::parseLong);
+        line.registerConverter(Long.TYPE, Decimal::parseLong);
+        line.registerConverter(Path.class, Main::nonEmptyPath);
         return line;
+    }
+
+    /** A path option's value: an empty one would silently mean the current directory. */
+    private static Path nonEmptyPath(String text) {
+        if (text.isBlank()) {
+            throw new CommandLine.TypeConversionException("an empty path ('" + text + "'); name a file or"
+                    + " directory, . for this one");
+        }
+        return Path.of(text);
+    }
+
+    /** Whether this run only checks its arguments ({@value #CHECK_ARGUMENTS_PROPERTY}). */
+    private static boolean checkOnly() {
+        return Boolean.getBoolean(CHECK_ARGUMENTS_PROPERTY);
+    }
+
+    /**
+     * The version {@code --version} prints: the jar manifest's {@code Implementation-Version} and the commit the
+     * {@code lockstep} script passes as the system property {@code lockstep.commit}.
+     */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Main.class.getPackage().getImplementationVersion();
+            String commit = System.getProperty("lockstep.commit", "");
+            return new String[] {"lockstep " + (version == null ? "(unpackaged build)" : version)
+                    + (commit.isBlank() ? "" : " (commit " + commit + ")")};
+        }
     }
 
     @Override
@@ -184,7 +237,11 @@ public final class Main implements Callable<Integer> {
             int seconds = atLeast(line, "--duration", duration, quick ? 3 : 10, 1);
             int clientCount = atLeast(line, "--clients", clients, quick ? 16 : 64, 1);
             enoughOpenFiles(line, clientCount, openFileLimit());
-            return demo(System.out, sweep.bug, seedCount, seconds, clientCount, sweep.firstSeed, sweep.threads(line));
+            int threads = sweep.threads(line);
+            if (checkOnly()) {
+                return PASSED;
+            }
+            return demo(System.out, sweep.bug, seedCount, seconds, clientCount, sweep.firstSeed, threads);
         }
     }
 
@@ -226,7 +283,15 @@ public final class Main implements Callable<Integer> {
         public Integer call() throws Exception {
             CommandLine line = spec.commandLine();
             if (merge != null) {
-                return mergeReports(System.out, line, merge, report);
+                // A merge reads the sweep from its reports: an option saying what to sweep would be ignored.
+                for (String option : List.of("--seeds", "--first-seed", "--faults", "--workload", "--inject-bug",
+                        "--shard", "--threads")) {
+                    if (line.getParseResult().hasMatchedOption(option)) {
+                        throw new CommandLine.ParameterException(line, "--merge takes the sweep from its reports;"
+                                + " " + option + " cannot be given with it");
+                    }
+                }
+                return checkOnly() ? PASSED : mergeReports(System.out, line, merge, report);
             }
             atLeast(line, "--seeds", seeds, seeds, 1);
             seedsFit(line, sweep.firstSeed, seeds);
@@ -264,7 +329,7 @@ public final class Main implements Callable<Integer> {
                 throw new CommandLine.ParameterException(line, "--inject-bug " + sweep.bug.cliName() + " is in the"
                         + " key-value store, which --workload replicated does not run");
             }
-            if (report != null) {
+            if (report != null && !checkOnly()) {
                 // Before the sweep, which may run for hours, rather than when its report is written.
                 try {
                     java.nio.file.Files.createDirectories(report);
@@ -276,6 +341,9 @@ public final class Main implements Callable<Integer> {
                     throw new CommandLine.ParameterException(line, "--report " + report + ": the directory is not"
                             + " writable");
                 }
+            }
+            if (checkOnly()) {
+                return PASSED;
             }
             return explore(System.out, new Explorer.Settings(seeds, sweep.firstSeed, faults, parsedWorkload,
                     sweep.bug, sweep.threads(line), false, shard), report);
@@ -295,7 +363,10 @@ public final class Main implements Callable<Integer> {
     }
 
     @Command(name = "replay", mixinStandardHelpOptions = true,
-            description = "Rerun one failed seed exactly, with a trace of its last events.")
+            description = "Rerun one failed seed exactly, with a trace of its last events.",
+            footer = {"", "Exit status: 0 the seed passed; 1 it failed; 2 bad usage; 3 the line carries a digest"
+                    + " and the replay's is different: not the run that printed the line (the code or the simulator"
+                    + " changed since). With the line's digest, 1 is an exact replay of the failure."})
     static final class Replay implements Callable<Integer> {
         @Parameters(arity = "1..*", paramLabel = "LINE", description = "what a failed seed printed after 'replay:'")
         List<String> words;
@@ -310,13 +381,13 @@ public final class Main implements Callable<Integer> {
         public Integer call() {
             CommandLine line = spec.commandLine();
             atLeast(line, "--trace", traceLines, traceLines, 0);
-            String replayLine = String.join(" ", words);
+            Scenario.ReplayLine replayLine;
             try {
-                Scenario.Spec.parse(replayLine);
+                replayLine = Scenario.ReplayLine.parse(String.join(" ", words));
             } catch (IllegalArgumentException bad) {
                 throw new CommandLine.ParameterException(line, bad.getMessage());
             }
-            return replay(System.out, replayLine, traceLines);
+            return checkOnly() ? PASSED : replay(System.out, replayLine, traceLines);
         }
     }
 
@@ -469,14 +540,8 @@ public final class Main implements Callable<Integer> {
         return merged.failures().isEmpty() ? 0 : 1;
     }
 
-    private static int replay(PrintStream out, String line, int traceLines) {
-        Scenario.Spec spec = Scenario.Spec.parse(line);
-        String expectedDigest = null;
-        for (String part : line.split(":")) {
-            if (part.startsWith("digest=")) {
-                expectedDigest = part.substring(7);
-            }
-        }
+    static int replay(PrintStream out, Scenario.ReplayLine line, int traceLines) {
+        Scenario.Spec spec = line.spec();
         out.println("replaying seed " + spec.seed() + ": faults " + spec.faults() + ", workload "
                 + spec.workload().cliName() + ", bug " + spec.bug().cliName());
         out.println("  first run: " + Scenario.config(spec).replayLine());
@@ -511,12 +576,16 @@ public final class Main implements Callable<Integer> {
         }
         String digest = result.digest();
         out.println("audit digest: " + digest);
-        if (expectedDigest != null) {
-            out.println(digest.startsWith(expectedDigest) ? "  the same digest as the run that printed this line:"
-                    + " an exact replay" : "  DIFFERENT from the digest in the line (" + expectedDigest
-                    + "): the code or the simulator changed since");
+        if (line.digest() != null) {
+            if (line.sameRun(digest)) {
+                out.println("  the same digest as the run that printed this line: an exact replay");
+            } else {
+                out.println("  DIFFERENT from the digest in the line (" + line.digest() + "): the code or the"
+                        + " simulator changed since (exit status " + DIFFERENT_RUN + ")");
+                return DIFFERENT_RUN;
+            }
         }
-        return result.passed() ? 0 : 1;
+        return result.passed() ? PASSED : FAILED;
     }
 
     static List<String> javaCommand(String... arguments) {

@@ -76,14 +76,98 @@ public final class Scenario {
 
         /**
          * Parses a replay line (a leading {@code replay:} or {@code ./lockstep replay} is ignored, and so is a
-         * trailing {@code :digest=...}).
+         * trailing {@code :digest=...}; {@link ReplayLine#parse} keeps it).
          *
          * @param line the line
          * @return the spec
          * @throws IllegalArgumentException naming what is wrong
          */
         public static Spec parse(String line) {
-            String text = line.trim();
+            return ReplayLine.parse(line).spec();
+        }
+    }
+
+    /**
+     * A replay line as {@code explore} prints it: the seed's {@link Spec} and the start of its audit digest.
+     *
+     * @param spec what to run
+     * @param digest the first {@value #DIGEST_DIGITS} hex digits of the digest of the run that printed the line
+     *               (or the whole digest), or null if the line carries none
+     */
+    public record ReplayLine(Spec spec, String digest) {
+        /** The hex digits of the digest that a replay line carries: the start of the audit digest. */
+        public static final int DIGEST_DIGITS = 16;
+        /** The hex digits of a whole audit digest. */
+        public static final int WHOLE_DIGEST_DIGITS = 64;
+
+        /**
+         * Checks the fields.
+         *
+         * @throws IllegalArgumentException naming a digest that is not {@value #DIGEST_DIGITS} or
+         *                                  {@value #WHOLE_DIGEST_DIGITS} lower-case hex digits
+         */
+        public ReplayLine {
+            Objects.requireNonNull(spec, "spec");
+            if (digest != null && !isDigest(digest)) {
+                // Compared with the replay's digest as a prefix: one hex digit matches one run in sixteen, and
+                // would call any of them "an exact replay".
+                throw new IllegalArgumentException("replay line digest '" + digest + "' is not the "
+                        + DIGEST_DIGITS + " lower-case hex digits a failed seed prints");
+            }
+        }
+
+        private static boolean isDigest(String text) {
+            return isHex(text, DIGEST_DIGITS) || isHex(text, WHOLE_DIGEST_DIGITS);
+        }
+
+        /** Whether {@code text} is {@code digits} lower-case hex digits. */
+        static boolean isHex(String text, int digits) {
+            if (text.length() != digits) {
+                return false;
+            }
+            for (int i = 0; i < digits; i++) {
+                char c = text.charAt(i);
+                if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * Whether a run's digest is the one this line carries.
+         *
+         * @param runDigest the whole audit digest of a run
+         * @return true if this line carries a digest and the run's starts with it
+         */
+        public boolean sameRun(String runDigest) {
+            return digest != null && runDigest.startsWith(digest);
+        }
+
+        /**
+         * The line as {@code explore} prints it.
+         *
+         * @return the spec's {@link Spec#line()}, then {@code :digest=} and the digest if there is one
+         */
+        public String line() {
+            return spec.line() + (digest == null ? "" : ":digest=" + digest);
+        }
+
+        /**
+         * Parses a replay line: {@code kv:} and then {@code key=value} fields joined by {@code :}, each key at most
+         * once ({@code seed}, which is needed, {@code faults}, {@code workload}, {@code bug}, {@code digest}); a
+         * leading {@code replay:} or {@code ./lockstep replay}, as a failure prints it, is ignored.
+         *
+         * @param line the line
+         * @return the line's spec and digest
+         * @throws IllegalArgumentException naming what is wrong: no {@code kv:}, an empty, unknown or repeated
+         *                                  field, a field with no {@code =}, a space inside the line, a seed that
+         *                                  is not decimal ASCII digits or does not fit 64 bits, a digest that is
+         *                                  not {@value #DIGEST_DIGITS} lower-case hex digits, an unknown fault,
+         *                                  workload or bug, or a bug of the other workload
+         */
+        public static ReplayLine parse(String line) {
+            String text = line.strip();
             // As printed: "replay: ./lockstep replay kv:...", or any tail of it. Until none is left, so that the
             // command after "replay:" is taken off too.
             boolean stripped = true;
@@ -91,7 +175,7 @@ public final class Scenario {
                 stripped = false;
                 for (String prefix : new String[] {"./lockstep replay", "lockstep replay", "replay:", "replay"}) {
                     if (text.startsWith(prefix)) {
-                        text = text.substring(prefix.length()).trim();
+                        text = text.substring(prefix.length()).strip();
                         stripped = true;
                     }
                 }
@@ -99,41 +183,47 @@ public final class Scenario {
             if (!text.startsWith("kv:")) {
                 throw new IllegalArgumentException("a replay line starts with 'kv:', was '" + line + "'");
             }
-            Long seed = null;
-            FaultConfig faults = FaultConfig.NONE;
-            Workload workload = Workload.MIXED;
-            InjectedBug bug = InjectedBug.NONE;
-            for (String part : text.substring(3).split(":")) {
+            for (int i = 0; i < text.length(); i++) {
+                if (Character.isWhitespace(text.charAt(i)) || Character.isSpaceChar(text.charAt(i))) {
+                    throw new IllegalArgumentException("replay line '" + text + "' has a space in it, at "
+                            + text.substring(i).strip() + "; a replay line is one word");
+                }
+            }
+            java.util.Map<String, String> fields = new java.util.LinkedHashMap<>();
+            // The limit -1 keeps empty fields, so that a trailing or doubled ':' is refused, not dropped.
+            for (String part : text.substring(3).split(":", -1)) {
                 int eq = part.indexOf('=');
+                if (part.isEmpty()) {
+                    throw new IllegalArgumentException("replay line '" + text + "' has an empty field");
+                }
                 if (eq < 0) {
                     throw new IllegalArgumentException("replay line field '" + part + "' has no '='");
                 }
                 String key = part.substring(0, eq);
-                String value = part.substring(eq + 1);
-                switch (key) {
-                    case "seed" -> {
-                        try {
-                            seed = Long.parseLong(value);
-                        } catch (NumberFormatException notANumber) {
-                            throw new IllegalArgumentException("replay line seed '" + value + "' is not a number");
-                        }
-                    }
-                    case "faults" -> faults = FaultConfig.parse(value);
-                    case "workload" -> workload = Workload.parse(value);
-                    case "bug" -> bug = InjectedBug.parse(value);
-                    case "digest" -> {
-                        // Compared with the replay's digest as a prefix: an empty one would match any run.
-                        if (!value.matches("[0-9a-f]+")) {
-                            throw new IllegalArgumentException("replay line digest '" + value + "' is not the hex"
-                                    + " digest a failed seed prints");
-                        }
-                    }
-                    default -> throw new IllegalArgumentException("unknown replay line field '" + key + "'");
+                if (!List.of("seed", "faults", "workload", "bug", "digest").contains(key)) {
+                    throw new IllegalArgumentException("unknown replay line field '" + key + "'");
+                }
+                if (fields.put(key, part.substring(eq + 1)) != null) {
+                    // Which one would win is a guess: the line was edited or pasted twice.
+                    throw new IllegalArgumentException("replay line '" + text + "' has " + key + "= twice");
                 }
             }
-            if (seed == null) {
+            String seedText = fields.get("seed");
+            if (seedText == null) {
                 throw new IllegalArgumentException("replay line has no seed: '" + line + "'");
             }
+            long seed;
+            try {
+                seed = Decimal.parseLong(seedText);
+            } catch (NumberFormatException notANumber) {
+                throw new IllegalArgumentException("replay line seed '" + seedText + "' is not a number: "
+                        + notANumber.getMessage());
+            }
+            FaultConfig faults = fields.containsKey("faults") ? FaultConfig.parse(fields.get("faults"))
+                    : FaultConfig.NONE;
+            Workload workload = fields.containsKey("workload") ? Workload.parse(fields.get("workload"))
+                    : Workload.MIXED;
+            InjectedBug bug = fields.containsKey("bug") ? InjectedBug.parse(fields.get("bug")) : InjectedBug.NONE;
             // As explore refuses them: the other workload's bug is never planted, so the run would pass untried.
             if (bug.replication() && !workload.replicated()) {
                 throw new IllegalArgumentException("replay line bug=" + bug.cliName() + " is a Raft bug: it"
@@ -143,7 +233,7 @@ public final class Scenario {
                 throw new IllegalArgumentException("replay line bug=" + bug.cliName() + " is in the key-value store,"
                         + " which workload=replicated does not run");
             }
-            return new Spec(seed, faults, workload, bug);
+            return new ReplayLine(new Spec(seed, faults, workload, bug), fields.get("digest"));
         }
     }
 

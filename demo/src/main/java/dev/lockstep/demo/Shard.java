@@ -40,10 +40,10 @@ public record Shard(int index, int count) {
             throw new IllegalArgumentException("a shard is K/N (for example 0/4), was '" + text + "'");
         }
         try {
-            return new Shard(Integer.parseInt(text.substring(0, slash).trim()),
-                    Integer.parseInt(text.substring(slash + 1).trim()));
+            return new Shard(Decimal.parseInt(text.substring(0, slash)), Decimal.parseInt(text.substring(slash + 1)));
         } catch (NumberFormatException bad) {
-            throw new IllegalArgumentException("a shard is K/N with whole numbers, was '" + text + "'");
+            throw new IllegalArgumentException("a shard is K/N with whole numbers in decimal digits, was '" + text
+                    + "'");
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.lockstep.demo;
 
+import dev.lockstep.demo.kv.InjectedBug;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLOutputFactory;
@@ -230,12 +230,19 @@ public final class SweepReport {
     }
 
     /**
-     * Reads a report that {@link #write} wrote.
+     * Reads a report that {@link #write} wrote, checking that it is whole and consistent: a report comes from
+     * another process or machine, and one that was cut short, edited or forged must not merge into a sweep that
+     * looks complete.
      *
      * @param xml the JUnit XML file
      * @return the report
      * @throws IOException if reading fails
-     * @throws IllegalArgumentException naming the file if it is not such a report
+     * @throws IllegalArgumentException naming the file and the problem if it is not such a report: not well-formed
+     *                                  XML (a file cut short is not), an element {@link #write} does not write, a
+     *                                  sweep property missing, repeated, unknown or out of range, a seed that is
+     *                                  not this shard's next one (or missing), a replay line or digest that is not
+     *                                  the one the seed's run prints, or counts in {@code testsuite} that are not
+     *                                  the test cases'
      */
     public static Report read(Path xml) throws IOException {
         try (java.io.InputStream in = new java.io.BufferedInputStream(Files.newInputStream(xml))) {
@@ -245,9 +252,61 @@ public final class SweepReport {
         }
     }
 
+    /** The sweep properties every report has, in the order {@link #write} writes them, then the shard. */
+    private static final List<String> PROPERTIES = List.of("firstSeed", "seeds", "faults", "workload", "bug",
+            "shard");
+
+    /**
+     * What a report's properties say, checked: the seeds are a range that fits in a {@code long}, and the faults,
+     * workload and bug are ones explore takes.
+     */
+    private record Sweep(long firstSeed, int seeds, String faults, Workload workload, InjectedBug bug) {
+        static Sweep of(Map<String, String> properties) {
+            for (String key : PROPERTIES.subList(0, PROPERTIES.size() - 1)) {
+                if (properties.get(key) == null) {
+                    throw new IllegalArgumentException("the sweep property " + key + " is missing");
+                }
+            }
+            if (properties.size() != PROPERTIES.size() - 1) {
+                throw new IllegalArgumentException("unknown sweep properties in " + properties);
+            }
+            long first;
+            int seeds;
+            try {
+                first = Decimal.parseLong(properties.get("firstSeed"));
+                seeds = Decimal.parseInt(properties.get("seeds"));
+            } catch (NumberFormatException bad) {
+                throw new IllegalArgumentException("the sweep's firstSeed or seeds is not a number: "
+                        + bad.getMessage());
+            }
+            if (seeds < 1) {
+                throw new IllegalArgumentException("the sweep has " + seeds + " seeds; explore sweeps at least 1");
+            }
+            if (first > Long.MAX_VALUE - (seeds - 1)) {
+                // first + seeds would wrap to negative seeds, and every check of the range with it.
+                throw new IllegalArgumentException("the sweep of " + seeds + " seeds from " + first
+                        + " goes past the largest seed, " + Long.MAX_VALUE);
+            }
+            String faults = properties.get("faults");
+            Explorer.faultsFor(faults, first); // names an unknown fault
+            return new Sweep(first, seeds, faults, Workload.parse(properties.get("workload")),
+                    InjectedBug.parse(properties.get("bug")));
+        }
+
+        /** The replay line explore prints for a seed of this sweep whose run ended with {@code digest}. */
+        String replayLine(long seed, String digest) {
+            return Explorer.replayLine(new Scenario.Spec(seed, Explorer.faultsFor(faults, seed), workload, bug),
+                    digest);
+        }
+    }
+
+    /** Where the reader is: the elements it accepts follow {@link #writeXml}'s layout and nothing else. */
+    private enum Place { SUITE, PROPERTIES, PROPERTY, TESTCASE }
+
     /**
      * Reads the report as it goes ({@link #writeXml}'s reason), refusing document type declarations: a report is
-     * data from another machine, and its entities must not reach files or the network.
+     * data from another machine, and its entities must not reach files or the network. Every seed is checked as
+     * it is read, so a forged report is refused at its first wrong seed, whatever its size.
      */
     private static Report read(Path xml, java.io.InputStream in) throws XMLStreamException {
         XMLInputFactory factory = XMLInputFactory.newInstance();
@@ -256,59 +315,197 @@ public final class SweepReport {
         XMLStreamReader reader = factory.createXMLStreamReader(in);
         try {
             reader.nextTag();
-            if (!reader.getLocalName().equals("testsuite") || reader.getAttributeValue(null, "name") == null
-                    || !reader.getAttributeValue(null, "name").startsWith(SUITE)) {
+            String suiteName = reader.getAttributeValue(null, "name");
+            if (!reader.getLocalName().equals("testsuite") || suiteName == null || !suiteName.startsWith(SUITE)) {
                 throw new IllegalArgumentException(xml + " is not a report of lockstep explore");
             }
-            Map<String, String> sweep = new LinkedHashMap<>();
-            List<Verdict> verdicts = new ArrayList<>();
-            long seed = 0;
-            String failure = null;
-            String replayLine = "";
-            String digest = "";
-            while (reader.hasNext()) {
-                int event = reader.next();
-                if (event == XMLStreamConstants.START_ELEMENT) {
-                    switch (reader.getLocalName()) {
-                        case "property" -> sweep.put(reader.getAttributeValue(null, "name").replaceFirst(
-                                "^lockstep\\.", ""), reader.getAttributeValue(null, "value"));
-                        case "testcase" -> {
-                            seed = Long.parseLong(reader.getAttributeValue(null, "name").replaceFirst("^seed ", ""));
-                            failure = null;
-                            replayLine = "";
-                            digest = "";
-                        }
-                        case "failure" -> {
-                            String text = reader.getElementText();
-                            int replay = text.lastIndexOf("\nreplay: ");
-                            failure = replay < 0 ? text : text.substring(0, replay);
-                        }
-                        case "system-out" -> {
-                            for (String line : reader.getElementText().split("\n")) {
-                                if (line.startsWith("replay: ")) {
-                                    replayLine = line.substring(8);
-                                } else if (line.startsWith("digest: ")) {
-                                    digest = line.substring(8);
-                                }
-                            }
-                        }
-                        default -> { }
-                    }
-                } else if (event == XMLStreamConstants.END_ELEMENT && reader.getLocalName().equals("testcase")) {
-                    verdicts.add(new Verdict(seed, failure == null, failure == null ? "" : failure, replayLine,
-                            digest));
-                }
+            try {
+                return readSuite(reader, suiteName);
+            } catch (IllegalArgumentException malformed) {
+                throw new IllegalArgumentException(xml + " is not a report of lockstep explore: "
+                        + malformed.getMessage() + " (line " + reader.getLocation().getLineNumber() + ")");
             }
-            String shardText = sweep.remove("shard");
-            if (shardText == null) {
-                throw new IllegalArgumentException(xml + " names no shard");
-            }
-            return new Report(sweep, Shard.parse(shardText), verdicts);
-        } catch (NullPointerException | NumberFormatException malformed) {
-            throw new IllegalArgumentException(xml + " is not a report of lockstep explore: " + malformed.getMessage());
         } finally {
             reader.close();
         }
+    }
+
+    private static Report readSuite(XMLStreamReader reader, String suiteName) throws XMLStreamException {
+        long declaredTests = Decimal.parseLong(attribute(reader, "tests"));
+        long declaredFailures = Decimal.parseLong(attribute(reader, "failures"));
+        Map<String, String> properties = new LinkedHashMap<>();
+        boolean propertiesRead = false;
+        Sweep sweep = null;
+        Shard shard = null;
+        long[] seeds = null;
+        List<Verdict> verdicts = new ArrayList<>();
+        long failures = 0;
+        Place place = Place.SUITE;
+        long seed = 0;
+        String failure = null;
+        String systemOut = null;
+        while (true) {
+            int event = reader.next();
+            if (event == XMLStreamConstants.START_ELEMENT) {
+                String name = reader.getLocalName();
+                switch (place) {
+                    case SUITE -> {
+                        if (name.equals("properties") && !propertiesRead) {
+                            place = Place.PROPERTIES;
+                        } else if (name.equals("testcase") && propertiesRead) {
+                            if (verdicts.size() == seeds.length) {
+                                throw new IllegalArgumentException("more test cases than the " + seeds.length
+                                        + " seeds of shard " + shard);
+                            }
+                            long expected = seeds[verdicts.size()];
+                            String caseName = attribute(reader, "name");
+                            if (!caseName.startsWith("seed ")) {
+                                throw new IllegalArgumentException("test case '" + caseName + "' is not 'seed N'");
+                            }
+                            seed = Decimal.parseLong(caseName.substring(5));
+                            if (seed != expected) {
+                                throw new IllegalArgumentException("test case seed " + seed + " where shard "
+                                        + shard + " of the sweep has seed " + expected);
+                            }
+                            String classname = attribute(reader, "classname");
+                            if (!classname.equals("lockstep.explore." + sweep.workload().cliName())) {
+                                throw new IllegalArgumentException("seed " + seed + " has classname '" + classname
+                                        + "', not the sweep's workload");
+                            }
+                            failure = null;
+                            systemOut = null;
+                            place = Place.TESTCASE;
+                        } else {
+                            throw unexpected(name, "testsuite");
+                        }
+                    }
+                    case PROPERTIES -> {
+                        if (!name.equals("property")) {
+                            throw unexpected(name, "properties");
+                        }
+                        String key = attribute(reader, "name");
+                        if (!key.startsWith("lockstep.") || !PROPERTIES.contains(key.substring(9))) {
+                            throw new IllegalArgumentException("unknown property '" + key + "'");
+                        }
+                        if (properties.put(key.substring(9), attribute(reader, "value")) != null) {
+                            throw new IllegalArgumentException("property '" + key + "' given twice");
+                        }
+                        place = Place.PROPERTY;
+                    }
+                    case TESTCASE -> {
+                        if (name.equals("failure") && failure == null && systemOut == null) {
+                            failure = reader.getElementText();
+                        } else if (name.equals("system-out") && systemOut == null) {
+                            systemOut = reader.getElementText();
+                        } else {
+                            throw unexpected(name, "the test case of seed " + seed);
+                        }
+                    }
+                    case PROPERTY -> throw unexpected(name, "property");
+                }
+            } else if (event == XMLStreamConstants.END_ELEMENT) {
+                switch (place) {
+                    case PROPERTY -> place = Place.PROPERTIES;
+                    case PROPERTIES -> {
+                        String shardText = properties.remove("shard");
+                        if (shardText == null) {
+                            throw new IllegalArgumentException("the report names no shard");
+                        }
+                        shard = Shard.parse(shardText);
+                        sweep = Sweep.of(properties);
+                        String expectedName = SUITE + (shard.count() == 1 ? "" : " shard " + shard);
+                        if (!suiteName.equals(expectedName)) {
+                            throw new IllegalArgumentException("the suite is named '" + suiteName + "' but holds"
+                                    + " shard " + shard);
+                        }
+                        seeds = shard.seeds(sweep.firstSeed(), sweep.seeds());
+                        if (declaredTests != seeds.length) {
+                            throw new IllegalArgumentException("tests=\"" + declaredTests + "\" where shard " + shard
+                                    + " of the sweep has " + seeds.length + " seeds");
+                        }
+                        propertiesRead = true;
+                        place = Place.SUITE;
+                    }
+                    case TESTCASE -> {
+                        Verdict verdict = verdict(sweep, seed, failure, systemOut);
+                        failures += verdict.passed() ? 0 : 1;
+                        verdicts.add(verdict);
+                        place = Place.SUITE;
+                    }
+                    case SUITE -> {
+                        // The end of the test suite: a report cut short and then closed ends here too early.
+                        if (!propertiesRead) {
+                            throw new IllegalArgumentException("the report has no sweep properties");
+                        }
+                        if (verdicts.size() != seeds.length) {
+                            throw new IllegalArgumentException("the report holds " + verdicts.size() + " of the "
+                                    + seeds.length + " seeds of shard " + shard + "; the first missing is seed "
+                                    + seeds[verdicts.size()]);
+                        }
+                        if (failures != declaredFailures) {
+                            throw new IllegalArgumentException("failures=\"" + declaredFailures + "\" but "
+                                    + failures + " test cases failed");
+                        }
+                        while (reader.hasNext()) {
+                            reader.next(); // the parser refuses anything but comments and spaces after the root
+                        }
+                        return new Report(properties, shard, verdicts);
+                    }
+                }
+            } else if (event == XMLStreamConstants.CHARACTERS && !reader.isWhiteSpace()) {
+                throw new IllegalArgumentException("text '" + reader.getText().strip() + "' where "
+                        + place.name().toLowerCase(Locale.ROOT) + " has none");
+            }
+        }
+    }
+
+    /**
+     * A test case's verdict, checked against the sweep: its {@code system-out} holds exactly the replay line
+     * explore prints for the seed and the run's digest, and a failure's text ends in that replay line.
+     */
+    private static Verdict verdict(Sweep sweep, long seed, String failureText, String systemOut) {
+        if (systemOut == null) {
+            throw new IllegalArgumentException("seed " + seed + " has no system-out (its replay line and digest)");
+        }
+        String[] lines = systemOut.split("\n", -1);
+        if (lines.length != 3 || !lines[0].startsWith("replay: ") || !lines[1].startsWith("digest: ")
+                || !lines[2].isEmpty()) {
+            throw new IllegalArgumentException("seed " + seed + "'s system-out is not 'replay: LINE' and"
+                    + " 'digest: HEX' lines");
+        }
+        String replayLine = lines[0].substring(8);
+        String digest = lines[1].substring(8);
+        if (!digest.isEmpty() && !Scenario.ReplayLine.isHex(digest, Scenario.ReplayLine.WHOLE_DIGEST_DIGITS)) {
+            throw new IllegalArgumentException("seed " + seed + " has digest '" + digest + "', not "
+                    + Scenario.ReplayLine.WHOLE_DIGEST_DIGITS + " lower-case hex digits");
+        }
+        String expectedLine = sweep.replayLine(seed, digest);
+        if (!replayLine.equals(expectedLine)) {
+            throw new IllegalArgumentException("seed " + seed + " has replay line '" + replayLine + "', but the"
+                    + " sweep's seed " + seed + " with that digest replays as '" + expectedLine + "'");
+        }
+        if (failureText == null) {
+            return new Verdict(seed, true, "", replayLine, digest);
+        }
+        String tail = "\nreplay: ./lockstep replay " + replayLine;
+        if (!failureText.endsWith(tail) || failureText.length() == tail.length()) {
+            throw new IllegalArgumentException("seed " + seed + "'s failure is not a problem followed by the line"
+                    + " that replays it");
+        }
+        return new Verdict(seed, false, failureText.substring(0, failureText.length() - tail.length()), replayLine,
+                digest);
+    }
+
+    private static String attribute(XMLStreamReader reader, String name) {
+        String value = reader.getAttributeValue(null, name);
+        if (value == null) {
+            throw new IllegalArgumentException("<" + reader.getLocalName() + "> has no " + name + "=");
+        }
+        return value;
+    }
+
+    private static IllegalArgumentException unexpected(String element, String where) {
+        return new IllegalArgumentException("unexpected <" + element + "> in " + where);
     }
 
     /**
@@ -347,18 +544,20 @@ public final class SweepReport {
      *
      * @param shards the shards' reports, in any order
      * @return the whole sweep's report, seeds in order
-     * @throws IllegalArgumentException naming the problem if the reports are of different sweeps, are cut into
-     *                                  different numbers of shards, repeat a shard or a seed, miss a shard, or do
-     *                                  not cover exactly the sweep's seeds
+     * @throws IllegalArgumentException naming the problem if the sweep's properties are missing or out of range
+     *                                  (a range past {@link Long#MAX_VALUE}), the reports are of different sweeps,
+     *                                  are cut into different numbers of shards, repeat a shard, miss a shard, or
+     *                                  a shard does not hold exactly its seeds of the sweep, in order
      */
     public static Report merge(List<Report> shards) {
         if (shards.isEmpty()) {
             throw new IllegalArgumentException("nothing to merge: no reports given");
         }
         Map<String, String> sweep = shards.getFirst().sweep();
+        Sweep checked = Sweep.of(sweep);
         int count = shards.getFirst().shard().count();
         boolean[] present = new boolean[count];
-        TreeMap<Long, Verdict> bySeed = new TreeMap<>();
+        List<List<Verdict>> byShard = new ArrayList<>(java.util.Collections.nCopies(count, null));
         for (Report report : shards) {
             if (!report.sweep().equals(sweep)) {
                 throw new IllegalArgumentException("reports of different sweeps: " + sweep + " and " + report.sweep());
@@ -371,11 +570,21 @@ public final class SweepReport {
                 throw new IllegalArgumentException("shard " + report.shard() + " given twice");
             }
             present[report.shard().index()] = true;
-            for (Verdict verdict : report.verdicts()) {
-                if (bySeed.put(verdict.seed(), verdict) != null) {
-                    throw new IllegalArgumentException("seed " + verdict.seed() + " is in two reports");
+            // Each shard's seeds exactly, in order: together the shards are then exactly the sweep's seeds, each
+            // once, whatever the first seed (a check of the range by first + seeds wrapped near Long.MAX_VALUE).
+            long[] expected = report.shard().seeds(checked.firstSeed(), checked.seeds());
+            List<Verdict> verdicts = report.verdicts();
+            for (int i = 0; i < Math.max(expected.length, verdicts.size()); i++) {
+                if (i >= verdicts.size()) {
+                    throw new IllegalArgumentException("seed " + expected[i] + " of the sweep is in no report");
+                }
+                if (i >= expected.length || verdicts.get(i).seed() != expected[i]) {
+                    throw new IllegalArgumentException("shard " + report.shard() + " holds seed "
+                            + verdicts.get(i).seed() + (i < expected.length ? " where the sweep has seed "
+                            + expected[i] : ", past its " + expected.length + " seeds"));
                 }
             }
+            byShard.set(report.shard().index(), verdicts);
         }
         List<String> missing = new ArrayList<>();
         for (int index = 0; index < count; index++) {
@@ -386,17 +595,12 @@ public final class SweepReport {
         if (!missing.isEmpty()) {
             throw new IllegalArgumentException("shard report(s) missing: " + String.join(", ", missing));
         }
-        long first = Long.parseLong(sweep.get("firstSeed"));
-        int seeds = Integer.parseInt(sweep.get("seeds"));
-        for (long seed = first; seed < first + seeds; seed++) {
-            if (!bySeed.containsKey(seed)) {
-                throw new IllegalArgumentException("seed " + seed + " of the sweep is in no report");
-            }
+        // Position p of the sweep is shard p % count's verdict p / count: interleaved back into seed order.
+        List<Verdict> merged = new ArrayList<>(checked.seeds());
+        for (int position = 0; position < checked.seeds(); position++) {
+            merged.add(byShard.get(position % count).get(position / count));
         }
-        if (bySeed.size() != seeds) {
-            throw new IllegalArgumentException("the reports hold " + bySeed.size() + " seeds, the sweep has " + seeds);
-        }
-        return new Report(sweep, Shard.ALL, List.copyOf(bySeed.values()));
+        return new Report(sweep, Shard.ALL, List.copyOf(merged));
     }
 
     /**

@@ -133,7 +133,8 @@ class CommandLineTest {
     @Test
     void theWholePrintedReplayLineIsAccepted() {
         // What explore, demo and a report's .failures file print: "replay: ./lockstep replay kv:...".
-        Scenario.Spec spec = Scenario.Spec.parse("replay: ./lockstep replay kv:seed=2:faults=crash:digest=ab12");
+        Scenario.Spec spec = Scenario.Spec.parse("replay: ./lockstep replay kv:seed=2:faults=crash"
+                + ":digest=0123456789abcdef");
         assertEquals(Scenario.Spec.parse("kv:seed=2:faults=crash"), spec);
         assertEquals(spec, Scenario.Spec.parse("replay: lockstep replay kv:seed=2:faults=crash"));
     }
@@ -148,8 +149,26 @@ class CommandLineTest {
             {"kv:faults=crash", "replay line has no seed"},
             {"kv:seed=2:colour=red", "unknown replay line field 'colour'"},
             // An empty digest was taken as a prefix of any digest: "an exact replay" of whatever ran.
-            {"kv:seed=2:digest=", "replay line digest '' is not the hex digest"},
-            {"kv:seed=2:digest=zz", "replay line digest 'zz' is not the hex digest"},
+            {"kv:seed=2:digest=", "replay line digest '' is not the 16 lower-case hex digits"},
+            {"kv:seed=2:digest=zz", "replay line digest 'zz' is not the 16 lower-case hex digits"},
+            // One hex digit matched one run in sixteen, any of them "an exact replay".
+            {"kv:seed=2:digest=a", "replay line digest 'a' is not the 16 lower-case hex digits"},
+            {"kv:seed=2:digest=0123456789ABCDEF", "digest '0123456789ABCDEF' is not"},
+            // Long.parseLong reads Arabic-Indic and full-width digits and a '+': the line shows no seed 12.
+            {"kv:seed=\u0661\u0662", "replay line seed '\u0661\u0662' is not a number"},
+            {"kv:seed=\uFF11\uFF12", "is not a number"},
+            {"kv:seed=+12", "replay line seed '+12' is not a number"},
+            {"kv:seed=99999999999999999999", "out of the range"},
+            // Which of two values wins is a guess: refused, not the last one silently.
+            {"kv:seed=2:seed=3", "has seed= twice"},
+            {"kv:seed=2:faults=crash:faults=none", "has faults= twice"},
+            {"kv:seed=2:digest=0123456789abcdef:digest=0123456789abcdee", "has digest= twice"},
+            {"kv:seed=2:", "has an empty field"},
+            {"kv:seed=2::faults=crash", "has an empty field"},
+            {"kv:seed=2:faults=", "an empty fault profile"},
+            {"kv:seed=2:faults=crash+crash", "names crash twice"},
+            {"kv:seed=2:faults=crash@NaN", "bad intensity 'NaN'"},
+            {"kv:seed=2 :faults=crash", "has a space in it"},
             // Ran without the bug while printing "bug ack-before-sync": explore refuses these pairs.
             {"kv:seed=2:workload=replicated:bug=ack-before-sync", "bug=ack-before-sync is in the key-value store"},
             {"kv:seed=2:bug=figure-8", "bug=figure-8 is a Raft bug"},
@@ -163,6 +182,70 @@ class CommandLineTest {
         Outcome negative = run("replay", "--trace", "-1", "kv:seed=2");
         assertEquals(2, negative.status());
         assertTrue(negative.errors().contains("--trace"), negative.errors());
+    }
+
+    @Test
+    void numbersAreDecimalAsciiDigitsOnly() {
+        // picocli's converters read 010 as octal 8, and Arabic-Indic digits and a '+' as a number.
+        for (String bad : new String[] {"\u0661\u0662", "+5", "0x10", "\uFF15", "1_000"}) {
+            Outcome outcome = run("explore", "--seeds", bad, "--faults", "none");
+            assertEquals(2, outcome.status(), bad + ": " + outcome.errors());
+            assertTrue(outcome.errors().contains("'" + bad + "' is not a whole number in decimal digits"),
+                    outcome.errors());
+            Outcome firstSeed = run("explore", "--first-seed", bad);
+            assertEquals(2, firstSeed.status(), bad + ": " + firstSeed.errors());
+        }
+        Outcome shard = run("explore", "--shard", "\u0660/2");
+        assertEquals(2, shard.status(), shard.errors());
+        assertTrue(shard.errors().contains("whole numbers in decimal digits"), shard.errors());
+        assertEquals(new Shard(1, 10), Shard.parse("1/010"));
+    }
+
+    @Test
+    void emptyOptionsAreRefusedNamingThem() {
+        // --faults '' ran with no faults at all; --report '' and --merge '' meant the current directory.
+        Outcome faults = run("explore", "--seeds", "1", "--faults", "");
+        assertEquals(2, faults.status(), faults.errors());
+        assertTrue(faults.errors().contains("an empty fault profile ''"), faults.errors());
+        Outcome blank = run("explore", "--seeds", "1", "--faults", " @2");
+        assertEquals(2, blank.status(), blank.errors());
+        assertTrue(blank.errors().contains("an empty fault profile"), blank.errors());
+        Outcome report = run("explore", "--seeds", "1", "--report", "");
+        assertEquals(2, report.status(), report.errors());
+        assertTrue(report.errors().contains("--report") && report.errors().contains("an empty path"),
+                report.errors());
+        Outcome merge = run("explore", "--merge", "");
+        assertEquals(2, merge.status(), merge.errors());
+        assertTrue(merge.errors().contains("an empty path"), merge.errors());
+    }
+
+    @Test
+    void aMergeWithSweepOptionsIsRefusedNamingThem() {
+        // The merge takes the sweep from its reports; --seeds was ignored without a word.
+        for (String[] option : new String[][] {{"--seeds", "5"}, {"--first-seed", "3"}, {"--faults", "none"},
+                {"--workload", "mixed"}, {"--inject-bug", "none"}, {"--shard", "0/2"}, {"--threads", "1"}}) {
+            Outcome outcome = run("explore", "--merge", "reports", option[0], option[1]);
+            assertEquals(2, outcome.status(), outcome.errors());
+            assertTrue(outcome.errors().contains("--merge takes the sweep from its reports; " + option[0]
+                    + " cannot be given with it"), outcome.errors());
+        }
+    }
+
+    @Test
+    void replayTellsAnExactReplayFromADifferentRunByItsExitStatus() {
+        Scenario.Spec spec = new Scenario.Spec(1, dev.lockstep.testing.FaultConfig.NONE, Workload.MIXED,
+                InjectedBug.NONE);
+        java.io.PrintStream quiet = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
+        String digest = Scenario.run(spec, 0).digest();
+        assertEquals(Main.PASSED, Main.replay(quiet, new Scenario.ReplayLine(spec, digest.substring(0, 16)), 0));
+        String other = (digest.charAt(0) == '0' ? "1" : "0") + digest.substring(1, 16);
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        int status = Main.replay(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8),
+                new Scenario.ReplayLine(spec, other), 0);
+        String output = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(Main.DIFFERENT_RUN, status, output);
+        assertTrue(output.contains("DIFFERENT from the digest in the line (" + other + ")"), output);
+        assertEquals(Main.PASSED, Main.replay(quiet, new Scenario.ReplayLine(spec, null), 0), "no digest to compare");
     }
 
     @Test

@@ -98,6 +98,6 @@ class InjectedBugTest {
     void replayLinesRoundTrip() {
         Scenario.Spec spec = new Scenario.Spec(17, dev.lockstep.testing.FaultConfig.parse("crash+sync-errors"),
                 Workload.WRITE_HEAVY, InjectedBug.ACK_BEFORE_SYNC);
-        assertEquals(spec, Scenario.Spec.parse("./lockstep replay " + spec.line() + ":digest=abcd"));
+        assertEquals(spec, Scenario.Spec.parse("./lockstep replay " + spec.line() + ":digest=0123456789abcdef"));
     }
 }

@@ -87,29 +87,41 @@ public record FaultConfig(Set<Fault> enabled, double intensity) {
      *
      * @param profile the text
      * @return the configuration
-     * @throws IllegalArgumentException naming an unknown fault
+     * @throws IllegalArgumentException naming the profile if it is empty (an empty profile is a slip, not a way to
+     *                                  say {@code none}), names an unknown fault or one fault twice, or has an
+     *                                  intensity that is not a decimal number ({@code NaN}, hex and a type suffix
+     *                                  are refused) in {@code [0, 50]}
      */
     public static FaultConfig parse(String profile) {
         String text = profile.trim();
         double intensity = 1.0;
         int at = text.indexOf('@');
         if (at >= 0) {
-            try {
-                intensity = Double.parseDouble(text.substring(at + 1));
-            } catch (NumberFormatException bad) {
-                throw new IllegalArgumentException("bad intensity in fault profile '" + profile + "'");
+            String number = text.substring(at + 1);
+            if (!number.matches("[0-9]+(\\.[0-9]+)?([eE]-?[0-9]+)?")) {
+                throw new IllegalArgumentException("bad intensity '" + number + "' in fault profile '" + profile
+                        + "': a decimal number in [0, 50]");
             }
-            text = text.substring(0, at);
+            intensity = Double.parseDouble(number);
+            text = text.substring(0, at).trim();
         }
-        if (text.equalsIgnoreCase("none") || text.isEmpty()) {
+        if (text.isEmpty()) {
+            throw new IllegalArgumentException("an empty fault profile '" + profile + "': name the faults, or none"
+                    + " for no faults");
+        }
+        if (text.equalsIgnoreCase("none")) {
             return NONE.withIntensity(intensity);
         }
         if (text.equalsIgnoreCase("all")) {
             return ALL.withIntensity(intensity);
         }
         EnumSet<Fault> set = EnumSet.noneOf(Fault.class);
-        for (String name : text.split("[,+]")) {
-            set.add(Fault.parse(name.trim()));
+        for (String name : text.split("[,+]", -1)) {
+            Fault fault = Fault.parse(name.trim());
+            if (!set.add(fault)) {
+                throw new IllegalArgumentException("fault profile '" + profile + "' names " + fault.cliName()
+                        + " twice");
+            }
         }
         return new FaultConfig(set, intensity);
     }

@@ -239,11 +239,17 @@ public final class Simulations {
 
     private static long number(java.util.Map<String, String> values, String key, String text) {
         String value = required(values, key, text);
+        // Decimal ASCII digits only: Long.parseLong also takes a leading '+' and the digits of every script, so
+        // a line that shows one seed could replay another.
+        if (!value.matches("-?[0-9]+")) {
+            throw new IllegalArgumentException("the replay '" + text + "' has " + key + "=" + value
+                    + ", not a number in decimal digits");
+        }
         try {
             return Long.parseLong(value);
         } catch (NumberFormatException bad) {
             throw new IllegalArgumentException("the replay '" + text + "' has " + key + "=" + value
-                    + ", not a number");
+                    + ", out of range");
         }
     }
 
