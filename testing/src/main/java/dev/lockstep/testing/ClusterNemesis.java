@@ -1,0 +1,334 @@
+package dev.lockstep.testing;
+
+import dev.lockstep.Context;
+import dev.lockstep.sim.SimCluster;
+import dev.lockstep.sim.SimControl;
+import dev.lockstep.sim.SimNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * A nemesis strong enough for consensus protocols: where {@link NodeNemesis} disturbs one uniformly chosen node at a
+ * time, so that with five nodes a majority is nearly always whole, this one also takes a majority at once, cuts a
+ * node or a minority off the network, aims at the node the protocol believes leads, and crashes nodes at the
+ * moments of their I/O where a missing sync shows. Run it in its own task of the controller, as
+ * {@code ctx.child("nemesis").spawn(nemesis::run)}; it runs until aborted, and when it is, it heals what it cut and
+ * restarts or resumes what it took down.
+ *
+ * <h2>Disturbances</h2>
+ * At seeded moments (mean {@code meanPause} apart) it draws one of its {@link Disturbance}s and, for those aimed at
+ * one node, a target: the leader when a leader hook is given and names a running node, otherwise a running node
+ * drawn uniformly. Each disturbance lasts a seeded while (mean {@code meanPause}) and is undone before the next
+ * one starts. At each turn it also restarts any {@linkplain SimNode#failStop(boolean) fail-stop} node that went
+ * down on its own.
+ *
+ * <h2>The leader hook</h2>
+ * An {@link IntSupplier} the protocol's test provides: the id of the node that currently believes it leads (the
+ * latest such claim the test has seen), or {@link #NO_LEADER} when none is known. It is called on the simulator's
+ * thread between steps, so it may read the nodes' plain fields; it must not block or draw randomness.
+ *
+ * <h2>Swarm</h2>
+ * {@link #swarm} decides, from the seed alone, which disturbances a run uses and whether it aims at the leader:
+ * some seeds then run with power losses only, others with splits and I/O crashes, and rare combinations each get
+ * seeds of their own. The decision is made outside the simulation's generator, so it adds no draw to a run.
+ *
+ * <p>Every choice during the run comes from {@link SimControl#random()}, so the schedule is part of the seed.
+ * Not thread-safe: a simulation runs on one thread.
+ */
+public final class ClusterNemesis {
+    /** What the leader hook answers when no node is known to lead. */
+    public static final int NO_LEADER = 0;
+
+    /** What the nemesis may do. */
+    public enum Disturbance {
+        /** Crashes (a power cut) the target, restarts it later. */
+        CRASH,
+        /** Kills the target's process, restarts it later. */
+        KILL,
+        /** Pauses the target's process, resumes it later. */
+        PAUSE,
+        /** Cuts the target off from every other node ({@link NetworkSplit#isolate}), heals it later. */
+        ISOLATE,
+        /**
+         * Splits the nodes into a minority (the target and up to {@code (n - 1) / 2 - 1} others drawn) and a majority
+         * ({@link NetworkSplit#between}), heals it later. With fewer than three nodes, the same as {@link #ISOLATE}.
+         */
+        SPLIT,
+        /**
+         * Correlated power loss: crashes a majority ({@code n / 2 + 1} of the {@code n} nodes, the target among
+         * them; fewer if fewer run) at one instant, restarts them later. What each had not synced is lost at once.
+         */
+        POWER_LOSS,
+        /**
+         * Arms the target to crash at its next sync in flight or next completed sync (drawn; see
+         * {@link SimNode#crashAt}); restarts it later if it fired, disarms it if no sync came within the while.
+         */
+        CRASH_AT_SYNC
+    }
+
+    private final Set<Disturbance> disturbances;
+    private final Duration meanPause;
+    private final IntSupplier leader;
+    private final Consumer<String> events;
+    private final int[] counts = new int[Disturbance.values().length];
+    private int restartsOfFailStopped;
+
+    /**
+     * @param disturbances what it may do, at least one
+     * @param meanPause the mean time between two disturbances, and the mean time one lasts
+     * @param leader the leader hook (see the class doc), or null to draw every target uniformly
+     * @param events receives one line per disturbance, for traces; may be a no-op
+     * @throws IllegalArgumentException if {@code disturbances} is empty or {@code meanPause} is not positive
+     */
+    public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader,
+            Consumer<String> events) {
+        if (disturbances.isEmpty()) {
+            throw new IllegalArgumentException("a cluster nemesis needs at least one disturbance");
+        }
+        if (meanPause.isNegative() || meanPause.isZero()) {
+            throw new IllegalArgumentException("meanPause must be positive, was " + meanPause);
+        }
+        this.disturbances = Collections.unmodifiableSet(EnumSet.copyOf(disturbances));
+        this.meanPause = meanPause;
+        this.leader = leader;
+        this.events = Objects.requireNonNull(events, "events");
+    }
+
+    /**
+     * Swarm testing of disturbances: each is on with probability one half (at least one is), and the leader hook
+     * is used with probability one half, all decided by {@code seed} alone (see the class doc).
+     *
+     * @param seed the run's seed
+     * @param meanPause as for the constructor
+     * @param leader the leader hook, or null
+     * @param events as for the constructor
+     * @return the nemesis for this seed
+     */
+    public static ClusterNemesis swarm(long seed, Duration meanPause, IntSupplier leader, Consumer<String> events) {
+        SplittableRandom random = new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL);
+        EnumSet<Disturbance> chosen = EnumSet.noneOf(Disturbance.class);
+        for (Disturbance disturbance : Disturbance.values()) {
+            if (random.nextBoolean()) {
+                chosen.add(disturbance);
+            }
+        }
+        if (chosen.isEmpty()) {
+            chosen.add(Disturbance.values()[random.nextInt(Disturbance.values().length)]);
+        }
+        return new ClusterNemesis(chosen, meanPause, random.nextBoolean() ? leader : null, events);
+    }
+
+    /**
+     * What it may do.
+     *
+     * @return the disturbances, unmodifiable
+     */
+    public Set<Disturbance> disturbances() {
+        return disturbances;
+    }
+
+    /**
+     * Whether it aims at the leader the hook names.
+     *
+     * @return true if it has a leader hook
+     */
+    public boolean targetsLeader() {
+        return leader != null;
+    }
+
+    /**
+     * How often it did {@code disturbance} so far (a {@link Disturbance#CRASH_AT_SYNC} counts when armed, fired or
+     * not).
+     *
+     * @param disturbance the disturbance
+     * @return the count
+     */
+    public int count(Disturbance disturbance) {
+        return counts[disturbance.ordinal()];
+    }
+
+    /**
+     * Fail-stop nodes it restarted so far.
+     *
+     * @return the count
+     */
+    public int restartsOfFailStopped() {
+        return restartsOfFailStopped;
+    }
+
+    /**
+     * Disturbs the cluster until aborted.
+     *
+     * @param ctx the nemesis task's context, in the controller of a simulation with a cluster
+     * @return never returns normally
+     */
+    public Void run(Context ctx) {
+        SimControl control = dev.lockstep.sim.SimRunner.control(ctx);
+        SimCluster cluster = control.cluster();
+        RandomGenerator random = control.random();
+        List<Disturbance> choices = new ArrayList<>(disturbances);
+        List<SimNode> down = new ArrayList<>();
+        NetworkSplit[] split = {null};
+        try {
+            while (true) {
+                ctx.sleep(pause(random));
+                restartFailStopped(cluster);
+                List<SimNode> running = running(cluster);
+                if (running.isEmpty()) {
+                    continue;
+                }
+                Disturbance disturbance = choices.get(random.nextInt(choices.size()));
+                SimNode target = target(cluster, running, random);
+                Duration length = pause(random);
+                counts[disturbance.ordinal()]++;
+                switch (disturbance) {
+                    case CRASH, KILL, PAUSE -> {
+                        down.add(target);
+                        if (disturbance == Disturbance.CRASH) {
+                            target.crash();
+                        } else if (disturbance == Disturbance.KILL) {
+                            target.kill();
+                        } else {
+                            target.pause();
+                        }
+                        event(disturbance.name().toLowerCase(Locale.ROOT) + " node " + target.id() + " for "
+                                + length.toMillis() + " ms");
+                        ctx.sleep(length);
+                    }
+                    case ISOLATE, SPLIT -> {
+                        List<SimNode> nodes = cluster.nodes();
+                        if (disturbance == Disturbance.ISOLATE || nodes.size() < 3) {
+                            split[0] = NetworkSplit.isolate(control, target, nodes);
+                        } else {
+                            List<SimNode> minority = new ArrayList<>(List.of(target));
+                            List<SimNode> rest = new ArrayList<>(nodes);
+                            rest.remove(target);
+                            int size = 1 + random.nextInt((nodes.size() - 1) / 2);
+                            while (minority.size() < size) {
+                                minority.add(rest.remove(random.nextInt(rest.size())));
+                            }
+                            split[0] = NetworkSplit.between(control, minority, rest);
+                        }
+                        event((disturbance == Disturbance.ISOLATE ? "isolate " : "split ") + split[0] + " for "
+                                + length.toMillis() + " ms");
+                        ctx.sleep(length);
+                    }
+                    case POWER_LOSS -> {
+                        int majority = cluster.nodes().size() / 2 + 1;
+                        List<SimNode> victims = new ArrayList<>(List.of(target));
+                        List<SimNode> rest = new ArrayList<>(running);
+                        rest.remove(target);
+                        while (victims.size() < majority && !rest.isEmpty()) {
+                            victims.add(rest.remove(random.nextInt(rest.size())));
+                        }
+                        for (SimNode victim : victims) {
+                            down.add(victim);
+                            victim.crash();
+                        }
+                        event("power loss of nodes " + NetworkSplit.ids(victims) + " for " + length.toMillis()
+                                + " ms");
+                        ctx.sleep(length);
+                    }
+                    case CRASH_AT_SYNC -> {
+                        SimNode.IoBoundary boundary = random.nextBoolean() ? SimNode.IoBoundary.SYNC_IN_FLIGHT
+                                : SimNode.IoBoundary.SYNC_DONE;
+                        down.add(target);
+                        target.crashAt(boundary);
+                        ctx.sleep(length);
+                        if (target.state() == SimNode.State.DOWN) {
+                            event("crash node " + target.id() + " at " + boundary + "; down " + length.toMillis()
+                                    + " ms");
+                            ctx.sleep(length);
+                        } else {
+                            target.disarm();
+                            event("no " + boundary + " of node " + target.id() + " in " + length.toMillis()
+                                    + " ms");
+                        }
+                    }
+                }
+                bringBack(down, split);
+            }
+        } finally {
+            try {
+                bringBack(down, split);
+            } catch (RuntimeException simulationOver) {
+                // The run is ending: nothing left to bring back.
+            }
+        }
+    }
+
+    private SimNode target(SimCluster cluster, List<SimNode> running, RandomGenerator random) {
+        if (leader != null) {
+            int id = leader.getAsInt();
+            if (id >= 1 && id <= cluster.nodes().size()) {
+                SimNode named = cluster.node(id);
+                if (running.contains(named)) {
+                    return named;
+                }
+            }
+        }
+        return running.get(random.nextInt(running.size()));
+    }
+
+    private void restartFailStopped(SimCluster cluster) {
+        for (SimNode node : cluster.nodes()) {
+            if (node.state() == SimNode.State.DOWN && node.failStops() && node.failure() != null) {
+                node.restart();
+                restartsOfFailStopped++;
+                event("restart fail-stopped node " + node.id() + " (" + node.failure() + ")");
+            }
+        }
+    }
+
+    private void bringBack(List<SimNode> down, NetworkSplit[] split) {
+        if (split[0] != null) {
+            split[0].heal();
+            event("healed " + split[0]);
+            split[0] = null;
+        }
+        for (SimNode node : down) {
+            node.disarm();
+            switch (node.state()) {
+                case DOWN -> node.restart();
+                case PAUSED -> node.resume();
+                default -> {
+                }
+            }
+            event("node " + node.id() + " back (lifetime " + node.lifetime() + ")");
+        }
+        down.clear();
+    }
+
+    private static List<SimNode> running(SimCluster cluster) {
+        List<SimNode> running = new ArrayList<>();
+        for (SimNode node : cluster.nodes()) {
+            if (node.state() == SimNode.State.RUNNING) {
+                running.add(node);
+            }
+        }
+        return running;
+    }
+
+    private void event(String line) {
+        events.accept("nemesis: " + line);
+    }
+
+    private Duration pause(RandomGenerator random) {
+        return Duration.ofNanos(1 + random.nextLong(2 * meanPause.toNanos()));
+    }
+
+    @Override
+    public String toString() {
+        return "ClusterNemesis(" + disturbances + (leader != null ? ", aimed at the leader" : "") + ")";
+    }
+}

@@ -1,0 +1,71 @@
+package dev.lockstep.testing;
+
+import dev.lockstep.Task;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+
+/**
+ * The node-level nemeses by name, for tools that pick one as a search strategy (a command-line flag, a scoreboard
+ * comparing strategies at equal budget). Each makes the nemesis task a run spawns in its controller:
+ * {@code ctx.child("nemesis").spawn(strategy.nemesis(seed, pause, leaderHook, events))}.
+ */
+public enum NemesisStrategy {
+    /** {@link NodeNemesis} with every action: one uniformly chosen node at a time. */
+    UNIFORM,
+    /** {@link ClusterNemesis} with every disturbance, aimed at the leader the hook names. */
+    TARGETED,
+    /** {@link ClusterNemesis#swarm}: each seed its own set of disturbances, aimed at the leader or not. */
+    SWARM;
+
+    /**
+     * The nemesis task for one run.
+     *
+     * @param seed the run's seed (only {@link #SWARM} uses it, to decide its disturbances)
+     * @param meanPause the mean time between two disturbances and the mean time one lasts
+     * @param leader the leader hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
+     * @param events receives one line per disturbance
+     * @return a task to spawn in the run's controller; it runs until aborted
+     */
+    public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, Consumer<String> events) {
+        Objects.requireNonNull(events, "events");
+        return switch (this) {
+            case UNIFORM -> new NodeNemesis(EnumSet.allOf(NodeNemesis.Action.class), meanPause, events)::run;
+            case TARGETED -> new ClusterNemesis(EnumSet.allOf(ClusterNemesis.Disturbance.class), meanPause, leader,
+                    events)::run;
+            case SWARM -> ClusterNemesis.swarm(seed, meanPause, leader, events)::run;
+        };
+    }
+
+    /**
+     * The command-line name.
+     *
+     * @return e.g. {@code targeted}
+     */
+    public String cliName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Parses a command-line name.
+     *
+     * @param name e.g. {@code targeted}, case-insensitive
+     * @return the strategy
+     * @throws IllegalArgumentException naming the value and the known names
+     */
+    public static NemesisStrategy parse(String name) {
+        for (NemesisStrategy strategy : values()) {
+            if (strategy.cliName().equalsIgnoreCase(name)) {
+                return strategy;
+            }
+        }
+        StringBuilder known = new StringBuilder();
+        for (NemesisStrategy strategy : values()) {
+            known.append(known.isEmpty() ? "" : ", ").append(strategy.cliName());
+        }
+        throw new IllegalArgumentException("unknown nemesis strategy '" + name + "'; known: " + known);
+    }
+}

@@ -1,0 +1,287 @@
+package dev.lockstep.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Blob;
+import dev.lockstep.Context;
+import dev.lockstep.Handle;
+import dev.lockstep.OpenedBlob;
+import dev.lockstep.Task;
+import dev.lockstep.sim.SimCluster;
+import dev.lockstep.sim.SimControl;
+import dev.lockstep.sim.SimNode;
+import dev.lockstep.sim.SimRunner;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** The cluster nemesis and network splits: each disturbance does what it says, seeded and undone. */
+class ClusterNemesisTest {
+    private final List<String> events = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+
+    private static void idleNodes(SimCluster cluster, int count) {
+        for (int i = 0; i < count; i++) {
+            cluster.start(c -> {
+                c.sleep(Duration.ofDays(1));
+                return null;
+            });
+        }
+    }
+
+    /** Pairs of distinct nodes partitioned in either direction. */
+    private static Set<String> cutPairs(SimControl control, List<SimNode> nodes) {
+        Set<String> cut = new TreeSet<>();
+        for (SimNode a : nodes) {
+            for (SimNode b : nodes) {
+                if (a != b && control.isPartitioned(a.address(), b.address())) {
+                    cut.add(a.id() + "-" + b.id());
+                }
+            }
+        }
+        return cut;
+    }
+
+    private static void runFor(Context ctx, Task<Void> nemesis, int millis) {
+        Handle<Void> running = ctx.child("nemesis").spawn(nemesis);
+        ctx.sleep(Duration.ofMillis(millis));
+        running.abort();
+        try {
+            running.await();
+        } catch (dev.lockstep.ClosedException aborted) {
+            // It ran its finally block: what it took down is back.
+        }
+    }
+
+    @SimulationTest(seeds = 3)
+    void isolatingANodeCutsItFromEveryOtherBothWaysAndOneHealRestoresEveryPair(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 5);
+        List<SimNode> nodes = cluster.nodes();
+        NetworkSplit split = NetworkSplit.isolate(control, cluster.node(3), nodes);
+        Set<String> expected = new TreeSet<>();
+        for (SimNode other : nodes) {
+            if (other.id() != 3) {
+                expected.add("3-" + other.id());
+                expected.add(other.id() + "-3");
+            }
+        }
+        assertEquals(expected, cutPairs(control, nodes), "node 3 reaches nobody and nobody reaches it");
+        assertEquals("nodes [3] | [1, 2, 4, 5]", split.toString());
+        split.heal();
+        assertTrue(split.isHealed());
+        assertEquals(Set.of(), cutPairs(control, nodes), "after the heal everybody reaches everybody");
+        assertThrows(IllegalArgumentException.class,
+                () -> NetworkSplit.between(control, List.of(nodes.get(0)), List.of(nodes.get(0), nodes.get(1))));
+        IllegalArgumentException alone = assertThrows(IllegalArgumentException.class,
+                () -> NetworkSplit.isolate(control, nodes.get(0), List.of(nodes.get(0))));
+        assertTrue(alone.getMessage().contains("only node"), alone.getMessage());
+    }
+
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void splitsCutAMinorityFromAMajorityAndHealWhenAborted(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 5);
+        Set<Integer> minoritySizes = new HashSet<>();
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.SPLIT),
+                Duration.ofMillis(10), null, line -> {
+                    events.add(line);
+                    if (!line.startsWith("nemesis: split")) {
+                        return;
+                    }
+                    Set<String> cut = cutPairs(control, cluster.nodes());
+                    // A minority of m nodes cut from a majority of 5 - m: 2 * m * (5 - m) directed pairs.
+                    int m = cut.size() == 8 ? 1 : cut.size() == 12 ? 2 : -1;
+                    if (m < 0) {
+                        problems.add(line + ": " + cut.size() + " cut pairs " + cut);
+                    }
+                    minoritySizes.add(m);
+                });
+        runFor(ctx, nemesis::run, 400);
+        assertEquals(List.of(), problems);
+        assertEquals(Set.of(1, 2), minoritySizes, "minorities of one and two nodes; events " + events);
+        assertEquals(Set.of(), cutPairs(control, cluster.nodes()), "aborting healed the split");
+    }
+
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void powerLossCrashesAMajorityAtOneInstantAndRestartsIt(Context ctx) {
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 5);
+        int[] losses = {0};
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.POWER_LOSS),
+                Duration.ofMillis(10), null, line -> {
+                    events.add(line);
+                    if (line.startsWith("nemesis: power loss")) {
+                        losses[0]++;
+                        long down = cluster.nodes().stream().filter(n -> n.state() == SimNode.State.DOWN).count();
+                        if (down != 3) {
+                            problems.add(line + ": " + down + " nodes down at that instant");
+                        }
+                    }
+                });
+        runFor(ctx, nemesis::run, 300);
+        assertEquals(List.of(), problems);
+        assertTrue(losses[0] >= 5, "300 ms with a 10 ms mean pause lost power " + losses[0] + " times");
+        int lifetimes = 0;
+        for (SimNode node : cluster.nodes()) {
+            assertEquals(SimNode.State.RUNNING, node.state(), node + " left down; events " + events);
+            lifetimes += node.lifetime() - 1;
+        }
+        assertEquals(3 * losses[0], lifetimes, "three crashes and restarts per power loss");
+    }
+
+    /** What a syncing node was doing; node tasks and the controller share the simulator's one thread. */
+    private static final class Syncing {
+        boolean opening = true;
+        long syncing;
+        long synced;
+    }
+
+    private static Task<Void> syncingNode(Syncing seen) {
+        return ctx -> {
+            seen.opening = true;
+            OpenedBlob opened = ctx.open("log", "entries").await();
+            seen.opening = false;
+            seen.syncing = opened.length() / 8;
+            seen.synced = seen.syncing;
+            try (Blob log = opened.blob()) {
+                for (long i = seen.synced; ; i++) {
+                    log.writeAt(i * 8, ByteBuffer.allocate(8).putLong(i).array()).await();
+                    seen.syncing = i + 1;
+                    log.sync().await();
+                    seen.synced = i + 1;
+                    ctx.sleep(Duration.ofMillis(1));
+                }
+            }
+        };
+    }
+
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void aCrashAtSyncComesWhileTheNodeWaitsForItsSync(Context ctx) {
+        SimCluster cluster = SimCluster.of(ctx);
+        Syncing[] seen = {new Syncing(), new Syncing(), new Syncing()};
+        for (Syncing node : seen) {
+            cluster.start(syncingNode(node));
+        }
+        int[] insideASync = {0};
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.CRASH_AT_SYNC),
+                Duration.ofMillis(10), null, line -> {
+                    events.add(line);
+                    if (line.startsWith("nemesis: crash node")) {
+                        int id = Integer.parseInt(line.split(" ")[3]);
+                        Syncing node = seen[id - 1];
+                        if (node.opening) {
+                            return; // opening a blob syncs its directories: a sync in flight, not the log's
+                        }
+                        if (node.syncing != node.synced + 1) {
+                            problems.add(line + ": node " + id + " was not inside a sync (syncing " + node.syncing
+                                    + ", synced " + node.synced + ")");
+                        }
+                        insideASync[0]++;
+                    }
+                });
+        runFor(ctx, nemesis::run, 300);
+        assertEquals(List.of(), problems);
+        assertTrue(insideASync[0] >= 3, "crashes inside a log sync: " + insideASync[0] + "; events " + events);
+    }
+
+    @SimulationTest(seeds = 3)
+    void withALeaderHookEverySingleNodeDisturbanceAimsAtTheLeader(Context ctx) {
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 5);
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.CRASH,
+                ClusterNemesis.Disturbance.PAUSE, ClusterNemesis.Disturbance.ISOLATE), Duration.ofMillis(10),
+                () -> 4, events::add);
+        assertTrue(nemesis.targetsLeader());
+        runFor(ctx, nemesis::run, 200);
+        int aimed = 0;
+        for (String line : events) {
+            if (line.contains(" for ")) {
+                assertTrue(line.contains("node 4 ") || line.contains("nodes [4] "), line);
+                aimed++;
+            }
+        }
+        assertTrue(aimed >= 5, "disturbances: " + events);
+    }
+
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void everyDisturbanceTogetherIsUndoneWhenAborted(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 5);
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.allOf(ClusterNemesis.Disturbance.class),
+                Duration.ofMillis(5), () -> 1, events::add);
+        runFor(ctx, nemesis::run, 300);
+        for (SimNode node : cluster.nodes()) {
+            assertEquals(SimNode.State.RUNNING, node.state(), node + " left down; events " + events);
+        }
+        assertEquals(Set.of(), cutPairs(control, cluster.nodes()));
+        for (ClusterNemesis.Disturbance disturbance : ClusterNemesis.Disturbance.values()) {
+            assertTrue(nemesis.count(disturbance) > 0, disturbance + " never drawn: " + events);
+        }
+    }
+
+    @SimulationTest(seeds = 2)
+    void aFailStoppedNodeIsRestartedByTheNemesis(Context ctx) {
+        SimCluster cluster = SimCluster.of(ctx);
+        cluster.failStop(true);
+        SimNode failing = cluster.start(c -> {
+            c.sleep(Duration.ofMillis(2));
+            throw new IllegalStateException("EIO: fail-stop");
+        });
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.PAUSE),
+                Duration.ofMillis(10), null, events::add);
+        runFor(ctx, nemesis::run, 200);
+        assertTrue(nemesis.restartsOfFailStopped() >= 3, "restarts: " + events);
+        assertEquals(1 + nemesis.restartsOfFailStopped(), failing.lifetime(), "every restart a new lifetime");
+        assertEquals("EIO: fail-stop", failing.failure().getMessage());
+    }
+
+    @Test
+    void swarmDecidesFromTheSeedAloneAndCoversEveryDisturbance() {
+        Set<ClusterNemesis.Disturbance> seen = EnumSet.noneOf(ClusterNemesis.Disturbance.class);
+        Set<ClusterNemesis.Disturbance> missed = EnumSet.noneOf(ClusterNemesis.Disturbance.class);
+        Set<Boolean> aimed = new HashSet<>();
+        for (long seed = 1; seed <= 64; seed++) {
+            ClusterNemesis one = ClusterNemesis.swarm(seed, Duration.ofMillis(10), () -> 1, e -> { });
+            ClusterNemesis again = ClusterNemesis.swarm(seed, Duration.ofMillis(10), () -> 1, e -> { });
+            assertEquals(one.disturbances(), again.disturbances(), "seed " + seed);
+            assertEquals(one.targetsLeader(), again.targetsLeader(), "seed " + seed);
+            assertFalse(one.disturbances().isEmpty());
+            seen.addAll(one.disturbances());
+            missed.addAll(EnumSet.complementOf(EnumSet.copyOf(one.disturbances())));
+            aimed.add(one.targetsLeader());
+        }
+        assertEquals(EnumSet.allOf(ClusterNemesis.Disturbance.class), seen, "each is on in some seed");
+        assertEquals(EnumSet.allOf(ClusterNemesis.Disturbance.class), missed, "and off in some other");
+        assertEquals(Set.of(true, false), aimed);
+    }
+
+    @Test
+    void strategiesAreNamedAndBadArgumentsAreRefusedNamingThem() {
+        for (NemesisStrategy strategy : NemesisStrategy.values()) {
+            assertEquals(strategy, NemesisStrategy.parse(strategy.cliName().toUpperCase(java.util.Locale.ROOT)));
+        }
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> NemesisStrategy.parse("leader"));
+        assertEquals("unknown nemesis strategy 'leader'; known: uniform, targeted, swarm", unknown.getMessage());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> new ClusterNemesis(Set.of(), Duration.ofMillis(1), null, e -> { }));
+        assertEquals("a cluster nemesis needs at least one disturbance", none.getMessage());
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+                () -> new ClusterNemesis(Set.of(ClusterNemesis.Disturbance.SPLIT), Duration.ofMillis(-1), null,
+                        e -> { }));
+        assertEquals("meanPause must be positive, was PT-0.001S", zero.getMessage());
+    }
+}
