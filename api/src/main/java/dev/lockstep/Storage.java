@@ -47,13 +47,18 @@ public interface Storage {
     }
 
     /**
-     * Opens a blob, creating it (and its partition) durably if missing, with options.
+     * Opens a blob with options: creating it (and its partition) durably if missing, or only if missing
+     * ({@link OpenOptions#CREATE_NEW}), or only if it exists ({@link OpenOptions#OPEN_EXISTING}); through the page
+     * cache or with direct I/O ({@link OpenOptions#withDirect}).
      *
      * @param partition the partition name
      * @param name the blob name, non-empty
-     * @param options {@link OpenOptions#DIRECT} for direct I/O; not null
-     * @return as {@link #open(String, byte[])}; with direct I/O, fails with {@link StorageIoException} where the
-     *     file system cannot do it
+     * @param options how to open; not null
+     * @return as {@link #open(String, byte[])}; fails with {@link BlobExistsException} naming the blob if it
+     *     exists and the options say {@link OpenOptions.Existing#CREATE_NEW}, with {@link BlobMissingException}
+     *     naming it or {@link PartitionMissingException} naming its partition if it does not and they say
+     *     {@link OpenOptions.Existing#OPEN_EXISTING} (nothing is created then); with direct I/O, with
+     *     {@link StorageIoException} where the file system cannot do it
      * @throws PartitionNameInvalidException at the call, for an invalid partition name
      * @throws IllegalArgumentException at the call, for an empty blob name
      */
@@ -75,7 +80,7 @@ public interface Storage {
      *
      * @param partition the partition name
      * @param name the blob name, non-empty
-     * @param options {@link OpenOptions#DIRECT} for direct I/O; not null
+     * @param options how to open; not null
      * @return as {@link #open(String, byte[], OpenOptions)}
      */
     default Operation<OpenedBlob> open(String partition, String name, OpenOptions options) {

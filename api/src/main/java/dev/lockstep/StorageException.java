@@ -7,7 +7,7 @@ package dev.lockstep;
 public abstract sealed class StorageException extends LockstepException
         permits PartitionNameInvalidException, PartitionMissingException, BlobMissingException,
                 BlobInsufficientLengthException, BlobCorruptException, StorageFullException, StorageIoException,
-                StorageHeldException, StorageUnavailableException, BlobMisalignedException {
+                StorageHeldException, StorageUnavailableException, BlobMisalignedException, BlobExistsException {
     /**
      * @param message what failed
      * @param cause the cause, or null

@@ -189,8 +189,9 @@ final class EngineStorage {
         String shown = describe(partition, key);
         String what = "open of blob '" + shown + "'";
         Worker worker = EngineContext.currentWorker("Storage.open");
-        return worker.register(new OpenBlobRequest(lane(partition), what, system, root, partitionPath(partition),
-                blobPath(partition, key), options.direct(), notDurable, (fd, length, created, alignment) -> {
+        return worker.register(new OpenBlobRequest(lane(partition), what, system, root, partition,
+                partitionPath(partition), blobPath(partition, key), shown, options, notDurable,
+                (fd, length, created, alignment) -> {
                     SharedFd shared = new SharedFd(fd, system, shown);
                     // An existing file may hold bytes an earlier open wrote and never synced (its sync failed,
                     // say): its first sync must reach the kernel. A file this open created has nothing to sync.

@@ -1,6 +1,10 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.BlobExistsException;
+import dev.lockstep.BlobMissingException;
+import dev.lockstep.OpenOptions;
 import dev.lockstep.OpenedBlob;
+import dev.lockstep.PartitionMissingException;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Ring;
@@ -22,11 +26,16 @@ import java.util.Set;
  * So a completed open is durable, as before, and an open of an existing blob is two ring operations. A path
  * that failed to become durable stays in the not-durable set, so the next open retries its sync instead of
  * trusting the entry.
+ *
+ * <p>{@link OpenOptions.Existing#CREATE_NEW} skips step 1 and creates with {@code O_EXCL}: the file system says
+ * whether the name was free ({@code EEXIST} is {@link BlobExistsException}). {@link OpenOptions.Existing#OPEN_EXISTING}
+ * stops after a step 1 that found nothing: it opens the partition's directory only to say which is missing, the
+ * partition ({@link PartitionMissingException}) or the blob ({@link BlobMissingException}).
  */
 final class OpenBlobRequest extends PathChain {
     private enum Step {
         OPEN_EXISTING, MAKE_PARTITION, OPEN_ROOT, SYNC_ROOT, CREATE, STATX, SYNC_FILE, OPEN_PARTITION,
-        SYNC_PARTITION
+        SYNC_PARTITION, CHECK_PARTITION
     }
 
     /** Builds the engine's blob from the fd, on the worker. */
@@ -38,20 +47,32 @@ final class OpenBlobRequest extends PathChain {
     private final String partitionPath;
     private final String blobPath;
     private final int directFlag;
+    private final OpenOptions.Existing existing;
+    private final String partition;
+    private final String blobName;
     private final Set<String> notDurable;
     private final Wrap wrap;
-    private Step step = Step.OPEN_EXISTING;
+    private Step step;
     private boolean created;
     private long length;
     private int alignment;
 
-    OpenBlobRequest(MetadataLane lane, String description, SystemCalls system, String root, String partitionPath,
-                    String blobPath, boolean direct, Set<String> notDurable, Wrap wrap) {
+    /**
+     * @param partition the partition's name, for messages
+     * @param blobName the blob as messages name it ({@code partition/name})
+     */
+    OpenBlobRequest(MetadataLane lane, String description, SystemCalls system, String root, String partition,
+                    String partitionPath, String blobPath, String blobName, OpenOptions options,
+                    Set<String> notDurable, Wrap wrap) {
         super(lane, description, system);
         this.root = root;
+        this.partition = partition;
         this.partitionPath = partitionPath;
         this.blobPath = blobPath;
-        this.directFlag = direct ? SystemCalls.O_DIRECT : 0;
+        this.blobName = blobName;
+        this.directFlag = options.direct() ? SystemCalls.O_DIRECT : 0;
+        this.existing = options.existing();
+        this.step = existing == OpenOptions.Existing.CREATE_NEW ? Step.MAKE_PARTITION : Step.OPEN_EXISTING;
         this.notDurable = notDurable;
         this.wrap = wrap;
     }
@@ -63,10 +84,11 @@ final class OpenBlobRequest extends PathChain {
             case MAKE_PARTITION -> mkdirAt(submission, ring, partitionPath);
             case OPEN_ROOT -> openAt(submission, ring, root, SystemCalls.O_DIRECTORY);
             case SYNC_ROOT, SYNC_PARTITION -> fsync(submission, directoryFd());
-            case CREATE -> openAt(submission, ring, blobPath, SystemCalls.O_RDWR | SystemCalls.O_CREAT | directFlag);
+            case CREATE -> openAt(submission, ring, blobPath, SystemCalls.O_RDWR | SystemCalls.O_CREAT | directFlag
+                    | (existing == OpenOptions.Existing.CREATE_NEW ? SystemCalls.O_EXCL : 0));
             case STATX -> statx(submission, ring, Statx.SIZE | (directFlag != 0 ? Statx.DIOALIGN : 0));
             case SYNC_FILE -> fsync(submission, ownedFd());
-            case OPEN_PARTITION -> openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
+            case OPEN_PARTITION, CHECK_PARTITION -> openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
         }
     }
 
@@ -81,7 +103,8 @@ final class OpenBlobRequest extends PathChain {
                 if (result != -Errno.ENOENT) {
                     throw failed(result, "open", blobPath);
                 }
-                return next(Step.MAKE_PARTITION);
+                return next(existing == OpenOptions.Existing.OPEN_EXISTING ? Step.CHECK_PARTITION
+                        : Step.MAKE_PARTITION);
             }
             case MAKE_PARTITION -> {
                 if (result == 0) {
@@ -106,7 +129,20 @@ final class OpenBlobRequest extends PathChain {
                 notDurable.remove(partitionPath);
                 return next(ownedFd() >= 0 ? Step.STATX : Step.CREATE);
             }
+            case CHECK_PARTITION -> {
+                if (result == -Errno.ENOENT || result == -Errno.ENOTDIR) {
+                    return fail(new PartitionMissingException("partition '" + partition + "' does not exist"));
+                }
+                if (result < 0) {
+                    throw failed(result, "open", partitionPath);
+                }
+                ownDirectory(result); // closed when this request completes
+                return fail(new BlobMissingException("blob '" + blobName + "' does not exist"));
+            }
             case CREATE -> {
+                if (result == -Errno.EEXIST && existing == OpenOptions.Existing.CREATE_NEW) {
+                    return fail(new BlobExistsException("blob '" + blobName + "' exists"));
+                }
                 if (result < 0) {
                     throw failed(result, "open", blobPath);
                 }
