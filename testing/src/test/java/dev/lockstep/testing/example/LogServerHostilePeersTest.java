@@ -49,6 +49,7 @@ class LogServerHostilePeersTest {
     private static Long ask(InetSocketAddress node, byte[] request) throws IOException {
         try (Socket socket = new Socket(node.getAddress(), node.getPort())) {
             socket.getOutputStream().write(request);
+            socket.shutdownOutput();                     // all it sends: a request cut short ends here
             byte[] answer = socket.getInputStream().readNBytes(8);
             return answer.length == 8 ? ByteBuffer.wrap(answer).getLong() : null;
         }
@@ -139,11 +140,11 @@ class LogServerHostilePeersTest {
 
     /**
      * The same peers in the simulator, where the idle timeout can pass: an idle connection is closed after
-     * {@link LogServer#IDLE}, and the node serves throughout. A few seeds, each its own interleaving.
+     * {@link LogServer#IDLE}, and the node serves throughout. Three seeds, each its own interleaving.
      */
     @Test
     void inTheSimulatorEveryHostilePeerCostsOnlyItsConnection() {
-        for (long seed = 1; seed <= 5; seed++) {
+        for (long seed = 1; seed <= 3; seed++) {
             SimRunner runner = SimRunner.of(SimConfig.builder().seed(seed).build());
             runner.start(ctx -> {
                 InetSocketAddress node = new InetSocketAddress(InetAddress.getByName("127.0.0.1"), LogServer.PORT);
