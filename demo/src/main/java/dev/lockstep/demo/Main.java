@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * The Java side of the {@code lockstep} command line: {@code demo}, {@code explore} and {@code replay}, and the
+ * The Java side of the {@code lockstep} command line: {@code demo}, {@code explore}, {@code replay} and
+ * {@code scoreboard} ({@link ScoreboardCommand}), and the
  * internal command that runs in a child JVM ({@code serve}, the demo's service). Exit status: {@value #PASSED} when
  * everything passed, {@value #FAILED} when a check or a seed failed, {@value #USAGE} for bad usage (picocli's
  * usage-error code), and for {@code replay} {@value #DIFFERENT_RUN} when the line's digest is not the replay's: the
@@ -29,7 +30,8 @@ import picocli.CommandLine.Parameters;
  * {@code lockstep} script does that before work that would make a bad argument wait (training the JVM's cache).
  */
 @Command(name = "lockstep", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        subcommands = {Main.Demo.class, Main.Explore.class, Main.Replay.class, Main.Serve.class},
+        subcommands = {Main.Demo.class, Main.Explore.class, Main.Replay.class, ScoreboardCommand.class,
+                Main.Serve.class},
         description = "The Lockstep demo service and its seed sweep.",
         footer = {"", "PROFILE: swarm (each seed draws its fault kinds; the default), none, all, or kinds joined by '+'"
                 + " (see --help of explore)", "",
@@ -103,7 +105,7 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: demo, explore or replay");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: demo, explore, replay or scoreboard");
     }
 
     /** Options shared by the commands that sweep seeds. */

@@ -145,6 +145,7 @@ final class RaftScenario {
                 simulated = runner.stats().simulatedNanos();
                 steps = runner.stats().schedulerSteps();
                 digest = runner.digest();
+                SweepCpu.addSimulator(runner.simulatorCpuNanos());
             } catch (IllegalStateException notRun) {
                 // Nothing ran.
             }
@@ -212,7 +213,12 @@ final class RaftScenario {
 
     /** Appends commands and reads the commit index until aborted, checking each read against what was acked. */
     private Void client(Context ctx, int id, List<InetSocketAddress> members, RandomGenerator random) {
-        RaftClient client = new RaftClient(members, Duration.ofMillis(10), Duration.ofMillis(5));
+        try (RaftClient client = new RaftClient(members, Duration.ofMillis(10), Duration.ofMillis(5))) {
+            return load(ctx, id, client, random);
+        }
+    }
+
+    private Void load(Context ctx, int id, RaftClient client, RandomGenerator random) {
         for (long sequence = 1; ; sequence++) {
             try {
                 if (random.nextInt(4) != 0) {
@@ -247,7 +253,12 @@ final class RaftScenario {
 
     /** A leader elected and a new command committed within the bound; the leader's id, or empty after a failure. */
     private OptionalInt awaitLiveness(Context ctx, SimCluster cluster, List<InetSocketAddress> members) {
-        RaftClient client = new RaftClient(members, Duration.ofMillis(10), Duration.ofMillis(5));
+        try (RaftClient client = new RaftClient(members, Duration.ofMillis(10), Duration.ofMillis(5))) {
+            return awaitLiveness(ctx, cluster, client);
+        }
+    }
+
+    private OptionalInt awaitLiveness(Context ctx, SimCluster cluster, RaftClient client) {
         java.time.Instant deadline = ctx.now().plus(LIVENESS_BOUND);
         long marker = Long.MIN_VALUE;
         while (ctx.now().isBefore(deadline)) {

@@ -348,6 +348,7 @@ public final class Scenario {
                     simulated += runner.stats().simulatedNanos();
                     steps += runner.stats().schedulerSteps();
                     digest = runner.digest();
+                    SweepCpu.addSimulator(runner.simulatorCpuNanos());
                 } catch (IllegalStateException notRun) {
                     // Nothing ran.
                 }

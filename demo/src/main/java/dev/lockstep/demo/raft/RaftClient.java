@@ -17,16 +17,21 @@ import java.util.OptionalLong;
 
 /**
  * A client of a Raft cluster: append a command, read a committed one, read the commit index linearizably. It
- * remembers which node last answered as leader and follows the nodes' hints; one connection per request.
+ * remembers which node last answered as leader and follows the nodes' hints. It keeps one connection, to the node it
+ * asked last, and closes it after any failure (a late answer must never be taken for the next request's), so
+ * {@link #close} it when done.
  *
  * <p>Not thread-safe: one task uses a client at a time. Every call waits at most {@code requestTimeout} per node
  * it tries and tries {@code 3 * members} times; bound it further with {@code ctx.timeout}.
  */
-public final class RaftClient {
+public final class RaftClient implements AutoCloseable {
     private final List<InetSocketAddress> members;
     private final Duration requestTimeout;
     private final Duration retryPause;
     private int leaderGuess = 1;
+    /** Open to node {@link #connectedTo}, or null. */
+    private Connection connection;
+    private int connectedTo;
 
     /**
      * @param members every node's address, node {@code i} at {@code members.get(i - 1)}
@@ -95,16 +100,24 @@ public final class RaftClient {
             InetSocketAddress address = members.get(node - 1);
             boolean[] sent = {false};
             ClientReply reply;
-            try (Connection connection = ctx.timeout(requestTimeout, () -> ctx.dial(address).await())) {
+            boolean answered = false;
+            try {
+                if (connection == null || connectedTo != node) {
+                    close();
+                    connection = ctx.timeout(requestTimeout, () -> ctx.dial(address).await());
+                    connectedTo = node;
+                }
+                Connection open = connection;
                 reply = ctx.timeout(requestTimeout, () -> {
                     sent[0] = true;
-                    Messages.send(connection, request);
-                    if (!(Messages.receive(connection) instanceof ClientReply answer)) {
+                    Messages.send(open, request);
+                    if (!(Messages.receive(open) instanceof ClientReply answer)) {
                         throw new MalformedMessageException("node " + node + " answered a client request with"
                                 + " something other than a client reply");
                     }
                     return answer;
                 });
+                answered = true;
             } catch (NetworkException | TimeoutException | MalformedMessageException failed) {
                 if (sent[0] && !idempotent) {
                     throw new RaftUnavailableException("node " + node + " took " + request + " and then "
@@ -112,6 +125,10 @@ public final class RaftClient {
                 }
                 leaderGuess = node % members.size() + 1;
                 continue;
+            } finally {
+                if (!answered) {
+                    close();            // whatever happened, a late answer on it must not meet the next request
+                }
             }
             switch (reply.status()) {
                 case OK, NOT_COMMITTED -> {
@@ -140,5 +157,24 @@ public final class RaftClient {
             }
         }
         throw new RaftUnavailableException("no leader answered " + request + " in " + tries + " tries");
+    }
+
+    /**
+     * The node that answered last as leader (or was last asked, before any answered).
+     *
+     * @return its id
+     */
+    public int leader() {
+        return leaderGuess;
+    }
+
+    /** Closes the connection the client keeps, if any; the client may still be used (it dials again). */
+    @Override
+    public void close() {
+        if (connection != null) {
+            Connection closing = connection;
+            connection = null;
+            closing.close();
+        }
     }
 }

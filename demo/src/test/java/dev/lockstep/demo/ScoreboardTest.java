@@ -1,0 +1,85 @@
+package dev.lockstep.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.demo.kv.InjectedBug;
+import dev.lockstep.testing.FaultConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/** The scoreboard: its failures replay exactly, its medians and its table say what the ranges found. */
+class ScoreboardTest {
+    @Test
+    @Timeout(300) // a bound for the loaded 2-core machine, not an expectation
+    void aFailureTheScoreboardFindsReplaysExactlyFromItsLine() throws Exception {
+        Scoreboard.Settings settings = new Scoreboard.Settings(List.of(new Scoreboard.Target(
+                InjectedBug.VOTE_WITHOUT_LOG_CHECK, Workload.REPLICATED)), SearchStrategy.RANDOM, 1e6, 20, 2, 2);
+        List<Scoreboard.Row> rows = Scoreboard.run(settings, new AtomicInteger());
+        Scoreboard.Row row = rows.getFirst();
+        assertEquals(2, row.found(), "vote-without-log-check found in both ranges of 20 seeds: " + row);
+        assertEquals(List.of(1L, 1 + Scoreboard.RANGE_STRIDE), row.ranges().stream()
+                .map(Scoreboard.RangeResult::firstSeed).toList(), "disjoint ranges");
+        for (Scoreboard.RangeResult range : row.ranges()) {
+            assertTrue(range.cpuNanos() > 0 && range.seeds() >= 1, range.toString());
+            Scenario.Result found = range.failure();
+            Scenario.Result replayed = Scenario.run(Scenario.Spec.parse(Explorer.replayLine(found)), 0);
+            assertEquals(found.failure(), replayed.failure(), "the replay line reruns the failure");
+            assertEquals(found.digest(), replayed.digest(), "the same run, decision for decision");
+        }
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        Scoreboard.print(new PrintStream(printed, true, StandardCharsets.UTF_8), settings, rows);
+        String table = printed.toString(StandardCharsets.UTF_8);
+        assertTrue(table.contains("replay: ./lockstep replay " + Explorer.replayLine(row.ranges().getFirst()
+                .failure())), table);
+    }
+
+    @Test
+    void theMedianCountsARangeThatFoundNothingAsLongerThanAny() {
+        Scenario.Spec spec = new Scenario.Spec(1, FaultConfig.NONE, Workload.REPLICATED, InjectedBug.NONE);
+        Scenario.Result failed = new Scenario.Result(spec, "boom", List.of(), List.of(), 0, 0, 0, 0, 0, 0, 0, "ab", 0);
+        Scoreboard.Target unmutated = new Scoreboard.Target(InjectedBug.NONE, Workload.REPLICATED);
+        Scoreboard.Row twoOfThree = new Scoreboard.Row(unmutated, List.of(
+                new Scoreboard.RangeResult(1, 10, 1_000_000_000L, failed),
+                new Scoreboard.RangeResult(2, 50, 9_000_000_000L, null),
+                new Scoreboard.RangeResult(3, 30, 3_000_000_000L, failed)));
+        assertEquals(30, twoOfThree.median(Scoreboard.RangeResult::seeds));
+        assertEquals(3.0, twoOfThree.median(r -> r.cpuNanos() / 1e9));
+        Scoreboard.Row oneOfThree = new Scoreboard.Row(unmutated, List.of(twoOfThree.ranges().get(0),
+                twoOfThree.ranges().get(1), twoOfThree.ranges().get(1)));
+        assertEquals(Double.POSITIVE_INFINITY, oneOfThree.median(Scoreboard.RangeResult::seeds));
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        Scoreboard.print(new PrintStream(printed, true, StandardCharsets.UTF_8), new Scoreboard.Settings(
+                List.of(unmutated), SearchStrategy.RANDOM, 1, 10, 3, 1), List.of(oneOfThree));
+        String table = printed.toString(StandardCharsets.UTF_8);
+        assertTrue(table.contains("not found") && table.contains("1/3"), table);
+        assertTrue(table.contains("FALSE ALARM: the unmutated raft failed at seed 1: boom"), table);
+    }
+
+    @Test
+    void anUnknownStrategyOrNodeCountIsRefusedNamingIt() {
+        IllegalArgumentException strategy = assertThrows(IllegalArgumentException.class,
+                () -> SearchStrategy.parse("pct"));
+        assertTrue(strategy.getMessage().contains("unknown strategy 'pct'; known: random"), strategy.getMessage());
+        for (String[] args : new String[][] {{"--strategy", "pct"}, {"--nodes", "4"}, {"--budget", "0"},
+                {"--ranges", "0"}}) {
+            CommandLine line = Main.commandLine();
+            StringWriter errors = new StringWriter();
+            line.setErr(new PrintWriter(errors, true));
+            String[] full = new String[args.length + 1];
+            full[0] = "scoreboard";
+            System.arraycopy(args, 0, full, 1, args.length);
+            assertEquals(2, line.execute(full), String.join(" ", args));
+            assertTrue(errors.toString().contains(args[1]), errors.toString());
+        }
+    }
+}
