@@ -14,6 +14,8 @@ abstract class OutboundRequest extends RingRequest {
     /** The bytes: the caller's buffer (from {@link #sourceAt}), or the pooled copy; null until set. */
     private MemorySegment source;
     private int sourceAt;
+    /** Why the copy at the call failed (no memory for it), thrown when the worker prepares the request; or null. */
+    private Throwable copyFailure;
 
     OutboundRequest() {
         super(null);
@@ -26,6 +28,7 @@ abstract class OutboundRequest extends RingRequest {
         this.done = 0;
         this.source = null;
         this.sourceAt = 0;
+        this.copyFailure = null;
     }
 
     /** Moves the bytes from the caller's buffer, which the call marked in flight. */
@@ -35,13 +38,33 @@ abstract class OutboundRequest extends RingRequest {
         sourceAt = at;
     }
 
-    /** Copies the chunks now, on the calling fiber of {@code worker} (see {@link #copyChunks}). */
+    /**
+     * Copies the chunks now, on the calling fiber of {@code worker} (see {@link #copyChunks}). A copy that cannot
+     * get its memory does not throw out of the call, which would leave the fd reference this request holds
+     * behind: the request is admitted all the same and fails when its worker prepares it, typed and naming the
+     * request ({@link Request#internalFailure}), as a copy deferred to its first submission fails.
+     */
     final void copy(Worker worker, byte[][] chunks) {
-        source = copyChunks(worker.buffers(), chunks, count);
+        try {
+            source = copyChunks(worker.buffers(), chunks, count);
+        } catch (RuntimeException | OutOfMemoryError failure) {
+            copyFailure = failure;
+        }
     }
 
-    /** The bytes not moved yet, for the next submission. */
+    /**
+     * The bytes not moved yet, for the next submission.
+     *
+     * @throws RuntimeException or {@link OutOfMemoryError}: the copy at the call failed, or the copy made now
+     *     cannot get its memory
+     */
     final MemorySegment remaining() {
+        if (copyFailure instanceof RuntimeException failure) {
+            throw failure;
+        }
+        if (copyFailure instanceof Error failure) {
+            throw failure;
+        }
         if (source == null) {
             source = pendingCopy();
         }

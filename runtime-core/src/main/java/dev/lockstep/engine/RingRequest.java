@@ -1,7 +1,6 @@
 package dev.lockstep.engine;
 
 import dev.lockstep.kernel.Errno;
-import dev.lockstep.BufferPool;
 import dev.lockstep.kernel.Ring;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -123,8 +122,14 @@ abstract class RingRequest extends Request {
                 buffer = pool.take(size);
                 bufferPool = pool;
             } else {
-                bufferArena = Arena.ofShared();
-                buffer = bufferArena.allocate(size, BufferPool.PAGE_BYTES);
+                Arena own = Arena.ofShared();
+                try {
+                    buffer = pool.allocateNative(own, size);
+                } catch (RuntimeException | Error failure) {
+                    own.close();
+                    throw failure;
+                }
+                bufferArena = own;
             }
         }
         return buffer;

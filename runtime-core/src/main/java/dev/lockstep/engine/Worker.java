@@ -670,8 +670,11 @@ public final class Worker {
             slab.stage();
             // A full submission queue can leave requests queued: waiting now would leave them out of the kernel
             // until some completion came, and if every request in flight waits on a peer that says nothing, none
-            // would. So the enter only submits, and the fiber's next await makes another turn.
-            if (wait && slab.hasQueuedWork()) {
+            // would. So the enter only submits, and the fiber's next await makes another turn. And the wait is for
+            // the awaited request's completion: one that staging finished instead (its preparation failed: no
+            // native memory for its copy) has none coming, and the wait would last until some other completion
+            // or wake, for ever if there is none.
+            if (wait && (slab.hasQueuedWork() || slab.inlineTurnFor(key) != Driver.InlineTurn.WAIT)) {
                 wait = false;
             }
             ring.enter(wait, timeoutNanos, borrowedSink);

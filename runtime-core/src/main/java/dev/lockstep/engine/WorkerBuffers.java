@@ -46,6 +46,11 @@ final class WorkerBuffers implements BufferPool {
     /** User buffers not yet returned, so retirement can release them; each knows its index here. */
     private PooledBuffer[] handedOut = new PooledBuffer[8];
     private int handedOutCount;
+    /**
+     * Tests only: native allocations of this pool whose size it accepts fail as the JDK's do when native memory
+     * runs out ({@link #allocateNative}); null in production. Worker only, as every field here.
+     */
+    java.util.function.LongPredicate refuseNativeAllocation;
     /** Memory the kernel held when its ring failed: never freed, so the arena is never closed. */
     private boolean abandoned;
     private boolean closed;
@@ -100,7 +105,14 @@ final class WorkerBuffers implements BufferPool {
         if (sizeClass < 0) {
             Arena own = Arena.ofShared();
             long rounded = ((long) size + PAGE_BYTES - 1) & -PAGE_BYTES;
-            buffer = new PooledBuffer(this, own.allocate(rounded, PAGE_BYTES), own);
+            MemorySegment memory;
+            try {
+                memory = allocateNative(own, rounded);
+            } catch (RuntimeException | Error failure) {
+                own.close();
+                throw failure;
+            }
+            buffer = new PooledBuffer(this, memory, own);
         } else {
             buffer = new PooledBuffer(this, take(sizeClass), null);
         }
@@ -150,7 +162,7 @@ final class WorkerBuffers implements BufferPool {
             if (arena == null) {
                 arena = Arena.ofShared();
             }
-            MemorySegment memory = arena.allocate(chunk, PAGE_BYTES);
+            MemorySegment memory = allocateNative(arena, chunk);
             for (long at = chunk - size; at >= 0; at -= size) {
                 push(sizeClass, memory.asSlice(at, size));
             }
@@ -158,6 +170,23 @@ final class WorkerBuffers implements BufferPool {
         MemorySegment memory = free[sizeClass][--freeCount[sizeClass]];
         free[sizeClass][freeCount[sizeClass]] = null;
         return memory;
+    }
+
+    /**
+     * Every native allocation of the pool and of the requests' own large copies: {@code size} page-aligned bytes
+     * from {@code arena}. Fails as the arena does when native memory runs out ({@link OutOfMemoryError}), or as
+     * a test asked ({@link #refuseNativeAllocation}).
+     *
+     * @param arena the arena to allocate in
+     * @param size bytes
+     * @return the memory
+     */
+    MemorySegment allocateNative(Arena arena, long size) {
+        java.util.function.LongPredicate refuse = refuseNativeAllocation;
+        if (refuse != null && refuse.test(size)) {
+            throw new OutOfMemoryError("Cannot reserve " + size + " bytes of native memory (refused by a test)");
+        }
+        return arena.allocate(size, PAGE_BYTES);
     }
 
     private void push(int sizeClass, MemorySegment memory) {
