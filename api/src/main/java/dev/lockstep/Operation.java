@@ -50,8 +50,7 @@ public interface Operation<T> extends AutoCloseable {
      * @return the value
      * @throws ClosedException if the worker closed, the operation was closed, or the awaiting task is aborted
      *     (the operation is then closed)
-     * @throws TimeoutException if the request's own deadline passed, or an enclosing
-     *     {@link Clock#timeout} fired (the operation is then closed)
+     * @throws TimeoutException if an enclosing {@link Clock#timeout} fired (the operation is then closed)
      * @throws AbortedException on a plain thread whose interrupt status is set while the result is not ready
      *     (the operation is then closed, the status stays set); never in a task, see the class documentation
      * @throws LockstepException the request's own failure, typed

@@ -91,22 +91,13 @@ public final class SocketPair implements AutoCloseable {
     }
 
     /**
-     * Registers a one-byte exact receive on the local end: the seed's {@code recv(fd, deadline)}.
-     *
-     * @param deadlineNanos a deadline in the worker's clock, or {@link Request#NO_DEADLINE}
-     * @return the operation
-     */
-    public Registration<byte[]> recv(long deadlineNanos) {
-        return probe.worker().register(new RecvRequest(local.acquire(), 1).withDeadline(deadlineNanos));
-    }
-
-    /**
-     * A one-byte receive without a deadline.
+     * Registers a one-byte exact receive on the local end: the seed's {@code recv(fd, deadline)} without its
+     * deadline (a deadline is a {@code Clock.timeout} around the await).
      *
      * @return the operation
      */
     public Registration<byte[]> recv() {
-        return recv(Request.NO_DEADLINE);
+        return probe.worker().register(new RecvRequest(local.acquire(), 1));
     }
 
     /**

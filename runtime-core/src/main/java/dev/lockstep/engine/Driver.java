@@ -24,7 +24,9 @@ import java.util.List;
  * (submitted), {@code TIMER} (a sleep), {@code COMPLETED} (result kept until observed) and then retired.
  * {@code CANCELLING} is an in-flight request whose operation was closed: it retires when its own completion
  * arrives, because the kernel may use its buffer until then. Admission never refuses: the ring size bounds
- * requests in flight, not requests admitted, and an unobserved result never occupies a ring slot.
+ * requests in flight, not requests admitted, and an unobserved result never occupies a ring slot. What a slot
+ * holds for its request — a sleep's timer, a place in a metadata lane, a sync's durability permit — is given back
+ * in one place, {@link #letGo}, which every way out of a request goes through (its finish or its retirement).
  *
  * <h2>Threads</h2>
  * Only the owning worker calls the driver, and only while it holds the worker's state (see
@@ -65,10 +67,13 @@ public final class Driver implements CompletionSink {
         /** The slot's one observer, reset for each request it admits (see {@link Observer}). */
         final Observer observer = new Observer();
         Poll<Object> result;
-        /** The deadline passed while in flight: a cancellation is on its way. */
-        boolean timedOut;
-        /** The armed timer of a sleep or of a request's deadline, disarmed when the slot retires. */
+        /** The armed timer of a sleep, disarmed when the slot lets go ({@link #letGo}). */
         TimerHeap.Timer timer;
+        /**
+         * The durability permit this sync holds: set when {@link #pumpPermits} grants it, given back only by
+         * {@link #letGo}, whichever way the sync ends.
+         */
+        DurabilityPermit heldPermit;
         /** The in-flight budget a ring request draws on, fixed at admission. */
         Request.Budget budget = Request.Budget.STORAGE;
         /** Admission order, so the per-budget queues stage in the order requests were admitted. */
@@ -189,29 +194,17 @@ public final class Driver implements CompletionSink {
         slot.request = request;
         slot.observer.observe(detachedChannel);
         slot.result = null;
-        slot.timedOut = false;
         slot.budget = request.kind() == Request.Kind.RING ? request.budget() : Request.Budget.STORAGE;
         slot.admission = ++admissions;
-        long deadline = request.deadlineNanos();
-        if (request.kind() == Request.Kind.TIMER) {
+        if (request instanceof TimerRequest sleep) {
             slot.state = State.TIMER;
-            if (deadline <= nowNanos) {
+            if (sleep.deadlineNanos() <= nowNanos) {
                 request.force(Request.DONE);
                 finish(slot);
             } else {
-                slot.timer = timers.add(deadline, slot);
+                slot.timer = timers.add(sleep.deadlineNanos(), slot);
             }
             return slot.userData();
-        }
-        if (deadline != Request.NO_DEADLINE && deadline <= nowNanos) {
-            // A deadline already past must not consume data that is ready: no submission at all.
-            slot.state = State.QUEUED;
-            request.force(Poll.failed(request.timedOut()));
-            finish(slot);
-            return slot.userData();
-        }
-        if (deadline != Request.NO_DEADLINE) {
-            slot.timer = timers.add(deadline, slot);
         }
         if (request.permit() != null) {
             slot.flushTicket = request.permit().ticket();
@@ -268,6 +261,8 @@ public final class Driver implements CompletionSink {
                 covered = permit.covers(slot.flushTicket);
                 if (covered) {
                     permit.release();
+                } else {
+                    slot.heldPermit = permit; // the slot's from here: letGo gives it back, on every way out
                 }
             }
             it.remove();
@@ -278,7 +273,6 @@ public final class Driver implements CompletionSink {
                 slot.request.force(Request.DONE);
                 finish(slot);
             } else if (slot.request.completeWithoutKernel()) {
-                permit.release();
                 finish(slot);
             } else {
                 slot.flushNumber = permit.startFlush();
@@ -533,7 +527,6 @@ public final class Driver implements CompletionSink {
         if (slot == null) {
             return;
         }
-        disarm(slot);
         Waker displaced = slot.observer.waker;
         slot.observer.waker = null;
         if (displaced != null) {
@@ -636,12 +629,6 @@ public final class Driver implements CompletionSink {
 
     /** A queued request whose preparation threw: nothing reached the kernel, so it finishes now. */
     private void failBeforeSubmission(Slot slot, Throwable failure) {
-        if (slot.request.permit() != null) {
-            // A queued sync holds its open's permit (granted before it was queued) and took the dirty flag:
-            // the open stays dirty for the next sync, and the permit is handed on.
-            slot.request.permit().markDirty();
-            slot.request.permit().release();
-        }
         slot.request.force(Poll.failed(slot.request.internalFailure(failure)));
         finish(slot);
     }
@@ -676,11 +663,6 @@ public final class Driver implements CompletionSink {
             retire(slot);
             return;
         }
-        if (slot.timedOut && (result == -Errno.ECANCELED || result == -Errno.EINTR)) {
-            slot.request.force(Poll.failed(slot.request.timedOut()));
-            finish(slot);
-            return;
-        }
         boolean done;
         try {
             done = slot.request.complete(result);
@@ -689,16 +671,9 @@ public final class Driver implements CompletionSink {
             slot.request.force(Poll.failed(slot.request.internalFailure(failure)));
             done = true;
         }
-        if (slot.request.permit() != null && done) {
-            if (slot.flushNumber > 0 && slot.request.result() instanceof Poll.Ready<Object> ready
-                    && ready.failure() == null) {
-                slot.request.permit().flushed(slot.flushNumber);
-            }
-            slot.request.permit().release();
-        }
-        if (!done && slot.timedOut) {
-            slot.request.force(Poll.failed(slot.request.timedOut()));
-            done = true;
+        if (done && slot.heldPermit != null && slot.flushNumber > 0 && succeeded(slot.request)) {
+            // Before the permit is given back (in finish): a worker nudged by that release reads it.
+            slot.heldPermit.flushed(slot.flushNumber);
         }
         if (done) {
             finish(slot);
@@ -709,8 +684,8 @@ public final class Driver implements CompletionSink {
     }
 
     /**
-     * Fires every timer whose deadline is not after {@code nowNanos}: sleeps complete, queued requests fail
-     * with their timeout, in-flight ones are cancelled and fail when their completion arrives.
+     * Fires every timer whose deadline is not after {@code nowNanos}: the sleeps complete. Only sleeps have
+     * timers; a deadline for other work is a {@code Clock.timeout} scope, whose timer is a sleep of its own.
      *
      * @param nowNanos the worker's clock
      */
@@ -718,25 +693,12 @@ public final class Driver implements CompletionSink {
         while (!timers.isEmpty() && timers.peek().deadlineNanos <= nowNanos) {
             Slot slot = timers.poll().slot;
             slot.timer = null;
-            switch (slot.state) {
-                case TIMER -> {
-                    slot.request.force(Request.DONE);
-                    finish(slot);
-                }
-                case QUEUED -> {
-                    submitQueue.remove(slot);
-                    immediateQueue.remove(slot);
-                    slot.request.force(Poll.failed(slot.request.timedOut()));
-                    finish(slot);
-                }
-                case IN_FLIGHT -> {
-                    if (!slot.timedOut) {
-                        slot.timedOut = true;
-                        cancelQueue.add(slot.userData());
-                    }
-                }
-                default -> { }
+            if (slot.state != State.TIMER) {
+                throw new IllegalStateException("a timer fired for " + slot.request.describe() + " in state "
+                        + slot.state + ": only a pending sleep holds one (a bug in the engine)");
             }
+            slot.request.force(Request.DONE);
+            finish(slot);
         }
     }
 
@@ -751,7 +713,7 @@ public final class Driver implements CompletionSink {
     }
 
     /**
-     * Armed timers: one per sleep and per pending request with a deadline.
+     * Armed timers: one per pending sleep.
      *
      * @return the count
      */
@@ -759,7 +721,7 @@ public final class Driver implements CompletionSink {
         return timers.size();
     }
 
-    /** The slot's deadline no longer matters: it completed, was closed, or retired. */
+    /** The sleep's deadline no longer matters: it completed, was closed, or retired. */
     private void disarm(Slot slot) {
         if (slot.timer != null) {
             timers.remove(slot.timer);
@@ -767,10 +729,34 @@ public final class Driver implements CompletionSink {
         }
     }
 
-    /** The request is done: deliver its result to its observer. */
-    private void finish(Slot slot) {
+    private static boolean succeeded(Request request) {
+        return request.result() instanceof Poll.Ready<Object> ready && ready.failure() == null;
+    }
+
+    /**
+     * Gives back everything the slot holds for its request, in one place for every way a request ends — finished
+     * ({@link #finish}), retired unfinished ({@link #retire}: closed, its worker closing, its ring failed): its
+     * sleep's timer, its place in its metadata lane, its durability permit. A sync that holds the permit and did
+     * not succeed (failed before it reached the kernel, failed, refused by a poisoned open, its worker closed or
+     * its ring failed under it) took the open's dirty flag without a flush that made the writes durable, so the
+     * open is marked dirty again before the permit goes to the next sync. Idempotent.
+     */
+    private void letGo(Slot slot) {
         disarm(slot);
         leaveLane(slot);
+        DurabilityPermit permit = slot.heldPermit;
+        if (permit != null) {
+            slot.heldPermit = null;
+            if (slot.request == null || !succeeded(slot.request)) {
+                permit.markDirty();
+            }
+            permit.release();
+        }
+    }
+
+    /** The request is done: deliver its result to its observer. */
+    private void finish(Slot slot) {
+        letGo(slot);
         Poll<Object> result = slot.request.result();
         Observer observer = slot.observer;
         switch (observer.kind) {
@@ -811,8 +797,7 @@ public final class Driver implements CompletionSink {
      *     references but leave its buffers allocated ({@link Request#releaseAbandoned})
      */
     private void retire(Slot slot, boolean kernelMayHoldBuffers) {
-        disarm(slot);
-        leaveLane(slot);
+        letGo(slot);
         Request request = slot.request;
         slot.request = null;
         slot.observer.clear();
@@ -859,12 +844,6 @@ public final class Driver implements CompletionSink {
             switch (slot.state) {
                 case QUEUED, TIMER, WAITING_PERMIT, WAITING_LANE -> {
                     laneWaiters.remove(slot);
-                    leaveLane(slot);
-                    if (slot.state == State.QUEUED && slot.request.permit() != null) {
-                        // A sync that took the dirty flag and never flushed: the next sync must flush.
-                        slot.request.permit().markDirty();
-                        slot.request.permit().release();
-                    }
                     submitQueue.remove(slot);
                     immediateQueue.remove(slot);
                     if (permitWaiters.remove(slot) && !hasPermitWaiter(slot.request.permit())) {
@@ -873,6 +852,7 @@ public final class Driver implements CompletionSink {
                     if (slot.observer.kind == Observer.Kind.LOCAL) {
                         slot.request.force(Poll.failed(new ClosedException("worker " + worker.index()
                                 + " closed before " + slot.request.describe() + " ran")));
+                        letGo(slot);
                         slot.state = State.COMPLETED;
                         slot.result = slot.request.result();
                     } else {
@@ -929,13 +909,10 @@ public final class Driver implements CompletionSink {
                 worker.defer(channel::closeSender);
             }
             boolean heldByKernel = slot.state == State.IN_FLIGHT || slot.state == State.CANCELLING;
-            DurabilityPermit permit = slot.request.permit();
-            if (permit != null && slot.state == State.WAITING_PERMIT) {
-                permit.removeWaiter(worker);
-            } else if (permit != null && slot.state != State.COMPLETED) {
-                // Granted and never handed back by a completion that will not come: other opens' syncs go on.
-                permit.release();
+            if (slot.state == State.WAITING_PERMIT) {
+                slot.request.permit().removeWaiter(worker);
             }
+            // A permit granted and never handed back by a completion that will not come is given back by retire.
             Poll<Object> dropped = slot.state == State.COMPLETED ? slot.result : null;
             retire(slot, heldByKernel);
             if (Results.holdsResource(dropped)) {

@@ -17,15 +17,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code fdatasync} was called. So when flush {@code k} succeeds, every sync waiting with a ticket up to
  * {@code k} completes with it, on whichever worker it waits; a sync that arrived while flush {@code k} was in
  * flight holds ticket {@code k + 1} and waits for the next flush, which the first of them to get the permit
- * issues. A failed flush covers nobody but the sync that issued it (which fails): the open is dirty again,
- * and the syncs it would have covered issue the next flush themselves, as they would have without grouping.
+ * issues. A failed flush covers nobody: the sync that issued it fails, and it poisons the open ({@link #poison}),
+ * so every sync still waiting and every later one fails too without reaching the kernel — Linux reported the
+ * writeback error once and marked the pages clean, so no later flush of this open can make those writes durable.
  * The simulator runs this same code over its kernel, so its crash model sees exactly the flushes issued here.
  *
  * <p>Thread-safe and lock-free: every method is called inside a worker's critical section
  * ({@link Worker#borrow()}), where nothing may park, so the permit uses atomics and a non-blocking queue only,
  * never a monitor. The permit is a flag taken with {@link #tryAcquire()}; drivers holding syncs that wait for
- * it re-try on every service turn and are woken by {@link #release()}. The dirty flag is set by every write
- * or resize that completes on the open and cleared when a sync takes it; a failed sync sets it again.
+ * it re-try on every service turn and are woken by {@link #release()}. The holder is one request's slot of one
+ * driver, which gives it back in one place whichever way the sync ends ({@code Driver.letGo}). The dirty flag is
+ * set by every write or resize that completes on the open and cleared when a sync takes it; a sync that took it
+ * and did not succeed sets it again when it gives the permit back.
  *
  * <p>No lost wake-up: a worker with a waiting sync first adds itself to {@code waiting}, then tries the
  * permit; {@code release} first frees the permit, then reads {@code waiting}. Both pairs are sequentially
@@ -141,11 +144,6 @@ public final class DurabilityPermit {
     }
 
     /**
-     * {@code worker} has a sync waiting for the permit; called by that worker only, before it tries the permit.
-     *
-     * @param worker the calling worker
-     */
-    /**
      * The ticket of a sync admitted now: the number of the first flush issued from now on.
      *
      * @return the ticket, at least 1
@@ -187,6 +185,11 @@ public final class DurabilityPermit {
         }
     }
 
+    /**
+     * {@code worker} has a sync waiting for the permit; called by that worker only, before it tries the permit.
+     *
+     * @param worker the calling worker
+     */
     void addWaiter(Worker worker) {
         if (!waiting.contains(worker)) {
             waiting.add(worker);

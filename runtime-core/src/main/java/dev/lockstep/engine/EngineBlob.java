@@ -622,7 +622,8 @@ final class EngineBlob implements Blob {
                 return false;
             }
             if (result < 0) {
-                // Whatever was not synced is still dirty: the next sync must try again.
+                // What this flush dropped cannot be made durable through this open any more: the open is
+                // poisoned, and every later sync of it is refused (Blob's class doc).
                 permit.markDirty();
                 dev.lockstep.StorageException failure = EngineStorage.translate(
                         new KernelException(-result, "fdatasync", name), describe());

@@ -409,12 +409,6 @@ final class EngineNetwork {
         }
 
         @Override
-        public RuntimeException timedOut() {
-            sink.poisoned = "a send that timed out";
-            return super.timedOut();
-        }
-
-        @Override
         public void closedEarly() {
             sink.poisoned = "a cancelled send";
         }

@@ -197,12 +197,6 @@ final class EngineStream implements Stream {
         }
 
         @Override
-        public RuntimeException timedOut() {
-            poisoned = "a receive that timed out";
-            return super.timedOut();
-        }
-
-        @Override
         public void closedEarly() {
             poisoned = "a cancelled receive";
         }

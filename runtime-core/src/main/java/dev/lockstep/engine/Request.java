@@ -16,9 +16,6 @@ import dev.lockstep.kernel.Submission;
  * the request's own completion arrives, even after a cancellation.
  */
 public abstract class Request {
-    /** A deadline that never passes. */
-    public static final long NO_DEADLINE = Long.MAX_VALUE;
-
     /** How the driver runs a request. */
     public enum Kind {
         /** Submitted to the ring; takes a ring slot while in flight. */
@@ -49,7 +46,6 @@ public abstract class Request {
      */
     static final Poll<Object> DONE = Poll.ready(null);
 
-    private long deadlineNanos = NO_DEADLINE;
     private Poll<Object> result;
 
     /**
@@ -147,15 +143,6 @@ public abstract class Request {
     }
 
     /**
-     * The request's deadline expired: the failure to report. Receives and sends poison their side.
-     *
-     * @return the timeout failure
-     */
-    public RuntimeException timedOut() {
-        return new dev.lockstep.TimeoutException(describe() + " timed out");
-    }
-
-    /**
      * The typed failure this request reports when preparing, submitting or completing it threw inside the
      * runtime — memory for its buffer ran out, or a bug — so the one request fails and its worker goes on.
      * A {@link LockstepException} passes through; anything else is wrapped in the request's own failure type,
@@ -229,26 +216,6 @@ public abstract class Request {
     public abstract String describe();
 
     /**
-     * The deadline in the worker's clock, or {@link #NO_DEADLINE}.
-     *
-     * @return epoch nanoseconds
-     */
-    public final long deadlineNanos() {
-        return deadlineNanos;
-    }
-
-    /**
-     * Sets the deadline; before admission only.
-     *
-     * @param deadlineNanos epoch nanoseconds, or {@link #NO_DEADLINE}
-     * @return this
-     */
-    public final Request withDeadline(long deadlineNanos) {
-        this.deadlineNanos = deadlineNanos;
-        return this;
-    }
-
-    /**
      * The outcome, once done.
      *
      * @return the outcome, or null while running
@@ -280,15 +247,14 @@ public abstract class Request {
     }
 
     /**
-     * Clears the deadline and the outcome, for a retired request that a {@link Recycler} hands out again.
+     * Clears the outcome, for a retired request that a {@link Recycler} hands out again.
      */
     final void clearForReuse() {
-        deadlineNanos = NO_DEADLINE;
         result = null;
     }
 
     /**
-     * Forces an outcome (timeouts, closure).
+     * Forces an outcome (a sleep's end, closure, a failure inside the runtime).
      *
      * @param outcome the outcome
      */

@@ -2,8 +2,19 @@ package dev.lockstep.engine;
 
 /** A sleep: a timer-wheel registration that completes with {@code null} at its deadline. */
 final class TimerRequest extends Request {
+    private final long deadlineNanos;
+
     TimerRequest(long deadlineNanos) {
-        withDeadline(deadlineNanos);
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    /**
+     * When the sleep ends, in the worker's clock.
+     *
+     * @return epoch nanoseconds
+     */
+    long deadlineNanos() {
+        return deadlineNanos;
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.lockstep.engine;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.Poll;
-import dev.lockstep.TimeoutException;
 import java.time.Duration;
 import dev.lockstep.kernel.Errno;
 import java.util.ArrayList;
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class DriverProperties {
 
-    enum Kind { ADMIT, ADMIT_RETAINED, ADMIT_DEADLINE, SLEEP, POLL_SAME, POLL_NEW, REPOLL_OBSERVED, CLOSE,
+    enum Kind { ADMIT, ADMIT_RETAINED, SLEEP, POLL_SAME, POLL_NEW, REPOLL_OBSERVED, CLOSE,
         FOREIGN_CLOSE, FORWARD, COMPLETE, COMPLETE_EAGAIN, ADVANCE, SERVICE }
 
     record Step(Kind kind, int target) {
@@ -43,8 +42,7 @@ class DriverProperties {
      */
     static Gen<List<Step>> steps() {
         Gen<Kind> kinds = Gen.frequency(Gen.weighted(2, Kind.ADVANCE), Gen.weighted(4, Kind.ADMIT),
-                Gen.weighted(2, Kind.ADMIT_RETAINED), Gen.weighted(2, Kind.ADMIT_DEADLINE),
-                Gen.weighted(2, Kind.SLEEP), Gen.weighted(3, Kind.POLL_SAME), Gen.weighted(2, Kind.POLL_NEW),
+                Gen.weighted(2, Kind.ADMIT_RETAINED), Gen.weighted(2, Kind.SLEEP), Gen.weighted(3, Kind.POLL_SAME), Gen.weighted(2, Kind.POLL_NEW),
                 Gen.weighted(1, Kind.REPOLL_OBSERVED), Gen.weighted(2, Kind.CLOSE),
                 Gen.weighted(2, Kind.FOREIGN_CLOSE), Gen.weighted(2, Kind.FORWARD), Gen.weighted(4, Kind.COMPLETE),
                 Gen.weighted(1, Kind.COMPLETE_EAGAIN), Gen.weighted(2, Kind.SERVICE));
@@ -171,7 +169,7 @@ class DriverProperties {
         final ScriptedRequest request;
         final String name;
         final WaiterId key;
-        /** The deadline of a sleep or of a request, in the kernel's clock; {@link Long#MAX_VALUE} for none. */
+        /** The deadline of a sleep, in the kernel's clock; {@link Long#MAX_VALUE} for a request. */
         final long deadlineNanos;
         /** The fixture whose copy is installed (locally or in the forwarded channel), or null. */
         Reentrant installed;
@@ -242,13 +240,6 @@ class DriverProperties {
                     ScriptedRequest request = new ScriptedRequest("op" + ops.size() + (retained ? "w" : "r"),
                             retained);
                     ops.add(new ModelOp(worker.register(request), request, request.name, Long.MAX_VALUE));
-                }
-                case ADMIT_DEADLINE -> {
-                    // Zero: a deadline already past at admission.
-                    long deadline = worker.nowNanos() + Duration.ofMillis(step.target() % 8).toNanos();
-                    ScriptedRequest request = new ScriptedRequest("op" + ops.size() + "d", false);
-                    request.withDeadline(deadline);
-                    ops.add(new ModelOp(worker.register(request), request, request.name, deadline));
                 }
                 case SLEEP -> {
                     Duration duration = Duration.ofMillis(step.target() % 8);
@@ -370,14 +361,7 @@ class DriverProperties {
 
         private void checkResult(ModelOp op, Poll<Object> poll) {
             long now = kernel.nowNanos.get();
-            Object value;
-            try {
-                value = poll.get();
-            } catch (TimeoutException timedOut) {
-                check(op.deadlineNanos != Long.MAX_VALUE && !op.isSleep(), op + ": a timeout without a deadline");
-                check(now >= op.deadlineNanos, op + ": timed out at " + now + ", before its deadline");
-                return;
-            }
+            Object value = poll.get();
             if (op.isSleep()) {
                 check(value == null, op + ": a sleep completed with " + value);
                 check(now >= op.deadlineNanos, op + ": a sleep fired at " + now + ", before its deadline");

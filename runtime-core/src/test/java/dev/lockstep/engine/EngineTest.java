@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.Poll;
-import dev.lockstep.TimeoutException;
 import dev.lockstep.Waker;
 import dev.lockstep.kernel.Opcode;
 import java.time.Duration;
@@ -79,49 +78,17 @@ class EngineTest {
     }
 
     @Test
-    void pastDeadlineAtAdmissionTimesOutWithoutSubmission() {
+    void aSleepFiresWhileTheRingIsFull() {
         runner(1).start(ctx -> {
-            int before = kernel.submitted();
-            Worker worker = Worker.current();
-            Registration<Integer> op = register(new ScriptedRequest("late", false).withDeadline(worker.nowNanos()));
-            Poll<Integer> poll = op.poll(Waker.noop());
-            assertTrue(poll.isReady());
-            assertThrows(TimeoutException.class, poll::get);
-            assertEquals(before, kernel.submitted());
-            assertEquals(0, worker.admitted());
-            return null;
-        });
-    }
-
-    @Test
-    void queuedDeadlineAndSleepFireWhileTheRingIsFull() {
-        runner(1).start(ctx -> {
-            Worker worker = Worker.current();
             Registration<Integer> blocker = register(new ScriptedRequest("blocker", false));
             kernel.awaitPending(p -> p.id().equals(blocker.key()));
-            Registration<Integer> waiting = register(
-                    new ScriptedRequest("waiting", false).withDeadline(worker.nowNanos() + 10_000_000L));
+            Registration<Integer> waiting = register(new ScriptedRequest("waiting", false));
             var sleep = ctx.sleeper(Duration.ofMillis(1));
             kernel.advance(20_000_000L);
-            assertThrows(TimeoutException.class, waiting::await);
             assertEquals(null, sleep.await());
+            assertFalse(waiting.poll(Waker.noop()).isReady(), "the queued request still waits for a ring entry");
+            waiting.close();
             blocker.close();
-            return null;
-        });
-    }
-
-    @Test
-    void inFlightDeadlineCancelsAndReportsTimeout() {
-        runner(2).start(ctx -> {
-            Worker worker = Worker.current();
-            Registration<Integer> op = register(
-                    new ScriptedRequest("slow", false).withDeadline(worker.nowNanos() + 5_000_000L));
-            kernel.awaitPending(p -> p.id().equals(op.key()));
-            kernel.advance(10_000_000L);
-            assertThrows(TimeoutException.class, op::await);
-            while (worker.admitted() > 0) {
-                Thread.yield();
-            }
             return null;
         });
     }
@@ -290,19 +257,20 @@ class EngineTest {
     }
 
     @Test
-    void closedTimersAndCompletedDeadlinesLeaveNothingArmed() {
+    void closedSleepsLeaveNothingArmed() {
         runner(4).start(ctx -> {
             Worker worker = Worker.current();
             for (int i = 0; i < 10_000; i++) {
                 ctx.sleeper(Duration.ofHours(1)).close();
             }
             assertEquals(0, worker.armedTimers());
-            Registration<Integer> withDeadline = register(
-                    new ScriptedRequest("deadline", false).withDeadline(worker.nowNanos() + 3_600_000_000_000L));
+            var sleeping = ctx.sleeper(Duration.ofHours(1));
             assertEquals(1, worker.armedTimers());
-            kernel.complete(kernel.awaitPending(p -> p.id().equals(withDeadline.key())), 4);
-            assertEquals(4, withDeadline.await());
-            // The request completed: its deadline no longer holds a timer.
+            Registration<Integer> request = register(new ScriptedRequest("request", false));
+            assertEquals(1, worker.armedTimers(), "only a sleep arms a timer");
+            kernel.complete(kernel.awaitPending(p -> p.id().equals(request.key())), 4);
+            assertEquals(4, request.await());
+            sleeping.close();
             assertEquals(0, worker.armedTimers());
             assertEquals(0, worker.admitted());
             return null;

@@ -130,8 +130,7 @@ class ReentrancyTest {
                 innerRuns.incrementAndGet();
             };
             Worker worker = Worker.current();
-            Registration<Integer> op = register(
-                    new ScriptedRequest("op", false).withDeadline(worker.nowNanos() + Duration.ofSeconds(60).toNanos()));
+            Registration<Integer> op = register(new ScriptedRequest("op", false));
             Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
             assertFalse(op.poll(Waker.noop()).isReady());
             assertFalse(sleep.poll(Waker.noop()).isReady());
@@ -252,6 +251,7 @@ class ReentrancyTest {
     void retainThatThrowsLeavesTheOperationPollable() {
         Reentrant callbacks = new Reentrant();
         int value = runner(1).start(ctx -> {
+            Worker worker = Worker.current();
             Registration<Integer> op = register(new ScriptedRequest("op", false));
             ScriptedKernel.Pending pending = submitted(op);
             callbacks.arm(Reentrant.Callback.RETAIN);
