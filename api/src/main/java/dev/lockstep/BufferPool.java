@@ -6,6 +6,12 @@ package dev.lockstep;
  * Larger buffers, up to {@link #MAX_BUFFER_BYTES}, are allocated for their holder alone and freed when
  * released. Obtained with {@link Context#buffers()}; the rules a buffer follows are at {@link IoBuffer}.
  *
+ * <h2>Memory</h2>
+ * A released class buffer is kept on its class's free list for the worker's next allocation and freed when the
+ * runner ends, so a pool's native memory is the most its class buffers ever held at once: the holders' buffers,
+ * and the copies of the {@code byte[]} calls in flight — for a pending {@link Stream#recv}, one chunk of 16 to
+ * 64 KiB whatever length it asked for. Buffers past {@link #LARGEST_CLASS_BYTES} are freed when released.
+ *
  * <h2>Threads</h2>
  * Only tasks running on the pool's worker may allocate (elsewhere {@link IllegalStateException} names both
  * workers). {@link #outstanding()} may be read from any thread once its runner has ended, and from the
