@@ -154,7 +154,10 @@ class KvServerHostilePeersTest {
         service.join();
     }
 
-    /** The same peers in the simulator, two seeds: what the service holds, and that it serves throughout. */
+    /**
+     * The same peers in the simulator, two seeds: garbage frames answered BAD_REQUEST, peers that never read,
+     * announcers and slow senders; what the service holds, and that it serves throughout.
+     */
     @Test
     void inTheSimulatorHostilePeersCostWhatTheySentAndOthersAreServed() {
         for (long seed = 1; seed <= 2; seed++) {
@@ -166,8 +169,27 @@ class KvServerHostilePeersTest {
                 while (server.store() == null) {
                     ctx.sleep(Duration.ofMillis(1));
                 }
+                try (KvClient client = KvClient.connect(ctx, listener.localAddress())) {
+                    assertEquals(Protocol.OK, client.put(BIG_KEY, new byte[64 << 10]).status());
+                }
+                for (int length : new int[] {0, -1, Integer.MAX_VALUE, Protocol.MAX_FRAME_BYTES + 1}) {
+                    try (Connection garbage = ctx.dial(listener.localAddress()).await()) {
+                        garbage.sink().send(lengthPrefix(length)).await();
+                        assertEquals(Protocol.BAD_REQUEST, Protocol.readResponse(garbage.stream()).status(),
+                                "frame length " + length);
+                    }
+                }
                 List<Connection> hostile = new ArrayList<>();
                 long sent = 0;
+                for (int i = 0; i < NON_READERS; i++) {
+                    Connection deaf = ctx.dial(listener.localAddress()).await();
+                    for (int r = 0; r < 100; r++) {                           // 6.4 MiB of answers, never read
+                        byte[][] get = Protocol.request(Protocol.GET, BIG_KEY, null);
+                        deaf.sink().send(get).await();
+                        sent += get[0].length + get[1].length;
+                    }
+                    hostile.add(deaf);
+                }
                 for (int i = 0; i < ANNOUNCERS; i++) {
                     Connection announcer = ctx.dial(listener.localAddress()).await();
                     announcer.sink().send(lengthPrefix(Protocol.MAX_FRAME_BYTES)).await();
