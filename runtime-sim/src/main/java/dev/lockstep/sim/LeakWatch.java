@@ -23,8 +23,10 @@ import java.util.concurrent.locks.LockSupport;
  *       {@link SimCarrier}), and the step's end finds it there. Not caught this way: subtasks forked from such
  *       work, and a parallel stream's forks (its first part runs on the fiber itself); they are caught only when
  *       a pool thread resumes the fiber.</li>
- *   <li>A fiber left in a timed park, blocked on a monitor in user code, or parked in JDK I/O after its step
- *       (as before).</li>
+ *   <li>A fiber whose step ended in a timed park ({@code Thread.sleep}, a timed wait), caught by the JDK timer
+ *       armed for it ({@link #timedPark}), so the same way whether or not wall-clock time ended the park before
+ *       the simulator looked.</li>
+ *   <li>A fiber blocked on a monitor in user code, or parked in JDK I/O after its step.</li>
  * </ul>
  *
  * <h2>What is not a leak</h2>
@@ -96,6 +98,11 @@ final class LeakWatch {
     }
 
     private static final java.lang.invoke.VarHandle VIRTUAL_STATE;
+    /**
+     * {@code VirtualThread.timeoutTask}: the JDK's timer of a timed park or timed wait, set by the carrier (the
+     * simulator's thread) as the fiber unmounts and cleared only when the fiber runs again.
+     */
+    private static final java.lang.invoke.VarHandle VIRTUAL_TIMEOUT_TASK;
     private static final int STATE_YIELDED;
     private static final int STATE_UNPARKED;
     private static final int STATE_UNBLOCKED;
@@ -108,6 +115,9 @@ final class LeakWatch {
             Class<?> virtual = Class.forName("java.lang.VirtualThread");
             VIRTUAL_STATE = java.lang.invoke.MethodHandles.privateLookupIn(virtual,
                     java.lang.invoke.MethodHandles.lookup()).findVarHandle(virtual, "state", int.class);
+            VIRTUAL_TIMEOUT_TASK = java.lang.invoke.MethodHandles.privateLookupIn(virtual,
+                    java.lang.invoke.MethodHandles.lookup()).findVarHandle(virtual, "timeoutTask",
+                    java.util.concurrent.Future.class);
             STATE_YIELDED = constant(virtual, "YIELDED");
             STATE_UNPARKED = constant(virtual, "UNPARKED");
             STATE_UNBLOCKED = constant(virtual, "UNBLOCKED");
@@ -140,6 +150,27 @@ final class LeakWatch {
             return Standing.WOKEN;
         }
         return Standing.WAITING;
+    }
+
+    /**
+     * The leak of a fiber whose step ended in a timed park or timed wait ({@code Thread.sleep},
+     * {@code LockSupport.parkNanos}, {@code Object.wait(timeout)}, a timed {@code Future.get}), or null. Decided by
+     * the JDK's timer the carrier armed as the fiber unmounted, not by the fiber's state: that timer may already
+     * have fired (the fiber then reads as runnable, or its continuation is back on the carrier before the step's end
+     * is looked at), and the verdict must not depend on how fast it did. Lockstep's own waits are never timed.
+     * Only on the simulator's thread, right after the fiber's step.
+     */
+    static String timedPark(Thread fiber) {
+        if (VIRTUAL_TIMEOUT_TASK.get(fiber) == null) {
+            return null;
+        }
+        return timedParkLeak(fiber, fiber.getStackTrace());
+    }
+
+    private static String timedParkLeak(Thread fiber, StackTraceElement[] stack) {
+        return "fiber '" + fiber.getName() + "' is in a timed park (Thread.sleep, LockSupport.parkNanos, a timed"
+                + " wait or Future.get with a timeout) that wall-clock time would end" + where(stack)
+                + "; use ctx.sleep or ctx.timeout";
     }
 
     /**
@@ -279,9 +310,7 @@ final class LeakWatch {
         }
         StackTraceElement[] stack = fiber.getStackTrace();
         if (state == Thread.State.TIMED_WAITING) {
-            return new Verdict(Wait.LEAK, "fiber '" + fiber.getName() + "' is in a timed park (Thread.sleep,"
-                    + " LockSupport.parkNanos, a timed wait or Future.get with a timeout) that wall-clock time would"
-                    + " end" + where(stack) + "; use ctx.sleep or ctx.timeout");
+            return new Verdict(Wait.LEAK, timedParkLeak(fiber, stack));
         }
         if (state == Thread.State.BLOCKED) {
             if (stack.length > 0 && isJdk(stack[0].getClassName())) {

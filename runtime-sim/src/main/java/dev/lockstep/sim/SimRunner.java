@@ -100,7 +100,9 @@ public final class SimRunner implements Runner {
     /**
      * The digest of the run's auditor, after {@link #start} or {@link #startAndRecover} returned or threw. For a
      * recovered run it is the digest at the end of the shutdown that followed the crash; the chain the next run
-     * continues is {@link Checkpoint#digest()}.
+     * continues is {@link Checkpoint#digest()}. For a run that failed with a determinism leak it is the digest
+     * when the leak was found: what the run did after that, while it shut down, depended on a thread outside the
+     * simulation (a JDK timer ending a {@code Thread.sleep}, say), so only what came before is the seed's.
      *
      * @return the hex digest
      * @throws IllegalStateException before the run
@@ -109,7 +111,7 @@ public final class SimRunner implements Runner {
         if (last == null) {
             throw new IllegalStateException("the simulator has not run yet");
         }
-        return last.auditor.digest();
+        return last.digest();
     }
 
     /**
@@ -129,7 +131,8 @@ public final class SimRunner implements Runner {
     }
 
     /**
-     * What the run did: fiber steps, simulated I/O operations, audit events, simulated time.
+     * What the run did: fiber steps, simulated I/O operations, audit events, simulated time; after a determinism
+     * leak, up to the leak (as {@link #digest()}).
      *
      * @return the counts
      * @throws IllegalStateException before the run

@@ -76,6 +76,9 @@ final class Simulation {
     private final List<String> heldAtStart;
     /** What the run held at its end beyond {@link #heldAtStart}; empty until it ended. */
     private List<String> leaks = List.of();
+    /** The digest and the counts when a determinism leak failed the run (see {@link #fail}); else null. */
+    private String digestAtLeak;
+    private SimStats statsAtLeak;
     private final long startNanos;
     private final long startEvents;
     /** The generator's draws when this run began (a run restarted from a checkpoint goes on from its count). */
@@ -299,7 +302,17 @@ final class Simulation {
         return cpuNanos;
     }
 
+    /**
+     * The run's audit digest: after a determinism leak, as it was when the leak was found (see {@link #fail}).
+     */
+    String digest() {
+        return digestAtLeak != null ? digestAtLeak : auditor.digest();
+    }
+
     SimStats stats() {
+        if (statsAtLeak != null) {
+            return statsAtLeak;
+        }
         return new SimStats(scheduler == null ? 0 : scheduler.fiberSteps(), kernel.ringCompletions,
                 kernel.systemCalls, auditor.events() - startEvents, clock.nowNanos() - startNanos,
                 scheduler == null ? 0 : scheduler.serviceSteps(), scheduler == null ? 0 : scheduler.clockSlips(),
@@ -720,6 +733,12 @@ final class Simulation {
     private void fail(String message) {
         if (failure == null) {
             failure = message + " (at " + now() + ", after " + scheduler.fiberSteps() + " steps)";
+            if (message.startsWith("determinism leak")) {
+                // What the run does after it depends on a thread outside the simulation (a JDK timer ending a
+                // sleep while the run shuts down, or not): the run's record is what came before.
+                digestAtLeak = auditor.digest();
+                statsAtLeak = stats();
+            }
         }
         abortEverything();
         shuttingDown = true;
@@ -934,6 +953,12 @@ final class Simulation {
                 String pooled = carrier == null ? null : carrier.pooledWork();
                 if (pooled != null) {
                     return LeakWatch.pooledWork(thread, pooled);
+                }
+                String timed = LeakWatch.timedPark(thread);
+                if (timed != null) {
+                    // Before any resumption is looked at: the JDK's timer may have ended the park already and
+                    // handed the continuation back (to this thread, if it fired while the fiber was parking).
+                    return timed;
                 }
                 LeakWatch.Standing standing = LeakWatch.standing(thread);
                 if (standing == LeakWatch.Standing.YIELDED) {
