@@ -13,12 +13,20 @@ package dev.lockstep.sim;
  * re-anchors at the current global time, so what the node read before never changes. A step back does not make
  * the node's clock go back: a worker's clock never goes backwards (on runtime-uring it is {@code CLOCK_MONOTONIC}),
  * so the node's time stands still until the stepped clock catches up, and its timers fire by the time it shows.
- * All arithmetic is exact integer arithmetic, saturating at {@code Long.MAX_VALUE}: the same seed maps the same
- * way on every machine.
+ * All arithmetic is exact integer arithmetic: the same seed maps the same way on every machine.
+ *
+ * <h2>The end of time</h2>
+ * A node's clock shows at most {@link #LATEST} ({@code Long.MAX_VALUE - 1} epoch nanoseconds), where a drift ahead
+ * of global time holds it still. A deadline past it — what the engine saturates at {@code Long.MAX_VALUE}, such as
+ * a 1 ms sleep at that moment — never comes, so the node's tasks wait there rather than wake without time
+ * passing; the run goes on and ends as any run does. A step that would go past {@link #LATEST} is refused
+ * ({@link #step}); a step back before the epoch takes the clock to the epoch.
  *
  * <p>Confined to the simulator's thread, like the rest of a simulation.
  */
 final class NodeClock {
+    /** The latest time a node's clock shows: one nanosecond before a saturated deadline (see the class doc). */
+    static final long LATEST = Long.MAX_VALUE - 1;
     /** The largest drift either way, in parts per million: 10 %. */
     static final long MAX_DRIFT_PPM = 100_000;
     private static final long MILLION = 1_000_000L;
@@ -35,7 +43,7 @@ final class NodeClock {
      */
     NodeClock(long globalNow, long offsetNanos) {
         this.globalAnchor = globalNow;
-        this.localAnchor = Math.max(0, saturatingAdd(globalNow, offsetNanos));
+        this.localAnchor = Math.clamp(saturatingAdd(globalNow, offsetNanos), 0, LATEST);
     }
 
     /** The node's time at global time {@code global} ({@code >=} the last anchor). */
@@ -44,7 +52,7 @@ final class NodeClock {
         if (d <= 0) {
             return localAnchor;
         }
-        return saturatingAdd(localAnchor, saturatingAdd(d, scaled(d, driftPpm)));
+        return Math.min(LATEST, saturatingAdd(localAnchor, saturatingAdd(d, scaled(d, driftPpm))));
     }
 
     /**
@@ -85,8 +93,21 @@ final class NodeClock {
         driftPpm = ppm;
     }
 
-    /** Moves the clock by {@code stepNanos} (either way) at {@code globalNow}. */
+    /** Whether a step of {@code stepNanos} at {@code globalNow} keeps the clock at or before {@link #LATEST}. */
+    boolean stepFits(long globalNow, long stepNanos) {
+        return saturatingAdd(toLocal(globalNow), stepNanos) <= LATEST;
+    }
+
+    /**
+     * Moves the clock by {@code stepNanos} (either way) at {@code globalNow}; back at most to the epoch.
+     *
+     * @throws IllegalArgumentException if the step does not {@linkplain #stepFits fit}, the clock unchanged
+     */
     void step(long globalNow, long stepNanos) {
+        if (!stepFits(globalNow, stepNanos)) {
+            throw new IllegalArgumentException("a clock step of " + stepNanos + " ns from " + toLocal(globalNow)
+                    + " ns would pass " + LATEST + " ns");
+        }
         reanchor(globalNow);
         localAnchor = Math.max(0, saturatingAdd(localAnchor, stepNanos));
     }

@@ -15,6 +15,15 @@ public final class SimClock {
     /** The default start: the Unix epoch. */
     public static final long EPOCH = 0;
 
+    /**
+     * The latest time a run reaches, in epoch nanoseconds (2262-03-12T23:47:16.854775807Z): thirty days before
+     * epoch nanoseconds overflow a {@code long}, so that every latency the simulator adds to the time (a request's
+     * or a link's, at most a day each) still fits. A run whose time limit lies beyond it ends here as timed out.
+     * Deadlines past it (a sleep of {@code Duration.ofDays(100_000)}, a {@code sleepUntil(Instant.MAX)}) never
+     * come, as the engine saturates them at {@code Long.MAX_VALUE}.
+     */
+    public static final long LAST_NANOS = Long.MAX_VALUE - 30L * 86_400_000_000_000L;
+
     private long nowNanos;
 
     /** A clock starting at the Unix epoch. */

@@ -275,10 +275,15 @@ public final class SimNode {
 
     /**
      * Moves the node's clock now, whatever its state: forward (its timers that fall due fire) or back (see the
-     * class doc).
+     * class doc). A step back past the epoch takes the clock to the epoch. The clock shows at most
+     * {@code Long.MAX_VALUE - 1} epoch nanoseconds (2262-04-11T23:47:16.854775806Z), where a drift ahead holds it
+     * still and a deadline past it never comes, so the node's tasks wait there rather than wake without time
+     * passing.
      *
      * @param step how far, either way
      * @throws NullPointerException if {@code step} is null
+     * @throws IllegalArgumentException if the step would take the node's clock past that time, naming the step
+     *     and the node's time; the clock is unchanged
      */
     public void stepClock(Duration step) {
         cluster.check("SimNode.stepClock");
@@ -288,6 +293,11 @@ public final class SimNode {
             nanos = step.toNanos();
         } catch (ArithmeticException overflow) {
             nanos = step.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        if (!clock.stepFits(cluster.simulation.clock.nowNanos(), nanos)) {
+            throw new IllegalArgumentException("node " + id + ": a clock step of " + step + " from " + clockNow()
+                    + " would pass " + Instant.EPOCH.plusNanos(NodeClock.LATEST) + ", the latest time a simulated"
+                    + " clock shows");
         }
         cluster.simulation.auditor.record("node.step", Auditor.u32(id), Auditor.u64(nanos));
         clock.step(cluster.simulation.clock.nowNanos(), nanos);

@@ -554,7 +554,7 @@ final class Simulation {
             files.setFaults(config.storageFaults());
             auditor.record("sim.start", Auditor.u64(config.seed()), Auditor.u32(restarts),
                     Auditor.u64(clock.nowNanos()), Auditor.utf8(config.toJava()));
-            long limit = saturatingAdd(clock.nowNanos(), config.timeLimitNanos());
+            long limit = Math.min(saturatingAdd(clock.nowNanos(), config.timeLimitNanos()), SimClock.LAST_NANOS);
             long crashAt = Long.MAX_VALUE;
             if (recover && config.crashWithinNanos() > 0) {
                 crashAt = saturatingAdd(clock.nowNanos(),
@@ -718,7 +718,11 @@ final class Simulation {
                 continue;
             }
             if (nextEvent > limit && !shuttingDown) {
-                fail("timed out: the simulated time limit of " + Duration.ofNanos(config.timeLimitNanos())
+                fail(limit == SimClock.LAST_NANOS ? "timed out: simulated time would pass "
+                        + Instant.EPOCH.plusNanos(SimClock.LAST_NANOS) + ", the latest a run reaches"
+                        + " (SimClock.LAST_NANOS), before the time limit of " + Duration.ofNanos(config.timeLimitNanos())
+                        + " was reached"
+                        : "timed out: the simulated time limit of " + Duration.ofNanos(config.timeLimitNanos())
                         + " was reached");
                 continue;
             }
