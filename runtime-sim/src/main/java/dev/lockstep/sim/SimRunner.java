@@ -50,6 +50,8 @@ public final class SimRunner implements Runner {
     private boolean tracing;
     /** See {@link #allowingForeignThreads()}. */
     private boolean foreignThreads;
+    /** See {@link #replayedBy}; null for the simulator's own line. */
+    private String replayedBy;
 
     private SimRunner(SimConfig config, Checkpoint resume) {
         this.config = config;
@@ -202,6 +204,25 @@ public final class SimRunner implements Runner {
         return this;
     }
 
+    /**
+     * Sets the line a failure of this run prints to rerun it ({@link SimulationFailure#replayLine()}, the
+     * {@link ReplayNote} on a task's exception), in place of {@code SimRunner.of(config)}: for a harness whose run
+     * is more than the root task under this configuration — a draw before the task, a crasher it spawns, a chain
+     * of restarts — so that every line a failure prints replays it exactly. Call before {@code start}.
+     *
+     * @param replayLine the line, which should begin with {@code "replay: "}
+     * @return this runner
+     * @throws IllegalArgumentException if the line is blank or spans lines
+     */
+    public SimRunner replayedBy(String replayLine) {
+        Objects.requireNonNull(replayLine, "replayLine");
+        if (replayLine.isBlank() || replayLine.contains("\n") || replayLine.contains("\r")) {
+            throw new IllegalArgumentException("a replay line is one line of text, was '" + replayLine + "'");
+        }
+        this.replayedBy = replayLine;
+        return this;
+    }
+
     /** Makes the run keep its events, for {@link DeterminismCheck}; before {@code start}. */
     SimRunner traced() {
         this.tracing = true;
@@ -227,6 +248,9 @@ public final class SimRunner implements Runner {
         }
         if (foreignThreads) {
             simulation.allowForeignThreads();
+        }
+        if (replayedBy != null) {
+            simulation.replayedBy(replayedBy);
         }
         last = simulation;
         return simulation;

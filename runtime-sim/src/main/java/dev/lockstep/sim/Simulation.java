@@ -76,6 +76,8 @@ final class Simulation {
     private final List<String> heldAtStart;
     /** What the run held at its end beyond {@link #heldAtStart}; empty until it ended. */
     private List<String> leaks = List.of();
+    /** See {@link SimRunner#replayedBy}; null for the simulator's own line. */
+    private String replayedBy;
     /** The digest and the counts when a determinism leak failed the run (see {@link #fail}); else null. */
     private String digestAtLeak;
     private SimStats statsAtLeak;
@@ -319,8 +321,14 @@ final class Simulation {
                 generator.draws() - startDraws);
     }
 
-    /** The line that reruns this run: the first run's configuration, and which run of the chain this is. */
+    /**
+     * The line that reruns this run: the one its runner was given ({@link SimRunner#replayedBy}), else the first
+     * run's configuration and which run of the chain this is.
+     */
     String replayLine() {
+        if (replayedBy != null) {
+            return replayedBy;
+        }
         if (restarts == 0) {
             return config.replayLine();
         }
@@ -775,6 +783,11 @@ final class Simulation {
         Thread fiber = stuck == null ? null : stuck.thread();
         return fiber == null ? "" : ", in the step of fiber '" + fiber.getName() + "'"
                 + LeakWatch.where(fiber.getStackTrace());
+    }
+
+    /** Sets the replay line a harness gave the runner (see {@link SimRunner#replayedBy}); before {@link #run}. */
+    void replayedBy(String line) {
+        this.replayedBy = line;
     }
 
     /** Sets the user's call site of the runner (see {@link #caller()}); before {@link #run}. */

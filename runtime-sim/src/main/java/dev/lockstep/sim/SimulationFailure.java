@@ -28,7 +28,8 @@ public final class SimulationFailure extends RuntimeException {
 
     /**
      * The configuration that reproduces the failure: rerun the same task (for a run resumed from a checkpoint,
-     * the same {@code startAndRecover} loop) with {@code SimRunner.of(config())}.
+     * the same {@code startAndRecover} loop) with {@code SimRunner.of(config())} — unless a harness ran it
+     * ({@link SimRunner#replayedBy}): then the {@link #replayLine()} is what reruns it.
      *
      * @return it
      */

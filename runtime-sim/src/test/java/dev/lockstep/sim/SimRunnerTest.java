@@ -207,4 +207,27 @@ class SimRunnerTest {
         assertTrue(start.getMessage().contains("1969"), start.getMessage());
         assertNotEquals(SimConfig.builder().seed(1).build(), SimConfig.builder().seed(2).build());
     }
+
+    @Test
+    void aHarnessesReplayLineIsTheOneEveryFailurePrints() {
+        String line = "replay: Harness.rerun(7)";
+        SimRunner failing = SimRunner.of(SimConfig.builder().seed(7).timeLimit(Duration.ofSeconds(1)).build())
+                .replayedBy(line);
+        SimulationFailure failure = assertThrows(SimulationFailure.class, () -> failing.start(ctx -> {
+            ctx.sleep(Duration.ofSeconds(2));
+            return null;
+        }));
+        assertEquals(line, failure.replayLine());
+        assertTrue(failure.getMessage().contains("\n" + line) && !failure.getMessage().contains("SimRunner.of("),
+                failure.getMessage());
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> SimRunner.seeded(7)
+                .replayedBy(line).start(ctx -> {
+                    throw new IllegalStateException("mine");
+                }));
+        assertTrue(thrown.getSuppressed()[0].getMessage().endsWith("\n" + line), thrown.getSuppressed()[0].getMessage());
+        IllegalArgumentException twoLines = assertThrows(IllegalArgumentException.class,
+                () -> SimRunner.seeded(7).replayedBy("replay: a\nreplay: b"));
+        assertTrue(twoLines.getMessage().contains("replay: a\nreplay: b"), twoLines.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> SimRunner.seeded(7).replayedBy(" "));
+    }
 }

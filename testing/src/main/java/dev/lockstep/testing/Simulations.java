@@ -322,19 +322,24 @@ public final class Simulations {
     /** As {@link #execute(long, Plan, Task)}; {@code underSimulationTest}: the failure may suggest {@code @Seed}. */
     static <T> Run<T> execute(long seed, Plan plan, Task<T> task, boolean underSimulationTest) {
         SimConfig config = config(seed, plan);
+        // Every run draws the crash policy before the task and may spawn a crasher: SimRunner.of(config) alone
+        // would run another course, so the line each run's failures print is this harness's own.
+        String replayLine = replayLine(plan.replayText(seed));
         Checkpoint checkpoint = null;
         SimRunner runner = null;
         int lifetime = 0;
         try {
             for (; lifetime < plan.crashes(); lifetime++) {
-                runner = checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint);
+                runner = (checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint))
+                        .replayedBy(replayLine);
                 Recovered<T> recovered = runner.startAndRecover(ctx -> withCrash(ctx, plan, task));
                 if (recovered.outcome() instanceof Outcome.Failed<T> failed) {
                     throw failure(seed, plan, lifetime, failed.failure(), digestOf(runner), underSimulationTest);
                 }
                 checkpoint = recovered.checkpoint();
             }
-            SimRunner last = checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint);
+            SimRunner last = (checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint))
+                    .replayedBy(replayLine);
             runner = last;
             T value = last.start(ctx -> {
                 SimRunner.control(ctx).crashPolicy(plan.faults().crashPolicy(SimRunner.control(ctx).random()));
@@ -394,11 +399,16 @@ public final class Simulations {
             message.append("\n  rerun just this seed: add @Seed(").append(seed).append(") to the test method");
         }
         String replay = plan.replayText(seed);
-        message.append("\n  replay: Simulations.replay(\"").append(replay).append("\", task)");
+        message.append("\n  ").append(replayLine(replay));
         if (digest != null) {
             message.append(" ends with audit digest ").append(digest);
         }
         return new SimulationTestFailure(message.toString(), seed, plan.faults(), replay, digest, cause);
+    }
+
+    /** The line that reruns a run of this replay text. */
+    private static String replayLine(String replayText) {
+        return "replay: Simulations.replay(\"" + replayText + "\", task)";
     }
 
     /** The flags every JVM that runs Lockstep needs. */

@@ -153,6 +153,52 @@ class SimulationExtensionTest {
                 + replayed.getMessage());
     }
 
+    /**
+     * Every replay line a failing seed prints — its own, and the one in its cause from the simulator — reruns it
+     * exactly: the same digest and the same failure. Regression: the cause's line was {@code SimRunner.of(...)},
+     * which ran the task without the crash policy the harness draws first, and passed.
+     */
+    @Test
+    void everyReplayLineAFailurePrintsReplaysItExactly() {
+        // The task's own exception, with the simulator's replay note; and a leak, a SimulationFailure with its line.
+        assertEveryReplayLineReplays(Launch.run(Fixtures.FailingFixture.class), 2, () -> ctx -> {
+            ctx.sleep(java.time.Duration.ofMillis(5));
+            assertTrue(false, "the value was wrong");
+            return null;
+        });
+        assertEveryReplayLineReplays(Launch.run(Fixtures.LeakingFixture.class), 2, () -> Fixtures::leaksABlob);
+        // A failure in a lifetime that ended in a crash: the harness's line alone.
+        assertEveryReplayLineReplays(Launch.run(Fixtures.CrashingFailureFixture.class), 1, () -> {
+            java.util.List<Integer> model = new java.util.ArrayList<>(); // one per replay, kept across its lifetimes
+            return ctx -> Fixtures.CrashingFailureFixture.unsyncedAppends(ctx, model);
+        });
+    }
+
+    private static void assertEveryReplayLineReplays(Launch launch, int lines,
+                                                     java.util.function.Supplier<dev.lockstep.Task<?>> task) {
+        assertTrue(!launch.failed().isEmpty(), () -> launch.finished.toString());
+        SimulationTestFailure failure = assertInstanceOf(SimulationTestFailure.class,
+                launch.failed().getFirst().failure());
+        java.io.StringWriter printed = new java.io.StringWriter();
+        failure.printStackTrace(new java.io.PrintWriter(printed));
+        java.util.regex.Matcher found = java.util.regex.Pattern.compile("replay: (.*)").matcher(printed.toString());
+        java.util.regex.Pattern exact = java.util.regex.Pattern.compile("Simulations\\.replay\\(\"([^\"]*)\", task\\).*");
+        int count = 0;
+        while (found.find()) {
+            count++;
+            String printedLine = found.group();
+            java.util.regex.Matcher line = exact.matcher(found.group(1));
+            assertTrue(line.matches(), "a printed replay line that is not the harness's: " + printedLine);
+            SimulationTestFailure replayed = org.junit.jupiter.api.Assertions.assertThrows(
+                    SimulationTestFailure.class, () -> Simulations.replay(line.group(1), task.get()), printedLine);
+            assertEquals(failure.digest(), replayed.digest(), printedLine);
+            assertEquals(failure.getCause().getClass(), replayed.getCause().getClass(), printedLine);
+            assertEquals(failure.getCause().getMessage().lines().findFirst(),
+                    replayed.getCause().getMessage().lines().findFirst(), printedLine);
+        }
+        assertTrue(count >= lines, "at least " + lines + " replay lines: " + printed);
+    }
+
     @Test
     void aFailureOutsideSimulationTestSuggestsTheReplayNotSeed() {
         SimulationTestFailure failure = org.junit.jupiter.api.Assertions.assertThrows(SimulationTestFailure.class,
