@@ -34,8 +34,8 @@ import java.util.Set;
 /**
  * One Raft node (Ongaro and Ousterhout, "In Search of an Understandable Consensus Algorithm", 2014), written against
  * {@code dev.lockstep} alone: leader election with randomized timeouts, log replication, commitment, persistence
- * and recovery. The same {@link #task} is a simulated cluster node and, through {@link RaftProcess}, a process on
- * runtime-uring.
+ * and recovery. The same {@link #task} is a simulated cluster node and, through the demo's {@code RaftProcess}, a
+ * process on runtime-uring.
  *
  * <h2>Tasks of a node</h2>
  * The main task recovers the {@link DurableState}, binds the node's address and accepts connections, one task per

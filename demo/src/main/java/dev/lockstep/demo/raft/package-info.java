@@ -1,7 +1,7 @@
 /**
  * The demo's replicated log: Raft (Ongaro and Ousterhout, 2014), written against {@code dev.lockstep} and the JDK
  * only, so the same {@link dev.lockstep.demo.raft.RaftNode#task} runs on a simulated cluster node and as a process
- * on runtime-uring ({@link dev.lockstep.demo.raft.RaftProcess}). Meant to be read as an example.
+ * on runtime-uring ({@code dev.lockstep.demo.RaftProcess}, the launcher). Meant to be read as an example.
  *
  * <ul>
  *   <li>{@link dev.lockstep.demo.raft.RaftNode}: election with randomized timeouts, replication, commitment; the
@@ -17,7 +17,7 @@
  *       clock.</li>
  * </ul>
  * The {@link dev.lockstep.demo.kv.InjectedBug}s whose {@link dev.lockstep.demo.kv.InjectedBug#replication()} is
- * true plant one classic Raft bug each. May use {@code dev.lockstep}, {@code dev.lockstep.sync}, the JDK, and
- * {@code dev.lockstep.uring} in {@code RaftProcess} alone.
+ * true plant one classic Raft bug each. May use {@code dev.lockstep}, {@code dev.lockstep.sync}, the JDK and that
+ * enum, nothing else (LayeringTest).
  */
 package dev.lockstep.demo.raft;

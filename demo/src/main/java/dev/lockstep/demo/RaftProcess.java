@@ -1,5 +1,8 @@
-package dev.lockstep.demo.raft;
+package dev.lockstep.demo;
 
+import dev.lockstep.demo.raft.RaftConfig;
+import dev.lockstep.demo.raft.RaftNode;
+import dev.lockstep.demo.raft.RaftObserver;
 import dev.lockstep.uring.UringRunner;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -10,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One Raft node as a process on runtime-uring: {@code RaftProcess ID DATA-DIR HOST:PORT,HOST:PORT,...}, node
+ * One Raft node ({@code dev.lockstep.demo.raft}) as a process on runtime-uring: {@code RaftProcess ID DATA-DIR HOST:PORT,HOST:PORT,...}, node
  * {@code ID} of the listed members (from 1), its log and vote in {@code DATA-DIR}. Runs until killed. Timing for a
  * real network and disk: heartbeat 50 ms, election timeouts 300 to 600 ms, requests given up after 200 ms.
  */

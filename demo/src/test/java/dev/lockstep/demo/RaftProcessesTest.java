@@ -1,10 +1,12 @@
-package dev.lockstep.demo.raft;
+package dev.lockstep.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Context;
+import dev.lockstep.demo.raft.RaftClient;
+import dev.lockstep.demo.raft.RaftUnavailableException;
 import dev.lockstep.uring.UringRunner;
 import java.io.IOException;
 import java.net.InetAddress;
