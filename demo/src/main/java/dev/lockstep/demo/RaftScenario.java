@@ -18,6 +18,7 @@ import dev.lockstep.sim.SimulationFailure;
 import dev.lockstep.testing.Fault;
 import dev.lockstep.testing.FaultConfig;
 import dev.lockstep.testing.Nemesis;
+import dev.lockstep.testing.ClusterNemesis;
 import dev.lockstep.testing.NodeNemesis;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.function.IntSupplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -33,7 +35,9 @@ import java.util.random.RandomGenerator;
  * ({@link RaftNode}) of three or five simulated nodes, two clients appending commands and reading the commit index,
  * a {@link NodeNemesis} crashing, killing, pausing and skewing one node at a time and, as the seed's
  * {@link FaultConfig} says, a {@link Nemesis} partitioning the nodes and resetting their connections, for a seeded
- * 0.2 to 1 simulated second. Then the faults stop and every node is brought back.
+ * 0.2 to 1 simulated second. A search strategy may put a stronger node nemesis in the seed's spec
+ * ({@link Scenario.Spec#nemesis()}: {@code ClusterNemesis}, aimed at the leader through {@link RaftChecker#leader}).
+ * Then the faults stop and every node is brought back.
  *
  * <h2>What is checked</h2>
  * <ul>
@@ -52,6 +56,8 @@ final class RaftScenario {
     /** How long after the faults stop a leader must have been elected and a command committed. */
     static final Duration LIVENESS_BOUND = Duration.ofSeconds(2);
     private static final int CLIENTS = 2;
+    /** The node nemesis's mean time between disturbances, and the mean time one lasts. */
+    private static final Duration NEMESIS_PAUSE = Duration.ofMillis(40);
     private static final Duration CLIENT_CALL = Duration.ofMillis(100);
 
     private record Acknowledged(long index, long command) {
@@ -175,9 +181,10 @@ final class RaftScenario {
             RaftConfig config = RaftConfig.of(id, members, random.nextLong()).withBug(spec.bug());
             cluster.start(RaftNode.task(config, checker));
         }
-        NodeNemesis nodeNemesis = new NodeNemesis(EnumSet.allOf(NodeNemesis.Action.class), Duration.ofMillis(40),
-                trace::notable);
-        Handle<Void> nodeFaults = ctx.child("nodes").spawn(nodeNemesis::run);
+        IntSupplier leaderHook = () -> checker.leader(id -> cluster.node(id).state() == SimNode.State.RUNNING)
+                .orElse(ClusterNemesis.NO_LEADER);
+        Handle<Void> nodeFaults = ctx.child("nodes").spawn(spec.nemesis().nemesis(spec.seed(), NEMESIS_PAUSE,
+                leaderHook, trace::notable));
         Nemesis network = new Nemesis(faults, hosts, Duration.ofMillis(60), trace::notable);
         Handle<Void> networkFaults = network.active() ? ctx.child("network").spawn(network::run) : null;
         List<Handle<Void>> clients = new ArrayList<>();
@@ -194,7 +201,6 @@ final class RaftScenario {
         if (networkFaults != null) {
             networkFaults.abort();                    // heals what it cut
         }
-        crashes = nodeNemesis.count(NodeNemesis.Action.CRASH) + nodeNemesis.count(NodeNemesis.Action.KILL);
         partitions = network.partitions();
         resets = network.resets();
         trace.notable("faults stopped: " + acknowledged.size() + " commands acknowledged; a leader and a commit"
@@ -204,6 +210,7 @@ final class RaftScenario {
         for (SimNode node : cluster.nodes()) {
             lifetimes += node.lifetime() - 1;
         }
+        crashes = lifetimes - 1;      // every restart follows a crash or a kill
         if (leader.isPresent()) {
             checkAcknowledged(checker.view(leader.getAsInt()));
         }

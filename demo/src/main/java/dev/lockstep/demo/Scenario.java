@@ -17,6 +17,7 @@ import dev.lockstep.sim.StorageFaults;
 import dev.lockstep.testing.Fault;
 import dev.lockstep.testing.FaultConfig;
 import dev.lockstep.testing.Nemesis;
+import dev.lockstep.testing.NemesisStrategy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,13 +56,30 @@ public final class Scenario {
      * @param faults the faults on
      * @param workload the load
      * @param bug the injected bug, or {@link InjectedBug#NONE}
+     * @param nemesis the node nemesis of a replicated workload ({@link NemesisStrategy#UNIFORM}, the
+     *                {@code NodeNemesis} of every action, unless a search strategy chose another); always
+     *                {@code UNIFORM} for the key-value workloads, which have no nodes to disturb
      */
-    public record Spec(long seed, FaultConfig faults, Workload workload, InjectedBug bug) {
-        /** Checks the fields. */
+    public record Spec(long seed, FaultConfig faults, Workload workload, InjectedBug bug, NemesisStrategy nemesis) {
+        /**
+         * Checks the fields.
+         *
+         * @throws IllegalArgumentException naming a nemesis other than {@code uniform} for a key-value workload
+         */
         public Spec {
             Objects.requireNonNull(faults, "faults");
             Objects.requireNonNull(workload, "workload");
             Objects.requireNonNull(bug, "bug");
+            Objects.requireNonNull(nemesis, "nemesis");
+            if (nemesis != NemesisStrategy.UNIFORM && !workload.replicated()) {
+                throw new IllegalArgumentException("nemesis " + nemesis.cliName() + " disturbs a cluster's nodes:"
+                        + " it needs workload=replicated or replicated-5, not " + workload.cliName());
+            }
+        }
+
+        /** A seed with the uniform node nemesis. */
+        public Spec(long seed, FaultConfig faults, Workload workload, InjectedBug bug) {
+            this(seed, faults, workload, bug, NemesisStrategy.UNIFORM);
         }
 
         /**
@@ -71,7 +89,7 @@ public final class Scenario {
          */
         public String line() {
             return "kv:seed=" + seed + ":faults=" + faults + ":workload=" + workload.cliName() + ":bug="
-                    + bug.cliName();
+                    + bug.cliName() + (nemesis == NemesisStrategy.UNIFORM ? "" : ":nemesis=" + nemesis.cliName());
         }
 
         /**
@@ -155,7 +173,8 @@ public final class Scenario {
 
         /**
          * Parses a replay line: {@code kv:} and then {@code key=value} fields joined by {@code :}, each key at most
-         * once ({@code seed}, which is needed, {@code faults}, {@code workload}, {@code bug}, {@code digest}); a
+         * once ({@code seed}, which is needed, {@code faults}, {@code workload}, {@code bug}, {@code nemesis},
+         * {@code digest}); a
          * leading {@code replay:} or {@code ./lockstep replay}, as a failure prints it, is ignored.
          *
          * @param line the line
@@ -200,7 +219,7 @@ public final class Scenario {
                     throw new IllegalArgumentException("replay line field '" + part + "' has no '='");
                 }
                 String key = part.substring(0, eq);
-                if (!List.of("seed", "faults", "workload", "bug", "digest").contains(key)) {
+                if (!List.of("seed", "faults", "workload", "bug", "nemesis", "digest").contains(key)) {
                     throw new IllegalArgumentException("unknown replay line field '" + key + "'");
                 }
                 if (fields.put(key, part.substring(eq + 1)) != null) {
@@ -233,7 +252,9 @@ public final class Scenario {
                 throw new IllegalArgumentException("replay line bug=" + bug.cliName() + " is in the key-value store,"
                         + " which workload=replicated does not run");
             }
-            return new ReplayLine(new Spec(seed, faults, workload, bug), fields.get("digest"));
+            NemesisStrategy nemesis = fields.containsKey("nemesis") ? NemesisStrategy.parse(fields.get("nemesis"))
+                    : NemesisStrategy.UNIFORM;
+            return new ReplayLine(new Spec(seed, faults, workload, bug, nemesis), fields.get("digest"));
         }
     }
 

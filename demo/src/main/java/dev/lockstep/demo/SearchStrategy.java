@@ -2,6 +2,7 @@ package dev.lockstep.demo;
 
 import dev.lockstep.demo.kv.InjectedBug;
 import dev.lockstep.testing.FaultConfig;
+import dev.lockstep.testing.NemesisStrategy;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -36,8 +37,20 @@ interface SearchStrategy {
         }
     };
 
+    /**
+     * As {@link #RANDOM}, with {@code ClusterNemesis} and every disturbance (isolation, splits, power loss of a
+     * majority, crashes at I/O boundaries) aimed at the node that leads, for the Raft; the key-value rows run as
+     * with {@link #RANDOM}.
+     */
+    SearchStrategy TARGETED = withNemesis("targeted", "as random, with a cluster nemesis of every disturbance aimed"
+            + " at the leader (Raft rows)", NemesisStrategy.TARGETED);
+
+    /** As {@link #RANDOM}, with {@code ClusterNemesis.swarm}: each seed its own disturbances, aimed or not. */
+    SearchStrategy SWARM = withNemesis("nemesis-swarm", "as random, with a cluster nemesis whose disturbances and"
+            + " aim each seed draws (Raft rows)", NemesisStrategy.SWARM);
+
     /** Every strategy, by its command-line name. */
-    Map<String, SearchStrategy> BY_NAME = register(RANDOM);
+    Map<String, SearchStrategy> BY_NAME = register(RANDOM, TARGETED, SWARM);
 
     /**
      * The command-line name.
@@ -77,6 +90,27 @@ interface SearchStrategy {
                     + String.join(", ", BY_NAME.keySet()));
         }
         return strategy;
+    }
+
+    private static SearchStrategy withNemesis(String name, String description, NemesisStrategy nemesis) {
+        return new SearchStrategy() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public String description() {
+                return description;
+            }
+
+            @Override
+            public Scenario.Spec spec(long seed, Workload workload, InjectedBug bug) {
+                Scenario.Spec random = RANDOM.spec(seed, workload, bug);
+                return workload.replicated() ? new Scenario.Spec(seed, random.faults(), workload, bug, nemesis)
+                        : random;
+            }
+        };
     }
 
     private static Map<String, SearchStrategy> register(SearchStrategy... strategies) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.demo.kv.InjectedBug;
 import dev.lockstep.testing.FaultConfig;
+import dev.lockstep.testing.NemesisStrategy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -15,15 +16,19 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /** The scoreboard: its failures replay exactly, its medians and its table say what the ranges found. */
 class ScoreboardTest {
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"random", "targeted", "nemesis-swarm"})
     @Timeout(300) // a bound for the loaded 2-core machine, not an expectation
-    void aFailureTheScoreboardFindsReplaysExactlyFromItsLine() throws Exception {
+    void aFailureTheScoreboardFindsReplaysExactlyFromItsLine(String strategy) throws Exception {
         Scoreboard.Settings settings = new Scoreboard.Settings(List.of(new Scoreboard.Target(
-                InjectedBug.VOTE_WITHOUT_LOG_CHECK, Workload.REPLICATED)), SearchStrategy.RANDOM, 1e6, 20, 2, 2);
+                InjectedBug.VOTE_WITHOUT_LOG_CHECK, Workload.REPLICATED)), SearchStrategy.parse(strategy), 1e6, 20, 2,
+                2);
         List<Scoreboard.Row> rows = Scoreboard.run(settings, new AtomicInteger());
         Scoreboard.Row row = rows.getFirst();
         assertEquals(2, row.found(), "vote-without-log-check found in both ranges of 20 seeds: " + row);
@@ -32,6 +37,8 @@ class ScoreboardTest {
         for (Scoreboard.RangeResult range : row.ranges()) {
             assertTrue(range.cpuNanos() > 0 && range.seeds() >= 1, range.toString());
             Scenario.Result found = range.failure();
+            assertEquals(SearchStrategy.parse(strategy).spec(found.spec().seed(), Workload.REPLICATED,
+                    InjectedBug.VOTE_WITHOUT_LOG_CHECK), found.spec(), "the strategy's choice is in the spec");
             Scenario.Result replayed = Scenario.run(Scenario.Spec.parse(Explorer.replayLine(found)), 0);
             assertEquals(found.failure(), replayed.failure(), "the replay line reruns the failure");
             assertEquals(found.digest(), replayed.digest(), "the same run, decision for decision");
@@ -41,6 +48,18 @@ class ScoreboardTest {
         String table = printed.toString(StandardCharsets.UTF_8);
         assertTrue(table.contains("replay: ./lockstep replay " + Explorer.replayLine(row.ranges().getFirst()
                 .failure())), table);
+    }
+
+    @Test
+    void aNemesisOtherThanUniformIsInTheReplayLineAndOnlyForAReplicatedWorkload() {
+        Scenario.Spec spec = new Scenario.Spec(7, FaultConfig.parse("crash"), Workload.REPLICATED_5,
+                InjectedBug.FIGURE_8, NemesisStrategy.TARGETED);
+        assertEquals("kv:seed=7:faults=crash:workload=replicated-5:bug=figure-8:nemesis=targeted", spec.line());
+        assertEquals(spec, Scenario.Spec.parse(spec.line()));
+        IllegalArgumentException kv = assertThrows(IllegalArgumentException.class,
+                () -> Scenario.Spec.parse("kv:seed=7:workload=mixed:nemesis=swarm"));
+        assertTrue(kv.getMessage().contains("nemesis swarm disturbs a cluster's nodes"), kv.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Scenario.Spec.parse("kv:seed=7:nemesis=bogus"));
     }
 
     @Test
@@ -69,7 +88,7 @@ class ScoreboardTest {
     void anUnknownStrategyOrNodeCountIsRefusedNamingIt() {
         IllegalArgumentException strategy = assertThrows(IllegalArgumentException.class,
                 () -> SearchStrategy.parse("pct"));
-        assertTrue(strategy.getMessage().contains("unknown strategy 'pct'; known: random"), strategy.getMessage());
+        assertTrue(strategy.getMessage().contains("unknown strategy 'pct'; known: random, targeted, nemesis-swarm"), strategy.getMessage());
         for (String[] args : new String[][] {{"--strategy", "pct"}, {"--nodes", "4"}, {"--budget", "0"},
                 {"--ranges", "0"}}) {
             CommandLine line = Main.commandLine();
