@@ -85,7 +85,7 @@ public final class Main implements Callable<Integer> {
     }
 
     /** Whether this run only checks its arguments ({@value #CHECK_ARGUMENTS_PROPERTY}). */
-    private static boolean checkOnly() {
+    static boolean checkOnly() {
         return Boolean.getBoolean(CHECK_ARGUMENTS_PROPERTY);
     }
 
