@@ -105,7 +105,8 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: demo, explore, replay or scoreboard");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is needed: demo, explore, replay or"
+                + " scoreboard");
     }
 
     /** Options shared by the commands that sweep seeds. */
