@@ -1,7 +1,6 @@
 package dev.lockstep.sim;
 
 import java.util.SortedMap;
-import java.util.SortedSet;
 
 /**
  * What one simulated run reached, for the search ({@link SimRunner#coverage()}): its fault points, its
@@ -18,11 +17,13 @@ import java.util.SortedSet;
  *
  * @param faultPoints each fault point reached, by name
  * @param sometimes each {@code sometimes} label evaluated, by label
- * @param signals every signal of the run
+ * @param signals every signal of the run, with the generator's draw count ({@link Generator#draws()}, counted
+ *                over every lifetime of a run cut by crashes) when the run first reached it: a run branched at
+ *                that draw ({@link DecisionChain}) has reached it too
  * @param dropped how many signals, points or labels were not kept past {@value #MAX_ENTRIES}
  */
 public record Coverage(SortedMap<String, FaultPointCount> faultPoints, SortedMap<String, SometimesCount> sometimes,
-                       SortedSet<String> signals, long dropped) {
+                       SortedMap<String, Long> signals, long dropped) {
     /** The most signals, points or labels a run keeps of each. */
     public static final int MAX_ENTRIES = 10_000;
 
@@ -49,6 +50,6 @@ public record Coverage(SortedMap<String, FaultPointCount> faultPoints, SortedMap
     public Coverage {
         faultPoints = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(faultPoints));
         sometimes = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(sometimes));
-        signals = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(signals));
+        signals = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(signals));
     }
 }

@@ -1,7 +1,6 @@
 package dev.lockstep.sim;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -26,7 +25,8 @@ final class SearchState {
     private final FaultPoints settings;
     private final Map<String, Point> points = new HashMap<>();
     private final Map<String, long[]> sometimes = new HashMap<>();
-    private final Set<String> signals = new HashSet<>();
+    /** Each signal with the draw count when it was first reached. */
+    private final Map<String, Long> signals = new HashMap<>();
     private final TreeSet<String> disturbances = new TreeSet<>();
     /** The last event by name of each node, by node id: for lifecycle transitions. */
     private final Map<Integer, String> lastNodeEvent = new HashMap<>();
@@ -116,11 +116,14 @@ final class SearchState {
     }
 
     private void signal(String signal) {
-        if (signals.size() >= Coverage.MAX_ENTRIES && !signals.contains(signal)) {
+        if (signals.containsKey(signal)) {
+            return;
+        }
+        if (signals.size() >= Coverage.MAX_ENTRIES) {
             dropped++;
             return;
         }
-        signals.add(signal);
+        signals.put(signal, generator.draws());
     }
 
     Coverage coverage() {
@@ -129,6 +132,6 @@ final class SearchState {
                 new Coverage.FaultPointCount(point.enabled, point.reached, point.fired)));
         TreeMap<String, Coverage.SometimesCount> labels = new TreeMap<>();
         sometimes.forEach((label, counts) -> labels.put(label, new Coverage.SometimesCount(counts[0], counts[1])));
-        return new Coverage(pointCounts, labels, new TreeSet<>(signals), dropped);
+        return new Coverage(pointCounts, labels, new TreeMap<>(signals), dropped);
     }
 }

@@ -67,7 +67,7 @@ class FaultPointsTest {
                     disabledSomewhere++;
                 }
                 firedSomewhere += fired > 0 ? 1 : 0;
-                assertEquals(fired > 0, coverage.signals().contains("faultPoint:" + name));
+                assertEquals(fired > 0, coverage.signals().containsKey("faultPoint:" + name));
             }
         }
         assertTrue(firedSomewhere > 0, "no point fired in 40 seeds");
@@ -127,9 +127,9 @@ class FaultPointsTest {
         assertEquals(20, coverage.sometimes().get("drew past the bound").evaluated());
         assertEquals(0, coverage.sometimes().get("drew past the bound").satisfied());
         assertEquals(coverage.sometimes().get("drew a nine").satisfied() > 0,
-                coverage.signals().contains("sometimes:drew a nine"));
-        assertTrue(coverage.signals().contains("reached:sum bucket=0"), coverage.signals().toString());
-        assertFalse(coverage.signals().contains("sometimes:drew past the bound"));
+                coverage.signals().containsKey("sometimes:drew a nine"));
+        assertTrue(coverage.signals().containsKey("reached:sum bucket=0"), coverage.signals().toString());
+        assertFalse(coverage.signals().containsKey("sometimes:drew past the bound"));
     }
 
     @Test

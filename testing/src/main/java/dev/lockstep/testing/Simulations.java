@@ -4,6 +4,10 @@ import dev.lockstep.Context;
 import dev.lockstep.Handle;
 import dev.lockstep.Task;
 import dev.lockstep.sim.Checkpoint;
+import dev.lockstep.sim.Coverage;
+import dev.lockstep.sim.DecisionChain;
+import dev.lockstep.sim.FaultPoints;
+import dev.lockstep.sim.Priorities;
 import dev.lockstep.sim.Outcome;
 import dev.lockstep.sim.Recovered;
 import dev.lockstep.sim.SimConfig;
@@ -41,12 +45,15 @@ public final class Simulations {
      * @param openFileLimit the simulated process's open-file limit, as {@code ulimit -n} sets it
      *                      ({@link SimConfig#openFileLimit()}): above {@link SimKernel#FIRST_FD} and at most
      *                      {@link SimKernel#MAX_FDS}, the default, which no run meets
+     * @param search fault points, priorities and the decision chain ({@link SearchSettings}), as a
+     *               {@link SearchStrategy} chose them
      */
     public record Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit,
-            boolean failOnLeaks, int openFileLimit) {
+            boolean failOnLeaks, int openFileLimit, SearchSettings search) {
         /** Checks the values. */
         public Plan {
             Objects.requireNonNull(faults, "faults");
+            Objects.requireNonNull(search, "search");
             Objects.requireNonNull(crashWithin, "crashWithin");
             Objects.requireNonNull(timeLimit, "timeLimit");
             if (workers < 1) {
@@ -63,6 +70,32 @@ public final class Simulations {
                         + " (descriptors 0 to " + (SimKernel.FIRST_FD - 1) + " are taken) and at most "
                         + SimKernel.MAX_FDS + ", was " + openFileLimit);
             }
+        }
+
+        /**
+         * A plan with the simulator's {@link SearchSettings#DEFAULT}.
+         *
+         * @param faults the faults
+         * @param workers simulated workers
+         * @param crashes lifetimes cut by a crash
+         * @param crashWithin how long into a lifetime the crash may come
+         * @param timeLimit the simulated time limit of each lifetime
+         * @param failOnLeaks whether a run that ends holding resources it did not start with fails
+         * @param openFileLimit the simulated process's open-file limit
+         */
+        public Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit,
+                boolean failOnLeaks, int openFileLimit) {
+            this(faults, workers, crashes, crashWithin, timeLimit, failOnLeaks, openFileLimit, SearchSettings.DEFAULT);
+        }
+
+        /**
+         * This plan with other search settings.
+         *
+         * @param settings fault points, priorities and decision chain
+         * @return the new plan
+         */
+        public Plan withSearch(SearchSettings settings) {
+            return new Plan(faults, workers, crashes, crashWithin, timeLimit, failOnLeaks, openFileLimit, settings);
         }
 
         /**
@@ -101,7 +134,7 @@ public final class Simulations {
          * @return the new plan
          */
         public Plan withLeakChecks(boolean on) {
-            return new Plan(faults, workers, crashes, crashWithin, timeLimit, on, openFileLimit);
+            return new Plan(faults, workers, crashes, crashWithin, timeLimit, on, openFileLimit, search);
         }
 
         /**
@@ -122,7 +155,7 @@ public final class Simulations {
          * @return the new plan
          */
         public Plan withCrashes(int count, Duration within) {
-            return new Plan(faults, workers, count, within, timeLimit, failOnLeaks, openFileLimit);
+            return new Plan(faults, workers, count, within, timeLimit, failOnLeaks, openFileLimit, search);
         }
 
         /**
@@ -131,14 +164,16 @@ public final class Simulations {
          * @param seed the seed
          * @return e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinNanos=20000000
          *     timeLimitNanos=3600000000000},
-         *     with {@code failOnLeaks=false} at the end when leak checking is off and {@code openFileLimit=N} when
-         *     the plan has a limit
+         *     with {@code failOnLeaks=false} at the end when leak checking is off, {@code openFileLimit=N} when
+         *     the plan has a limit, and {@code faultPoints=E:F}, {@code priorities=D:S}, {@code chain=K:S,...}
+         *     for search settings other than the defaults
          */
         public String replayText(long seed) {
             return "seed=" + seed + " workers=" + workers + " faults=" + faults + " crashes=" + crashes
                     + " crashWithinNanos=" + crashWithin.toNanos() + " timeLimitNanos=" + timeLimit.toNanos()
                     + (failOnLeaks ? "" : " failOnLeaks=false")
-                    + (openFileLimit == SimKernel.MAX_FDS ? "" : " openFileLimit=" + openFileLimit);
+                    + (openFileLimit == SimKernel.MAX_FDS ? "" : " openFileLimit=" + openFileLimit)
+                    + search.replayText();
         }
 
         /**
@@ -148,7 +183,7 @@ public final class Simulations {
          * @return the new plan
          */
         public Plan withWorkers(int count) {
-            return new Plan(faults, count, crashes, crashWithin, timeLimit, failOnLeaks, openFileLimit);
+            return new Plan(faults, count, crashes, crashWithin, timeLimit, failOnLeaks, openFileLimit, search);
         }
 
         /**
@@ -160,7 +195,7 @@ public final class Simulations {
          * @throws IllegalArgumentException naming a limit out of that range
          */
         public Plan withOpenFileLimit(int limit) {
-            return new Plan(faults, workers, crashes, crashWithin, timeLimit, failOnLeaks, limit);
+            return new Plan(faults, workers, crashes, crashWithin, timeLimit, failOnLeaks, limit, search);
         }
     }
 
@@ -212,13 +247,26 @@ public final class Simulations {
                 Duration.ofNanos(number(values, "timeLimitNanos", replayText)),
                 !"false".equals(values.get("failOnLeaks")),
                 values.containsKey("openFileLimit") ? intNumber(values, "openFileLimit", replayText)
-                        : SimKernel.MAX_FDS);
+                        : SimKernel.MAX_FDS, searchSettings(values, replayText));
         return execute(seed, plan, task);
     }
 
     /** The keys {@link Plan#replayText} writes, in its order. */
     private static final java.util.List<String> REPLAY_KEYS = java.util.List.of("seed", "workers", "faults",
-            "crashes", "crashWithinNanos", "timeLimitNanos", "failOnLeaks", "openFileLimit");
+            "crashes", "crashWithinNanos", "timeLimitNanos", "failOnLeaks", "openFileLimit", "faultPoints",
+            "priorities", "chain");
+
+    private static SearchSettings searchSettings(java.util.Map<String, String> values, String text) {
+        try {
+            return new SearchSettings(
+                    values.containsKey("faultPoints") ? FaultPoints.parse(values.get("faultPoints"))
+                            : FaultPoints.DEFAULT,
+                    values.containsKey("priorities") ? Priorities.parse(values.get("priorities")) : Priorities.OFF,
+                    values.containsKey("chain") ? DecisionChain.parse(values.get("chain")) : DecisionChain.NONE);
+        } catch (IllegalArgumentException bad) {
+            throw new IllegalArgumentException("the replay '" + text + "': " + bad.getMessage(), bad);
+        }
+    }
 
     private static String required(java.util.Map<String, String> values, String key, String text) {
         String value = values.get(key);
@@ -261,9 +309,9 @@ public final class Simulations {
      * @return the configuration
      */
     public static SimConfig config(long seed, Plan plan) {
-        return plan.faults().applyTo(SimConfig.builder().seed(seed).workers(plan.workers())
+        return plan.search().applyTo(plan.faults().applyTo(SimConfig.builder().seed(seed).workers(plan.workers())
                 .timeLimit(plan.timeLimit()).failOnLeaks(plan.failOnLeaks())
-                .openFileLimit(plan.openFileLimit())).build();
+                .openFileLimit(plan.openFileLimit()))).build();
     }
 
     /**
@@ -321,6 +369,15 @@ public final class Simulations {
 
     /** As {@link #execute(long, Plan, Task)}; {@code underSimulationTest}: the failure may suggest {@code @Seed}. */
     static <T> Run<T> execute(long seed, Plan plan, Task<T> task, boolean underSimulationTest) {
+        return execute(seed, plan, task, underSimulationTest, null);
+    }
+
+    /**
+     * As {@link #execute(long, Plan, Task, boolean)}; {@code record}, if not null, is given every lifetime's
+     * runner once it ran, whether the lifetime passed or failed.
+     */
+    static <T> Run<T> execute(long seed, Plan plan, Task<T> task, boolean underSimulationTest,
+                              java.util.function.Consumer<SimRunner> record) {
         SimConfig config = config(seed, plan);
         // Every run draws the crash policy before the task and may spawn a crasher: SimRunner.of(config) alone
         // would run another course, so the line each run's failures print is this harness's own.
@@ -332,7 +389,12 @@ public final class Simulations {
             for (; lifetime < plan.crashes(); lifetime++) {
                 runner = (checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint))
                         .replayedBy(replayLine);
-                Recovered<T> recovered = runner.startAndRecover(ctx -> withCrash(ctx, plan, task));
+                Recovered<T> recovered;
+                try {
+                    recovered = runner.startAndRecover(ctx -> withCrash(ctx, plan, task));
+                } finally {
+                    recordRun(record, runner);
+                }
                 if (recovered.outcome() instanceof Outcome.Failed<T> failed) {
                     throw failure(seed, plan, lifetime, failed.failure(), digestOf(runner), underSimulationTest);
                 }
@@ -341,15 +403,26 @@ public final class Simulations {
             SimRunner last = (checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint))
                     .replayedBy(replayLine);
             runner = last;
-            T value = last.start(ctx -> {
-                SimRunner.control(ctx).crashPolicy(plan.faults().crashPolicy(SimRunner.control(ctx).random()));
-                return task.run(ctx);
-            });
+            T value;
+            try {
+                value = last.start(ctx -> {
+                    SimRunner.control(ctx).crashPolicy(plan.faults().crashPolicy(SimRunner.control(ctx).random()));
+                    return task.run(ctx);
+                });
+            } finally {
+                recordRun(record, last);
+            }
             return new Run<>(value, last.digest());
         } catch (SimulationTestFailure failure) {
             throw failure;
         } catch (RuntimeException | Error failure) {
             throw failure(seed, plan, lifetime, failure, digestOf(runner), underSimulationTest);
+        }
+    }
+
+    private static void recordRun(java.util.function.Consumer<SimRunner> record, SimRunner runner) {
+        if (record != null) {
+            record.accept(runner);
         }
     }
 

@@ -1,0 +1,228 @@
+package dev.lockstep.testing;
+
+import dev.lockstep.Task;
+import dev.lockstep.sim.FaultPoints;
+import dev.lockstep.sim.Generator;
+import dev.lockstep.sim.Priorities;
+import dev.lockstep.sim.Site;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * How a sweep chooses its runs, selected by name: what {@code @SimulationTest} uses under
+ * {@code -Dlockstep.strategy=NAME} and what a scoreboard compares at equal budgets.
+ *
+ * <ul>
+ *   <li>{@code random}: consecutive seeds, each run as its plan says: the plain sweep.</li>
+ *   <li>{@code pct}: consecutive seeds, each with priority scheduling of fibers ({@link Priorities}) of a depth
+ *       1 to 3 and a horizon of 500, 5,000 or 50,000 fiber steps, chosen by the seed.</li>
+ *   <li>{@code faultpoints}: consecutive seeds, each with its own fault-point probabilities
+ *       ({@link FaultPoints}), chosen by the seed: enabled with 0.25, 0.5 or 1, firing with 0.01, 0.1, 0.25, 0.5
+ *       or 0.9, so that some runs take a point's rare path at nearly every reach (swarm testing of fault
+ *       points).</li>
+ *   <li>{@code guided}: the guided explorer: runs that reached something no earlier run did (a signal of
+ *       {@link dev.lockstep.sim.Coverage}: a fault point fired, an event kind, a node transition, a disturbance
+ *       combination, a {@code sometimes} label seen true, a {@code reached} value) are kept, and most later runs
+ *       replay one of them up to a random draw and go on from a fresh seed ({@link dev.lockstep.sim.DecisionChain});
+ *       the others are fresh seeds. Its choices come from its own seed, so the same seed explores the same runs.
+ *       Runs depend on the runs before them, so they go one at a time.</li>
+ * </ul>
+ * A run a strategy chose replays from the line its failure prints ({@link Simulations#replay}): its seed, plan,
+ * priorities, fault points and decision chain are all in it.
+ *
+ * <p>Instances are immutable and may be shared; {@link #search} runs on the calling thread.
+ */
+public abstract sealed class SearchStrategy {
+    /** The names {@link #named} knows, the default first. */
+    public static final List<String> NAMES = List.of("random", "pct", "faultpoints", "guided");
+
+    private final String name;
+
+    private SearchStrategy(String name) {
+        this.name = name;
+    }
+
+    /**
+     * The strategy of a name.
+     *
+     * @param name one of {@link #NAMES}
+     * @return the strategy
+     * @throws IllegalArgumentException naming an unknown name and the known ones
+     */
+    public static SearchStrategy named(String name) {
+        Objects.requireNonNull(name, "name");
+        return switch (name) {
+            case "random" -> new Random();
+            case "pct" -> new Pct();
+            case "faultpoints" -> new FaultPointSwarm();
+            case "guided" -> new Guided();
+            default -> throw new IllegalArgumentException("unknown search strategy '" + name + "'; known: "
+                    + String.join(", ", NAMES));
+        };
+    }
+
+    /**
+     * The strategy's name.
+     *
+     * @return one of {@link #NAMES}
+     */
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    /** Whether each run depends on the runs before it, so that runs go one at a time in order. */
+    boolean sequential() {
+        return false;
+    }
+
+    /** The plan of the run of {@code seed}, for the strategies whose runs are independent. */
+    Simulations.Plan planFor(long seed, Simulations.Plan base) {
+        return base;
+    }
+
+    /** A session of this strategy starting at {@code firstSeed}: the runs it chooses, one after another. */
+    Session session(long firstSeed, Simulations.Plan base) {
+        return new Session() {
+            private long next = firstSeed;
+
+            @Override
+            public Candidate next() {
+                long seed = next++;
+                return new Candidate(seed, planFor(seed, base));
+            }
+
+            @Override
+            public void observe(Candidate run, RunRecord record) {
+            }
+        };
+    }
+
+    /** One run a session chose. */
+    record Candidate(long seed, Simulations.Plan plan) {
+    }
+
+    /** The runs of one search, in order. Confined to the thread that searches. */
+    interface Session {
+        /** The next run to make. */
+        Candidate next();
+
+        /** What that run reached; called once per {@link #next} whose run ended without failing. */
+        void observe(Candidate run, RunRecord record);
+    }
+
+    /**
+     * Runs up to {@code maxRuns} runs of {@code body} as this strategy chooses them, on the calling thread, until
+     * the first failure or the end of the budget.
+     *
+     * @param firstSeed where the strategy starts: the first seed of a sweep, the guided explorer's own seed
+     * @param maxRuns the most runs, at least 1
+     * @param maxCpu the most CPU time of the simulator's thread over all runs ({@link
+     *               dev.lockstep.sim.SimRunner#simulatorCpuNanos()}), checked between runs; a search cut by it
+     *               stops at a point that depends on the machine, though every run it made is that of its seed
+     * @param plan workers, faults, crashes and limits of every run; its search settings are the start the
+     *             strategy varies
+     * @param body makes the task of one run, called once per run, so that what a task keeps across its lifetimes
+     *             starts fresh each run
+     * @return the result: the first failure with its replay line, or none
+     * @throws IllegalArgumentException naming a budget below 1 run or a negative CPU time
+     */
+    public SearchResult search(long firstSeed, long maxRuns, Duration maxCpu, Simulations.Plan plan,
+                               Supplier<? extends Task<?>> body) {
+        if (maxRuns < 1) {
+            throw new IllegalArgumentException("a search needs at least 1 run, was " + maxRuns);
+        }
+        if (maxCpu.isNegative()) {
+            throw new IllegalArgumentException("a search's CPU budget must not be negative, was " + maxCpu);
+        }
+        Session session = session(firstSeed, plan);
+        SearchResult.Tally tally = new SearchResult.Tally();
+        long cpuLimit = maxCpu.toNanos();
+        for (long run = 0; run < maxRuns && tally.cpuNanos < cpuLimit; run++) {
+            Candidate candidate = session.next();
+            RunRecord record = new RunRecord();
+            @SuppressWarnings("unchecked")
+            Task<Object> task = (Task<Object>) body.get();
+            try {
+                Simulations.execute(candidate.seed(), candidate.plan(), task, false, record::add);
+            } catch (SimulationTestFailure failure) {
+                tally.add(record);
+                return tally.result(name, run + 1, failure);
+            }
+            tally.add(record);
+            session.observe(candidate, record);
+        }
+        return tally.result(name, tally.runs, null);
+    }
+
+    /** A generator of this strategy's own choices for one seed: its draws are not the run's. */
+    static Generator choices(long seed, long salt) {
+        return new Generator(seed * 0x9E3779B97F4A7C15L + salt);
+    }
+
+    /** Plain consecutive seeds. */
+    private static final class Random extends SearchStrategy {
+        Random() {
+            super("random");
+        }
+    }
+
+    /** Consecutive seeds, each with priority scheduling its seed chooses. */
+    private static final class Pct extends SearchStrategy {
+        private static final long[] HORIZONS = {500, 5_000, 50_000};
+
+        Pct() {
+            super("pct");
+        }
+
+        @Override
+        Simulations.Plan planFor(long seed, Simulations.Plan base) {
+            Generator choices = choices(seed, 0x5043L);
+            Priorities priorities = Priorities.of(1 + choices.nextInt(Site.APPLICATION, 3),
+                    HORIZONS[choices.nextInt(Site.APPLICATION, HORIZONS.length)]);
+            return base.withSearch(new SearchSettings(base.search().faultPoints(), priorities,
+                    base.search().chain()));
+        }
+    }
+
+    /** Consecutive seeds, each with fault-point probabilities its seed chooses. */
+    private static final class FaultPointSwarm extends SearchStrategy {
+        private static final double[] ENABLE = {0.25, 0.5, 1};
+        private static final double[] FIRE = {0.01, 0.1, 0.25, 0.5, 0.9};
+
+        FaultPointSwarm() {
+            super("faultpoints");
+        }
+
+        @Override
+        Simulations.Plan planFor(long seed, Simulations.Plan base) {
+            Generator choices = choices(seed, 0x4650L);
+            FaultPoints points = new FaultPoints(ENABLE[choices.nextInt(Site.APPLICATION, ENABLE.length)],
+                    FIRE[choices.nextInt(Site.APPLICATION, FIRE.length)]);
+            return base.withSearch(new SearchSettings(points, base.search().priorities(), base.search().chain()));
+        }
+    }
+
+    /** The guided explorer: see {@link GuidedExplorer}. */
+    private static final class Guided extends SearchStrategy {
+        Guided() {
+            super("guided");
+        }
+
+        @Override
+        boolean sequential() {
+            return true;
+        }
+
+        @Override
+        Session session(long firstSeed, Simulations.Plan base) {
+            return new GuidedExplorer(firstSeed, base);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.lockstep.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Task;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each {@link SearchStrategy} finds a planted bug ({@link PlantedSearchBugs}) that plain random seeds do not find
+ * in the same number of runs, and the failure it reports replays exactly from its printed line.
+ */
+class SearchStrategyTest {
+    private static final Simulations.Plan PLAN = Simulations.Plan.of(FaultConfig.parse("none"));
+    private static final Duration NO_CPU_LIMIT = Duration.ofDays(1);
+
+    private static SearchResult search(String strategy, long seed, long runs, Task<Void> bug) {
+        return SearchStrategy.named(strategy).search(seed, runs, NO_CPU_LIMIT, PLAN, () -> bug);
+    }
+
+    /** The failure's replay line reruns it: the same failure, the same digest. */
+    private static void replaysExactly(SearchResult found, Task<Void> bug) {
+        assertTrue(found.found(), found.strategy() + " found nothing in " + found.runs() + " runs");
+        String replay = found.replayText();
+        assertNotNull(replay);
+        assertTrue(found.failure().getMessage().contains(replay), found.failure().getMessage());
+        SimulationTestFailure again = assertThrows(SimulationTestFailure.class, () -> Simulations.replay(replay, bug));
+        assertEquals(found.failure().digest(), again.digest(), replay);
+        assertEquals(found.failure().getCause().getMessage(), again.getCause().getMessage());
+    }
+
+    @Test
+    void randomFindsAShallowBugAndItReplays() {
+        SearchResult found = search("random", 1, 100, PlantedSearchBugs.SHALLOW);
+        replaysExactly(found, PlantedSearchBugs.SHALLOW);
+        assertTrue(found.runs() < 100, "runs " + found.runs());
+    }
+
+    @Test
+    void pctFindsAnOrderingBugRandomSeedsMiss() {
+        assertFalse(search("random", 1, 200, PlantedSearchBugs.WATCHDOG_RACE).found());
+        SearchResult found = search("pct", 1, 200, PlantedSearchBugs.WATCHDOG_RACE);
+        replaysExactly(found, PlantedSearchBugs.WATCHDOG_RACE);
+        assertTrue(found.replayText().contains(" priorities="), found.replayText());
+    }
+
+    @Test
+    void faultPointSwarmFindsARarePathRandomSeedsMiss() {
+        assertFalse(search("random", 1, 200, PlantedSearchBugs.RETRIES).found());
+        SearchResult found = search("faultpoints", 1, 200, PlantedSearchBugs.RETRIES);
+        replaysExactly(found, PlantedSearchBugs.RETRIES);
+        assertTrue(found.replayText().contains(" faultPoints="), found.replayText());
+    }
+
+    @Test
+    void guidedExplorationFindsADeepStateRandomSeedsMiss() {
+        SearchResult random = search("random", 1, 300, PlantedSearchBugs.DEEP_STATE);
+        assertFalse(random.found());
+        assertEquals(java.util.Set.of("at the bug's stage"), random.neverSatisfied());
+        SearchResult found = search("guided", 1, 400, PlantedSearchBugs.DEEP_STATE);
+        replaysExactly(found, PlantedSearchBugs.DEEP_STATE);
+        assertTrue(found.replayText().contains(" chain="), found.replayText());
+        // The explorer's own choices come from its seed: the same seed makes the same runs.
+        SearchResult again = search("guided", 1, 400, PlantedSearchBugs.DEEP_STATE);
+        assertEquals(found.runs(), again.runs());
+        assertEquals(found.replayText(), again.replayText());
+    }
+
+    @Test
+    void unknownNamesAndEmptyBudgetsAreRefusedNamingThem() {
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> SearchStrategy.named("smart"));
+        assertTrue(unknown.getMessage().contains("'smart'") && unknown.getMessage().contains("guided"),
+                unknown.getMessage());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> search("random", 1, 0, PlantedSearchBugs.SHALLOW));
+        assertTrue(none.getMessage().contains("was 0"), none.getMessage());
+        for (String name : SearchStrategy.NAMES) {
+            assertEquals(name, SearchStrategy.named(name).name());
+        }
+    }
+
+    @Test
+    void aReplayWithBadSearchSettingsIsRefusedNamingThem() {
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> Simulations.replay(
+                "seed=1 workers=1 faults=none crashes=0 crashWithinNanos=1000 timeLimitNanos=1000000000"
+                        + " chain=5:1,3:2", PlantedSearchBugs.SHALLOW));
+        assertTrue(bad.getMessage().contains("3:2"), bad.getMessage());
+        IllegalArgumentException priorities = assertThrows(IllegalArgumentException.class, () -> Simulations.replay(
+                "seed=1 workers=1 faults=none crashes=0 crashWithinNanos=1000 timeLimitNanos=1000000000"
+                        + " priorities=deep", PlantedSearchBugs.SHALLOW));
+        assertTrue(priorities.getMessage().contains("'deep'"), priorities.getMessage());
+    }
+}
