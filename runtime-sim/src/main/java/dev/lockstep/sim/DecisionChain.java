@@ -106,7 +106,8 @@ public record DecisionChain(List<Segment> segments) {
         for (String part : text.split(",", -1)) {
             int colon = part.indexOf(':');
             try {
-                if (colon <= 0) {
+                // Decimal ASCII digits only: Long.parseLong also takes '+' and the digits of every script.
+                if (colon <= 0 || !part.matches("[0-9]+:-?[0-9]+")) {
                     throw new NumberFormatException();
                 }
                 segments.add(new Segment(Long.parseLong(part.substring(0, colon)),

@@ -62,7 +62,8 @@ public record FaultPoints(double enableProbability, double fireProbability) {
     public static FaultPoints parse(String text) {
         int colon = text.indexOf(':');
         try {
-            if (colon > 0) {
+            // Plain decimals only: Double.parseDouble also reads NaN, hex and a trailing 'd'.
+            if (colon > 0 && text.matches("[0-9]+(\\.[0-9]+)?(E-?[0-9]+)?:[0-9]+(\\.[0-9]+)?(E-?[0-9]+)?")) {
                 return new FaultPoints(Double.parseDouble(text.substring(0, colon)),
                         Double.parseDouble(text.substring(colon + 1)));
             }

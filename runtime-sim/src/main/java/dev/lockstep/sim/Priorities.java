@@ -95,7 +95,7 @@ public record Priorities(int depth, long steps) {
         }
         int colon = text.indexOf(':');
         try {
-            if (colon > 0) {
+            if (colon > 0 && text.matches("[0-9]+:[0-9]+")) {
                 return of(Integer.parseInt(text.substring(0, colon)), Long.parseLong(text.substring(colon + 1)));
             }
         } catch (NumberFormatException notANumber) {

@@ -100,5 +100,8 @@ class DecisionChainTest {
         IllegalArgumentException text = assertThrows(IllegalArgumentException.class,
                 () -> DecisionChain.parse("10-1"));
         assertTrue(text.getMessage().contains("'10-1'"), text.getMessage());
+        // Decimal ASCII digits only, as every replay line is read.
+        assertThrows(IllegalArgumentException.class, () -> DecisionChain.parse("+10:1"));
+        assertThrows(IllegalArgumentException.class, () -> DecisionChain.parse("\u0661\u0660:1"));
     }
 }

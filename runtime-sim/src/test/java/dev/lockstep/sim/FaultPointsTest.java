@@ -154,6 +154,9 @@ class FaultPointsTest {
         assertEquals(new FaultPoints(0.5, 0.125), FaultPoints.parse(new FaultPoints(0.5, 0.125).toString()));
         IllegalArgumentException parse = assertThrows(IllegalArgumentException.class, () -> FaultPoints.parse("x"));
         assertTrue(parse.getMessage().contains("'x'"), parse.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> FaultPoints.parse("NaN:0.5"));
+        assertThrows(IllegalArgumentException.class, () -> FaultPoints.parse("0x1p-2:0.5"));
+        assertEquals(new FaultPoints(1.0E-4, 1), FaultPoints.parse(new FaultPoints(1.0E-4, 1).toString()));
     }
 
     @Test

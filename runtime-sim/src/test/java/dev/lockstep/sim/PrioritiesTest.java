@@ -125,5 +125,6 @@ class PrioritiesTest {
         assertEquals(Priorities.of(4, 77), Priorities.parse("4:77"));
         assertEquals(Priorities.OFF, Priorities.parse("off"));
         assertThrows(IllegalArgumentException.class, () -> Priorities.parse("four"));
+        assertThrows(IllegalArgumentException.class, () -> Priorities.parse("+4:77"));
     }
 }

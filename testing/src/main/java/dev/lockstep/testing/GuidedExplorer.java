@@ -37,26 +37,30 @@ final class GuidedExplorer implements SearchStrategy.Session {
     static final int SOONER = 2;
 
     /** A corpus run. */
-    private record Entry(long seed, DecisionChain chain, long prefix, long draws) {
+    private record Entry(long seed, Simulations.Plan plan, long prefix, long draws) {
     }
 
     private final Generator choices;
-    private final Simulations.Plan base;
+    private final java.util.function.LongFunction<Simulations.Plan> planOf;
     private long nextFreshSeed;
     private final List<Entry> corpus = new ArrayList<>();
     /** Every signal seen, with the earliest draw count at which a run reached it. */
     private final Map<String, Long> seen = new HashMap<>();
 
-    GuidedExplorer(long firstSeed, Simulations.Plan base) {
+    /**
+     * @param firstSeed the first fresh seed, and the seed of the explorer's own choices
+     * @param planOf the plan of a fresh run of a seed
+     */
+    GuidedExplorer(long firstSeed, java.util.function.LongFunction<Simulations.Plan> planOf) {
         this.choices = SearchStrategy.choices(firstSeed, 0x4755L);
-        this.base = base;
+        this.planOf = planOf;
         this.nextFreshSeed = firstSeed;
     }
 
     @Override
     public SearchStrategy.Candidate next() {
         if (corpus.isEmpty() || choices.nextInt(Site.APPLICATION, FRESH_ONE_IN) == 0) {
-            return new SearchStrategy.Candidate(nextFreshSeed++, base);
+            return fresh();
         }
         int first = choices.nextInt(Site.APPLICATION, corpus.size());
         int second = choices.nextInt(Site.APPLICATION, corpus.size());
@@ -67,11 +71,18 @@ final class GuidedExplorer implements SearchStrategy.Session {
             cut = choices.nextLongBetween(Site.APPLICATION, prefix, parent.draws());
         }
         long branchSeed = choices.nextLong(Site.APPLICATION);
-        if (parent.chain().segments().size() >= DecisionChain.MAX_SEGMENTS - 1) {
-            return new SearchStrategy.Candidate(nextFreshSeed++, base);
+        DecisionChain parentChain = parent.plan().search().chain();
+        if (parentChain.segments().size() >= DecisionChain.MAX_SEGMENTS - 1) {
+            return fresh();
         }
-        DecisionChain chain = parent.chain().branch(cut, branchSeed);
-        return new SearchStrategy.Candidate(parent.seed(), base.withSearch(base.search().withChain(chain)));
+        DecisionChain chain = parentChain.branch(cut, branchSeed);
+        return new SearchStrategy.Candidate(parent.seed(),
+                parent.plan().withSearch(parent.plan().search().withChain(chain)));
+    }
+
+    private SearchStrategy.Candidate fresh() {
+        long seed = nextFreshSeed++;
+        return new SearchStrategy.Candidate(seed, planOf.apply(seed));
     }
 
     @Override
@@ -85,7 +96,7 @@ final class GuidedExplorer implements SearchStrategy.Session {
             }
         }
         if (prefix >= 0) {
-            corpus.add(new Entry(run.seed(), run.plan().search().chain(), prefix, record.draws()));
+            corpus.add(new Entry(run.seed(), run.plan(), prefix, record.draws()));
         }
     }
 

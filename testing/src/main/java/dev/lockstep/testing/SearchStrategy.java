@@ -87,15 +87,20 @@ public abstract sealed class SearchStrategy {
         return base;
     }
 
-    /** A session of this strategy starting at {@code firstSeed}: the runs it chooses, one after another. */
-    Session session(long firstSeed, Simulations.Plan base) {
+    /**
+     * A session of this strategy starting at {@code firstSeed}: the runs it chooses, one after another.
+     *
+     * @param planOf the plan of a run of a seed before the strategy's own settings (the faults of a swarm differ
+     *               from seed to seed)
+     */
+    Session session(long firstSeed, java.util.function.LongFunction<Simulations.Plan> planOf) {
         return new Session() {
             private long next = firstSeed;
 
             @Override
             public Candidate next() {
                 long seed = next++;
-                return new Candidate(seed, planFor(seed, base));
+                return new Candidate(seed, planFor(seed, planOf.apply(seed)));
             }
 
             @Override
@@ -141,7 +146,7 @@ public abstract sealed class SearchStrategy {
         if (maxCpu.isNegative()) {
             throw new IllegalArgumentException("a search's CPU budget must not be negative, was " + maxCpu);
         }
-        Session session = session(firstSeed, plan);
+        Session session = session(firstSeed, seed -> plan);
         SearchResult.Tally tally = new SearchResult.Tally();
         long cpuLimit = maxCpu.toNanos();
         for (long run = 0; run < maxRuns && tally.cpuNanos < cpuLimit; run++) {
@@ -221,8 +226,8 @@ public abstract sealed class SearchStrategy {
         }
 
         @Override
-        Session session(long firstSeed, Simulations.Plan base) {
-            return new GuidedExplorer(firstSeed, base);
+        Session session(long firstSeed, java.util.function.LongFunction<Simulations.Plan> planOf) {
+            return new GuidedExplorer(firstSeed, planOf);
         }
     }
 }

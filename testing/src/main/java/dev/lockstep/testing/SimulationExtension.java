@@ -88,18 +88,23 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
                     + (SimKernel.FIRST_FD - 1) + " are taken) and at most " + SimKernel.MAX_FDS);
         }
         int threads = threads(test, method, context);
+        SweepSettings settings = SweepSettings.of(test, method, context);
         Seed pinned = method.getAnnotation(Seed.class);
         List<TestTemplateInvocationContext> invocations = new ArrayList<>();
         if (pinned != null) {
             // One seed, to debug: on JUnit's thread and instance, as any test runs.
-            invocations.add(new Invocation(test, pinned.value(), false, 0, null));
+            MethodRuns runs = new MethodRuns(settings, null);
+            invocations.add(new Invocation(test, pinned.value(), false, 0, null, runs));
         } else {
-            Sweep sweep = sweep(test, method, context, threads);
-            for (int i = 0; i < test.seeds(); i++) {
-                invocations.add(new Invocation(test, test.firstSeed() + i, false, i, sweep));
+            // A strategy whose runs depend on the runs before it goes one run at a time, in order, on JUnit's thread.
+            Sweep sweep = settings.strategy().sequential() ? null : sweep(test, method, context, threads, settings);
+            MethodRuns runs = new MethodRuns(settings, settings.strategy().sequential()
+                    ? settings.strategy().session(settings.firstSeed(), seed -> plan(test, seed)) : null);
+            for (int i = 0; i < settings.seeds(); i++) {
+                invocations.add(new Invocation(test, settings.firstSeed() + i, false, i, sweep, runs));
             }
             if (test.uring()) {
-                invocations.add(new Invocation(test, test.firstSeed(), true, -1, sweep));
+                invocations.add(new Invocation(test, settings.firstSeed(), true, -1, sweep, runs));
             }
         }
         return invocations.stream();
@@ -136,8 +141,9 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
      * run, or for a class whose runs would share state ({@link FreshInstance#sharedBetweenRuns}) - refused if
      * {@code threads} was asked for on the annotation, else run one at a time with a report entry that says why.
      */
-    private static Sweep sweep(SimulationTest test, Method method, ExtensionContext context, int threads) {
-        long runs = (long) test.seeds() * (test.checkDeterminism() ? 2 : 1);
+    private static Sweep sweep(SimulationTest test, Method method, ExtensionContext context, int threads,
+                               SweepSettings settings) {
+        long runs = (long) settings.seeds() * (test.checkDeterminism() ? 2 : 1);
         int parallel = (int) Math.min(threads, runs);
         if (parallel <= 1) {
             return null;
@@ -154,7 +160,7 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             context.publishReportEntry("SimulationTest", "seeds run one at a time on JUnit's thread: " + shared);
             return null;
         }
-        Sweep sweep = new Sweep(test, method, type, parallel);
+        Sweep sweep = new Sweep(test, settings, method, type, parallel);
         // The method's store closes the sweep (its pool) once every invocation of the method is done.
         context.getStore(ExtensionContext.Namespace.create(SimulationExtension.class)).put(Sweep.class, sweep);
         return sweep;
@@ -168,6 +174,27 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
         return new Simulations.Plan(faults(test, seed), test.workers(), test.crashes(),
                 Duration.ofMillis(test.crashWithinMillis()), Duration.ofHours(1), test.checkLeaks(),
                 test.openFileLimit());
+    }
+
+    /** The plan of {@code seed} under a strategy whose runs are independent. */
+    static Simulations.Plan plan(SimulationTest test, long seed, SearchStrategy strategy) {
+        return strategy.planFor(seed, plan(test, seed));
+    }
+
+    /**
+     * What a method's invocations share: its sweep settings, the session of a sequential strategy (used only on
+     * JUnit's thread, one invocation after another) and whether a seed failed (written and read on JUnit's
+     * thread, which runs the invocations; volatile for a JUnit configured to run them elsewhere).
+     */
+    static final class MethodRuns {
+        final SweepSettings settings;
+        final SearchStrategy.Session session;
+        volatile boolean failed;
+
+        MethodRuns(SweepSettings settings, SearchStrategy.Session session) {
+            this.settings = settings;
+            this.session = session;
+        }
     }
 
     /** The failure of {@code checkDeterminism} when a seed's two runs end with different digests. */
@@ -194,16 +221,16 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
     }
 
     /** One seed (at {@code index} in the sweep), or the runtime-uring run; {@code sweep} null: on JUnit's thread. */
-    private record Invocation(SimulationTest test, long seed, boolean uring, int index, Sweep sweep)
+    private record Invocation(SimulationTest test, long seed, boolean uring, int index, Sweep sweep, MethodRuns runs)
             implements TestTemplateInvocationContext {
         @Override
         public String getDisplayName(int invocationIndex) {
-            return uring ? "runtime-uring" : "seed " + seed;
+            return uring ? "runtime-uring" : runs.session != null ? "guided run " + (index + 1) : "seed " + seed;
         }
 
         @Override
         public List<Extension> getAdditionalExtensions() {
-            return List.of(new Placeholders(uring), new Runner(test, seed, uring, index, sweep));
+            return List.of(new Placeholders(uring), new Runner(test, seed, uring, index, sweep, runs));
         }
     }
 
@@ -230,7 +257,7 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
      * Runs the method inside the runner: here on JUnit's thread and instance, or through the sweep, whose runs
      * have instances of their own (so JUnit's instance is not set up or torn down: it is not used).
      */
-    private record Runner(SimulationTest test, long seed, boolean uring, int index, Sweep sweep)
+    private record Runner(SimulationTest test, long seed, boolean uring, int index, Sweep sweep, MethodRuns runs)
             implements InvocationInterceptor {
         private boolean swept() {
             return sweep != null && !uring;
@@ -272,13 +299,33 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
                 }
                 return;
             }
+            if (runs.settings.stopAtFirstFailure() && runs.failed) {
+                throw new org.opentest4j.TestAbortedException("not run: an earlier seed failed and "
+                        + SweepSettings.STOP_AT_FIRST_FAILURE + " is true");
+            }
+            try {
+                runSimulated(method, target, context);
+            } catch (Throwable failure) {
+                runs.failed = true;
+                throw failure;
+            }
+        }
+
+        private void runSimulated(Method method, Object target, ExtensionContext context) throws Throwable {
             if (sweep != null) {
                 sweep.await(index, seed);
                 return;
             }
-            Simulations.Plan plan = plan(test, seed);
+            SearchStrategy.Candidate candidate = runs.session != null ? runs.session.next()
+                    : new SearchStrategy.Candidate(seed, plan(test, seed, runs.settings.strategy()));
+            long seed = candidate.seed();
+            Simulations.Plan plan = candidate.plan();
+            RunRecord record = new RunRecord();
             Simulations.Run<Object> first = Simulations.execute(seed, plan,
-                    ctx -> invoke(method, target, ctx, plan, seed), true);
+                    ctx -> invoke(method, target, ctx, plan, seed), true, record::add);
+            if (runs.session != null) {
+                runs.session.observe(candidate, record);
+            }
             if (test.checkDeterminism()) {
                 // The rerun gets a fresh instance, as the first run did: what the test keeps in fields (a model of
                 // what was acknowledged) must start empty again, or the rerun differs for the test's own reasons.

@@ -25,6 +25,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * @SimulationTest(seeds = 100, faults = "sync-errors+crash", crashes = 2)
  * void acknowledgedWritesSurvive(Context ctx, SimulationInfo run) { ... }
  * }</pre>
+ *
+ * <p>The seeds and the first seed are the annotation's unless the run sets {@code lockstep.seeds} and
+ * {@code lockstep.firstSeed} (system properties or JUnit configuration parameters); {@code lockstep.strategy}
+ * picks how runs are chosen ({@link SearchStrategy}: {@code random}, the default, {@code pct}, {@code faultpoints}
+ * or {@code guided}, whose runs go one at a time and are shown as {@code guided run N}), and
+ * {@code lockstep.stopAtFirstFailure=true} skips the seeds after the first failure:
+ * {@code mvn test -Dtest=MyTest#method -Dlockstep.seeds=100000 -Dlockstep.strategy=guided
+ * -Dlockstep.stopAtFirstFailure=true}.
  */
 @Documented
 @Target(ElementType.METHOD)
@@ -33,14 +41,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(SimulationExtension.class)
 public @interface SimulationTest {
     /**
-     * How many seeds.
+     * How many seeds; {@code -Dlockstep.seeds=N} overrides it for a run.
      *
      * @return at least 1
      */
     int seeds() default 100;
 
     /**
-     * The first seed; seeds are consecutive from it.
+     * The first seed; seeds are consecutive from it. {@code -Dlockstep.firstSeed=N} overrides it for a run.
      *
      * @return the first seed
      */

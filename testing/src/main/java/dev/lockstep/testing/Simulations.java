@@ -468,8 +468,11 @@ public final class Simulations {
                     .append(plan.crashWithin().toMillis()).append(" ms");
         }
         message.append("): ").append(cause);
-        if (underSimulationTest) {
+        if (underSimulationTest && plan.search().chain().segments().isEmpty()) {
             message.append("\n  rerun just this seed: add @Seed(").append(seed).append(") to the test method");
+            if (!plan.search().equals(SearchSettings.DEFAULT)) {
+                message.append(" and run it with the same -D").append(SweepSettings.STRATEGY);
+            }
         }
         String replay = plan.replayText(seed);
         message.append("\n  ").append(replayLine(replay));

@@ -67,6 +67,7 @@ final class Sweep implements AutoCloseable {
     private static final Duration STOP_WAIT = Duration.ofSeconds(30);
 
     private final SimulationTest test;
+    private final SweepSettings settings;
     private final Method method;
     private final Class<?> testClass;
     private final int threads;
@@ -90,8 +91,9 @@ final class Sweep implements AutoCloseable {
     private record Outcome(String digest, Throwable failure) {
     }
 
-    Sweep(SimulationTest test, Method method, Class<?> testClass, int threads) {
+    Sweep(SimulationTest test, SweepSettings settings, Method method, Class<?> testClass, int threads) {
         this.test = test;
+        this.settings = settings;
         this.method = method;
         this.testClass = testClass;
         this.threads = threads;
@@ -153,7 +155,7 @@ final class Sweep implements AutoCloseable {
         nextClaim = index + 1;
         handOver(index, seed);
         if (ahead) {
-            int end = (int) Math.min(test.seeds(), (long) index + 1 + (long) AHEAD_PER_THREAD * threads);
+            int end = (int) Math.min(settings.seeds(), (long) index + 1 + (long) AHEAD_PER_THREAD * threads);
             for (int later = index + 1; later < end; later++) {
                 handOver(later, seed + (later - index));
             }
@@ -166,7 +168,7 @@ final class Sweep implements AutoCloseable {
             return;
         }
         handedOver.set(index);
-        Simulations.Plan plan = SimulationExtension.plan(test, seed);
+        Simulations.Plan plan = SimulationExtension.plan(test, seed, settings.strategy());
         FutureTask<Outcome> first = new FutureTask<>(() -> run(seed, plan));
         FutureTask<Outcome> second = test.checkDeterminism() ? new FutureTask<>(() -> run(seed, plan)) : null;
         pending.put(index, new Pending(seed, plan, first, second));

@@ -1,0 +1,129 @@
+package dev.lockstep.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import dev.lockstep.Context;
+import dev.lockstep.Task;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.platform.engine.TestExecutionResult.Status;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A user's own {@code @SimulationTest} method swept beyond its annotation: {@code lockstep.seeds},
+ * {@code lockstep.firstSeed}, {@code lockstep.strategy} and {@code lockstep.stopAtFirstFailure} set for the run (as
+ * system properties or JUnit configuration parameters) override it, with every strategy.
+ */
+class SweepOverridesTest {
+
+    /** Fixtures run only through {@link Launch}. */
+    static class Passing {
+        @SimulationTest(seeds = 3)
+        void sleeps(Context ctx) {
+            ctx.sleep(Duration.ofMillis(1));
+        }
+    }
+
+    /** Fails on every seed divisible by 3. */
+    static class FailingEveryThird {
+        @SimulationTest(seeds = 3)
+        void failsOnMultiplesOfThree(Context ctx, SimulationInfo info) {
+            ctx.sleep(Duration.ofMillis(1));
+            if (info.seed() % 3 == 0) {
+                throw new AssertionError("seed " + info.seed());
+            }
+        }
+    }
+
+    /**
+     * The planted bugs of {@link PlantedSearchBugs} as a user's test methods; random seeds find none of them in
+     * these many seeds ({@link SearchStrategyTest} shows it).
+     */
+    static class Planted {
+        @SimulationTest(seeds = 200)
+        void watchdog(Context ctx) throws Exception {
+            PlantedSearchBugs.WATCHDOG_RACE.run(ctx);
+        }
+    }
+
+    /** {@link PlantedSearchBugs#RETRIES} as a user's test method. */
+    static class Retries {
+        @SimulationTest(seeds = 200)
+        void retries(Context ctx) throws Exception {
+            PlantedSearchBugs.RETRIES.run(ctx);
+        }
+    }
+
+    /** {@link PlantedSearchBugs#DEEP_STATE} as a user's test method. */
+    static class DeepState {
+        @SimulationTest(seeds = 300)
+        void deepState(Context ctx) throws Exception {
+            PlantedSearchBugs.DEEP_STATE.run(ctx);
+        }
+    }
+
+    private static Launch run(Class<?> fixture, Map<String, String> parameters) {
+        return Launch.run(parameters, selectClass(fixture));
+    }
+
+    @Test
+    void seedsAndFirstSeedOverrideTheAnnotation() {
+        Launch launch = run(Passing.class, Map.of("lockstep.seeds", "4", "lockstep.firstSeed", "100"));
+        assertEquals(List.of("seed 100", "seed 101", "seed 102", "seed 103"), launch.names());
+        assertTrue(launch.failed().isEmpty(), launch.failed().toString());
+    }
+
+    @Test
+    void stopAtFirstFailureSkipsTheSeedsAfterIt() {
+        Launch launch = run(FailingEveryThird.class, Map.of("lockstep.seeds", "8",
+                "lockstep.stopAtFirstFailure", "true"));
+        List<Status> statuses = launch.finished.stream().map(Launch.Finished::status).toList();
+        assertEquals(List.of(Status.SUCCESSFUL, Status.SUCCESSFUL, Status.FAILED, Status.ABORTED, Status.ABORTED,
+                Status.ABORTED, Status.ABORTED, Status.ABORTED), statuses);
+        Launch all = run(FailingEveryThird.class, Map.of("lockstep.seeds", "8"));
+        assertEquals(2, all.failed().size(), all.names().toString());
+    }
+
+    /** The first failure of a sweep under {@code strategy}: its replay text reruns it with the same digest. */
+    private static SimulationTestFailure firstFailure(Class<?> fixture, String strategy, Task<Void> bug) {
+        Launch launch = run(fixture, Map.of("lockstep.strategy", strategy, "lockstep.stopAtFirstFailure", "true"));
+        assertTrue(!launch.failed().isEmpty(), strategy + " found nothing in " + launch.finished.size() + " runs");
+        SimulationTestFailure failure = assertInstanceOf(SimulationTestFailure.class,
+                launch.failed().getFirst().failure());
+        SimulationTestFailure again = assertThrows(SimulationTestFailure.class,
+                () -> Simulations.replay(failure.replay(), bug));
+        assertEquals(failure.digest(), again.digest(), failure.replay());
+        return failure;
+    }
+
+    @Test
+    void everyStrategySweepsAUsersOwnMethodAndItsFailuresReplay() {
+        SimulationTestFailure pct = firstFailure(Planted.class, "pct", PlantedSearchBugs.WATCHDOG_RACE);
+        assertTrue(pct.getMessage().contains("add @Seed(" + pct.seed() + ") to the test method and run it with"
+                + " the same -Dlockstep.strategy"), pct.getMessage());
+
+        firstFailure(Retries.class, "faultpoints", PlantedSearchBugs.RETRIES);
+
+        SimulationTestFailure guided = firstFailure(DeepState.class, "guided", PlantedSearchBugs.DEEP_STATE);
+        assertTrue(guided.replay().contains(" chain="), guided.replay());
+        assertTrue(!guided.getMessage().contains("@Seed"), guided.getMessage());
+        Launch names = run(DeepState.class, Map.of("lockstep.strategy", "guided", "lockstep.seeds", "2"));
+        assertEquals(List.of("guided run 1", "guided run 2"), names.names());
+    }
+
+    @Test
+    void badOverridesFailTheMethodNamingTheValue() {
+        for (Map.Entry<String, String> bad : Map.of("lockstep.seeds", "0", "lockstep.firstSeed", "+5",
+                "lockstep.strategy", "smart", "lockstep.stopAtFirstFailure", "yes").entrySet()) {
+            Launch launch = run(Passing.class, Map.of(bad.getKey(), bad.getValue()));
+            assertEquals(1, launch.failedContainers.size(), bad.toString());
+            Throwable failure = launch.failedContainers.getFirst().failure();
+            assertTrue(failure.getMessage().contains(bad.getValue()), failure.getMessage());
+        }
+    }
+}
