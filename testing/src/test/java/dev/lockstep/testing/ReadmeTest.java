@@ -90,6 +90,22 @@ class ReadmeTest {
     }
 
     @Test
+    void theSteeringExampleIsSegmentedLogJava() throws Exception {
+        String source = source("SegmentedLog.java");
+        assertTrue(containsLines(source, block(readme(), "## Steering the search", "java")),
+                "README's append is not SegmentedLog.append");
+        assertTrue(containsLines(source, block(readme(), "Recovery states what a sweep should reach", "java")),
+                "README's recovery lines are not SegmentedLog.open's");
+    }
+
+    /** Whether {@code block}'s lines, each without its indentation, are consecutive lines of {@code source}. */
+    private static boolean containsLines(String source, String block) {
+        java.util.List<String> lines = source.lines().map(String::strip).toList();
+        java.util.List<String> wanted = block.lines().map(String::strip).toList();
+        return java.util.Collections.indexOfSubList(lines, wanted) >= 0;
+    }
+
+    @Test
     void theMavenSnippetHasThisBuildsVersionAndJvmFlags() throws Exception {
         String parent = Files.readString(ROOT.resolve("pom.xml"));
         Matcher version = Pattern.compile("<artifactId>lockstep-parent</artifactId>\\s*<version>([^<]+)</version>")
