@@ -37,13 +37,23 @@ public record SearchSettings(FaultPoints faultPoints, Priorities priorities, Dec
         return new SearchSettings(faultPoints, priorities, newChain);
     }
 
-    /** Sets these settings on a configuration being built. */
-    SimConfig.Builder applyTo(SimConfig.Builder builder) {
+    /**
+     * Sets these settings on a configuration being built.
+     *
+     * @param builder the builder
+     * @return the builder
+     */
+    public SimConfig.Builder applyTo(SimConfig.Builder builder) {
         return builder.faultPoints(faultPoints).priorities(priorities).decisionChain(chain);
     }
 
-    /** The replay text's part for these settings: empty at the defaults, else each setting that differs. */
-    String replayText() {
+    /**
+     * The part of a replay text ({@link Simulations.Plan#replayText}) that says these settings.
+     *
+     * @return empty at the defaults, else {@code " faultPoints=E:F"}, {@code " priorities=D:S"},
+     *     {@code " chain=K:S,..."} for each setting that differs
+     */
+    public String replayText() {
         return (faultPoints.equals(FaultPoints.DEFAULT) ? "" : " faultPoints=" + faultPoints)
                 + (priorities.on() ? " priorities=" + priorities : "")
                 + (chain.segments().isEmpty() ? "" : " chain=" + chain);

@@ -77,14 +77,39 @@ public abstract sealed class SearchStrategy {
         return name;
     }
 
-    /** Whether each run depends on the runs before it, so that runs go one at a time in order. */
-    boolean sequential() {
+    /**
+     * Whether each run depends on the runs before it ({@code guided}), so that runs go one at a time in order; the
+     * other strategies choose each seed's settings from the seed alone ({@link #settingsFor}), so their runs may go
+     * on any thread, shard or machine.
+     *
+     * @return whether runs are sequential
+     */
+    public boolean sequential() {
         return false;
+    }
+
+    /**
+     * The settings of the run of {@code seed}, for a strategy whose runs are independent: what a sweep of its own
+     * (another workload's, a scoreboard's) sets on that seed's {@link dev.lockstep.sim.SimConfig} to run it as this
+     * strategy does. The same for every call with the same arguments.
+     *
+     * @param seed the run's seed
+     * @param start the settings before the strategy's (usually {@link SearchSettings#DEFAULT})
+     * @return the settings
+     * @throws UnsupportedOperationException for a {@link #sequential()} strategy, whose runs depend on the runs
+     *     before them (use {@link #search})
+     */
+    public SearchSettings settingsFor(long seed, SearchSettings start) {
+        if (sequential()) {
+            throw new UnsupportedOperationException("the " + name + " strategy chooses each run from the runs before"
+                    + " it: run it with search()");
+        }
+        return start;
     }
 
     /** The plan of the run of {@code seed}, for the strategies whose runs are independent. */
     Simulations.Plan planFor(long seed, Simulations.Plan base) {
-        return base;
+        return sequential() ? base : base.withSearch(settingsFor(seed, base.search()));
     }
 
     /**
@@ -187,12 +212,11 @@ public abstract sealed class SearchStrategy {
         }
 
         @Override
-        Simulations.Plan planFor(long seed, Simulations.Plan base) {
+        public SearchSettings settingsFor(long seed, SearchSettings start) {
             Generator choices = choices(seed, 0x5043L);
             Priorities priorities = Priorities.of(1 + choices.nextInt(Site.APPLICATION, 3),
                     HORIZONS[choices.nextInt(Site.APPLICATION, HORIZONS.length)]);
-            return base.withSearch(new SearchSettings(base.search().faultPoints(), priorities,
-                    base.search().chain()));
+            return new SearchSettings(start.faultPoints(), priorities, start.chain());
         }
     }
 
@@ -206,11 +230,11 @@ public abstract sealed class SearchStrategy {
         }
 
         @Override
-        Simulations.Plan planFor(long seed, Simulations.Plan base) {
+        public SearchSettings settingsFor(long seed, SearchSettings start) {
             Generator choices = choices(seed, 0x4650L);
             FaultPoints points = new FaultPoints(ENABLE[choices.nextInt(Site.APPLICATION, ENABLE.length)],
                     FIRE[choices.nextInt(Site.APPLICATION, FIRE.length)]);
-            return base.withSearch(new SearchSettings(points, base.search().priorities(), base.search().chain()));
+            return new SearchSettings(points, start.priorities(), start.chain());
         }
     }
 
@@ -221,7 +245,7 @@ public abstract sealed class SearchStrategy {
         }
 
         @Override
-        boolean sequential() {
+        public boolean sequential() {
             return true;
         }
 

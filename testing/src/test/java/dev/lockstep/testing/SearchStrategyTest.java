@@ -85,6 +85,25 @@ class SearchStrategyTest {
     }
 
     @Test
+    void independentStrategiesChooseEachSeedsSettingsFromTheSeedAlone() {
+        SearchStrategy pct = SearchStrategy.named("pct");
+        java.util.Set<dev.lockstep.sim.Priorities> chosen = new java.util.HashSet<>();
+        for (long seed = 1; seed <= 30; seed++) {
+            SearchSettings settings = pct.settingsFor(seed, SearchSettings.DEFAULT);
+            assertEquals(settings, SearchStrategy.named("pct").settingsFor(seed, SearchSettings.DEFAULT));
+            assertTrue(settings.priorities().on());
+            chosen.add(settings.priorities());
+        }
+        assertTrue(chosen.size() > 3, chosen.toString());
+        assertEquals(SearchSettings.DEFAULT, SearchStrategy.named("random").settingsFor(5, SearchSettings.DEFAULT));
+        assertTrue(SearchStrategy.named("faultpoints").settingsFor(5, SearchSettings.DEFAULT).replayText()
+                .startsWith(" faultPoints="));
+        assertTrue(SearchStrategy.named("guided").sequential());
+        assertThrows(UnsupportedOperationException.class,
+                () -> SearchStrategy.named("guided").settingsFor(5, SearchSettings.DEFAULT));
+    }
+
+    @Test
     void aReplayWithBadSearchSettingsIsRefusedNamingThem() {
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> Simulations.replay(
                 "seed=1 workers=1 faults=none crashes=0 crashWithinNanos=1000 timeLimitNanos=1000000000"
