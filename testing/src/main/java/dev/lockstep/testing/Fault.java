@@ -27,7 +27,38 @@ public enum Fault {
     /** A small disk: writes fail with {@code ENOSPC} once it is full. */
     DISK_FULL,
     /** Legal but inconvenient kernel results: short transfers, {@code EAGAIN}, {@code EINTR}, cancel races. */
-    KERNEL_QUIRKS;
+    KERNEL_QUIRKS,
+    /**
+     * Silent corruption: a file read returns a flipped bit, or a write stores one (at rest). The calls succeed; only
+     * a reader that checks what it reads (a checksum) can tell. Not in {@link FaultConfig#ALL} nor in swarms: a
+     * store without checksums cannot survive it, so a test names it.
+     */
+    CORRUPTION,
+    /**
+     * Misdirected writes: a write lands at another sector of its file and reports success. Like {@link #CORRUPTION},
+     * only named, never implied.
+     */
+    MISDIRECTED_WRITES;
+
+    /**
+     * Whether this kind makes the disk lie rather than fail ({@link #CORRUPTION}, {@link #MISDIRECTED_WRITES}):
+     * such kinds are on only when a test names them.
+     *
+     * @return true for the silent-corruption kinds
+     */
+    public boolean isSilentCorruption() {
+        return this == CORRUPTION || this == MISDIRECTED_WRITES;
+    }
+
+    /**
+     * The kinds {@code all}, {@link FaultConfig#swarm} and {@link SimGenerators#faultConfigs()} cover: every kind
+     * but the silent-corruption ones.
+     *
+     * @return the kinds, in declaration order
+     */
+    public static Fault[] standard() {
+        return java.util.Arrays.stream(values()).filter(fault -> !fault.isSilentCorruption()).toArray(Fault[]::new);
+    }
 
     /**
      * The command-line name.

@@ -33,8 +33,12 @@ public record FaultConfig(Set<Fault> enabled, double intensity) {
 
     /** No faults. */
     public static final FaultConfig NONE = new FaultConfig(EnumSet.noneOf(Fault.class), 1.0);
-    /** Every fault. */
-    public static final FaultConfig ALL = new FaultConfig(EnumSet.allOf(Fault.class), 1.0);
+    /**
+     * Every {@linkplain Fault#standard() standard} fault: all but the silent-corruption kinds ({@link Fault#CORRUPTION},
+     * {@link Fault#MISDIRECTED_WRITES}), which are on only when named ({@code all+corruption}).
+     */
+    public static final FaultConfig ALL = new FaultConfig(EnumSet.copyOf(java.util.Arrays.asList(Fault.standard())),
+            1.0);
 
     /**
      * Copies the set.
@@ -64,8 +68,9 @@ public record FaultConfig(Set<Fault> enabled, double intensity) {
     }
 
     /**
-     * Swarm testing: each fault kind is on with probability one half, drawn from {@code seed} alone, so the same
-     * seed always draws the same set.
+     * Swarm testing: each {@linkplain Fault#standard() standard} fault kind is on with probability one half, drawn
+     * from {@code seed} alone, so the same seed always draws the same set. The silent-corruption kinds are never
+     * drawn.
      *
      * @param seed the seed
      * @return the configuration
@@ -73,7 +78,7 @@ public record FaultConfig(Set<Fault> enabled, double intensity) {
     public static FaultConfig swarm(long seed) {
         SplittableRandom random = new SplittableRandom(seed ^ 0x5DEECE66DL);
         EnumSet<Fault> set = EnumSet.noneOf(Fault.class);
-        for (Fault fault : Fault.values()) {
+        for (Fault fault : Fault.standard()) {
             if (random.nextBoolean()) {
                 set.add(fault);
             }
@@ -82,8 +87,9 @@ public record FaultConfig(Set<Fault> enabled, double intensity) {
     }
 
     /**
-     * Parses a profile: {@code none}, {@code all}, or fault names joined by {@code ,} or {@code +}, optionally
-     * followed by {@code @intensity} (as {@link #toString()} writes it).
+     * Parses a profile: {@code none}, {@code all}, or fault names joined by {@code ,} or {@code +} ({@code all}
+     * among them stands for every standard fault, as in {@code all+corruption}), optionally followed by
+     * {@code @intensity} (as {@link #toString()} writes it).
      *
      * @param profile the text
      * @return the configuration
@@ -117,6 +123,10 @@ public record FaultConfig(Set<Fault> enabled, double intensity) {
         }
         EnumSet<Fault> set = EnumSet.noneOf(Fault.class);
         for (String name : text.split("[,+]", -1)) {
+            if (name.trim().equalsIgnoreCase("all")) {
+                set.addAll(ALL.enabled());
+                continue;
+            }
             Fault fault = Fault.parse(name.trim());
             if (!set.add(fault)) {
                 throw new IllegalArgumentException("fault profile '" + profile + "' names " + fault.cliName()
@@ -167,6 +177,12 @@ public record FaultConfig(Set<Fault> enabled, double intensity) {
         }
         if (has(Fault.DISK_FULL)) {
             builder.capacityBytes(256 * 1024);
+        }
+        if (has(Fault.CORRUPTION)) {
+            builder.corruptReadRate(rate(0.002)).corruptWriteRate(rate(0.002));
+        }
+        if (has(Fault.MISDIRECTED_WRITES)) {
+            builder.misdirectedWriteRate(rate(0.002));
         }
         return builder.build();
     }
@@ -227,19 +243,25 @@ public record FaultConfig(Set<Fault> enabled, double intensity) {
     /**
      * The profile text that {@link #parse} reads back.
      *
-     * @return e.g. {@code crash+sync-errors}, {@code none} or {@code all}
+     * @return e.g. {@code crash+sync-errors}, {@code none}, {@code all} or {@code all+corruption}
      */
     @Override
     public String toString() {
         if (enabled.isEmpty()) {
             return intensity == 1.0 ? "none" : "none@" + intensity;
         }
-        if (enabled.size() == Fault.values().length) {
+        if (enabled.equals(ALL.enabled())) {
             return intensity == 1.0 ? "all" : "all@" + intensity;
         }
         StringJoiner joiner = new StringJoiner("+");
+        boolean allStandard = enabled.containsAll(ALL.enabled());
+        if (allStandard) {
+            joiner.add("all");
+        }
         for (Fault fault : enabled) {
-            joiner.add(fault.cliName());
+            if (!allStandard || fault.isSilentCorruption()) {
+                joiner.add(fault.cliName());
+            }
         }
         return intensity == 1.0 ? joiner.toString() : joiner + "@" + intensity;
     }
