@@ -9,7 +9,8 @@
  *       (the 4 KiB blocks it hashed lately, kept from run to run, in {@code RememberedBlocks});
  *       {@link dev.lockstep.sim.SimClock}: simulated time, moved only by the scheduler.</li>
  *   <li>{@link dev.lockstep.sim.SimFileSystem}: files and directories with a page cache and a durable image,
- *       {@link dev.lockstep.sim.StorageFaults}, failed syncs under a {@link dev.lockstep.sim.SyncFailureModel}
+ *       {@link dev.lockstep.sim.StorageFaults} (errors, and silent corruption: flipped bits, misdirected writes),
+ *       failed syncs under a {@link dev.lockstep.sim.SyncFailureModel}
  *       and crashes under a {@link dev.lockstep.sim.CrashPolicy}; its model is in {@code FsNodes} (paths and
  *       nodes), {@code PageCache} (syncs, failed syncs, sectors) and {@code CrashRecovery}.</li>
  *   <li>{@link dev.lockstep.sim.SimNetwork}: simulated hosts, links with latency and jitter, partitions and
@@ -34,7 +35,9 @@
  *       configuration, crashes, seeded randomness, and simulated time as a Guava {@code Ticker}.</li>
  *   <li>{@link dev.lockstep.sim.SimCluster} and {@link dev.lockstep.sim.SimNode}: simulated machines, each with its
  *       own disk, clock ({@code NodeClock}), workers and address, crashed, killed, paused, restarted and skewed one
- *       by one; a node's lifetime is a {@code NodeRun} (its own kernel and engine, driven by the one scheduler).
+ *       by one, or crashed at an I/O boundary it reaches ({@link dev.lockstep.sim.SimNode#crashAt}); fail-stop
+ *       nodes go down when their main task throws; a node's lifetime is a {@code NodeRun} (its own kernel and
+ *       engine, driven by the one scheduler).
  *       Refusals are typed: {@link dev.lockstep.sim.UnknownNodeException},
  *       {@link dev.lockstep.sim.NodeStateException}.</li>
  *   <li>Failures: {@link dev.lockstep.sim.SimulationFailure} (stall, timeout, determinism leak) and

@@ -22,6 +22,9 @@ import java.util.random.RandomGenerator;
  *
  * <p>Every choice comes from {@link SimControl#random()}, so the schedule is part of the seed. Not thread-safe: a
  * simulation runs on one thread.
+ *
+ * <p>A majority left whole is what a consensus protocol survives by design: to hit a majority, a leader or a sync in
+ * flight, use {@link ClusterNemesis}.
  */
 public final class NodeNemesis {
     /** What the nemesis may do to a node. */
