@@ -152,8 +152,13 @@ final class EngineContext implements Context {
     @Override
     public Instant now() {
         Worker worker = currentWorker("Clock.now");
-        long nanos = liveNanos(worker);
+        long nanos = worker.ring().wallNanos(liveNanos(worker));
         return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+    }
+
+    @Override
+    public long monotonicNanos() {
+        return liveNanos(currentWorker("Clock.monotonicNanos"));
     }
 
     @Override
@@ -164,7 +169,14 @@ final class EngineContext implements Context {
     @Override
     public void sleepUntil(Instant deadline) {
         Worker worker = currentWorker("Clock.sleepUntil");
-        worker.<Void>register(new TimerRequest(epochNanos(deadline))).await();
+        long deadlineNanos = epochNanos(deadline);
+        long now = liveNanos(worker);
+        long wall = worker.ring().wallNanos(now);
+        if (wall != now) {
+            // Timers run on the worker's monotonic clock: the wall-clock deadline is that far from now on it.
+            deadlineNanos = saturatingAdd(now, saturatingSubtract(deadlineNanos, wall));
+        }
+        worker.<Void>register(new TimerRequest(deadlineNanos)).await();
     }
 
     @Override
@@ -222,6 +234,14 @@ final class EngineContext implements Context {
         } catch (ArithmeticException overflow) {
             return Long.MAX_VALUE;
         }
+    }
+
+    static long saturatingSubtract(long a, long b) {
+        long difference = a - b;
+        if (((a ^ b) & (a ^ difference)) < 0) {
+            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return difference;
     }
 
     static long saturatingAdd(long a, long b) {

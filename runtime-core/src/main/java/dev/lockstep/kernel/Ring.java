@@ -117,12 +117,28 @@ public interface Ring extends AutoCloseable {
     void wake();
 
     /**
-     * The current time in nanoseconds since the epoch: wall-clock time read once at start plus monotonic
-     * time since, so it never goes backwards; simulated time in the simulator.
+     * The ring's clock, which timers run on and {@code Clock.monotonicNanos()} reads: nanoseconds in epoch units,
+     * wall-clock time read once plus monotonic time since, so it never goes backwards and no step of the wall
+     * clock moves it (runtime-uring: one mapping for the whole process, so every ring reads the same clock);
+     * simulated time in the simulator, where a node's drift makes it run fast or slow and its steps do not
+     * move it.
      *
      * @return the time
      */
     long nowNanos();
+
+    /**
+     * The wall-clock time when this ring's clock reads {@code nowNanos} (a value {@link #nowNanos()} just
+     * returned): what {@code Clock.now()} reports. The same value where nothing steps the wall clock apart from
+     * the ring's (runtime-uring, a simulation without nodes); a simulated node whose clock was stepped reports its
+     * stepped time, held still after a step back until it catches up, so it never goes backwards either.
+     *
+     * @param nowNanos what {@link #nowNanos()} returned
+     * @return epoch nanoseconds
+     */
+    default long wallNanos(long nowNanos) {
+        return nowNanos;
+    }
 
     /**
      * Memory the kernel may read and write during a request: native in production. Freed with

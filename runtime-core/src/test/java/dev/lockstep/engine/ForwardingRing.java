@@ -49,6 +49,11 @@ public class ForwardingRing implements Ring {
     }
 
     @Override
+    public long wallNanos(long nowNanos) {
+        return ring.wallNanos(nowNanos);
+    }
+
+    @Override
     public MemorySegment allocate(long bytes) {
         return ring.allocate(bytes);
     }

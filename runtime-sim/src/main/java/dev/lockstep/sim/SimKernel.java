@@ -333,12 +333,23 @@ public final class SimKernel implements Kernel {
     }
 
     /**
-     * The time this kernel's rings report, and so its workers' clocks: the simulation's, or a cluster node's own.
+     * The time this kernel's rings report, and so its workers' clocks and timers: the simulation's, or a cluster
+     * node's own monotonic clock (drift, no steps).
      *
      * @return epoch nanoseconds
      */
     long localNanos() {
-        return nodeClock == null ? clock.nowNanos() : nodeClock.toLocal(clock.nowNanos());
+        return nodeClock == null ? clock.nowNanos() : nodeClock.toMonotonic(clock.nowNanos());
+    }
+
+    /**
+     * The wall-clock time of this kernel's tasks: the simulation's, or a cluster node's own, steps included (held
+     * still after a step back until it catches up).
+     *
+     * @return epoch nanoseconds
+     */
+    long wallNanos() {
+        return nodeClock == null ? clock.nowNanos() : nodeClock.wall(clock.nowNanos());
     }
 
     /**

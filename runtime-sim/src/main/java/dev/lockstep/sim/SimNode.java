@@ -29,10 +29,13 @@ import java.time.Instant;
  *   <li>{@link #pause()} / {@link #resume()}: the process is stopped ({@code SIGSTOP}): its tasks and workers do not
  *       run, its timers do not fire, but its kernel goes on (connections accept data into their buffers, the clock
  *       runs), and the other nodes go on. On resume, whatever fell due runs.</li>
- *   <li>{@link #driftClock(long)} and {@link #stepClock(Duration)}: the node's clock only; other nodes and the
- *       controller keep their time. A timer on the node fires when the node's clock reaches it; the simulation
- *       orders it on its one timeline. A step back holds the node's clock still until it catches up (a worker's
- *       clock never goes backwards).</li>
+ *   <li>{@link #driftClock(long)} and {@link #stepClock(Duration)}: the node's clocks only; other nodes and the
+ *       controller keep their time. A drift makes both the node's wall clock ({@code ctx.now()}) and its monotonic
+ *       clock ({@code ctx.monotonicNanos()}, what its sleeps and timeouts run on) run fast or slow, as NTP slewing
+ *       does; a step moves only the wall clock, as setting a Linux machine's time moves {@code CLOCK_REALTIME} and
+ *       not {@code CLOCK_MONOTONIC}. A step back holds {@code ctx.now()} still until it catches up (it never goes
+ *       backwards). A timer on the node fires when its monotonic clock reaches it; the simulation orders it on
+ *       its one timeline.</li>
  * </ul>
  * A node's main task that returns ends the lifetime: its other tasks are aborted and, once they are gone, the node
  * is {@link State#EXITED}. A main task that throws fails the whole run, naming the node and lifetime: a node's
@@ -163,14 +166,14 @@ public final class SimNode {
     }
 
     /**
-     * The time on the node's clock now: what {@code ctx.now()} of its tasks reads (a step back shows only once
-     * the node's tasks read the clock again after it caught up).
+     * The time on the node's wall clock now: what {@code ctx.now()} of its tasks reads (after a step back, what
+     * was read last until the stepped clock catches up).
      *
      * @return the node's time
      */
     public Instant clockNow() {
         cluster.check("SimNode.clockNow");
-        long nanos = clock.toLocal(cluster.simulation.clock.nowNanos());
+        long nanos = clock.wall(cluster.simulation.clock.nowNanos());
         return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
     }
 
@@ -274,11 +277,11 @@ public final class SimNode {
     }
 
     /**
-     * Moves the node's clock now, whatever its state: forward (its timers that fall due fire) or back (see the
-     * class doc). A step back past the epoch takes the clock to the epoch. The clock shows at most
-     * {@code Long.MAX_VALUE - 1} epoch nanoseconds (2262-04-11T23:47:16.854775806Z), where a drift ahead holds it
-     * still and a deadline past it never comes, so the node's tasks wait there rather than wake without time
-     * passing.
+     * Moves the node's wall clock now, whatever its state, forward or back (see the class doc); its monotonic
+     * clock, and so its sleeps and timeouts, are not moved. A step back past the epoch takes the wall clock to the
+     * epoch. A clock shows at most {@code Long.MAX_VALUE - 1} epoch nanoseconds (2262-04-11T23:47:16.854775806Z),
+     * where a drift ahead holds it still and a deadline past it never comes, so the node's tasks wait there rather
+     * than wake without time passing.
      *
      * @param step how far, either way
      * @throws NullPointerException if {@code step} is null

@@ -653,9 +653,20 @@ public final class SimRing implements Ring {
     }
 
     /**
-     * The simulated time: the simulation's clock, or the clock of the cluster node this ring's kernel is.
+     * {@inheritDoc}
      *
-     * @return {@link SimClock#nowNanos()}, or the node's time
+     * <p>A cluster node's wall clock, steps included; the simulation's time otherwise. Not recorded: it is a
+     * function of the recorded clock read and of the node's recorded steps and drifts.
+     */
+    @Override
+    public long wallNanos(long nowNanos) {
+        return kernel.wallNanos();
+    }
+
+    /**
+     * The simulated time: the simulation's clock, or the monotonic clock of the cluster node this ring's kernel is.
+     *
+     * @return {@link SimClock#nowNanos()}, or the node's monotonic time
      */
     @Override
     public long nowNanos() {

@@ -209,8 +209,13 @@ public final class UringRing implements Ring {
     private final MemorySegment timeout;
     private final MemorySegment eventFdDrain;
 
-    private final long epochNanosAtOpen;
-    private final long nanoTimeAtOpen;
+    /**
+     * The process's one mapping from {@link System#nanoTime()} ({@code CLOCK_MONOTONIC}) to epoch time, taken when
+     * the class loads: every ring of the process reads the same clock, so readings on different workers compare
+     * and never go back from one worker to another.
+     */
+    private static final long NANO_TIME_AT_LOAD = System.nanoTime();
+    private static final long EPOCH_NANOS_AT_LOAD = epochNanosNow();
 
     /**
      * Wakers inside {@link #wake()} right now, or {@link #EVENTFD_CLOSED} once {@link #close()} closed the eventfd.
@@ -313,10 +318,11 @@ public final class UringRing implements Ring {
         this.geteventsArgument = arena.allocate(GETEVENTS_ARG_BYTES, 8);
         geteventsArgument.set(JAVA_LONG, 16, timeout.address());
         this.eventFdDrain = arena.allocate(JAVA_LONG);
+    }
 
+    private static long epochNanosNow() {
         Instant now = Instant.now();
-        this.nanoTimeAtOpen = System.nanoTime();
-        this.epochNanosAtOpen = now.getEpochSecond() * NANOS_PER_SECOND + now.getNano();
+        return now.getEpochSecond() * NANOS_PER_SECOND + now.getNano();
     }
 
     /**
@@ -1161,11 +1167,11 @@ public final class UringRing implements Ring {
     /**
      * {@inheritDoc}
      *
-     * <p>Wall-clock time read once at open, plus {@link System#nanoTime()} since. Any thread.
+     * <p>Wall-clock time read once when the class loaded, plus {@link System#nanoTime()} since. Any thread.
      */
     @Override
     public long nowNanos() {
-        return epochNanosAtOpen + (System.nanoTime() - nanoTimeAtOpen);
+        return EPOCH_NANOS_AT_LOAD + (System.nanoTime() - NANO_TIME_AT_LOAD);
     }
 
     /**
