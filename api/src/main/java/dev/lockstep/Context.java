@@ -19,6 +19,19 @@ public interface Context extends Spawner, Clock, Storage, Network {
     BufferPool buffers();
 
     /**
+     * Random numbers for the task's own choices: a randomized election timeout, a backoff's jitter, which peer to
+     * ask. In the simulator every number is drawn from the run's seeded generator and recorded, so a seed replays
+     * the choices and a failure they led to; nothing is drawn until the code asks. In production it is a fast
+     * unseeded generator (the calling thread's {@link java.util.concurrent.ThreadLocalRandom}). Not for keys,
+     * tokens or anything that must not be guessed.
+     *
+     * @return the generator; in the simulator, to be drawn from by the run's tasks only (any other thread's draw
+     *     throws {@link IllegalStateException} and fails the run)
+     * @throws IllegalStateException when not called from a task of this runtime
+     */
+    java.util.random.RandomGenerator random();
+
+    /**
      * A digest of everything the runtime has done so far, for determinism checks.
      *
      * <p>The simulator returns the hex SHA-256 chain of its auditor; the same seed and the same code give

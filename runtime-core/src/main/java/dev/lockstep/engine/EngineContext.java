@@ -270,6 +270,11 @@ final class EngineContext implements Context {
     }
 
     @Override
+    public java.util.random.RandomGenerator random() {
+        return currentWorker("Context.random").engine().kernel().random();
+    }
+
+    @Override
     public Operation<Void> remove(String partition, byte[] name) {
         return engine.storage().remove(partition, name);
     }

@@ -39,4 +39,15 @@ public interface Kernel {
     default String callerSite() {
         return null;
     }
+
+    /**
+     * Random numbers for application code ({@code Context.random()}): by default the calling thread's
+     * {@link java.util.concurrent.ThreadLocalRandom}, fast and unseeded; a deterministic kernel draws from its
+     * seeded source and records the draws. Any thread the kernel allows.
+     *
+     * @return the generator
+     */
+    default java.util.random.RandomGenerator random() {
+        return java.util.concurrent.ThreadLocalRandom.current();
+    }
 }

@@ -314,6 +314,24 @@ public final class SimKernel implements Kernel {
         return Origins.caller();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A view of the simulation's one generator: every {@code nextLong} is a draw at {@link Site#APPLICATION},
+     * recorded in the audit, so a seed replays what the code drew. Nothing is drawn until the code asks, so a run
+     * that never asks keeps its draws and digest. Only the simulation's tasks may draw: a draw from any other
+     * thread throws {@link IllegalStateException} and fails the run.
+     */
+    @Override
+    public java.util.random.RandomGenerator random() {
+        return () -> {
+            if (simulation != null) {
+                simulation.checkConfined("Context.random");
+            }
+            return generator.nextLong(Site.APPLICATION);
+        };
+    }
+
     // ------------------------------------------------------------------------------------------- simulation
 
     /**
