@@ -26,7 +26,7 @@ import dev.lockstep.Waker;
  * itself is closed by the close's {@link Mailbox.Cancel} (or directly on the owner) whatever the order in
  * which that and the forward reach the owner: a forward to a closed request is answered {@code Closed}, a
  * cancel of a forwarded one closes its channel. A result that reached the channel untaken is closed with it
- * ({@link OneShot#closeReceiver(Waker)}), so a connection or blob dropped this way leaks nothing.
+ * ({@link OneShot#closeReceiver(Thread)}), so a connection or blob dropped this way leaks nothing.
  *
  * @param <T> the value
  */
