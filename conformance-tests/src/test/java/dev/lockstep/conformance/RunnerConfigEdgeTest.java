@@ -55,7 +55,8 @@ class RunnerConfigEdgeTest {
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder("sh", "-c", "ulimit -n 150 && exec \"$0\" \"$@\"", javaBin,
                 "--enable-native-access=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-                "-cp", cp, LateRefusal.class.getName(), "1600").redirectErrorStream(true);
+                "-cp", cp, LateRefusal.class.getName(), Integer.toString(UringRunner.MAX_WORKERS))
+                .redirectErrorStream(true);
         Process child = builder.start();
         boolean ended = child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
         if (!ended) {

@@ -29,6 +29,14 @@ import java.nio.file.Path;
  * share their entries among every request in admission order, as the engine's {@code SubmitQueues} says.
  */
 public final class UringRunner implements Runner {
+    /**
+     * The most workers a runner takes: {@link Builder#build()} refuses more, naming the value. A worker is a
+     * platform thread with a ring of its own, meant one per core; past this, starting and stopping a runner costs
+     * more per worker the more there are (every worker's ring memory is released with a handshake with every live
+     * thread), so thousands of workers would take minutes to start and stop where a thousand take seconds.
+     */
+    public static final int MAX_WORKERS = 1024;
+
     private final ThreadedRunner runner;
     private final int workers;
     private final int ringEntries;
@@ -109,7 +117,7 @@ public final class UringRunner implements Runner {
         }
 
         /**
-         * @param value worker threads, in {@code [1, 65000]} (as {@code SimConfig.workers})
+         * @param value worker threads, in {@code [1, MAX_WORKERS]}
          * @return this
          */
         public Builder workers(int value) {
@@ -146,13 +154,18 @@ public final class UringRunner implements Runner {
          * at once), and builds.
          *
          * @return the runner
-         * @throws IllegalArgumentException naming a bad worker count or ring size
+         * @throws IllegalArgumentException naming a bad worker count (below 1, above {@link UringRunner#MAX_WORKERS}) or ring
+         *     size
          * @throws UringUnavailableException naming the cause and the fix when the kernel refuses io_uring:
          *     {@code kernel.io_uring_disabled}, a seccomp filter (Docker's default profile), a kernel without
          *     io_uring, or {@code RLIMIT_MEMLOCK} on kernels before 5.12
          * @throws UnsupportedOperationException on a platform other than Linux on x86-64 or aarch64
          */
         public UringRunner build() {
+            if (workers > MAX_WORKERS) {
+                throw new IllegalArgumentException("workers must be at most UringRunner.MAX_WORKERS (" + MAX_WORKERS
+                        + "), was " + workers);
+            }
             return new UringRunner(this);
         }
     }
