@@ -35,6 +35,7 @@ public interface BufferPool {
      * @throws IllegalArgumentException naming {@code size} when it is out of range
      * @throws IllegalStateException off the pool's worker
      * @throws ClosedException once the pool's runner has ended
+     * @throws OutOfMemoryError if native memory for it cannot be had (the pool is unchanged, nothing is held)
      */
     IoBuffer allocate(int size);
 

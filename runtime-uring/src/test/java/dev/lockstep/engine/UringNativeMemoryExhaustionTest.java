@@ -1,9 +1,11 @@
 package dev.lockstep.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.lockstep.Blob;
 import dev.lockstep.ClosedException;
@@ -55,6 +57,18 @@ class UringNativeMemoryExhaustionTest {
                         () -> blob.writeAt(0, new byte[LARGE]).await()), "write of " + LARGE + " bytes");
                 assertFailedForMemory(assertThrows(StorageIoException.class,
                         () -> blob.writeAt(0, new byte[POOLED]).await()), "write of " + POOLED + " bytes");
+                // A buffer the pool cannot get memory for: the call throws (JUnit's assertThrows rethrows an
+                // OutOfMemoryError as unrecoverable), and the pool holds nothing for it.
+                int outstanding = ctx.buffers().outstanding();
+                for (int size : new int[] {LARGE, POOLED}) {
+                    try {
+                        ctx.buffers().allocate(size).close();
+                        fail("a buffer of " + size + " bytes was allocated with native memory refused");
+                    } catch (OutOfMemoryError refused) {
+                        assertTrue(refused.getMessage().contains("native memory"), refused.getMessage());
+                    }
+                }
+                assertEquals(outstanding, ctx.buffers().outstanding());
                 pool.refuseNativeAllocation = null;
                 byte[] large = new byte[LARGE];
                 Arrays.fill(large, (byte) 7);
