@@ -60,6 +60,43 @@ public interface Spawner {
     <T> Handle<T> spawnOn(int worker, Task<T> task);
 
     /**
+     * Starts {@code task} as {@link #spawn(Task)} does, handing it {@code resource} to own: the runtime closes
+     * {@code resource} when the task ends, however it ends — its body returned or threw, or never ran at all
+     * because its supervisor was aborted, or the run ended, between this call and the task's first step. So a
+     * resource handed to a task is never left open, as the connections of an accept loop must not be:
+     * <pre>{@code
+     * while (true) {
+     *     Connection connection = listener.accept().await();
+     *     ctx.child("handler").spawn(connection, handler -> serve(handler, connection));
+     * }
+     * }</pre>
+     * The body may close {@code resource} itself first (the close of every Lockstep resource is idempotent). As in
+     * a {@code try}-with-resources statement, a failure of that close fails the task when its body returned, and
+     * is attached as suppressed to what the body threw, or to the {@link ClosedException} of a task that never ran.
+     *
+     * @param resource what the task owns, closed when it ends
+     * @param task the task
+     * @param <T> its value
+     * @return the task's handle
+     * @throws IllegalStateException if this context already spawned; {@code resource} is then not taken (the caller
+     *     still owns it)
+     */
+    <T> Handle<T> spawn(AutoCloseable resource, Task<T> task);
+
+    /**
+     * {@link #spawn(AutoCloseable, Task)} on the given worker, placed as {@link #spawnOn(int, Task)} places it.
+     *
+     * @param worker the worker index, {@code 0 <= worker < workers()}
+     * @param resource what the task owns, closed when it ends
+     * @param task the task
+     * @param <T> its value
+     * @return the task's handle
+     * @throws IllegalArgumentException if {@code worker} is out of range; {@code resource} is then not taken
+     * @throws IllegalStateException if this context already spawned; {@code resource} is then not taken
+     */
+    <T> Handle<T> spawnOn(int worker, AutoCloseable resource, Task<T> task);
+
+    /**
      * A new context at a new node below this one. Its label is this context's label, a dot, and
      * {@code label}.
      *

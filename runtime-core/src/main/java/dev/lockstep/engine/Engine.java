@@ -464,26 +464,55 @@ public final class Engine {
         stop.shutDown();
     }
 
-    <T> Handle<T> spawn(Supervision.Node spawner, int workerIndex, String label, Task<T> task) {
+    /**
+     * Spawns {@code task} below {@code spawner}; {@code owned}, if not null, is closed when the task ends, its body
+     * having run or not ({@code Spawner.spawn(AutoCloseable, Task)}).
+     */
+    <T> Handle<T> spawn(Supervision.Node spawner, int workerIndex, String label, Task<T> task, AutoCloseable owned) {
         if (workerIndex < 0 || workerIndex >= workerCount) {
             throw new IllegalArgumentException("worker must be between 0 and " + (workerCount - 1) + ", was "
                     + workerIndex);
         }
         Supervision.Node node = supervision.child(spawner);
-        return startFiber(worker(workerIndex), node, spawner, label, task);
+        return startFiber(worker(workerIndex), node, spawner, label, task, owned);
+    }
+
+    /** Closes what a task that never ran was handed; the close's failure, or null. */
+    private static Throwable closeUnrun(AutoCloseable owned) {
+        if (owned == null) {
+            return null;
+        }
+        try {
+            owned.close();
+            return null;
+        } catch (Exception failure) {
+            return failure;
+        }
+    }
+
+    /** Runs the body of a task handed {@code owned}, closing it after, as try-with-resources does. */
+    private static <T> T runOwning(Task<T> task, Context context, AutoCloseable owned) throws Exception {
+        try (owned) {
+            return task.run(context);
+        }
     }
 
     private <T> Handle<T> startFiber(Worker home, Supervision.Node node, Supervision.Node spawner, String label,
                                      Task<T> task) {
+        return startFiber(home, node, spawner, label, task, null);
+    }
+
+    private <T> Handle<T> startFiber(Worker home, Supervision.Node node, Supervision.Node spawner, String label,
+                                     Task<T> task, AutoCloseable owned) {
         TaskHandle<T> handle = new TaskHandle<>(this, node, label.isEmpty() ? "root" : label);
         node.setTask(handle);
         if (node.isAborted() || home == null || home.isClosing()) {
-            handle.closed("was not started: its supervisor was aborted or its worker closed");
+            handle.closed("was not started: its supervisor was aborted or its worker closed", closeUnrun(owned));
             return handle;
         }
         if (!home.countFiber()) {
             // The worker began closing since the look above (its thread may be ending): see Worker.countFiber.
-            handle.closed("was not started: its worker closed");
+            handle.closed("was not started: its worker closed", closeUnrun(owned));
             return handle;
         }
         Fiber fiber = new Fiber(home, handle.label, scheduler);
@@ -497,9 +526,9 @@ public final class Engine {
             Worker.enter(home);
             try {
                 if (fiber.isAborted() || node.isAborted()) {
-                    handle.closed("was aborted before it ran");
+                    handle.closed("was aborted before it ran", closeUnrun(owned));
                 } else {
-                    T value = task.run(context);
+                    T value = owned == null ? task.run(context) : runOwning(task, context, owned);
                     if (fiber.isAborted()) {
                         handle.closed("was aborted");
                     } else {

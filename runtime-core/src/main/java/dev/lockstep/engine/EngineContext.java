@@ -74,6 +74,29 @@ final class EngineContext implements Context {
     @Override
     public <T> Handle<T> spawnOn(int worker, Task<T> task) {
         java.util.Objects.requireNonNull(task, "task");
+        return spawnOwning(worker, null, task);
+    }
+
+    @Override
+    public <T> Handle<T> spawn(AutoCloseable resource, Task<T> task) {
+        java.util.Objects.requireNonNull(resource, "resource");
+        java.util.Objects.requireNonNull(task, "task");
+        if (rootLevel && !consumed.get()) {
+            return spawnOwning(engine.placeRootLevel(), resource, task);
+        }
+        Worker here = Worker.current();
+        return spawnOwning(here == null || here.engine() != engine ? 0 : here.index(), resource, task);
+    }
+
+    @Override
+    public <T> Handle<T> spawnOn(int worker, AutoCloseable resource, Task<T> task) {
+        java.util.Objects.requireNonNull(resource, "resource");
+        java.util.Objects.requireNonNull(task, "task");
+        return spawnOwning(worker, resource, task);
+    }
+
+    /** A spawn; {@code owned} (or null) is closed when the task ends, and not taken if the spawn is refused. */
+    private <T> Handle<T> spawnOwning(int worker, AutoCloseable owned, Task<T> task) {
         if (worker < 0 || worker >= engine.workerCount()) {
             throw new IllegalArgumentException("worker must be between 0 and " + (engine.workerCount() - 1)
                     + ", was " + worker);
@@ -82,7 +105,7 @@ final class EngineContext implements Context {
             throw new IllegalStateException("context '" + label + "' already spawned a task; take child(label) for"
                     + " each task you spawn");
         }
-        return engine.spawn(node, worker, label, task);
+        return engine.spawn(node, worker, label, task, owned);
     }
 
     @Override

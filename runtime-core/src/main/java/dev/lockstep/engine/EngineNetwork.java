@@ -186,6 +186,9 @@ final class EngineNetwork {
             // One accept per connection: its request and link are not reused, so each is in its first use.
             PendingSet.Link link = new PendingSet.Link();
             long use = link.begin();
+            // The connection is made in a service turn: a kernel that names where descriptors come from names
+            // this call instead.
+            String requestedFrom = engine.kernel().callerSite();
             Registration<Connection> operation = worker.registerCurrent(new RingRequest(held) {
                 @Override
                 public void release(Ring ring) {
@@ -197,6 +200,7 @@ final class EngineNetwork {
                 public void prepare(Submission submission, Ring ring) {
                     submission.opcode = Opcode.ACCEPT;
                     submission.fd = file.fd();
+                    submission.requestedFrom = requestedFrom;
                 }
 
                 @Override

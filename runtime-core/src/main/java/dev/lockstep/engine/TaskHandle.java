@@ -66,7 +66,16 @@ final class TaskHandle<T> implements Handle<T> {
     }
 
     void closed(String why) {
-        finish(Poll.failed(new ClosedException("task '" + label + "' " + why)));
+        closed(why, null);
+    }
+
+    /** As {@link #closed(String)}, with {@code suppressed} (or null) attached: a failed close of what it owned. */
+    void closed(String why, Throwable suppressed) {
+        ClosedException closed = new ClosedException("task '" + label + "' " + why);
+        if (suppressed != null) {
+            closed.addSuppressed(suppressed);
+        }
+        finish(Poll.failed(closed));
     }
 
     private void finish(Poll<T> result) {

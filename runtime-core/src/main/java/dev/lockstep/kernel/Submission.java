@@ -41,7 +41,8 @@ public final class Submission {
     /** What a {@link Opcode#BLOCKING_CALL} runs; null otherwise. */
     public BlockingCall call;
     /**
-     * The application line that asked for a request that creates a resource (an {@link Opcode#OPENAT}), for a
+     * The application line that asked for a request that creates a resource (an {@link Opcode#OPENAT}, an
+     * {@link Opcode#ACCEPT}), for a
      * kernel that names where resources come from ({@link Kernel#callerSite()}); null otherwise. Diagnostics
      * only: never part of what the request does.
      */

@@ -813,13 +813,22 @@ public final class SimKernel implements Kernel {
 
     /** Installs a description at the lowest free fd. */
     int install(Description description, String call) {
+        return install(description, call, null);
+    }
+
+    /**
+     * Installs a description at the lowest free fd; {@code requestedFrom}, if not null, is the application line
+     * that asked for it (a ring request completed in a service turn, where no application frame is on the stack).
+     */
+    int install(Description description, String call, String requestedFrom) {
         int fd = usedFds.nextClearBit(FIRST_FD);
         if (fd >= openFileLimit) {
             description.closeFd();
             throw new KernelException(Errno.EMFILE, call, description.subject());
         }
         usedFds.set(fd);
-        String from = offloadedFrom != null ? offloadedFrom : Origins.caller();
+        String from = requestedFrom != null ? requestedFrom : offloadedFrom != null ? offloadedFrom
+                : Origins.caller();
         description.origin = call + " at " + clock.nowNanos() + " ns, from " + from;
         while (descriptions.size() <= fd) {
             descriptions.add(null);

@@ -1298,7 +1298,8 @@ public final class SimRing implements Ring {
             return STILL_PENDING;
         }
         try {
-            return kernel.install(new SimKernel.SocketDescription(kernel.network(), accepted), "accept");
+            return kernel.install(new SimKernel.SocketDescription(kernel.network(), accepted), "accept",
+                    request.requestedFrom);
         } catch (KernelException e) {
             return -e.errno();
         }

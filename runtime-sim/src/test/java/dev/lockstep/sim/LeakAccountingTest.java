@@ -94,6 +94,42 @@ class LeakAccountingTest {
                 "resource leak", "blob 'p/held-at-the-throw'", "replay:");
     }
 
+    /**
+     * The accept loop without an owning spawn: the handler's supervisor is aborted before its first step, so its
+     * try-with-resources never runs and the connection leaks; the leak names the user's accept, not the service
+     * turn that completed it. With {@code spawn(connection, handler)} the same run gives everything back.
+     */
+    @Test
+    void aConnectionHandedToATaskThatNeverRanLeaksFromTheUsersAcceptUnlessTheSpawnOwnsIt() {
+        for (boolean owning : new boolean[] {false, true}) {
+            SimRunner runner = SimRunner.of(checked(9).build());
+            dev.lockstep.Task<Object> acceptLoop = ctx -> {
+                try (Listener listener = ctx.bind(new InetSocketAddress("127.0.0.1", 7002)).await();
+                        dev.lockstep.Connection client = ctx.dial(listener.localAddress()).await()) {
+                    dev.lockstep.Connection accepted = listener.accept().await();
+                    dev.lockstep.Context parent = ctx.child("parent");
+                    dev.lockstep.Context handler = parent.child("handler");
+                    parent.spawn(p -> null).await(); // aborts the handler's node before the handler is spawned
+                    dev.lockstep.Task<Object> body = h -> {
+                        try (dev.lockstep.Connection connection = accepted) {
+                            return connection.peer();
+                        }
+                    };
+                    return owning ? handler.spawn(accepted, body) : handler.spawn(body);
+                }
+            };
+            if (owning) {
+                runner.start(acceptLoop);
+                assertEquals(List.of(), runner.leaks());
+            } else {
+                SimulationFailure failure = assertThrows(SimulationFailure.class, () -> runner.start(acceptLoop));
+                assertMentions(failure.getMessage(), "resource leak", "connection to", "opened by accept",
+                        "from dev.lockstep.sim.LeakAccountingTest");
+                assertFalse(failure.getMessage().contains("Worker"), failure.getMessage());
+            }
+        }
+    }
+
     @Test
     void aFailedRunReportsItsLeaksWithItsFailure() {
         SimulationFailure failure = assertThrows(SimulationFailure.class, () -> SimRunner.of(checked(5)

@@ -41,7 +41,9 @@ public final class LogServer {
                 Log log = new Log(blob, opened.length() / ENTRY);
                 while (true) {
                     Connection client = listener.accept().await();
-                    ctx.child("client").spawn(c -> serve(c, client, log));   // each client on a task of its own
+                    // Each client on a task of its own, which owns the connection: closed when the task ends,
+                    // even one the node's end aborts before it runs.
+                    ctx.child("client").spawn(client, c -> serve(c, client, log));
                 }
             }
         };
