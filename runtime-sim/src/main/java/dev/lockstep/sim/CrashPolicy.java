@@ -14,6 +14,11 @@ package dev.lockstep.sim;
  * names since the last sync form one change, kept or lost whole. Each policy works per file, on that file's unsynced mutations in the order they were
  * issued; the seeded choices are drawn from the {@link Generator} at sites {@link Site#CRASH_PREFIX},
  * {@link Site#CRASH_SUBSET} and {@link Site#CRASH_TEAR}, files visited in path order.
+ *
+ * <p>The unsynced mutations a crash chooses among are bounded by the file's size: once a file's unsynced writes
+ * hold more than twice its size (of at least 64 KiB), the bytes of each that a later write overwrote are dropped,
+ * as the page cache keeps only a page's latest bytes. Those earlier versions can then no longer be what a crash
+ * leaves; what a sync makes durable is the same.
  */
 public enum CrashPolicy {
     /** Every unsynced mutation is lost: each file is exactly what its last successful sync made durable. */

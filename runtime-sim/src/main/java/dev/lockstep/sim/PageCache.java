@@ -115,6 +115,108 @@ final class PageCache {
         }
         file.live.writeShared(offset, data);
         file.unsynced.add(new Write(offset, data, durable));
+        int entries = file.unsynced.size();
+        if (entries >= COMPACT_FROM_ENTRIES && (entries & (entries - 1)) == 0) {
+            // Looked at when the journal's length reaches a power of two: amortized O(1) per write.
+            boundJournal(file);
+        }
+    }
+
+    /** How many journal entries a file has before {@link #boundJournal} first looks at it. */
+    static final int COMPACT_FROM_ENTRIES = 64;
+    /** The bytes a journal may hold before it is compacted, per byte of the file (and at least the floor). */
+    static final int JOURNAL_BYTES_PER_FILE_BYTE = 2;
+    /** The smallest file size the journal's bound is worked out from. */
+    static final long JOURNAL_FLOOR_BYTES = 64 * 1024;
+
+    /**
+     * Bounds the memory of a file's unsynced journal by the file's size, not by how many writes it took: once the
+     * journal holds more than {@link #JOURNAL_BYTES_PER_FILE_BYTE} bytes per byte of the file (of at least
+     * {@link #JOURNAL_FLOOR_BYTES}), every byte of an unsynced write that a later write overwrote is dropped (of a
+     * write made durable with {@code RWF_DSYNC}, only a byte a later durable write overwrote), as the page cache
+     * keeps only a page's latest bytes. What a sync makes durable is unchanged (the later write sets those bytes
+     * whatever came between); a crash then chooses among the writes that are left, so a seed whose file was
+     * compacted no longer finds the dropped versions on its disk. Afterwards the non-durable writes, and the durable
+     * ones, each cover a byte at most once: the journal holds at most twice the largest size the file reached.
+     * A file written the way most are — appends, or fewer overwrites than its size between syncs — is never
+     * compacted, and no draw depends on it.
+     */
+    static void boundJournal(FileNode file) {
+        long bytes = 0;
+        for (Mutation mutation : file.unsynced) {
+            if (mutation instanceof Write write) {
+                bytes += write.data().length;
+            }
+        }
+        if (bytes <= JOURNAL_BYTES_PER_FILE_BYTE * Math.max(file.live.size(), JOURNAL_FLOOR_BYTES)) {
+            return;
+        }
+        Ranges overwritten = new Ranges();
+        Ranges overwrittenDurably = new Ranges();
+        List<Mutation> kept = new ArrayList<>(file.unsynced.size());
+        for (int i = file.unsynced.size() - 1; i >= 0; i--) {
+            Mutation mutation = file.unsynced.get(i);
+            if (!(mutation instanceof Write write)) {
+                kept.add(mutation);
+                continue;
+            }
+            long start = write.offset();
+            long end = start + write.data().length;
+            List<long[]> left = (write.durable() ? overwrittenDurably : overwritten).uncovered(start, end);
+            for (int piece = left.size() - 1; piece >= 0; piece--) {
+                long[] range = left.get(piece);
+                kept.add(range[0] == start && range[1] == end ? write : new Write(range[0],
+                        java.util.Arrays.copyOfRange(write.data(), (int) (range[0] - start), (int) (range[1] - start)),
+                        write.durable()));
+            }
+            overwritten.add(start, end);
+            if (write.durable()) {
+                overwrittenDurably.add(start, end);
+            }
+        }
+        java.util.Collections.reverse(kept);
+        file.unsynced.clear();
+        file.unsynced.addAll(kept);
+    }
+
+    /** A set of disjoint byte ranges {@code [start, end)}, merged as they are added. */
+    private static final class Ranges {
+        private final TreeMap<Long, Long> byStart = new TreeMap<>();
+
+        void add(long start, long end) {
+            java.util.Map.Entry<Long, Long> before = byStart.floorEntry(start);
+            if (before != null && before.getValue() >= start) {
+                start = before.getKey();
+                end = Math.max(end, before.getValue());
+            }
+            for (java.util.Map.Entry<Long, Long> next = byStart.ceilingEntry(start); next != null
+                    && next.getKey() <= end; next = byStart.ceilingEntry(start)) {
+                end = Math.max(end, next.getValue());
+                byStart.remove(next.getKey());
+            }
+            byStart.put(start, end);
+        }
+
+        /** The parts of {@code [start, end)} outside every range, in order. */
+        List<long[]> uncovered(long start, long end) {
+            List<long[]> left = new ArrayList<>();
+            long at = start;
+            java.util.Map.Entry<Long, Long> range = byStart.floorEntry(start);
+            if (range == null || range.getValue() <= start) {
+                range = byStart.higherEntry(start);
+            }
+            while (at < end && range != null && range.getKey() < end) {
+                if (range.getKey() > at) {
+                    left.add(new long[] {at, range.getKey()});
+                }
+                at = Math.max(at, range.getValue());
+                range = byStart.higherEntry(range.getKey());
+            }
+            if (at < end) {
+                left.add(new long[] {at, end});
+            }
+            return left;
+        }
     }
 
     static void syncTree(DirectoryNode directory) {

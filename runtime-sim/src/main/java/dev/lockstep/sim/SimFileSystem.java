@@ -455,6 +455,19 @@ public final class SimFileSystem {
         return file.live.toArray();
     }
 
+    /** The bytes the unsynced writes of a handle's file hold in its journal (see {@code PageCache.boundJournal}). */
+    long unsyncedBytes(Handle handle) {
+        long bytes = 0;
+        if (handle.node instanceof FileNode file) {
+            for (FsNodes.Mutation mutation : file.unsynced) {
+                if (mutation instanceof FsNodes.Write write) {
+                    bytes += write.data().length;
+                }
+            }
+        }
+        return bytes;
+    }
+
     /**
      * The size of an open file ({@code fstat}); 0 for a directory.
      *
