@@ -126,6 +126,43 @@ class TaskLifecycleConformanceTest {
         assertEquals(1, closes.get());
     }
 
+    /**
+     * Many handlers on every worker, each closing its resource exactly once whether it ran, was aborted mid-body by
+     * the end of the run, or never ran: the close happens on the spawning thread or on the handler's own fiber,
+     * once, whichever worker the handler was placed on.
+     */
+    @Conformance
+    void manyHandlersOnEveryWorkerEachCloseWhatTheyOwnOnce(Runtimes rt) {
+        int handlers = 200;
+        java.util.concurrent.atomic.AtomicIntegerArray closes = new java.util.concurrent.atomic.AtomicIntegerArray(
+                handlers);
+        rt.runner().start(ctx -> {
+            Context doomed = ctx.child("doomed");
+            List<Context> neverRun = new ArrayList<>();
+            for (int i = 0; i < handlers; i++) {
+                int id = i;
+                AutoCloseable owned = () -> closes.incrementAndGet(id);
+                if (i % 3 == 0) {
+                    neverRun.add(doomed.child("h" + i));
+                    continue;
+                }
+                ctx.child("h" + i).spawn(owned, h -> {
+                    h.sleep(java.time.Duration.ofMillis(id % 2 == 0 ? 0 : 1_000_000));
+                    return null;
+                });
+            }
+            doomed.spawn(d -> null).await(); // aborts every context taken from it
+            for (int i = 0; i < neverRun.size(); i++) {
+                int id = 3 * i;
+                neverRun.get(i).spawn(() -> closes.incrementAndGet(id), h -> null);
+            }
+            return null; // the run's end aborts the handlers still sleeping
+        });
+        for (int i = 0; i < handlers; i++) {
+            assertEquals(1, closes.get(i), "handler " + i);
+        }
+    }
+
     /** However the task ends, what it owns is closed once, after its body, as try-with-resources closes. */
     @Conformance
     void aSpawnedTaskClosesWhatItOwnsWhenItEnds(Runtimes rt) {
