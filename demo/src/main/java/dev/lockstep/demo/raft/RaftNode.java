@@ -52,6 +52,12 @@ import java.util.Set;
  * a new one in its place, so a change made between the two cannot be missed.
  */
 public final class RaftNode implements RaftView {
+    /**
+     * The most entries a leader sends in one AppendEntries. Small, as in production configurations that bound a
+     * message: a follower far behind then catches up over several messages, and the code paths that only a partial
+     * catch-up takes (a commit index bounded by the last entry sent) are exercised.
+     */
+    static final int MAX_BATCH = 8;
     private final RaftConfig config;
     private final RaftObserver observer;
     private final InjectedBug bug;
@@ -291,7 +297,7 @@ public final class RaftNode implements RaftView {
                         if (next <= state.lastIndex() || round > confirmedRound[peer - 1]
                                 || sinceSent.compareTo(config.heartbeat()) >= 0) {
                             long prev = next - 1;
-                            int count = (int) Math.min(Messages.MAX_ENTRIES, state.lastIndex() - prev);
+                            int count = (int) Math.min(MAX_BATCH, state.lastIndex() - prev);
                             request = new AppendEntries(state.term(), self, prev, state.termAt(prev), commitIndex,
                                     state.entries(next, count));
                         } else {
