@@ -28,6 +28,8 @@ final class SearchState {
     /** Each signal with the draw count when it was first reached. */
     private final Map<String, Long> signals = new HashMap<>();
     private final TreeSet<String> disturbances = new TreeSet<>();
+    /** Every event kind recorded by name so far. */
+    private final java.util.HashSet<String> kindsSeen = new java.util.HashSet<>();
     /** The last event by name of each node, by node id: for lifecycle transitions. */
     private final Map<Integer, String> lastNodeEvent = new HashMap<>();
     private long dropped;
@@ -96,7 +98,13 @@ final class SearchState {
 
     /** An event the auditor recorded by name: its kind, a node's transition, the run's disturbances. */
     void onEvent(String kind, byte[][] fields) {
-        signal("kind:" + kind);
+        if (!kindsSeen.add(kind)) {
+            if (!kind.startsWith("node.")) {
+                return; // a kind seen before says nothing new, and this runs for every event recorded by name
+            }
+        } else {
+            signal("kind:" + kind);
+        }
         if (DISTURBANCES.contains(kind) && disturbances.add(kind)) {
             signal("disturbances:" + String.join("+", disturbances));
         }

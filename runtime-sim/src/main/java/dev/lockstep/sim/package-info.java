@@ -40,6 +40,10 @@
  *       engine, driven by the one scheduler).
  *       Refusals are typed: {@link dev.lockstep.sim.UnknownNodeException},
  *       {@link dev.lockstep.sim.NodeStateException}.</li>
+ *   <li>The search: {@link dev.lockstep.sim.SimSearchHooks} answers {@link dev.lockstep.Search} from a run's
+ *       tasks ({@link dev.lockstep.sim.FaultPoints}; per-run state in {@code SearchState}), and what a run reached
+ *       is its {@link dev.lockstep.sim.Coverage}; {@link dev.lockstep.sim.Priorities} turns on priority scheduling
+ *       of fibers, and a {@link dev.lockstep.sim.DecisionChain} makes a run another's up to a draw.</li>
  *   <li>Failures: {@link dev.lockstep.sim.SimulationFailure} (stall, timeout, determinism leak) and
  *       {@link dev.lockstep.sim.ReplayNote} (the replay line attached to a task's own exception).</li>
  * </ul>
