@@ -97,9 +97,9 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             invocations.add(new Invocation(test, pinned.value(), false, 0, null, runs));
         } else {
             // A strategy whose runs depend on the runs before it goes one run at a time, in order, on JUnit's thread.
-            Sweep sweep = settings.strategy().sequential() ? null : sweep(test, method, context, threads, settings);
             MethodRuns runs = new MethodRuns(settings, settings.strategy().sequential()
                     ? settings.strategy().session(settings.firstSeed(), seed -> plan(test, seed)) : null);
+            Sweep sweep = settings.strategy().sequential() ? null : sweep(test, method, context, threads, runs);
             for (int i = 0; i < settings.seeds(); i++) {
                 invocations.add(new Invocation(test, settings.firstSeed() + i, false, i, sweep, runs));
             }
@@ -142,7 +142,8 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
      * {@code threads} was asked for on the annotation, else run one at a time with a report entry that says why.
      */
     private static Sweep sweep(SimulationTest test, Method method, ExtensionContext context, int threads,
-                               SweepSettings settings) {
+                               MethodRuns methodRuns) {
+        SweepSettings settings = methodRuns.settings;
         long runs = (long) settings.seeds() * (test.checkDeterminism() ? 2 : 1);
         int parallel = (int) Math.min(threads, runs);
         if (parallel <= 1) {
@@ -160,7 +161,7 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             context.publishReportEntry("SimulationTest", "seeds run one at a time on JUnit's thread: " + shared);
             return null;
         }
-        Sweep sweep = new Sweep(test, settings, method, type, parallel);
+        Sweep sweep = new Sweep(test, methodRuns, method, type, parallel);
         // The method's store closes the sweep (its pool) once every invocation of the method is done.
         context.getStore(ExtensionContext.Namespace.create(SimulationExtension.class)).put(Sweep.class, sweep);
         return sweep;
@@ -190,10 +191,35 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
         final SweepSettings settings;
         final SearchStrategy.Session session;
         volatile boolean failed;
+        /**
+         * Each {@code sometimes} label the sweep's runs evaluated, with whether one made it true. Written by the
+         * threads that run seeds, read by JUnit's thread after the last seed's run: a concurrent map, and every
+         * run records into it before its result is handed to JUnit's thread.
+         */
+        private final java.util.concurrent.ConcurrentHashMap<String, Boolean> sometimes =
+                new java.util.concurrent.ConcurrentHashMap<>();
 
         MethodRuns(SweepSettings settings, SearchStrategy.Session session) {
             this.settings = settings;
             this.session = session;
+        }
+
+        void recordSometimes(RunRecord record) {
+            for (dev.lockstep.sim.Coverage coverage : record.lifetimes()) {
+                coverage.sometimes().forEach((label, count) -> sometimes.merge(label, count.satisfied() > 0,
+                        Boolean::logicalOr));
+            }
+        }
+
+        /** The labels evaluated and never true, in order. */
+        java.util.SortedSet<String> neverSatisfied() {
+            java.util.TreeSet<String> never = new java.util.TreeSet<>();
+            sometimes.forEach((label, satisfied) -> {
+                if (!satisfied) {
+                    never.add(label);
+                }
+            });
+            return never;
         }
     }
 
@@ -300,6 +326,9 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
                 return;
             }
             if (runs.settings.stopAtFirstFailure() && runs.failed) {
+                if (index == runs.settings.seeds() - 1) {
+                    reportNeverSatisfied(context);
+                }
                 throw new org.opentest4j.TestAbortedException("not run: an earlier seed failed and "
                         + SweepSettings.STOP_AT_FIRST_FAILURE + " is true");
             }
@@ -308,6 +337,20 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             } catch (Throwable failure) {
                 runs.failed = true;
                 throw failure;
+            } finally {
+                if (index == runs.settings.seeds() - 1) {
+                    reportNeverSatisfied(context);
+                }
+            }
+        }
+
+        /** After the sweep's last seed: the {@code sometimes} labels no run made true, as a report entry. */
+        private void reportNeverSatisfied(ExtensionContext context) {
+            java.util.SortedSet<String> never = runs.neverSatisfied();
+            if (!never.isEmpty()) {
+                context.publishReportEntry("sometimes never true", never.size() + " label"
+                        + (never.size() == 1 ? "" : "s") + " evaluated in this sweep and never true: "
+                        + String.join(", ", never));
             }
         }
 
@@ -321,8 +364,13 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             long seed = candidate.seed();
             Simulations.Plan plan = candidate.plan();
             RunRecord record = new RunRecord();
-            Simulations.Run<Object> first = Simulations.execute(seed, plan,
-                    ctx -> invoke(method, target, ctx, plan, seed), true, record::add);
+            Simulations.Run<Object> first;
+            try {
+                first = Simulations.execute(seed, plan, ctx -> invoke(method, target, ctx, plan, seed), true,
+                        record::add);
+            } finally {
+                runs.recordSometimes(record);
+            }
             if (runs.session != null) {
                 runs.session.observe(candidate, record);
             }

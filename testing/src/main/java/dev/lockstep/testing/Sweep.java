@@ -68,6 +68,8 @@ final class Sweep implements AutoCloseable {
 
     private final SimulationTest test;
     private final SweepSettings settings;
+    /** Where each run's {@code sometimes} labels go (thread-safe). */
+    private final SimulationExtension.MethodRuns runs;
     private final Method method;
     private final Class<?> testClass;
     private final int threads;
@@ -91,9 +93,10 @@ final class Sweep implements AutoCloseable {
     private record Outcome(String digest, Throwable failure) {
     }
 
-    Sweep(SimulationTest test, SweepSettings settings, Method method, Class<?> testClass, int threads) {
+    Sweep(SimulationTest test, SimulationExtension.MethodRuns runs, Method method, Class<?> testClass, int threads) {
         this.test = test;
-        this.settings = settings;
+        this.settings = runs.settings;
+        this.runs = runs;
         this.method = method;
         this.testClass = testClass;
         this.threads = threads;
@@ -198,8 +201,16 @@ final class Sweep implements AutoCloseable {
             Throwable failure = null;
             try {
                 FreshInstance.setUp(instance);
-                digest = Simulations.execute(seed, plan,
-                        ctx -> SimulationExtension.invoke(method, instance, ctx, plan, seed), true).digest();
+                RunRecord record = new RunRecord();
+                try {
+                    digest = Simulations.execute(seed, plan,
+                            ctx -> SimulationExtension.invoke(method, instance, ctx, plan, seed), true, record::add)
+                            .digest();
+                } finally {
+                    // Before the run's FutureTask completes: JUnit's thread, which reads the labels once it has
+                    // awaited every seed's run, sees them (get() happens-after the task's run).
+                    runs.recordSometimes(record);
+                }
             } catch (Throwable thrown) {
                 failure = thrown;
             }

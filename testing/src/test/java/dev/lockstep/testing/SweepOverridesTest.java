@@ -29,6 +29,16 @@ class SweepOverridesTest {
         }
     }
 
+    /** One label always true, one never. */
+    static class Assertions {
+        @SimulationTest(seeds = 6)
+        void asserts(Context ctx, SimulationInfo info) {
+            dev.lockstep.Search.sometimes(true, "always");
+            dev.lockstep.Search.sometimes(info.seed() > 100, "a seed above 100");
+            ctx.sleep(Duration.ofMillis(1));
+        }
+    }
+
     /** Fails on every seed divisible by 3. */
     static class FailingEveryThird {
         @SimulationTest(seeds = 3)
@@ -114,6 +124,21 @@ class SweepOverridesTest {
         assertTrue(!guided.getMessage().contains("@Seed"), guided.getMessage());
         Launch names = run(DeepState.class, Map.of("lockstep.strategy", "guided", "lockstep.seeds", "2"));
         assertEquals(List.of("guided run 1", "guided run 2"), names.names());
+    }
+
+    @Test
+    void aSweepReportsTheSometimesLabelsNoRunMadeTrue() {
+        for (String strategy : List.of("random", "guided")) {
+            Launch launch = run(Assertions.class, Map.of("lockstep.strategy", strategy));
+            List<String> entries = launch.reports.stream()
+                    .flatMap(entry -> entry.getKeyValuePairs().entrySet().stream())
+                    .filter(pair -> pair.getKey().equals("sometimes never true")).map(Map.Entry::getValue).toList();
+            assertEquals(List.of("1 label evaluated in this sweep and never true: a seed above 100"), entries,
+                    strategy);
+        }
+        Launch above = run(Assertions.class, Map.of("lockstep.firstSeed", "200"));
+        assertTrue(above.reports.stream().noneMatch(entry -> entry.getKeyValuePairs()
+                .containsKey("sometimes never true")), above.reports.toString());
     }
 
     @Test
