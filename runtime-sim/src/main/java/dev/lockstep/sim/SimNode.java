@@ -47,7 +47,7 @@ import java.time.Instant;
  * match) wants that stop tested, not reported as the run's failure. A fail-stop node whose main task throws is
  * {@link State#DOWN} instead, as if its process had exited on the error: its other tasks are aborted, its
  * connections reset, its page cache survives (as for {@link #kill()}), and {@link #failure()} holds what the main
- * task threw. Nothing restarts it by itself: the test or a nemesis calls {@link #restart()}. Off by default; set
+ * task threw until the node restarts. Nothing restarts it by itself: the test or a nemesis calls {@link #restart()}. Off by default; set
  * per node with {@link #failStop(boolean)} or for every node started later with {@link SimCluster#failStop(boolean)}.
  *
  * <h2>Crashes at I/O boundaries</h2>
@@ -229,6 +229,7 @@ public final class SimNode {
         }
         int next = run.lifetime() + 1;
         state = State.RUNNING;
+        failure = null;
         run = new NodeRun(cluster.simulation, this, next, main);
     }
 
@@ -327,9 +328,9 @@ public final class SimNode {
     }
 
     /**
-     * What the main task of the node's last fail-stopped lifetime threw.
+     * Why the node is down, if a fail-stop took it down: what its main task threw. {@link #restart()} clears it.
      *
-     * @return the failure, or null if no lifetime of the node fail-stopped
+     * @return the failure, or null if the node is not down from a fail-stop
      */
     public Throwable failure() {
         cluster.check("SimNode.failure");

@@ -155,6 +155,7 @@ class NodeIoBoundaryTest {
             assertEquals("checksum mismatch in lifetime 1", node.failure().getMessage());
             assertEquals(SimNode.State.RUNNING, other.state(), "the other node is not disturbed");
             node.restart();
+            assertNull(node.failure(), "a restart clears it");
             ctx.sleep(Duration.ofMillis(5));
             assertEquals(2, node.lifetime());
             assertEquals(SimNode.State.DOWN, node.state());

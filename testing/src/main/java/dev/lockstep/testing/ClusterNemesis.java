@@ -282,10 +282,11 @@ public final class ClusterNemesis {
 
     private void restartFailStopped(SimCluster cluster) {
         for (SimNode node : cluster.nodes()) {
-            if (node.state() == SimNode.State.DOWN && node.failStops() && node.failure() != null) {
+            Throwable failure = node.failure();
+            if (failure != null) {
                 node.restart();
                 restartsOfFailStopped++;
-                event("restart fail-stopped node " + node.id() + " (" + node.failure() + ")");
+                event("restart fail-stopped node " + node.id() + " (" + failure + ")");
             }
         }
     }
