@@ -60,7 +60,13 @@ public interface Sink extends AutoCloseable {
         sendFrom(from, at, length).await();
     }
 
-    /** Shuts the sending direction down; the peer reads end of stream. Idempotent. */
+    /**
+     * Shuts the sending direction down (a half-close, {@code shutdown(SHUT_WR)}): the peer receives every byte
+     * sent before it, then end of stream (a receive, one already waiting included, fails with
+     * {@link RecvFailedException} saying the peer closed the connection), and may still send: this connection's
+     * {@link Stream} goes on receiving until it is closed. A later send is refused with {@link ClosedException}.
+     * A reset or a crash of either end is no end of stream: a receive fails with {@code ECONNRESET}. Idempotent.
+     */
     @Override
     void close();
 }
