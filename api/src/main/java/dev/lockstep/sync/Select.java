@@ -74,6 +74,61 @@ public final class Select<T> implements Operation<Selected<T>> {
         return first(List.of(operations));
     }
 
+    /**
+     * A race of two operations of different types, its winner typed ({@link Either}): the commonest event loop,
+     * a receive raced against a timer, without a type witness or a cast. It is a {@link #first} of the two, with
+     * the same rules: the first wins when both are ready, the loser is closed, closing the race closes both.
+     *
+     * @param first the operation that wins a tie
+     * @param second the other
+     * @param <A> the first one's value
+     * @param <B> the second one's value
+     * @return the race
+     * @throws NullPointerException naming the operation that is null
+     */
+    public static <A, B> Operation<Either<A, B>> either(Operation<? extends A> first, Operation<? extends B> second) {
+        Objects.requireNonNull(first, "first");
+        Objects.requireNonNull(second, "second");
+        return new TwoWay<>(Select.<Object>first(first, second));
+    }
+
+    /** {@link #either}: a race of two whose value is mapped to the side that won. */
+    private static final class TwoWay<A, B> implements Operation<Either<A, B>> {
+        private final Select<Object> race;
+
+        TwoWay(Select<Object> race) {
+            this.race = race;
+        }
+
+        @Override
+        public Poll<Either<A, B>> poll(Waker waker) {
+            Poll<Selected<Object>> poll = race.poll(waker);
+            if (!poll.isReady()) {
+                return Poll.pending();
+            }
+            try {
+                return Poll.ready(sideOf(poll.get()));
+            } catch (RuntimeException failure) {
+                return Poll.failed(failure);
+            }
+        }
+
+        @SuppressWarnings("unchecked")
+        private Either<A, B> sideOf(Selected<Object> won) {
+            return won.index() == 0 ? new Either.First<>((A) won.value()) : new Either.Second<>((B) won.value());
+        }
+
+        @Override
+        public Either<A, B> await() {
+            return Awaiting.await(this);
+        }
+
+        @Override
+        public void close() {
+            race.close();
+        }
+    }
+
     @Override
     public synchronized Poll<Selected<T>> poll(Waker waker) {
         Objects.requireNonNull(waker, "waker");

@@ -14,6 +14,7 @@ import dev.lockstep.Operation;
 import dev.lockstep.Signal;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.sync.Channel;
+import dev.lockstep.sync.Either;
 import dev.lockstep.sync.Futures;
 import dev.lockstep.sync.Join;
 import dev.lockstep.sync.Lease;
@@ -201,6 +202,28 @@ class SyncConformanceTest {
             return server.await();
         });
         assertEquals(3, served);
+    }
+
+    /** The same race typed: {@code Select.either} gives the side that won, no witness, no cast. */
+    @Conformance
+    void aTypedTwoWayRaceOfAReceiveAndASleeper(Runtimes rt) {
+        String result = rt.runner().start(ctx -> {
+            Channel<String> channel = Channel.bounded(1);
+            Either<String, Void> first = Select.either(channel.receive(), ctx.sleeper(Duration.ofMillis(5))).await();
+            assertTrue(first instanceof Either.Second<String, Void>, "nothing was sent: the sleeper wins, was " + first);
+            assertTrue(channel.trySend("later"), "the losing receive left the line");
+            String received = switch (Select.either(channel.receive(), ctx.sleeper(Duration.ofSeconds(60))).await()) {
+                case Either.First<String, Void>(String value) -> value;
+                case Either.Second<String, Void> timedOut -> "timed out";
+            };
+            assertThrows(NullPointerException.class, () -> Select.either(null, ctx.sleeper(Duration.ZERO)));
+            // Closing the race closes both: the receive leaves the line, so the value stays in the channel.
+            Operation<Either<String, Void>> closed = Select.either(channel.receive(), ctx.sleeper(Duration.ofSeconds(60)));
+            closed.close();
+            assertThrows(ClosedException.class, closed::await);
+            return received;
+        });
+        assertEquals("later", result);
     }
 
     @Conformance
