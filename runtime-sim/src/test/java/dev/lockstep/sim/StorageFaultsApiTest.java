@@ -97,6 +97,18 @@ class StorageFaultsApiTest {
     }
 
     @Test
+    void openFaultFailsCreateNewAndOpenExistingAndCreatesNothing() {
+        List<String> names = withFaults(StorageFaults.builder().openRate(1).build(), f -> {
+            fails(StorageIoException.class, "open of blob 'p/fresh'",
+                    () -> f.ctx().open("p", "fresh", dev.lockstep.OpenOptions.CREATE_NEW).await());
+            fails(StorageIoException.class, "open of blob 'p/b'",
+                    () -> f.ctx().open("p", "b", dev.lockstep.OpenOptions.OPEN_EXISTING).await());
+            return f.ctx().scan("p").await().stream().map(n -> new String(n, StandardCharsets.UTF_8)).toList();
+        });
+        assertEquals(List.of("b"), names, "the failed create left no blob behind");
+    }
+
+    @Test
     void renameFaultFailsRenamesWithStorageIoNamingBothBlobsAndChangesNothing() {
         List<String> names = withFaults(StorageFaults.builder().removeRate(1).build(), f -> {
             fails(StorageIoException.class, "rename of blob 'p/b' to 'p/c'", () -> f.ctx().rename("p", "b", "c")
