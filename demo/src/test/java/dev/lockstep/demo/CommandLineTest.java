@@ -302,4 +302,60 @@ class CommandLineTest {
         assertTrue(demo.output().contains("--quick"), demo.output());
         assertTrue(demo.output().contains("ack-before-sync"), demo.output());
     }
+
+    @Test
+    void theScriptsHelpListsEveryOptionOfEveryCommand() throws Exception {
+        // ./lockstep help is the script's own text, shown without a build: it left out --shard, --report,
+        // --merge and --threads. Every option of every command Main has must be in it.
+        String script = java.nio.file.Files.readString(java.nio.file.Path.of("..", "lockstep"));
+        String help = script.substring(script.indexOf("usage() {"), script.indexOf("\nUSAGE\n"));
+        for (CommandLine command : Main.commandLine().getSubcommands().values()) {
+            if (command.getCommandSpec().usageMessage().hidden()) {
+                continue;
+            }
+            assertTrue(help.contains("\n  " + command.getCommandName() + " "), "command " + command.getCommandName());
+            for (CommandLine.Model.OptionSpec option : command.getCommandSpec().options()) {
+                if (option.usageHelp() || option.versionHelp()) {
+                    continue;
+                }
+                assertTrue(help.contains(" " + option.longestName() + " "), command.getCommandName() + " "
+                        + option.longestName() + " is not in ./lockstep help");
+            }
+        }
+    }
+
+    @Test
+    void versionNamesTheVersionAndTheCommit() {
+        String before = System.getProperty("lockstep.commit");
+        System.setProperty("lockstep.commit", "0123456789ab");
+        try {
+            Outcome outcome = run("--version");
+            assertEquals(0, outcome.status());
+            // Classes from a directory carry no manifest: the version says so rather than printing nothing.
+            assertTrue(outcome.output().matches("lockstep (\\S+|\\(unpackaged build\\)) \\(commit 0123456789ab\\)\\R"),
+                    outcome.output());
+        } finally {
+            if (before == null) {
+                System.clearProperty("lockstep.commit");
+            } else {
+                System.setProperty("lockstep.commit", before);
+            }
+        }
+    }
+
+    @Test
+    void checkingTheArgumentsRunsNothing() {
+        // The script checks explore's arguments before it trains the JVM's cache: a typo must not wait for it.
+        System.setProperty(Main.CHECK_ARGUMENTS_PROPERTY, "true");
+        try {
+            Outcome good = run("explore", "--seeds", "100000", "--threads", "1");
+            assertEquals(0, good.status(), good.errors());
+            assertTrue(good.output().isEmpty(), "no sweep ran: " + good.output());
+            Outcome bad = run("explore", "--bogus");
+            assertEquals(2, bad.status());
+            assertTrue(bad.errors().contains("--bogus"), bad.errors());
+        } finally {
+            System.clearProperty(Main.CHECK_ARGUMENTS_PROPERTY);
+        }
+    }
 }
