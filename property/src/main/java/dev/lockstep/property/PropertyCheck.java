@@ -278,7 +278,11 @@ public final class PropertyCheck {
         String property = System.getProperty(SEED_PROPERTY);
         if (property != null && !property.isBlank()) {
             try {
-                return Long.parseLong(property.trim().replaceFirst("[lL]$", ""));
+                String digits = property.trim().replaceFirst("[lL]$", "");
+                if (!digits.matches("-?[0-9]+")) {
+                    throw new NumberFormatException(digits); // a '+' or another script's digits, as above
+                }
+                return Long.parseLong(digits);
             } catch (NumberFormatException bad) {
                 throw new IllegalArgumentException("-D" + SEED_PROPERTY + " must be a long, was '" + property + "'");
             }
@@ -366,7 +370,9 @@ public final class PropertyCheck {
         long[] values = new long[parts.length];
         for (int i = 0; i < parts.length; i++) {
             try {
-                values[i] = Long.parseLong(parts[i]);
+                // ASCII digits only: Long.parseLong also reads a '+' and the digits of every script, so a
+                // replay that shows one case could run another.
+                values[i] = parts[i].matches("[0-9]+") ? Long.parseLong(parts[i]) : -1;
             } catch (NumberFormatException bad) {
                 values[i] = -1;
             }

@@ -36,4 +36,22 @@ class ReplayDiscardedTest {
             throw thrown;
         }
     }
+
+    @Test
+    void aReplayWhoseChoicesAreNotAsciiDigitsIsRefusedNamingThem() {
+        // Long.parseLong read Arabic-Indic digits and a '+': "\u0665" replayed choice 5 while showing no 5.
+        for (String choice : new String[] {"\u0665", "+5", "\uFF15", "5L", "-1"}) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> PropertyCheck.named("r").replay("0 " + choice), choice);
+            assertTrue(refused.getMessage().contains("'" + choice + "' in \"0 " + choice + "\" is not one"),
+                    refused.getMessage());
+        }
+        assertEquals(1, replayed("3").size(), "a replay in ASCII digits runs its one case");
+    }
+
+    private static List<Integer> replayed(String choices) {
+        List<Integer> seen = new ArrayList<>();
+        PropertyCheck.named("r").replay(choices).forAll(Gen.ints(0, 9), seen::add);
+        return seen;
+    }
 }
