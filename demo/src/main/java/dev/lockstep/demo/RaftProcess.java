@@ -45,7 +45,7 @@ public final class RaftProcess {
             throw new IllegalArgumentException("node id '" + args[0] + "' is not a number");
         }
         List<InetSocketAddress> members = parseMembers(args[2]);
-        RaftConfig config = RaftConfig.of(self, members, System.nanoTime())
+        RaftConfig config = RaftConfig.of(self, members)
                 .withTiming(HEARTBEAT, ELECTION_MIN, ELECTION_MAX, RPC_TIMEOUT);
         UringRunner.builder().workers(1).storage(Path.of(args[1])).build()
                 .start(RaftNode.task(config, RaftObserver.NONE));

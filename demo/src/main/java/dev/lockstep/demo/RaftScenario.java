@@ -178,7 +178,7 @@ final class RaftScenario {
             members.add(new InetSocketAddress(SimCluster.address(id), PORT));
         }
         for (int id = 1; id <= nodes; id++) {
-            RaftConfig config = RaftConfig.of(id, members, random.nextLong()).withBug(spec.bug());
+            RaftConfig config = RaftConfig.of(id, members).withBug(spec.bug());
             cluster.start(RaftNode.task(config, checker));
         }
         IntSupplier leaderHook = () -> checker.leader(id -> cluster.node(id).state() == SimNode.State.RUNNING)

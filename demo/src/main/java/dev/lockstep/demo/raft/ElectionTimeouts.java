@@ -3,23 +3,20 @@ package dev.lockstep.demo.raft;
 import dev.lockstep.Context;
 import dev.lockstep.demo.kv.InjectedBug;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
 
 /**
- * A node's randomized election timeouts, and the one place the Raft draws randomness. The generator of a node's
- * lifetime is seeded from {@link RaftConfig#randomSeed()}, the node's id and its clock when it starts: under the
- * simulator all three come from the run's seed (the controller draws the configuration's seed from it, and the
- * clock is simulated), so the timeouts replay with the seed, and a restarted node does not repeat its last
- * lifetime's timeouts; in production the seed is whatever the launcher passes.
+ * A node's randomized election timeouts, and the one place the Raft draws randomness: from {@link Context#random()},
+ * which the simulator seeds and records (so a seed decides every timeout and replays it) and production backs with
+ * an unseeded generator.
  */
 final class ElectionTimeouts {
-    private final SplittableRandom random;
+    private final RandomGenerator random;
     private final long minNanos;
     private final long spanNanos;
 
-    private ElectionTimeouts(long seed, RaftConfig config) {
-        this.random = new SplittableRandom(seed);
+    private ElectionTimeouts(RandomGenerator random, RaftConfig config) {
+        this.random = random;
         this.minNanos = config.electionTimeoutMin().toNanos();
         this.spanNanos = config.bug() == InjectedBug.FIXED_ELECTION_TIMEOUT ? 0
                 : config.electionTimeoutMax().toNanos() - minNanos;
@@ -28,18 +25,15 @@ final class ElectionTimeouts {
     /**
      * The timeouts of one lifetime of a node.
      *
-     * @param ctx the node's context (its clock)
+     * @param ctx the node's context; its generator is drawn from by the node's tasks
      * @param config the node's configuration
      * @return the timeouts
      */
     static ElectionTimeouts forLifetime(Context ctx, RaftConfig config) {
-        Instant now = ctx.now();
-        long seed = config.randomSeed() * 0x9E3779B97F4A7C15L + config.self() * 0xBF58476D1CE4E5B9L
-                + now.getEpochSecond() * 1_000_000_007L + now.getNano();
-        return new ElectionTimeouts(seed, config);
+        return new ElectionTimeouts(ctx.random(), config);
     }
 
-    /** The next election timeout. */
+    /** The next election timeout: nothing is drawn for a fixed one. */
     Duration next() {
         return Duration.ofNanos(minNanos + (spanNanos == 0 ? 0 : random.nextLong(spanNanos + 1)));
     }

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One node's configuration: who it is, the cluster's members, its timing, and the seed of its election timeouts.
+ * One node's configuration: who it is, the cluster's members and its timing.
  *
  * @param self this node's id, {@code 1 <= self <= members.size()}
  * @param members every node's address, node {@code i} at {@code members.get(i - 1)}; the same list on every node
@@ -15,12 +15,10 @@ import java.util.Objects;
  * @param electionTimeoutMin the shortest election timeout; more than {@code heartbeat}
  * @param electionTimeoutMax the longest; each timeout is drawn uniformly in {@code [min, max]}
  * @param rpcTimeout how long a node waits for a peer's reply before it gives up on that request
- * @param randomSeed seeds the election timeouts ({@link ElectionTimeouts}); under the simulator it comes from the
- *                   run's seed, so a seed decides the timeouts too
  * @param bug a planted bug, or {@link InjectedBug#NONE}
  */
 public record RaftConfig(int self, List<InetSocketAddress> members, Duration heartbeat, Duration electionTimeoutMin,
-                         Duration electionTimeoutMax, Duration rpcTimeout, long randomSeed, InjectedBug bug) {
+                         Duration electionTimeoutMax, Duration rpcTimeout, InjectedBug bug) {
     /**
      * Checks the fields.
      *
@@ -54,12 +52,11 @@ public record RaftConfig(int self, List<InetSocketAddress> members, Duration hea
      *
      * @param self this node's id
      * @param members every node's address
-     * @param randomSeed seeds the election timeouts
      * @return the configuration
      */
-    public static RaftConfig of(int self, List<InetSocketAddress> members, long randomSeed) {
+    public static RaftConfig of(int self, List<InetSocketAddress> members) {
         return new RaftConfig(self, members, Duration.ofMillis(5), Duration.ofMillis(20), Duration.ofMillis(40),
-                Duration.ofMillis(10), randomSeed, InjectedBug.NONE);
+                Duration.ofMillis(10), InjectedBug.NONE);
     }
 
     /**
@@ -69,8 +66,7 @@ public record RaftConfig(int self, List<InetSocketAddress> members, Duration hea
      */
     public RaftConfig withTiming(Duration newHeartbeat, Duration newElectionMin, Duration newElectionMax,
                                  Duration newRpcTimeout) {
-        return new RaftConfig(self, members, newHeartbeat, newElectionMin, newElectionMax, newRpcTimeout, randomSeed,
-                bug);
+        return new RaftConfig(self, members, newHeartbeat, newElectionMin, newElectionMax, newRpcTimeout, bug);
     }
 
     /**
@@ -84,8 +80,7 @@ public record RaftConfig(int self, List<InetSocketAddress> members, Duration hea
         if (newBug != InjectedBug.NONE && !newBug.replication()) {
             throw new IllegalArgumentException("bug " + newBug.cliName() + " is not a Raft bug");
         }
-        return new RaftConfig(self, members, heartbeat, electionTimeoutMin, electionTimeoutMax, rpcTimeout,
-                randomSeed, newBug);
+        return new RaftConfig(self, members, heartbeat, electionTimeoutMin, electionTimeoutMax, rpcTimeout, newBug);
     }
 
     /** A majority of the members. */

@@ -13,8 +13,7 @@
  *       linearizably.</li>
  *   <li>{@link dev.lockstep.demo.raft.RaftObserver} and {@link dev.lockstep.demo.raft.RaftView}: the hooks a
  *       checker of Raft's safety properties, and a nemesis that targets the leader, read.</li>
- *   <li>{@code ElectionTimeouts}: the one source of randomness, seeded from the configuration and the node's
- *       clock.</li>
+ *   <li>{@code ElectionTimeouts}: the one source of randomness, {@code Context.random()}.</li>
  * </ul>
  * The {@link dev.lockstep.demo.kv.InjectedBug}s whose {@link dev.lockstep.demo.kv.InjectedBug#replication()} is
  * true plant one classic Raft bug each. May use {@code dev.lockstep}, {@code dev.lockstep.sync}, the JDK and that

@@ -50,15 +50,15 @@ class MessagesTest {
         List<InetSocketAddress> members = List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 2));
         IllegalArgumentException self = assertThrows(IllegalArgumentException.class,
-                () -> RaftConfig.of(3, members, 1));
+                () -> RaftConfig.of(3, members));
         assertTrue(self.getMessage().contains("self must be a member id in [1, 2], was 3"), self.getMessage());
         IllegalArgumentException timing = assertThrows(IllegalArgumentException.class,
-                () -> RaftConfig.of(1, members, 1).withTiming(Duration.ofMillis(50), Duration.ofMillis(40),
+                () -> RaftConfig.of(1, members).withTiming(Duration.ofMillis(50), Duration.ofMillis(40),
                         Duration.ofMillis(80), Duration.ofMillis(10)));
         assertTrue(timing.getMessage().contains("electionTimeoutMin PT0.04S must exceed heartbeat PT0.05S"),
                 timing.getMessage());
         IllegalArgumentException bug = assertThrows(IllegalArgumentException.class,
-                () -> RaftConfig.of(1, members, 1).withBug(InjectedBug.ACK_BEFORE_SYNC));
+                () -> RaftConfig.of(1, members).withBug(InjectedBug.ACK_BEFORE_SYNC));
         assertTrue(bug.getMessage().contains("bug ack-before-sync is not a Raft bug"), bug.getMessage());
     }
 
