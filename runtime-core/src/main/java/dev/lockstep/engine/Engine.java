@@ -490,6 +490,20 @@ public final class Engine {
         }
     }
 
+    /**
+     * What an aborted task's close of its owned resource threw, to attach to its outcome as Spawner promises:
+     * {@code thrown} itself when the close failed after the body returned, else what try-with-resources attached
+     * to the body's exception (the abort's own ClosedException is not a close failure). Null when the close did
+     * not fail.
+     */
+    private static Throwable closeFailure(Throwable thrown) {
+        if (!(thrown instanceof dev.lockstep.ClosedException)) {
+            return thrown;
+        }
+        Throwable[] suppressed = thrown.getSuppressed();
+        return suppressed.length == 0 ? null : suppressed[0];
+    }
+
     /** Runs the body of a task handed {@code owned}, closing it after, as try-with-resources does. */
     private static <T> T runOwning(Task<T> task, Context context, AutoCloseable owned) throws Exception {
         try (owned) {
@@ -537,7 +551,7 @@ public final class Engine {
                 }
             } catch (Throwable thrown) {
                 if (fiber.isAborted()) {
-                    handle.closed("was aborted");
+                    handle.closed("was aborted", owned == null ? null : closeFailure(thrown));
                 } else {
                     handle.failWith(thrown);
                 }
