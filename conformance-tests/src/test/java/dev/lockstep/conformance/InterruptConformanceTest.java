@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * each case here then failed by its timeout. On a plain thread an interrupt ends the wait with
  * {@link AbortedException} and closes the operation; before, the thread spun at full CPU for ever.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class InterruptConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     private static final Duration NAP = Duration.ofMillis(10);

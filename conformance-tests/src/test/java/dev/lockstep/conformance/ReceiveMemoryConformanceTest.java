@@ -27,6 +27,7 @@ import java.util.List;
  * per-connection bound and one that would take the runner past its bound fail with {@link ReceiveLimitException}
  * naming the bound and the length (other streams go on), and everything comes back when peers leave.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class ReceiveMemoryConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * exception as suppressed, and runtime-uring closes what is left); and a resource handed to a spawned task with
  * {@code spawn(resource, task)} is closed when the task ends, whether or not its body ever ran.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class TaskLifecycleConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

@@ -26,6 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Everything that would let the operating system decide when a fiber resumes fails the run at once, with a
  * message naming the fiber, the cause and the line of user code, and the replay line.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class DeterminismLeakTest {
 
     private static SimulationFailure leak(long seed, Task<?> task) {

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * past it is refused naming the step, a clock that gets there by drift stands still with every later deadline
  * never coming, and a run whose time limit lies beyond it ends as timed out. No run spins without time passing.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class TimeExtremesTest {
     /** The latest time a node's clock shows. */
     private static final Instant LATEST = Instant.EPOCH.plusNanos(Long.MAX_VALUE - 1);

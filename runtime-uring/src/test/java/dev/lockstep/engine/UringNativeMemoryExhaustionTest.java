@@ -34,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * in the ring for a completion that could never come. A write whose copy failed at the call threw
  * OutOfMemoryError out of {@code writeAt}, holding its blob's fd reference for ever.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class UringNativeMemoryExhaustionTest {
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     /** Past the largest size class: copied into memory of its own at the first submission. */

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * clears the status and parks again; one landing while it runs leaves the status for that same clearing.
  * Time-bounded ({@code -Dlockstep.stress.seconds=N}, 6 by default).
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class UringInterruptStressTest {
     private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(Long.getLong("lockstep.stress.seconds", 6));
     private static final int WORKERS = 3;

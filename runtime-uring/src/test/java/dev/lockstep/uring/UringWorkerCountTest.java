@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * The worker count a runner takes: up to {@link UringRunner#MAX_WORKERS}, refused above it at build time naming
  * the value and the limit. Before, {@code workers(10_000)} built, and its start had not returned after 90 s.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class UringWorkerCountTest {
 
     @Test

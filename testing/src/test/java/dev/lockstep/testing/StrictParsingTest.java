@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
  * What users paste back: a fault profile and a {@code Simulations.replay} line mean exactly what they show, or are
  * refused naming what is wrong; nothing that reads as one run silently replays another.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class StrictParsingTest {
 
     @Test

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * maximal announcement reserved a megabyte of heap and one of native memory: 300 of them took the process from
  * 99 to 749 MiB), comes back to nothing when they leave, and a well-behaved client is served throughout.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class KvServerHostilePeersTest {
     private static final int ANNOUNCERS = 300;
     private static final int SLOW_SENDERS = 50;

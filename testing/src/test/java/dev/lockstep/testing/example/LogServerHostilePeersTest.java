@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the runner holds for received bytes stays within the 9 bytes of a request per connection and is all given back
  * when the peers leave.
  */
+@org.junit.jupiter.api.Tag("adversarial")
 class LogServerHostilePeersTest {
     private static final int IDLE_PEERS = 200;
     private static final int SLOW_PEERS = 50;
