@@ -130,7 +130,7 @@ final class RaftScenario {
 
     /** The simulator configuration of a seed: the crash policy of its faults, no storage faults. */
     static SimConfig config(Scenario.Spec spec) {
-        return SimConfig.builder().seed(spec.seed()).workers(1).ringEntries(256).timeLimit(Duration.ofHours(1))
+        return spec.search().applyTo(SimConfig.builder()).seed(spec.seed()).workers(1).ringEntries(256).timeLimit(Duration.ofHours(1))
                 .build();
     }
 

@@ -7,7 +7,10 @@ import dev.lockstep.demo.kv.InjectedBug;
 import dev.lockstep.demo.kv.KvServer;
 import dev.lockstep.demo.kv.KvStore;
 import dev.lockstep.sim.Checkpoint;
+import dev.lockstep.sim.DecisionChain;
+import dev.lockstep.sim.FaultPoints;
 import dev.lockstep.sim.Outcome;
+import dev.lockstep.sim.Priorities;
 import dev.lockstep.sim.Recovered;
 import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimControl;
@@ -18,6 +21,7 @@ import dev.lockstep.testing.Fault;
 import dev.lockstep.testing.FaultConfig;
 import dev.lockstep.testing.Nemesis;
 import dev.lockstep.testing.NemesisStrategy;
+import dev.lockstep.testing.SearchSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,7 +64,8 @@ public final class Scenario {
      *                {@code NodeNemesis} of every action, unless a search strategy chose another); always
      *                {@code UNIFORM} for the key-value workloads, which have no nodes to disturb
      */
-    public record Spec(long seed, FaultConfig faults, Workload workload, InjectedBug bug, NemesisStrategy nemesis) {
+    public record Spec(long seed, FaultConfig faults, Workload workload, InjectedBug bug, NemesisStrategy nemesis,
+                       SearchSettings search) {
         /**
          * Checks the fields.
          *
@@ -71,6 +76,11 @@ public final class Scenario {
             Objects.requireNonNull(workload, "workload");
             Objects.requireNonNull(bug, "bug");
             Objects.requireNonNull(nemesis, "nemesis");
+            Objects.requireNonNull(search, "search");
+            if (!search.chain().segments().isEmpty()) {
+                throw new IllegalArgumentException("a demo seed's run is chosen by its seed alone; a decision chain"
+                        + " (the guided strategy's) has no place in its replay line");
+            }
             if (nemesis != NemesisStrategy.UNIFORM && !workload.replicated()) {
                 throw new IllegalArgumentException("nemesis " + nemesis.cliName() + " disturbs a cluster's nodes:"
                         + " it needs workload=replicated or replicated-5, not " + workload.cliName());
@@ -82,14 +92,26 @@ public final class Scenario {
             this(seed, faults, workload, bug, NemesisStrategy.UNIFORM);
         }
 
+        /** A seed with the simulator's default search settings. */
+        public Spec(long seed, FaultConfig faults, Workload workload, InjectedBug bug, NemesisStrategy nemesis) {
+            this(seed, faults, workload, bug, nemesis, SearchSettings.DEFAULT);
+        }
+
         /**
          * The replay line: {@code ./lockstep replay} takes it back.
          *
-         * @return e.g. {@code kv:seed=17:faults=crash+sync-errors:workload=mixed:bug=none}
+         * @return e.g. {@code kv:seed=17:faults=crash+sync-errors:workload=mixed:bug=none}, then
+         *     {@code :nemesis=NAME}, {@code :faultpoints=ENABLE/FIRE} and {@code :priorities=DEPTH/STEPS} where they
+         *     are not the defaults
          */
         public String line() {
             return "kv:seed=" + seed + ":faults=" + faults + ":workload=" + workload.cliName() + ":bug="
-                    + bug.cliName() + (nemesis == NemesisStrategy.UNIFORM ? "" : ":nemesis=" + nemesis.cliName());
+                    + bug.cliName() + (nemesis == NemesisStrategy.UNIFORM ? "" : ":nemesis=" + nemesis.cliName())
+                    // The simulator's texts join two numbers with ':', the separator of this line's fields.
+                    + (search.faultPoints().equals(FaultPoints.DEFAULT) ? ""
+                            : ":faultpoints=" + search.faultPoints().toString().replace(':', '/'))
+                    + (search.priorities().on() ? ":priorities=" + search.priorities().toString().replace(':', '/')
+                            : "");
         }
 
         /**
@@ -174,7 +196,7 @@ public final class Scenario {
         /**
          * Parses a replay line: {@code kv:} and then {@code key=value} fields joined by {@code :}, each key at most
          * once ({@code seed}, which is needed, {@code faults}, {@code workload}, {@code bug}, {@code nemesis},
-         * {@code digest}); a
+         * {@code faultpoints}, {@code priorities}, {@code digest}); a
          * leading {@code replay:} or {@code ./lockstep replay}, as a failure prints it, is ignored.
          *
          * @param line the line
@@ -219,7 +241,8 @@ public final class Scenario {
                     throw new IllegalArgumentException("replay line field '" + part + "' has no '='");
                 }
                 String key = part.substring(0, eq);
-                if (!List.of("seed", "faults", "workload", "bug", "nemesis", "digest").contains(key)) {
+                if (!List.of("seed", "faults", "workload", "bug", "nemesis", "faultpoints", "priorities",
+                        "digest").contains(key)) {
                     throw new IllegalArgumentException("unknown replay line field '" + key + "'");
                 }
                 if (fields.put(key, part.substring(eq + 1)) != null) {
@@ -254,7 +277,21 @@ public final class Scenario {
             }
             NemesisStrategy nemesis = fields.containsKey("nemesis") ? NemesisStrategy.parse(fields.get("nemesis"))
                     : NemesisStrategy.UNIFORM;
-            return new ReplayLine(new Spec(seed, faults, workload, bug, nemesis), fields.get("digest"));
+            FaultPoints points = fields.containsKey("faultpoints")
+                    ? FaultPoints.parse(slashed("faultpoints", fields.get("faultpoints"))) : FaultPoints.DEFAULT;
+            Priorities priorities = fields.containsKey("priorities")
+                    ? Priorities.parse(slashed("priorities", fields.get("priorities"))) : Priorities.OFF;
+            return new ReplayLine(new Spec(seed, faults, workload, bug, nemesis, new SearchSettings(points, priorities,
+                    DecisionChain.NONE)), fields.get("digest"));
+        }
+
+        /** A field's {@code A/B} as the simulator's {@code A:B}; a value with a ':' of its own is refused. */
+        private static String slashed(String key, String value) {
+            if (value.indexOf(':') >= 0 || value.indexOf('/') < 0) {
+                throw new IllegalArgumentException("replay line " + key + "='" + value + "' is two numbers joined"
+                        + " by '/'");
+            }
+            return value.replace('/', ':');
         }
     }
 
@@ -336,7 +373,8 @@ public final class Scenario {
         if (spec.workload().replicated()) {
             return RaftScenario.config(spec);
         }
-        return spec.faults().applyTo(SimConfig.builder().seed(spec.seed()).workers(2).ringEntries(256)
+        return spec.faults().applyTo(spec.search().applyTo(SimConfig.builder()).seed(spec.seed()).workers(2)
+                .ringEntries(256)
                 .timeLimit(Duration.ofHours(1))).build();
     }
 

@@ -3,6 +3,7 @@ package dev.lockstep.demo;
 import dev.lockstep.demo.kv.InjectedBug;
 import dev.lockstep.testing.FaultConfig;
 import dev.lockstep.testing.NemesisStrategy;
+import dev.lockstep.testing.SearchSettings;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -49,8 +50,30 @@ interface SearchStrategy {
     SearchStrategy SWARM = withNemesis("nemesis-swarm", "as random, with a cluster nemesis whose disturbances and"
             + " aim each seed draws (Raft rows)", NemesisStrategy.SWARM);
 
+    /**
+     * As {@link #RANDOM}, with the priority scheduling of fibers that the testing module's {@code pct} strategy
+     * chooses for the seed ({@link dev.lockstep.testing.SearchStrategy#settingsFor}).
+     */
+    SearchStrategy PCT = withSettings("pct", "as random, with priority scheduling of fibers (depth and horizon"
+            + " chosen by the seed)");
+
+    /**
+     * As {@link #RANDOM}, with the fault-point probabilities that the testing module's {@code faultpoints} strategy
+     * chooses for the seed: some seeds take the protocol's rare paths at nearly every reach.
+     */
+    SearchStrategy FAULT_POINTS = withSettings("faultpoints", "as random, with fault-point probabilities chosen by"
+            + " the seed (swarm of fault points)");
+
     /** Every strategy, by its command-line name. */
-    Map<String, SearchStrategy> BY_NAME = register(RANDOM, TARGETED, SWARM);
+    Map<String, SearchStrategy> BY_NAME = register(RANDOM, PCT, FAULT_POINTS, TARGETED, SWARM);
+
+    /**
+     * Why a strategy of the testing module is not one of the scoreboard's: the guided explorer chooses each run
+     * from the runs before it, while a scoreboard's range is a sweep of seeds each standing for one run.
+     */
+    String GUIDED_REFUSAL = "the guided strategy chooses each run from the runs before it (a corpus of run prefixes"
+            + " and their decision chains), while the scoreboard sweeps seeds that each stand for one run; it is"
+            + " not measured here";
 
     /**
      * The command-line name.
@@ -85,11 +108,36 @@ interface SearchStrategy {
      */
     static SearchStrategy parse(String name) {
         SearchStrategy strategy = BY_NAME.get(Objects.requireNonNull(name, "name"));
+        if (strategy == null && name.equals("guided")) {
+            throw new IllegalArgumentException("strategy 'guided': " + GUIDED_REFUSAL);
+        }
         if (strategy == null) {
             throw new IllegalArgumentException("unknown strategy '" + name + "'; known: "
                     + String.join(", ", BY_NAME.keySet()));
         }
         return strategy;
+    }
+
+    private static SearchStrategy withSettings(String name, String description) {
+        dev.lockstep.testing.SearchStrategy settings = dev.lockstep.testing.SearchStrategy.named(name);
+        return new SearchStrategy() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public String description() {
+                return description;
+            }
+
+            @Override
+            public Scenario.Spec spec(long seed, Workload workload, InjectedBug bug) {
+                Scenario.Spec random = RANDOM.spec(seed, workload, bug);
+                return new Scenario.Spec(seed, random.faults(), workload, bug, random.nemesis(),
+                        settings.settingsFor(seed, SearchSettings.DEFAULT));
+            }
+        };
     }
 
     private static SearchStrategy withNemesis(String name, String description, NemesisStrategy nemesis) {

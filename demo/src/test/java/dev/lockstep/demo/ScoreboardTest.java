@@ -23,7 +23,7 @@ import picocli.CommandLine;
 /** The scoreboard: its failures replay exactly, its medians and its table say what the ranges found. */
 class ScoreboardTest {
     @ParameterizedTest
-    @ValueSource(strings = {"random", "targeted", "nemesis-swarm"})
+    @ValueSource(strings = {"random", "pct", "faultpoints", "targeted", "nemesis-swarm"})
     @Timeout(300) // a bound for the loaded 2-core machine, not an expectation
     void aFailureTheScoreboardFindsReplaysExactlyFromItsLine(String strategy) throws Exception {
         Scoreboard.Settings settings = new Scoreboard.Settings(List.of(new Scoreboard.Target(
@@ -63,6 +63,24 @@ class ScoreboardTest {
     }
 
     @Test
+    void theSearchSettingsOfASeedAreInTheReplayLineAndReadBack() {
+        Scenario.Spec points = SearchStrategy.FAULT_POINTS.spec(3, Workload.REPLICATED, InjectedBug.FIGURE_8);
+        Scenario.Spec pct = SearchStrategy.PCT.spec(3, Workload.REPLICATED, InjectedBug.FIGURE_8);
+        assertTrue(points.line().matches(".*:faultpoints=[0-9.]+/[0-9.]+$"), points.line());
+        assertTrue(pct.line().matches(".*:priorities=[0-9]+/[0-9]+$"), pct.line());
+        assertEquals(points, Scenario.Spec.parse(points.line()));
+        assertEquals(pct, Scenario.Spec.parse(pct.line()));
+        assertEquals("kv:seed=3:faults=none:workload=mixed:bug=none", Scenario.Spec.parse(
+                "kv:seed=3:faults=none:workload=mixed:bug=none").line(), "the defaults say nothing");
+        for (String bad : new String[] {"kv:seed=1:faultpoints=0.5", "kv:seed=1:faultpoints=2/0.5",
+                "kv:seed=1:priorities=x/9", "kv:seed=1:priorities=1:9"}) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> Scenario.Spec.parse(bad), bad);
+            assertTrue(refused.getMessage() != null && !refused.getMessage().isBlank(), bad);
+        }
+    }
+
+    @Test
     void theMedianCountsARangeThatFoundNothingAsLongerThanAny() {
         Scenario.Spec spec = new Scenario.Spec(1, FaultConfig.NONE, Workload.REPLICATED, InjectedBug.NONE);
         Scenario.Result failed = new Scenario.Result(spec, "boom", List.of(), List.of(), 0, 0, 0, 0, 0, 0, 0, "ab", 0);
@@ -87,9 +105,15 @@ class ScoreboardTest {
     @Test
     void anUnknownStrategyOrNodeCountIsRefusedNamingIt() {
         IllegalArgumentException strategy = assertThrows(IllegalArgumentException.class,
-                () -> SearchStrategy.parse("pct"));
-        assertTrue(strategy.getMessage().contains("unknown strategy 'pct'; known: random, targeted, nemesis-swarm"), strategy.getMessage());
-        for (String[] args : new String[][] {{"--strategy", "pct"}, {"--nodes", "4"}, {"--budget", "0"},
+                () -> SearchStrategy.parse("bogus"));
+        assertTrue(strategy.getMessage().contains("unknown strategy 'bogus'; known: random, pct, faultpoints,"
+                + " targeted, nemesis-swarm"), strategy.getMessage());
+        IllegalArgumentException guided = assertThrows(IllegalArgumentException.class,
+                () -> SearchStrategy.parse("guided"));
+        assertTrue(guided.getMessage().contains("strategy 'guided': the guided strategy chooses each run from the"
+                + " runs before it"), guided.getMessage());
+        for (String[] args : new String[][] {{"--strategy", "bogus"}, {"--strategy", "guided"}, {"--nodes", "4"},
+                {"--budget", "0"},
                 {"--ranges", "0"}}) {
             CommandLine line = Main.commandLine();
             StringWriter errors = new StringWriter();
