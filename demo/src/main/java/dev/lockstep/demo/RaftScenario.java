@@ -152,6 +152,13 @@ final class RaftScenario {
                 steps = runner.stats().schedulerSteps();
                 digest = runner.digest();
                 SweepCpu.addSimulator(runner.simulatorCpuNanos());
+                String fired = runner.coverage().faultPoints().entrySet().stream()
+                        .filter(point -> point.getValue().fired() > 0)
+                        .map(point -> point.getKey() + " x" + point.getValue().fired())
+                        .collect(java.util.stream.Collectors.joining(", "));
+                if (!fired.isEmpty()) {
+                    trace.notable("fault points fired: " + fired);
+                }
             } catch (IllegalStateException notRun) {
                 // Nothing ran.
             }
@@ -203,6 +210,7 @@ final class RaftScenario {
         }
         partitions = network.partitions();
         resets = network.resets();
+        checker.faultsStopped();
         trace.notable("faults stopped: " + acknowledged.size() + " commands acknowledged; a leader and a commit"
                 + " are due within " + LIVENESS_BOUND.toMillis() + " ms");
         OptionalInt leader = awaitLiveness(ctx, cluster, members);

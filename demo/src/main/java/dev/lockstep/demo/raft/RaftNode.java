@@ -5,6 +5,7 @@ import dev.lockstep.Context;
 import dev.lockstep.Listener;
 import dev.lockstep.NetworkException;
 import dev.lockstep.Operation;
+import dev.lockstep.Search;
 import dev.lockstep.Task;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.demo.kv.InjectedBug;
@@ -50,6 +51,15 @@ import java.util.Set;
  * change (a client's command to commit, a peer task with nothing to send) takes {@link #changed}'s operation while
  * it holds the lock and waits on it after letting go; every change completes that one-shot under the lock and puts
  * a new one in its place, so a change made between the two cannot be missed.
+ *
+ * <h2>Fault points</h2>
+ * Rare but legal paths a simulated run may take ({@link Search#faultPoint}; never on runtime-uring), to widen what a
+ * search reaches: {@code raft.append-cut-short} (a leader sends one entry where it could send a batch),
+ * {@code raft.drop-peer-reply} (a node handles a peer's request and the answer is lost, as on a network that drops
+ * it), {@code raft.leader-commit-late} and {@code raft.follower-commit-late} (the commit index moves at a later
+ * message instead of this one). None of them breaks a Raft invariant: the unmutated Raft passes with them. Once
+ * the observer says the harness is {@linkplain RaftObserver#quiet() quiet} they are not reached, as FoundationDB
+ * turns BUGGIFY off for its quiescence check, so that the liveness bound after the faults stop measures the Raft.
  */
 public final class RaftNode implements RaftView {
     /**
@@ -260,7 +270,7 @@ public final class RaftNode implements RaftView {
         }
         long newCommit = Math.min(request.leaderCommit(),
                 bug == InjectedBug.COMMIT_PAST_MATCH ? state.lastIndex() : lastNew);
-        if (newCommit > commitIndex) {
+        if (newCommit > commitIndex && !rarePath("raft.follower-commit-late")) {
             commitIndex = newCommit;
             apply();
             changed();
@@ -298,6 +308,9 @@ public final class RaftNode implements RaftView {
                                 || sinceSent.compareTo(config.heartbeat()) >= 0) {
                             long prev = next - 1;
                             int count = (int) Math.min(MAX_BATCH, state.lastIndex() - prev);
+                            if (count > 1 && rarePath("raft.append-cut-short")) {
+                                count = 1;          // legal: the rest goes in the next AppendEntries
+                            }
                             request = new AppendEntries(state.term(), self, prev, state.termAt(prev), commitIndex,
                                     state.entries(next, count));
                         } else {
@@ -390,7 +403,7 @@ public final class RaftNode implements RaftView {
         }
         Arrays.sort(held);
         long majorityHolds = held[held.length - config.majority()];
-        if (majorityHolds > commitIndex
+        if (majorityHolds > commitIndex && !rarePath("raft.leader-commit-late")
                 && (bug == InjectedBug.FIGURE_8 || state.termAt(majorityHolds) == state.term())) {
             for (long index = commitIndex + 1; index <= majorityHolds; index++) {
                 observer.committed(self, state.term(), index, state.entry(index));
@@ -399,6 +412,11 @@ public final class RaftNode implements RaftView {
             apply();
             changed();
         }
+    }
+
+    /** A fault point of this node: reached only while the harness injects faults. */
+    private boolean rarePath(String name) {
+        return !observer.quiet() && Search.faultPoint(name);
     }
 
     /** Lock held. The state machine is the observer's: entries are handed to it in order. */
@@ -558,6 +576,15 @@ public final class RaftNode implements RaftView {
                     default -> throw new MalformedMessageException("a " + request.getClass().getSimpleName()
                             + " is a reply, not a request");
                 };
+                boolean peerRequest = request instanceof RequestVote || request instanceof AppendEntries;
+                if (peerRequest && rarePath("raft.drop-peer-reply")) {
+                    // Legal: as if the network lost the answer. The asker times out, dials again and retries,
+                    // while what this request changed here stays.
+                    if (bug != InjectedBug.NONE) {
+                        payOwedSyncs();
+                    }
+                    return null;
+                }
                 Messages.send(connection, reply);
                 if (bug != InjectedBug.NONE) {
                     payOwedSyncs();

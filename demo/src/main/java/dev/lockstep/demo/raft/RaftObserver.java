@@ -52,4 +52,15 @@ public interface RaftObserver {
      */
     default void applied(int node, long index, Entry entry) {
     }
+
+    /**
+     * Whether the harness has stopped injecting faults and now measures liveness: then the node takes none of its
+     * fault points' rare paths ({@link dev.lockstep.Search#faultPoint}), which are faults too, and does not reach
+     * them (nothing is drawn). Called by the node's tasks under its lock, on any thread of its runtime.
+     *
+     * @return true once faults have stopped; false by default
+     */
+    default boolean quiet() {
+        return false;
+    }
 }
