@@ -24,7 +24,6 @@ import dev.lockstep.sync.Mutex;
 import dev.lockstep.sync.OneShot;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -80,7 +79,8 @@ public final class RaftNode implements RaftView {
     private int leaderHint;
     private long commitIndex;
     private long lastApplied;
-    private Instant electionDeadline;
+    /** When this node, not leading, starts an election: {@code Clock.monotonicNanos}, which clock steps do not move. */
+    private long electionDeadlineNanos;
     private OneShot<Void> changed = new OneShot<>();
     /** Per member (index {@code id - 1}): the votes of this term, as a candidate. */
     private final boolean[] votes;
@@ -125,7 +125,7 @@ public final class RaftNode implements RaftView {
              Listener listener = ctx.bind(config.members().get(self - 1)).await()) {
             state = recovered;
             timeouts = ElectionTimeouts.forLifetime(ctx, config);
-            electionDeadline = ctx.now().plus(timeouts.next());
+            electionDeadlineNanos = ctx.monotonicNanos() + timeouts.next().toNanos();
             observer.started(this, recovered.recovery());
             ctx.child("election").spawn(this::electionTimer);
             for (int peer = 1; peer <= config.members().size(); peer++) {
@@ -144,10 +144,11 @@ public final class RaftNode implements RaftView {
         while (true) {
             Duration wait;
             try (Lease held = lock.lock().await()) {
-                if (role != Role.LEADER && !ctx.now().isBefore(electionDeadline)) {
+                if (role != Role.LEADER && ctx.monotonicNanos() - electionDeadlineNanos >= 0) {
                     startElection(ctx);
                 }
-                wait = role == Role.LEADER ? config.heartbeat() : Duration.between(ctx.now(), electionDeadline);
+                wait = role == Role.LEADER ? config.heartbeat()
+                        : Duration.ofNanos(electionDeadlineNanos - ctx.monotonicNanos());
             }
             ctx.sleep(wait.isNegative() || wait.isZero() ? Duration.ofNanos(1000) : wait);
         }
@@ -161,7 +162,7 @@ public final class RaftNode implements RaftView {
         leaderHint = 0;
         Arrays.fill(votes, false);
         votes[self - 1] = true;
-        electionDeadline = ctx.now().plus(timeouts.next());
+        electionDeadlineNanos = ctx.monotonicNanos() + timeouts.next().toNanos();
         winIfMajority();
         changed();
     }
@@ -211,7 +212,7 @@ public final class RaftNode implements RaftView {
                 state.saveTermAndVote(state.term(), request.candidate());
                 metaWritten = true;
             }
-            electionDeadline = ctx.now().plus(timeouts.next());
+            electionDeadlineNanos = ctx.monotonicNanos() + timeouts.next().toNanos();
         }
         if (metaWritten) {
             if (bug == InjectedBug.UNSYNCED_VOTE) {
@@ -237,7 +238,7 @@ public final class RaftNode implements RaftView {
             changed();
         }
         leaderHint = request.leader();
-        electionDeadline = ctx.now().plus(timeouts.next());
+        electionDeadlineNanos = ctx.monotonicNanos() + timeouts.next().toNanos();
         long prev = request.prevLogIndex();
         if (prev < 0 || prev > state.lastIndex() || state.termAt(prev) != request.prevLogTerm()) {
             return new AppendReply(state.term(), false, state.lastIndex());
@@ -286,7 +287,8 @@ public final class RaftNode implements RaftView {
     private Void talkTo(Context ctx, int peer) {
         InetSocketAddress address = config.members().get(peer - 1);
         Connection connection = null;
-        Instant lastSent = Instant.MIN;
+        long lastSentNanos = 0;
+        boolean sentYet = false;
         try {
             while (true) {
                 Message request;
@@ -301,8 +303,8 @@ public final class RaftNode implements RaftView {
                         request = new RequestVote(state.term(), self, state.lastIndex(),
                                 state.termAt(state.lastIndex()));
                     } else if (role == Role.LEADER) {
-                        Duration sinceSent = lastSent == Instant.MIN ? config.heartbeat()
-                                : Duration.between(lastSent, ctx.now());
+                        Duration sinceSent = !sentYet ? config.heartbeat()
+                                : Duration.ofNanos(ctx.monotonicNanos() - lastSentNanos);
                         long next = nextIndex[peer - 1];
                         if (next <= state.lastIndex() || round > confirmedRound[peer - 1]
                                 || sinceSent.compareTo(config.heartbeat()) >= 0) {
@@ -330,7 +332,8 @@ public final class RaftNode implements RaftView {
                     }
                     Connection open = connection;
                     Message sending = request;
-                    lastSent = ctx.now();
+                    lastSentNanos = ctx.monotonicNanos();
+                    sentYet = true;
                     reply = ctx.timeout(config.rpcTimeout(), () -> {
                         Messages.send(open, sending);
                         return Messages.receive(open);
@@ -446,7 +449,7 @@ public final class RaftNode implements RaftView {
         if (bug == InjectedBug.ACK_BEFORE_COMMIT) {
             return new ClientReply(Status.OK, index, self);     // the bug: in one log only
         }
-        Instant deadline = ctx.now().plus(config.electionTimeoutMax().multipliedBy(2));
+        long deadlineNanos = ctx.monotonicNanos() + config.electionTimeoutMax().multipliedBy(2).toNanos();
         while (true) {
             Operation<Void> change;
             try (Lease held = lock.lock().await()) {
@@ -458,7 +461,7 @@ public final class RaftNode implements RaftView {
                 }
                 change = changed.get();
             }
-            Duration left = Duration.between(ctx.now(), deadline);
+            Duration left = Duration.ofNanos(deadlineNanos - ctx.monotonicNanos());
             if (left.isNegative() || left.isZero()) {
                 return new ClientReply(Status.UNKNOWN, index, self);
             }
@@ -500,7 +503,7 @@ public final class RaftNode implements RaftView {
             round = ++readRound;
             changed();
         }
-        Instant deadline = ctx.now().plus(config.rpcTimeout().multipliedBy(2));
+        long deadlineNanos = ctx.monotonicNanos() + config.rpcTimeout().multipliedBy(2).toNanos();
         while (true) {
             Operation<Void> change;
             try (Lease held = lock.lock().await()) {
@@ -516,7 +519,7 @@ public final class RaftNode implements RaftView {
                 }
                 change = changed.get();
             }
-            Duration left = Duration.between(ctx.now(), deadline);
+            Duration left = Duration.ofNanos(deadlineNanos - ctx.monotonicNanos());
             if (left.isNegative() || left.isZero()) {
                 return new ClientReply(Status.UNKNOWN, 0, self);
             }
