@@ -2,6 +2,7 @@ package dev.lockstep.demo;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -32,9 +33,8 @@ class LayeringTest {
         for (String probe : new String[] {"dev.lockstep.Runner", "dev.lockstep.engine.Engine",
                 "dev.lockstep.kernel.Ring", "dev.lockstep.uring.UringRunner", "dev.lockstep.sim.SimRunner",
                 "dev.lockstep.testing.SimulationTest", "dev.lockstep.property.Gen", "dev.lockstep.demo.Main"}) {
-            if (!main.contain(probe)) {
-                throw new AssertionError("the layering rules did not see " + probe + ": its module's classes were not imported");
-            }
+            assertTrue(main.contain(probe),
+                    "the layering rules did not see " + probe + ": its module's classes were not imported");
         }
     }
 

@@ -4,7 +4,10 @@ import dev.lockstep.Context;
 import dev.lockstep.testing.SimulationTest;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** {@link ManifestTest} with each {@link Manifest.Bug}: what {@code ManifestPatternTest} runs. Not run by the build. */
+/**
+ * {@link ManifestTest} with each {@link Manifest.Bug}: what {@code ManifestPatternTest} runs and expects to fail. Not run
+ * by the build on its own. The assertions are {@link ManifestTest#publishAndCheck}'s: no acknowledged manifest lost.
+ */
 class UnsafeManifestFixture {
     private final AtomicLong acknowledged = new AtomicLong();
 
