@@ -435,13 +435,16 @@ class TimeTaskProbeTest {
 
             // abort while sleeping
             AtomicBoolean sleptFinally = new AtomicBoolean();
+            dev.lockstep.sync.OneShot<Boolean> sleeping = new dev.lockstep.sync.OneShot<>();
             Handle<Object> sleeper = ctx.child("sleeper").spawnOn(ctx.workers() - 1, x -> {
                 try {
+                    sleeping.complete(true);
                     return sleepForever(x);
                 } finally {
                     sleptFinally.set(true);
                 }
             });
+            sleeping.get().await(); // it runs on another worker: awaited, not slept for
             ctx.sleep(Duration.ofMillis(2));
             record(t, "abort sleeping: isDone before", null, sleeper::isDone);
             sleeper.abort();
@@ -673,8 +676,10 @@ class TimeTaskProbeTest {
             });
             record(t, "stop with null code timeout ok", null, () -> "skipped");
             AtomicInteger holderSaw = new AtomicInteger(-1);
+            dev.lockstep.sync.OneShot<Boolean> holding = new dev.lockstep.sync.OneShot<>();
             Handle<Object> ignorer = ctx.child("ignorer").spawnOn(ctx.workers() - 1, x -> {
                 Signal signal = x.stopped();
+                holding.complete(true);
                 try {
                     holderSaw.set(signal.await());
                     return sleepForever(x); // ignores the stop: never closes its signal
@@ -682,7 +687,9 @@ class TimeTaskProbeTest {
                     signal.close();
                 }
             });
-            ctx.sleep(Duration.ofMillis(2));
+            // The holder holds its signal before stop is called: awaited, not slept for (on another worker it
+            // may start later than any fixed sleep).
+            holding.get().await();
             record(t, "stop(7, 30ms) with a holder that ignores it", "7",
                     () -> { ctx.stop(7, Duration.ofMillis(30)); return null; });
             record(t, "holder saw", null, holderSaw::get);
