@@ -120,45 +120,32 @@ interface SearchStrategy {
 
     private static SearchStrategy withSettings(String name, String description) {
         dev.lockstep.testing.SearchStrategy settings = dev.lockstep.testing.SearchStrategy.named(name);
-        return new SearchStrategy() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public String description() {
-                return description;
-            }
-
-            @Override
-            public Scenario.Spec spec(long seed, Workload workload, InjectedBug bug) {
-                Scenario.Spec random = RANDOM.spec(seed, workload, bug);
-                return new Scenario.Spec(seed, random.faults(), workload, bug, random.nemesis(),
-                        settings.settingsFor(seed, SearchSettings.DEFAULT));
-            }
-        };
+        return new Named(name, description, (seed, workload, bug) -> {
+            Scenario.Spec random = RANDOM.spec(seed, workload, bug);
+            return new Scenario.Spec(seed, random.faults(), workload, bug, random.nemesis(),
+                    settings.settingsFor(seed, SearchSettings.DEFAULT));
+        });
     }
 
     private static SearchStrategy withNemesis(String name, String description, NemesisStrategy nemesis) {
-        return new SearchStrategy() {
-            @Override
-            public String name() {
-                return name;
-            }
+        return new Named(name, description, (seed, workload, bug) -> {
+            Scenario.Spec random = RANDOM.spec(seed, workload, bug);
+            return workload.replicated() ? new Scenario.Spec(seed, random.faults(), workload, bug, nemesis) : random;
+        });
+    }
 
-            @Override
-            public String description() {
-                return description;
-            }
+    /** How a strategy turns a seed into a run. */
+    @FunctionalInterface
+    interface Specs {
+        Scenario.Spec spec(long seed, Workload workload, InjectedBug bug);
+    }
 
-            @Override
-            public Scenario.Spec spec(long seed, Workload workload, InjectedBug bug) {
-                Scenario.Spec random = RANDOM.spec(seed, workload, bug);
-                return workload.replicated() ? new Scenario.Spec(seed, random.faults(), workload, bug, nemesis)
-                        : random;
-            }
-        };
+    /** A strategy given by its name, its description and how it makes each seed's run. */
+    record Named(String name, String description, Specs specs) implements SearchStrategy {
+        @Override
+        public Scenario.Spec spec(long seed, Workload workload, InjectedBug bug) {
+            return specs.spec(seed, workload, bug);
+        }
     }
 
     private static Map<String, SearchStrategy> register(SearchStrategy... strategies) {
