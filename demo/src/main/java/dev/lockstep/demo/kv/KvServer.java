@@ -92,6 +92,23 @@ public final class KvServer {
      * @throws ClosedException when the task is aborted
      */
     public Void serve(Context ctx, Listener listener) {
+        return serve(ctx, listener, this::handle);
+    }
+
+    /**
+     * Serves connections from {@code listener} with another protocol over the same store (a Redis-protocol front
+     * end, say), exactly as {@link #serve(Context, Listener)} serves its own: the keeper, one task per
+     * connection, accept failures waited out.
+     *
+     * @param ctx the serving task's context (not consumed: only its children spawn)
+     * @param listener a bound listener; closed when serving ends
+     * @param protocol serves one connection on its task until done, reading the store with {@link #store()}; it
+     *     should close the connection, which serving also does when it ends
+     * @return never returns normally
+     * @throws ClosedException when the task is aborted
+     */
+    public Void serve(Context ctx, Listener listener, Consumer<Connection> protocol) {
+        Objects.requireNonNull(protocol, "protocol");
         ctx.child("keeper").spawn(this::keep);
         // Connections accepted and not yet closed by their task. A connection accepted just as serving is aborted
         // gets a task that never runs (a spawn from an aborted node does not run its task), so serving closes
@@ -123,7 +140,7 @@ public final class KvServer {
                 open.add(connection);
                 ctx.child("conn").spawn(c -> {
                     try {
-                        handle(connection);
+                        protocol.accept(connection);
                     } finally {
                         open.remove(connection);
                     }

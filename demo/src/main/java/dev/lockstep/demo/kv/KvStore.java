@@ -9,6 +9,7 @@ import dev.lockstep.Handle;
 import dev.lockstep.OpenedBlob;
 import dev.lockstep.WriteOptions;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -24,7 +25,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Contract</h2>
  * <ul>
  *   <li>{@link #put} and {@link #delete} return only once the record is durable (its batch's sync completed);
- *       a write that throws may or may not be in the log.</li>
+ *       a write that throws may or may not be in the log. With {@link Durability#SYNC_EVERY_SECOND} they return
+ *       once the record is written, and a sync every second makes it durable: a crash may lose up to the last
+ *       second of acknowledged writes (what Redis's {@code appendfsync everysec} promises).</li>
+ *   <li>{@link #submitPut} starts a put without waiting for it, so that one caller can have many in flight (a
+ *       pipelining client); they commit in the order submitted.</li>
  *   <li>{@link #get} sees exactly the acknowledged writes, in sequence order.</li>
  *   <li>After a write or sync failure the store is <em>poisoned</em>: every later call throws
  *       {@link StoreUnavailableException}. Close it and {@link #open} it again: recovery decides from the disk.
@@ -56,7 +61,8 @@ public final class KvStore implements AutoCloseable {
      * @param maxBatchBytes a batch stops taking writes at this size (a larger single write still fits alone)
      * @param bug an injected bug, {@link InjectedBug#NONE} for the correct store
      */
-    public record Options(String partition, long segmentBytes, int maxBatchBytes, InjectedBug bug) {
+    public record Options(String partition, long segmentBytes, int maxBatchBytes, InjectedBug bug,
+            Durability durability) {
         /**
          * Checks the values.
          *
@@ -65,6 +71,7 @@ public final class KvStore implements AutoCloseable {
         public Options {
             Objects.requireNonNull(partition, "partition");
             Objects.requireNonNull(bug, "bug");
+            Objects.requireNonNull(durability, "durability");
             if (segmentBytes < Records.SEGMENT_HEADER_BYTES + 64 || segmentBytes > (1L << 30)) {
                 throw new IllegalArgumentException("segmentBytes must be in [88, 1 GiB], was " + segmentBytes);
             }
@@ -74,13 +81,13 @@ public final class KvStore implements AutoCloseable {
         }
 
         /**
-         * Defaults for production: 16 MiB segments, batches up to 1 MiB, no bug.
+         * Defaults for production: 16 MiB segments, batches up to 1 MiB, no bug, durable before acknowledged.
          *
          * @param partition the partition
          * @return the options
          */
         public static Options defaults(String partition) {
-            return new Options(partition, 16L << 20, 1 << 20, InjectedBug.NONE);
+            return new Options(partition, 16L << 20, 1 << 20, InjectedBug.NONE, Durability.SYNC_BEFORE_ACK);
         }
 
         /**
@@ -90,7 +97,7 @@ public final class KvStore implements AutoCloseable {
          * @return new options
          */
         public Options withBug(InjectedBug value) {
-            return new Options(partition, segmentBytes, maxBatchBytes, value);
+            return new Options(partition, segmentBytes, maxBatchBytes, value, durability);
         }
 
         /**
@@ -100,9 +107,34 @@ public final class KvStore implements AutoCloseable {
          * @return new options
          */
         public Options withSegmentBytes(long value) {
-            return new Options(partition, value, maxBatchBytes, bug);
+            return new Options(partition, value, maxBatchBytes, bug, durability);
+        }
+
+        /**
+         * These options with another durability.
+         *
+         * @param value when an acknowledged write is durable
+         * @return new options
+         */
+        public Options withDurability(Durability value) {
+            return new Options(partition, segmentBytes, maxBatchBytes, bug, value);
         }
     }
+
+    /** When an acknowledged write is durable. */
+    public enum Durability {
+        /** Each batch is synced before its writes are acknowledged: an acknowledged write survives any crash. */
+        SYNC_BEFORE_ACK,
+        /**
+         * Each batch is acknowledged once written, and the log is synced once a second: a crash may lose the
+         * writes of the last second, acknowledged or not (a kill of the process loses nothing: the page cache
+         * keeps them).
+         */
+        SYNC_EVERY_SECOND
+    }
+
+    /** How often {@link Durability#SYNC_EVERY_SECOND} syncs. */
+    private static final Duration SYNC_INTERVAL = Duration.ofSeconds(1);
 
     /**
      * What recovery found and did.
@@ -131,7 +163,7 @@ public final class KvStore implements AutoCloseable {
      * @param puts acknowledged puts
      * @param deletes acknowledged deletes
      * @param gets gets served
-     * @param syncs batches committed, each with one sync
+     * @param syncs batches committed with a sync (with {@link Durability#SYNC_EVERY_SECOND}, the once-a-second ones)
      * @param bytesAppended log bytes written
      * @param segmentsRolled segments created
      */
@@ -178,7 +210,30 @@ public final class KvStore implements AutoCloseable {
         final List<Pending> entries = new ArrayList<>();
         long bytes;
         boolean sealed;
+        /** Sync the log when this batch commits, whatever the durability. */
+        boolean sync;
         Handle<Void> handle;
+    }
+
+    /**
+     * A put submitted with {@link #submitPut} and not yet awaited. Any fiber of the store's runtime may await it,
+     * once or more.
+     */
+    public static final class Submitted {
+        private final Batch batch;
+
+        private Submitted(Batch batch) {
+            this.batch = batch;
+        }
+
+        /**
+         * Returns once the put is acknowledged: durable, or written for {@link Durability#SYNC_EVERY_SECOND}.
+         *
+         * @throws StoreUnavailableException as {@link #put}
+         */
+        public void await() {
+            awaitCommit(batch);
+        }
     }
 
     private final Context ctx;
@@ -190,6 +245,7 @@ public final class KvStore implements AutoCloseable {
     private Blob manifest;
     private long manifestLength;
     private Recovery recovery;
+    private Handle<Void> syncer;
 
     // Guarded by lock.
     private Batch open;
@@ -231,6 +287,9 @@ public final class KvStore implements AutoCloseable {
         } catch (RuntimeException failure) {
             store.closeBlobs();
             throw failure;
+        }
+        if (options.durability() == Durability.SYNC_EVERY_SECOND) {
+            store.syncer = store.spawner.child("syncer").spawn(store::syncEverySecond);
         }
         return store;
     }
@@ -410,7 +469,27 @@ public final class KvStore implements AutoCloseable {
             throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
                     + " bytes, was " + value.length);
         }
-        write(new Pending(Records.PUT, key.clone(), value.clone()));
+        awaitCommit(enqueue(new Pending(Records.PUT, key.clone(), value.clone()), false));
+    }
+
+    /**
+     * Starts storing {@code value} under {@code key} and returns at once; {@link Submitted#await} returns when
+     * {@link #put} would. Puts and deletes commit in the order they are called, so a get after awaiting a put sees
+     * it, and a caller may keep many puts in flight and await them in order.
+     *
+     * @param key 1 to {@value Records#MAX_KEY_BYTES} bytes
+     * @param value up to {@value Records#MAX_VALUE_BYTES} bytes
+     * @return the put in flight
+     * @throws IllegalArgumentException for a bad key or value length
+     * @throws StoreUnavailableException if the store is poisoned or closed
+     */
+    public Submitted submitPut(byte[] key, byte[] value) {
+        checkKey(key);
+        if (value.length > Records.MAX_VALUE_BYTES) {
+            throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
+                    + " bytes, was " + value.length);
+        }
+        return new Submitted(enqueue(new Pending(Records.PUT, key.clone(), value.clone()), false));
     }
 
     /**
@@ -421,7 +500,7 @@ public final class KvStore implements AutoCloseable {
      */
     public void delete(byte[] key) {
         checkKey(key);
-        write(new Pending(Records.DELETE, key.clone(), null));
+        awaitCommit(enqueue(new Pending(Records.DELETE, key.clone(), null), false));
     }
 
     private static void checkKey(byte[] key) {
@@ -431,14 +510,14 @@ public final class KvStore implements AutoCloseable {
         }
     }
 
-    private void write(Pending pending) {
-        Batch batch;
+    /** Adds {@code pending} (or, when null, only a sync) to the open batch, opening one if needed. */
+    private Batch enqueue(Pending pending, boolean sync) {
         lock.lock();
         try {
             if (failure != null) {
                 throw unavailable();
             }
-            int size = Records.encodedSize(pending.key, pending.value);
+            int size = pending == null ? 0 : Records.encodedSize(pending.key, pending.value);
             if (open == null || open.sealed
                     || (open.bytes + size > options.maxBatchBytes() && !open.entries.isEmpty())) {
                 Batch previous = open;
@@ -446,12 +525,18 @@ public final class KvStore implements AutoCloseable {
                 next.handle = spawner.child("commit").spawn(c -> commit(next, previous));
                 open = next;
             }
-            open.entries.add(pending);
-            open.bytes += size;
-            batch = open;
+            if (pending != null) {
+                open.entries.add(pending);
+                open.bytes += size;
+            }
+            open.sync |= sync;
+            return open;
         } finally {
             lock.unlock();
         }
+    }
+
+    private static void awaitCommit(Batch batch) {
         try {
             batch.handle.await();
         } catch (ExitedException exited) {
@@ -497,18 +582,23 @@ public final class KvStore implements AutoCloseable {
         }
         long offset;
         Segment segment;
+        boolean synced = false;
         try {
             if (tail + bytes > options.segmentBytes() && tail > Records.SEGMENT_HEADER_BYTES) {
                 roll();
             }
             segment = current;
             offset = tail;
-            segment.blob().writeAt(offset, chunks, WriteOptions.NONE).await();
+            if (bytes > 0) {
+                segment.blob().writeAt(offset, chunks, WriteOptions.NONE).await();
+            }
             tail = offset + bytes;
             if (options.bug() == InjectedBug.ACK_BEFORE_SYNC) {
                 segment.blob().startSync().close();
-            } else {
+                synced = true;
+            } else if (options.durability() == Durability.SYNC_BEFORE_ACK || batch.sync) {
                 segment.blob().sync().await();
+                synced = true;
             }
         } catch (ClosedException aborted) {
             poison(aborted);
@@ -531,12 +621,30 @@ public final class KvStore implements AutoCloseable {
                 }
                 position += pending.encoded.length;
             }
-            syncs++;
+            if (synced) {
+                syncs++;
+            }
             bytesAppended += bytes;
         } finally {
             lock.unlock();
         }
         return null;
+    }
+
+    /**
+     * The task of {@link Durability#SYNC_EVERY_SECOND}: once a second, a batch that syncs the log, in order with
+     * the writes before it (a segment is synced before the store rolls past it, so the current one is all that
+     * can hold unsynced writes). Ends when the store is closed or poisoned.
+     */
+    private Void syncEverySecond(Context c) {
+        while (true) {
+            c.sleep(SYNC_INTERVAL);
+            try {
+                awaitCommit(enqueue(null, true));
+            } catch (StoreUnavailableException closedOrPoisoned) {
+                return null;
+            }
+        }
     }
 
     private StoreUnavailableException unavailableNow() {
@@ -671,7 +779,8 @@ public final class KvStore implements AutoCloseable {
 
     /**
      * Stops taking writes, waits for the batches in flight, and closes every blob. Acknowledged writes are
-     * already durable, so there is no final sync. Idempotent.
+     * already durable, so there is no final sync; with {@link Durability#SYNC_EVERY_SECOND} the last second's
+     * writes are in the page cache, and a clean close does not sync them either (as a kill would not). Idempotent.
      */
     @Override
     public void close() {
@@ -692,6 +801,9 @@ public final class KvStore implements AutoCloseable {
             } catch (ExitedException | ClosedException done) {
                 // Finished, one way or another: nothing is in flight any more.
             }
+        }
+        if (syncer != null) {
+            syncer.abort();
         }
         closeBlobs();
     }

@@ -77,6 +77,50 @@ class KvStoreTest {
     }
 
     @Test
+    void submittedPutsCommitInOrderAndShareSyncs() {
+        KvStore.Stats stats = SimRunner.seeded(4).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+                List<KvStore.Submitted> submitted = new ArrayList<>();
+                for (int i = 0; i < 30; i++) {
+                    submitted.add(store.submitPut(b("k"), b("v" + i)));
+                }
+                for (KvStore.Submitted put : submitted) {
+                    put.await();
+                }
+                assertArrayEquals(b("v29"), store.get(b("k")), "the last submitted put wins");
+                assertThrows(IllegalArgumentException.class, () -> store.submitPut(new byte[0], b("v")));
+                return store.stats();
+            }
+        });
+        assertEquals(30, stats.puts());
+        assertEquals(1, stats.syncs(), "30 puts submitted by one caller before it waits share one batch");
+    }
+
+    @Test
+    void syncEverySecondAcknowledgesBeforeTheSyncAndSyncsWithinASecond() {
+        KvStore.Options options = KvStore.Options.defaults("kv").withDurability(KvStore.Durability.SYNC_EVERY_SECOND);
+        SimConfig config = SimConfig.builder().seed(5).failOnLeaks(false).build();
+        Recovered<Long> first = SimRunner.of(config).startAndRecover(ctx -> {
+            KvStore store = KvStore.open(ctx, options);
+            store.put(b("a"), b("1"));
+            store.put(b("b"), b("2"));
+            long syncsAtAck = store.stats().syncs();
+            ctx.sleep(java.time.Duration.ofMillis(1_500));
+            assertEquals(1, store.stats().syncs() - syncsAtAck, "one sync in the second after the puts");
+            return syncsAtAck;
+        });
+        assertEquals(new dev.lockstep.sim.Outcome.Completed<>(0L), first.outcome(),
+                "the puts were acknowledged before any sync");
+        SimRunner.from(first.checkpoint()).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, options)) {
+                assertArrayEquals(b("1"), store.get(b("a")), "synced by the once-a-second sync before the crash");
+                assertArrayEquals(b("2"), store.get(b("b")));
+            }
+            return null;
+        });
+    }
+
+    @Test
     void acknowledgedPutsSurviveACrashAndRollsSpanSegments() {
         // The store is left open on purpose (the power goes while it is in use), so the leak check is off.
         SimConfig config = SimConfig.builder().seed(3).failOnLeaks(false).build();

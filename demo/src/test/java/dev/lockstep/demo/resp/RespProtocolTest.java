@@ -1,0 +1,109 @@
+package dev.lockstep.demo.resp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.Connection;
+import dev.lockstep.Context;
+import dev.lockstep.Handle;
+import dev.lockstep.Listener;
+import dev.lockstep.RecvFailedException;
+import dev.lockstep.Runner;
+import dev.lockstep.demo.kv.KvServer;
+import dev.lockstep.demo.kv.KvStore;
+import dev.lockstep.sim.SimConfig;
+import dev.lockstep.sim.SimRunner;
+import dev.lockstep.uring.UringRunner;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The store behind the Redis protocol, on the simulator and on runtime-uring, as a RESP client sees it: pipelined
+ * requests answered in order, puts of one pipeline sharing a sync, a framing error answered and the connection
+ * closed, QUIT.
+ */
+class RespProtocolTest {
+    @TempDir
+    Path data;
+
+    private static final String PIPELINE = "*3\r\n$3\r\nSET\r\n$1\r\na\r\n$2\r\nv1\r\n"
+            + "*2\r\n$3\r\nGET\r\n$1\r\na\r\n"
+            + "PING\r\n"
+            + "*1\r\n$4\r\nNOPE\r\n"
+            + "*2\r\n$6\r\nEXISTS\r\n$1\r\na\r\n"
+            + "*3\r\n$3\r\nDEL\r\n$1\r\na\r\n$7\r\nmissing\r\n"
+            + "*2\r\n$3\r\nGET\r\n$1\r\na\r\n"
+            + "*2\r\n$3\r\nSET\r\n$1\r\na\r\n";
+    private static final String REPLIES = "+OK\r\n$2\r\nv1\r\n+PONG\r\n-ERR unknown command 'NOPE'\r\n:1\r\n:1\r\n"
+            + "$-1\r\n-ERR wrong number of arguments for 'set' command\r\n";
+
+    @Test
+    void pipelinedRequestsOnTheSimulator() {
+        assertEquals(List.of(REPLIES, "syncs shared", "closed after a framing error", "+OK\r\n then closed"),
+                SimRunner.of(SimConfig.builder().seed(7).build()).start(RespProtocolTest::scenario));
+    }
+
+    @Test
+    void pipelinedRequestsOnRuntimeUring() {
+        Runner runner = UringRunner.builder().workers(2).storage(data).build();
+        assertEquals(List.of(REPLIES, "syncs shared", "closed after a framing error", "+OK\r\n then closed"),
+                runner.start(RespProtocolTest::scenario));
+    }
+
+    private static List<String> scenario(Context ctx) {
+        Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await();
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                listener.localAddress().getPort());
+        KvServer server = new KvServer(KvStore.Options.defaults("resp"), line -> { });
+        RespProtocol protocol = new RespProtocol(server::store);
+        Handle<Void> serving = ctx.child("server").spawn(c -> server.serve(c, listener, protocol::serve));
+        while (server.store() == null) {
+            ctx.sleep(Duration.ofMillis(1));
+        }
+        List<String> seen = new ArrayList<>();
+        try (Connection client = ctx.dial(address).await()) {
+            seen.add(exchange(client, PIPELINE, REPLIES.length()));
+
+            long syncsBefore = server.store().stats().syncs();
+            StringBuilder sets = new StringBuilder();
+            StringBuilder oks = new StringBuilder();
+            for (int i = 0; i < 100; i++) {
+                String key = "key" + i;
+                sets.append("*3\r\n$3\r\nSET\r\n$").append(key.length()).append("\r\n").append(key)
+                        .append("\r\n$1\r\nv\r\n");
+                oks.append("+OK\r\n");
+            }
+            assertEquals(oks.toString(), exchange(client, sets.toString(), oks.length()));
+            long syncs = server.store().stats().syncs() - syncsBefore;
+            assertTrue(syncs >= 1 && syncs < 10, "100 pipelined SETs took " + syncs + " syncs");
+            seen.add("syncs shared");
+        }
+        try (Connection client = ctx.dial(address).await()) {
+            String expected = "-ERR Protocol error: argument 0 must be a bulk string ('$'), was type byte ':'\r\n";
+            assertEquals(expected, exchange(client, "PING\r\n*1\r\n:5\r\n", 7 + expected.length())
+                    .substring(7));
+            assertThrows(RecvFailedException.class, () -> client.stream().recv(1).await());
+            seen.add("closed after a framing error");
+        }
+        try (Connection client = ctx.dial(address).await()) {
+            String ok = exchange(client, "QUIT\r\nPING\r\n", 5);
+            assertThrows(RecvFailedException.class, () -> client.stream().recv(1).await());
+            seen.add(ok + " then closed");
+        }
+        serving.abort();
+        return seen;
+    }
+
+    private static String exchange(Connection client, String request, int replyBytes) {
+        client.sink().send(request.getBytes(StandardCharsets.ISO_8859_1)).await();
+        return new String(client.stream().recv(replyBytes).await(), StandardCharsets.ISO_8859_1);
+    }
+}
