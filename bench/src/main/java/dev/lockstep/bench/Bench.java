@@ -36,8 +36,10 @@ import tools.jackson.databind.ObjectMapper;
  * divided by its operations; for the echo servers it is the server's. On a machine shared with other work it is
  * the steadier figure: wall-time rates there depend on how much of a core each program was given.
  *
- * <p>Usage: {@code Bench [--quick] [--rounds N] [--only nop,warm-read,direct-read,append-sync,echo,echo-placement,sim]
- * [--dir DIR] [--nop PATH] [--echo-client PATH] [--fio PATH] [--sim-classpath CP] [--out FILE]}. A reference
+ * <p>Usage: {@code Bench [--quick] [--rounds N]
+ * [--only nop,warm-read,direct-read,append-sync,echo,echo-placement,sim,resp] [--dir DIR] [--nop PATH]
+ * [--echo-client PATH] [--fio PATH] [--sim-classpath CP] [--lockstep PATH] [--redis-server PATH]
+ * [--redis-benchmark PATH] [--out FILE]}; {@link RespBenchmark} has the Redis-protocol rows. A reference
  * whose program is missing is left out of its table with a note naming what is missing. Timings are figures to
  * compare within one run, never pass/fail checks.
  *
@@ -47,7 +49,7 @@ import tools.jackson.databind.ObjectMapper;
  */
 public final class Bench {
     private static final List<String> ALL = List.of("nop", "warm-read", "direct-read", "append-sync", "echo",
-            "echo-placement", "sim");
+            "echo-placement", "sim", "resp");
 
     /** One measurement of one variant. {@code allocPerOp} is NaN where no Java heap is involved. */
     record Measurement(double opsPerSecond, double allocPerOp, double cpuMicrosPerOp, double p50Micros,
@@ -105,7 +107,8 @@ public final class Bench {
      */
     record Options(boolean quick, int rounds, Set<String> only, Path dir, Path out, Map<String, String> tools) {
         private static final String USAGE = "known: --quick --rounds N --only " + String.join(",", ALL)
-                + " --dir DIR --nop PATH --echo-client PATH --fio PATH --sim-classpath CP --out FILE";
+                + " --dir DIR --nop PATH --echo-client PATH --fio PATH --sim-classpath CP --lockstep PATH"
+                + " --redis-server PATH --redis-benchmark PATH --out FILE";
 
         /**
          * Parses the arguments.
@@ -131,7 +134,9 @@ public final class Bench {
                 }
                 if (!option.equals("--rounds") && !option.equals("--only") && !option.equals("--dir")
                         && !option.equals("--out") && !option.equals("--nop") && !option.equals("--echo-client")
-                        && !option.equals("--fio") && !option.equals("--sim-classpath")) {
+                        && !option.equals("--fio") && !option.equals("--sim-classpath")
+                        && !option.equals("--lockstep") && !option.equals("--redis-server")
+                        && !option.equals("--redis-benchmark")) {
                     throw new IllegalArgumentException("unknown argument " + option + "; " + USAGE);
                 }
                 if (i + 1 == args.length || args[i + 1].isBlank()) {
@@ -204,6 +209,28 @@ public final class Bench {
         if (only.contains("append-sync")) {
             comparisons.addAll(appendSync());
         }
+        RespBenchmark resp = only.contains("resp") ? resp() : null;
+        try {
+            if (resp != null) {
+                comparisons.addAll(resp.comparisons());
+            }
+            return run(only, comparisons);
+        } finally {
+            if (resp != null) {
+                resp.close();
+            }
+        }
+    }
+
+    private RespBenchmark resp() {
+        String lockstep = tool("lockstep", "the lockstep script, to start the Redis-protocol service");
+        String server = tool("redis-server", "redis-server (Debian: apt-get install redis-server)");
+        String client = tool("redis-benchmark", "redis-benchmark (Debian: apt-get install redis-tools)");
+        return lockstep == null || server == null || client == null ? null
+                : new RespBenchmark(dir, lockstep, server, client, quick);
+    }
+
+    private String run(Set<String> only, List<Comparison> comparisons) throws Exception {
         List<EchoRound> echo = new ArrayList<>(only.contains("echo") ? echo() : List.of());
         List<EchoRound> placement = only.contains("echo-placement") ? echoPlacement() : List.of();
         echo.addAll(placement);

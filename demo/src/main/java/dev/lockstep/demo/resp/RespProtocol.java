@@ -123,7 +123,8 @@ public final class RespProtocol {
                 }
                 case "SELECT" -> replies.add(arguments == 1 && "0".equals(utf8(request.get(1))) ? OK
                         : RespCodec.error("only database 0 exists"));
-                case "CONFIG", "COMMAND" -> replies.add(EMPTY_ARRAY);
+                case "CONFIG" -> replies.add(config(request));
+                case "COMMAND" -> replies.add(EMPTY_ARRAY);
                 case "INFO" -> replies.add(RespCodec.bulk("# Server\r\nredis_version:7.0.0\r\nlockstep:1\r\n"
                         .getBytes(StandardCharsets.UTF_8)));
                 case "SET" -> set(request);
@@ -133,6 +134,22 @@ public final class RespProtocol {
                 default -> replies.add(RespCodec.error("unknown command '" + truncated(name) + "'"));
             }
             return true;
+        }
+
+        /**
+         * {@code CONFIG GET save} and {@code CONFIG GET appendonly}, which {@code redis-benchmark} reads at start,
+         * answered as the store behaves: no snapshots, an append-only log. Any other parameter is not there.
+         */
+        private byte[] config(List<byte[]> request) {
+            if (request.size() != 3 || !"GET".equalsIgnoreCase(utf8(request.get(1)))) {
+                return RespCodec.error("only CONFIG GET is served");
+            }
+            String parameter = utf8(request.get(2)).toLowerCase(Locale.ROOT);
+            return switch (parameter) {
+                case "save" -> RespCodec.array(List.of(request.get(2), new byte[0]));
+                case "appendonly" -> RespCodec.array(List.of(request.get(2), "yes".getBytes(StandardCharsets.UTF_8)));
+                default -> EMPTY_ARRAY;
+            };
         }
 
         private void set(List<byte[]> request) {

@@ -41,9 +41,10 @@ class RespProtocolTest {
             + "*2\r\n$6\r\nEXISTS\r\n$1\r\na\r\n"
             + "*3\r\n$3\r\nDEL\r\n$1\r\na\r\n$7\r\nmissing\r\n"
             + "*2\r\n$3\r\nGET\r\n$1\r\na\r\n"
-            + "*2\r\n$3\r\nSET\r\n$1\r\na\r\n";
+            + "*2\r\n$3\r\nSET\r\n$1\r\na\r\n"
+            + "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$4\r\nsave\r\n";
     private static final String REPLIES = "+OK\r\n$2\r\nv1\r\n+PONG\r\n-ERR unknown command 'NOPE'\r\n:1\r\n:1\r\n"
-            + "$-1\r\n-ERR wrong number of arguments for 'set' command\r\n";
+            + "$-1\r\n-ERR wrong number of arguments for 'set' command\r\n*2\r\n$4\r\nsave\r\n$0\r\n\r\n";
 
     @Test
     void pipelinedRequestsOnTheSimulator() {
