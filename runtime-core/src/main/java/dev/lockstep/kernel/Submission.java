@@ -1,6 +1,7 @@
 package dev.lockstep.kernel;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * One request for a {@link Ring}: the Java form of an SQE. A plain mutable holder the engine fills and the
@@ -66,6 +67,82 @@ public final class Submission {
         call = null;
         requestedFrom = null;
         return this;
+    }
+
+    /**
+     * Checks what every ring refuses before it stages anything, so both runtimes refuse the same submissions with
+     * the same message: a ring calls this first in {@link Ring#stage}. The rules are the ones a real kernel needs
+     * to be safe with the submission's memory.
+     *
+     * <ul>
+     *   <li>an opcode that uses {@link #buffer} ({@code READ}, {@code WRITE}, {@code RECV}, {@code SEND},
+     *       {@code CONNECT}, the path opcodes and {@code STATX}) needs native memory at a non-zero address, and
+     *       {@code 0 <= length <= buffer.byteSize()};</li>
+     *   <li>a {@code READ} or {@code WRITE} needs {@code offset >= 0} (io_uring reads -1 as "the file position",
+     *       which a positioned request must never use), and so does an {@code FTRUNCATE} (its new length);</li>
+     *   <li>a path opcode's path ends in a NUL byte right after its {@code length} bytes; a {@code RENAMEAT}'s new
+     *       path starts at {@code length + 1} ({@link #offset}) and ends in a NUL byte within the buffer;</li>
+     *   <li>a {@code STATX} needs at least {@link Statx#BYTES} bytes.</li>
+     * </ul>
+     *
+     * @throws NullPointerException if {@link #opcode} is null
+     * @throws IllegalArgumentException naming the bad value and the submission
+     */
+    public void validate() {
+        Opcode checked = java.util.Objects.requireNonNull(opcode, "submission.opcode");
+        if (checked == Opcode.FTRUNCATE && offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + offset + ": " + this);
+        }
+        boolean usesBuffer = switch (checked) {
+            case READ, WRITE, RECV, SEND, CONNECT, OPENAT, MKDIRAT, UNLINKAT, RENAMEAT, STATX -> true;
+            default -> false;
+        };
+        if (!usesBuffer) {
+            return;
+        }
+        if (buffer == null || !buffer.isNative() || buffer.address() == 0) {
+            throw new IllegalArgumentException("the kernel needs a native buffer, was " + buffer + ": " + this);
+        }
+        if (length < 0 || length > buffer.byteSize()) {
+            throw new IllegalArgumentException("length " + length + " does not fit the buffer of "
+                    + buffer.byteSize() + " bytes: " + this);
+        }
+        if ((checked == Opcode.READ || checked == Opcode.WRITE) && offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + offset + ": " + this);
+        }
+        if ((checked == Opcode.OPENAT || checked == Opcode.MKDIRAT || checked == Opcode.UNLINKAT
+                || checked == Opcode.RENAMEAT)
+                && (buffer.byteSize() <= length || buffer.get(ValueLayout.JAVA_BYTE, length) != 0)) {
+            throw new IllegalArgumentException("a path must end in a NUL byte after its " + length + " bytes: "
+                    + this);
+        }
+        if (checked == Opcode.RENAMEAT && (offset != length + 1L || secondPathLength() < 0)) {
+            throw new IllegalArgumentException("a rename's new path must start at " + (length + 1L)
+                    + " and end in a NUL byte within the buffer: " + this);
+        }
+        if (checked == Opcode.STATX && length < Statx.BYTES) {
+            throw new IllegalArgumentException("a statx needs " + Statx.BYTES + " bytes, was " + length + ": "
+                    + this);
+        }
+    }
+
+    /**
+     * The bytes of a {@code RENAMEAT}'s new path, which starts at {@link #offset} in {@link #buffer}, before its
+     * NUL.
+     *
+     * @return the length, or -1 if {@link #offset} is negative or the buffer holds no NUL at or after it
+     */
+    public int secondPathLength() {
+        if (offset < 0) {
+            return -1;
+        }
+        long size = buffer.byteSize();
+        for (long at = offset; at < size; at++) {
+            if (buffer.get(ValueLayout.JAVA_BYTE, at) == 0) {
+                return (int) (at - offset);
+            }
+        }
+        return -1;
     }
 
     @Override

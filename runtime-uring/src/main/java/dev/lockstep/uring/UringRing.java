@@ -64,8 +64,9 @@ import java.util.StringJoiner;
  *
  * <h2>Errors</h2>
  * Failures of the ring itself are {@link KernelException}s naming the call and {@code io_uring fd N}.
- * Submissions the kernel cannot take (a heap buffer, a length past the buffer, a negative offset, the reserved
- * user data) are rejected by {@link #stage} with {@link IllegalArgumentException} before anything is written.
+ * Submissions the kernel cannot take ({@link Submission#validate()}: a heap buffer, a length past the buffer, a
+ * negative offset; and the reserved user data) are rejected by {@link #stage} with
+ * {@link IllegalArgumentException} before anything is written.
  *
  * <h2>Size</h2>
  * Over 600 lines (about 1,200, a sixth of them this documentation): set-up with its fallbacks, the ring fd's
@@ -590,9 +591,8 @@ public final class UringRing implements Ring {
      * (see "Submitting reads and writes in small batches"). A failure of that submission is left for
      * {@link #enter}, which submits what the kernel did not take and reports a failed ring.
      *
-     * @throws IllegalArgumentException if a buffer the opcode uses is not native or shorter than
-     *     {@code length}, if {@code length} or a read's or write's {@code offset} is negative, or if the user
-     *     data (or a cancellation's target) is {@link #WAKE_USER_DATA}
+     * @throws IllegalArgumentException what {@link Submission#validate()} refuses, or if the user data (or a
+     *     cancellation's target) is {@link #WAKE_USER_DATA}
      * @throws WrongThreadException off the owning thread
      * @throws IllegalStateException after {@link #close()}
      */
@@ -600,6 +600,7 @@ public final class UringRing implements Ring {
     public boolean stage(Submission submission) {
         requireOwnerAndOpen();
         Objects.requireNonNull(submission, "submission");
+        submission.validate();
         long userData = submission.userData;
         if (userData == WAKE_USER_DATA) {
             throw new IllegalArgumentException("user data 0x" + Long.toHexString(userData)
@@ -612,28 +613,28 @@ public final class UringRing implements Ring {
         switch (submission.opcode) {
             case NOP -> writeSqe(OP_NOP, -1, 0, 0, 0, 0, userData);
             case READ -> {
-                writeSqe(OP_READ, fd, fileOffset(submission), bufferAddress(submission), submission.length,
+                writeSqe(OP_READ, fd, submission.offset, submission.buffer.address(), submission.length,
                         submission.rwFlags, userData);
                 submitIfReadWriteBatchFull();
             }
             case WRITE -> {
-                writeSqe(OP_WRITE, fd, fileOffset(submission), bufferAddress(submission), submission.length,
+                writeSqe(OP_WRITE, fd, submission.offset, submission.buffer.address(), submission.length,
                         submission.rwFlags, userData);
                 submitIfReadWriteBatchFull();
             }
             case FSYNC -> writeSqe(OP_FSYNC, fd, 0, 0, 0,
                     (submission.flags & Submission.FSYNC_DATASYNC) != 0 ? FSYNC_FLAG_DATASYNC : 0, userData);
-            case RECV -> writeSqe(OP_RECV, fd, 0, bufferAddress(submission), submission.length, 0, userData);
+            case RECV -> writeSqe(OP_RECV, fd, 0, submission.buffer.address(), submission.length, 0, userData);
             // A send to a reset peer must fail with EPIPE, not raise SIGPIPE in the JVM.
-            case SEND -> writeSqe(OP_SEND, fd, 0, bufferAddress(submission), submission.length,
+            case SEND -> writeSqe(OP_SEND, fd, 0, submission.buffer.address(), submission.length,
                     Libc.MSG_NOSIGNAL, userData);
             case ACCEPT -> writeSqe(OP_ACCEPT, fd, 0, 0, 0, Libc.SOCK_CLOEXEC, userData);
             // CONNECT carries the sockaddr's length in the offset field.
-            case CONNECT -> writeSqe(OP_CONNECT, fd, submission.length, bufferAddress(submission), 0, 0, userData);
+            case CONNECT -> writeSqe(OP_CONNECT, fd, submission.length, submission.buffer.address(), 0, 0, userData);
             // IORING_OP_FTRUNCATE (Linux 6.9+) takes the new length in the offset field; older kernels get an
             // ftruncate on an offload thread, which completes the same way.
             case FTRUNCATE -> {
-                long length = fileOffset(submission);
+                long length = submission.offset;
                 if (usesFtruncateOpcode()) {
                     writeSqe(OP_FTRUNCATE, fd, length, 0, 0, 0, userData);
                 } else {
@@ -649,7 +650,7 @@ public final class UringRing implements Ring {
             }
             // The path opcodes: the path is a NUL-terminated string in the submission's buffer.
             case OPENAT -> {
-                long path = pathAddress(submission);
+                long path = submission.buffer.address();
                 int flags = LinuxSystemCalls.nativeOpenFlags(submission.flags);
                 if (usesPathOpcodes()) {
                     writeSqe(OP_OPENAT, fd, 0, path, FILE_MODE, flags, userData);
@@ -660,7 +661,7 @@ public final class UringRing implements Ring {
                 }
             }
             case MKDIRAT -> {
-                long path = pathAddress(submission);
+                long path = submission.buffer.address();
                 if (usesPathOpcodes()) {
                     writeSqe(OP_MKDIRAT, fd, 0, path, DIRECTORY_MODE, 0, userData);
                 } else {
@@ -672,7 +673,7 @@ public final class UringRing implements Ring {
                 }
             }
             case UNLINKAT -> {
-                long path = pathAddress(submission);
+                long path = submission.buffer.address();
                 int flags = submission.flags & Submission.AT_REMOVEDIR;
                 if (usesPathOpcodes()) {
                     writeSqe(OP_UNLINKAT, fd, 0, path, 0, flags, userData);
@@ -689,8 +690,8 @@ public final class UringRing implements Ring {
                 }
             }
             case RENAMEAT -> {
-                long from = pathAddress(submission);
-                long to = secondPathAddress(submission);
+                long from = submission.buffer.address();
+                long to = submission.buffer.address() + submission.offset;
                 if (usesPathOpcodes()) {
                     // renameat(olddirfd, oldpath, newdirfd, newpath, 0): the new directory fd goes in the length
                     // field, the new path's address in the offset field.
@@ -705,11 +706,7 @@ public final class UringRing implements Ring {
                 }
             }
             case STATX -> {
-                if (submission.length < dev.lockstep.kernel.Statx.BYTES) {
-                    throw new IllegalArgumentException("a statx needs " + dev.lockstep.kernel.Statx.BYTES
-                            + " bytes, was " + submission.length + ": " + submission);
-                }
-                long status = bufferAddress(submission);
+                long status = submission.buffer.address();
                 int mask = submission.flags;
                 if (usesPathOpcodes()) {
                     // statx(fd, "", AT_EMPTY_PATH, mask, buffer): the buffer's address goes in the offset field.
@@ -749,43 +746,8 @@ public final class UringRing implements Ring {
         });
     }
 
-    /** The address of a path submission's string, checked to end in its NUL within the buffer. */
-    private static long pathAddress(Submission submission) {
-        long address = bufferAddress(submission);
-        if (submission.buffer.byteSize() <= submission.length
-                || submission.buffer.get(JAVA_BYTE, submission.length) != 0) {
-            throw new IllegalArgumentException("a path must end in a NUL byte after its " + submission.length
-                    + " bytes: " + submission);
-        }
-        return address;
-    }
-
-    /**
-     * The address of a {@code RENAMEAT}'s new path, at {@code submission.offset} in the buffer: checked to
-     * follow the old path's NUL and to end in a NUL of its own within the buffer.
-     */
-    private static long secondPathAddress(Submission submission) {
-        long start = submission.offset;
-        if (start != submission.length + 1L || secondPathLength(submission) < 0) {
-            throw new IllegalArgumentException("a rename's new path must start at " + (submission.length + 1L)
-                    + " and end in a NUL byte within the buffer: " + submission);
-        }
-        return submission.buffer.address() + start;
-    }
-
-    /** The bytes of a {@code RENAMEAT}'s new path before its NUL, or -1 if the buffer holds no NUL after it. */
-    private static int secondPathLength(Submission submission) {
-        long size = submission.buffer.byteSize();
-        for (long at = submission.offset; at < size; at++) {
-            if (submission.buffer.get(JAVA_BYTE, at) == 0) {
-                return (int) (at - submission.offset);
-            }
-        }
-        return -1;
-    }
-
     private static String secondPathOf(Submission submission) {
-        byte[] bytes = submission.buffer.asSlice(submission.offset, secondPathLength(submission)).toArray(JAVA_BYTE);
+        byte[] bytes = submission.buffer.asSlice(submission.offset, submission.secondPathLength()).toArray(JAVA_BYTE);
         return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
     }
 
@@ -887,27 +849,6 @@ public final class UringRing implements Ring {
 
     private int freeSlots() {
         return sqEntries - (sqStagedTail - (int) SHARED_INT.getAcquire(sqRing, sqHeadOffset));
-    }
-
-    private static long bufferAddress(Submission submission) {
-        MemorySegment buffer = submission.buffer;
-        if (buffer == null || !buffer.isNative() || buffer.address() == 0) {
-            throw new IllegalArgumentException("the kernel needs a native buffer, was " + buffer + ": " + submission);
-        }
-        if (submission.length < 0 || submission.length > buffer.byteSize()) {
-            throw new IllegalArgumentException("length " + submission.length + " does not fit the buffer of "
-                    + buffer.byteSize() + " bytes: " + submission);
-        }
-        return buffer.address();
-    }
-
-    private static long fileOffset(Submission submission) {
-        // io_uring reads -1 as "the file position", which a positioned read or write must never use.
-        if (submission.offset < 0) {
-            throw new IllegalArgumentException("offset must not be negative, was " + submission.offset + ": "
-                    + submission);
-        }
-        return submission.offset;
     }
 
     private void writeSqe(byte opcode, int fd, long offset, long address, int length, int opcodeFlags,
