@@ -209,12 +209,12 @@ public final class Fiber {
     void abort() {
         aborted = true;
         waker.wake();
-        // A fiber waiting in its worker's ring itself (Worker.turnInline, on a ring whose waits block the thread) is
-        // mounted, so the unpark above only leaves it a permit: the ring's wait must end too, or the abort waits
-        // for the request to complete, which may be never (a receive from a silent peer). The flag is written
+        // A fiber waiting in its worker's ring itself (Worker.turnInline, where the runner lets fibers wait in the
+        // ring) is mounted, so the unpark above only leaves it a permit: the ring's wait must end too, or the abort
+        // waits for the request to complete, which may be never (a receive from a silent peer). The flag is written
         // before the wake, and the fiber reads it after its wait returns, so the abort is seen. Elsewhere the wake
-        // would cost a spurious turn, and the simulator's rings never let a fiber wait.
-        if (home.ring().fibersMayWait() && Worker.current() != home) {
+        // would cost a spurious turn, and the simulator never lets a fiber wait.
+        if (scheduler.fibersMayWaitInRing() && Worker.current() != home) {
             home.nudge();
         }
     }

@@ -49,4 +49,20 @@ public interface FiberScheduler {
     default boolean mayTurnInline(Worker worker) {
         return false;
     }
+
+    /**
+     * Whether an inline turn ({@link #mayTurnInline}) may also wait in the ring for a request that completes
+     * later, when nothing else of the worker can run: true only where a fiber waiting in {@code Ring.enter} keeps
+     * the worker's thread exactly as a service turn's wait would — the ring's wait blocks the OS thread (an FFM
+     * downcall into {@code io_uring_enter} keeps the fiber mounted on its carrier) and the fiber is its worker's
+     * only carrier. A ring whose wait parks the calling thread (the scripted test kernel's, a test double's) must
+     * not: the parked fiber would hand the thread to a service turn of the same ring. A scheduler that owns every
+     * thread (the simulator) never lets a fiber wait. The default is no. Read on the worker's thread and by
+     * {@code Fiber.abort} on any thread: the answer must not change during a run.
+     *
+     * @return true if a fiber may wait in its worker's ring
+     */
+    default boolean fibersMayWaitInRing() {
+        return false;
+    }
 }

@@ -61,6 +61,19 @@ public final class ThreadedRunner implements Runner {
     private final String name;
     private final AtomicBoolean used = new AtomicBoolean();
     private volatile ReceiveMemory receiveMemory = new ReceiveMemory(dev.lockstep.ReceiveLimits.DEFAULT);
+    /** See {@link #fibersMayWaitInRing(boolean)}; set before {@code start}, read by the scheduler it makes. */
+    private volatile boolean fibersMayWaitInRing;
+
+    /**
+     * Lets a fiber's inline turn wait in its worker's ring ({@link FiberScheduler#fibersMayWaitInRing}): only for a
+     * kernel whose {@code Ring.enter} blocks the calling OS thread rather than parking it (runtime-uring's); off
+     * unless set. Called before {@code start}.
+     *
+     * @param mayWait whether fibers may wait in the ring
+     */
+    public void fibersMayWaitInRing(boolean mayWait) {
+        fibersMayWaitInRing = mayWait;
+    }
 
     /**
      * Bounds the run's buffered receive memory; called before {@code start}.
@@ -130,6 +143,7 @@ public final class ThreadedRunner implements Runner {
             localQueues[i] = new ArrayDeque<>();
             retired[i] = new AtomicBoolean();
         }
+        boolean mayWaitInRing = fibersMayWaitInRing;
         FiberScheduler scheduler = new FiberScheduler() {
             @Override
             public void schedule(Worker worker, Fiber fiber, Runnable continuation) {
@@ -169,6 +183,11 @@ public final class ThreadedRunner implements Runner {
             @Override
             public boolean mayTurnInline(Worker worker) {
                 return localQueues[worker.index()].isEmpty() && runQueues[worker.index()].isEmpty();
+            }
+
+            @Override
+            public boolean fibersMayWaitInRing() {
+                return mayWaitInRing;
             }
         };
         Engine engine = new Engine(kernel, workers, ringEntries, scheduler, storageRoot);

@@ -616,8 +616,8 @@ public final class Worker {
      * left to the next service turn, which comes after at most {@link #INLINE_TURNS_PER_SERVICE} inline turns.
      *
      * <p>A request that completes later (a direct read, a receive, a sync) gets the same turn, waiting, when the
-     * ring allows a fiber to wait in it ({@link Ring#fibersMayWait}: runtime-uring's) and nothing else of the
-     * worker can run: no runnable fiber, no deferred callback, no message, no due timer. The fiber then waits in
+     * runner lets a fiber wait in its ring ({@link FiberScheduler#fibersMayWaitInRing}: runtime-uring's) and
+     * nothing else of the worker can run: no runnable fiber, no deferred callback, no message, no due timer. The fiber then waits in
      * the ring as the service turn would have, bounded by the next timer and ended by any wake.
      *
      * <p>Threads: called by the fiber itself, on this worker's thread (the runner runs a worker's fibers on its
@@ -649,7 +649,7 @@ public final class Worker {
             boolean wait = turn == Driver.InlineTurn.WAIT;
             long timeoutNanos = 0;
             if (wait) {
-                if (!ring.fibersMayWait() || !deferred.isEmpty() || !mailbox.isEmpty()) {
+                if (!engine.scheduler().fibersMayWaitInRing() || !deferred.isEmpty() || !mailbox.isEmpty()) {
                     return false;
                 }
                 // Nothing else of this worker can run before the request completes: the runner said no fiber is

@@ -100,19 +100,6 @@ public interface Ring extends AutoCloseable {
         return false;
     }
 
-    /**
-     * Whether a fiber of the owning worker may call {@link #enter} with {@code wait}: true only for a ring whose
-     * wait blocks the worker's thread itself (io_uring's, an FFM downcall that keeps the fiber on its carrier),
-     * so that a fiber waiting there holds the thread exactly as a service turn's wait would. A ring whose wait
-     * parks the calling thread (the scripted test kernel's) must say false: a parked fiber would hand the thread
-     * to a service turn of the same ring.
-     *
-     * @return false unless the ring overrides it
-     */
-    default boolean fibersMayWait() {
-        return false;
-    }
-
     /** Makes a waiting or the next {@link #enter} return promptly. Any thread. */
     void wake();
 

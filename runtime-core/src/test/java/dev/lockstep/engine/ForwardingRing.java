@@ -7,10 +7,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A test double's base: a ring that hands every call to another one, for doubles that change one or two of them
- * (inject a failure into {@code enter}, hold a submission back). The optional fast paths ({@code
- * readWithoutWaiting}, {@code fibersMayWait}) keep {@link Ring}'s defaults, so a wrapped ring is always driven
- * through its {@code stage} and {@code enter}, where the double can see it. Shared with the runtimes through the
- * test jar.
+ * (inject a failure into {@code enter}, hold a submission back). The optional fast path ({@code
+ * readWithoutWaiting}) keeps {@link Ring}'s default, so a wrapped ring is always driven through its {@code stage}
+ * and {@code enter}, where the double can see it. Shared with the runtimes through the test jar.
  */
 public class ForwardingRing implements Ring {
     /** The ring every call goes to. */

@@ -762,12 +762,6 @@ public final class UringRing implements Ring {
         return true;
     }
 
-    /** {@code io_uring_enter} blocks the calling OS thread in the kernel: a fiber waiting in it stays mounted. */
-    @Override
-    public boolean fibersMayWait() {
-        return true;
-    }
-
     /**
      * {@inheritDoc}
      *

@@ -48,6 +48,8 @@ public final class UringRunner implements Runner {
         this.runner = new ThreadedRunner(kernel, builder.workers, builder.ringEntries,
                 builder.storageRoot == null ? null : builder.storageRoot.toAbsolutePath().toString(), "uring");
         this.runner.receiveLimits(builder.receiveLimits);
+        // io_uring_enter is an FFM downcall: a fiber waiting in it blocks its worker's thread, staying mounted.
+        this.runner.fibersMayWaitInRing(true);
         UringAvailability.require();
     }
 
