@@ -6,9 +6,6 @@ import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.Waker;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
@@ -34,12 +31,6 @@ public final class Fibers {
      */
     private static final ThreadLocal<Boolean> CREATING = new ThreadLocal<>();
     private static volatile Constructor<?> builderConstructor;
-    /**
-     * {@code Thread.currentCarrierThread()}, package-private in the JDK and a JIT intrinsic: the platform thread
-     * the calling code runs on, which for a virtual thread is its carrier. Reached through the same opened
-     * package as the scheduler hook; null if it cannot be (then {@link #runsOn} knows only platform threads).
-     */
-    private static final MethodHandle CURRENT_CARRIER = currentCarrierHandle();
 
     private Fibers() {
     }
@@ -61,38 +52,6 @@ public final class Fibers {
         } catch (ReflectiveOperationException | RuntimeException failure) {
             throw new IllegalStateException("Lockstep fibers need JDK 25 or newer started with " + REQUIRED_FLAG
                     + " (this is Java " + Runtime.version() + "): " + failure, failure);
-        }
-    }
-
-    private static MethodHandle currentCarrierHandle() {
-        try {
-            return MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup())
-                    .findStatic(Thread.class, "currentCarrierThread", MethodType.methodType(Thread.class));
-        } catch (ReflectiveOperationException | RuntimeException unavailable) {
-            return null;
-        }
-    }
-
-    /**
-     * Whether the calling code runs on {@code platform}: it is that thread, or a virtual thread mounted on it.
-     * A ring owned by a worker's thread accepts calls from that worker's fibers this way: they run on its
-     * thread, between its service turns, never at the same time as one.
-     *
-     * @param platform a platform thread
-     * @return true if the caller runs on it now
-     */
-    public static boolean runsOn(Thread platform) {
-        Thread current = Thread.currentThread();
-        if (current == platform) {
-            return true;
-        }
-        if (!current.isVirtual() || CURRENT_CARRIER == null) {
-            return false;
-        }
-        try {
-            return (Thread) CURRENT_CARRIER.invokeExact() == platform;
-        } catch (Throwable unexpected) {
-            return false;
         }
     }
 

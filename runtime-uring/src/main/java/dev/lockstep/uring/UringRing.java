@@ -1239,7 +1239,7 @@ public final class UringRing implements Ring {
      * {@code SINGLE_ISSUER} requires.
      */
     private boolean onOwnerThread() {
-        return dev.lockstep.engine.Fibers.runsOn(owner);
+        return CarrierThreads.runsOn(owner);
     }
 
     private void requireOwner() {
