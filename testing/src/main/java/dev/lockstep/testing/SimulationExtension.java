@@ -91,21 +91,34 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
         SweepSettings settings = SweepSettings.of(test, method, context);
         Seed pinned = method.getAnnotation(Seed.class);
         List<TestTemplateInvocationContext> invocations = new ArrayList<>();
-        if (pinned != null) {
+        MethodRuns runs;
+        if (settings.replay() != null) {
+            // One run, exactly as a failure printed it: on JUnit's thread and instance.
+            Simulations.Replay replay = Simulations.parseReplay(settings.replay());
+            runs = new MethodRuns(settings, null, new SearchStrategy.Candidate(replay.seed(), replay.plan()), 1);
+            invocations.add(new Invocation(test, replay.seed(), false, 0, null, runs));
+        } else if (pinned != null) {
             // One seed, to debug: on JUnit's thread and instance, as any test runs.
-            MethodRuns runs = new MethodRuns(settings, null);
+            runs = new MethodRuns(settings, null, null, 1);
             invocations.add(new Invocation(test, pinned.value(), false, 0, null, runs));
         } else {
             // A strategy whose runs depend on the runs before it goes one run at a time, in order, on JUnit's thread.
-            MethodRuns runs = new MethodRuns(settings, settings.strategy().sequential()
-                    ? settings.strategy().session(settings.firstSeed(), seed -> plan(test, seed)) : null);
+            runs = new MethodRuns(settings, settings.strategy().sequential()
+                    ? settings.strategy().session(settings.sessionFirstSeed(), seed -> plan(test, seed)) : null,
+                    null, settings.runs());
             Sweep sweep = settings.strategy().sequential() ? null : sweep(test, method, context, threads, runs);
-            for (int i = 0; i < settings.seeds(); i++) {
-                invocations.add(new Invocation(test, settings.firstSeed() + i, false, i, sweep, runs));
+            for (int i = 0; i < settings.runs(); i++) {
+                invocations.add(new Invocation(test, settings.seedAt(i), false, i, sweep, runs));
             }
             if (test.uring()) {
                 invocations.add(new Invocation(test, settings.firstSeed(), true, -1, sweep, runs));
             }
+        }
+        if (settings.report() != null) {
+            // The method's store closes it, writing the report, once every invocation of the method is done.
+            runs.summary = new SweepSummary(context.getRequiredTestClass(), method.getName(), settings, runs);
+            context.getStore(ExtensionContext.Namespace.create(SimulationExtension.class))
+                    .put(SweepSummary.class, runs.summary);
         }
         return invocations.stream();
     }
@@ -144,7 +157,7 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
     private static Sweep sweep(SimulationTest test, Method method, ExtensionContext context, int threads,
                                MethodRuns methodRuns) {
         SweepSettings settings = methodRuns.settings;
-        long runs = (long) settings.seeds() * (test.checkDeterminism() ? 2 : 1);
+        long runs = (long) settings.runs() * (test.checkDeterminism() ? 2 : 1);
         int parallel = (int) Math.min(threads, runs);
         if (parallel <= 1) {
             return null;
@@ -190,6 +203,12 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
     static final class MethodRuns {
         final SweepSettings settings;
         final SearchStrategy.Session session;
+        /** The one run of a {@code lockstep.replay}, or null. */
+        final SearchStrategy.Candidate replay;
+        /** How many simulated invocations the method has. */
+        final int invocations;
+        /** The report of the sweep, or null; set before JUnit runs the first invocation. */
+        SweepSummary summary;
         volatile boolean failed;
         /**
          * Each {@code sometimes} label the sweep's runs evaluated, with whether one made it true. Written by the
@@ -199,9 +218,12 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
         private final java.util.concurrent.ConcurrentHashMap<String, Boolean> sometimes =
                 new java.util.concurrent.ConcurrentHashMap<>();
 
-        MethodRuns(SweepSettings settings, SearchStrategy.Session session) {
+        MethodRuns(SweepSettings settings, SearchStrategy.Session session, SearchStrategy.Candidate replay,
+                   int invocations) {
             this.settings = settings;
             this.session = session;
+            this.replay = replay;
+            this.invocations = invocations;
         }
 
         void recordSometimes(RunRecord record) {
@@ -251,7 +273,8 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             implements TestTemplateInvocationContext {
         @Override
         public String getDisplayName(int invocationIndex) {
-            return uring ? "runtime-uring" : runs.session != null ? "guided run " + (index + 1) : "seed " + seed;
+            return uring ? "runtime-uring" : runs.replay != null ? "replay of seed " + seed
+                    : runs.session != null ? "guided run " + (index + 1) : "seed " + seed;
         }
 
         @Override
@@ -325,20 +348,30 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
                 }
                 return;
             }
+            boolean last = index == runs.invocations - 1;
             if (runs.settings.stopAtFirstFailure() && runs.failed) {
-                if (index == runs.settings.seeds() - 1) {
+                if (last) {
                     reportNeverSatisfied(context);
+                }
+                if (runs.summary != null) {
+                    runs.summary.notRun();
                 }
                 throw new org.opentest4j.TestAbortedException("not run: an earlier seed failed and "
                         + SweepSettings.STOP_AT_FIRST_FAILURE + " is true");
             }
             try {
                 runSimulated(method, target, context);
+                if (runs.summary != null) {
+                    runs.summary.passed();
+                }
             } catch (Throwable failure) {
                 runs.failed = true;
+                if (runs.summary != null) {
+                    runs.summary.failed(failure);
+                }
                 throw failure;
             } finally {
-                if (index == runs.settings.seeds() - 1) {
+                if (last) {
                     reportNeverSatisfied(context);
                 }
             }
@@ -359,7 +392,8 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
                 sweep.await(index, seed);
                 return;
             }
-            SearchStrategy.Candidate candidate = runs.session != null ? runs.session.next()
+            SearchStrategy.Candidate candidate = runs.replay != null ? runs.replay
+                    : runs.session != null ? runs.session.next()
                     : new SearchStrategy.Candidate(seed, plan(test, seed, runs.settings.strategy()));
             long seed = candidate.seed();
             Simulations.Plan plan = candidate.plan();

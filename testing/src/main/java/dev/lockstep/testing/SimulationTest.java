@@ -32,7 +32,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * or {@code guided}, whose runs go one at a time and are shown as {@code guided run N}), and
  * {@code lockstep.stopAtFirstFailure=true} skips the seeds after the first failure:
  * {@code mvn test -Dtest=MyTest#method -Dlockstep.seeds=100000 -Dlockstep.strategy=guided
- * -Dlockstep.stopAtFirstFailure=true}.
+ * -Dlockstep.stopAtFirstFailure=true}. {@code lockstep.shard=K/N} runs one shard of the sweep,
+ * {@code lockstep.report=DIR} writes a report of it with each failure's replay text, and
+ * {@code lockstep.replay=TEXT} reruns exactly the run a failure printed: see {@code SweepSettings} in the source,
+ * and the README.
  */
 @Documented
 @Target(ElementType.METHOD)

@@ -218,6 +218,20 @@ public final class Simulations {
      *     does not know or has twice, or a {@code failOnLeaks} that is not {@code true} or {@code false}
      */
     public static <T> Run<T> replay(String replayText, Task<T> task) {
+        Replay replay = parseReplay(replayText);
+        return execute(replay.seed(), replay.plan(), task);
+    }
+
+    /** A replay text read back: the run's seed and plan. */
+    record Replay(long seed, Plan plan) {
+    }
+
+    /**
+     * Reads a replay text ({@link Plan#replayText}).
+     *
+     * @throws IllegalArgumentException as {@link #replay} does
+     */
+    static Replay parseReplay(String replayText) {
         java.util.Map<String, String> values = new java.util.HashMap<>();
         for (String part : replayText.trim().split("\\s+")) {
             int equals = part.indexOf('=');
@@ -248,7 +262,7 @@ public final class Simulations {
                 !"false".equals(values.get("failOnLeaks")),
                 values.containsKey("openFileLimit") ? intNumber(values, "openFileLimit", replayText)
                         : SimKernel.MAX_FDS, searchSettings(values, replayText));
-        return execute(seed, plan, task);
+        return new Replay(seed, plan);
     }
 
     /** The keys {@link Plan#replayText} writes, in its order. */
@@ -478,6 +492,10 @@ public final class Simulations {
         message.append("\n  ").append(replayLine(replay));
         if (digest != null) {
             message.append(" ends with audit digest ").append(digest);
+        }
+        if (underSimulationTest) {
+            message.append("\n  or run the test method alone with -D").append(SweepSettings.REPLAY).append("=\"")
+                    .append(replay).append('"');
         }
         return new SimulationTestFailure(message.toString(), seed, plan.faults(), replay, digest, cause);
     }

@@ -158,9 +158,9 @@ final class Sweep implements AutoCloseable {
         nextClaim = index + 1;
         handOver(index, seed);
         if (ahead) {
-            int end = (int) Math.min(settings.seeds(), (long) index + 1 + (long) AHEAD_PER_THREAD * threads);
+            int end = (int) Math.min(settings.runs(), (long) index + 1 + (long) AHEAD_PER_THREAD * threads);
             for (int later = index + 1; later < end; later++) {
-                handOver(later, seed + (later - index));
+                handOver(later, settings.seedAt(later));
             }
         }
         return pending.remove(index);

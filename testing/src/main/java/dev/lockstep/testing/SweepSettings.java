@@ -1,6 +1,7 @@
 package dev.lockstep.testing;
 
 import java.lang.reflect.Method;
+import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -14,27 +15,104 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *   <li>{@value #FIRST_SEED}: the first seed (the guided explorer's own seed);</li>
  *   <li>{@value #STRATEGY}: a {@link SearchStrategy} name, {@code random} by default;</li>
  *   <li>{@value #STOP_AT_FIRST_FAILURE}: {@code true} to skip every seed after the first that failed (reported as
- *       aborted), {@code false} by default.</li>
+ *       aborted), {@code false} by default;</li>
+ *   <li>{@value #SHARD}: {@code K/N} runs only shard {@code K} (from 0) of {@code N}: the seeds whose position in
+ *       the sweep is {@code K} modulo {@code N}, so that N processes (or machines) run the sweep between them; for
+ *       the guided strategy, whose runs depend on each other, shard {@code K} is an explorer of its own making its
+ *       share of the runs, its fresh seeds from {@code firstSeed + K * ceil(seeds / N)}, so shards never repeat a
+ *       fresh seed;</li>
+ *   <li>{@value #REPORT}: a directory; after the sweep, the file {@code CLASS#METHOD.txt} there
+ *       ({@code CLASS#METHOD-shard-K-of-N.txt} for a shard) says what ran and gives each failure's replay text
+ *       ({@link SweepSummary});</li>
+ *   <li>{@value #REPLAY}: the replay text a failure printed ({@link SimulationTestFailure#replay()}): the method
+ *       runs exactly that run, once, on JUnit's thread, and the other settings are not used.</li>
  * </ul>
  * They apply to every {@code @SimulationTest} method of the run, so name the method to sweep with Surefire's
  * {@code -Dtest}. A method pinned with {@link Seed} runs its seed alone, under the strategy.
  *
- * @param seeds how many seeds or runs
+ * @param seeds how many seeds or runs in the whole sweep (over every shard)
  * @param firstSeed the first seed
  * @param strategy how runs are chosen
  * @param stopAtFirstFailure whether seeds after a failure are skipped
+ * @param shard the part of the sweep this run makes
+ * @param report the directory of the sweep's report, or null for none
+ * @param replay the replay text to run instead of the sweep, or null
  */
-record SweepSettings(int seeds, long firstSeed, SearchStrategy strategy, boolean stopAtFirstFailure) {
+record SweepSettings(int seeds, long firstSeed, SearchStrategy strategy, boolean stopAtFirstFailure, Shard shard,
+                     Path report, String replay) {
     static final String SEEDS = "lockstep.seeds";
     static final String FIRST_SEED = "lockstep.firstSeed";
     static final String STRATEGY = "lockstep.strategy";
     static final String STOP_AT_FIRST_FAILURE = "lockstep.stopAtFirstFailure";
+    static final String SHARD = "lockstep.shard";
+    static final String REPORT = "lockstep.report";
+    static final String REPLAY = "lockstep.replay";
+
+    /**
+     * Shard {@code index} of {@code count}.
+     *
+     * @param index from 0, below {@code count}
+     * @param count at least 1
+     */
+    record Shard(int index, int count) {
+        static final Shard ALL = new Shard(0, 1);
+
+        /**
+         * Parses {@code K/N}.
+         *
+         * @throws IllegalArgumentException naming the text when it is not two decimal numbers with
+         *     {@code 0 <= K < N}
+         */
+        static Shard parse(String text) {
+            int slash = text.indexOf('/');
+            if (slash < 0 || !text.matches("[0-9]{1,9}/[0-9]{1,9}")) {
+                throw new IllegalArgumentException(SHARD + "=" + text + ": must be K/N, two decimal numbers, shard K"
+                        + " (from 0) of N");
+            }
+            int index = Integer.parseInt(text.substring(0, slash));
+            int count = Integer.parseInt(text.substring(slash + 1));
+            if (count < 1 || index >= count) {
+                throw new IllegalArgumentException(SHARD + "=" + text + ": K must be below N and N at least 1");
+            }
+            return new Shard(index, count);
+        }
+
+        @Override
+        public String toString() {
+            return index + "/" + count;
+        }
+    }
+
+    /**
+     * How many runs this shard makes: the sweep's positions {@code p < seeds} with {@code p % N == K}, or for a
+     * sequential strategy its share of the runs.
+     */
+    int runs() {
+        return seeds <= shard.index ? 0 : (seeds - shard.index + shard.count - 1) / shard.count;
+    }
+
+    /** The seed of this shard's run at {@code index}, for a strategy whose runs are independent. */
+    long seedAt(int index) {
+        return firstSeed + shard.index + (long) index * shard.count;
+    }
+
+    /** Where a sequential strategy's session of this shard starts: shards' fresh seeds never overlap. */
+    long sessionFirstSeed() {
+        long share = (seeds + (long) shard.count - 1) / shard.count;
+        try {
+            return Math.addExact(firstSeed, shard.index * share);
+        } catch (ArithmeticException past) {
+            throw new IllegalArgumentException(SHARD + "=" + shard + " with first seed " + firstSeed + " and " + seeds
+                    + " seeds: the shard's first seed would be past " + Long.MAX_VALUE);
+        }
+    }
 
     /**
      * The settings of a method: the annotation's, overridden by what the run sets.
      *
      * @throws IllegalArgumentException naming a value that is not a decimal number in range, an unknown strategy,
-     *     a stop flag other than {@code true} or {@code false}, or a range of seeds past {@code Long.MAX_VALUE}
+     *     a stop flag other than {@code true} or {@code false}, a shard that is not {@code K/N} or that would have
+     *     no seeds, an empty report directory, or a range of seeds past {@code Long.MAX_VALUE}
      */
     static SweepSettings of(SimulationTest test, Method method, ExtensionContext context) {
         int seeds = test.seeds();
@@ -60,7 +138,22 @@ record SweepSettings(int seeds, long firstSeed, SearchStrategy strategy, boolean
             default -> throw new IllegalArgumentException(STOP_AT_FIRST_FAILURE + "=" + value
                     + ": must be true or false");
         }).orElse(false);
-        return new SweepSettings(seeds, firstSeed, strategy, stop);
+        Shard shard = parameter(context, SHARD).map(Shard::parse).orElse(Shard.ALL);
+        if (shard.index() >= seeds) {
+            throw new IllegalArgumentException(SHARD + "=" + shard + " of " + seeds + " seeds on " + method
+                    + ": that shard has no seeds");
+        }
+        Path report = parameter(context, REPORT).map(value -> {
+            if (value.isEmpty()) {
+                throw new IllegalArgumentException(REPORT + " is empty: name a directory, . for this one");
+            }
+            return Path.of(value);
+        }).orElse(null);
+        String replay = parameter(context, REPLAY).orElse(null);
+        if (replay != null) {
+            Simulations.parseReplay(replay); // fails at once naming what is wrong, before JUnit's invocations
+        }
+        return new SweepSettings(seeds, firstSeed, strategy, stop, shard, report, replay);
     }
 
     private static Optional<String> parameter(ExtensionContext context, String key) {

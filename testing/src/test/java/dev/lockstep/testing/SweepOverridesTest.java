@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A user's own {@code @SimulationTest} method swept beyond its annotation: {@code lockstep.seeds},
  * {@code lockstep.firstSeed}, {@code lockstep.strategy} and {@code lockstep.stopAtFirstFailure} set for the run (as
- * system properties or JUnit configuration parameters) override it, with every strategy.
+ * system properties or JUnit configuration parameters) override it, with every strategy; {@code lockstep.shard}
+ * cuts it into shards, {@code lockstep.report} writes its report and {@code lockstep.replay} reruns one failure.
  */
 class SweepOverridesTest {
 
@@ -108,6 +109,14 @@ class SweepOverridesTest {
         SimulationTestFailure again = assertThrows(SimulationTestFailure.class,
                 () -> Simulations.replay(failure.replay(), bug));
         assertEquals(failure.digest(), again.digest(), failure.replay());
+        // The line the failure prints for the test method itself reruns it the same way.
+        assertTrue(failure.getMessage().contains("-Dlockstep.replay=\"" + failure.replay() + "\""),
+                failure.getMessage());
+        Launch rerun = run(fixture, Map.of("lockstep.replay", failure.replay()));
+        assertEquals(List.of("replay of seed " + failure.seed()), rerun.names());
+        SimulationTestFailure method = assertInstanceOf(SimulationTestFailure.class,
+                rerun.failed().getFirst().failure());
+        assertEquals(failure.digest(), method.digest(), failure.replay());
         return failure;
     }
 
@@ -127,6 +136,55 @@ class SweepOverridesTest {
     }
 
     @Test
+    void shardsSplitTheSweepAndTogetherRunEachSeedOnce() {
+        List<String> all = new java.util.ArrayList<>();
+        for (int shard = 0; shard < 3; shard++) {
+            Launch launch = run(Passing.class, Map.of("lockstep.seeds", "10", "lockstep.firstSeed", "5",
+                    "lockstep.shard", shard + "/3"));
+            assertTrue(launch.failed().isEmpty(), launch.failed().toString());
+            all.addAll(launch.names());
+            if (shard == 1) {
+                assertEquals(List.of("seed 6", "seed 9", "seed 12"), launch.names());
+            }
+        }
+        assertEquals(10, all.size(), all.toString());
+        assertEquals(10, new java.util.HashSet<>(all).size(), all.toString());
+        for (long seed = 5; seed < 15; seed++) {
+            assertTrue(all.contains("seed " + seed), seed + " not run: " + all);
+        }
+        // A guided shard is an explorer of its own, making its share of the runs.
+        Launch guided = run(Passing.class, Map.of("lockstep.seeds", "5", "lockstep.strategy", "guided",
+                "lockstep.shard", "1/2"));
+        assertEquals(List.of("guided run 1", "guided run 2"), guided.names());
+    }
+
+    @Test
+    void aReportSaysWhatRanAndGivesEachFailuresReplay(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        Launch launch = run(FailingEveryThird.class, Map.of("lockstep.seeds", "8", "lockstep.shard", "0/1",
+                "lockstep.report", dir.toString()));
+        assertEquals(2, launch.failed().size(), launch.names().toString());
+        java.nio.file.Path file = dir.resolve(FailingEveryThird.class.getName() + "#failsOnMultiplesOfThree.txt");
+        String report = java.nio.file.Files.readString(file);
+        assertTrue(report.contains("runs: 8 made, 6 passed, 2 failed, 0 not run"), report);
+        List<String> replays = report.lines().filter(line -> line.startsWith("  replay: "))
+                .map(line -> line.substring("  replay: ".length())).toList();
+        assertEquals(2, replays.size(), report);
+        assertTrue(replays.get(0).startsWith("seed=3 ") && replays.get(1).startsWith("seed=6 "), report);
+        // The report's replay text reruns that seed of that method alone.
+        Launch rerun = run(FailingEveryThird.class, Map.of("lockstep.replay", replays.get(1)));
+        assertEquals(List.of("replay of seed 6"), rerun.names());
+        assertEquals(1, rerun.failed().size());
+
+        Launch shard = run(FailingEveryThird.class, Map.of("lockstep.seeds", "8", "lockstep.shard", "1/2",
+                "lockstep.stopAtFirstFailure", "true", "lockstep.report", dir.toString()));
+        assertEquals(List.of("seed 2", "seed 4", "seed 6", "seed 8"), shard.names());
+        String shardReport = java.nio.file.Files.readString(dir.resolve(FailingEveryThird.class.getName()
+                + "#failsOnMultiplesOfThree-shard-1-of-2.txt"));
+        assertTrue(shardReport.contains("runs: 3 made, 2 passed, 1 failed, 1 not run"), shardReport);
+    }
+
+    @Test
     void aSweepReportsTheSometimesLabelsNoRunMadeTrue() {
         for (String strategy : List.of("random", "guided")) {
             Launch launch = run(Assertions.class, Map.of("lockstep.strategy", strategy));
@@ -143,8 +201,11 @@ class SweepOverridesTest {
 
     @Test
     void badOverridesFailTheMethodNamingTheValue() {
-        for (Map.Entry<String, String> bad : Map.of("lockstep.seeds", "0", "lockstep.firstSeed", "+5",
-                "lockstep.strategy", "smart", "lockstep.stopAtFirstFailure", "yes").entrySet()) {
+        for (Map.Entry<String, String> bad : List.of(Map.entry("lockstep.seeds", "0"),
+                Map.entry("lockstep.firstSeed", "+5"), Map.entry("lockstep.strategy", "smart"),
+                Map.entry("lockstep.stopAtFirstFailure", "yes"), Map.entry("lockstep.shard", "3/3"),
+                Map.entry("lockstep.shard", "1-2"), Map.entry("lockstep.shard", "4/9"),
+                Map.entry("lockstep.replay", "seed=x workers=1"), Map.entry("lockstep.replay", "seed=1 colour=red"))) {
             Launch launch = run(Passing.class, Map.of(bad.getKey(), bad.getValue()));
             assertEquals(1, launch.failedContainers.size(), bad.toString());
             Throwable failure = launch.failedContainers.getFirst().failure();
