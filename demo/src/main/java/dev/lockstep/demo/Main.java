@@ -276,7 +276,8 @@ public final class Main implements Callable<Integer> {
 
         @Option(names = "--report", paramLabel = "DIR",
                 description = "write a JUnit XML report (explore.xml or explore-shard-K-of-N.xml) and a .failures"
-                        + " file with one replay line per failed seed into DIR")
+                        + " file with one replay line per failed seed into DIR (with --test: a text report per"
+                        + " method, CLASS#METHOD[-shard-K-of-N].txt)")
         Path report;
 
         @Option(names = "--merge", paramLabel = "REPORT", arity = "1..*",
@@ -284,9 +285,16 @@ public final class Main implements Callable<Integer> {
                         + " that they are exactly one sweep, print its failures (and write it with --report)")
         List<Path> merge;
 
+        @CommandLine.Mixin
+        private final TestSweepCommand.ExploreOptions userTest = new TestSweepCommand.ExploreOptions();
+
         @Override
         public Integer call() throws Exception {
             CommandLine line = spec.commandLine();
+            if (userTest.asked()) {
+                return TestSweepCommand.explore(line.getOut(), line, userTest,
+                        atLeast(line, "--seeds", seeds, seeds, 1), sweep.firstSeed, shard, report, sweep.threads);
+            }
             if (merge != null) {
                 // A merge reads the sweep from its reports: an option saying what to sweep would be ignored.
                 for (String option : List.of("--seeds", "--first-seed", "--faults", "--workload", "--inject-bug",
@@ -373,7 +381,8 @@ public final class Main implements Callable<Integer> {
                     + " and the replay's is different: not the run that printed the line (the code or the simulator"
                     + " changed since). With the line's digest, 1 is an exact replay of the failure."})
     static final class Replay implements Callable<Integer> {
-        @Parameters(arity = "1..*", paramLabel = "LINE", description = "what a failed seed printed after 'replay:'")
+        @Parameters(arity = "1..*", paramLabel = "LINE", description = "what a failed seed printed after 'replay:'"
+                + " (with --test: the replay text of a failure of your test)")
         List<String> words;
 
         @Option(names = "--trace", paramLabel = "N", defaultValue = "40", description = "events of any kind to show")
@@ -382,9 +391,15 @@ public final class Main implements Callable<Integer> {
         @CommandLine.Spec
         private CommandLine.Model.CommandSpec spec;
 
+        @CommandLine.Mixin
+        private final TestSweepCommand.ReplayOptions userTest = new TestSweepCommand.ReplayOptions();
+
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             CommandLine line = spec.commandLine();
+            if (userTest.asked()) {
+                return TestSweepCommand.replay(line.getOut(), line, userTest, String.join(" ", words));
+            }
             atLeast(line, "--trace", traceLines, traceLines, 0);
             Scenario.ReplayLine replayLine;
             try {

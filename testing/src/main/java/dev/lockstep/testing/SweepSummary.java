@@ -49,7 +49,8 @@ final class SweepSummary implements AutoCloseable {
 
     synchronized void failed(Throwable failure) {
         failed++;
-        String first = String.valueOf(failure).lines().findFirst().orElse("");
+        String text = failure instanceof SimulationTestFailure ? failure.getMessage() : String.valueOf(failure);
+        String first = String.valueOf(text).lines().findFirst().orElse("");
         if (failure instanceof SimulationTestFailure simulated && simulated.replay() != null) {
             failures.add("failed: " + first + "\n  replay: " + simulated.replay()
                     + (simulated.digest() == null ? "" : "\n  digest: " + simulated.digest()));
