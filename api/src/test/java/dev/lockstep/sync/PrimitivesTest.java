@@ -329,6 +329,11 @@ class PrimitivesTest {
         }
 
         @Override
+        public void close() {
+            // Handle's contract: closing ends no task and hides no outcome.
+        }
+
+        @Override
         public boolean isDone() {
             return outcome.isDone();
         }

@@ -117,6 +117,15 @@ final class TaskHandle<T> implements Handle<T> {
         return Poll.pending();
     }
 
+    /**
+     * Nothing to release: the handle is every holder's view of the task, not one request (Handle's class doc), so
+     * closing it stops no task and hides the outcome from nobody. Wakers listed by polls stay until {@link #finish}
+     * wakes them, each once, as it would have.
+     */
+    @Override
+    public void close() {
+    }
+
     @Override
     public void abort() {
         engine.supervision().abort(node);
