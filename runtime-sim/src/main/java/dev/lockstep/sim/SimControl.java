@@ -1,6 +1,5 @@
 package dev.lockstep.sim;
 
-import com.google.common.base.Ticker;
 import dev.lockstep.ClosedException;
 import dev.lockstep.engine.Fibers;
 import dev.lockstep.engine.Worker;
@@ -8,11 +7,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 
 /**
  * The simulation, as a test steers it from inside its tasks: the network (partitions, heals, connection breaks,
- * link delays), fault configuration, crashes, simulated time as a Guava {@link Ticker}, and seeded randomness.
+ * link delays), fault configuration, crashes, simulated time as a ticker ({@link #ticker()}), and seeded randomness.
  * Obtained with {@link SimRunner#control(dev.lockstep.Context)} from a task of a running simulation.
  *
  * <h2>Hosts</h2>
@@ -29,12 +29,7 @@ import java.util.random.RandomGenerator;
  */
 public final class SimControl {
     private final Simulation simulation;
-    private final Ticker ticker = new Ticker() {
-        @Override
-        public long read() {
-            return readTicker();
-        }
-    };
+    private final LongSupplier ticker = this::readTicker;
 
     SimControl(Simulation simulation) {
         this.simulation = simulation;
@@ -47,20 +42,21 @@ public final class SimControl {
     // ------------------------------------------------------------------------------------------------- time
 
     /**
-     * Simulated time as a Guava {@link Ticker}, for caches ({@code CacheBuilder.ticker}), stopwatches
-     * ({@code Stopwatch.createStarted(ticker)}) and anything else that takes one: they expire and measure on
-     * simulated time, which jumps when nothing can run. {@link Ticker#read()} returns simulated epoch
-     * nanoseconds; each read is recorded in the auditor; a read from outside the simulation's tasks throws
-     * {@link IllegalStateException} and fails the run. After the run, reads return the time it ended at.
+     * Simulated time as a ticker: simulated epoch nanoseconds, for caches, stopwatches and anything else that takes
+     * a nanosecond time source, so they expire and measure on simulated time, which jumps when nothing can run.
+     * Caffeine takes it as {@code control.ticker()::getAsLong}; Guava's {@code Ticker} as
+     * {@code new Ticker() { public long read() { return ticker.getAsLong(); } }}. Each read is recorded in the
+     * auditor; a read from outside the simulation's tasks throws {@link IllegalStateException} and fails the run.
+     * After the run, reads return the time it ended at.
      *
      * @return the ticker, one per simulation
      */
-    public Ticker ticker() {
+    public LongSupplier ticker() {
         return ticker;
     }
 
     private long readTicker() {
-        simulation.checkConfined("Ticker.read");
+        simulation.checkConfined("SimControl.ticker");
         long now = simulation.clock.nowNanos();
         if (simulation.isRunning()) {
             simulation.auditor.record("sim.ticker", Auditor.u64(now));

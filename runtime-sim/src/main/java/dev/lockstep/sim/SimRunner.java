@@ -1,6 +1,5 @@
 package dev.lockstep.sim;
 
-import com.google.common.base.Ticker;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
 import dev.lockstep.ExitedException;
@@ -12,6 +11,7 @@ import dev.lockstep.engine.Worker;
 import dev.lockstep.kernel.Kernel;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * The seeded simulator: every simulated worker and every fiber on one thread, the next runnable fiber picked by
@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * holding them fails with that {@link SimulationFailure}.
  *
  * <h2>Inside a run</h2>
- * {@link #control(Context)} gives a task the {@link SimControl}: partitions, faults, crashes, a Guava
- * {@link Ticker} on simulated time ({@link #ticker(Context)}) and seeded randomness.
+ * {@link #control(Context)} gives a task the {@link SimControl}: partitions, faults, crashes, a
+ * ticker on simulated time ({@link #ticker(Context)}) and seeded randomness.
  */
 public final class SimRunner implements Runner {
     private final SimConfig config;
@@ -353,14 +353,14 @@ public final class SimRunner implements Runner {
     }
 
     /**
-     * Simulated time as a Guava {@link Ticker}: {@code control(context).ticker()}. Hand it to caches and
-     * stopwatches so they expire and measure on simulated time.
+     * Simulated time as a ticker of epoch nanoseconds: {@code control(context).ticker()} ({@link SimControl#ticker()}
+     * says how caches and stopwatches take it).
      *
      * @param context the calling task's context
      * @return the ticker
      * @throws IllegalStateException as {@link #control(Context)}
      */
-    public static Ticker ticker(Context context) {
+    public static LongSupplier ticker(Context context) {
         return control(context).ticker();
     }
 

@@ -32,7 +32,7 @@
  *       and returns a {@link dev.lockstep.sim.Checkpoint} to continue from ({@link dev.lockstep.sim.Recovered},
  *       {@link dev.lockstep.sim.Outcome}, {@link dev.lockstep.sim.StorageImage}).</li>
  *   <li>{@link dev.lockstep.sim.SimControl}: what a test steers from inside its tasks: partitions, breaks, fault
- *       configuration, crashes, seeded randomness, and simulated time as a Guava {@code Ticker}.</li>
+ *       configuration, crashes, seeded randomness, and simulated time as a ticker of epoch nanoseconds.</li>
  *   <li>{@link dev.lockstep.sim.SimCluster} and {@link dev.lockstep.sim.SimNode}: simulated machines, each with its
  *       own disk, clock ({@code NodeClock}), workers and address, crashed, killed, paused, restarted and skewed one
  *       by one, or crashed at an I/O boundary it reaches ({@link dev.lockstep.sim.SimNode#crashAt}); fail-stop
@@ -59,7 +59,7 @@
  * threads, and no iteration over collections whose order depends on identity hashes (ordered maps and lists
  * only; identity maps are used for lookups alone).
  *
- * <p>Dependencies: the JDK, {@code runtime-core} ({@code dev.lockstep.kernel}, {@code dev.lockstep.engine}),
- * {@code api} ({@code dev.lockstep}), and Guava, for the one type {@code SimControl.ticker()} returns.
+ * <p>Dependencies: the JDK, {@code runtime-core} ({@code dev.lockstep.kernel}, {@code dev.lockstep.engine})
+ * and {@code api} ({@code dev.lockstep}).
  */
 package dev.lockstep.sim;
