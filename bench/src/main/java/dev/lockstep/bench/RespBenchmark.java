@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
  * pipelined requests, 64-byte and 4 KiB values. CPU per request is the server process's CPU time over the run
  * divided by its requests.
  *
- * <p>The four servers (two durabilities, two servers) start before the first round, each with its own data
- * directory under the benchmark's, and stop after the last; in each round every row runs once against each server,
+ * <p>The four servers (two durabilities, two servers) start at their first row, each with its own data directory
+ * under the benchmark's, are warmed up with a pipelined and a single-connection run that is not measured, and stop
+ * after the last round; in each round every row runs once against each server,
  * alternating which goes first. Their data directories are on the benchmark's disk: on tmpfs an {@code fsync} does
  * nothing, and the rows would measure nothing durable.
  */
@@ -141,6 +142,13 @@ final class RespBenchmark implements AutoCloseable {
         servers.put(server, process);
         awaitReady(process, server.startsWith("redis-") ? "Ready to accept connections" : "READY ", server);
         ports.put(server, port);
+        // Warm-up, not measured: the JVM's JIT compiles the service's paths (its CPU would otherwise count in the
+        // first row's), and both servers' logs and page caches are past their first pages.
+        for (Row row : List.of(new Row(50, 16, 64), new Row(1, 1, 64))) {
+            run(redisBenchmark, "-h", "127.0.0.1", "-p", Integer.toString(port), "-t", "set", "-n",
+                    Integer.toString(requests(row, fsync.equals("always"))), "-c", Integer.toString(row.connections()),
+                    "-P", Integer.toString(row.pipeline()), "-d", "64", "-r", "100000", "--csv");
+        }
         return port;
     }
 
