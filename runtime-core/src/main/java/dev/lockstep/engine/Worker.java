@@ -617,8 +617,8 @@ public final class Worker {
      *
      * <p>A request that completes later (a direct read, a receive, a sync) gets the same turn, waiting, when the
      * runner lets a fiber wait in its ring ({@link FiberScheduler#fibersMayWaitInRing}: runtime-uring's) and
-     * nothing else of the worker can run: no runnable fiber, no deferred callback, no message, no due timer. The fiber then waits in
-     * the ring as the service turn would have, bounded by the next timer and ended by any wake.
+     * nothing else of the worker can run: no runnable fiber, no deferred callback, no message, no due timer. The
+     * fiber then waits in the ring as the service turn would have, bounded by the next timer and ended by any wake.
      *
      * <p>Threads: called by the fiber itself, on this worker's thread (the runner runs a worker's fibers on its
      * thread only), so it excludes the service turns as any fiber code does; the state is borrowed and given

@@ -356,7 +356,7 @@ final class Libc {
      * so the calls made per worker turn or per operation ask without it and repeat themselves with
      * {@link #syscall} only when they failed: a caller may do that only for a call that is safe to make twice and
      * still answers the same question, as an {@code io_uring_enter} that consumed no entry is (see
-     * {@code UringRing.enterOnce}) and a positioned {@code preadv2} that read nothing is
+     * {@code RingEnter.enterOnce}) and a positioned {@code preadv2} that read nothing is
      * ({@code UringRing.readWithoutWaiting}), or for a call whose failure it ignores.
      *
      * @return the result, or {@code -1}

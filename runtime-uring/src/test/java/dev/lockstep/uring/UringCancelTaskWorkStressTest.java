@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Cancellations submitted with their task work run at once (UringRing.submitAndRunTaskWork), on every set-up the
+ * Cancellations submitted with their task work run at once (RingEnter.submitAndRunTaskWork), on every set-up the
  * ring falls back to: accepts closed or timed out right before another accept, and bursts of cancelled receives
  * in one turn on a small ring (more cancellations than SQ entries), each followed by traffic that must arrive
  * in order. Every run must end, and no fd is left behind.
@@ -30,7 +30,7 @@ class UringCancelTaskWorkStressTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
     private static void forceSetupChoice(int choice) throws Exception {
-        var field = UringRing.class.getDeclaredField("firstAcceptedSetupChoice");
+        var field = UringSetup.class.getDeclaredField("firstAcceptedSetupChoice");
         field.setAccessible(true);
         field.setInt(null, choice);
     }

@@ -278,7 +278,7 @@ class UringMetadataOffTheWorkerTest {
             }
             return null;
         });
-        assertTrue(UringRing.usesPathOpcodes(), "this kernel runs OPENAT, MKDIRAT, UNLINKAT, RENAMEAT and STATX");
+        assertTrue(UringSetup.usesPathOpcodes(), "this kernel runs OPENAT, MKDIRAT, UNLINKAT, RENAMEAT and STATX");
         assertFalse(Files.exists(root.resolve("fresh").resolve("626c6f62")), "the blob was renamed");
         assertFalse(Files.exists(root.resolve("fresh").resolve("6d6f766564")), "the renamed blob was removed");
         assertTrue(Files.isDirectory(root.resolve("fresh")), "the partition stays");
@@ -288,7 +288,7 @@ class UringMetadataOffTheWorkerTest {
     void withoutThePathOpcodesTheSameCallsRunOffTheWorker() {
         HeldDirectorySyncKernel kernel = new HeldDirectorySyncKernel();
         Path root = directory.resolve("store");
-        UringRing.assumePathOpcodes(false);
+        UringSetup.assumePathOpcodes(false);
         try {
             new ThreadedRunner(kernel, 1, 64, root.toString(), "offloaded-metadata").start(ctx -> {
                 try (Blob blob = ctx.open("p", "b", dev.lockstep.OpenOptions.NONE).await().blob()) {
@@ -309,7 +309,7 @@ class UringMetadataOffTheWorkerTest {
                 return null;
             });
         } finally {
-            UringRing.assumePathOpcodes(null);
+            UringSetup.assumePathOpcodes(null);
         }
         assertFalse(Files.exists(root.resolve("p").resolve("62")), "the blob was removed");
     }

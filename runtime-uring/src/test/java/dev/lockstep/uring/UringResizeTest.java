@@ -23,13 +23,13 @@ class UringResizeTest {
     /** Linux 6.9 added the opcode: a kernel at least that new must be found to have it. */
     @Test
     void theProbeFindsTheOpcodeOnKernelsThatHaveIt() {
-        UringRing.assumeFtruncateOpcode(null);
+        UringSetup.assumeFtruncateOpcode(null);
         try (UringRing ring = new UringKernel().openRing(2)) {
             String[] version = System.getProperty("os.version").split("[.-]");
             int major = Integer.parseInt(version[0]);
             int minor = Integer.parseInt(version[1]);
             boolean expected = major > 6 || (major == 6 && minor >= 9);
-            assertEquals(expected, UringRing.usesFtruncateOpcode(), "IORING_OP_FTRUNCATE on Linux "
+            assertEquals(expected, UringSetup.usesFtruncateOpcode(), "IORING_OP_FTRUNCATE on Linux "
                     + System.getProperty("os.version"));
         }
     }
@@ -45,7 +45,7 @@ class UringResizeTest {
 
     /** Writes, grows, shrinks and grows a blob; returns what a reopen reads. */
     private static byte[] resizeSequence(Path root, Boolean opcodeAssumed) {
-        UringRing.assumeFtruncateOpcode(opcodeAssumed);
+        UringSetup.assumeFtruncateOpcode(opcodeAssumed);
         try {
             return UringRunner.builder().workers(1).ringEntries(4).storage(root).build().start(ctx -> {
                 try (Blob blob = ctx.open("p", "b").await().blob()) {
@@ -62,7 +62,7 @@ class UringResizeTest {
                 }
             });
         } finally {
-            UringRing.assumeFtruncateOpcode(null);
+            UringSetup.assumeFtruncateOpcode(null);
         }
     }
 }
