@@ -2,8 +2,8 @@ package dev.lockstep.conformance;
 
 import dev.lockstep.Runner;
 import dev.lockstep.sim.SimConfig;
-import dev.lockstep.sim.SimKernel;
 import dev.lockstep.sim.SimRunner;
+import dev.lockstep.sim.os.SimKernel;
 import java.nio.file.Path;
 
 /**

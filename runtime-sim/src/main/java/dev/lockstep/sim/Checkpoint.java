@@ -1,5 +1,7 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.audit.Auditor;
+import dev.lockstep.sim.audit.Generator;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Objects;

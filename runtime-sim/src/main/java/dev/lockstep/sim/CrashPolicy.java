@@ -1,5 +1,8 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.audit.Generator;
+import dev.lockstep.sim.audit.Site;
+
 /**
  * What a simulated crash does with a file's writes and resizes that were never made durable.
  *

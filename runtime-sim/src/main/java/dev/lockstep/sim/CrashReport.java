@@ -1,5 +1,6 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.os.SimFileSystem;
 import java.util.Collections;
 import java.util.List;
 import java.util.SortedMap;

@@ -1,5 +1,6 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.audit.Generator;
 import java.util.ArrayList;
 import java.util.List;
 

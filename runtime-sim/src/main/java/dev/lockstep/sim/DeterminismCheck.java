@@ -1,6 +1,7 @@
 package dev.lockstep.sim;
 
 import dev.lockstep.Task;
+import dev.lockstep.sim.audit.Auditor;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,5 +1,7 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.audit.Site;
+
 /**
  * How often the fault points of application code ({@link dev.lockstep.Search#faultPoint}) take their rare path in
  * a simulated run, as FoundationDB's BUGGIFY decides it: the first time a run reaches a point, the point is enabled
@@ -38,7 +40,7 @@ public record FaultPoints(double enableProbability, double fireProbability) {
     }
 
     /** Whether a point can ever fire: when not, reaching one draws nothing. */
-    boolean off() {
+    public boolean off() {
         return enableProbability == 0 || fireProbability == 0;
     }
 

@@ -1,5 +1,10 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.audit.Generator;
+import dev.lockstep.sim.audit.Site;
+import dev.lockstep.sim.os.SimKernel;
+import dev.lockstep.sim.os.SimRing;
+
 /**
  * How the simulated kernel's rings behave: request latency, the largest ring, and the rates of the legal but
  * inconvenient results a real kernel produces, so that the engine's handling of each is exercised.

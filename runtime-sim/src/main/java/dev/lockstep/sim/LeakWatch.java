@@ -1,6 +1,7 @@
 package dev.lockstep.sim;
 
 import dev.lockstep.engine.Fiber;
+import dev.lockstep.sim.sched.Scheduler;
 import java.util.concurrent.locks.LockSupport;
 
 /**

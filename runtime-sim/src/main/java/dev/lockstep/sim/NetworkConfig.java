@@ -1,5 +1,7 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.os.SimNetwork;
+
 /**
  * The behaviour of a {@link SimNetwork}.
  *

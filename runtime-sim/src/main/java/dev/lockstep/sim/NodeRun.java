@@ -6,6 +6,12 @@ import dev.lockstep.Poll;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
 import dev.lockstep.engine.Worker;
+import dev.lockstep.sim.audit.Auditor;
+import dev.lockstep.sim.os.IoBoundaryListener;
+import dev.lockstep.sim.os.SimFileSystem;
+import dev.lockstep.sim.os.SimKernel;
+import dev.lockstep.sim.os.SimNetwork;
+import dev.lockstep.sim.sched.Scheduler;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,7 +32,7 @@ import java.util.List;
  *
  * <p>Simulator thread only.
  */
-final class NodeRun {
+final class NodeRun implements IoBoundaryListener {
     private final SimNode node;
     private final int lifetime;
     final SimKernel kernel;
@@ -115,7 +121,8 @@ final class NodeRun {
      * The process reached an I/O boundary: if the node is armed for it ({@link SimNode#crashAt}) and this is its
      * current lifetime, the cluster crashes it before the next step.
      */
-    void ioBoundary(SimNode.IoBoundary boundary) {
+    @Override
+    public void ioBoundary(SimNode.IoBoundary boundary) {
         if (!dead && node.run() == this && node.armedFor(boundary)) {
             node.triggered(boundary, kernel.syncsInFlight());
         }

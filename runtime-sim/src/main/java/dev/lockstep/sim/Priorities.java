@@ -1,5 +1,7 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.audit.Site;
+
 /**
  * Priority scheduling of fibers, after PCT (Burckhardt et al., "A Randomized Scheduler with Probabilistic
  * Guarantees of Finding Bugs", ASPLOS 2010): an option of the simulator's scheduler ({@link

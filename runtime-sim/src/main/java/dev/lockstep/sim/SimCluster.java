@@ -3,6 +3,8 @@ package dev.lockstep.sim;
 import dev.lockstep.Context;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
+import dev.lockstep.sim.os.NodeClock;
+import dev.lockstep.sim.os.SimFileSystem;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.os.SimKernel;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

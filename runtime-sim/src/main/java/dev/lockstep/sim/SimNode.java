@@ -1,6 +1,9 @@
 package dev.lockstep.sim;
 
 import dev.lockstep.Task;
+import dev.lockstep.sim.audit.Auditor;
+import dev.lockstep.sim.os.NodeClock;
+import dev.lockstep.sim.os.SimFileSystem;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;

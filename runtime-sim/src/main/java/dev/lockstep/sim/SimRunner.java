@@ -9,6 +9,8 @@ import dev.lockstep.engine.Engine;
 import dev.lockstep.engine.Fibers;
 import dev.lockstep.engine.Worker;
 import dev.lockstep.kernel.Kernel;
+import dev.lockstep.sim.audit.Auditor;
+import dev.lockstep.sim.os.SimKernel;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
@@ -369,9 +371,9 @@ public final class SimRunner implements Runner {
         Worker worker = Worker.current();
         Engine engine = worker == null ? null : worker.engine();
         Kernel kernel = engine == null ? null : engine.kernel();
-        if (kernel instanceof SimKernel simKernel && simKernel.simulation != null
-                && simKernel.simulation.isRunning() && simKernel.simulation.isOnSimulation()) {
-            return simKernel.simulation;
+        if (kernel instanceof SimKernel simKernel && simKernel.simulation instanceof Simulation simulation
+                && simulation.isRunning() && simulation.isOnSimulation()) {
+            return simulation;
         }
         return null;
     }
@@ -380,12 +382,12 @@ public final class SimRunner implements Runner {
         Worker worker = Worker.current();
         Engine engine = worker == null ? null : worker.engine();
         Kernel kernel = engine == null ? null : engine.kernel();
-        if (!(kernel instanceof SimKernel simKernel) || simKernel.simulation == null
-                || !simKernel.simulation.isRunning()) {
+        if (!(kernel instanceof SimKernel simKernel) || !(simKernel.simulation instanceof Simulation simulation)
+                || !simulation.isRunning()) {
             throw new IllegalStateException(what + " must be called from a task of a running simulation (started"
                     + " with SimRunner.start or startAndRecover), not from thread '" + Thread.currentThread().getName()
                     + "'" + (worker == null ? "" : " of a non-simulated runtime"));
         }
-        return simKernel.simulation;
+        return simulation;
     }
 }

@@ -9,6 +9,17 @@ import dev.lockstep.engine.Fiber;
 import dev.lockstep.engine.FiberScheduler;
 import dev.lockstep.engine.Fibers;
 import dev.lockstep.engine.Worker;
+import dev.lockstep.sim.audit.Auditor;
+import dev.lockstep.sim.audit.Generator;
+import dev.lockstep.sim.audit.SearchState;
+import dev.lockstep.sim.audit.Site;
+import dev.lockstep.sim.os.OwningRun;
+import dev.lockstep.sim.os.SimClock;
+import dev.lockstep.sim.os.SimFileSystem;
+import dev.lockstep.sim.os.SimKernel;
+import dev.lockstep.sim.os.SimNetwork;
+import dev.lockstep.sim.os.SimRing;
+import dev.lockstep.sim.sched.Scheduler;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +60,7 @@ import java.util.concurrent.TimeUnit;
  * and the held stray continuations); the next split is the settling — the scheduler callback, {@code settle},
  * the hand-off and the strays, a third of the class — into a class of its own, with that state passed to it.
  */
-final class Simulation {
+final class Simulation implements OwningRun {
     /**
      * The JVM's thread bean, looked up once: {@code ManagementFactory.getThreadMXBean()} searches the platform's
      * beans on every call, about a twentieth of a short run's set-up. The bean is the JVM's one instance and
@@ -405,7 +416,8 @@ final class Simulation {
     }
 
     /** Fails loudly when simulation state is touched from another thread, and records the leak. */
-    void checkConfined(String what) {
+    @Override
+    public void checkConfined(String what) {
         if (running && !isOnSimulation()) {
             String message = what + " was called from thread '" + Thread.currentThread().getName()
                     + "', outside the simulation; only its tasks may use it";

@@ -1,5 +1,7 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.os.SimFileSystem;
+
 /**
  * Storage fault injection for the {@link SimFileSystem}: one failure rate per kind of call, the chance that a
  * failed write left a prefix behind, and the capacity of the simulated disk.

@@ -1,5 +1,7 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.audit.Site;
+
 /**
  * What a failed {@code fsync}, {@code fdatasync}, {@code syncfs} or {@code RWF_DSYNC} write does to the data it
  * was asked to make durable. Chosen with {@link StorageFaults.Builder#syncFailure(SyncFailureModel)}; the

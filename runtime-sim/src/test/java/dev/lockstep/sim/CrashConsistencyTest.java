@@ -1,5 +1,7 @@
 package dev.lockstep.sim;
 
+import dev.lockstep.sim.audit.Generator;
+import dev.lockstep.sim.audit.Site;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

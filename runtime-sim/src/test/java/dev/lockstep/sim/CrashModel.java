@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.sim.audit.Auditor;
+import dev.lockstep.sim.audit.Generator;
+import dev.lockstep.sim.os.SimFileSystem;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Task;
+import dev.lockstep.sim.audit.Generator;
+import dev.lockstep.sim.audit.Site;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,6 +10,7 @@ import dev.lockstep.Connection;
 import dev.lockstep.ConnectionFailedException;
 import dev.lockstep.Listener;
 import dev.lockstep.StorageIoException;
+import dev.lockstep.sim.os.SimKernel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -15,6 +15,7 @@ import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
+import dev.lockstep.sim.os.SimKernel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,6 +9,7 @@ import dev.lockstep.Handle;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.Signal;
+import dev.lockstep.sim.os.SimKernel;
 import dev.lockstep.sync.Futures;
 import dev.lockstep.sync.Join;
 import dev.lockstep.sync.OneShot;

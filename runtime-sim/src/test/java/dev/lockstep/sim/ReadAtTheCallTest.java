@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Blob;
+import dev.lockstep.sim.audit.Auditor;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -9,6 +9,7 @@ import dev.lockstep.Handle;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.Waker;
+import dev.lockstep.sim.os.SimNetwork;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Context;
+import dev.lockstep.sim.os.NodeClock;
+import dev.lockstep.sim.os.SimClock;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package dev.lockstep.testing;
 
 import dev.lockstep.sim.DecisionChain;
-import dev.lockstep.sim.Generator;
-import dev.lockstep.sim.Site;
+import dev.lockstep.sim.audit.Generator;
+import dev.lockstep.sim.audit.Site;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

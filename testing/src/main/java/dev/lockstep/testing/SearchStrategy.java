@@ -2,9 +2,9 @@ package dev.lockstep.testing;
 
 import dev.lockstep.Task;
 import dev.lockstep.sim.FaultPoints;
-import dev.lockstep.sim.Generator;
 import dev.lockstep.sim.Priorities;
-import dev.lockstep.sim.Site;
+import dev.lockstep.sim.audit.Generator;
+import dev.lockstep.sim.audit.Site;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -4,16 +4,15 @@ import dev.lockstep.Context;
 import dev.lockstep.Handle;
 import dev.lockstep.Task;
 import dev.lockstep.sim.Checkpoint;
-import dev.lockstep.sim.Coverage;
 import dev.lockstep.sim.DecisionChain;
 import dev.lockstep.sim.FaultPoints;
-import dev.lockstep.sim.Priorities;
 import dev.lockstep.sim.Outcome;
+import dev.lockstep.sim.Priorities;
 import dev.lockstep.sim.Recovered;
 import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimControl;
-import dev.lockstep.sim.SimKernel;
 import dev.lockstep.sim.SimRunner;
+import dev.lockstep.sim.os.SimKernel;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Context;
-import dev.lockstep.sim.SimKernel;
+import dev.lockstep.sim.os.SimKernel;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

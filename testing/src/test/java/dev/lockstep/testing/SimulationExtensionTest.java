@@ -266,7 +266,7 @@ class SimulationExtensionTest {
         Throwable refusal = launch.failedContainers.getFirst().failure();
         assertInstanceOf(IllegalArgumentException.class, refusal);
         assertTrue(refusal.getMessage().contains("@SimulationTest(openFileLimit = 3)"), refusal.getMessage());
-        for (int bad : new int[] {0, 3, dev.lockstep.sim.SimKernel.MAX_FDS + 1}) {
+        for (int bad : new int[] {0, 3, dev.lockstep.sim.os.SimKernel.MAX_FDS + 1}) {
             IllegalArgumentException planRefusal = org.junit.jupiter.api.Assertions.assertThrows(
                     IllegalArgumentException.class,
                     () -> Simulations.Plan.of(FaultConfig.NONE).withOpenFileLimit(bad));

@@ -1,0 +1,914 @@
+package dev.lockstep.sim.audit;
+
+import dev.lockstep.sim.DeterminismCheck;
+import dev.lockstep.sim.os.SimSystemCalls;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * A SHA-256 digest over every event of a simulation: two runs with the same seed and configuration must end with
+ * the same {@link #digest()}, and the first event where two runs part localizes a divergence (see
+ * {@link DeterminismCheck}).
+ *
+ * <h2>Format</h2>
+ * Each event {@code (kind, f1 .. fn)} is encoded as
+ * <pre>kind  varint(n)  varint(len(f1)) f1 ... varint(len(fn)) fn</pre>
+ * where {@code kind} is one byte, the kind's code in {@link #KINDS} (1 for {@code KINDS[0]}, and so on), or for a
+ * kind not listed there a 0 byte, then {@code varint(len(name))} and the name in UTF-8; and {@code varint} is
+ * unsigned LEB128 (7 bits a byte, low bits first, the top bit set on every byte but the last). Every part of an
+ * event says where it ends, so the encoding of a sequence of events is a concatenation of self-delimiting events
+ * and no two different sequences have the same encoding. Fields are bytes; the helpers {@link #u64}, {@link #u32}
+ * and {@link #utf8} give them a fixed encoding (a number is its big-endian bytes without leading zeros: 0 is the
+ * empty field, 255 one byte), and the allocation-free {@code record*} methods below encode exactly as
+ * {@link #record} does with those helpers.
+ *
+ * <p>A field of {@value #BLOCK_BYTES} bytes or more is encoded by blocks: after {@code varint(len)}, each whole
+ * {@value #BLOCK_BYTES}-byte block of it, from its first byte, is replaced by the block's SHA-256 (32 bytes), and
+ * the bytes after the last whole block follow as they are. The length says how many blocks and how many plain
+ * bytes follow, so events stay self-delimiting; two fields encode alike only if their lengths are equal and every
+ * block has the same SHA-256, so the chain still commits to every payload byte. A block's SHA-256 is worked out
+ * once per content and remembered by the bytes themselves (a table of the last few hundred blocks, handed from
+ * a finished run to the next): the 4 KiB a write moved, a later read of the same bytes and the same block in the
+ * next seed's run are hashed once, not once per event.
+ *
+ * <p>The bytes are hashed in chunks: the chain starts at 32 zero bytes, and at the end of the first event that
+ * brings the unhashed bytes to {@value #CHUNK_BYTES} or more, {@code chain = SHA-256(chain ‖ those bytes)}. The
+ * digest is {@code SHA-256(chain ‖ the bytes since the last chunk)}, or {@code chain} itself when there are none,
+ * so asking for it changes nothing. Where a chunk ends is decided by the bytes alone, so the digest is a function
+ * of the encoded sequence; a collision of two sequences' digests would be a collision of SHA-256 (the chain is
+ * the Merkle–Damgård construction over chunks). Each encoded byte is hashed once, with one finalization per chunk
+ * (a few hundred events) instead of one per event. This format is pinned by tests: changing it changes every
+ * recorded digest.
+ *
+ * <p>Not thread-safe: the simulator uses it from its one thread.
+ *
+ * <p>Over 600 lines (about 890): the format, its one generic writer and the allocation-free writers of the
+ * simulator's frequent events, which must encode byte for byte as the generic one does, are kept in one place so
+ * that a change to one is seen beside the others; the next split is the trace ({@link Event}, the trace context
+ * and the source-line lookup, about 120 lines) into a class of its own.
+ */
+public final class Auditor {
+
+    /** The number of bytes of a digest. */
+    public static final int DIGEST_BYTES = 32;
+    /** The unhashed bytes at which the chain takes in a chunk: see the class doc. */
+    public static final int CHUNK_BYTES = 16 * 1024;
+    /** The size of a block of a long field, encoded as its SHA-256: see the class doc. */
+    public static final int BLOCK_BYTES = 4096;
+
+    /**
+     * The event kinds encoded as one byte, {@code KINDS[i]} as {@code i + 1}: every kind the simulator records.
+     * Append only: moving or removing a kind changes the encoding of every later one, so every pinned digest.
+     */
+    static final java.util.List<String> KINDS = java.util.List.of(
+            "draw", "fiber.run", "ring.now", "ring.enter", "ring.complete", "ring.stage", "ring.submit",
+            "clock.slip", "ring.stageRefused", "ring.allocate", "ring.free", "ring.close", "sys", "fiber.parked",
+            "kernel.boot", "kernel.openRing", "sim.start", "sim.crash", "sim.crashPolicy", "sim.ticker",
+            "sim.setLinks", "sim.networkConfig", "sim.storageFaults", "net.partition", "net.heal", "net.resetAll",
+            "net.reset", "fs.powerOff", "fs.crash", "fs.processDied", "node.start", "node.pause", "node.resume",
+            "node.drift", "node.step", "node.crash", "node.kill");
+
+    /**
+     * An event kind with its encoding worked out once: what the simulator's most frequent events pass, so that
+     * recording one looks nothing up.
+     */
+    static final class Kind {
+        final String name;
+        final byte[] encoded;
+
+        private Kind(String name) {
+            this.name = name;
+            int code = KINDS.indexOf(name);
+            if (code >= 0) {
+                encoded = new byte[] {(byte) (code + 1)};
+            } else {
+                byte[] utf8 = utf8(name);
+                byte[] length = varint(utf8.length);
+                encoded = new byte[1 + length.length + utf8.length];
+                System.arraycopy(length, 0, encoded, 1, length.length);
+                System.arraycopy(utf8, 0, encoded, 1 + length.length, utf8.length);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    /**
+     * The kind named {@code name}, encoded.
+     *
+     * @param name the kind
+     * @return its encoding, for the allocation-free {@code record*} methods
+     */
+    static Kind kind(String name) {
+        return new Kind(name);
+    }
+
+    static final Kind DRAW = kind("draw");
+    public static final Kind FIBER_RUN = kind("fiber.run");
+    public static final Kind RING_NOW = kind("ring.now");
+    static final Kind RING_ENTER = kind("ring.enter");
+    static final Kind RING_COMPLETE = kind("ring.complete");
+    public static final Kind CLOCK_SLIP = kind("clock.slip");
+    static final Kind RING_STAGE = kind("ring.stage");
+    static final Kind RING_SUBMIT = kind("ring.submit");
+    static final Kind SYS = kind("sys");
+
+    static {
+        if (KINDS.size() > 255 || new java.util.HashSet<>(KINDS).size() != KINDS.size()) {
+            throw new ExceptionInInitializerError("Auditor.KINDS must be at most 255 distinct kinds");
+        }
+    }
+
+    /**
+     * A copy of an auditor's chain, for checkpoints: an auditor restored from it continues the same chain.
+     *
+     * @param digest the chain after the last chunk, {@value #DIGEST_BYTES} bytes
+     * @param events the number of events recorded
+     * @param pending the encoded events since the last chunk
+     */
+    public record State(byte[] digest, long events, byte[] pending) {
+        /**
+         * Copies the digest, so the state cannot change after the fact.
+         */
+        public State {
+            if (digest.length != DIGEST_BYTES) {
+                throw new IllegalArgumentException(
+                        "Auditor.State.digest must have " + DIGEST_BYTES + " bytes, had " + digest.length);
+            }
+            if (events < 0) {
+                throw new IllegalArgumentException("Auditor.State.events must be >= 0, was " + events);
+            }
+            digest = digest.clone();
+            pending = pending.clone();
+        }
+
+        /**
+         * The encoded events since the last chunk.
+         *
+         * @return a copy of them
+         */
+        @Override
+        public byte[] pending() {
+            return pending.clone();
+        }
+
+        /**
+         * The digest.
+         *
+         * @return a copy of it
+         */
+        @Override
+        public byte[] digest() {
+            return digest.clone();
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof State state && state.events == events && Arrays.equals(state.digest, digest)
+                    && Arrays.equals(state.pending, pending);
+        }
+
+        @Override
+        public int hashCode() {
+            return (Arrays.hashCode(digest) * 31 + Long.hashCode(events)) * 31 + Arrays.hashCode(pending);
+        }
+
+        @Override
+        public String toString() {
+            return "Auditor.State(" + HexFormat.of().formatHex(digest) + ", events=" + events + ", pending="
+                    + pending.length + " bytes)";
+        }
+    }
+
+    /**
+     * One event as a traced run recorded it (see {@link DeterminismCheck}): enough to say where two runs of a seed
+     * part.
+     *
+     * @param index the event's number in the chain, from 0
+     * @param kind what happened
+     * @param payload the event's fields, as hex (at most 48 bytes of them)
+     * @param worker the worker whose fiber or service turn recorded it, or -1 for the simulator's own loop
+     * @param fiber the label of the fiber that recorded it, or empty
+     * @param nanos the simulated time, epoch nanoseconds
+     * @param where the user's source line that led to it, or empty (the simulator's own decisions)
+     */
+    public record Event(long index, String kind, String payload, int worker, String fiber, long nanos, String where) {
+        /**
+         * Whether two events are the same event: everything but the source line, which a lambda may render
+         * differently.
+         *
+         * @param other the other event
+         * @return true if kind, payload, worker, fiber and time agree
+         */
+        public boolean sameAs(Event other) {
+            return kind.equals(other.kind) && payload.equals(other.payload) && worker == other.worker
+                    && fiber.equals(other.fiber) && nanos == other.nanos;
+        }
+
+        @Override
+        public String toString() {
+            long seconds = Math.floorDiv(nanos, 1_000_000_000L);
+            return "#" + index + " " + kind + " [" + payload + "] worker " + (worker < 0 ? "-" : worker) + ", fiber '"
+                    + fiber + "', at " + java.time.Instant.ofEpochSecond(seconds, Math.floorMod(nanos, 1_000_000_000L))
+                    + (where.isEmpty() ? "" : ", from " + where);
+        }
+    }
+
+    /** What a traced auditor asks about each event's circumstances. */
+    public interface TraceContext {
+        /** The worker recording, or -1. */
+        int worker();
+
+        /** The fiber recording, or empty. */
+        String fiber();
+
+        /** The simulated time. */
+        long nanos();
+
+        /** Where user code stands when the event is recorded outside a fiber (a fiber about to run), or empty. */
+        String where();
+    }
+
+    private java.util.List<Event> trace;
+    private TraceContext traceContext;
+
+    private final MessageDigest sha256;
+    /** The chain after the last chunk. */
+    private byte[] chain;
+    /** The encoded events since the last chunk: {@code pending[0, pendingLength)}. */
+    private byte[] pending;
+    private int pendingLength;
+    private long events;
+    /**
+     * The kinds {@link #record} was given: an open-addressed table keyed by the kind string's own (cached) hash,
+     * probed by identity first (kinds are constants), so the lookup costs a field load and a compare. Half full at
+     * most; {@link #addKind} grows it.
+     */
+    private String[] kindKeys = new String[64];
+    private Kind[] kindValues = new Kind[64];
+    private int kindCount;
+    /**
+     * The table of blocks hashed lately ({@link RememberedBlocks}), taken when this auditor hashes its first block
+     * and given back by {@link #releaseRememberedBlocks}; null in between.
+     */
+    private RememberedBlocks blocks;
+    /** The blocks this auditor worked out a SHA-256 for (those it found remembered are not counted). */
+    private long blocksHashed;
+
+    /** The room every small event is given at once, so its fields are written without a check each. */
+    private static final int SMALL_EVENT_BYTES = 64;
+
+    /** A new chain, starting at the all-zero digest. */
+    public Auditor() {
+        this(new byte[DIGEST_BYTES], 0, new byte[0]);
+    }
+
+    private Auditor(byte[] chain, long events, byte[] pending) {
+        try {
+            this.sha256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+        this.chain = chain;
+        this.events = events;
+        this.pending = Arrays.copyOf(pending, Math.max(CHUNK_BYTES + 4096, pending.length * 2));
+        this.pendingLength = pending.length;
+    }
+
+    /**
+     * An auditor that continues a checkpointed chain.
+     *
+     * @param state from {@link #snapshot()}
+     * @return the auditor
+     */
+    public static Auditor fromState(State state) {
+        return new Auditor(state.digest(), state.events(), state.pending());
+    }
+
+    /**
+     * Extends the chain by one event.
+     *
+     * @param kind what happened, e.g. {@code "complete"}
+     * @param fields the payload, each hashed with its length
+     */
+    public void record(String kind, byte[]... fields) {
+        NamedEventListener listener = namedEventListener;
+        if (listener != null) {
+            listener.onEvent(kind, fields);
+        }
+        putKind(kindOf(kind));
+        putVarint(fields.length);
+        for (byte[] field : fields) {
+            putField(field);
+        }
+        if (trace != null) {
+            trace.add(traced(kind, fields));
+        }
+        endEvent();
+    }
+
+    /** Sees the events recorded by name ({@link #record(String, byte[]...)}): the rare ones, not steps or draws. */
+    @FunctionalInterface
+    public interface NamedEventListener {
+        /**
+         * Called before the event is hashed.
+         *
+         * @param kind the event's kind
+         * @param fields its payload, not to be changed
+         */
+        void onEvent(String kind, byte[][] fields);
+    }
+
+    /** See {@link NamedEventListener}; null for none. The simulator's thread only. */
+    private NamedEventListener namedEventListener;
+
+    /** Installs the listener of events recorded by name, replacing any; null for none. */
+    public void namedEventListener(NamedEventListener listener) {
+        this.namedEventListener = listener;
+    }
+
+    /** {@code record(kind.name, u64(only))} without allocating: the same encoding (a fiber step, a clock slip). */
+    public void recordU64(Kind kind, long only) {
+        ensure(SMALL_EVENT_BYTES + kind.encoded.length);
+        putKind(kind);
+        pending[pendingLength++] = 1;
+        putNumber(only);
+        if (trace != null) {
+            trace.add(traced(kind.name, new byte[][] {u64(only)}));
+        }
+        endEvent();
+    }
+
+    /** {@code record(kind.name, u64(first), u64(second))} without allocating: the same encoding (a clock read). */
+    public void recordU64U64(Kind kind, long first, long second) {
+        ensure(SMALL_EVENT_BYTES + kind.encoded.length);
+        putKind(kind);
+        pending[pendingLength++] = 2;
+        putNumber(first);
+        putNumber(second);
+        if (trace != null) {
+            trace.add(traced(kind.name, new byte[][] {u64(first), u64(second)}));
+        }
+        endEvent();
+    }
+
+    /**
+     * {@code record("ring.enter", u64(ring), u32(wait), u64(timeout), u64(now), u32(staged))} without allocating:
+     * the same encoding (a ring's enter).
+     */
+    public void recordRingEnter(long ring, int wait, long timeoutNanos, long now, int staged) {
+        ensure(SMALL_EVENT_BYTES);
+        putKind(RING_ENTER);
+        pending[pendingLength++] = 5;
+        putNumber(ring);
+        putNumber(wait & 0xFFFF_FFFFL);
+        putNumber(timeoutNanos);
+        putNumber(now);
+        putNumber(staged & 0xFFFF_FFFFL);
+        if (trace != null) {
+            trace.add(traced(RING_ENTER.name, new byte[][] {u64(ring), u32(wait), u64(timeoutNanos), u64(now),
+                u32(staged)}));
+        }
+        endEvent();
+    }
+
+    /**
+     * {@code record("ring.complete", u64(ring), u64(sequence), opcode, u64(userData), u32(result), u64(now),
+     * moved)} without allocating, where {@code moved} is the first {@code movedBytes} bytes of {@code buffer} (none
+     * when {@code movedBytes} is 0): the same encoding, so the same digest, with the payload copied once, straight
+     * from the request's buffer. A ring completion.
+     *
+     * @param unchanging null, or an array nobody changes from now on holding exactly the moved bytes (the page a
+     *                   read copied, the data a write left to the file system): the payload is then looked up by
+     *                   that array, without a copy ({@link RememberedBlocks#digestOfUnchanging}); the same event
+     */
+    public void recordRingComplete(long ring, long sequence, byte[] opcode, long userData, int result, long now,
+            java.lang.foreign.MemorySegment buffer, int movedBytes, byte[] unchanging) {
+        ensure(SMALL_EVENT_BYTES + opcode.length);
+        putKind(RING_COMPLETE);
+        pending[pendingLength++] = 7;
+        putNumber(ring);
+        putNumber(sequence);
+        putField(opcode);
+        putNumber(userData);
+        putNumber(result & 0xFFFF_FFFFL);
+        putNumber(now);
+        putPayload(null, buffer, movedBytes, unchanging);
+        if (trace != null) {
+            byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            trace.add(traced(RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
+                u32(result), u64(now), moved}));
+        }
+        endEvent();
+    }
+
+    /**
+     * {@code record("sys", name, u32(fd), u64(offset), u32(length), u32(0), utf8(String.valueOf(result)), moved)}
+     * without allocating, where {@code moved} is the first {@code movedBytes} bytes of {@code buffer}: the same
+     * encoding, so the same digest, as {@link SimSystemCalls}' generic audit gives a positioned read that returned
+     * {@code result} (a read at the call, {@code preadv2}), with the payload hashed straight from the buffer instead
+     * of copied out of it first.
+     *
+     * @param name the call's name, {@link #utf8} of it
+     * @param unchanging null, or an array nobody changes from now on holding exactly the bytes read (the page they
+     *                   were copied from), as for {@link #recordRingComplete}
+     */
+    public void recordPositionedRead(byte[] name, int fd, long offset, int length, int result,
+            java.lang.foreign.MemorySegment buffer, int movedBytes, byte[] unchanging) {
+        ensure(SMALL_EVENT_BYTES + 16 + name.length);
+        putKind(SYS);
+        pending[pendingLength++] = 7;
+        putField(name);
+        putNumber(fd & 0xFFFF_FFFFL);
+        putNumber(offset);
+        putNumber(length & 0xFFFF_FFFFL);
+        putNumber(0);
+        putDecimal(result);
+        putPayload(null, buffer, movedBytes, unchanging);
+        if (trace != null) {
+            byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            trace.add(traced(SYS.name, new byte[][] {name, u32(fd), u64(offset), u32(length), u32(0),
+                utf8(String.valueOf(result)), moved}));
+        }
+        endEvent();
+    }
+
+    /** A field holding {@code utf8(String.valueOf(value))}: its length, then the decimal digits in ASCII. */
+    private void putDecimal(int value) {
+        long rest = Math.abs((long) value);
+        int digits = 1;
+        for (long power = 10; power <= rest; power *= 10) {
+            digits++;
+        }
+        int length = digits + (value < 0 ? 1 : 0);
+        pending[pendingLength++] = (byte) length; // at most 11 bytes: one varint byte
+        if (value < 0) {
+            pending[pendingLength++] = '-';
+        }
+        for (int at = pendingLength + digits - 1; at >= pendingLength; at--) {
+            pending[at] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        pendingLength += digits;
+    }
+
+    /**
+     * {@code record("ring.stage", u64(ring), u64(sequence), opcode, u32(fd), u64(offset), u32(length),
+     * u32(rwFlags), u32(flags), u64(userData), u64(target))} without allocating: the same encoding (a staged
+     * submission).
+     */
+    public void recordRingStage(long ring, long sequence, byte[] opcode, int fd, long offset, int length, int rwFlags,
+            int flags, long userData, long target) {
+        ensure(SMALL_EVENT_BYTES + 40 + opcode.length);
+        putKind(RING_STAGE);
+        pending[pendingLength++] = 10;
+        putNumber(ring);
+        putNumber(sequence);
+        putField(opcode);
+        putNumber(fd & 0xFFFF_FFFFL);
+        putNumber(offset);
+        putNumber(length & 0xFFFF_FFFFL);
+        putNumber(rwFlags & 0xFFFF_FFFFL);
+        putNumber(flags & 0xFFFF_FFFFL);
+        putNumber(userData);
+        putNumber(target);
+        if (trace != null) {
+            trace.add(traced(RING_STAGE.name, new byte[][] {u64(ring), u64(sequence), opcode, u32(fd), u64(offset),
+                u32(length), u32(rwFlags), u32(flags), u64(userData), u64(target)}));
+        }
+        endEvent();
+    }
+
+    /**
+     * {@code record("ring.submit", u64(ring), u64(sequence), u64(earliestNanos), u32(decided))} without allocating:
+     * the same encoding (a submission entering the simulated kernel).
+     */
+    public void recordRingSubmit(long ring, long sequence, long earliestNanos, int decided) {
+        ensure(SMALL_EVENT_BYTES);
+        putKind(RING_SUBMIT);
+        pending[pendingLength++] = 4;
+        putNumber(ring);
+        putNumber(sequence);
+        putNumber(earliestNanos);
+        putNumber(decided & 0xFFFF_FFFFL);
+        if (trace != null) {
+            trace.add(traced(RING_SUBMIT.name, new byte[][] {u64(ring), u64(sequence), u64(earliestNanos),
+                u32(decided)}));
+        }
+        endEvent();
+    }
+
+    /**
+     * Records a draw of a {@link Generator} as {@code record("draw", u32(site.ordinal()), u64(value))} would,
+     * without allocating: a site is hashed by its position in {@link Site}, which only ever grows at the end.
+     */
+    void recordDraw(Site site, long drawn) {
+        ensure(SMALL_EVENT_BYTES);
+        putKind(DRAW);
+        pending[pendingLength++] = 2;
+        putNumber(site.ordinal());
+        putNumber(drawn);
+        if (trace != null) {
+            trace.add(traced("draw", new byte[][] {utf8(site.name()), u64(drawn)}));
+        }
+        endEvent();
+    }
+
+    /** The encoded kind named {@code kind}, worked out once per kind and auditor. */
+    private Kind kindOf(String kind) {
+        int mask = kindKeys.length - 1;
+        int h = kind.hashCode();
+        for (int i = (h ^ (h >>> 16)) & mask; ; i = (i + 1) & mask) {
+            String key = kindKeys[i];
+            if (key == kind) {
+                return kindValues[i];
+            }
+            if (key == null) {
+                return addKind(kind);
+            }
+            if (key.equals(kind)) {
+                return kindValues[i];
+            }
+        }
+    }
+
+    private Kind addKind(String kind) {
+        if ((kindCount + 1) * 2 > kindKeys.length) {
+            String[] oldKeys = kindKeys;
+            Kind[] oldValues = kindValues;
+            kindKeys = new String[oldKeys.length * 2];
+            kindValues = new Kind[oldKeys.length * 2];
+            kindCount = 0;
+            for (int i = 0; i < oldKeys.length; i++) {
+                if (oldKeys[i] != null) {
+                    insertKind(oldKeys[i], oldValues[i]);
+                }
+            }
+        }
+        Kind encoded = new Kind(kind);
+        insertKind(kind, encoded);
+        return encoded;
+    }
+
+    private void insertKind(String kind, Kind encoded) {
+        int mask = kindKeys.length - 1;
+        int h = kind.hashCode();
+        int i = (h ^ (h >>> 16)) & mask;
+        while (kindKeys[i] != null) {
+            i = (i + 1) & mask;
+        }
+        kindKeys[i] = kind;
+        kindValues[i] = encoded;
+        kindCount++;
+    }
+
+    private void putKind(Kind kind) {
+        byte[] encoded = kind.encoded;
+        if (encoded.length == 1) {
+            ensure(1);
+            pending[pendingLength++] = encoded[0];
+            return;
+        }
+        ensure(encoded.length);
+        System.arraycopy(encoded, 0, pending, pendingLength, encoded.length);
+        pendingLength += encoded.length;
+    }
+
+    /**
+     * A field holding {@code value} as {@link #u64} encodes it: its length, then its big-endian bytes. One 8-byte
+     * store of the value shifted to the top writes them (the bytes past the field are overwritten by what comes
+     * next): every caller has made room for 9 bytes per number.
+     */
+    private void putNumber(long value) {
+        int bytes = (Long.SIZE + 7 - Long.numberOfLeadingZeros(value)) >>> 3;
+        int at = pendingLength;
+        pending[at] = (byte) bytes;
+        LONG_BIG_ENDIAN.set(pending, at + 1, bytes == 0 ? 0L : value << (Long.SIZE - 8 * bytes));
+        pendingLength = at + 1 + bytes;
+    }
+
+    private static final java.lang.invoke.VarHandle LONG_BIG_ENDIAN = java.lang.invoke.MethodHandles
+            .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+
+    private void putField(byte[] bytes) {
+        if (bytes.length >= BLOCK_BYTES) {
+            putPayload(bytes, null, bytes.length);
+            return;
+        }
+        putVarint(bytes.length);
+        ensure(bytes.length);
+        System.arraycopy(bytes, 0, pending, pendingLength, bytes.length);
+        pendingLength += bytes.length;
+    }
+
+    /**
+     * A field of {@code length} bytes, from {@code array} or else from {@code segment}, in the encoding of the class
+     * doc: its length, the digest of each whole block, the rest as it is.
+     */
+    private void putPayload(byte[] array, java.lang.foreign.MemorySegment segment, int length) {
+        putPayload(array, segment, length, null);
+    }
+
+    /**
+     * {@link #putPayload(byte[], java.lang.foreign.MemorySegment, int)}, told that {@code unchanging}, if not null,
+     * is an array nobody changes from now on whose bytes are exactly those of the field: a field of one block is
+     * then looked up by that array ({@link RememberedBlocks#digestOfUnchanging}), with no copy. The same encoding.
+     */
+    private void putPayload(byte[] array, java.lang.foreign.MemorySegment segment, int length, byte[] unchanging) {
+        if (unchanging != null && length == BLOCK_BYTES && unchanging.length == BLOCK_BYTES) {
+            putVarint(length);
+            ensure(DIGEST_BYTES);
+            RememberedBlocks table = rememberedBlocks();
+            long before = table.hashed();
+            System.arraycopy(table.digestOfUnchanging(unchanging, sha256), 0, pending, pendingLength, DIGEST_BYTES);
+            blocksHashed += table.hashed() - before;
+            pendingLength += DIGEST_BYTES;
+            return;
+        }
+        putVarint(length);
+        int blocks = length / BLOCK_BYTES;
+        int rest = length - blocks * BLOCK_BYTES;
+        ensure(blocks * DIGEST_BYTES + rest);
+        for (int block = 0; block < blocks; block++) {
+            byte[] scratch = rememberedBlocks().scratch();
+            if (array != null) {
+                System.arraycopy(array, block * BLOCK_BYTES, scratch, 0, BLOCK_BYTES);
+            } else {
+                java.lang.foreign.MemorySegment.copy(segment, java.lang.foreign.ValueLayout.JAVA_BYTE,
+                        (long) block * BLOCK_BYTES, scratch, 0, BLOCK_BYTES);
+            }
+            System.arraycopy(blockDigest(), 0, pending, pendingLength, DIGEST_BYTES);
+            pendingLength += DIGEST_BYTES;
+        }
+        if (rest > 0) {
+            int from = blocks * BLOCK_BYTES;
+            if (array != null) {
+                System.arraycopy(array, from, pending, pendingLength, rest);
+            } else {
+                java.lang.foreign.MemorySegment.copy(segment, java.lang.foreign.ValueLayout.JAVA_BYTE, from, pending,
+                        pendingLength, rest);
+            }
+            pendingLength += rest;
+        }
+    }
+
+    /**
+     * How many blocks of long fields this auditor hashed, not counting those whose digest it found remembered:
+     * what the table of remembered blocks saves is the rest.
+     *
+     * @return the count
+     */
+    long blocksHashed() {
+        return blocksHashed;
+    }
+
+    /** This auditor's table of remembered blocks, taken when it has none. */
+    private RememberedBlocks rememberedBlocks() {
+        RememberedBlocks held = blocks;
+        if (held == null) {
+            held = RememberedBlocks.take();
+            blocks = held;
+        }
+        return held;
+    }
+
+    /**
+     * Gives this auditor's table of remembered blocks to the next run ({@link RememberedBlocks#giveBack}); a later
+     * block this auditor hashes takes a table again. Changes no digest. Call it from the thread that records, once
+     * the run's events are recorded.
+     */
+    public void releaseRememberedBlocks() {
+        RememberedBlocks held = blocks;
+        blocks = null;
+        if (held != null) {
+            held.giveBack();
+        }
+    }
+
+    /** The SHA-256 of the block in the table's scratch array, remembered or worked out (and then counted). */
+    private byte[] blockDigest() {
+        RememberedBlocks table = blocks;
+        long before = table.hashed();
+        byte[] digest = table.digestOfScratch(sha256);
+        blocksHashed += table.hashed() - before;
+        return digest;
+    }
+
+    private void putVarint(int value) {
+        ensure(5);
+        pendingLength = writeVarint(pending, pendingLength, value);
+    }
+
+    /** The unsigned LEB128 encoding of a non-negative value. */
+    private static byte[] varint(int value) {
+        byte[] out = new byte[5];
+        return Arrays.copyOf(out, writeVarint(out, 0, value));
+    }
+
+    /** Writes {@code value} as unsigned LEB128 at {@code out[at]}; returns where it ends. */
+    private static int writeVarint(byte[] out, int at, int value) {
+        int rest = value;
+        while ((rest & ~0x7F) != 0) {
+            out[at++] = (byte) ((rest & 0x7F) | 0x80);
+            rest >>>= 7;
+        }
+        out[at++] = (byte) rest;
+        return at;
+    }
+
+    private void endEvent() {
+        events++;
+        if (pendingLength >= CHUNK_BYTES) {
+            sha256.update(chain);
+            sha256.update(pending, 0, pendingLength);
+            chain = sha256.digest();
+            pendingLength = 0;
+        }
+    }
+
+    private void ensure(int more) {
+        if (pendingLength + more > pending.length) {
+            pending = Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLength + more));
+        }
+    }
+
+    /** The digest now: the chain, or the chain with the pending events hashed onto it (see the class doc). */
+    private byte[] current() {
+        if (pendingLength == 0) {
+            return chain.clone();
+        }
+        sha256.update(chain);
+        sha256.update(pending, 0, pendingLength);
+        return sha256.digest();
+    }
+
+    /** Starts keeping every event with its circumstances, for {@link DeterminismCheck}. */
+    public void startTrace(TraceContext context) {
+        this.trace = new java.util.ArrayList<>();
+        this.traceContext = context;
+    }
+
+    /** The events kept since {@link #startTrace}, or null if not tracing. */
+    public java.util.List<Event> trace() {
+        return trace;
+    }
+
+    private Event traced(String kind, byte[][] fields) {
+        if (kind.equals("fiber.parked")) {
+            // Recorded by the simulator for the fiber that just ran: (line, worker, label).
+            String line = new String(fields[0], StandardCharsets.UTF_8);
+            int worker = (int) number(fields[1]);
+            return new Event(events, kind, line, worker, new String(fields[2], StandardCharsets.UTF_8),
+                    traceContext.nanos(), line);
+        }
+        StringBuilder payload = new StringBuilder();
+        HexFormat hex = HexFormat.of();
+        int room = 48;
+        for (byte[] field : fields) {
+            if (!payload.isEmpty()) {
+                payload.append(' ');
+            }
+            int shown = Math.min(room, field.length);
+            payload.append(hex.formatHex(field, 0, shown)).append(shown < field.length ? "..(" + field.length + ")" : "");
+            room -= shown;
+        }
+        return new Event(events, kind, payload.toString(), traceContext.worker(), traceContext.fiber(),
+                traceContext.nanos(), where());
+    }
+
+    /** The value of a field {@link #u64} or {@link #u32} encoded. */
+    private static long number(byte[] field) {
+        long value = 0;
+        for (byte b : field) {
+            value = value << 8 | (b & 0xFF);
+        }
+        return value;
+    }
+
+    private String where() {
+        String line = userLine();
+        return line.isEmpty() ? traceContext.where() : line;
+    }
+
+    /** The first frame of the caller's stack outside the JDK, the engine and the simulator's own classes. */
+    private static String userLine() {
+        java.security.CodeSource simulator = Auditor.class.getProtectionDomain().getCodeSource();
+        return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames -> frames
+                .filter(frame -> {
+                    String type = frame.getClassName();
+                    if (type.startsWith("java.") || type.startsWith("jdk.") || type.startsWith("sun.")
+                            || type.startsWith("dev.lockstep.engine.") || type.startsWith("dev.lockstep.kernel.")
+                            || (type.startsWith("dev.lockstep.")
+                                && Character.isUpperCase(type.charAt("dev.lockstep.".length())))) {
+                        return false;
+                    }
+                    java.security.CodeSource source = frame.getDeclaringClass().getProtectionDomain().getCodeSource();
+                    return simulator == null || source == null || !simulator.getLocation().equals(source.getLocation());
+                })
+                .findFirst().map(frame -> frame.toStackTraceElement().toString()).orElse(""));
+    }
+
+    /**
+     * The current digest.
+     *
+     * @return 64 lower-case hex digits
+     */
+    public String digest() {
+        return HexFormat.of().formatHex(current());
+    }
+
+    /**
+     * The current digest.
+     *
+     * @return a copy of its {@value #DIGEST_BYTES} bytes
+     */
+    public byte[] digestBytes() {
+        return current();
+    }
+
+    /**
+     * The number of events recorded since the chain began (checkpoints included).
+     *
+     * @return the count
+     */
+    public long events() {
+        return events;
+    }
+
+    /**
+     * A copy of the chain's state, for checkpoints.
+     *
+     * @return the state
+     */
+    public State snapshot() {
+        return new State(chain, events, Arrays.copyOf(pending, pendingLength));
+    }
+
+    /**
+     * An independent auditor with the same chain so far: later records to either do not affect the other.
+     *
+     * @return the copy
+     */
+    public Auditor copy() {
+        return new Auditor(chain.clone(), events, Arrays.copyOf(pending, pendingLength));
+    }
+
+    /**
+     * An observer that records every draw of a {@link Generator} as a {@code "draw"} event with the site's
+     * name and the value.
+     *
+     * @return the observer, for {@link Generator#setObserver}
+     */
+    public Generator.DrawObserver drawRecorder() {
+        return this::recordDraw;
+    }
+
+    /**
+     * The encoding of an unsigned 64-bit value as a field: its big-endian bytes without leading zeros (0 is the
+     * empty field, 1 to 255 one byte, and so on up to 8 bytes).
+     *
+     * @param value the value, taken as unsigned
+     * @return its bytes
+     */
+    public static byte[] u64(long value) {
+        int length = (Long.SIZE + 7 - Long.numberOfLeadingZeros(value)) >>> 3;
+        byte[] bytes = new byte[length];
+        for (int i = length - 1; i >= 0; i--) {
+            bytes[i] = (byte) value;
+            value >>>= 8;
+        }
+        return bytes;
+    }
+
+    /**
+     * The encoding of an unsigned 32-bit value as a field: as {@link #u64} of it taken unsigned (a negative
+     * {@code int}, an error code, is four bytes).
+     *
+     * @param value the value, taken as unsigned
+     * @return its bytes
+     */
+    public static byte[] u32(int value) {
+        return u64(value & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * The UTF-8 encoding of a string.
+     *
+     * @param text the string
+     * @return its bytes
+     */
+    public static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String toString() {
+        return "Auditor(" + digest() + ", events=" + events + ")";
+    }
+}

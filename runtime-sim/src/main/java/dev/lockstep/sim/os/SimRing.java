@@ -1,0 +1,1379 @@
+package dev.lockstep.sim.os;
+
+import dev.lockstep.kernel.CompletionSink;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import dev.lockstep.sim.KernelBehavior;
+import dev.lockstep.sim.audit.Auditor;
+import dev.lockstep.sim.audit.Generator;
+import dev.lockstep.sim.audit.Site;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A simulated io_uring: a bounded queue of submissions whose completions the simulator times and orders.
+ *
+ * <h2>Capacity</h2>
+ * A request is <em>in flight</em> from the {@link #enter} that submits it until the {@link #enter} that
+ * delivers its completion. {@link #stage} refuses (returns false) a request, meaning any opcode but
+ * {@link Opcode#ASYNC_CANCEL}, when {@link #entries()} requests are staged and not yet submitted (a full
+ * submission queue, as a real ring's), and also when it is a storage request (anything but a receive, accept,
+ * send or connect) and the storage requests staged plus in flight reach {@link #entries()}; it refuses a
+ * cancellation when the cancellations staged plus in flight reach {@link #entries()}. The last two are stricter
+ * than a real ring on purpose: they enforce the engine's promise in {@link Ring}, so breaking it shows up here as
+ * a refused stage. Receives, accepts, sends and connects in flight are not bounded, as the engine does not bound
+ * them; a real kernel keeps their completions beyond its completion queue in its overflow backlog, which this
+ * ring, delivering straight to the sink, needs no model of. On a ring below 4 entries every request counts
+ * against {@link #entries()}, staged or in flight, as the engine shares such a ring among all its requests.
+ *
+ * <h2>Time</h2>
+ * {@link #enter} never blocks, whatever {@code wait} and {@code timeoutNanos} say: the scheduler owns time. Each
+ * submitted request draws a latency from {@link KernelBehavior}'s range — or none, for a request io_uring tries at
+ * once (a send, a receive, a buffered read or write) that the seed says completes at submission
+ * ({@link KernelBehavior#inlineCompletionRate()}): it is then delivered by the enter that submitted it; it is due
+ * when the clock reaches submission time plus latency, and a receive or accept also only once its data or
+ * connection has arrived, a connect once its round trip is over. A read may also be asked at the call, without the
+ * ring ({@link #readWithoutWaiting}). {@link #nextEventNanos()} says when the next one is due, so the
+ * scheduler can jump the clock there.
+ *
+ * <h2>Delivery</h2>
+ * {@link #enter} first submits every staged entry, in staging order, then delivers every due completion, in a
+ * seeded order ({@link Site#COMPLETION_ORDER}): completions that are due at the same {@code enter} may arrive in
+ * any order, as they may from a real kernel. A request's effect happens when its completion is delivered: data
+ * is copied out of (writes, sends) or into (reads, receives) its buffer then, as a kernel does when it runs the
+ * request, and the file system or network is consulted then. A receive that finds nothing (another receive took
+ * the data first) stays in flight.
+ *
+ * <h2>Blocking calls</h2>
+ * A {@link Opcode#BLOCKING_CALL} runs its body when it is submitted, with the latency of the system calls inside
+ * summed into its completion time rather than moving the clock ({@link SimKernel#runOffloaded}); its completion
+ * is then delivered like any other, in the seeded order. A cancel never stops it. The path requests
+ * ({@link Opcode#OPENAT}, {@link Opcode#MKDIRAT}, {@link Opcode#UNLINKAT}, {@link Opcode#RENAMEAT}) run the same
+ * way, each its one call:
+ * Linux runs them on its own worker threads, never on the submitting one. {@link Opcode#FTRUNCATE} and
+ * {@link Opcode#STATX} are file requests like a write: they take effect at delivery.
+ *
+ * <h2>Results a real kernel produces, at configurable rates</h2>
+ * Short reads and receives, short writes and sends (between 1 and length - 1 bytes, never 0 unless at end of
+ * file or stream), spurious {@code -EAGAIN} and {@code -EINTR} on reads, writes, receives and sends, and the
+ * cancellation race below. File requests go through the {@link SimFileSystem} and its injected faults.
+ *
+ * <h2>Cancellation</h2>
+ * {@link Opcode#ASYNC_CANCEL} is processed when it is submitted. Its target is the oldest request in flight
+ * (cancellations excluded) whose user data equals {@link Submission#target}:
+ * <ul>
+ *   <li>none: the cancel completes {@code -ENOENT} (the target completed and was delivered already, or never
+ *       existed);</li>
+ *   <li>a target already cancelled: {@code -EALREADY};</li>
+ *   <li>a target whose result is due already (its time has come, its completion not yet delivered): a real
+ *       kernel completed it already, so the cancel completes {@code -ENOENT} and the target with its real
+ *       result;</li>
+ *   <li>a target that is running, meaning a file request, a send or a {@code NOP} (a kernel runs those at once
+ *       or on a worker thread): with {@link KernelBehavior#cancelRaceRate()} the cancel loses the race: the
+ *       target completes with its real result at its own time, and the cancel with 0 or {@code -EALREADY}
+ *       (seeded; a real kernel reports either);</li>
+ *   <li>otherwise the cancel wins: the target completes {@code -ECANCELED} and the cancel 0, both one
+ *       latency after the cancel was submitted. A cancelled request has no effect (a cancelled connect resets
+ *       the half-open connection).</li>
+ * </ul>
+ *
+ * <h2>Memory and buffers</h2>
+ * One rule on both runtimes: the kernel works on native memory only. {@link #allocate} returns zeroed native
+ * memory ({@code calloc}), as {@code UringRing} does, and {@link #stage} refuses, with the same
+ * {@link IllegalArgumentException} as {@code UringRing}, a buffer that is not native, a length that is negative
+ * or longer than the buffer, and a negative file offset of a read or write. {@link #free} takes memory allocated
+ * by any ring of this kernel (as io_uring's rings share one C heap) and checks that it is a live allocation and
+ * not the buffer of a request in flight: freeing memory the kernel may still write is an engine bug, reported
+ * here as an {@link IllegalStateException}. Memory never freed is a leak the kernel reports
+ * ({@link SimKernel#heldResources()}).
+ *
+ * <h2>Auditing</h2>
+ * Every call ({@code stage}, {@code enter}, {@code nowNanos}, {@code allocate}, {@code free}, {@code wake}
+ * excepted since it may come from any thread) and every submission and completion is recorded in the auditor,
+ * completions with the bytes transferred; a {@code nowNanos} that returns what this ring's last recorded one did is
+ * not (see {@link #nowNanos} for why that loses nothing).
+ *
+ * <p>Owned by one worker; confined to the simulator thread except {@link #wake()}.
+ *
+ * <h2>Size</h2>
+ * Over 600 lines (about 1,300): the SPI calls, the event heap that orders completions, the readiness of requests
+ * waiting for the network and the per-opcode work ("perform") share one request table and one generator stream,
+ * and the order in which they draw from it is part of every seed's schedule. Kept in one class, in the sections
+ * marked below, so that order stays visible in one place; the file system, the network and the audit each live
+ * in classes of their own.
+ */
+public final class SimRing implements Ring {
+
+    /** The result of performing a request that must stay in flight (a receive that found nothing yet). */
+    private static final int STILL_PENDING = Integer.MIN_VALUE;
+
+    private final SimKernel kernel;
+    private final long id;
+    private final int entries;
+    private List<Request> staged = new ArrayList<>();
+    /** The list {@link #enter} submits from while {@link #staged} takes new entries; empty between enters. */
+    private List<Request> submitting = new ArrayList<>();
+    /** Requests submitted and not yet delivered, in submission order, which is the order of their sequence. */
+    private final List<Request> inFlight = new ArrayList<>();
+    /** The requests in flight whose time is known (see {@link #enqueue}), by that time. */
+    private final RequestHeap dueHeap = new RequestHeap();
+    /**
+     * The requests in flight that wait for the network (a receive, an accept), by when each is ready as last worked
+     * out. That changes only with the request's socket, which tells the request
+     * ({@link SimSocket#readinessChanged()}): the request then goes on {@link #staleWaits}, and its time is worked
+     * out again before this heap is next looked at. A change to one socket costs only the requests waiting for it.
+     */
+    private final RequestHeap waitingForNetwork = new RequestHeap();
+    /**
+     * Requests whose socket changed since their time in {@link #waitingForNetwork} was worked out (each with
+     * {@code stale} set); it may also hold requests that left that heap since, which are skipped.
+     */
+    private final ArrayList<Request> staleWaits = new ArrayList<>();
+    /**
+     * The network's change count when the times in {@link #waitingForNetwork} were last checked against a fresh
+     * scan: only with assertions enabled ({@link #waitsAreCurrent()}).
+     */
+    private long checkedNetworkChanges = -1;
+    /** The due requests of an {@link #enter}, kept to be reused; null while an enter uses it. */
+    private ArrayList<Request> dueScratch = new ArrayList<>();
+    private int stagedCancels;
+    private int inFlightCancels;
+    /** Storage requests (see {@link #isStorage}) staged, and in flight: bounded by {@link #entries} together. */
+    private int stagedStorage;
+    private int inFlightStorage;
+    private long nextSequence;
+    private volatile boolean wakeRequested;
+    /** The value of this ring's last audited clock read (see {@link #nowNanos}); none yet at first. */
+    private long lastReadNanos = Long.MIN_VALUE;
+    private boolean closed;
+
+    SimRing(SimKernel kernel, long id, int entries) {
+        this.kernel = kernel;
+        this.id = id;
+        this.entries = entries;
+    }
+
+    /** A submission copied at {@link #stage}, and its state in the simulated kernel. */
+    private static final class Request implements SimSocket.Waiter {
+        final SimRing ring;
+        final long sequence;
+        final Opcode opcode;
+        final int fd;
+        final MemorySegment buffer;
+        final int length;
+        final long offset;
+        final int rwFlags;
+        final int flags;
+        final long userData;
+        final long target;
+        /** The body of a {@link Opcode#BLOCKING_CALL}, or null. */
+        final dev.lockstep.kernel.BlockingCall call;
+        /** The application line that asked for a path request ({@link Submission#requestedFrom}), or null. */
+        final String requestedFrom;
+        /** What the fd named at submission; null if nothing (then the request fails EBADF). */
+        SimKernel.Description description;
+        long submittedAtNanos;
+        /** Submission time plus the drawn latency: the earliest the request can complete. */
+        long earliestNanos;
+        /** A result decided before delivery (connect, cancel, cancelled, bad fd), or STILL_PENDING. */
+        int decidedResult = STILL_PENDING;
+        long decidedAtNanos;
+        boolean cancelled;
+        /** Its index in {@link #dueHeap} or {@link #waitingForNetwork}, or -1 if it is in neither. */
+        int heapIndex = -1;
+        /** Its time in its heap: {@link #readyAtNanos} when it went there, or when last worked out again. */
+        long heapNanos;
+        /** Whether it is in {@link #waitingForNetwork} (and one of its socket's waiters) rather than the other. */
+        boolean waitingForNetwork;
+        /** Whether it is on {@link #staleWaits}, its socket having changed since its time was worked out. */
+        boolean stale;
+        /**
+         * Set by {@link #perform}: null, or an array nobody changes holding exactly the bytes the request moved (the
+         * shared page a read copied, the data a write left to the file system), for the completion's audit.
+         */
+        byte[] movedUnchanging;
+
+        Request(SimRing ring, long sequence, Submission submission) {
+            this.ring = ring;
+            this.sequence = sequence;
+            this.opcode = Objects.requireNonNull(submission.opcode, "submission.opcode");
+            this.fd = submission.fd;
+            this.buffer = submission.buffer == null ? MemorySegment.NULL : submission.buffer;
+            this.length = submission.length;
+            this.offset = submission.offset;
+            this.rwFlags = submission.rwFlags;
+            this.flags = submission.flags;
+            this.userData = submission.userData;
+            this.target = submission.target;
+            this.call = submission.call;
+            this.requestedFrom = submission.requestedFrom;
+        }
+
+        boolean isPath() {
+            return opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT
+                    || opcode == Opcode.RENAMEAT;
+        }
+
+        /** Runs to its end when submitted: it cannot lose to a cancel (see the class doc). */
+        boolean decidedAtSubmission() {
+            return opcode == Opcode.BLOCKING_CALL || isPath();
+        }
+
+        void decide(int result, long atNanos) {
+            decidedResult = result;
+            decidedAtNanos = atNanos;
+        }
+
+        boolean isCancel() {
+            return opcode == Opcode.ASYNC_CANCEL;
+        }
+
+        /** The socket a receive, send or accept waits for; only for a request in {@link #waitingForNetwork}. */
+        SimSocket socket() {
+            return ((SimKernel.SocketDescription) description).socket;
+        }
+
+        @Override
+        public void readinessChanged() {
+            if (!stale) {
+                stale = true;
+                ring.staleWaits.add(this);
+            }
+        }
+    }
+
+    /**
+     * This ring's number within its kernel, from 1 in opening order.
+     *
+     * @return the id
+     */
+    public long id() {
+        return id;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("SimRing " + id + " is closed");
+        }
+    }
+
+    private SimClock clock() {
+        return kernel.clock();
+    }
+
+    /** The kernel this ring belongs to. */
+    public SimKernel kernel() {
+        return kernel;
+    }
+
+    private Auditor auditor() {
+        return kernel.auditor();
+    }
+
+    private Generator generator() {
+        return kernel.generator();
+    }
+
+    // -------------------------------------------------------------------------------------------------- Ring
+
+    /**
+     * The number of entries: the bound on requests in flight, and separately on cancellations in flight.
+     *
+     * @return the entries given to {@link SimKernel#openRing}
+     */
+    @Override
+    public int entries() {
+        return entries;
+    }
+
+    /**
+     * Copies a submission into the queue; see the class doc for when it is refused.
+     *
+     * @param submission the request; not referenced afterwards (its buffer is, until completion)
+     * @return false if the ring is at capacity for this kind of entry
+     * @throws IllegalArgumentException as {@code UringRing}: if a buffer the opcode uses is not native (or at
+     *                                  address 0) or shorter than {@code length}, if {@code length} is negative,
+     *                                  or if a read's or write's {@code offset} is negative
+     */
+    @Override
+    public boolean stage(Submission submission) {
+        checkOpen();
+        Objects.requireNonNull(submission, "submission");
+        checkBuffer(submission);
+        Request request = new Request(this, nextSequence, submission);
+        boolean cancel = request.isCancel();
+        boolean storage = isStorage(request.opcode);
+        boolean refused;
+        if (cancel) {
+            refused = stagedCancels + inFlightCancels >= entries;
+        } else if (entries < dev.lockstep.engine.Driver.SMALLEST_UNSHARED_RING) {
+            refused = staged.size() - stagedCancels + inFlight.size() - inFlightCancels >= entries;
+        } else {
+            refused = staged.size() - stagedCancels >= entries
+                    || (storage && stagedStorage + inFlightStorage >= entries);
+        }
+        if (refused) {
+            auditor().record("ring.stageRefused", Auditor.u64(id), Auditor.utf8(request.opcode.name()),
+                    Auditor.u64(request.userData));
+            return false;
+        }
+        nextSequence++;
+        noteBuffer(submission);
+        staged.add(request);
+        if (cancel) {
+            stagedCancels++;
+        } else if (storage) {
+            stagedStorage++;
+        }
+        auditor().recordRingStage(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()], request.fd,
+                request.offset, request.length, request.rwFlags, request.flags, request.userData, request.target);
+        return true;
+    }
+
+    /** The buffer rule of {@code UringRing.stage}, word for word, so both runtimes refuse the same submissions. */
+    private static void checkBuffer(Submission submission) {
+        Opcode opcode = Objects.requireNonNull(submission.opcode, "submission.opcode");
+        boolean usesBuffer = switch (opcode) {
+            case READ, WRITE, RECV, SEND, CONNECT, OPENAT, MKDIRAT, UNLINKAT, RENAMEAT, STATX -> true;
+            default -> false;
+        };
+        if (!usesBuffer) {
+            return;
+        }
+        MemorySegment buffer = submission.buffer;
+        if (buffer == null || !buffer.isNative() || buffer.address() == 0) {
+            throw new IllegalArgumentException("the kernel needs a native buffer, was " + buffer + ": " + submission);
+        }
+        if (submission.length < 0 || submission.length > buffer.byteSize()) {
+            throw new IllegalArgumentException("length " + submission.length + " does not fit the buffer of "
+                    + buffer.byteSize() + " bytes: " + submission);
+        }
+        if ((opcode == Opcode.READ || opcode == Opcode.WRITE) && submission.offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative, was " + submission.offset + ": "
+                    + submission);
+        }
+        if ((opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT
+                || opcode == Opcode.RENAMEAT)
+                && (buffer.byteSize() <= submission.length
+                || buffer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, submission.length) != 0)) {
+            throw new IllegalArgumentException("a path must end in a NUL byte after its " + submission.length
+                    + " bytes: " + submission);
+        }
+        if (opcode == Opcode.RENAMEAT && (submission.offset != submission.length + 1L
+                || secondPathLength(buffer, submission.offset) < 0)) {
+            throw new IllegalArgumentException("a rename's new path must start at " + (submission.length + 1L)
+                    + " and end in a NUL byte within the buffer: " + submission);
+        }
+        if (opcode == Opcode.STATX && submission.length < dev.lockstep.kernel.Statx.BYTES) {
+            throw new IllegalArgumentException("a statx needs " + dev.lockstep.kernel.Statx.BYTES + " bytes, was "
+                    + submission.length + ": " + submission);
+        }
+    }
+
+    /** Stages a checked submission's buffer use in the kernel's allocation records (see {@link #stage}). */
+    private void noteBuffer(Submission submission) {
+        if (submission.buffer != null && submission.buffer.isNative()) {
+            kernel.stagedWith(submission.buffer, submission.opcode, submission.fd);
+        }
+    }
+
+    /**
+     * Submits every staged entry, then delivers every due completion in a seeded order. Never blocks; see the
+     * class doc.
+     *
+     * @param wait ignored: the simulator never waits (recorded)
+     * @param timeoutNanos ignored likewise (recorded)
+     * @param sink receives the completions; it may stage new entries, which the next {@code enter} submits
+     * @return the number of completions delivered
+     */
+    @Override
+    public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
+        checkOpen();
+        Objects.requireNonNull(sink, "sink");
+        auditor().recordRingEnter(id, wait ? 1 : 0, timeoutNanos, clock().nowNanos(), staged.size());
+        wakeRequested = false;
+        if (!staged.isEmpty()) {
+            // The staged list is swapped for the empty one rather than copied: anything staged meanwhile goes to
+            // the next enter, as before.
+            List<Request> batch = staged;
+            staged = submitting;
+            submitting = batch;
+            stagedCancels = 0;
+            stagedStorage = 0;
+            for (Request request : batch) {
+                submit(request);
+            }
+            batch.clear();
+        }
+        long now = clock().nowNanos();
+        if (nextEventNanos() > now) {
+            return 0; // nothing due: the shuffle of nothing draws nothing (Generator.shuffle), so the run is the same
+        }
+        ArrayList<Request> due = dueScratch != null ? dueScratch : new ArrayList<>();
+        dueScratch = null;
+        while (dueHeap.earliestNanos() <= now) {
+            Request first = dueHeap.first();
+            due.add(first);
+            dueHeap.remove(first);
+        }
+        // nextEventNanos just brought every waiting time up to date; the waits that are due stay in their heap.
+        waitingForNetwork.collectDue(now, due);
+        // In submission order, as the scan of every request in flight found them, before the seeded shuffle.
+        due.sort(BY_SEQUENCE);
+        generator().shuffle(Site.COMPLETION_ORDER, due);
+        int delivered = 0;
+        for (Request request : due) {
+            int result = perform(request);
+            if (result == STILL_PENDING) {
+                if (!request.waitingForNetwork) {
+                    enqueue(request); // only a wait for the network is ever still pending; kept in flight all the same
+                }
+                continue;
+            }
+            retire(request);
+            auditor().recordRingComplete(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()],
+                    request.userData, result, now, request.buffer, transferredBytes(request, result),
+                    request.movedUnchanging);
+            delivered++;
+            kernel.ringCompletions++;
+            sink.complete(request.userData, result, 0);
+        }
+        due.clear();
+        dueScratch = due;
+        return delivered;
+    }
+
+    private static final java.util.Comparator<Request> BY_SEQUENCE = (a, b) -> Long.compare(a.sequence, b.sequence);
+
+    // ------------------------------------------------------------------------------------------ event queue
+
+    /**
+     * Files a request in flight by how its time is known: a result decided already, or any request but a receive
+     * or accept on a socket, is due at a fixed time ({@link #readyAtNanos}), kept in {@link #dueHeap}; a receive
+     * or accept waits for the network and is kept in {@link #waitingForNetwork}. Called at submission and again
+     * when a cancel decides the request's result.
+     */
+    private void enqueue(Request request) {
+        boolean waits = request.decidedResult == STILL_PENDING
+                && (request.opcode == Opcode.RECV || request.opcode == Opcode.ACCEPT || request.opcode == Opcode.SEND)
+                && request.description instanceof SimKernel.SocketDescription;
+        request.heapNanos = readyAtNanos(request);
+        if (waits) {
+            request.waitingForNetwork = true;
+            request.stale = false; // its time is fresh; a stale entry left on staleWaits is skipped
+            request.socket().addWaiter(request);
+            waitingForNetwork.add(request);
+        } else {
+            dueHeap.add(request);
+        }
+    }
+
+    /** Takes a request out of whichever of the two it is in. */
+    private void dequeue(Request request) {
+        if (request.waitingForNetwork) {
+            request.waitingForNetwork = false;
+            request.socket().removeWaiter(request);
+            waitingForNetwork.remove(request);
+        } else if (request.heapIndex >= 0) {
+            dueHeap.remove(request);
+        }
+    }
+
+    /** Works out again the time of every waiting request whose socket changed since (see {@link #staleWaits}). */
+    private void refreshStaleWaits() {
+        for (int i = 0; i < staleWaits.size(); i++) {
+            Request request = staleWaits.get(i);
+            if (!request.stale) {
+                continue;
+            }
+            request.stale = false;
+            if (request.waitingForNetwork) {
+                long ready = readyAtNanos(request);
+                if (ready != request.heapNanos) {
+                    request.heapNanos = ready;
+                    waitingForNetwork.moved(request);
+                }
+            }
+        }
+        staleWaits.clear();
+    }
+
+    /**
+     * Whether every waiting request's time is what a fresh scan gives, after {@link #refreshStaleWaits}: an
+     * assertion's check that every change to a socket told its waiters. Scans only when the network changed since
+     * the last check, so a test run pays about what the scan on every change used to cost.
+     */
+    private boolean waitsAreCurrent() {
+        long changes = kernel.network().changes();
+        if (changes == checkedNetworkChanges) {
+            return true;
+        }
+        checkedNetworkChanges = changes;
+        waitingForNetwork.forEach(request -> {
+            long ready = readyAtNanos(request);
+            if (ready != request.heapNanos) {
+                throw new AssertionError("ring " + id + ": " + request.opcode + " userData=0x"
+                        + Long.toHexString(request.userData) + " on " + request.socket() + " is ready at " + ready
+                        + ", its wait says " + request.heapNanos + ": a change to the socket did not tell it");
+            }
+        });
+        return true;
+    }
+
+    /**
+     * A binary min-heap of requests by {@code heapNanos}, then by sequence; each request knows its index. A request
+     * is in at most one heap.
+     */
+    private static final class RequestHeap {
+        private Request[] heap = new Request[16];
+        private int size;
+        /**
+         * The first request's time, kept here: the scheduler asks every ring for it every step, and reading it
+         * from the request itself is a cache miss.
+         */
+        private long earliest = Long.MAX_VALUE;
+
+        /** The earliest request; the heap must not be empty. */
+        Request first() {
+            return heap[0];
+        }
+
+        /** The earliest time, or {@code Long.MAX_VALUE} when empty. */
+        long earliestNanos() {
+            return earliest;
+        }
+
+        private void firstChanged() {
+            earliest = size == 0 ? Long.MAX_VALUE : heap[0].heapNanos;
+        }
+
+        void add(Request request) {
+            if (size == heap.length) {
+                heap = java.util.Arrays.copyOf(heap, size * 2);
+            }
+            request.heapIndex = size;
+            heap[size++] = request;
+            siftUp(request.heapIndex);
+            firstChanged();
+        }
+
+        void remove(Request request) {
+            int index = request.heapIndex;
+            request.heapIndex = -1;
+            Request last = heap[--size];
+            heap[size] = null;
+            if (index != size) {
+                heap[index] = last;
+                last.heapIndex = index;
+                siftDown(index);
+                siftUp(last.heapIndex);
+            }
+            firstChanged();
+        }
+
+        /** Puts back in place a request whose {@code heapNanos} changed. */
+        void moved(Request request) {
+            siftDown(request.heapIndex);
+            siftUp(request.heapIndex);
+            firstChanged();
+        }
+
+        /** Adds to {@code due} every request whose time is at most {@code now}, in no particular order. */
+        void collectDue(long now, List<Request> due) {
+            collectDue(0, now, due);
+        }
+
+        private void collectDue(int index, long now, List<Request> due) {
+            // A request's time is at least its parent's: below one that is not due, none is.
+            if (index >= size || heap[index].heapNanos > now) {
+                return;
+            }
+            due.add(heap[index]);
+            collectDue(2 * index + 1, now, due);
+            collectDue(2 * index + 2, now, due);
+        }
+
+        void forEach(java.util.function.Consumer<Request> action) {
+            for (int i = 0; i < size; i++) {
+                action.accept(heap[i]);
+            }
+        }
+
+        private static boolean before(Request a, Request b) {
+            return a.heapNanos < b.heapNanos || (a.heapNanos == b.heapNanos && a.sequence < b.sequence);
+        }
+
+        private void siftUp(int index) {
+            Request moving = heap[index];
+            while (index > 0) {
+                int parent = (index - 1) >>> 1;
+                if (!before(moving, heap[parent])) {
+                    break;
+                }
+                heap[index] = heap[parent];
+                heap[index].heapIndex = index;
+                index = parent;
+            }
+            heap[index] = moving;
+            moving.heapIndex = index;
+        }
+
+        private void siftDown(int index) {
+            Request moving = heap[index];
+            while (true) {
+                int child = 2 * index + 1;
+                if (child >= size) {
+                    break;
+                }
+                if (child + 1 < size && before(heap[child + 1], heap[child])) {
+                    child++;
+                }
+                if (!before(heap[child], moving)) {
+                    break;
+                }
+                heap[index] = heap[child];
+                heap[index].heapIndex = index;
+                index = child;
+            }
+            heap[index] = moving;
+            moving.heapIndex = index;
+        }
+    }
+
+    /**
+     * Flags a wake-up. Since {@link #enter} never blocks there is nothing to interrupt; the flag tells the
+     * scheduler the worker asked to be serviced. Any thread.
+     */
+    @Override
+    public void wake() {
+        wakeRequested = true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A cluster node's wall clock, steps included; the simulation's time otherwise. Not recorded: it is a
+     * function of the recorded clock read and of the node's recorded steps and drifts.
+     */
+    @Override
+    public long wallNanos(long nowNanos) {
+        return kernel.wallNanos();
+    }
+
+    /**
+     * The simulated time: the simulation's clock, or the monotonic clock of the cluster node this ring's kernel is.
+     *
+     * @return {@link SimClock#nowNanos()}, or the node's monotonic time
+     */
+    @Override
+    public long nowNanos() {
+        long now = kernel.localNanos();
+        if (now != lastReadNanos) {
+            // A read that repeats this ring's last one is not an event: reading the clock changes nothing in the
+            // simulation (no draw, no state), and what it returned is in the chain already, so the only thing
+            // left out is that the code read the clock again. Whatever the code then does differently with it —
+            // stage a request, enter the ring, park, finish — is an event of its own, and the next read that
+            // differs (time moved) is recorded: a schedule cannot part from another one without showing elsewhere.
+            lastReadNanos = now;
+            auditor().recordU64U64(Auditor.RING_NOW, id, now);
+        }
+        return now;
+    }
+
+    /**
+     * Zeroed native memory ({@code calloc}), as {@code UringRing} hands out; see the class doc.
+     *
+     * @param bytes the size, {@code >= 0}
+     * @return the memory
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     * @throws KernelException {@code ENOMEM} naming the size if there is no memory
+     */
+    @Override
+    public MemorySegment allocate(long bytes) {
+        checkOpen();
+        if (bytes < 0) {
+            throw new IllegalArgumentException("SimRing.allocate: bytes must be >= 0, was " + bytes);
+        }
+        MemorySegment segment = kernel.allocate(this, bytes);
+        auditor().record("ring.allocate", Auditor.u64(id), Auditor.u64(bytes));
+        return segment;
+    }
+
+    /**
+     * Frees memory from {@link #allocate} of any ring of this kernel. {@link MemorySegment#NULL} is ignored, as
+     * {@code UringRing} ignores it.
+     *
+     * @param segment the memory
+     * @throws IllegalArgumentException if it is not a live allocation of this kernel's rings (never allocated,
+     *                                  a slice of one, or freed already)
+     * @throws IllegalStateException if it is the buffer of a request in flight on any ring of the kernel
+     */
+    @Override
+    public void free(MemorySegment segment) {
+        checkOpen();
+        Objects.requireNonNull(segment, "segment");
+        if (segment.isNative() && segment.address() == 0) {
+            return;
+        }
+        if (!kernel.isAllocation(segment)) {
+            throw new IllegalArgumentException(
+                    "SimRing.free: memory not allocated by a ring of this kernel, or already freed: " + segment);
+        }
+        for (SimRing ring : kernel.rings()) {
+            ring.checkNotInFlight(segment);
+        }
+        kernel.free(segment);
+        auditor().record("ring.free", Auditor.u64(id), Auditor.u64(segment.byteSize()));
+    }
+
+    private void checkNotInFlight(MemorySegment segment) {
+        for (Request request : inFlight) {
+            if (request.buffer.isNative() && request.buffer.address() == segment.address()) {
+                throw new IllegalStateException("SimRing.free: memory freed while request " + request.opcode
+                        + " userData=0x" + Long.toHexString(request.userData) + " on ring " + id
+                        + " is in flight and may use it");
+            }
+        }
+    }
+
+    /**
+     * Closes the ring. Staged entries that were never submitted are dropped.
+     *
+     * @throws IllegalStateException if requests are still in flight: the caller must wait for every request to
+     *                               complete first
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (!inFlight.isEmpty()) {
+            throw new IllegalStateException("SimRing " + id + " closed with " + inFlight.size()
+                    + " requests in flight; the first is " + inFlight.getFirst().opcode + " userData=0x"
+                    + Long.toHexString(inFlight.getFirst().userData));
+        }
+        closed = true;
+        staged.clear();
+        stagedCancels = 0;
+        stagedStorage = 0;
+        kernel.ringClosed(this);
+        auditor().record("ring.close", Auditor.u64(id));
+    }
+
+    // ------------------------------------------------------------------------------------------- simulation
+
+    /**
+     * The earliest time a request in flight can complete.
+     *
+     * @return nanoseconds since the epoch; {@code Long.MAX_VALUE} if nothing is in flight or every request waits
+     *         for something that has not happened (data nobody sent); at most the current time if a completion
+     *         is due already. Staged entries do not count: they are submitted, and get their times, at the next
+     *         {@link #enter}, so a scheduler must enter a ring with {@link #staged()} entries before it moves the
+     *         clock.
+     */
+    public long nextEventNanos() {
+        // When a receive or accept is ready changes only with its socket, not with the clock: only the waits whose
+        // socket changed since are worked out again.
+        if (!staleWaits.isEmpty()) {
+            refreshStaleWaits();
+        }
+        assert waitsAreCurrent();
+        return Math.min(dueHeap.earliestNanos(), waitingForNetwork.earliestNanos());
+    }
+
+    /**
+     * The number of requests in flight, cancellations included.
+     *
+     * @return the count
+     */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /**
+     * The requests in flight, for diagnostics: opcode, fd, user data, and when each can complete.
+     *
+     * @return one entry per request, in submission order
+     */
+    public List<String> describeInFlight() {
+        List<String> descriptions = new ArrayList<>();
+        for (Request request : inFlight) {
+            long ready = readyAtNanos(request);
+            descriptions.add(request.opcode + "(fd=" + request.fd + ", userData=0x" + Long.toHexString(request.userData)
+                    + (request.cancelled ? ", cancelled" : "") + ", ready "
+                    + (ready == Long.MAX_VALUE ? "never" : "at " + ready) + ")");
+        }
+        return descriptions;
+    }
+
+    /**
+     * The number of staged entries not yet submitted.
+     *
+     * @return the count
+     */
+    public int staged() {
+        return staged.size();
+    }
+
+    /**
+     * Whether {@link #wake()} was called since the last {@link #enter}.
+     *
+     * @return true if a wake-up is pending
+     */
+    public boolean wakeRequested() {
+        return wakeRequested;
+    }
+
+    /**
+     * Yes: a read may ask the page cache at the call, as on runtime-uring ({@link #readWithoutWaiting}).
+     *
+     * @return true
+     */
+    @Override
+    public boolean readsWithoutWaiting() {
+        return true;
+    }
+
+    /**
+     * The simulated {@code preadv2} with {@code RWF_NOWAIT} ({@link SimSystemCalls#readWithoutWaiting}): a
+     * synchronous call of the simulated kernel, with its latency and audit; whether the pages are cached is the
+     * seed's. Checks its arguments as runtime-uring's ring does.
+     *
+     * @throws IllegalArgumentException if the buffer is not native, the range does not fit it, or the offset is
+     *     negative
+     * @throws IllegalStateException after {@link #close()}
+     */
+    @Override
+    public int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
+        checkOpen();
+        Ring.checkReadWithoutWaiting(buffer, at, length, offset);
+        return kernel.system().readWithoutWaiting(fd, buffer.asSlice(at, length), offset);
+    }
+
+    /**
+     * Whether {@link #close()} was called.
+     *
+     * @return true once closed
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    // ---------------------------------------------------------------------------------------------- submit
+
+    /**
+     * Whether io_uring would first try {@code request} at once, without waiting (see
+     * {@link KernelBehavior#inlineCompletionRate()}): a send or receive on a socket, a read or write of a file
+     * opened without {@code O_DIRECT}; not a write with {@code RWF_DSYNC}, which waits for the device.
+     *
+     * @param description what the request's fd names now, or null
+     */
+    private static boolean triedAtOnce(Request request, SimKernel.Description description) {
+        return switch (request.opcode) {
+            case SEND, RECV -> description instanceof SimKernel.SocketDescription;
+            case READ -> description instanceof SimKernel.FileDescription file && !file.direct;
+            case WRITE -> (request.rwFlags & Submission.RWF_DSYNC) == 0
+                    && description instanceof SimKernel.FileDescription file && !file.direct;
+            default -> false;
+        };
+    }
+
+    private void submit(Request request) {
+        long now = clock().nowNanos();
+        request.submittedAtNanos = now;
+        // What the fd names, looked up once: nothing between here and its use below changes the fd table (an
+        // offloaded call, which could, runs only for requests that never use it).
+        SimKernel.Description description = kernel.description(request.fd);
+        KernelBehavior behavior = kernel.behavior();
+        long minLatency = behavior.minLatencyNanos();
+        long maxLatency = behavior.maxLatencyNanos();
+        if (request.opcode == Opcode.FSYNC && description instanceof SimKernel.FileDescription file
+                && file.handle.isDirectory()) {
+            // A directory's fsync is a journal commit, as slow through the ring as the synchronous call.
+            minLatency = behavior.minSyncCallLatencyNanos();
+            maxLatency = behavior.maxSyncCallLatencyNanos();
+        }
+        long latency = triedAtOnce(request, description)
+                && generator().chance(Site.INLINE_COMPLETION, behavior.inlineCompletionRate()) ? 0
+                : generator().nextLongBetween(Site.RING_LATENCY, minLatency, maxLatency);
+        request.earliestNanos = now + latency;
+        inFlight.add(request);
+        if (request.isCancel()) {
+            inFlightCancels++;
+        } else if (isStorage(request.opcode)) {
+            inFlightStorage++;
+            if (isSync(request)) {
+                kernel.syncSubmitted();
+            }
+        }
+        if (request.decidedAtSubmission()) {
+            // The calls run now, off every worker: each one's latency is charged to this request's completion,
+            // not to the clock, as an offload thread of runtime-uring (or, for a path request, Linux's io-wq
+            // thread) leaves its worker running meanwhile.
+            SimKernel.Offloaded outcome = kernel.runOffloaded(request.isPath() ? pathCall(request)
+                    : Objects.requireNonNull(request.call, "call"));
+            request.earliestNanos += outcome.chargedNanos();
+            request.decide(outcome.result(), request.earliestNanos);
+        } else if (request.opcode != Opcode.NOP && !request.isCancel()) {
+            request.description = description;
+            if (request.description == null) {
+                request.decide(-Errno.EBADF, request.earliestNanos);
+            } else {
+                request.description.retainForRequest();
+            }
+        }
+        if (request.decidedResult == STILL_PENDING) {
+            switch (request.opcode) {
+                case ASYNC_CANCEL -> cancel(request);
+                case CONNECT -> connect(request);
+                default -> {
+                    // Decided at delivery.
+                }
+            }
+        }
+        enqueue(request);
+        auditor().recordRingSubmit(id, request.sequence, request.earliestNanos, request.decidedResult);
+    }
+
+    private void connect(Request request) {
+        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
+            request.decide(-Errno.ENOTSOCK, request.earliestNanos);
+            return;
+        }
+        InetSocketAddress address = request.length < 0 ? null
+                : SimSystemCalls.decodeSockaddr(request.buffer, request.length);
+        if (address == null) {
+            request.decide(-Errno.EINVAL, request.earliestNanos);
+            return;
+        }
+        SimNetwork.ConnectOutcome outcome = kernel.network().connect(socket.socket, address);
+        request.decide(outcome.result(), Math.max(request.earliestNanos, outcome.completesAtNanos()));
+    }
+
+    private void cancel(Request cancel) {
+        Request target = null;
+        boolean onlyCancelledMatches = false;
+        for (Request candidate : inFlight) {
+            if (candidate.isCancel() || candidate.userData != cancel.target) {
+                continue;
+            }
+            if (candidate.cancelled) {
+                onlyCancelledMatches = true;
+                continue;
+            }
+            target = candidate;
+            break;
+        }
+        if (target == null) {
+            cancel.decide(onlyCancelledMatches ? -Errno.EALREADY : -Errno.ENOENT, cancel.earliestNanos);
+            return;
+        }
+        if (readyAtNanos(target) <= clock().nowNanos()) {
+            // Its result is due: a real kernel completed it already and its completion is on the way.
+            cancel.decide(-Errno.ENOENT, cancel.earliestNanos);
+            return;
+        }
+        boolean running = switch (target.opcode) {
+            case READ, WRITE, FSYNC, FTRUNCATE, NOP -> true;
+            // A send waiting for room in full buffers is not running: a cancel always takes it, as on Linux.
+            case SEND -> !(target.description instanceof SimKernel.SocketDescription socket)
+                    || kernel.network().sendWindow(socket.socket) > 0;
+            default -> false;
+        };
+        // Roll whether or not the target is running, so the draw count does not depend on the opcode. A blocking
+        // call or a path call always wins against a cancel: it has run already and runs to its end.
+        boolean raceLost = generator().chance(Site.CANCEL_RACE, kernel.behavior().cancelRaceRate()) && running
+                || target.decidedAtSubmission();
+        if (raceLost) {
+            int cancelResult = generator().nextInt(Site.CANCEL_RACE_RESULT, 2) == 0 ? 0 : -Errno.EALREADY;
+            cancel.decide(cancelResult, cancel.earliestNanos);
+            return;
+        }
+        target.cancelled = true;
+        dequeue(target);
+        target.decide(-Errno.ECANCELED, cancel.earliestNanos);
+        enqueue(target);
+        if (target.opcode == Opcode.CONNECT
+                && target.description instanceof SimKernel.SocketDescription socket) {
+            kernel.network().connectCancelled(socket.socket);
+        }
+        cancel.decide(0, cancel.earliestNanos);
+    }
+
+    // ------------------------------------------------------------------------------------------- readiness
+
+    private long readyAtNanos(Request request) {
+        if (request.decidedResult != STILL_PENDING) {
+            return request.decidedAtNanos;
+        }
+        long waitingFor = switch (request.opcode) {
+            case RECV -> request.description instanceof SimKernel.SocketDescription socket
+                    ? kernel.network().readableAtNanos(socket.socket) : Long.MIN_VALUE;
+            case ACCEPT -> request.description instanceof SimKernel.SocketDescription socket
+                    ? kernel.network().acceptableAtNanos(socket.socket) : Long.MIN_VALUE;
+            case SEND -> request.description instanceof SimKernel.SocketDescription socket
+                    ? kernel.network().writableAtNanos(socket.socket) : Long.MIN_VALUE;
+            default -> Long.MIN_VALUE;
+        };
+        return Math.max(request.earliestNanos, waitingFor);
+    }
+
+    // --------------------------------------------------------------------------------------------- perform
+
+    private int perform(Request request) {
+        if (request.decidedResult != STILL_PENDING) {
+            if (request.opcode == Opcode.CONNECT && !request.cancelled
+                    && request.description instanceof SimKernel.SocketDescription socket) {
+                kernel.network().connectDelivered(socket.socket);
+            }
+            return request.decidedResult;
+        }
+        return switch (request.opcode) {
+            case NOP -> 0;
+            case READ -> read(request);
+            case WRITE -> write(request);
+            case FSYNC -> fsync(request);
+            case FTRUNCATE -> ftruncate(request);
+            case RECV -> recv(request);
+            case SEND -> send(request);
+            case ACCEPT -> accept(request);
+            case STATX -> statx(request);
+            case CONNECT, ASYNC_CANCEL, BLOCKING_CALL, OPENAT, MKDIRAT, UNLINKAT, RENAMEAT ->
+                    throw new IllegalStateException("decided at submission: " + request.opcode);
+        };
+    }
+
+    /** Rolls the spurious errors of a transfer; returns the error, or 0 if none. */
+    private int spuriousError() {
+        KernelBehavior behavior = kernel.behavior();
+        if (generator().chance(Site.SPURIOUS_EINTR, behavior.spuriousInterruptRate())) {
+            return -Errno.EINTR;
+        }
+        if (generator().chance(Site.SPURIOUS_EAGAIN, behavior.spuriousAgainRate())) {
+            return -Errno.EAGAIN;
+        }
+        return 0;
+    }
+
+    /** Rolls a short transfer: the length to ask for, in {@code [1, length - 1]} when short. */
+    private int transferLength(Site site, double rate, int length) {
+        boolean shortTransfer = generator().chance(site, rate);
+        if (shortTransfer && length >= 2) {
+            return 1 + generator().nextInt(site, length - 1);
+        }
+        return length;
+    }
+
+    /**
+     * Linux's refusal of a misaligned direct transfer, as ext4 on Linux 6.18 gives it: {@code EINVAL} unless the
+     * file offset and the length are multiples of the alignment. A misaligned memory address is accepted (ext4
+     * moves the bytes although {@code statx} advertises a memory alignment; other file systems refuse it — the
+     * engine refuses it at the call on every runtime, so neither kernel sees one). A direct read at or past the
+     * end of the file returns 0 before any check.
+     *
+     * @return 0 to go on, 1 for "end of file", or a negative errno
+     */
+    private static int directRefusal(SimKernel.FileDescription file, Request request, boolean read) {
+        if (read && request.offset >= file.fileSystem.size(file.handle)) {
+            return 1;
+        }
+        long mask = SimKernel.DIRECT_IO_ALIGNMENT - 1;
+        if (((request.offset | request.length) & mask) != 0) {
+            return -Errno.EINVAL;
+        }
+        return 0;
+    }
+
+    private int read(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL; // the engine receives from sockets with RECV; pread on a socket is ESPIPE
+        }
+        if (file.direct) {
+            int refusal = directRefusal(file, request, true);
+            if (refusal != 0) {
+                return refusal == 1 ? 0 : refusal;
+            }
+        }
+        int spurious = spuriousError();
+        if (spurious != 0) {
+            return spurious;
+        }
+        // Direct reads are not short but at the end of the file: the device moves whole blocks.
+        int asked = file.direct ? request.length
+                : transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
+        int read = file.fileSystem.read(file.handle, request.offset, request.buffer, asked);
+        if (read == Auditor.BLOCK_BYTES && file.fileSystem.faults().corruptReadRate() == 0) {
+            request.movedUnchanging = file.fileSystem.unchangingBytes(file.handle, request.offset, read);
+        }
+        return read;
+    }
+
+    private int write(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL; // the engine sends on sockets with SEND
+        }
+        if (file.direct) {
+            int refusal = directRefusal(file, request, false);
+            if (refusal != 0) {
+                return refusal;
+            }
+        }
+        int spurious = spuriousError();
+        if (spurious != 0) {
+            return spurious;
+        }
+        int asked = file.direct ? request.length
+                : transferLength(Site.SHORT_WRITE, kernel.behavior().shortWriteRate(), request.length);
+        byte[] data = new byte[asked];
+        MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
+        boolean durable = (request.rwFlags & Submission.RWF_DSYNC) != 0;
+        int written = file.fileSystem.writeOwned(file.handle, request.offset, data, durable);
+        if (durable && written == asked) {
+            kernel.syncDone();
+        }
+        if (written == asked) {
+            request.movedUnchanging = data; // the file system's now, which nothing changes (writeOwned)
+        }
+        return written;
+    }
+
+    private int fsync(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL;
+        }
+        boolean dataOnly = (request.flags & Submission.FSYNC_DATASYNC) != 0;
+        int result = file.fileSystem.sync(file.handle, dataOnly);
+        if (result == 0) {
+            kernel.syncDone();
+        }
+        return result;
+    }
+
+    /**
+     * The system call of a path request, run by {@link SimKernel#runOffloaded} through the simulated kernel's own
+     * calls (so with their latency, faults and audit). Paths are absolute or relative to the working directory:
+     * the engine never submits one relative to a directory fd, which this kernel refuses with {@code EBADF}.
+     */
+    private dev.lockstep.kernel.BlockingCall pathCall(Request request) {
+        String path = new String(request.buffer.asSlice(0, request.length).toArray(
+                java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
+        String newPath = request.opcode != Opcode.RENAMEAT ? null : new String(request.buffer.asSlice(
+                request.offset, secondPathLength(request.buffer, request.offset)).toArray(
+                java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
+        return new dev.lockstep.kernel.BlockingCall() {
+            @Override
+            public int run() {
+                if (request.fd != Submission.AT_FDCWD) {
+                    return -Errno.EBADF;
+                }
+                try {
+                    switch (request.opcode) {
+                        case OPENAT -> {
+                            return kernel.system().open(path, request.flags);
+                        }
+                        case MKDIRAT -> kernel.system().mkdir(path);
+                        case RENAMEAT -> kernel.system().rename(path, newPath);
+                        case UNLINKAT -> {
+                            if ((request.flags & Submission.AT_REMOVEDIR) != 0) {
+                                kernel.system().rmdir(path);
+                            } else {
+                                kernel.system().unlink(path);
+                            }
+                        }
+                        default -> throw new IllegalStateException("not a path request: " + request.opcode);
+                    }
+                    return 0;
+                } catch (dev.lockstep.kernel.KernelException refused) {
+                    return -refused.errno();
+                }
+            }
+
+            @Override
+            public String requestedFrom() {
+                return request.requestedFrom;
+            }
+        };
+    }
+
+    /** The bytes of a {@code RENAMEAT}'s new path from {@code start} to its NUL, or -1 without one. */
+    private static int secondPathLength(MemorySegment buffer, long start) {
+        for (long at = start; at < buffer.byteSize(); at++) {
+            if (buffer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) == 0) {
+                return (int) (at - start);
+            }
+        }
+        return -1;
+    }
+
+    /** {@code statx} of an fd: what the engine asks for (size, direct I/O alignment), at the struct's offsets. */
+    private int statx(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL;
+        }
+        long size;
+        try {
+            size = file.fileSystem.size(file.handle);
+        } catch (dev.lockstep.kernel.KernelException refused) {
+            return -refused.errno(); // the power is off, or the handle is from before a crash
+        }
+        int answered = request.flags & (dev.lockstep.kernel.Statx.SIZE | dev.lockstep.kernel.Statx.DIOALIGN);
+        request.buffer.asSlice(0, dev.lockstep.kernel.Statx.BYTES).fill((byte) 0);
+        request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, dev.lockstep.kernel.Statx.MASK_OFFSET,
+                answered);
+        request.buffer.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, dev.lockstep.kernel.Statx.SIZE_OFFSET,
+                size);
+        if ((answered & dev.lockstep.kernel.Statx.DIOALIGN) != 0) {
+            request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
+                    dev.lockstep.kernel.Statx.DIO_MEM_ALIGN_OFFSET, SimKernel.DIRECT_IO_ALIGNMENT);
+            request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
+                    dev.lockstep.kernel.Statx.DIO_OFFSET_ALIGN_OFFSET, SimKernel.DIRECT_IO_ALIGNMENT);
+        }
+        return 0;
+    }
+
+    private int ftruncate(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL;
+        }
+        try {
+            file.fileSystem.truncate(file.handle, request.offset);
+            return 0;
+        } catch (KernelException refused) {
+            return -refused.errno();
+        }
+    }
+
+    private int recv(Request request) {
+        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
+            return -Errno.ENOTSOCK;
+        }
+        int spurious = spuriousError();
+        if (spurious != 0) {
+            return spurious;
+        }
+        int asked = transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
+        int result = kernel.network().recv(socket.socket, request.buffer, asked);
+        if (result == -Errno.EAGAIN) {
+            return STILL_PENDING; // nothing arrived after all: a real recv keeps waiting
+        }
+        return result;
+    }
+
+    private int send(Request request) {
+        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
+            return -Errno.ENOTSOCK;
+        }
+        int spurious = spuriousError();
+        if (spurious != 0) {
+            return spurious;
+        }
+        int asked = transferLength(Site.SHORT_WRITE, kernel.behavior().shortWriteRate(), request.length);
+        int window = kernel.network().sendWindow(socket.socket);
+        if (window == 0 && asked > 0) {
+            return STILL_PENDING; // the buffers toward the peer are full: a real send keeps waiting
+        }
+        asked = Math.min(asked, window);
+        byte[] data = new byte[asked];
+        MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
+        return kernel.network().send(socket.socket, data, 0, asked);
+    }
+
+    private int accept(Request request) {
+        if (!(request.description instanceof SimKernel.SocketDescription listener)) {
+            return -Errno.ENOTSOCK;
+        }
+        SimSocket accepted;
+        try {
+            // As Linux: the descriptor is reserved before a connection is taken off the queue, so with none free
+            // the accept fails and the connection waits for the next one.
+            kernel.reserveFd("accept", listener.subject());
+            accepted = kernel.network().accept(listener.socket);
+        } catch (KernelException e) {
+            return -e.errno();
+        }
+        if (accepted == null) {
+            return STILL_PENDING;
+        }
+        try {
+            return kernel.install(new SimKernel.SocketDescription(kernel.network(), accepted), "accept",
+                    request.requestedFrom);
+        } catch (KernelException e) {
+            return -e.errno();
+        }
+    }
+
+    /** Whether the engine bounds this opcode by the ring's entries: everything but a wait on a peer or a cancel. */
+    /** Whether a request waits for the device to make data durable: an {@code fsync} or an {@code RWF_DSYNC} write. */
+    private static boolean isSync(Request request) {
+        return request.opcode == Opcode.FSYNC
+                || (request.opcode == Opcode.WRITE && (request.rwFlags & Submission.RWF_DSYNC) != 0);
+    }
+
+    private static boolean isStorage(Opcode opcode) {
+        return switch (opcode) {
+            case RECV, ACCEPT, SEND, CONNECT, ASYNC_CANCEL -> false;
+            default -> true;
+        };
+    }
+
+    private void retire(Request request) {
+        dequeue(request);
+        // inFlight is in sequence order: find it by binary search instead of a scan.
+        int low = 0;
+        int high = inFlight.size() - 1;
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (inFlight.get(middle).sequence < request.sequence) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        if (inFlight.get(low) != request) {
+            throw new IllegalStateException("request " + request.sequence + " is not in flight on ring " + id);
+        }
+        inFlight.remove(low);
+        if (request.isCancel()) {
+            inFlightCancels--;
+        } else if (isStorage(request.opcode)) {
+            inFlightStorage--;
+            if (isSync(request)) {
+                kernel.syncRetired();
+            }
+        }
+        if (request.description != null) {
+            request.description.releaseForRequest();
+        }
+    }
+
+    /** The bytes a completion moved, for the auditor: read into the buffer, or written from it. */
+    /** Each opcode's name in UTF-8, as its completions' audit events carry it. */
+    private static final byte[][] OPCODE_NAMES = new byte[Opcode.values().length][];
+
+    static {
+        for (Opcode opcode : Opcode.values()) {
+            OPCODE_NAMES[opcode.ordinal()] = Auditor.utf8(opcode.name());
+        }
+    }
+
+    /** How many bytes of the request's buffer a completion moved, which its audit event carries. */
+    private static int transferredBytes(Request request, int result) {
+        return switch (request.opcode) {
+            case READ, WRITE, RECV, SEND -> Math.max(0, result);
+            default -> 0;
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "SimRing(" + id + ", entries=" + entries + ", staged=" + staged.size() + ", inFlight="
+                + inFlight.size() + ")";
+    }
+}

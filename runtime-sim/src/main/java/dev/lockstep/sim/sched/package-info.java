@@ -1,0 +1,16 @@
+/**
+ * The simulator's scheduling: which fiber or worker service turn runs next, and when simulated time moves.
+ *
+ * <ul>
+ *   <li>{@link dev.lockstep.sim.sched.Scheduler}: the queue of runnable fibers, workers' service turns and timer
+ *       deadlines; each step is one seeded choice (uniform, or by {@link dev.lockstep.sim.Priorities}), recorded
+ *       in the audit.</li>
+ *   <li>{@code ForeignHandoff}: the one cross-thread piece, a continuation scheduled from a thread outside the
+ *       simulation, queued by the next step.</li>
+ * </ul>
+ *
+ * <p>Dependencies: the JDK, {@code dev.lockstep.engine}, {@link dev.lockstep.sim.os} (the kernel's rings and
+ * clock), {@link dev.lockstep.sim.audit}, and the scheduling configuration of {@link dev.lockstep.sim}
+ * ({@code Scheduling}, {@code Priorities}). Not the run: the run drives the scheduler.
+ */
+package dev.lockstep.sim.sched;
