@@ -27,6 +27,12 @@ import java.util.Arrays;
 final class EngineStream implements Stream {
     private final ConnectionSides sides;
     private final ReceiveMemory memory;
+    /**
+     * What a receive answered at once is called: built once, since a receive of bytes already buffered (the
+     * common case of a protocol that reads a header, then a body) would otherwise format the peer's address
+     * on every call.
+     */
+    private final String receiveName;
     private volatile String poisoned;
     /** Receives admitted and not yet retired; closing the stream closes them (close means close). */
     private final PendingSet pending = new PendingSet();
@@ -262,6 +268,7 @@ final class EngineStream implements Stream {
     EngineStream(ConnectionSides sides, ReceiveMemory memory) {
         this.sides = sides;
         this.memory = memory;
+        this.receiveName = "receive from " + sides.peer;
     }
 
     /**
@@ -299,7 +306,7 @@ final class EngineStream implements Stream {
         poisoned = "a receive refused by the per-connection receive bound";
         String message = "receive of " + length + " bytes from " + sides.peer + " is past the per-connection bound"
                 + " of " + bound + " bytes (ReceiveLimits.perConnectionBytes)";
-        return worker.register(new Immediate("receive from " + sides.peer, () -> {
+        return worker.register(new Immediate(receiveName, () -> {
             throw new ReceiveLimitException(message, bound, length);
         }));
     }
@@ -318,7 +325,7 @@ final class EngineStream implements Stream {
         }
         Worker worker = EngineContext.currentWorker("Stream.recv");
         if (poisoned != null) {
-            return worker.register(new Immediate("receive from " + sides.peer, () -> {
+            return worker.register(new Immediate(receiveName, () -> {
                 throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
             }));
         }
@@ -331,7 +338,7 @@ final class EngineStream implements Stream {
                 byte[] ready = Arrays.copyOf(buffered, length);
                 buffered = Arrays.copyOfRange(buffered, length, buffered.length);
                 memory.release(length);
-                return worker.register(new Immediate("receive from " + sides.peer, () -> ready));
+                return worker.register(new Immediate(receiveName, () -> ready));
             }
         } finally {
             bufferedLock.unlock();
@@ -369,7 +376,7 @@ final class EngineStream implements Stream {
         Worker worker = EngineContext.currentWorker("Stream.recvInto");
         PooledBuffer buffer = WorkerBuffers.check(worker, into, at, length, "Stream.recvInto");
         if (poisoned != null) {
-            return worker.register(new Immediate("receive from " + sides.peer, () -> {
+            return worker.register(new Immediate(receiveName, () -> {
                 throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
             }));
         }
@@ -390,7 +397,7 @@ final class EngineStream implements Stream {
             bufferedLock.unlock();
         }
         if (already == length) {
-            return worker.register(new Immediate("receive from " + sides.peer, () -> null));
+            return worker.register(new Immediate(receiveName, () -> null));
         }
         // The fd reference first: a stream closed meanwhile throws here, with the buffer still the caller's.
         SharedFd held = sides.fd.acquire();
