@@ -133,13 +133,24 @@ public final class Submission {
      * @return the length, or -1 if {@link #offset} is negative or the buffer holds no NUL at or after it
      */
     public int secondPathLength() {
-        if (offset < 0) {
+        return nulTerminatedLength(buffer, offset);
+    }
+
+    /**
+     * The bytes of the string that starts at {@code start} in {@code buffer}, before its NUL.
+     *
+     * @param buffer the memory
+     * @param start where the string starts
+     * @return the length, or -1 if {@code start} is negative or no NUL follows it within the buffer
+     */
+    public static int nulTerminatedLength(MemorySegment buffer, long start) {
+        if (start < 0) {
             return -1;
         }
         long size = buffer.byteSize();
-        for (long at = offset; at < size; at++) {
+        for (long at = start; at < size; at++) {
             if (buffer.get(ValueLayout.JAVA_BYTE, at) == 0) {
-                return (int) (at - offset);
+                return (int) (at - start);
             }
         }
         return -1;

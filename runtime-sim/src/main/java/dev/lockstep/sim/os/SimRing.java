@@ -86,9 +86,10 @@ import java.util.Objects;
  *
  * <h2>Memory and buffers</h2>
  * One rule on both runtimes: the kernel works on native memory only. {@link #allocate} returns zeroed native
- * memory ({@code calloc}), as {@code UringRing} does, and {@link #stage} refuses, with the same
- * {@link IllegalArgumentException} as {@code UringRing}, a buffer that is not native, a length that is negative
- * or longer than the buffer, and a negative file offset of a read or write. {@link #free} takes memory allocated
+ * memory ({@code calloc}), as {@code UringRing} does, and {@link #stage} refuses what
+ * {@link Submission#validate()} refuses, with the same {@link IllegalArgumentException} on both runtimes: a buffer
+ * that is not native, a length that is negative or longer than the buffer, a negative file offset of a read or
+ * write, and the rest listed there. {@link #free} takes memory allocated
  * by any ring of this kernel (as io_uring's rings share one C heap) and checks that it is a live allocation and
  * not the buffer of a request in flight: freeing memory the kernel may still write is an engine bug, reported
  * here as an {@link IllegalStateException}. Memory never freed is a leak the kernel reports
@@ -298,15 +299,13 @@ public final class SimRing implements Ring {
      *
      * @param submission the request; not referenced afterwards (its buffer is, until completion)
      * @return false if the ring is at capacity for this kind of entry
-     * @throws IllegalArgumentException as {@code UringRing}: if a buffer the opcode uses is not native (or at
-     *                                  address 0) or shorter than {@code length}, if {@code length} is negative,
-     *                                  or if a read's or write's {@code offset} is negative
+     * @throws IllegalArgumentException what {@link Submission#validate()} refuses, as on runtime-uring
      */
     @Override
     public boolean stage(Submission submission) {
         checkOpen();
         Objects.requireNonNull(submission, "submission");
-        checkBuffer(submission);
+        submission.validate();
         Request request = new Request(this, nextSequence, submission);
         boolean cancel = request.isCancel();
         boolean storage = isStorage(request.opcode);
@@ -335,46 +334,6 @@ public final class SimRing implements Ring {
         auditor().recordRingStage(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()], request.fd,
                 request.offset, request.length, request.rwFlags, request.flags, request.userData, request.target);
         return true;
-    }
-
-    /** The buffer rule of {@code UringRing.stage}, word for word, so both runtimes refuse the same submissions. */
-    private static void checkBuffer(Submission submission) {
-        Opcode opcode = Objects.requireNonNull(submission.opcode, "submission.opcode");
-        boolean usesBuffer = switch (opcode) {
-            case READ, WRITE, RECV, SEND, CONNECT, OPENAT, MKDIRAT, UNLINKAT, RENAMEAT, STATX -> true;
-            default -> false;
-        };
-        if (!usesBuffer) {
-            return;
-        }
-        MemorySegment buffer = submission.buffer;
-        if (buffer == null || !buffer.isNative() || buffer.address() == 0) {
-            throw new IllegalArgumentException("the kernel needs a native buffer, was " + buffer + ": " + submission);
-        }
-        if (submission.length < 0 || submission.length > buffer.byteSize()) {
-            throw new IllegalArgumentException("length " + submission.length + " does not fit the buffer of "
-                    + buffer.byteSize() + " bytes: " + submission);
-        }
-        if ((opcode == Opcode.READ || opcode == Opcode.WRITE) && submission.offset < 0) {
-            throw new IllegalArgumentException("offset must not be negative, was " + submission.offset + ": "
-                    + submission);
-        }
-        if ((opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT
-                || opcode == Opcode.RENAMEAT)
-                && (buffer.byteSize() <= submission.length
-                || buffer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, submission.length) != 0)) {
-            throw new IllegalArgumentException("a path must end in a NUL byte after its " + submission.length
-                    + " bytes: " + submission);
-        }
-        if (opcode == Opcode.RENAMEAT && (submission.offset != submission.length + 1L
-                || secondPathLength(buffer, submission.offset) < 0)) {
-            throw new IllegalArgumentException("a rename's new path must start at " + (submission.length + 1L)
-                    + " and end in a NUL byte within the buffer: " + submission);
-        }
-        if (opcode == Opcode.STATX && submission.length < dev.lockstep.kernel.Statx.BYTES) {
-            throw new IllegalArgumentException("a statx needs " + dev.lockstep.kernel.Statx.BYTES + " bytes, was "
-                    + submission.length + ": " + submission);
-        }
     }
 
     /** Stages a checked submission's buffer use in the kernel's allocation records (see {@link #stage}). */
@@ -1165,7 +1124,7 @@ public final class SimRing implements Ring {
         String path = new String(request.buffer.asSlice(0, request.length).toArray(
                 java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
         String newPath = request.opcode != Opcode.RENAMEAT ? null : new String(request.buffer.asSlice(
-                request.offset, secondPathLength(request.buffer, request.offset)).toArray(
+                request.offset, Submission.nulTerminatedLength(request.buffer, request.offset)).toArray(
                 java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
         return new dev.lockstep.kernel.BlockingCall() {
             @Override
@@ -1200,16 +1159,6 @@ public final class SimRing implements Ring {
                 return request.requestedFrom;
             }
         };
-    }
-
-    /** The bytes of a {@code RENAMEAT}'s new path from {@code start} to its NUL, or -1 without one. */
-    private static int secondPathLength(MemorySegment buffer, long start) {
-        for (long at = start; at < buffer.byteSize(); at++) {
-            if (buffer.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) == 0) {
-                return (int) (at - start);
-            }
-        }
-        return -1;
     }
 
     /** {@code statx} of an fd: what the engine asks for (size, direct I/O alignment), at the struct's offsets. */

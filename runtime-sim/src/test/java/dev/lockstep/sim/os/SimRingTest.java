@@ -469,7 +469,7 @@ class SimRingTest {
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
                 () -> ring.stage(Harness.io(Opcode.READ, file, native8, 8, -1, 5)));
         assertTrue(negative.getMessage().contains("offset"), negative.getMessage());
-        // The path and statx rules of UringRing.stage, with the same messages.
+        // The path and statx rules of Submission.validate(), which both rings apply, with its messages.
         MemorySegment unterminated = ring.allocate(4);
         unterminated.fill((byte) 'a');
         Submission openat = Harness.io(Opcode.OPENAT, Submission.AT_FDCWD, unterminated, 4, 0, 7);
