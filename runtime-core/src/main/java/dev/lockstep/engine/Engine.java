@@ -65,9 +65,8 @@ public final class Engine {
     /** The run's buffered receive memory; set by the runtime before the root starts ({@link #receiveMemory(ReceiveMemory)}). */
     private volatile ReceiveMemory receiveMemory = new ReceiveMemory(dev.lockstep.ReceiveLimits.DEFAULT);
     private volatile Runnable onFailure = () -> { };
-    private volatile java.util.function.Supplier<String> digest = () -> "";
-    /** See {@link #foreignCallerCheck}; set before the root starts, read by any thread. */
-    private volatile java.util.function.Consumer<String> foreignCallerCheck = what -> { };
+    /** See {@link #hooks(EngineHooks)}; set before the root starts, read by any thread. */
+    private volatile EngineHooks hooks = EngineHooks.NONE;
 
     /**
      * Accounts the run's buffered receive memory in {@code memory}, under its limits. Called before the root
@@ -390,33 +389,23 @@ public final class Engine {
     }
 
     /**
-     * Installs the source of {@code Context.digest()} (the simulator's auditor).
+     * Installs what the runtime hooks into the engine (the simulator's digest and its check of foreign callers);
+     * {@link EngineHooks#NONE} unless set. Called before the root starts.
      *
-     * @param source the digest source
+     * @param hooks the hooks
      */
-    public void digestSource(java.util.function.Supplier<String> source) {
-        this.digest = source;
+    public void hooks(EngineHooks hooks) {
+        this.hooks = java.util.Objects.requireNonNull(hooks, "hooks");
     }
 
     String digest() {
-        return digest.get();
-    }
-
-    /**
-     * Installs the check run when one of this runtime's operations or task handles is polled, awaited or
-     * closed from a thread that carries none of its workers. runtime-uring allows any thread (the check does
-     * nothing); the simulator refuses: a plain thread's timing would decide what the simulation sees.
-     *
-     * @param check receives what is being done ("Operation.poll", ...) and throws to refuse it
-     */
-    public void foreignCallerCheck(java.util.function.Consumer<String> check) {
-        this.foreignCallerCheck = java.util.Objects.requireNonNull(check, "check");
+        return hooks.digest();
     }
 
     /** Runs the installed check if the calling thread carries no worker. */
     void checkForeignCaller(String what) {
         if (Worker.current() == null) {
-            foreignCallerCheck.accept(what);
+            hooks.foreignCaller(what);
         }
     }
 

@@ -79,7 +79,7 @@ public final class Fibers {
      *
      * @return true inside the engine's construction of a fiber's thread
      */
-    public static boolean creatingFiber() {
+    static boolean creatingFiber() {
         return CREATING.get() != null;
     }
 

@@ -728,23 +728,8 @@ public final class Worker {
         }
     }
 
-    /** The number of halves of a non-waiting service turn, for {@link #serviceHalf}. */
-    public static final int SERVICE_HALVES = 2;
-
-    /**
-     * One half of a service turn that never waits: {@code service(false, 0)} cut in two where the worker's thread
-     * is between critical sections, so a scheduler that owns every thread (the simulator) can run other workers'
-     * fibers and turns between the halves, as other threads do in production. Half 0 drains the mailbox, fires
-     * due timers, stages queued work and runs the deferred callbacks; half 1 makes one {@code enter} that submits
-     * and reaps, fires timers and stages again, and runs the deferred callbacks. Half 0 then half 1, with nothing
-     * between them, is exactly {@code service(false, 0)}.
-     *
-     * <p>Between the halves the worker's own fibers must not run: in production they share its thread.
-     *
-     * @param half 0 or 1
-     * @return the number of completions reaped (0 in half 0)
-     */
-    public int serviceHalf(int half) {
+    /** {@link EngineHooks#serviceHalf}: see there. */
+    int serviceHalf(int half) {
         if (half != 0 && half != 1) {
             throw new IllegalArgumentException("service half must be 0 or 1, was " + half);
         }

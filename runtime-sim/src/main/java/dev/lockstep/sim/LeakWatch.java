@@ -212,7 +212,7 @@ final class LeakWatch {
 
     /** Whether the thread being created is one of the engine's own fibers. */
     private static boolean creatingFiber() {
-        return dev.lockstep.engine.Fibers.creatingFiber();
+        return dev.lockstep.engine.EngineHooks.creatingFiber();
     }
 
     /** The message for a thread being created by the calling fiber, naming the kind of thread and the line. */

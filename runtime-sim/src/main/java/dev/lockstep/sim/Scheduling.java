@@ -12,7 +12,7 @@ public enum Scheduling {
     /**
      * The default. With more than one worker, each step the seeded scheduler picks one action among: a step of
      * any ready fiber whose worker is not in the middle of a service turn, the second half of any worker's
-     * service turn ({@link dev.lockstep.engine.Worker#serviceHalf}: a turn is cut in two where the worker is
+     * service turn ({@link dev.lockstep.engine.EngineHooks#serviceHalf}: a turn is cut in two where the worker is
      * between critical sections: staging, then the {@code enter} that submits and reaps), the first half of a
      * turn of any worker that has work, and letting time pass: the clock jumps to the next ring event or
      * timer although work is runnable, as when every worker thread is busy or descheduled, if that event is no

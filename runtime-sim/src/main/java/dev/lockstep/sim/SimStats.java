@@ -12,7 +12,7 @@ package dev.lockstep.sim;
  * @param simulatedNanos simulated time the run covered
  * @param serviceSteps scheduler steps that ran workers' service turns: in {@link Scheduling#SERVICE_FIRST} mode a
  *                     step that serviced every worker with work, in {@link Scheduling#INTERLEAVED} mode one half of
- *                     one worker's turn (see {@code Worker.serviceHalf})
+ *                     one worker's turn (see {@code EngineHooks.serviceHalf})
  * @param clockSlips scheduler steps that moved the clock to the next event although work was runnable
  *                   ({@link Scheduling#INTERLEAVED} mode only)
  * @param draws raw 64-bit values drawn from the run's seeded generator, for the scheduler's choices, faults,

@@ -387,9 +387,21 @@ final class Simulation implements OwningRun {
 
     /** Makes a node's engine part of the run: its digest is the run's, its operations confined like the run's. */
     void adopt(Engine nodeEngine) {
-        nodeEngine.digestSource(auditor::digest);
-        nodeEngine.foreignCallerCheck(this::checkForeignCaller);
+        nodeEngine.hooks(engineHooks);
     }
+
+    /** What the run's engines ask of it: the run's digest, and the refusal of callers from outside the run. */
+    private final dev.lockstep.engine.EngineHooks engineHooks = new dev.lockstep.engine.EngineHooks() {
+        @Override
+        public String digest() {
+            return auditor.digest();
+        }
+
+        @Override
+        public void foreignCaller(String what) {
+            checkForeignCaller(what);
+        }
+    };
 
     private void checkForeignCaller(String what) {
         if (running && !foreignThreadsAllowed && !isOnSimulation()) {
@@ -534,8 +546,8 @@ final class Simulation implements OwningRun {
              * As runtime-uring decides (its worker's run queues empty), so that the simulator runs the inline turn
              * production runs: a fiber about to park for a send or a buffered read, with nothing else of its
              * worker queued, submits it from its own step. The decision reads only the scheduler's state, which
-             * the seed decided: no draw of its own. The simulated ring never lets a fiber wait in it
-             * ({@code Ring.fibersMayWait}), so a turn here only submits and reaps what is due without waiting.
+             * the seed decided: no draw of its own. The simulator never lets a fiber wait in its ring
+             * ({@code fibersMayWaitInRing} keeps its default), so a turn here only submits and reaps what is due.
              */
             @Override
             public boolean mayTurnInline(Worker worker) {
@@ -555,9 +567,8 @@ final class Simulation implements OwningRun {
             }
         };
         engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
-        engine.digestSource(auditor::digest);
+        engine.hooks(engineHooks);
         engine.receiveMemory(new dev.lockstep.engine.ReceiveMemory(config.receiveLimits()));
-        engine.foreignCallerCheck(this::checkForeignCaller);
         int hold = -1;
         Handle<T> rootHandle = null;
         LeakWatch.own(this);

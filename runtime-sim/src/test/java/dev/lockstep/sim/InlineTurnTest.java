@@ -68,7 +68,7 @@ class InlineTurnTest {
     }
 
     /**
-     * In the interleaved mode a turn is two steps ({@code Worker.serviceHalf}); the budget of inline turns
+     * In the interleaved mode a turn is two steps ({@code EngineHooks.serviceHalf}); the budget of inline turns
      * between two service turns ({@code Worker.INLINE_TURNS_PER_SERVICE}, 32) starts again with each turn, as
      * {@code Worker.service} starts it, so a long exchange keeps turning inline, not only for the first 32 sends.
      */

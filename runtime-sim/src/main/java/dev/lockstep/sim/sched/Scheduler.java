@@ -1,5 +1,6 @@
 package dev.lockstep.sim.sched;
 
+import dev.lockstep.engine.EngineHooks;
 import dev.lockstep.engine.Fiber;
 import dev.lockstep.engine.Worker;
 import dev.lockstep.sim.Priorities;
@@ -474,8 +475,8 @@ public final class Scheduler {
                 if (candidate[index] && pick-- == 0) {
                     int half = Math.max(0, turnStep[index]);
                     serviceSteps++;
-                    worker.serviceHalf(half);
-                    if (half + 1 == Worker.SERVICE_HALVES) {
+                    EngineHooks.serviceHalf(worker, half);
+                    if (half + 1 == EngineHooks.SERVICE_HALVES) {
                         turnStep[index] = -1;
                         endFiberPhase(index);
                     } else {

@@ -1,0 +1,66 @@
+package dev.lockstep.engine;
+
+/**
+ * What a runtime that owns every thread and records every step (the simulator) needs from the engine beyond
+ * scheduling ({@link FiberScheduler}): the calls the engine makes to it, installed with {@link Engine#hooks}
+ * before the root starts, and the two entry points only such a runtime calls. A runtime that needs none of it
+ * (runtime-uring) installs nothing and gets {@link #NONE}.
+ */
+public interface EngineHooks {
+    /** Hooks that do nothing: no digest, and every thread may use the runtime's operations. */
+    EngineHooks NONE = new EngineHooks() {
+    };
+
+    /** The number of halves of a service turn that never waits: see {@link #serviceHalf}. */
+    int SERVICE_HALVES = 2;
+
+    /**
+     * What {@code Context.digest()} answers: the run's digest so far. Called on the task's thread.
+     *
+     * @return the digest; empty (the default) for a runtime that keeps none
+     */
+    default String digest() {
+        return "";
+    }
+
+    /**
+     * Called when one of this runtime's operations or task handles is polled, awaited or closed from a thread that
+     * carries none of its workers. The default allows it (runtime-uring allows any thread); the simulator refuses:
+     * a plain thread's timing would decide what the simulation sees.
+     *
+     * @param what what is being done ({@code "Operation.poll"}, ...)
+     * @throws RuntimeException to refuse it
+     */
+    default void foreignCaller(String what) {
+    }
+
+    /**
+     * One half of a service turn that never waits: {@code service(false, 0)} cut in two where the worker's thread
+     * is between critical sections, so a scheduler that owns every thread can run other workers' fibers and turns
+     * between the halves, as other threads do in production. Half 0 drains the mailbox, fires due timers, stages
+     * queued work and runs the deferred callbacks; half 1 makes one {@code enter} that submits and reaps, fires
+     * timers and stages again, and runs the deferred callbacks. Half 0 then half 1, with nothing between them, is
+     * exactly {@code service(false, 0)}. Between the halves the worker's own fibers must not run: in production
+     * they share its thread.
+     *
+     * @param worker the worker
+     * @param half 0 or 1
+     * @return the number of completions reaped (0 in half 0)
+     * @throws IllegalArgumentException naming {@code half} unless it is 0 or 1
+     */
+    static int serviceHalf(Worker worker, int half) {
+        return worker.serviceHalf(half);
+    }
+
+    /**
+     * Whether the thread being constructed on the calling thread right now is one of the engine's fibers: true
+     * only while the engine builds a fiber's thread, when the JDK calls inheritable thread-locals'
+     * {@code childValue} on the creating thread. The simulator's leak watch asks there, to tell its own fibers
+     * from threads a task starts.
+     *
+     * @return true while a fiber's thread is being built on the calling thread
+     */
+    static boolean creatingFiber() {
+        return Fibers.creatingFiber();
+    }
+}
