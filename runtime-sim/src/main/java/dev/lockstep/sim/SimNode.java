@@ -55,8 +55,9 @@ import java.time.Instant;
  *
  * <h2>Crashes at I/O boundaries</h2>
  * A crash at a uniformly drawn moment rarely lands where a storage protocol is weakest: between asking for a sync
- * and learning it is done. {@link #crashAt(IoBoundary)} arms the node to lose power at the next such moment of its
- * current lifetime, which the simulator knows exactly; the crash happens before the next step of the simulation,
+ * and learning it is done, or just after answering a request whose effect is not yet durable.
+ * {@link #crashAt(IoBoundary)} arms the node to lose power at the next such moment of its current lifetime, which
+ * the simulator knows exactly; the crash happens before the next step of the simulation,
  * so no task of the node runs in between. It is deterministic: the same seed arms and fires at the same step.
  *
  * <h2>Threads and errors</h2>
@@ -90,7 +91,14 @@ public final class SimNode {
          * A sync of the node succeeded: its data is durable, and the crash comes before the task that asked is told,
          * so nothing it would have done next (answer a peer, write a commit mark) happens.
          */
-        SYNC_DONE
+        SYNC_DONE,
+        /**
+         * The node answered a request: a peer received bytes the node sent on a connection the node accepted and had
+         * received bytes on. The crash comes before the next step, so the asker holds the answer while whatever the
+         * node had not synced meets the crash policy: a node that answers before its data is durable loses what it
+         * acknowledged.
+         */
+        ANSWERED
     }
 
     private final SimCluster cluster;

@@ -1212,7 +1212,25 @@ public final class SimRing implements Ring {
         if (result == -Errno.EAGAIN) {
             return STILL_PENDING; // nothing arrived after all: a real recv keeps waiting
         }
+        if (result > 0) {
+            answerBoundary(socket.socket);
+        }
         return result;
+    }
+
+    /**
+     * Bytes were received on {@code socket}: on a connection a cluster node accepted, that is a request reaching the
+     * node; on the other end of one, the node's answer to a request reaching its asker, an
+     * {@link SimNode.IoBoundary#ANSWERED} boundary of the node. Draws nothing.
+     */
+    private static void answerBoundary(SimSocket socket) {
+        if (socket.acceptedBy != null) {
+            socket.requestReceived = true;
+        }
+        SimSocket answerer = socket.peer;
+        if (answerer != null && answerer.acceptedBy != null && answerer.requestReceived) {
+            answerer.acceptedBy.ioBoundary(SimNode.IoBoundary.ANSWERED);
+        }
     }
 
     private int send(Request request) {
@@ -1250,6 +1268,7 @@ public final class SimRing implements Ring {
         if (accepted == null) {
             return STILL_PENDING;
         }
+        accepted.acceptedBy = kernel.nodeRun;
         try {
             return kernel.install(new SimKernel.SocketDescription(kernel.network(), accepted), "accept",
                     request.requestedFrom);

@@ -70,6 +70,13 @@ final class SimSocket {
     boolean ownsPort;
     /** The connection of a connect in progress, to reset if the connect is cancelled. */
     boolean connectInProgress;
+    /**
+     * For a connection a cluster node accepted: that node's lifetime, told when a peer receives what it answered
+     * ({@link SimNode.IoBoundary#ANSWERED}); null for every other socket.
+     */
+    NodeRun acceptedBy;
+    /** For a connection a cluster node accepted: whether the node has received bytes on it, a request. */
+    boolean requestReceived;
 
     SimSocket(long id, InetAddress host, boolean ipv6, boolean loopbackMachine) {
         this.id = id;
