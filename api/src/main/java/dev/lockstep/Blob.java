@@ -13,8 +13,8 @@ package dev.lockstep;
  * {@link ClosedException}.
  *
  * <h2>Durability</h2>
- * Writes and resizes reach the page cache when their operation completes and become durable with the next
- * completed {@link #sync()} of this open. Each open has one durability permit: syncs run one at a time; a
+ * Writes, resizes and preallocations reach the page cache when their operation completes and become durable with
+ * the next completed {@link #sync()} of this open. Each open has one durability permit: syncs run one at a time; a
  * sync of an open with nothing written since the last sync completes without asking the kernel. An open of a
  * blob that already existed starts with something to sync (an earlier open may have been closed with bytes
  * unsynced), so its first sync always reaches the kernel; an open that created the blob starts clean. Closing a
@@ -217,6 +217,29 @@ public interface Blob extends AutoCloseable {
      * @return completes when resized (durable after the next sync)
      */
     Operation<Void> resize(long length);
+
+    /**
+     * Preallocates: reserves disk space for {@code length} bytes at {@code offset}, and extends the blob to
+     * {@code offset + length} if it is shorter ({@code fallocate} with mode 0). It never shrinks the blob and
+     * changes no byte: what was written stays, the rest reads as zeros. A write-ahead log allocates its segment up
+     * front, so appends inside it neither grow the blob nor find the device full. Direct I/O needs no alignment
+     * here.
+     *
+     * <p>Durability: a resize's. The new length is metadata, durable after the next completed {@link #sync()} of
+     * this open; a crash before that may leave the blob at its old length. Retained work, like a write: closing the
+     * operation does not stop it.
+     *
+     * @param offset where the range starts, {@code >= 0}
+     * @param length its bytes, {@code > 0}
+     * @return completes when the space is allocated; fails with {@link StorageFullException} naming the blob and
+     *     the range when the device lacks the space, {@link StorageIoException} for any
+     *     other refusal (an I/O error, a file system that cannot preallocate, a range past the largest file);
+     *     a failed allocation may have allocated, and grown the blob by, part of the range, as ext4 keeps what it
+     *     got before running out
+     * @throws IllegalArgumentException naming the value, at the call: a negative offset, a length that is not
+     *     positive, {@code offset + length} overflowing a long
+     */
+    Operation<Void> allocate(long offset, long length);
 
     /**
      * Makes every completed write and resize of this open durable.

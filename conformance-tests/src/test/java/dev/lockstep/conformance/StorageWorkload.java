@@ -38,7 +38,7 @@ final class StorageWorkload {
     static final List<String> NAMES = List.of("a", "b", "c", "log");
 
     enum Kind { OPEN, CLOSE, WRITE, VECTORED_WRITE, SYNC_WRITE, READ, RESIZE, SYNC, START_SYNC, REMOVE,
-        REMOVE_PARTITION, SCAN, NOOP, RENAME, SYNC_PARTITION }
+        REMOVE_PARTITION, SCAN, NOOP, RENAME, SYNC_PARTITION, ALLOCATE }
 
     /**
      * One operation.
@@ -47,8 +47,8 @@ final class StorageWorkload {
      * @param name index into {@link #NAMES} (open, remove, the blob a rename renames)
      * @param handle which open handle: any int before {@link #plan}, a handle id after; of a rename, its new
      *     name's index into {@link #NAMES}, modulo their count
-     * @param offset byte offset (write, read) or new length (resize)
-     * @param length byte count (write, read)
+     * @param offset byte offset (write, read, allocate) or new length (resize)
+     * @param length byte count (write, read, allocate)
      * @param seed the data of a write
      */
     record Op(Kind kind, int name, int handle, long offset, int length, long seed) {
@@ -57,7 +57,8 @@ final class StorageWorkload {
             return switch (kind) {
                 case OPEN, REMOVE -> kind + " " + NAMES.get(name);
                 case CLOSE, SYNC, START_SYNC -> kind + " h" + handle;
-                case WRITE, VECTORED_WRITE, SYNC_WRITE, READ -> kind + " h" + handle + " @" + offset + "+" + length;
+                case WRITE, VECTORED_WRITE, SYNC_WRITE, READ, ALLOCATE -> kind + " h" + handle + " @" + offset + "+"
+                        + length;
                 case RESIZE -> kind + " h" + handle + " to " + offset;
                 case RENAME -> kind + " " + NAMES.get(name) + " to " + NAMES.get(renamedTo());
                 case REMOVE_PARTITION, SCAN, NOOP, SYNC_PARTITION -> kind.toString();
@@ -84,7 +85,8 @@ final class StorageWorkload {
         List<Op> ops = new ArrayList<>();
         Kind[] weighted = {Kind.OPEN, Kind.OPEN, Kind.OPEN, Kind.CLOSE, Kind.WRITE, Kind.WRITE, Kind.WRITE,
             Kind.VECTORED_WRITE, Kind.SYNC_WRITE, Kind.READ, Kind.READ, Kind.READ, Kind.RESIZE, Kind.SYNC,
-            Kind.START_SYNC, Kind.REMOVE, Kind.REMOVE_PARTITION, Kind.SCAN, Kind.RENAME, Kind.SYNC_PARTITION};
+            Kind.START_SYNC, Kind.REMOVE, Kind.REMOVE_PARTITION, Kind.SCAN, Kind.RENAME, Kind.SYNC_PARTITION,
+            Kind.ALLOCATE};
         for (int i = 0; i < count; i++) {
             Kind kind = weighted[random.nextInt(weighted.length)];
             ops.add(new Op(kind, random.nextInt(NAMES.size()), random.nextInt(1000),
@@ -148,7 +150,7 @@ final class StorageWorkload {
 
     private static boolean needsHandle(Kind kind) {
         return switch (kind) {
-            case CLOSE, WRITE, VECTORED_WRITE, SYNC_WRITE, READ, RESIZE, SYNC, START_SYNC -> true;
+            case CLOSE, WRITE, VECTORED_WRITE, SYNC_WRITE, READ, RESIZE, SYNC, START_SYNC, ALLOCATE -> true;
             default -> false;
         };
     }
@@ -224,6 +226,15 @@ final class StorageWorkload {
                 File file = model.handles.get(op.handle());
                 file.bytes = Arrays.copyOf(file.bytes, (int) op.offset());
                 line.append("ok");
+            }
+            case ALLOCATE -> {
+                File file = model.handles.get(op.handle());
+                if (op.length() == 0) {
+                    line.append("IllegalArgumentException");
+                } else {
+                    file.bytes = Arrays.copyOf(file.bytes, (int) Math.max(file.length(), op.offset() + op.length()));
+                    line.append("ok");
+                }
             }
             case SYNC, START_SYNC -> line.append("ok");
             case REMOVE -> {
@@ -372,8 +383,12 @@ final class StorageWorkload {
                         ctx.syncPartition(PARTITION).await();
                         line.append("ok");
                     }
+                    case ALLOCATE -> {
+                        handles.get(op.handle()).allocate(op.offset(), op.length()).await();
+                        line.append("ok");
+                    }
                 }
-            } catch (LockstepException failure) {
+            } catch (LockstepException | IllegalArgumentException failure) {
                 line.append(failure.getClass().getSimpleName());
             }
             transcript.add(line.toString());

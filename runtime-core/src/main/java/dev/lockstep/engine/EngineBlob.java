@@ -580,6 +580,66 @@ final class EngineBlob implements Blob {
         }
     }
 
+    @Override
+    public Operation<Void> allocate(long offset, long count) {
+        checkRange(offset, count, "allocate");
+        if (count == 0) {
+            throw new IllegalArgumentException("allocate length must be positive, was 0 (at offset " + offset
+                    + " of blob '" + name + "')");
+        }
+        Worker worker = worker("allocate");
+        // Not dirty yet, as in resize: the request marks the open dirty once the fallocate ran.
+        return worker.register(new AllocateRequest(fd.acquire(), offset, count));
+    }
+
+    /**
+     * A preallocation: an {@code fallocate} through the ring ({@link Opcode#FALLOCATE}), so it never blocks the
+     * worker. Retained work, like a resize.
+     */
+    private final class AllocateRequest extends RingRequest {
+        private final long offset;
+        private final long count;
+
+        AllocateRequest(SharedFd file, long offset, long count) {
+            super(file);
+            this.offset = offset;
+            this.count = count;
+        }
+
+        @Override
+        public boolean retained() {
+            return true;
+        }
+
+        @Override
+        public void prepare(Submission submission, Ring ring) {
+            submission.opcode = Opcode.FALLOCATE;
+            submission.fd = file.fd();
+            submission.offset = offset;
+            submission.rangeLength = count;
+        }
+
+        @Override
+        public boolean complete(int result) {
+            if (isTransient(result)) {
+                return false;
+            }
+            // Dirty once the fallocate ran, as a resize marks it, so the next sync reaches the kernel. A failed one
+            // may have changed the file too: ext4 keeps the blocks (and the size) it got before ENOSPC.
+            permit.markDirty();
+            if (result < 0) {
+                return fail(EngineStorage.translate(new KernelException(-result, "fallocate", name), describe()));
+            }
+            length.accumulateAndGet(offset + count, Math::max);
+            return succeed(null);
+        }
+
+        @Override
+        public String describe() {
+            return "allocation of " + count + " bytes at offset " + offset + " of blob '" + name + "'";
+        }
+    }
+
     /** A sync holding the open's durability permit; needs no kernel call when nothing was written. */
     private final class SyncRequest extends RingRequest {
         SyncRequest(SharedFd file) {

@@ -60,6 +60,13 @@ public enum Opcode {
      */
     RENAMEAT,
     /**
+     * {@code fallocate} with mode 0: fd, offset = where the range starts, {@link Submission#rangeLength} = its
+     * bytes (more than zero). Allocates disk space for the range and extends the file to its end if it is shorter;
+     * never shrinks it, and bytes that were never written read as zeros. Completes with 0, or {@code -ENOSPC} when
+     * the space is not there ({@code IORING_OP_FALLOCATE}, Linux 5.6+).
+     */
+    FALLOCATE,
+    /**
      * A sequence of synchronous {@link SystemCalls} the ring has no opcode for (listing a directory: there is
      * no {@code getdents} opcode): {@link Submission#call}, run off the worker that
      * submitted it. It completes with what the call returned. It is never cancelled: an {@code ASYNC_CANCEL}

@@ -31,6 +31,8 @@ public final class Submission {
     public int length;
     /** File offset of a read or write. */
     public long offset;
+    /** Bytes of the range an {@link Opcode#FALLOCATE} allocates: a long, as one preallocation may pass 2 GiB. */
+    public long rangeLength;
     /** Per-request read/write flags ({@code RWF_*}). */
     public int rwFlags;
     /** Opcode-specific flags. */
@@ -60,6 +62,7 @@ public final class Submission {
         buffer = MemorySegment.NULL;
         length = 0;
         offset = 0;
+        rangeLength = 0;
         rwFlags = 0;
         flags = 0;
         userData = 0;
@@ -79,7 +82,8 @@ public final class Submission {
      *       {@code CONNECT}, the path opcodes and {@code STATX}) needs native memory at a non-zero address, and
      *       {@code 0 <= length <= buffer.byteSize()};</li>
      *   <li>a {@code READ} or {@code WRITE} needs {@code offset >= 0} (io_uring reads -1 as "the file position",
-     *       which a positioned request must never use), and so does an {@code FTRUNCATE} (its new length);</li>
+     *       which a positioned request must never use), and so does an {@code FTRUNCATE} (its new length) and a
+     *       {@code FALLOCATE}, which also needs {@code rangeLength > 0};</li>
      *   <li>a path opcode's path ends in a NUL byte right after its {@code length} bytes; a {@code RENAMEAT}'s new
      *       path starts at {@code length + 1} ({@link #offset}) and ends in a NUL byte within the buffer;</li>
      *   <li>a {@code STATX} needs at least {@link Statx#BYTES} bytes.</li>
@@ -90,8 +94,12 @@ public final class Submission {
      */
     public void validate() {
         Opcode checked = java.util.Objects.requireNonNull(opcode, "submission.opcode");
-        if (checked == Opcode.FTRUNCATE && offset < 0) {
+        if ((checked == Opcode.FTRUNCATE || checked == Opcode.FALLOCATE) && offset < 0) {
             throw new IllegalArgumentException("offset must not be negative, was " + offset + ": " + this);
+        }
+        if (checked == Opcode.FALLOCATE && rangeLength <= 0) {
+            throw new IllegalArgumentException("a fallocate's range length must be positive, was " + rangeLength
+                    + ": " + this);
         }
         boolean usesBuffer = switch (checked) {
             case READ, WRITE, RECV, SEND, CONNECT, OPENAT, MKDIRAT, UNLINKAT, RENAMEAT, STATX -> true;

@@ -78,6 +78,20 @@ class SubmissionValidateTest {
     }
 
     @Test
+    void aFallocateNeedsAPositiveRangeFromANonNegativeOffset() {
+        Submission allocate = of(Opcode.FALLOCATE, MemorySegment.NULL, 0, 4096);
+        allocate.rangeLength = 1L << 33;
+        assertDoesNotThrow(allocate::validate, "a range past 2 GiB is fine");
+        allocate.rangeLength = 0;
+        String empty = refusal(allocate);
+        assertTrue(empty.contains("must be positive, was 0"), empty);
+        allocate.rangeLength = 1;
+        allocate.offset = -2;
+        String negative = refusal(allocate);
+        assertTrue(negative.contains("was -2"), negative);
+    }
+
+    @Test
     void pathsMustEndInTheirNulByte() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment unterminated = arena.allocate(4).fill((byte) 'a');

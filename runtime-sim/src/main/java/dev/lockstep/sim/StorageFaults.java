@@ -17,7 +17,7 @@ import dev.lockstep.sim.os.SimFileSystem;
  *   <li>{@code syncRate}: {@code fsync}/{@code fdatasync} of files and directories, and {@code RWF_DSYNC}
  *       writes (the write reaches the page cache, its writeback fails); what happens to the data is the
  *       {@link #syncFailure()} model: by default Linux's, which drops it from the set still to sync;</li>
- *   <li>{@code resizeRate}: {@code truncate};</li>
+ *   <li>{@code resizeRate}: {@code truncate} and {@code fallocate};</li>
  *   <li>{@code removeRate}: {@code unlink}, {@code rmdir} and {@code rename} (which removes the old name; the
  *       names are left as they were);</li>
  *   <li>{@code scanRate}: directory listings.</li>
@@ -46,7 +46,7 @@ import dev.lockstep.sim.os.SimFileSystem;
  * @param readRate failure rate of file reads
  * @param writeRate failure rate of file writes
  * @param syncRate failure rate of {@code fsync}
- * @param resizeRate failure rate of {@code truncate}
+ * @param resizeRate failure rate of {@code truncate} and {@code fallocate}
  * @param removeRate failure rate of {@code unlink}, {@code rmdir} and {@code rename}
  * @param scanRate failure rate of directory listings
  * @param partialWriteRate the chance that a write failed by {@code writeRate} first wrote a seeded, non-empty,

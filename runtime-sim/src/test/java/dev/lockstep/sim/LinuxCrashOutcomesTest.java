@@ -135,6 +135,47 @@ class LinuxCrashOutcomesTest {
         assertTrue(seen.contains("kept"), "ext4 may keep the entry (journal commit) but no seed did: " + seen);
     }
 
+    // ------------------------------------------------------------------ preallocation (fallocate)
+
+    /**
+     * The size an allocation gives a file is metadata: until the file is synced, a crash may keep it (ext4's
+     * journal committed it) or lose it, never anything else; the bytes before it are untouched either way.
+     */
+    @Test
+    void allocationNotSyncedMayBeKeptOrLost() {
+        Set<String> seen = outcomes(CrashPolicy.values(), (fs, policy) -> {
+            SimFileSystem.Handle file = durableFile(fs, "/p/f");
+            fs.allocate(file, 4096, 3 * 4096);
+            fs.crash(policy);
+            return allocationOutcome(fs.contents("/p/f"));
+        });
+        assertEquals(Set.of("8192:0000000000000000", "16384:0000000000000000 then zeros"), seen);
+    }
+
+    /** The length, the first 8192 bytes' sectors, and whether what follows them is zeros. */
+    private static String allocationOutcome(byte[] contents) {
+        String head = contents.length + ":" + sectors(contents, 0, 8192);
+        if (contents.length <= 8192) {
+            return head;
+        }
+        boolean zeros = Arrays.equals(new byte[contents.length - 8192], Arrays.copyOfRange(contents, 8192,
+                contents.length));
+        return head + (zeros ? " then zeros" : " then other bytes");
+    }
+
+    /** Once the file is synced, the allocated size survives every crash, the new range reading as zeros. */
+    @Test
+    void allocationSyncedAlwaysSurvives() {
+        Set<String> seen = outcomes(CrashPolicy.values(), (fs, policy) -> {
+            SimFileSystem.Handle file = durableFile(fs, "/p/f");
+            fs.allocate(file, 4096, 3 * 4096);
+            assertEquals(0, fs.sync(file, false));
+            fs.crash(policy);
+            return allocationOutcome(fs.contents("/p/f"));
+        });
+        assertEquals(Set.of("16384:0000000000000000 then zeros"), seen);
+    }
+
     // ------------------------------------------------------------------ 2: remove without a directory sync
 
     @Test

@@ -140,6 +140,32 @@ class StorageFaultsApiTest {
         assertEquals("0123456789abcd", new String(after, StandardCharsets.UTF_8), "what fitted was written");
     }
 
+    /**
+     * An allocation the disk has no room for fails with StorageFullException naming the blob and changes nothing;
+     * one that fits takes its space, so a write inside it succeeds on the full disk while one past it fails.
+     */
+    @Test
+    void aFullDiskFailsAnAllocationWithStorageFullAndWritesInsideOneStillFit() {
+        byte[] after = withFaults(StorageFaults.builder().capacityBytes(100).build(), f -> {
+            fails(StorageFullException.class, "p/b", () -> f.blob().allocate(0, 101).await());
+            assertEquals(10, f.blob().length(), "a refused allocation changes nothing");
+            f.blob().allocate(50, 50).await();
+            assertEquals(100, f.blob().length());
+            f.blob().writeAt(90, "inside".getBytes(StandardCharsets.UTF_8)).await();
+            fails(StorageFullException.class, "full", () -> f.blob().writeAt(100, new byte[] {1}).await());
+            return f.blob().readAt(90, 10).await();
+        });
+        assertEquals("inside", new String(after, 0, 6, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aResizeFaultFailsAnAllocationWithStorageIo() {
+        withFaults(StorageFaults.builder().resizeRate(1).build(), f -> {
+            fails(StorageIoException.class, "EIO", () -> f.blob().allocate(0, 4096).await());
+            return null;
+        });
+    }
+
     @Test
     void theOtherStorageFailuresAreTypedToo() {
         withFaults(StorageFaults.NONE, f -> {

@@ -155,6 +155,8 @@ final class Libc {
     static final MethodHandle SYNCFS = errnoReturning("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle FTRUNCATE = errnoReturning("ftruncate",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    static final MethodHandle FALLOCATE = errnoReturning("fallocate",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
     static final MethodHandle STATX = errnoReturning("statx",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
     static final MethodHandle UNLINK = errnoReturning("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));

@@ -233,6 +233,19 @@ public final class LinuxSystemCalls implements SystemCalls {
         call("unlink", path, (callState, arena) -> (int) Libc.UNLINK.invokeExact(callState, cString(arena, path)));
     }
 
+    /**
+     * {@code fallocate(fd, 0, offset, length)}: allocates the range and extends the file to its end if shorter; the
+     * offloaded form of a {@code FALLOCATE} submission on a kernel without the opcode.
+     *
+     * @param fd the fd, open for writing
+     * @param offset where the range starts
+     * @param length its bytes, more than zero
+     */
+    void allocate(int fd, long offset, long length) {
+        call("fallocate", fd(fd), (callState, arena) ->
+                (int) Libc.FALLOCATE.invokeExact(callState, fd, 0, offset, length));
+    }
+
     @Override
     public void rename(String from, String to) {
         call("rename", from + " -> " + to, (callState, arena) ->

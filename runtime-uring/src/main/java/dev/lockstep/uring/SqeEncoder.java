@@ -106,6 +106,20 @@ final class SqeEncoder {
                     });
                 }
             }
+            // fallocate(fd, mode, offset, len): IORING_OP_FALLOCATE (Linux 5.6+) takes the range's length in the
+            // address field and the mode (0) in the length field; older kernels get an offloaded fallocate.
+            case FALLOCATE -> {
+                long offset = submission.offset;
+                long rangeLength = submission.rangeLength;
+                if (UringSetup.usesFallocateOpcode()) {
+                    queue.write(UringSetup.OP_FALLOCATE, fd, offset, rangeLength, 0, 0, userData);
+                } else {
+                    offloadCall(userData, () -> {
+                        LinuxSystemCalls.instance().allocate(fd, offset, rangeLength);
+                        return 0;
+                    });
+                }
+            }
             // The path opcodes: the path is a NUL-terminated string in the submission's buffer.
             case OPENAT -> {
                 long path = submission.buffer.address();

@@ -56,8 +56,8 @@ import java.util.Objects;
  * {@link Offload} threads, which post its completion back ({@link #offloaded}) and wake the ring; {@link #enter}
  * delivers those completions beside the CQEs. So the engine sees one kind of request whatever runs it.
  * {@code FTRUNCATE} is a real opcode ({@code IORING_OP_FTRUNCATE}, Linux 6.9+, found with
- * {@code IORING_REGISTER_PROBE}); on older kernels it is an {@code ftruncate} run the same offloaded way. So are
- * the path opcodes ({@code OPENAT}, {@code MKDIRAT}, {@code UNLINKAT}, {@code RENAMEAT}, {@code STATX}) on a
+ * {@code IORING_REGISTER_PROBE}); on older kernels it is an {@code ftruncate} run the same offloaded way. So is
+ * {@code FALLOCATE} ({@code IORING_OP_FALLOCATE}) on a kernel older than 5.6, and so are the path opcodes ({@code OPENAT}, {@code MKDIRAT}, {@code UNLINKAT}, {@code RENAMEAT}, {@code STATX}) on a
  * kernel older than 5.15: each runs its one system call on an offload thread.
  *
  * <h2>Errors</h2>

@@ -45,6 +45,7 @@ final class UringSetup {
     static final long PARAMS_CQ_OFFSETS = 80;
 
     static final byte OP_FTRUNCATE = 55;
+    static final byte OP_FALLOCATE = 17;
     static final byte OP_OPENAT = 18;
     static final byte OP_STATX = 21;
     static final byte OP_UNLINKAT = 36;
@@ -62,6 +63,12 @@ final class UringSetup {
      * {@code FTRUNCATE} submission runs {@code ftruncate} on an {@link Offload} thread instead.
      */
     private static volatile Boolean ftruncateOpcode;
+    /**
+     * Whether this kernel runs {@code IORING_OP_FALLOCATE} (Linux 5.6+), probed with {@link #ftruncateOpcode}; null
+     * until then. Where it does not, a {@code FALLOCATE} submission runs {@code fallocate} on an {@link Offload}
+     * thread instead.
+     */
+    private static volatile Boolean fallocateOpcode;
     /**
      * Whether this kernel runs every path opcode the engine uses ({@code OPENAT}, {@code STATX}: Linux 5.6;
      * {@code UNLINKAT}, {@code RENAMEAT}: 5.11; {@code MKDIRAT}: 5.15), probed with {@link #ftruncateOpcode}; null
@@ -124,6 +131,9 @@ final class UringSetup {
         if (ftruncateOpcode == null) {
             ftruncateOpcode = probeSupports(arena, callState, ringFd, OP_FTRUNCATE);
         }
+        if (fallocateOpcode == null) {
+            fallocateOpcode = probeSupports(arena, callState, ringFd, OP_FALLOCATE);
+        }
         if (pathOpcodes == null) {
             pathOpcodes = probeSupports(arena, callState, ringFd, OP_OPENAT)
                     && probeSupports(arena, callState, ringFd, OP_STATX)
@@ -167,6 +177,23 @@ final class UringSetup {
      */
     static void assumeFtruncateOpcode(Boolean supported) {
         ftruncateOpcode = supported;
+    }
+
+    /**
+     * Whether {@code FALLOCATE} submissions use the kernel's opcode (else an offloaded {@code fallocate}).
+     *
+     * @return true on Linux 5.6 and later, once a ring was opened
+     */
+    static boolean usesFallocateOpcode() {
+        return Boolean.TRUE.equals(fallocateOpcode);
+    }
+
+    /**
+     * Test hook: with {@code false}, every later {@code FALLOCATE} takes the offload path, as on a kernel without
+     * the opcode; {@code null} makes the next ring's open probe again.
+     */
+    static void assumeFallocateOpcode(Boolean supported) {
+        fallocateOpcode = supported;
     }
 
     /**

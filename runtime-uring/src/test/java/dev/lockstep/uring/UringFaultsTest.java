@@ -179,6 +179,45 @@ class UringFaultsTest {
         });
     }
 
+    /**
+     * An allocation the file system has no room for fails with StorageFullException naming the blob and leaves its
+     * length; one that fits reserves its space, so writes inside it succeed after the file system filled up.
+     */
+    @Test
+    void anAllocationPastTheFreeSpaceFailsWithStorageFullAndWritesInsideOneFindRoomWhenFull() {
+        assumeTmpfs();
+        Path root = tmpfs.resolve("allocate");
+        int reserved = 128 * 1024;
+        byte[] record = random(reserved, 5);
+        byte[] chunk = random(256 * 1024, 6);
+        UringRunner.builder().workers(1).ringEntries(4).storage(root).build().start(ctx -> {
+            try (Blob wal = ctx.open("p", "wal").await().blob(); Blob filler = ctx.open("p", "filler").await().blob()) {
+                StorageFullException full = assertThrows(StorageFullException.class,
+                        () -> wal.allocate(0, 2L * TMPFS_BYTES).await());
+                assertTrue(full.getMessage().contains("p/wal") && full.getMessage().contains("ENOSPC"),
+                        full.getMessage());
+                assertEquals(0, wal.length());
+                wal.allocate(0, reserved).await();
+                assertEquals(reserved, wal.length());
+                boolean filled = false;
+                for (int i = 0; i < 8 && !filled; i++) {
+                    try {
+                        filler.writeAt((long) i * chunk.length, chunk).await();
+                    } catch (StorageFullException expected) {
+                        filled = true;
+                    }
+                }
+                assertTrue(filled, "2 MiB of filler never filled a 1 MiB tmpfs");
+                wal.writeAt(0, record).await();
+                wal.sync().await();
+                assertArrayEquals(record, wal.readAt(0, reserved).await());
+            } finally {
+                ctx.remove("p", null).await();
+            }
+            return null;
+        });
+    }
+
     /*
      * tmpfs has no uncached I/O: the kernel answers RWF_DONTCACHE with EOPNOTSUPP. The hints are documented as
      * best effort that never changes a result, so both calls must behave as without the hint.

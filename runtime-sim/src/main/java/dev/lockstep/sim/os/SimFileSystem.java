@@ -521,6 +521,49 @@ public final class SimFileSystem {
     }
 
     /**
+     * Preallocates a range of an open file ({@code fallocate} with mode 0): extends it with zeros to
+     * {@code offset + length} if it is shorter, and changes nothing otherwise. The capacity counts a file's size
+     * (a hole too), so what needs space is the growth, all of it or nothing: {@code ENOSPC} changes nothing. The
+     * new size is a mutation like a truncate's: durable once the file is synced, and until then subject to the
+     * crash policy, so a crash may leave the file at its old size. Faulted at the resize rate: it changes the
+     * size as {@code ftruncate} does.
+     *
+     * @param handle a writable file handle
+     * @param offset where the range starts
+     * @param length its bytes
+     * @throws KernelException {@code EIO} (injected), {@code EBADF} (closed, stale or read-only), {@code EISDIR},
+     *                         {@code EINVAL} (a negative offset, a length not positive), {@code EFBIG} (past the
+     *                         largest file), {@code ENOSPC}
+     */
+    public void allocate(Handle handle, long offset, long length) {
+        checkPower("fallocate", handle.path);
+        checkOpen(handle, "fallocate");
+        fault(Site.FAULT_RESIZE, faults.resizeRate(), "fallocate", handle.path);
+        if (!handle.writable) {
+            throw new KernelException(Errno.EBADF, "fallocate", handle.path);
+        }
+        if (!(handle.node instanceof FileNode file)) {
+            throw new KernelException(Errno.EISDIR, "fallocate", handle.path);
+        }
+        if (offset < 0 || length <= 0) {
+            throw new KernelException(Errno.EINVAL, "fallocate", handle.path);
+        }
+        if (offset > ByteImage.MAX_SIZE - length) {
+            throw new KernelException(Errno.EFBIG, "fallocate", handle.path);
+        }
+        long growth = offset + length - file.live.size();
+        if (growth <= 0) {
+            return;
+        }
+        if (growth > faults.capacityBytes() - usedBytes) {
+            throw new KernelException(Errno.ENOSPC, "fallocate", handle.path);
+        }
+        file.live.resize(offset + length);
+        file.unsynced.add(new Resize(offset + length));
+        usedBytes += growth;
+    }
+
+    /**
      * Takes the exclusive lock of a file for a handle ({@code flock(LOCK_EX | LOCK_NB)}): per open file
      * description, released when the handle closes. Never faulted.
      *

@@ -57,8 +57,8 @@ import java.util.Objects;
  * is then delivered like any other, in the seeded order. A cancel never stops it. The path requests
  * ({@link Opcode#OPENAT}, {@link Opcode#MKDIRAT}, {@link Opcode#UNLINKAT}, {@link Opcode#RENAMEAT}) run the same
  * way, each its one call:
- * Linux runs them on its own worker threads, never on the submitting one. {@link Opcode#FTRUNCATE} and
- * {@link Opcode#STATX} are file requests like a write: they take effect at delivery.
+ * Linux runs them on its own worker threads, never on the submitting one. {@link Opcode#FTRUNCATE},
+ * {@link Opcode#FALLOCATE} and {@link Opcode#STATX} are file requests like a write: they take effect at delivery.
  *
  * <h2>Results a real kernel produces, at configurable rates</h2>
  * Short reads and receives, short writes and sends (between 1 and length - 1 bytes, never 0 unless at end of
@@ -174,6 +174,8 @@ public final class SimRing implements Ring {
         final int flags;
         final long userData;
         final long target;
+        /** The bytes of a {@link Opcode#FALLOCATE}'s range ({@link Submission#rangeLength}). */
+        final long rangeLength;
         /** The body of a {@link Opcode#BLOCKING_CALL}, or null. */
         final dev.lockstep.kernel.BlockingCall call;
         /** The application line that asked for a path request ({@link Submission#requestedFrom}), or null. */
@@ -213,6 +215,7 @@ public final class SimRing implements Ring {
             this.flags = submission.flags;
             this.userData = submission.userData;
             this.target = submission.target;
+            this.rangeLength = submission.rangeLength;
             this.call = submission.call;
             this.requestedFrom = submission.requestedFrom;
         }
@@ -331,8 +334,10 @@ public final class SimRing implements Ring {
         } else if (storage) {
             stagedStorage++;
         }
+        // A fallocate's second long, its range, takes the place of a cancel's target: no opcode has both.
         auditor().recordRingStage(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()], request.fd,
-                request.offset, request.length, request.rwFlags, request.flags, request.userData, request.target);
+                request.offset, request.length, request.rwFlags, request.flags, request.userData,
+                request.opcode == Opcode.FALLOCATE ? request.rangeLength : request.target);
         return true;
     }
 
@@ -940,7 +945,7 @@ public final class SimRing implements Ring {
             return;
         }
         boolean running = switch (target.opcode) {
-            case READ, WRITE, FSYNC, FTRUNCATE, NOP -> true;
+            case READ, WRITE, FSYNC, FTRUNCATE, FALLOCATE, NOP -> true;
             // A send waiting for room in full buffers is not running: a cancel always takes it, as on Linux.
             case SEND -> !(target.description instanceof SimKernel.SocketDescription socket)
                     || kernel.network().sendWindow(socket.socket) > 0;
@@ -1000,6 +1005,7 @@ public final class SimRing implements Ring {
             case WRITE -> write(request);
             case FSYNC -> fsync(request);
             case FTRUNCATE -> ftruncate(request);
+            case FALLOCATE -> fallocate(request);
             case RECV -> recv(request);
             case SEND -> send(request);
             case ACCEPT -> accept(request);
@@ -1193,6 +1199,18 @@ public final class SimRing implements Ring {
         }
         try {
             file.fileSystem.truncate(file.handle, request.offset);
+            return 0;
+        } catch (KernelException refused) {
+            return -refused.errno();
+        }
+    }
+
+    private int fallocate(Request request) {
+        if (!(request.description instanceof SimKernel.FileDescription file)) {
+            return -Errno.EINVAL; // as ftruncate's: the engine never preallocates a socket
+        }
+        try {
+            file.fileSystem.allocate(file.handle, request.offset, request.rangeLength);
             return 0;
         } catch (KernelException refused) {
             return -refused.errno();
