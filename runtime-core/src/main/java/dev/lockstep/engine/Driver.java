@@ -149,6 +149,16 @@ public final class Driver implements CompletionSink {
         return inFlight;
     }
 
+    /**
+     * Requests admitted and waiting: for the ring, for a durability permit, or for their metadata lane. Read by
+     * metrics from any thread: a recent value.
+     *
+     * @return the count
+     */
+    int queued() {
+        return submitQueue.queued() + permitWaiters.size() + laneWaiters.size();
+    }
+
     boolean hasQueuedWork() {
         return !immediateQueue.isEmpty() || (inFlight < submitQueue.totalLimit && submitQueue.hasStageable())
                 || (!cancelQueue.isEmpty() && cancelsInFlight < ringEntries);
@@ -598,6 +608,7 @@ public final class Driver implements CompletionSink {
             submission.target = target;
             submission.userData = target | WaiterId.CANCEL_BIT;
             if (!ring.stage(submission)) {
+                worker.metrics().submissionQueueFull();
                 return;
             }
             cancelQueue.pollFirst();
@@ -619,6 +630,7 @@ public final class Driver implements CompletionSink {
                 continue;
             }
             if (!staged) {
+                worker.metrics().submissionQueueFull();
                 return;
             }
             submitQueue.staged(slot);
@@ -671,6 +683,7 @@ public final class Driver implements CompletionSink {
             slot.request.force(Poll.failed(slot.request.internalFailure(failure)));
             done = true;
         }
+        worker.metrics().completed(slot.request.meterKind(), result, done);
         if (done && slot.heldPermit != null && slot.flushNumber > 0 && succeeded(slot.request)) {
             // Before the permit is given back (in finish): a worker nudged by that release reads it.
             slot.heldPermit.flushed(slot.flushNumber);

@@ -41,6 +41,8 @@ public final class Engine {
     private final int ringEntries;
     private final FiberScheduler scheduler;
     private final Worker[] workers;
+    /** Each worker's counters, made with the engine so that meters exist before the workers' threads start. */
+    private final WorkerMetrics[] metrics;
     private final Supervision supervision = new Supervision();
     private final StopState stop = new StopState();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -118,6 +120,10 @@ public final class Engine {
         this.ringEntries = ringEntries;
         this.scheduler = scheduler;
         this.workers = new Worker[workers];
+        this.metrics = new WorkerMetrics[workers];
+        for (int i = 0; i < workers; i++) {
+            metrics[i] = new WorkerMetrics(i);
+        }
         this.storage = storageRoot == null ? null : new EngineStorage(this, kernel.system(), storageRoot);
     }
 
@@ -144,6 +150,7 @@ public final class Engine {
     public Worker createWorker(int index) {
         Ring ring = kernel.openRing(ringEntries);
         Worker worker = new Worker(index, this, ring);
+        metrics[index].attach(worker);
         workersLock.lock();
         try {
             workers[index] = worker;
@@ -451,6 +458,29 @@ public final class Engine {
      */
     public void endRun() {
         stop.shutDown();
+        for (WorkerMetrics counters : metrics) {
+            counters.detach();
+        }
+    }
+
+    /** Worker {@code index}'s counters. */
+    WorkerMetrics workerMetrics(int index) {
+        return metrics[index];
+    }
+
+    /**
+     * The run's meters: every worker's, each tagged with its index and {@code tags}. Made before the workers
+     * exist; their gauges read 0 until a worker is created and after the run ended ({@link #endRun()}).
+     *
+     * @param tags tags every meter carries (the simulator names the node), or none
+     * @return an unmodifiable list
+     */
+    public List<dev.lockstep.spi.Meter> meters(java.util.Map<String, String> tags) {
+        List<dev.lockstep.spi.Meter> meters = new ArrayList<>();
+        for (WorkerMetrics counters : metrics) {
+            meters.addAll(counters.meters(tags));
+        }
+        return List.copyOf(meters);
     }
 
     /**

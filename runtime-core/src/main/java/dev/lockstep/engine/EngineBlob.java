@@ -38,6 +38,11 @@ final class EngineBlob implements Blob {
     private final String name;
     private final DurabilityPermit permit = new DurabilityPermit();
     private final AtomicLong length;
+    /**
+     * Bytes written through this open since the last flush was submitted: what the next one makes durable, for its
+     * {@link SyncEvent}. Added to by the worker completing a write, taken by the one submitting a flush.
+     */
+    private final AtomicLong writtenSinceFlush = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The direct I/O alignment, or 0 for a blob opened through the page cache. */
     private final int alignment;
@@ -197,7 +202,11 @@ final class EngineBlob implements Blob {
         if (result == -Errno.EOPNOTSUPP || result == -Errno.EINVAL) {
             readsInPlace = false; // this file (or kernel) does not answer without waiting: stop asking
         }
-        return result == count;
+        if (result == count) {
+            worker.metrics().readInPlace(count);
+            return true;
+        }
+        return false;
     }
 
     @Override
@@ -438,6 +447,11 @@ final class EngineBlob implements Blob {
         }
 
         @Override
+        WorkerMetrics.Kind meterKind() {
+            return WorkerMetrics.Kind.READ;
+        }
+
+        @Override
         public boolean complete(int result) {
             if (isTransient(result)) {
                 return false;
@@ -530,6 +544,11 @@ final class EngineBlob implements Blob {
         }
 
         @Override
+        WorkerMetrics.Kind meterKind() {
+            return WorkerMetrics.Kind.WRITE;
+        }
+
+        @Override
         public boolean complete(int result) {
             if (isTransient(result)) {
                 return false;
@@ -557,6 +576,7 @@ final class EngineBlob implements Blob {
                 return fail(new StorageIoException(describe() + ": the kernel wrote nothing"));
             }
             done += result;
+            blob.writtenSinceFlush.addAndGet(result);
             blob.length.accumulateAndGet(offset + done, Math::max);
             blob.permit.markDirty();
             if (done < count) {
@@ -642,6 +662,14 @@ final class EngineBlob implements Blob {
 
     /** A sync holding the open's durability permit; needs no kernel call when nothing was written. */
     private final class SyncRequest extends RingRequest {
+        /** The ring it went to, and when ({@link Ring#measureNanos}), at its first submission; null before. */
+        private Ring submittedTo;
+        private long submittedNanos;
+        /** Bytes written since the previous flush, taken at the first submission. */
+        private long bytes;
+        /** The JFR event, begun at the first submission when recorded; null otherwise. */
+        private SyncEvent event;
+
         SyncRequest(SharedFd file) {
             super(file);
         }
@@ -674,6 +702,37 @@ final class EngineBlob implements Blob {
             submission.opcode = Opcode.FSYNC;
             submission.fd = file.fd();
             submission.flags = Submission.FSYNC_DATASYNC;
+            if (submittedTo == null) {
+                // Only the first submission: a flush the kernel interrupted (EINTR) is timed from its first try.
+                submittedTo = ring;
+                submittedNanos = ring.measureNanos();
+                bytes = writtenSinceFlush.getAndSet(0);
+                SyncEvent recorded = new SyncEvent();
+                if (recorded.isEnabled()) {
+                    recorded.begin();
+                    event = recorded;
+                }
+            }
+        }
+
+        /** The flush ended ({@code result} 0 or {@code -errno}): counted and timed on the completing worker. */
+        private void measured(int result) {
+            Worker worker = Worker.current();
+            if (worker != null && submittedTo != null) {
+                worker.metrics().synced(submittedTo.measureNanos() - submittedNanos);
+            }
+            SyncEvent recorded = event;
+            event = null;
+            if (recorded != null) {
+                recorded.end();
+                if (recorded.shouldCommit()) {
+                    recorded.blob = name;
+                    recorded.bytes = bytes;
+                    recorded.worker = worker == null ? -1 : worker.index();
+                    recorded.error = result < 0 ? Errno.describe(-result) : null;
+                    recorded.commit();
+                }
+            }
         }
 
         @Override
@@ -681,6 +740,7 @@ final class EngineBlob implements Blob {
             if (isTransient(result)) {
                 return false;
             }
+            measured(result);
             if (result < 0) {
                 // What this flush dropped cannot be made durable through this open any more: the open is
                 // poisoned, and every later sync of it is refused (Blob's class doc).

@@ -119,6 +119,11 @@ final class EngineNetwork {
         }
 
         @Override
+        WorkerMetrics.Kind meterKind() {
+            return WorkerMetrics.Kind.CONNECT;
+        }
+
+        @Override
         public boolean complete(int result) {
             if (result() != null) {
                 return true;
@@ -201,6 +206,11 @@ final class EngineNetwork {
                     submission.opcode = Opcode.ACCEPT;
                     submission.fd = file.fd();
                     submission.requestedFrom = requestedFrom;
+                }
+
+                @Override
+                WorkerMetrics.Kind meterKind() {
+                    return WorkerMetrics.Kind.ACCEPT;
                 }
 
                 @Override
@@ -390,6 +400,11 @@ final class EngineNetwork {
             submission.fd = file.fd();
             submission.buffer = remaining();
             submission.length = count - done;
+        }
+
+        @Override
+        WorkerMetrics.Kind meterKind() {
+            return WorkerMetrics.Kind.SEND;
         }
 
         @Override

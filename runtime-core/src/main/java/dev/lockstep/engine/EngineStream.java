@@ -138,6 +138,11 @@ final class EngineStream implements Stream {
         }
 
         @Override
+        WorkerMetrics.Kind meterKind() {
+            return WorkerMetrics.Kind.RECEIVE;
+        }
+
+        @Override
         public boolean complete(int result) {
             if (isTransient(result)) {
                 return false;

@@ -216,6 +216,15 @@ public abstract class Request {
     public abstract String describe();
 
     /**
+     * What the worker's metrics count this request's completions as ({@link WorkerMetrics#completed}).
+     *
+     * @return the kind; {@code OTHER} unless a transfer, sync or connection overrides it
+     */
+    WorkerMetrics.Kind meterKind() {
+        return WorkerMetrics.Kind.OTHER;
+    }
+
+    /**
      * The outcome, once done.
      *
      * @return the outcome, or null while running

@@ -121,6 +121,11 @@ final class SubmitQueues {
         inFlight[slot.budget.ordinal()]--;
     }
 
+    /** Requests in all the queues. */
+    int queued() {
+        return queued;
+    }
+
     boolean isEmpty() {
         return queued == 0;
     }

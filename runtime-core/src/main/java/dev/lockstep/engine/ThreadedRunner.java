@@ -75,6 +75,17 @@ public final class ThreadedRunner implements Runner {
         fibersMayWaitInRing = mayWait;
     }
 
+    private volatile dev.lockstep.spi.MetricsSink metrics = dev.lockstep.spi.MetricsSink.NONE;
+
+    /**
+     * Where the run's meters go ({@link dev.lockstep.spi.MetricsSink}); called before {@code start}.
+     *
+     * @param sink the sink
+     */
+    public void metrics(dev.lockstep.spi.MetricsSink sink) {
+        metrics = java.util.Objects.requireNonNull(sink, "sink");
+    }
+
     /**
      * Bounds the run's buffered receive memory; called before {@code start}.
      *
@@ -164,7 +175,11 @@ public final class ThreadedRunner implements Runner {
                 }
                 // Anyone else: the shared queue first, then a nudge, so the worker cannot miss it (it looks at
                 // the queue after any wake-up, and before it waits).
+                // Counted before the add, so the worker's loop, which subtracts what it ran, never takes the count
+                // below the continuations still queued (the gauge reads a count, not the queue).
+                worker.metrics().foreignQueued.incrementAndGet();
                 runQueues[worker.index()].add(continuation);
+                ForeignResumeEvent.record(worker, caller);
                 if (retired[worker.index()].get()) {
                     // Its ring is gone: the thread waits in a park (see loop). The continuation was queued
                     // before the flag was read, so an unpark here cannot come before the park it ends.
@@ -192,6 +207,9 @@ public final class ThreadedRunner implements Runner {
         };
         Engine engine = new Engine(kernel, workers, ringEntries, scheduler, storageRoot);
         engine.receiveMemory(receiveMemory);
+        dev.lockstep.spi.MetricsSink sink = metrics;
+        List<dev.lockstep.spi.Meter> meters = engine.meters(java.util.Map.of());
+        sink.runStarted(meters);
         int hold = engine.storageHold();
         AtomicBoolean shutdown = new AtomicBoolean();
         CountDownLatch created = new CountDownLatch(workers);
@@ -266,6 +284,7 @@ public final class ThreadedRunner implements Runner {
             if (interruption.happened()) {
                 Thread.currentThread().interrupt();
             }
+            sink.runEnded(meters);
         }
         if (startFailure[0] instanceof RuntimeException failure) {
             throw failure;
@@ -378,21 +397,35 @@ public final class ThreadedRunner implements Runner {
                              AtomicBoolean shutdown, AtomicBoolean retired) {
         Worker.enter(worker);
         Engine engine = worker.engine();
+        WorkerMetrics metrics = worker.metrics();
         try {
             while (true) {
                 // Only fibers woken locally before this turn run now: a fiber that yields (queued locally again)
                 // runs after the next service. Each queue runs at most FIBER_BATCH per turn, so neither starves
                 // the other, nor the ring.
+                WorkerStallEvent stall = new WorkerStallEvent();
+                stall.begin();
                 int local = Math.min(FIBER_BATCH, localQueue.size());
                 for (int ran = 0; ran < local; ran++) {
                     run(engine, localQueue.pollFirst());
                 }
-                for (int ran = 0; ran < FIBER_BATCH; ran++) {
+                int foreign = 0;
+                for (; foreign < FIBER_BATCH; foreign++) {
                     Runnable continuation = runQueue.poll();
                     if (continuation == null) {
                         break;
                     }
                     run(engine, continuation);
+                }
+                // The counts for the metrics: this thread's queue is its own; the shared queue's count was raised
+                // by each scheduler before its add, so it never goes below the continuations still queued.
+                metrics.foreignQueued.addAndGet(-foreign);
+                metrics.localRunnable(localQueue.size());
+                stall.end();
+                if (stall.shouldCommit()) {
+                    stall.worker = worker.index();
+                    stall.fibers = local + foreign;
+                    stall.commit();
                 }
                 boolean idle = runQueue.isEmpty() && localQueue.isEmpty();
                 // Ends only once no fiber is live and none can be started on it any more (Worker.countFiber).

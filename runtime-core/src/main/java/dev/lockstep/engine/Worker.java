@@ -44,6 +44,8 @@ public final class Worker {
     private final DeferredQueue deferred = new DeferredQueue();
     private final CompletionSink borrowedSink;
     private final WorkerBuffers buffers = new WorkerBuffers(this);
+    /** Counters read by the run's meters; this worker's thread adds to them ({@link WorkerMetrics}). */
+    private final WorkerMetrics metrics;
     /** Retired blob reads, reused by the next ones on this worker (see {@link Recycler}: this worker only). */
     final Recycler<EngineBlob.ReadRequest> blobReads = new Recycler<>();
     /** Retired blob writes, as {@link #blobReads}. */
@@ -90,6 +92,7 @@ public final class Worker {
         this.index = index;
         this.engine = engine;
         this.ring = ring;
+        this.metrics = engine.workerMetrics(index);
         this.mailbox = new Mailbox(ring::wake);
         this.driver = new Driver(this, ring);
         this.nowNanos = ring.nowNanos();
@@ -119,6 +122,27 @@ public final class Worker {
             CURRENT.set(worker);
         }
         return previous;
+    }
+
+    /**
+     * This worker's counters.
+     *
+     * @return the counters
+     */
+    public WorkerMetrics metrics() {
+        return metrics;
+    }
+
+    /** Requests in the kernel now, for a gauge on any thread: a recent value, 0 once retired. */
+    long inFlightRequests() {
+        Driver current = driver;
+        return current == null ? 0 : current.inFlight();
+    }
+
+    /** Requests admitted and waiting, for a gauge on any thread: a recent value, 0 once retired. */
+    long queuedRequests() {
+        Driver current = driver;
+        return current == null ? 0 : current.queued();
     }
 
     /**
@@ -677,6 +701,7 @@ public final class Worker {
             if (wait && (slab.hasQueuedWork() || slab.inlineTurnFor(key) != Driver.InlineTurn.WAIT)) {
                 wait = false;
             }
+            metrics.entered();
             ring.enter(wait, timeoutNanos, borrowedSink);
             if (wait) {
                 nowNanos = Math.max(nowNanos, ring.nowNanos());
@@ -770,6 +795,7 @@ public final class Worker {
                 return -1;
             }
             if (!first) {
+                metrics.entered();
                 reaped = ring.enter(wait && timeoutNanos > 0, timeoutNanos, borrowedSink);
                 nowNanos = Math.max(nowNanos, ring.nowNanos());
             }

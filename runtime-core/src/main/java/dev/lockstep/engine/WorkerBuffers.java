@@ -54,6 +54,8 @@ final class WorkerBuffers implements BufferPool {
     /** Memory the kernel held when its ring failed: never freed, so the arena is never closed. */
     private boolean abandoned;
     private boolean closed;
+    /** Native memory of the size classes' chunks, reserved until the pool closes (a gauge reads it). */
+    private long reservedBytes;
 
     WorkerBuffers(Worker owner) {
         this.owner = owner;
@@ -163,6 +165,8 @@ final class WorkerBuffers implements BufferPool {
                 arena = Arena.ofShared();
             }
             MemorySegment memory = allocateNative(arena, chunk);
+            reservedBytes += chunk;
+            owner.metrics().bufferBytes(chunk);
             for (long at = chunk - size; at >= 0; at -= size) {
                 push(sizeClass, memory.asSlice(at, size));
             }
@@ -369,6 +373,8 @@ final class WorkerBuffers implements BufferPool {
         }
         if (!abandoned && arena != null) {
             arena.close();
+            owner.metrics().bufferBytes(-reservedBytes);
+            reservedBytes = 0;
         }
     }
 }

@@ -100,6 +100,27 @@ public interface Ring extends AutoCloseable {
         return false;
     }
 
+    /**
+     * How many times the completion queue overflowed into the kernel's backlog so far (io_uring's
+     * {@code IORING_SQ_CQ_OVERFLOW}, which {@link #enter} drains), for metrics. Any thread: a recent value.
+     *
+     * @return the count; 0 for a ring without a completion queue of bounded size (the simulator's)
+     */
+    default long completionOverflows() {
+        return 0;
+    }
+
+    /**
+     * The ring's clock read for a measurement (a sync's latency), never for a decision: what {@link #nowNanos()}
+     * returns, but a deterministic ring records no event for it, so measuring leaves a simulated run as it was.
+     * Owner only, as {@link #nowNanos()}'s callers.
+     *
+     * @return nanoseconds on the ring's clock
+     */
+    default long measureNanos() {
+        return nowNanos();
+    }
+
     /** Makes a waiting or the next {@link #enter} return promptly. Any thread. */
     void wake();
 

@@ -42,10 +42,14 @@ final class NodeRun implements IoBoundaryListener {
     private int hold = -1;
     private boolean dead;
     private boolean retired;
+    /** The lifetime's meters, offered to the simulation's sink at its start and end. */
+    private final List<dev.lockstep.spi.Meter> meters;
+    private final Simulation simulation;
 
     NodeRun(Simulation simulation, SimNode node, int lifetime, Task<?> main) {
         this.node = node;
         this.lifetime = lifetime;
+        this.simulation = simulation;
         SimConfig config = simulation.config();
         this.kernel = SimKernel.builder(simulation.generator, simulation.auditor, simulation.clock)
                 .fileSystem(node.files)
@@ -66,6 +70,9 @@ final class NodeRun implements IoBoundaryListener {
             workers.add(worker);
             simulation.scheduler().addWorker(worker);
         }
+        // Reading meters draws and records nothing, so a sink leaves the run's digest as it was.
+        this.meters = engine.meters(java.util.Map.of("node", Integer.toString(node.id())));
+        simulation.metrics().runStarted(meters);
         // As a machine boots: the storage root made and held before the node's code runs, without faults.
         StorageFaults faults = simulation.files.faults();
         node.files.setFaults(StorageFaults.NONE);
@@ -188,6 +195,7 @@ final class NodeRun implements IoBoundaryListener {
             scheduler.halt(worker, true);
         }
         engine.endRun();
+        simulation.metrics().runEnded(meters);
         if (dead) {
             kernel.closeAllFds();
         } else {

@@ -52,6 +52,8 @@ public final class SimRunner implements Runner {
     private boolean tracing;
     /** See {@link #allowingForeignThreads()}. */
     private boolean foreignThreads;
+    /** See {@link #metrics}. */
+    private dev.lockstep.spi.MetricsSink metrics = dev.lockstep.spi.MetricsSink.NONE;
     /** See {@link #replayedBy}; null for the simulator's own line. */
     private String replayedBy;
 
@@ -207,6 +209,20 @@ public final class SimRunner implements Runner {
     }
 
     /**
+     * Where the run reports its meters: the same per-worker meters as {@code UringRunner.Builder.metrics}, tagged
+     * with the node's id as well, offered by each lifetime of the node (a restart from a {@link Checkpoint} is a
+     * new lifetime). Counted in simulated time and read without any effect on the run: the same seed gives the
+     * same values, and the same digest whether a sink is set and read or not. Call before {@code start}.
+     *
+     * @param sink the sink
+     * @return this runner
+     */
+    public SimRunner metrics(dev.lockstep.spi.MetricsSink sink) {
+        this.metrics = Objects.requireNonNull(sink, "sink");
+        return this;
+    }
+
+    /**
      * Sets the line a failure of this run prints to rerun it ({@link SimulationFailure#replayLine()}, the
      * {@link ReplayNote} on a task's exception), in place of {@code SimRunner.of(config)}: for a harness whose run
      * is more than the root task under this configuration — a draw before the task, a crasher it spawns, a chain
@@ -251,6 +267,7 @@ public final class SimRunner implements Runner {
         if (foreignThreads) {
             simulation.allowForeignThreads();
         }
+        simulation.metrics(metrics);
         if (replayedBy != null) {
             simulation.replayedBy(replayedBy);
         }

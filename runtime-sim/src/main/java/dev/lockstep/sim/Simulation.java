@@ -230,6 +230,17 @@ final class Simulation implements OwningRun {
         return List.copyOf(leaks);
     }
 
+    /** See {@link SimRunner#metrics}; each node lifetime offers its engine's meters here. */
+    private dev.lockstep.spi.MetricsSink metrics = dev.lockstep.spi.MetricsSink.NONE;
+
+    void metrics(dev.lockstep.spi.MetricsSink sink) {
+        metrics = sink;
+    }
+
+    dev.lockstep.spi.MetricsSink metrics() {
+        return metrics;
+    }
+
     /** See {@link SimRunner#allowingForeignThreads()}. */
     void allowForeignThreads() {
         foreignThreadsAllowed = true;

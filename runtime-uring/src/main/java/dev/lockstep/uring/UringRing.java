@@ -95,6 +95,23 @@ public final class UringRing implements Ring {
     private final MemorySegment callState;
     private final int ringFd;
     private final int setupFlags;
+    /** The {@code IORING_FEAT_*} bits the kernel reported at set-up. */
+    private final int features;
+    /**
+     * Times {@link #reap} found the completion queue overflowed: written by the owner with an opaque store, read
+     * by metrics on any thread ({@link #completionOverflows()}).
+     */
+    private long completionOverflows;
+    private static final java.lang.invoke.VarHandle OVERFLOWS;
+
+    static {
+        try {
+            OVERFLOWS = java.lang.invoke.MethodHandles.lookup().findVarHandle(UringRing.class,
+                    "completionOverflows", long.class);
+        } catch (ReflectiveOperationException impossible) {
+            throw new ExceptionInInitializerError(impossible);
+        }
+    }
     private final String subject;
 
     private final SubmissionQueue submissions;
@@ -139,6 +156,7 @@ public final class UringRing implements Ring {
         this.wakeUp = new RingWakeUp(eventFd, arena, callState, subject);
         this.setupFlags = params.get(JAVA_INT, UringSetup.PARAMS_FLAGS);
         int features = params.get(JAVA_INT, UringSetup.PARAMS_FEATURES);
+        this.features = features;
         if ((features & UringSetup.FEATURE_EXT_ARG) == 0) {
             throw new KernelException(Errno.ENOSYS, "io_uring_setup",
                     subject + ": the kernel lacks IORING_FEAT_EXT_ARG (Linux 5.11+), needed for timed waits");
@@ -198,6 +216,7 @@ public final class UringRing implements Ring {
             UringSetup.probeOpcodes(arena, callState, ringFd);
             ring.enterCalls.registerRingFd();
             ring.armWakePollNow();
+            RingReport.opened(ring);
             return ring;
         } catch (RuntimeException | Error failure) {
             closeQuietly(callState, eventFd);
@@ -264,6 +283,25 @@ public final class UringRing implements Ring {
     @Override
     public int entries() {
         return entries;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Counted by {@link #enter} each time it finds {@code IORING_SQ_CQ_OVERFLOW} set.
+     */
+    @Override
+    public long completionOverflows() {
+        return (long) OVERFLOWS.getOpaque(this);
+    }
+
+    /**
+     * The {@code IORING_FEAT_*} bits the kernel reported when this ring was set up.
+     *
+     * @return the bits
+     */
+    int features() {
+        return features;
     }
 
     /**
@@ -452,6 +490,10 @@ public final class UringRing implements Ring {
     /** Delivers every visible completion, flushing the kernel's overflow backlog into the queue first. */
     private int reap(CompletionSink sink) {
         int delivered = completions.reapVisible(sink, wakeUp);
+        if (submissions.completionsOverflowed()) {
+            OVERFLOWS.setOpaque(this, completionOverflows + 1);
+            RingReport.overflowed(this);
+        }
         while (submissions.completionsOverflowed()) {
             enterCalls.flushOverflow();
             delivered += completions.reapVisible(sink, wakeUp);
@@ -539,6 +581,7 @@ public final class UringRing implements Ring {
         }
         requireOwner();
         closed = true;
+        RingReport.closing(this);
         try {
             wakeUp.close();
             enterCalls.unregisterRingFd();

@@ -4,6 +4,7 @@ import dev.lockstep.ReceiveLimits;
 import dev.lockstep.Runner;
 import dev.lockstep.Task;
 import dev.lockstep.engine.ThreadedRunner;
+import dev.lockstep.spi.MetricsSink;
 import java.nio.file.Path;
 
 /**
@@ -50,6 +51,7 @@ public final class UringRunner implements Runner {
         this.runner.receiveLimits(builder.receiveLimits);
         // io_uring_enter is an FFM downcall: a fiber waiting in it blocks its worker's thread, staying mounted.
         this.runner.fibersMayWaitInRing(true);
+        this.runner.metrics(builder.metrics);
         UringAvailability.require();
     }
 
@@ -102,6 +104,7 @@ public final class UringRunner implements Runner {
         private int ringEntries = 256;
         private Path storageRoot;
         private ReceiveLimits receiveLimits = ReceiveLimits.DEFAULT;
+        private MetricsSink metrics = MetricsSink.NONE;
 
         private Builder() {
         }
@@ -115,6 +118,20 @@ public final class UringRunner implements Runner {
          */
         public Builder receiveLimits(ReceiveLimits value) {
             this.receiveLimits = java.util.Objects.requireNonNull(value, "receiveLimits");
+            return this;
+        }
+
+        /**
+         * Where the run reports its meters (per worker: ring enters, requests in flight and queued, runnable
+         * fibers, buffers, storage and network transfers, syncs; see {@link MetricsSink}); {@link MetricsSink#NONE}
+         * unless set. The counters are kept whether or not a sink is set (plain fields, no call per event); the
+         * sink only reads them. {@code lockstep-micrometer}'s {@code LockstepMetrics} binds them to Micrometer.
+         *
+         * @param value the sink
+         * @return this
+         */
+        public Builder metrics(MetricsSink value) {
+            this.metrics = java.util.Objects.requireNonNull(value, "metrics");
             return this;
         }
 
