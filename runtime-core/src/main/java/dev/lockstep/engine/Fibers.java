@@ -6,7 +6,6 @@ import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.Waker;
-import java.lang.reflect.Constructor;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
 
@@ -14,14 +13,12 @@ import java.util.concurrent.locks.LockSupport;
  * Fibers: virtual threads whose scheduler is a Lockstep worker, and the one {@code await} every blocking call
  * goes through.
  *
- * <p>The JDK has no public API for a virtual-thread scheduler yet. The package-private constructor
- * {@code java.lang.ThreadBuilders$VirtualThreadBuilder(Executor)} — the hook the JDK's own tests use — is the
- * mechanism, and this class is the only place that touches it. {@link #probe()} checks it at start-up and
- * fails with a message naming the flag and JDK it needs.
+ * <p>The JDK has no public API for a virtual-thread scheduler yet: the builder comes from {@link JdkInternals},
+ * whose self-test {@link #probe()} runs at start-up.
  */
 public final class Fibers {
-    /** The JVM flag the scheduler hook needs. */
-    public static final String REQUIRED_FLAG = "--add-opens java.base/java.lang=ALL-UNNAMED";
+    /** The JVM flag the scheduler hook needs: {@link JdkInternals#REQUIRED_FLAG}. */
+    public static final String REQUIRED_FLAG = JdkInternals.REQUIRED_FLAG;
     private static final ThreadLocal<Fiber> CURRENT = new ThreadLocal<>();
     /**
      * Set on a thread only while {@link #unstarted} builds a fiber on it: the JDK's thread constructor calls
@@ -30,29 +27,18 @@ public final class Fibers {
      * spawn cost about 2 % of a demo seed's CPU.
      */
     private static final ThreadLocal<Boolean> CREATING = new ThreadLocal<>();
-    private static volatile Constructor<?> builderConstructor;
 
     private Fibers() {
     }
 
     /**
-     * Checks that fibers can be made on this JVM.
+     * Checks that fibers can be made on this JVM: {@link JdkInternals#checkFibers()}.
      *
-     * @throws IllegalStateException naming the flag and JDK needed, if not
+     * @throws UnsupportedJdkException naming the member and the JDK version, if this JDK lacks the scheduler hook
+     * @throws IllegalStateException naming the flag, if java.base does not open it
      */
     public static void probe() {
-        if (builderConstructor != null) {
-            return;
-        }
-        try {
-            Class<?> builder = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder");
-            Constructor<?> constructor = builder.getDeclaredConstructor(Executor.class);
-            constructor.setAccessible(true);
-            builderConstructor = constructor;
-        } catch (ReflectiveOperationException | RuntimeException failure) {
-            throw new IllegalStateException("Lockstep fibers need JDK 25 or newer started with " + REQUIRED_FLAG
-                    + " (this is Java " + Runtime.version() + "): " + failure, failure);
-        }
+        JdkInternals.checkFibers();
     }
 
     /**
@@ -90,12 +76,7 @@ public final class Fibers {
      * @return the builder
      */
     static Thread.Builder.OfVirtual builder(Executor scheduler) {
-        probe();
-        try {
-            return (Thread.Builder.OfVirtual) builderConstructor.newInstance(scheduler);
-        } catch (ReflectiveOperationException failure) {
-            throw new IllegalStateException("cannot build a Lockstep fiber: " + failure, failure);
-        }
+        return JdkInternals.virtualThreadBuilder(scheduler);
     }
 
     /**

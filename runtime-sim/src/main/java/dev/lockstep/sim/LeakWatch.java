@@ -79,7 +79,7 @@ final class LeakWatch {
 
     /**
      * Where a virtual thread stands after its step, read from the JDK's own state word ({@code VirtualThread.state},
-     * reachable through the {@code --add-opens java.base/java.lang} every Lockstep JVM has). {@link Thread#getState}
+     * through {@link dev.lockstep.engine.JdkInternals#fiberState}). {@link Thread#getState}
      * reports three different things as {@code RUNNABLE}: a fiber that yielded, one whose wait was ended by another
      * thread (the wake is done, its continuation is being handed over), and one that was woken while it parked. Only
      * the state word tells them apart, and {@link Simulation} must: a yield runs as a later step, a wait's end runs on
@@ -98,59 +98,14 @@ final class LeakWatch {
         WAITING
     }
 
-    private static final java.lang.invoke.VarHandle VIRTUAL_STATE;
-    /**
-     * {@code VirtualThread.timeoutTask}: the JDK's timer of a timed park or timed wait, set by the carrier (the
-     * simulator's thread) as the fiber unmounts and cleared only when the fiber runs again.
-     */
-    private static final java.lang.invoke.VarHandle VIRTUAL_TIMEOUT_TASK;
-    private static final int STATE_YIELDED;
-    private static final int STATE_UNPARKED;
-    private static final int STATE_UNBLOCKED;
-    private static final int STATE_TERMINATED;
-    private static final int STATE_NEW;
-    private static final int STATE_SUSPENDED;
-
-    static {
-        try {
-            Class<?> virtual = Class.forName("java.lang.VirtualThread");
-            VIRTUAL_STATE = java.lang.invoke.MethodHandles.privateLookupIn(virtual,
-                    java.lang.invoke.MethodHandles.lookup()).findVarHandle(virtual, "state", int.class);
-            VIRTUAL_TIMEOUT_TASK = java.lang.invoke.MethodHandles.privateLookupIn(virtual,
-                    java.lang.invoke.MethodHandles.lookup()).findVarHandle(virtual, "timeoutTask",
-                    java.util.concurrent.Future.class);
-            STATE_YIELDED = constant(virtual, "YIELDED");
-            STATE_UNPARKED = constant(virtual, "UNPARKED");
-            STATE_UNBLOCKED = constant(virtual, "UNBLOCKED");
-            STATE_TERMINATED = constant(virtual, "TERMINATED");
-            STATE_NEW = constant(virtual, "NEW");
-            STATE_SUSPENDED = constant(virtual, "SUSPENDED");
-        } catch (ReflectiveOperationException | RuntimeException unavailable) {
-            throw new ExceptionInInitializerError(new IllegalStateException("the simulator reads a fiber's"
-                    + " java.lang.VirtualThread state, which needs " + dev.lockstep.engine.Fibers.REQUIRED_FLAG
-                    + " on JDK " + Runtime.version(), unavailable));
-        }
-    }
-
-    private static int constant(Class<?> type, String name) throws ReflectiveOperationException {
-        java.lang.reflect.Field field = type.getDeclaredField(name);
-        field.setAccessible(true);
-        return field.getInt(null);
-    }
-
     /** Where {@code fiber} (a virtual thread the simulator carries, not running now) stands: see {@link Standing}. */
     static Standing standing(Thread fiber) {
-        int state = (int) VIRTUAL_STATE.getVolatile(fiber) & ~STATE_SUSPENDED;
-        if (state == STATE_TERMINATED || state == STATE_NEW) {
-            return Standing.DONE;
-        }
-        if (state == STATE_YIELDED) {
-            return Standing.YIELDED;
-        }
-        if (state == STATE_UNPARKED || state == STATE_UNBLOCKED) {
-            return Standing.WOKEN;
-        }
-        return Standing.WAITING;
+        return switch (dev.lockstep.engine.JdkInternals.fiberState(fiber)) {
+            case DONE -> Standing.DONE;
+            case YIELDED -> Standing.YIELDED;
+            case WOKEN -> Standing.WOKEN;
+            case WAITING -> Standing.WAITING;
+        };
     }
 
     /**
@@ -162,7 +117,7 @@ final class LeakWatch {
      * Only on the simulator's thread, right after the fiber's step.
      */
     static String timedPark(Thread fiber) {
-        if (VIRTUAL_TIMEOUT_TASK.get(fiber) == null) {
+        if (!dev.lockstep.engine.JdkInternals.hasParkTimer(fiber)) {
             return null;
         }
         return timedParkLeak(fiber, fiber.getStackTrace());
@@ -404,19 +359,15 @@ final class LeakWatch {
 
     /** Why a fiber was resumed from a foreign thread, from that thread's name. */
     static String likelyCause(Thread caller) {
-        String name = caller.getName();
-        if (name.contains("unparker")) {
-            return "a timed park (Thread.sleep, LockSupport.parkNanos, a timed wait or Future.get with a timeout)"
-                    + " woke on wall-clock time; use ctx.sleep or ctx.timeout";
-        }
-        if (name.contains("unblocker")) {
-            return "a contended monitor (synchronized) held across an await was released by another fiber; do not"
-                    + " hold monitors across awaits";
-        }
-        if (name.contains("Poller") || name.contains("poller")) {
-            return "blocking JDK I/O (a real socket or file channel) completed outside the simulator; use"
+        return switch (dev.lockstep.engine.JdkInternals.jdkThread(caller)) {
+            case PARK_TIMER -> "a timed park (Thread.sleep, LockSupport.parkNanos, a timed wait or Future.get with a"
+                    + " timeout) woke on wall-clock time; use ctx.sleep or ctx.timeout";
+            case MONITOR_UNBLOCKER -> "a contended monitor (synchronized) held across an await was released by another"
+                    + " fiber; do not hold monitors across awaits";
+            case IO_POLLER -> "blocking JDK I/O (a real socket or file channel) completed outside the simulator; use"
                     + " ctx's Network and Storage";
-        }
-        return "something outside the simulator (another thread, an executor, a JDK timer, real I/O) unparked it";
+            case OTHER -> "something outside the simulator (another thread, an executor, a JDK timer, real I/O)"
+                    + " unparked it";
+        };
     }
 }

@@ -334,40 +334,11 @@ final class SimCarrier extends ForkJoinWorkerThread {
     }
 
     /**
-     * Reads a thread's thread-local maps, which {@code java.lang} keeps to itself (reached through the
-     * {@code --add-opens java.base/java.lang} every Lockstep JVM has; without it nothing is reused). Only the
-     * thread that owns the maps reads them: the carrier its own after a run, the caller its own before one.
+     * Reads a thread's thread-local maps, which {@code java.lang} keeps to itself (through
+     * {@link dev.lockstep.engine.JdkInternals}; where this JDK does not let them be read, nothing is reused). Only
+     * the thread that owns the maps reads them: the carrier its own after a run, the caller its own before one.
      */
     private static final class ThreadLocals {
-        private static final VarHandle LOCALS;
-        private static final VarHandle INHERITABLE;
-        private static final VarHandle TABLE;
-        private static final VarHandle VALUE;
-
-        static {
-            VarHandle locals = null;
-            VarHandle inheritable = null;
-            VarHandle table = null;
-            VarHandle value = null;
-            try {
-                Class<?> map = Class.forName("java.lang.ThreadLocal$ThreadLocalMap");
-                Class<?> entry = Class.forName("java.lang.ThreadLocal$ThreadLocalMap$Entry");
-                MethodHandles.Lookup lang = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup());
-                locals = lang.findVarHandle(Thread.class, "threadLocals", map);
-                inheritable = lang.findVarHandle(Thread.class, "inheritableThreadLocals", map);
-                table = MethodHandles.privateLookupIn(map, MethodHandles.lookup()).findVarHandle(map, "table",
-                        entry.arrayType());
-                value = MethodHandles.privateLookupIn(entry, MethodHandles.lookup()).findVarHandle(entry, "value",
-                        Object.class);
-            } catch (ReflectiveOperationException | RuntimeException unavailable) {
-                locals = null; // then holdNothing says no, and every run gets a new carrier
-            }
-            LOCALS = locals;
-            INHERITABLE = inheritable;
-            TABLE = table;
-            VALUE = value;
-        }
-
         private ThreadLocals() {
         }
 
@@ -378,14 +349,13 @@ final class SimCarrier extends ForkJoinWorkerThread {
          * reach its value). The calling thread's own maps only.
          */
         static boolean holdNothing(Thread thread, boolean inheritable) {
-            if (LOCALS == null) {
+            if (!dev.lockstep.engine.JdkInternals.threadLocalsReadable()) {
                 return false;
             }
-            Object map = inheritable ? INHERITABLE.get(thread) : LOCALS.get(thread);
-            if (map == null) {
+            Object[] entries = dev.lockstep.engine.JdkInternals.threadLocalEntries(thread, inheritable);
+            if (entries == null) {
                 return true;
             }
-            Object[] entries = (Object[]) TABLE.get(map);
             for (Object entry : entries) {
                 if (entry == null) {
                     continue;
@@ -395,7 +365,7 @@ final class SimCarrier extends ForkJoinWorkerThread {
                     continue;
                 }
                 Class<?> type = key.getClass();
-                if (VALUE.get(entry) != null
+                if (dev.lockstep.engine.JdkInternals.threadLocalValue(entry) != null
                         || (type != ThreadLocal.class && type != InheritableThreadLocal.class)) {
                     return false;
                 }

@@ -577,6 +577,7 @@ final class Simulation implements OwningRun {
                 }
             }
         };
+        dev.lockstep.engine.JdkInternals.checkFiberStates(); // the JDK members LeakWatch reads: named if gone
         engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
         engine.hooks(engineHooks);
         engine.receiveMemory(new dev.lockstep.engine.ReceiveMemory(config.receiveLimits()));

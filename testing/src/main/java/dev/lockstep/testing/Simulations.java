@@ -464,6 +464,13 @@ public final class Simulations {
 
     static SimulationTestFailure failure(long seed, Plan plan, int lifetime, Throwable cause, String digest,
                                          boolean underSimulationTest) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof dev.lockstep.engine.UnsupportedJdkException unsupported) {
+                // No seed and no flag is involved: this JDK lacks a member of its internals that Lockstep needs.
+                return new SimulationTestFailure("the simulator cannot start on this JVM: " + unsupported.getMessage(),
+                        seed, plan.faults(), null, null, cause);
+            }
+        }
         String missingFlag = missingJvmFlag(cause);
         if (missingFlag != null) {
             // No seed is involved: every seed fails the same way until the JVM is started with the flags.

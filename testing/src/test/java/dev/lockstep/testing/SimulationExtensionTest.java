@@ -210,6 +210,20 @@ class SimulationExtensionTest {
     }
 
     @Test
+    void aJdkWithoutAMemberIsToldWhichMemberNotWhichFlagOrSeed() {
+        dev.lockstep.engine.UnsupportedJdkException gone = new dev.lockstep.engine.UnsupportedJdkException(
+                "java.lang.VirtualThread.state", "26-ea+5", "Lockstep's simulator tells a yielded fiber from a woken one",
+                new NoSuchFieldException("state"));
+        SimulationTestFailure failure = Simulations.failure(1, Simulations.Plan.of(FaultConfig.NONE), 0,
+                new RuntimeException(gone), null, true);
+        String message = failure.getMessage();
+        assertTrue(message.contains("java.lang.VirtualThread.state") && message.contains("Java 26-ea+5"), message);
+        assertTrue(!message.contains("--add-opens") && !message.contains("@Seed") && !message.contains("replay"),
+                message);
+        assertEquals(null, failure.replay());
+    }
+
+    @Test
     void aJvmWithoutTheFlagsIsToldWhichFlagsNotWhichSeed() {
         IllegalStateException probe = new IllegalStateException("Lockstep fibers need JDK 25 or newer started with "
                 + dev.lockstep.engine.Fibers.REQUIRED_FLAG + " (this is Java 25)");
