@@ -38,8 +38,8 @@ import tools.jackson.databind.ObjectMapper;
  *
  * <p>Usage: {@code Bench [--quick] [--rounds N]
  * [--only nop,warm-read,direct-read,append-sync,echo,echo-placement,sim,resp] [--dir DIR] [--nop PATH]
- * [--echo-client PATH] [--fio PATH] [--sim-classpath CP] [--lockstep PATH] [--redis-server PATH]
- * [--redis-benchmark PATH] [--out FILE]}; {@link RespBenchmark} has the Redis-protocol rows. A reference
+ * [--echo-client PATH] [--fio PATH] [--sim-classpath CP] [--demo-classpath CP] [--lockstep PATH]
+ * [--redis-server PATH] [--redis-benchmark PATH] [--out FILE]}; {@link RespBenchmark} has the Redis-protocol rows. A reference
  * whose program is missing is left out of its table with a note naming what is missing. Timings are figures to
  * compare within one run, never pass/fail checks.
  *
@@ -107,7 +107,8 @@ public final class Bench {
      */
     record Options(boolean quick, int rounds, Set<String> only, Path dir, Path out, Map<String, String> tools) {
         private static final String USAGE = "known: --quick --rounds N --only " + String.join(",", ALL)
-                + " --dir DIR --nop PATH --echo-client PATH --fio PATH --sim-classpath CP --lockstep PATH"
+                + " --dir DIR --nop PATH --echo-client PATH --fio PATH --sim-classpath CP --demo-classpath CP"
+                + " --lockstep PATH"
                 + " --redis-server PATH --redis-benchmark PATH --out FILE";
 
         /**
@@ -136,7 +137,7 @@ public final class Bench {
                         && !option.equals("--out") && !option.equals("--nop") && !option.equals("--echo-client")
                         && !option.equals("--fio") && !option.equals("--sim-classpath")
                         && !option.equals("--lockstep") && !option.equals("--redis-server")
-                        && !option.equals("--redis-benchmark")) {
+                        && !option.equals("--redis-benchmark") && !option.equals("--demo-classpath")) {
                     throw new IllegalArgumentException("unknown argument " + option + "; " + USAGE);
                 }
                 if (i + 1 == args.length || args[i + 1].isBlank()) {
@@ -587,19 +588,8 @@ public final class Bench {
 
     private String sim() {
         String simClasspath = tool("sim-classpath", "runtime-sim's test classes");
-        if (simClasspath == null) {
-            return "";
-        }
-        List<String> command = new ArrayList<>(List.of(java, "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-                "-cp", simClasspath, "dev.lockstep.sim.SimThroughput", quick ? "0.25" : "1"));
-        System.err.println("  simulator throughput");
-        StringBuilder section = new StringBuilder("### Simulator throughput (SimThroughput"
-                + (quick ? ", a quarter of the runs" : "")
-                + ", one run: nothing to compare it with side by side)\n\n```\n");
-        for (String line : command(command.toArray(String[]::new))) {
-            section.append(line).append('\n');
-        }
-        return section.append("```\n").toString();
+        String demoClasspath = tool("demo-classpath", "the demo's test classes");
+        return new SimulatorBench(java, quick, rounds, notes).run(demoClasspath, simClasspath);
     }
 
     // ---- running programs ----
@@ -649,7 +639,7 @@ public final class Bench {
         return nanos == null ? Double.NaN : Double.parseDouble(nanos) / 1000.0;
     }
 
-    private static Map<String, String> fields(String line) {
+    static Map<String, String> fields(String line) {
         Map<String, String> fields = new HashMap<>();
         for (String field : line.substring("RESULT ".length()).trim().split("\\s+")) {
             int equals = field.indexOf('=');
@@ -658,7 +648,7 @@ public final class Bench {
         return fields;
     }
 
-    private static List<String> command(String... command) {
+    static List<String> command(String... command) {
         Process process;
         try {
             process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
