@@ -40,6 +40,10 @@ public final class NodeClock {
     private long driftPpm;
     /** The latest wall time the node read: {@link #wall} never returns less. */
     private long wallRead;
+    /** Whether {@link #lastLocal} and {@link #lastGlobal} are an answer of {@link #toGlobal} under this anchor. */
+    private boolean remembered;
+    private long lastLocal;
+    private long lastGlobal;
 
     /**
      * Clocks that read {@code offsetNanos} ahead of global time from {@code globalNow} on, without drift.
@@ -84,8 +88,20 @@ public final class NodeClock {
      * The earliest global time at which the node's monotonic clock shows {@code local} or later: when a timer set
      * for {@code local} on this node is due. At most the anchor for a time the node has passed;
      * {@code Long.MAX_VALUE} stays {@code Long.MAX_VALUE}.
+     *
+     * <p>The scheduler asks this of every node worker's earliest deadline on every step, and that deadline rarely
+     * changes between steps, so the last answer is kept until the argument or the anchor changes.
      */
     long toGlobal(long local) {
+        if (!remembered || local != lastLocal) {
+            lastGlobal = computeGlobal(local);
+            lastLocal = local;
+            remembered = true;
+        }
+        return lastGlobal;
+    }
+
+    private long computeGlobal(long local) {
         if (local == Long.MAX_VALUE) {
             return Long.MAX_VALUE;
         }
@@ -93,12 +109,21 @@ public final class NodeClock {
         if (ahead <= 0) {
             return globalAnchor;
         }
-        // Binary search for the least d with toMonotonic(anchor + d) >= local: it is monotone, and with
-        // |drift| <= 10 % the answer lies below 2 * ahead.
+        // The least d with toMonotonic(anchor + d) >= local: it is monotone, and with |drift| <= 10 % the answer
+        // lies below 2 * ahead.
         long low = globalAnchor;
         long high = saturatingAdd(globalAnchor, saturatingAdd(ahead, ahead));
         if (toMonotonic(high) < local) {
             return Long.MAX_VALUE;
+        }
+        // Away from saturation, d + floor(d * drift / 1e6) >= ahead exactly when d >= ceil(ahead * 1e6 / (1e6 +
+        // drift)). That guess is checked against the clock itself (it shows local at the guess and not one
+        // nanosecond before), so the answer is the binary search's whenever the guess is taken.
+        if (ahead < Long.MAX_VALUE / MILLION) {
+            long guess = saturatingAdd(globalAnchor, ceilDiv(ahead * MILLION, MILLION + driftPpm));
+            if (guess > low && guess <= high && toMonotonic(guess) >= local && toMonotonic(guess - 1) < local) {
+                return guess;
+            }
         }
         while (low < high) {
             long middle = low + (high - low) / 2;
@@ -109,6 +134,10 @@ public final class NodeClock {
             }
         }
         return low;
+    }
+
+    private static long ceilDiv(long dividend, long divisor) {
+        return -Math.floorDiv(-dividend, divisor);
     }
 
     /** Sets the drift from {@code globalNow} on. */
@@ -143,6 +172,7 @@ public final class NodeClock {
     }
 
     private void reanchor(long globalNow) {
+        remembered = false;
         monotonicAnchor = toMonotonic(globalNow);
         wallAnchor = toLocal(globalNow);
         globalAnchor = Math.max(globalAnchor, globalNow);
