@@ -37,6 +37,11 @@ import java.util.random.RandomGenerator;
  * latest such claim the test has seen), or {@link #NO_LEADER} when none is known. It is called on the simulator's
  * thread between steps, so it may read the nodes' plain fields; it must not block or draw randomness.
  *
+ * <h2>The election hook</h2>
+ * An {@link IntSupplier} of the same kind: the id of a node that is standing for election now (a candidate), or
+ * {@link #NO_LEADER} when no election is running. {@link Disturbance#ELECTION} watches it to strike the voters of
+ * an election while it runs, where a vote that is not durable, or forgotten by a reboot, elects two leaders.
+ *
  * <h2>Swarm</h2>
  * {@link #swarm} decides, from the seed alone, which disturbances a run uses and whether it aims at the leader:
  * some seeds then run with power losses only, others with splits and I/O crashes, and rare combinations each get
@@ -73,12 +78,41 @@ public final class ClusterNemesis {
          * Arms the target to crash at its next sync in flight or next completed sync (drawn; see
          * {@link SimNode#crashAt}); restarts it later if it fired, disarms it if no sync came within the while.
          */
-        CRASH_AT_SYNC
+        CRASH_AT_SYNC,
+        /**
+         * Power loss of every running node at one instant; all are restarted together later, so their timers start
+         * together again, as after a data centre's outage.
+         */
+        POWER_LOSS_ALL,
+        /**
+         * A crash during recovery: a majority (the target among them) loses power at once, and each is restarted
+         * armed to crash again at its first sync in flight after the restart ({@link SimNode#crashAt}), which is
+         * where a recovery that rewrites its files is weakest; what went down again is restarted later.
+         */
+        CRASH_IN_RECOVERY,
+        /**
+         * Crashes aimed at an election: waits (at most the disturbance's while) until the election hook names a
+         * running candidate, then hits one of the other running nodes, a voter: armed to crash at its next sync in
+         * flight (its vote's), or crashed or killed after a draw of up to {@code meanPause / 8}; it is down for a
+         * short while (up to {@code meanPause / 2}) so that it is back in the same term. Without an election hook,
+         * or with no election within the while, nothing happens.
+         */
+        ELECTION,
+        /**
+         * Cuts the target (the leader, when aimed) off from every other node for a long while (3 to 5 times
+         * {@code meanPause}): time for the others to elect a leader and commit while the target, believing it
+         * still leads, takes commands of its own, then heals it.
+         */
+        LONG_ISOLATE
     }
+
+    /** How often {@link Disturbance#ELECTION} looks for a candidate: about one network delay of a local link. */
+    private static final Duration ELECTION_POLL = Duration.ofNanos(50_000);
 
     private final Set<Disturbance> disturbances;
     private final Duration meanPause;
     private final IntSupplier leader;
+    private final IntSupplier election;
     private final Consumer<String> events;
     private final int[] counts = new int[Disturbance.values().length];
     private int restartsOfFailStopped;
@@ -92,6 +126,19 @@ public final class ClusterNemesis {
      */
     public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader,
             Consumer<String> events) {
+        this(disturbances, meanPause, leader, null, events);
+    }
+
+    /**
+     * @param disturbances what it may do, at least one
+     * @param meanPause the mean time between two disturbances, and the mean time one lasts
+     * @param leader the leader hook (see the class doc), or null to draw every target uniformly
+     * @param election the election hook (see the class doc), or null: {@link Disturbance#ELECTION} then does nothing
+     * @param events receives one line per disturbance, for traces; may be a no-op
+     * @throws IllegalArgumentException if {@code disturbances} is empty or {@code meanPause} is not positive
+     */
+    public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader, IntSupplier election,
+            Consumer<String> events) {
         if (disturbances.isEmpty()) {
             throw new IllegalArgumentException("a cluster nemesis needs at least one disturbance");
         }
@@ -101,6 +148,7 @@ public final class ClusterNemesis {
         this.disturbances = Collections.unmodifiableSet(EnumSet.copyOf(disturbances));
         this.meanPause = meanPause;
         this.leader = leader;
+        this.election = election;
         this.events = Objects.requireNonNull(events, "events");
     }
 
@@ -115,6 +163,22 @@ public final class ClusterNemesis {
      * @return the nemesis for this seed
      */
     public static ClusterNemesis swarm(long seed, Duration meanPause, IntSupplier leader, Consumer<String> events) {
+        return swarm(seed, meanPause, leader, null, events);
+    }
+
+    /**
+     * As {@link #swarm(long, Duration, IntSupplier, Consumer)}, with an election hook; the hooks are used or not
+     * together.
+     *
+     * @param seed the run's seed
+     * @param meanPause as for the constructor
+     * @param leader the leader hook, or null
+     * @param election the election hook, or null
+     * @param events as for the constructor
+     * @return the nemesis for this seed
+     */
+    public static ClusterNemesis swarm(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
+            Consumer<String> events) {
         SplittableRandom random = new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL);
         EnumSet<Disturbance> chosen = EnumSet.noneOf(Disturbance.class);
         for (Disturbance disturbance : Disturbance.values()) {
@@ -125,7 +189,8 @@ public final class ClusterNemesis {
         if (chosen.isEmpty()) {
             chosen.add(Disturbance.values()[random.nextInt(Disturbance.values().length)]);
         }
-        return new ClusterNemesis(chosen, meanPause, random.nextBoolean() ? leader : null, events);
+        boolean aimed = random.nextBoolean();
+        return new ClusterNemesis(chosen, meanPause, aimed ? leader : null, aimed ? election : null, events);
     }
 
     /**
@@ -135,6 +200,15 @@ public final class ClusterNemesis {
      */
     public Set<Disturbance> disturbances() {
         return disturbances;
+    }
+
+    /**
+     * Whether it watches elections through an election hook.
+     *
+     * @return true if it has an election hook
+     */
+    public boolean watchesElections() {
+        return election != null;
     }
 
     /**
@@ -224,13 +298,7 @@ public final class ClusterNemesis {
                         ctx.sleep(length);
                     }
                     case POWER_LOSS -> {
-                        int majority = cluster.nodes().size() / 2 + 1;
-                        List<SimNode> victims = new ArrayList<>(List.of(target));
-                        List<SimNode> rest = new ArrayList<>(running);
-                        rest.remove(target);
-                        while (victims.size() < majority && !rest.isEmpty()) {
-                            victims.add(rest.remove(random.nextInt(rest.size())));
-                        }
+                        List<SimNode> victims = majorityWith(cluster, running, target, random);
                         for (SimNode victim : victims) {
                             down.add(victim);
                             victim.crash();
@@ -238,6 +306,24 @@ public final class ClusterNemesis {
                         event("power loss of nodes " + NetworkSplit.ids(victims) + " for " + length.toMillis()
                                 + " ms");
                         ctx.sleep(length);
+                    }
+                    case POWER_LOSS_ALL -> {
+                        for (SimNode victim : running) {
+                            down.add(victim);
+                            victim.crash();
+                        }
+                        event("power loss of every node " + NetworkSplit.ids(running) + " for " + length.toMillis()
+                                + " ms");
+                        ctx.sleep(length);
+                    }
+                    case CRASH_IN_RECOVERY -> crashInRecovery(ctx, cluster, running, target, length, random, down);
+                    case ELECTION -> strikeElection(ctx, cluster, length, random, down);
+                    case LONG_ISOLATE -> {
+                        Duration longer = meanPause.multipliedBy(3).plus(Duration.ofNanos(
+                                random.nextLong(2 * meanPause.toNanos() + 1)));
+                        split[0] = NetworkSplit.isolate(control, target, cluster.nodes());
+                        event("isolate " + split[0] + " for " + longer.toMillis() + " ms");
+                        ctx.sleep(longer);
                     }
                     case CRASH_AT_SYNC -> {
                         SimNode.IoBoundary boundary = random.nextBoolean() ? SimNode.IoBoundary.SYNC_IN_FLIGHT
@@ -265,6 +351,101 @@ public final class ClusterNemesis {
                 // The run is ending: nothing left to bring back.
             }
         }
+    }
+
+    /** {@link Disturbance#CRASH_IN_RECOVERY}: see there. */
+    private void crashInRecovery(Context ctx, SimCluster cluster, List<SimNode> running, SimNode target,
+            Duration length, RandomGenerator random, List<SimNode> down) {
+        List<SimNode> victims = majorityWith(cluster, running, target, random);
+        for (SimNode victim : victims) {
+            down.add(victim);
+            victim.crash();
+        }
+        event("power loss of nodes " + NetworkSplit.ids(victims) + " for " + length.toMillis() + " ms, then a crash"
+                + " at each one's first sync");
+        ctx.sleep(length);
+        for (SimNode victim : victims) {
+            if (victim.state() == SimNode.State.DOWN) {
+                victim.restart();
+                victim.crashAt(SimNode.IoBoundary.SYNC_IN_FLIGHT);
+            }
+        }
+        ctx.sleep(length);
+        for (SimNode victim : victims) {
+            if (victim.state() == SimNode.State.DOWN) {
+                event("node " + victim.id() + " crashed at its first sync after the restart");
+            }
+        }
+    }
+
+    /** {@link Disturbance#ELECTION}: see there. */
+    private void strikeElection(Context ctx, SimCluster cluster, Duration length, RandomGenerator random,
+            List<SimNode> down) {
+        if (election == null) {
+            return;
+        }
+        long waitedNanos = 0;
+        SimNode candidate = null;
+        while (candidate == null && waitedNanos < length.toNanos()) {
+            int id = election.getAsInt();
+            if (id >= 1 && id <= cluster.nodes().size() && cluster.node(id).state() == SimNode.State.RUNNING) {
+                candidate = cluster.node(id);
+            } else {
+                ctx.sleep(ELECTION_POLL);
+                waitedNanos += ELECTION_POLL.toNanos();
+            }
+        }
+        if (candidate == null) {
+            event("no election within " + length.toMillis() + " ms");
+            return;
+        }
+        List<SimNode> voters = running(cluster);
+        voters.remove(candidate);
+        if (voters.isEmpty()) {
+            return;
+        }
+        SimNode voter = voters.get(random.nextInt(voters.size()));
+        Duration outage = Duration.ofNanos(1 + random.nextLong(Math.max(1, meanPause.toNanos() / 2)));
+        down.add(voter);
+        switch (random.nextInt(3)) {
+            case 0 -> {
+                voter.crashAt(SimNode.IoBoundary.SYNC_IN_FLIGHT);
+                event("election of node " + candidate.id() + ": node " + voter.id() + " armed to crash at its next"
+                        + " sync, down " + outage.toMillis() + " ms");
+                ctx.sleep(outage);
+                if (voter.state() == SimNode.State.DOWN) {
+                    ctx.sleep(outage);
+                }
+            }
+            case 1, 2 -> {
+                boolean crash = random.nextBoolean();
+                ctx.sleep(Duration.ofNanos(1 + random.nextLong(Math.max(1, meanPause.toNanos() / 8))));
+                if (voter.state() == SimNode.State.RUNNING || voter.state() == SimNode.State.PAUSED) {
+                    if (crash) {
+                        voter.crash();
+                    } else {
+                        voter.kill();
+                    }
+                    event("election of node " + candidate.id() + ": " + (crash ? "crash" : "kill") + " node "
+                            + voter.id() + " for " + outage.toMillis() + " ms");
+                    ctx.sleep(outage);
+                }
+            }
+            default -> throw new AssertionError();
+        }
+    }
+
+    /** A majority of the cluster's nodes, {@code target} first, the rest drawn from {@code running}. */
+    private static List<SimNode> majorityWith(SimCluster cluster, List<SimNode> running, SimNode target,
+            RandomGenerator random) {
+        int majority = cluster.nodes().size() / 2 + 1;
+        List<SimNode> victims = new ArrayList<>(List.of(target));
+        List<SimNode> rest = new ArrayList<>(running);
+        rest.remove(target);
+        while (victims.size() < majority && !rest.isEmpty()) {
+            victims.add(rest.remove(random.nextInt(rest.size())));
+        }
+        return victims;
     }
 
     private SimNode target(SimCluster cluster, List<SimNode> running, RandomGenerator random) {

@@ -16,7 +16,7 @@ import java.util.function.IntSupplier;
 public enum NemesisStrategy {
     /** {@link NodeNemesis} with every action: one uniformly chosen node at a time. */
     UNIFORM,
-    /** {@link ClusterNemesis} with every disturbance, aimed at the leader the hook names. */
+    /** {@link ClusterNemesis} with every disturbance, aimed at the leader and the elections the hooks name. */
     TARGETED,
     /** {@link ClusterNemesis#swarm}: each seed its own set of disturbances, aimed at the leader or not. */
     SWARM;
@@ -31,12 +31,27 @@ public enum NemesisStrategy {
      * @return a task to spawn in the run's controller; it runs until aborted
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, Consumer<String> events) {
+        return nemesis(seed, meanPause, leader, null, events);
+    }
+
+    /**
+     * The nemesis task for one run, with an election hook.
+     *
+     * @param seed the run's seed (only {@link #SWARM} uses it, to decide its disturbances)
+     * @param meanPause the mean time between two disturbances and the mean time one lasts
+     * @param leader the leader hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
+     * @param election the election hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
+     * @param events receives one line per disturbance
+     * @return a task to spawn in the run's controller; it runs until aborted
+     */
+    public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
+            Consumer<String> events) {
         Objects.requireNonNull(events, "events");
         return switch (this) {
             case UNIFORM -> new NodeNemesis(EnumSet.allOf(NodeNemesis.Action.class), meanPause, events)::run;
             case TARGETED -> new ClusterNemesis(EnumSet.allOf(ClusterNemesis.Disturbance.class), meanPause, leader,
-                    events)::run;
-            case SWARM -> ClusterNemesis.swarm(seed, meanPause, leader, events)::run;
+                    election, events)::run;
+            case SWARM -> ClusterNemesis.swarm(seed, meanPause, leader, election, events)::run;
         };
     }
 

@@ -141,6 +141,129 @@ class ClusterNemesisTest {
         assertEquals(3 * losses[0], lifetimes, "three crashes and restarts per power loss");
     }
 
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void powerLossOfEveryNodeCrashesThemAllAtOneInstantAndRestartsThemTogether(Context ctx) {
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 5);
+        int[] losses = {0};
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.POWER_LOSS_ALL),
+                Duration.ofMillis(10), null, line -> {
+                    events.add(line);
+                    if (line.startsWith("nemesis: power loss of every node")) {
+                        losses[0]++;
+                        long down = cluster.nodes().stream().filter(n -> n.state() == SimNode.State.DOWN).count();
+                        if (down != 5) {
+                            problems.add(line + ": " + down + " nodes down at that instant");
+                        }
+                    }
+                });
+        runFor(ctx, nemesis::run, 300);
+        assertEquals(List.of(), problems);
+        assertTrue(losses[0] >= 5, "300 ms with a 10 ms mean pause lost power " + losses[0] + " times");
+        for (SimNode node : cluster.nodes()) {
+            assertEquals(SimNode.State.RUNNING, node.state(), node + " left down; events " + events);
+            assertEquals(1 + losses[0], node.lifetime(), node + ": one crash and restart per power loss");
+        }
+    }
+
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void aCrashInRecoveryComesAtTheFirstSyncAfterTheRestart(Context ctx) {
+        SimCluster cluster = SimCluster.of(ctx);
+        Syncing[] seen = {new Syncing(), new Syncing(), new Syncing()};
+        for (Syncing node : seen) {
+            cluster.start(syncingNode(node));
+        }
+        int[] crashedAgain = {0};
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.CRASH_IN_RECOVERY),
+                Duration.ofMillis(10), null, line -> {
+                    events.add(line);
+                    if (line.endsWith("crashed at its first sync after the restart")) {
+                        int id = Integer.parseInt(line.split(" ")[2]);
+                        SimNode node = cluster.node(id);
+                        // Its lifetime after the power loss never finished a sync: it came down at the first.
+                        if (node.state() != SimNode.State.DOWN || seen[id - 1].synced != seen[id - 1].syncing
+                                && !seen[id - 1].opening && seen[id - 1].syncing != seen[id - 1].synced + 1) {
+                            problems.add(line + ": " + node);
+                        }
+                        crashedAgain[0]++;
+                    }
+                });
+        runFor(ctx, nemesis::run, 300);
+        assertEquals(List.of(), problems);
+        assertTrue(crashedAgain[0] >= 4, "crashes at the first sync after a restart: " + crashedAgain[0]
+                + "; events " + events);
+        for (SimNode node : cluster.nodes()) {
+            assertEquals(SimNode.State.RUNNING, node.state(), node + " left down; events " + events);
+        }
+    }
+
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void anElectionStrikeHitsAVoterWhileTheHookNamesACandidateAndNothingWithoutIt(Context ctx) {
+        SimCluster cluster = SimCluster.of(ctx);
+        Syncing[] seen = {new Syncing(), new Syncing(), new Syncing()};
+        for (Syncing node : seen) {
+            cluster.start(syncingNode(node));
+        }
+        ClusterNemesis blind = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ELECTION),
+                Duration.ofMillis(10), null, null, events::add);
+        assertFalse(blind.watchesElections());
+        runFor(ctx, blind::run, 100);
+        assertEquals(List.of(), events, "no election hook: nothing to strike");
+        assertEquals(List.of(1, 1, 1), cluster.nodes().stream().map(SimNode::lifetime).toList());
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ELECTION),
+                Duration.ofMillis(10), null, () -> 2, events::add);
+        assertTrue(nemesis.watchesElections());
+        runFor(ctx, nemesis::run, 300);
+        int strikes = 0;
+        for (String line : events) {
+            if (line.startsWith("nemesis: election of node")) {
+                assertTrue(line.startsWith("nemesis: election of node 2: "), line);
+                assertFalse(line.contains(" node 2 armed") || line.contains(" node 2 for"), "the candidate is"
+                        + " not its own voter: " + line);
+                strikes++;
+            }
+        }
+        assertTrue(strikes >= 5, "strikes: " + events);
+        assertEquals(1, cluster.node(2).lifetime(), "the candidate was never hit");
+        assertTrue(cluster.node(1).lifetime() + cluster.node(3).lifetime() > 2, "a voter went down: " + events);
+        for (SimNode node : cluster.nodes()) {
+            assertEquals(SimNode.State.RUNNING, node.state(), node + " left down; events " + events);
+        }
+    }
+
+    @SimulationTest(seeds = 3)
+    void aLongIsolationLastsThreeToFiveMeanPauses(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 3);
+        List<java.time.Instant> cutAt = new ArrayList<>();
+        List<Long> stated = new ArrayList<>();
+        List<Long> lasted = new ArrayList<>();
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.LONG_ISOLATE),
+                Duration.ofMillis(10), () -> 3, line -> {
+                    events.add(line);
+                    if (line.startsWith("nemesis: isolate nodes [3] | [1, 2] for ")) {
+                        cutAt.add(control.now());
+                        stated.add(Long.parseLong(line.split(" ")[8]));
+                    } else if (line.startsWith("nemesis: healed")) {
+                        lasted.add(Duration.between(cutAt.getLast(), control.now()).toMillis());
+                    } else {
+                        problems.add(line);
+                    }
+                });
+        runFor(ctx, nemesis::run, 400);
+        assertEquals(List.of(), problems, "only the leader, node 3, is isolated");
+        assertTrue(stated.size() >= 4, "isolations: " + events);
+        for (int i = 0; i < stated.size(); i++) {
+            long millis = stated.get(i);
+            assertTrue(millis >= 30 && millis <= 50, "an isolation of " + millis + " ms");
+            if (i < stated.size() - 1) {    // the last one is cut short by the abort, which heals it
+                assertEquals(millis, lasted.get(i), "isolation " + i + " lasted what it said; " + events);
+            }
+        }
+        assertEquals(Set.of(), cutPairs(control, cluster.nodes()));
+    }
+
     /** What a syncing node was doing; node tasks and the controller share the simulator's one thread. */
     private static final class Syncing {
         boolean opening = true;
@@ -221,8 +344,8 @@ class ClusterNemesisTest {
         SimCluster cluster = SimCluster.of(ctx);
         idleNodes(cluster, 5);
         ClusterNemesis nemesis = new ClusterNemesis(EnumSet.allOf(ClusterNemesis.Disturbance.class),
-                Duration.ofMillis(5), () -> 1, events::add);
-        runFor(ctx, nemesis::run, 300);
+                Duration.ofMillis(5), () -> 1, () -> 2, events::add);
+        runFor(ctx, nemesis::run, 1_000);
         for (SimNode node : cluster.nodes()) {
             assertEquals(SimNode.State.RUNNING, node.state(), node + " left down; events " + events);
         }
