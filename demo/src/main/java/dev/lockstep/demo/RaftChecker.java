@@ -26,7 +26,8 @@ import java.util.function.IntPredicate;
  *       term are identical up to it.</li>
  * </ul>
  * It also keeps each node's latest {@link RaftView}, which says who leads now ({@link #leader}): the hook a nemesis
- * that targets the leader reads. Not thread-safe: a simulation has one thread.
+ * that targets the leader reads, and who stands for election ({@link #candidate}), which one that strikes elections
+ * reads. Not thread-safe: a simulation has one thread.
  */
 final class RaftChecker implements RaftObserver {
     private static final int MAX_VIOLATIONS = 5;
@@ -153,6 +154,25 @@ final class RaftChecker implements RaftObserver {
         long bestTerm = -1;
         for (RaftView view : views.values()) {
             if (view.role() == RaftView.Role.LEADER && running.test(view.id()) && view.term() > bestTerm) {
+                best = OptionalInt.of(view.id());
+                bestTerm = view.term();
+            }
+        }
+        return best;
+    }
+
+    /**
+     * A node standing for election now: of the running nodes whose current lifetime is a candidate, the one of the
+     * highest term (the lowest id among equals).
+     *
+     * @param running whether node {@code id} is running (not down or paused)
+     * @return its id, or empty if no election is running
+     */
+    OptionalInt candidate(IntPredicate running) {
+        OptionalInt best = OptionalInt.empty();
+        long bestTerm = -1;
+        for (RaftView view : views.values()) {
+            if (view.role() == RaftView.Role.CANDIDATE && running.test(view.id()) && view.term() > bestTerm) {
                 best = OptionalInt.of(view.id());
                 bestTerm = view.term();
             }

@@ -36,7 +36,8 @@ import java.util.random.RandomGenerator;
  * a {@link NodeNemesis} crashing, killing, pausing and skewing one node at a time and, as the seed's
  * {@link FaultConfig} says, a {@link Nemesis} partitioning the nodes and resetting their connections, for a seeded
  * 0.2 to 1 simulated second. A search strategy may put a stronger node nemesis in the seed's spec
- * ({@link Scenario.Spec#nemesis()}: {@code ClusterNemesis}, aimed at the leader through {@link RaftChecker#leader}).
+ * ({@link Scenario.Spec#nemesis()}: {@code ClusterNemesis}, aimed at the leader through {@link RaftChecker#leader}
+ * and at elections through {@link RaftChecker#candidate}).
  * Then the faults stop and every node is brought back.
  *
  * <h2>What is checked</h2>
@@ -190,8 +191,10 @@ final class RaftScenario {
         }
         IntSupplier leaderHook = () -> checker.leader(id -> cluster.node(id).state() == SimNode.State.RUNNING)
                 .orElse(ClusterNemesis.NO_LEADER);
+        IntSupplier electionHook = () -> checker.candidate(id -> cluster.node(id).state() == SimNode.State.RUNNING)
+                .orElse(ClusterNemesis.NO_LEADER);
         Handle<Void> nodeFaults = ctx.child("nodes").spawn(spec.nemesis().nemesis(spec.seed(), NEMESIS_PAUSE,
-                leaderHook, trace::notable));
+                leaderHook, electionHook, trace::notable));
         Nemesis network = new Nemesis(faults, hosts, Duration.ofMillis(60), trace::notable);
         Handle<Void> networkFaults = network.active() ? ctx.child("network").spawn(network::run) : null;
         List<Handle<Void>> clients = new ArrayList<>();

@@ -64,8 +64,31 @@ interface SearchStrategy {
     SearchStrategy FAULT_POINTS = withSettings("faultpoints", "as random, with fault-point probabilities chosen by"
             + " the seed (swarm of fault points)");
 
+    /**
+     * What works together: for the Raft, {@code ClusterNemesis} aimed at the leader and at elections with every
+     * disturbance (three seeds in four) or a swarm of them (one in four), and the fault-point probabilities of
+     * {@link #FAULT_POINTS}; one seed in four also gets the priority scheduling of {@link #PCT}. The key-value rows
+     * run with the fault points and priorities (the store has no fault points of its own). Every choice is the
+     * seed's, in its replay line.
+     */
+    SearchStrategy COMBINED = new Named("combined", "targeted or swarm cluster nemesis (Raft rows), fault-point"
+            + " probabilities and, on one seed in four, fiber priorities, all chosen by the seed", (seed, workload,
+            bug) -> {
+                Scenario.Spec points = FAULT_POINTS.spec(seed, workload, bug);
+                java.util.SplittableRandom choices = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L
+                        + 0x434F4DL);
+                NemesisStrategy nemesis = !workload.replicated() ? NemesisStrategy.UNIFORM
+                        : choices.nextInt(4) == 0 ? NemesisStrategy.SWARM : NemesisStrategy.TARGETED;
+                SearchSettings settings = points.search();
+                if (choices.nextInt(4) == 0) {
+                    settings = new SearchSettings(settings.faultPoints(), PCT.spec(seed, workload, bug).search()
+                            .priorities(), settings.chain());
+                }
+                return new Scenario.Spec(seed, points.faults(), workload, bug, nemesis, settings);
+            });
+
     /** Every strategy, by its command-line name. */
-    Map<String, SearchStrategy> BY_NAME = register(RANDOM, PCT, FAULT_POINTS, TARGETED, SWARM);
+    Map<String, SearchStrategy> BY_NAME = register(RANDOM, PCT, FAULT_POINTS, TARGETED, SWARM, COMBINED);
 
     /**
      * Why a strategy of the testing module is not one of the scoreboard's: the guided explorer chooses each run

@@ -56,7 +56,10 @@ class RaftScenarioTest {
             }
         }
         assertEquals(java.util.Set.of("raft.append-cut-short", "raft.drop-peer-reply", "raft.follower-commit-late",
-                "raft.leader-commit-late"), fired, "every fault point of the Raft fired");
+                "raft.leader-commit-late", "raft.election-early", "raft.contest-election",
+                "raft.append-handled-late", "raft.append-from-earlier", "raft.sync-slow", "raft.client-ask-another"),
+                fired,
+                "every fault point of the Raft and its client fired");
         assertTrue(acknowledged > 0, "commands were acknowledged while the points fired");
         // Points firing at nine reaches in ten are faults that never stop, unless the nodes stop reaching them once
         // the harness's faults stop: this seed then had no leader within the liveness bound.

@@ -23,7 +23,7 @@ import picocli.CommandLine;
 /** The scoreboard: its failures replay exactly, its medians and its table say what the ranges found. */
 class ScoreboardTest {
     @ParameterizedTest
-    @ValueSource(strings = {"random", "pct", "faultpoints", "targeted", "nemesis-swarm"})
+    @ValueSource(strings = {"random", "pct", "faultpoints", "targeted", "nemesis-swarm", "combined"})
     @Timeout(300) // a bound for the loaded 2-core machine, not an expectation
     void aFailureTheScoreboardFindsReplaysExactlyFromItsLine(String strategy) throws Exception {
         Scoreboard.Settings settings = new Scoreboard.Settings(List.of(new Scoreboard.Target(
@@ -107,7 +107,7 @@ class ScoreboardTest {
         IllegalArgumentException strategy = assertThrows(IllegalArgumentException.class,
                 () -> SearchStrategy.parse("bogus"));
         assertTrue(strategy.getMessage().contains("unknown strategy 'bogus'; known: random, pct, faultpoints,"
-                + " targeted, nemesis-swarm"), strategy.getMessage());
+                + " targeted, nemesis-swarm, combined"), strategy.getMessage());
         IllegalArgumentException guided = assertThrows(IllegalArgumentException.class,
                 () -> SearchStrategy.parse("guided"));
         assertTrue(guided.getMessage().contains("strategy 'guided': the guided strategy chooses each run from the"

@@ -3,6 +3,7 @@ package dev.lockstep.demo.raft;
 import dev.lockstep.Connection;
 import dev.lockstep.Context;
 import dev.lockstep.NetworkException;
+import dev.lockstep.Search;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.demo.raft.Messages.ClientAppend;
 import dev.lockstep.demo.raft.Messages.ClientCommitIndex;
@@ -20,6 +21,10 @@ import java.util.OptionalLong;
  * remembers which node last answered as leader and follows the nodes' hints. It keeps one connection, to the node it
  * asked last, and closes it after any failure (a late answer must never be taken for the next request's), so
  * {@link #close} it when done.
+ *
+ * <p>In the simulator a call may begin at another node than the one it believes leads (the fault point
+ * {@code raft.client-ask-another}): a node that is not the leader says so and the call follows its hint, while a
+ * node that wrongly believes it leads (cut off from the others) is asked as a real client sometimes would.
  *
  * <p>Not thread-safe: one task uses a client at a time. Every call waits at most {@code requestTimeout} per node
  * it tries and tries {@code 3 * members} times; bound it further with {@code ctx.timeout}.
@@ -96,6 +101,9 @@ public final class RaftClient implements AutoCloseable {
     private ClientReply call(Context ctx, Message request, boolean idempotent) {
         int tries = 3 * members.size();
         for (int attempt = 0; attempt < tries; attempt++) {
+            if (attempt == 0 && members.size() > 1 && Search.faultPoint("raft.client-ask-another")) {
+                leaderGuess = leaderGuess % members.size() + 1;   // legal: a client may ask any node first
+            }
             int node = leaderGuess;
             InetSocketAddress address = members.get(node - 1);
             boolean[] sent = {false};

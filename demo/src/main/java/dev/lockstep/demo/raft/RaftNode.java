@@ -56,7 +56,13 @@ import java.util.Set;
  * search reaches: {@code raft.append-cut-short} (a leader sends one entry where it could send a batch),
  * {@code raft.drop-peer-reply} (a node handles a peer's request and the answer is lost, as on a network that drops
  * it), {@code raft.leader-commit-late} and {@code raft.follower-commit-late} (the commit index moves at a later
- * message instead of this one). None of them breaks a Raft invariant: the unmutated Raft passes with them. Once
+ * message instead of this one), {@code raft.election-early} (a follower's election timeout cut short),
+ * {@code raft.contest-election} (a follower asked for its vote in a new term stands in that term itself, so two
+ * candidates contest it), {@code raft.append-handled-late} (a node handles an AppendEntries after the leader gave
+ * up on it, so a newer one may come first), {@code raft.append-from-earlier} (a leader sends a batch from
+ * further back than the follower needs) and {@code raft.sync-slow} (the sync of what a peer's request changed
+ * takes 2 ms more, as on a slow disk). None of them breaks a Raft invariant: the unmutated Raft passes with
+ * them. Once
  * the observer says the harness is {@linkplain RaftObserver#quiet() quiet} they are not reached, as FoundationDB
  * turns BUGGIFY off for its quiescence check, so that the liveness bound after the faults stop measures the Raft.
  */
@@ -67,6 +73,8 @@ public final class RaftNode implements RaftView {
      * catch-up takes (a commit index bounded by the last entry sent) are exercised.
      */
     static final int MAX_BATCH = 8;
+    /** How long a sync the fault point {@code raft.sync-slow} slows down waits first: a slow disk's fsync. */
+    private static final Duration SLOW_SYNC = Duration.ofMillis(2);
     private final RaftConfig config;
     private final RaftObserver observer;
     private final InjectedBug bug;
@@ -144,8 +152,9 @@ public final class RaftNode implements RaftView {
         while (true) {
             Duration wait;
             try (Lease held = lock.lock().await()) {
-                if (role != Role.LEADER && ctx.monotonicNanos() - electionDeadlineNanos >= 0) {
-                    startElection(ctx);
+                if (role != Role.LEADER && (ctx.monotonicNanos() - electionDeadlineNanos >= 0
+                        || role == Role.FOLLOWER && rarePath("raft.election-early"))) {
+                    startElection(ctx);        // early: a timeout cut short, as a slow leader's follower may see
                 }
                 wait = role == Role.LEADER ? config.heartbeat()
                         : Duration.ofNanos(electionDeadlineNanos - ctx.monotonicNanos());
@@ -195,6 +204,9 @@ public final class RaftNode implements RaftView {
 
     private VoteReply onRequestVote(Context ctx, RequestVote request) {
         boolean metaWritten = false;
+        if (request.term() > state.term() && role == Role.FOLLOWER && rarePath("raft.contest-election")) {
+            return standInTerm(ctx, request.term());
+        }
         if (request.term() > state.term()) {
             state.saveTermAndVote(request.term(), 0);
             role = Role.FOLLOWER;
@@ -218,10 +230,29 @@ public final class RaftNode implements RaftView {
             if (bug == InjectedBug.UNSYNCED_VOTE) {
                 metaSyncOwed = true;     // the bug: answered first, synced after
             } else {
+                slowDisk(ctx);
                 state.syncMeta();
             }
         }
         return new VoteReply(state.term(), grant);
+    }
+
+    /**
+     * Lock held. Asked for its vote in a newer term, this node stands in that term itself: it votes for itself in
+     * it (synced before it answers) and refuses the asker, so two candidates contest one term and the third node's
+     * vote decides it. Legal: a node may vote once in a term, for anyone, itself included.
+     */
+    private VoteReply standInTerm(Context ctx, long term) {
+        state.saveTermAndVote(term, self);
+        state.syncMeta();
+        role = Role.CANDIDATE;
+        leaderHint = 0;
+        Arrays.fill(votes, false);
+        votes[self - 1] = true;
+        electionDeadlineNanos = ctx.monotonicNanos() + timeouts.next().toNanos();
+        winIfMajority();
+        changed();
+        return new VoteReply(state.term(), false);
     }
 
     // ---------------------------------------------------------------- replication
@@ -266,6 +297,7 @@ public final class RaftNode implements RaftView {
             if (bug == InjectedBug.FOLLOWER_ACK_BEFORE_SYNC) {
                 logSyncOwed = true;                            // the bug: acknowledged first, synced after
             } else {
+                slowDisk(ctx);
                 state.syncLog();
             }
         }
@@ -309,12 +341,15 @@ public final class RaftNode implements RaftView {
                         if (next <= state.lastIndex() || round > confirmedRound[peer - 1]
                                 || sinceSent.compareTo(config.heartbeat()) >= 0) {
                             long prev = next - 1;
+                            if (prev > 0 && rarePath("raft.append-from-earlier")) {
+                                prev = Math.max(0, prev - MAX_BATCH);  // legal: the follower skips what it has
+                            }
                             int count = (int) Math.min(MAX_BATCH, state.lastIndex() - prev);
                             if (count > 1 && rarePath("raft.append-cut-short")) {
                                 count = 1;          // legal: the rest goes in the next AppendEntries
                             }
                             request = new AppendEntries(state.term(), self, prev, state.termAt(prev), commitIndex,
-                                    state.entries(next, count));
+                                    state.entries(prev + 1, count));
                         } else {
                             idle = config.heartbeat().minus(sinceSent);
                         }
@@ -569,6 +604,11 @@ public final class RaftNode implements RaftView {
                         }
                     }
                     case AppendEntries append -> {
+                        if (rarePath("raft.append-handled-late")) {
+                            // Legal: a slow node. The leader gives up on this request, dials again and sends a
+                            // newer one, which may be handled before this one.
+                            ctx.sleep(config.rpcTimeout().multipliedBy(2));
+                        }
                         try (Lease held = lock.lock().await()) {
                             yield onAppendEntries(ctx, append);
                         }
@@ -584,13 +624,13 @@ public final class RaftNode implements RaftView {
                     // Legal: as if the network lost the answer. The asker times out, dials again and retries,
                     // while what this request changed here stays.
                     if (bug != InjectedBug.NONE) {
-                        payOwedSyncs();
+                        payOwedSyncs(ctx);
                     }
                     return null;
                 }
                 Messages.send(connection, reply);
                 if (bug != InjectedBug.NONE) {
-                    payOwedSyncs();
+                    payOwedSyncs(ctx);
                 }
             }
         } catch (NetworkException | MalformedMessageException goneOrNonsense) {
@@ -599,8 +639,11 @@ public final class RaftNode implements RaftView {
     }
 
     /** What an injected bug put off until after the answer. */
-    private void payOwedSyncs() {
+    private void payOwedSyncs(Context ctx) {
         try (Lease held = lock.lock().await()) {
+            if (metaSyncOwed || logSyncOwed) {
+                slowDisk(ctx);
+            }
             if (metaSyncOwed) {
                 metaSyncOwed = false;
                 state.syncMeta();
@@ -609,6 +652,16 @@ public final class RaftNode implements RaftView {
                 logSyncOwed = false;
                 state.syncLog();
             }
+        }
+    }
+
+    /**
+     * Lock held, before the sync of what a peer's request changed: the fault point {@code raft.sync-slow}, a disk
+     * whose sync takes a while (the lock stays held, as it does during a real slow sync).
+     */
+    private void slowDisk(Context ctx) {
+        if (rarePath("raft.sync-slow")) {
+            ctx.sleep(SLOW_SYNC);
         }
     }
 
