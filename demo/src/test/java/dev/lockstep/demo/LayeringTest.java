@@ -4,17 +4,22 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The dependency rules of CONTRIBUTING.md's layout table, checked on the compiled main classes of every module on
  * this module's class path (all but the benchmarks): a rule broken by a new import fails here, naming the class and
- * the dependency, instead of living on as a sentence nobody checks.
+ * the dependency, instead of living on as a sentence nobody checks. That includes the simulator's rooms
+ * (ARCHITECTURE.md §5): the audit uses no other room, the simulated OS knows neither the scheduler nor the run, and
+ * the scheduler does not know the run.
  */
 class LayeringTest {
     private static JavaClasses main;
@@ -86,6 +91,52 @@ class LayeringTest {
                         "dev.lockstep.demo.raft..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.lockstep", "dev.lockstep.sync",
                         "dev.lockstep.demo.kv..", "dev.lockstep.demo.replica..", "dev.lockstep.demo.raft.."));
+    }
+
+    @Test
+    void theSimulatorsAuditRoomUsesNoOtherRoomAndOnlyTheValueTypesItIsConfiguredWith() {
+        check(classes().that().resideInAPackage("dev.lockstep.sim.audit")
+                .should().onlyDependOnClassesThat(outsideTheSimulatorOr(List.of("dev.lockstep.sim.audit"),
+                        "Coverage", "DecisionChain", "FaultPoints", "InvalidConfigException")));
+    }
+
+    @Test
+    void theSimulatedOsKnowsNeitherTheSchedulerNorTheRun() {
+        check(classes().that().resideInAPackage("dev.lockstep.sim.os")
+                .should().onlyDependOnClassesThat(outsideTheSimulatorOr(
+                        List.of("dev.lockstep.sim.os", "dev.lockstep.sim.audit"), "CrashPolicy", "CrashReport",
+                        "KernelBehavior", "LinkProfile", "NetworkConfig", "SimNode$IoBoundary", "StorageFaults",
+                        "StorageImage", "SyncFailureModel")));
+    }
+
+    @Test
+    void theSchedulerKnowsTheOsAndTheAuditButNotTheRun() {
+        check(classes().that().resideInAPackage("dev.lockstep.sim.sched")
+                .should().onlyDependOnClassesThat(outsideTheSimulatorOr(
+                        List.of("dev.lockstep.sim.sched", "dev.lockstep.sim.os", "dev.lockstep.sim.audit"),
+                        "Priorities", "Scheduling")));
+    }
+
+    /**
+     * Any class outside runtime-sim, a class of one of {@code rooms}, or one of the named types of
+     * {@code dev.lockstep.sim} (with its nested types).
+     */
+    private static DescribedPredicate<JavaClass> outsideTheSimulatorOr(List<String> rooms, String... userTypes) {
+        String description = "are outside dev.lockstep.sim.., in " + rooms + ", or one of dev.lockstep.sim's "
+                + List.of(userTypes);
+        return DescribedPredicate.describe(description, type -> {
+            String name = type.getName();
+            if (!name.startsWith("dev.lockstep.sim.") || rooms.contains(type.getPackageName())) {
+                return true;
+            }
+            for (String user : userTypes) {
+                String allowed = "dev.lockstep.sim." + user;
+                if (name.equals(allowed) || name.startsWith(allowed + "$")) {
+                    return true;
+                }
+            }
+            return false;
+        });
     }
 
     private static void check(ArchRule rule) {
