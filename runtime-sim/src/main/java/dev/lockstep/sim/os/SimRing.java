@@ -7,6 +7,7 @@ import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 import dev.lockstep.sim.KernelBehavior;
+import dev.lockstep.sim.SimNode;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.audit.Generator;
 import dev.lockstep.sim.audit.Site;

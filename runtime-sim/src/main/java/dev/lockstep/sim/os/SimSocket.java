@@ -74,7 +74,7 @@ final class SimSocket {
      * For a connection a cluster node accepted: that node's lifetime, told when a peer receives what it answered
      * ({@link SimNode.IoBoundary#ANSWERED}); null for every other socket.
      */
-    NodeRun acceptedBy;
+    IoBoundaryListener acceptedBy;
     /** For a connection a cluster node accepted: whether the node has received bytes on it, a request. */
     boolean requestReceived;
 
