@@ -1,14 +1,10 @@
 package dev.lockstep.demo.kv;
 
-import dev.lockstep.Blob;
 import dev.lockstep.BlobCorruptException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
 import dev.lockstep.ExitedException;
 import dev.lockstep.Handle;
-import dev.lockstep.OpenedBlob;
-import dev.lockstep.WriteOptions;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -43,11 +39,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Threads</h2>
  * Any fiber of the runtime that opened the store may call it. {@code lock} guards the index, the open batch and
- * the segment list; it is never held across an {@code await}. The log's tail is touched only by the batch task
- * that is committing, and batches commit one at a time.
- *
- * <p>Over 600 lines (about 700): recovery on open, the group-commit batches and segment rolling share the
- * log's tail and the index under one lock; the record format lives in {@link Records}.
+ * the counters; it is never held across an {@code await}. The log on disk ({@code SegmentLog}: the manifest, the
+ * segments, the tail) is appended to only by the batch task that is committing, and batches commit one at a time.
  */
 public final class KvStore implements AutoCloseable {
     /** The name of the manifest blob. */
@@ -170,12 +163,8 @@ public final class KvStore implements AutoCloseable {
     public record Stats(long puts, long deletes, long gets, long syncs, long bytesAppended, long segmentsRolled) {
     }
 
-    /** One open segment. */
-    private record Segment(long id, Blob blob) {
-    }
-
     /** Where a live value is. */
-    private record Location(Segment segment, long offset, int length) {
+    private record Location(SegmentLog.Segment segment, long offset, int length) {
     }
 
     /** A key with content equality. */
@@ -241,9 +230,7 @@ public final class KvStore implements AutoCloseable {
     private final Options options;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Key, Location> index = new HashMap<>();
-    private final List<Segment> segments = new ArrayList<>();
-    private Blob manifest;
-    private long manifestLength;
+    private SegmentLog log;
     private Recovery recovery;
     private Handle<Void> syncer;
 
@@ -256,11 +243,6 @@ public final class KvStore implements AutoCloseable {
     private long gets;
     private long syncs;
     private long bytesAppended;
-    private long segmentsRolled;
-
-    // Touched only by the committing batch (and by open, before the store is shared).
-    private Segment current;
-    private long tail;
 
     private KvStore(Context ctx, Options options) {
         this.ctx = ctx;
@@ -282,12 +264,11 @@ public final class KvStore implements AutoCloseable {
      */
     public static KvStore open(Context ctx, Options options) {
         KvStore store = new KvStore(ctx, options);
-        try {
-            store.recover();
-        } catch (RuntimeException failure) {
-            store.closeBlobs();
-            throw failure;
-        }
+        SegmentLog.Recovered recovered = SegmentLog.recover(ctx, options, store::apply);
+        store.log = recovered.log();
+        SegmentLog.Replayed replayed = recovered.replayed();
+        store.recovery = new Recovery(replayed.segments(), replayed.records(), store.index.size(),
+                replayed.truncatedBytes(), replayed.manifestTruncatedBytes(), replayed.removedSegments());
         if (options.durability() == Durability.SYNC_EVERY_SECOND) {
             store.syncer = store.spawner.child("syncer").spawn(store::syncEverySecond);
         }
@@ -312,106 +293,7 @@ public final class KvStore implements AutoCloseable {
         return options;
     }
 
-    private void recover() {
-        String partition = options.partition();
-        boolean verify = options.bug() != InjectedBug.SKIP_TORN_TAIL_CHECK;
-        OpenedBlob openedManifest = ctx.open(partition, MANIFEST).await();
-        manifest = openedManifest.blob();
-        byte[] listing = readAll(manifest, openedManifest.length());
-        List<Long> listed = new ArrayList<>();
-        int entryOffset = 0;
-        long id;
-        while ((id = Records.manifestEntryAt(listing, entryOffset)) > 0) {
-            if (!listed.isEmpty() && id <= listed.getLast()) {
-                throw new BlobCorruptException("manifest of partition '" + partition + "' lists segment " + id
-                        + " after segment " + listed.getLast() + " at offset " + entryOffset);
-            }
-            listed.add(id);
-            entryOffset += Records.MANIFEST_ENTRY_BYTES;
-        }
-        long manifestTruncated = listing.length - entryOffset;
-        if (manifestTruncated > 0) {
-            manifest.resize(entryOffset).await();
-        }
-        manifestLength = entryOffset;
-        // What recovery reads may be in the page cache only: a poisoned store is reopened in the same process, and
-        // the write or sync that poisoned it may have left bytes behind that no sync will write: Linux marks the
-        // pages of a failed writeback clean, so syncing them again would succeed without them. Rewrite what was
-        // read, which dirties those pages again, then sync. Only the manifest and the last segment can hold such
-        // bytes: a segment is synced before the store rolls past it.
-        if (entryOffset > 0) {
-            manifest.writeAt(0, Arrays.copyOf(listing, entryOffset)).await();
-        }
-        if (entryOffset > 0 || manifestTruncated > 0) {
-            manifest.sync().await();
-        }
-
-        int removed = 0;
-        for (byte[] name : ctx.scan(partition).await()) {
-            long segmentId = Records.segmentIdOf(new String(name, StandardCharsets.UTF_8));
-            if (segmentId > 0 && !listed.contains(segmentId)) {
-                ctx.remove(partition, name).await();
-                removed++;
-            }
-        }
-
-        long records = 0;
-        long truncated = 0;
-        for (int i = 0; i < listed.size(); i++) {
-            long segmentId = listed.get(i);
-            boolean last = i == listed.size() - 1;
-            String name = Records.segmentName(segmentId);
-            OpenedBlob opened = ctx.open(partition, name).await();
-            Segment segment = new Segment(segmentId, opened.blob());
-            segments.add(segment);
-            byte[] bytes = readAll(segment.blob(), opened.length());
-            if (!Records.validSegmentHeader(bytes, segmentId)) {
-                throw new BlobCorruptException("segment '" + partition + "/" + name + "' has no valid header ("
-                        + bytes.length + " bytes)");
-            }
-            int offset = Records.SEGMENT_HEADER_BYTES;
-            Records.Decoded record;
-            while ((record = Records.decode(bytes, offset, bytes.length, verify)) != null) {
-                apply(record, segment, offset);
-                records++;
-                offset += record.totalBytes();
-            }
-            if (offset < bytes.length && verify) {
-                if (!last) {
-                    throw new BlobCorruptException("sealed segment '" + partition + "/" + name + "' has "
-                            + (bytes.length - offset) + " invalid bytes at offset " + offset);
-                }
-                // A torn tail: a batch that was being written when the process stopped. It was never
-                // acknowledged; cut it off durably before anything is appended after it.
-                segment.blob().resize(offset).await();
-                truncated += bytes.length - offset;
-            } else if (offset < bytes.length) {
-                offset = bytes.length; // InjectedBug.SKIP_TORN_TAIL_CHECK: keep the garbage, append after it.
-            }
-            if (last) {
-                // As for the manifest: rewrite what was read, so the sync covers it (see above).
-                segment.blob().writeAt(0, Arrays.copyOf(bytes, offset)).await();
-                segment.blob().sync().await();
-            }
-            if (last) {
-                current = segment;
-                tail = offset;
-            }
-        }
-        if (listed.isEmpty()) {
-            roll();
-        }
-        recovery = new Recovery(listed.size(), records, index.size(), truncated, manifestTruncated, removed);
-    }
-
-    private static byte[] readAll(Blob blob, long length) {
-        if (length > Integer.MAX_VALUE - 16) {
-            throw new BlobCorruptException("blob of " + length + " bytes is larger than any segment may be");
-        }
-        return blob.readAt(0, (int) length).await();
-    }
-
-    private void apply(Records.Decoded record, Segment segment, long offset) {
+    private void apply(Records.Decoded record, SegmentLog.Segment segment, long offset) {
         Key key = new Key(record.key());
         if (record.type() == Records.PUT) {
             index.put(key, new Location(segment, offset, record.totalBytes()));
@@ -419,40 +301,6 @@ public final class KvStore implements AutoCloseable {
             index.remove(key);
         }
         lastSequence = Math.max(lastSequence, record.sequence());
-    }
-
-    /** Creates the next segment, durably, and makes it current. Called by the committing batch or by open. */
-    private void roll() {
-        long id = current == null ? 1 : current.id() + 1;
-        String name = Records.segmentName(id);
-        OpenedBlob opened = ctx.open(options.partition(), name).await();
-        Blob blob = opened.blob();
-        try {
-            if (opened.length() != 0) {
-                blob.resize(0).await();
-            }
-            blob.writeAt(0, Records.segmentHeader(id)).await();
-            blob.sync().await();
-            // The segment is part of the log once the manifest lists it durably.
-            manifest.writeAt(manifestLength, Records.manifestEntry(id)).await();
-            if (options.bug() != InjectedBug.FORGET_DIRECTORY_SYNC) {
-                manifest.sync().await();
-            }
-            manifestLength += Records.MANIFEST_ENTRY_BYTES;
-        } catch (RuntimeException failure) {
-            blob.close();
-            throw failure;
-        }
-        Segment segment = new Segment(id, blob);
-        lock.lock();
-        try {
-            segments.add(segment);
-            segmentsRolled++;
-        } finally {
-            lock.unlock();
-        }
-        current = segment;
-        tail = Records.SEGMENT_HEADER_BYTES;
     }
 
     /**
@@ -581,23 +429,16 @@ public final class KvStore implements AutoCloseable {
             bytes += chunks[i].length;
         }
         long offset;
-        Segment segment;
+        SegmentLog.Segment segment;
         boolean synced = false;
         try {
-            if (tail + bytes > options.segmentBytes() && tail > Records.SEGMENT_HEADER_BYTES) {
-                roll();
-            }
-            segment = current;
-            offset = tail;
-            if (bytes > 0) {
-                segment.blob().writeAt(offset, chunks, WriteOptions.NONE).await();
-            }
-            tail = offset + bytes;
+            segment = log.append(chunks, bytes);
+            offset = log.tail() - bytes;
             if (options.bug() == InjectedBug.ACK_BEFORE_SYNC) {
-                segment.blob().startSync().close();
+                log.startSyncWithoutWaiting();
                 synced = true;
             } else if (options.durability() == Durability.SYNC_BEFORE_ACK || batch.sync) {
-                segment.blob().sync().await();
+                log.sync();
                 synced = true;
             }
         } catch (ClosedException aborted) {
@@ -771,7 +612,7 @@ public final class KvStore implements AutoCloseable {
     public Stats stats() {
         lock.lock();
         try {
-            return new Stats(puts, deletes, gets, syncs, bytesAppended, segmentsRolled);
+            return new Stats(puts, deletes, gets, syncs, bytesAppended, log.rolled());
         } finally {
             lock.unlock();
         }
@@ -805,22 +646,6 @@ public final class KvStore implements AutoCloseable {
         if (syncer != null) {
             syncer.abort();
         }
-        closeBlobs();
-    }
-
-    private void closeBlobs() {
-        List<Segment> toClose;
-        lock.lock();
-        try {
-            toClose = List.copyOf(segments);
-        } finally {
-            lock.unlock();
-        }
-        for (Segment segment : toClose) {
-            segment.blob().close();
-        }
-        if (manifest != null) {
-            manifest.close();
-        }
+        log.closeBlobs();
     }
 }

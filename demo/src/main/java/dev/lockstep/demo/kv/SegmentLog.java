@@ -1,0 +1,289 @@
+package dev.lockstep.demo.kv;
+
+import dev.lockstep.Blob;
+import dev.lockstep.BlobCorruptException;
+import dev.lockstep.Context;
+import dev.lockstep.OpenedBlob;
+import dev.lockstep.WriteOptions;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The store's log on disk: the manifest and the segments it lists, the segment being appended to and its tail.
+ * {@link #recover} reads it back on open; {@link #append} and {@link #sync} write it; {@link #roll} adds a segment.
+ * {@link KvStore} owns what the log means (the index, the batches, acknowledgements); this class owns where the
+ * bytes go and in what order they become durable (see the package documentation).
+ *
+ * <h2>Threads</h2>
+ * The tail is touched only by the batch that is committing (batches commit one at a time) and by recovery, before
+ * the store is shared. The list of segments is also read by {@link #closeBlobs}, from any fiber: {@code lock}
+ * guards it and is never held across an {@code await}.
+ */
+final class SegmentLog {
+    /** One open segment. */
+    record Segment(long id, Blob blob) {
+    }
+
+    /** What recovery read and repaired. */
+    record Replayed(int segments, long records, long truncatedBytes, long manifestTruncatedBytes,
+                    int removedSegments) {
+    }
+
+    /** Told each record recovery replays, in log order. */
+    interface Replay {
+        void record(Records.Decoded record, Segment segment, long offset);
+    }
+
+    private final Context ctx;
+    private final KvStore.Options options;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final List<Segment> segments = new ArrayList<>(); // guarded by lock
+    private long rolled; // guarded by lock
+    private Blob manifest;
+    private long manifestLength;
+
+    // Touched only by the committing batch (and by recovery, before the store is shared).
+    private Segment current;
+    private long tail;
+    private boolean unsynced;
+
+    private SegmentLog(Context ctx, KvStore.Options options) {
+        this.ctx = ctx;
+        this.options = options;
+    }
+
+    /**
+     * Opens the log of {@code options.partition()}, replaying every listed segment into {@code replay}; creates
+     * the first segment of an empty partition. On failure every blob it opened is closed.
+     *
+     * @throws dev.lockstep.StorageException if the log could not be read or repaired (a fault)
+     * @throws BlobCorruptException if it is corrupt beyond a torn tail
+     */
+    static Recovered recover(Context ctx, KvStore.Options options, Replay replay) {
+        SegmentLog log = new SegmentLog(ctx, options);
+        try {
+            return new Recovered(log, log.replay(replay));
+        } catch (RuntimeException failure) {
+            log.closeBlobs();
+            throw failure;
+        }
+    }
+
+    /** The log, open, and what recovery did. */
+    record Recovered(SegmentLog log, Replayed replayed) {
+    }
+
+    private Replayed replay(Replay replay) {
+        String partition = options.partition();
+        boolean verify = options.bug() != InjectedBug.SKIP_TORN_TAIL_CHECK;
+        OpenedBlob openedManifest = ctx.open(partition, KvStore.MANIFEST).await();
+        manifest = openedManifest.blob();
+        byte[] listing = readAll(manifest, openedManifest.length());
+        List<Long> listed = new ArrayList<>();
+        int entryOffset = 0;
+        long id;
+        while ((id = Records.manifestEntryAt(listing, entryOffset)) > 0) {
+            if (!listed.isEmpty() && id <= listed.getLast()) {
+                throw new BlobCorruptException("manifest of partition '" + partition + "' lists segment " + id
+                        + " after segment " + listed.getLast() + " at offset " + entryOffset);
+            }
+            listed.add(id);
+            entryOffset += Records.MANIFEST_ENTRY_BYTES;
+        }
+        long manifestTruncated = listing.length - entryOffset;
+        if (manifestTruncated > 0) {
+            manifest.resize(entryOffset).await();
+        }
+        manifestLength = entryOffset;
+        // What recovery reads may be in the page cache only: a poisoned store is reopened in the same process, and
+        // the write or sync that poisoned it may have left bytes behind that no sync will write: Linux marks the
+        // pages of a failed writeback clean, so syncing them again would succeed without them. Rewrite what was
+        // read, which dirties those pages again, then sync. Only the manifest and the last segment can hold such
+        // bytes: a segment is synced before the store rolls past it.
+        if (entryOffset > 0) {
+            manifest.writeAt(0, Arrays.copyOf(listing, entryOffset)).await();
+        }
+        if (entryOffset > 0 || manifestTruncated > 0) {
+            manifest.sync().await();
+        }
+
+        int removed = 0;
+        for (byte[] name : ctx.scan(partition).await()) {
+            long segmentId = Records.segmentIdOf(new String(name, StandardCharsets.UTF_8));
+            if (segmentId > 0 && !listed.contains(segmentId)) {
+                ctx.remove(partition, name).await();
+                removed++;
+            }
+        }
+
+        long records = 0;
+        long truncated = 0;
+        for (int i = 0; i < listed.size(); i++) {
+            long segmentId = listed.get(i);
+            boolean last = i == listed.size() - 1;
+            String name = Records.segmentName(segmentId);
+            OpenedBlob opened = ctx.open(partition, name).await();
+            Segment segment = new Segment(segmentId, opened.blob());
+            add(segment);
+            byte[] bytes = readAll(segment.blob(), opened.length());
+            if (!Records.validSegmentHeader(bytes, segmentId)) {
+                throw new BlobCorruptException("segment '" + partition + "/" + name + "' has no valid header ("
+                        + bytes.length + " bytes)");
+            }
+            int offset = Records.SEGMENT_HEADER_BYTES;
+            Records.Decoded record;
+            while ((record = Records.decode(bytes, offset, bytes.length, verify)) != null) {
+                replay.record(record, segment, offset);
+                records++;
+                offset += record.totalBytes();
+            }
+            if (offset < bytes.length && verify) {
+                if (!last) {
+                    throw new BlobCorruptException("sealed segment '" + partition + "/" + name + "' has "
+                            + (bytes.length - offset) + " invalid bytes at offset " + offset);
+                }
+                // A torn tail: a batch that was being written when the process stopped. It was never
+                // acknowledged; cut it off durably before anything is appended after it.
+                segment.blob().resize(offset).await();
+                truncated += bytes.length - offset;
+            } else if (offset < bytes.length) {
+                offset = bytes.length; // InjectedBug.SKIP_TORN_TAIL_CHECK: keep the garbage, append after it.
+            }
+            if (last) {
+                // As for the manifest: rewrite what was read, so the sync covers it (see above).
+                segment.blob().writeAt(0, Arrays.copyOf(bytes, offset)).await();
+                segment.blob().sync().await();
+                current = segment;
+                tail = offset;
+            }
+        }
+        if (listed.isEmpty()) {
+            roll();
+        }
+        return new Replayed(listed.size(), records, truncated, manifestTruncated, removed);
+    }
+
+    private static byte[] readAll(Blob blob, long length) {
+        if (length > Integer.MAX_VALUE - 16) {
+            throw new BlobCorruptException("blob of " + length + " bytes is larger than any segment may be");
+        }
+        return blob.readAt(0, (int) length).await();
+    }
+
+    private void add(Segment segment) {
+        lock.lock();
+        try {
+            segments.add(segment);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Appends {@code chunks} ({@code bytes} in all) at the tail, rolling to a new segment first when they would
+     * take the current one past its size; syncs nothing.
+     *
+     * @return the segment and offset the first chunk went to
+     */
+    Segment append(byte[][] chunks, long bytes) {
+        if (tail + bytes > options.segmentBytes() && tail > Records.SEGMENT_HEADER_BYTES) {
+            roll();
+        }
+        if (bytes > 0) {
+            current.blob().writeAt(tail, chunks, WriteOptions.NONE).await();
+            unsynced = true;
+        }
+        tail += bytes;
+        return current;
+    }
+
+    /** Where the next append goes in the current segment (before a roll it may make). */
+    long tail() {
+        return tail;
+    }
+
+    /** Makes the current segment durable. */
+    void sync() {
+        current.blob().sync().await();
+        unsynced = false;
+    }
+
+    /**
+     * {@link InjectedBug#ACK_BEFORE_SYNC}: starts a sync and does not wait for it. The log then counts as synced,
+     * as the buggy store believes.
+     */
+    void startSyncWithoutWaiting() {
+        current.blob().startSync().close();
+        unsynced = false;
+    }
+
+    /**
+     * Creates the next segment, durably, and makes it current. Writes appended to the current segment and not
+     * yet synced are synced first, so that only the current segment can ever hold unsynced writes.
+     */
+    private void roll() {
+        if (unsynced) {
+            sync();
+        }
+        long id = current == null ? 1 : current.id() + 1;
+        String name = Records.segmentName(id);
+        OpenedBlob opened = ctx.open(options.partition(), name).await();
+        Blob blob = opened.blob();
+        try {
+            if (opened.length() != 0) {
+                blob.resize(0).await();
+            }
+            blob.writeAt(0, Records.segmentHeader(id)).await();
+            blob.sync().await();
+            // The segment is part of the log once the manifest lists it durably.
+            manifest.writeAt(manifestLength, Records.manifestEntry(id)).await();
+            if (options.bug() != InjectedBug.FORGET_DIRECTORY_SYNC) {
+                manifest.sync().await();
+            }
+            manifestLength += Records.MANIFEST_ENTRY_BYTES;
+        } catch (RuntimeException failure) {
+            blob.close();
+            throw failure;
+        }
+        Segment segment = new Segment(id, blob);
+        lock.lock();
+        try {
+            segments.add(segment);
+            rolled++;
+        } finally {
+            lock.unlock();
+        }
+        current = segment;
+        tail = Records.SEGMENT_HEADER_BYTES;
+    }
+
+    /** Segments created since open. */
+    long rolled() {
+        lock.lock();
+        try {
+            return rolled;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes every blob of the log. */
+    void closeBlobs() {
+        List<Segment> toClose;
+        lock.lock();
+        try {
+            toClose = List.copyOf(segments);
+        } finally {
+            lock.unlock();
+        }
+        for (Segment segment : toClose) {
+            segment.blob().close();
+        }
+        if (manifest != null) {
+            manifest.close();
+        }
+    }
+}
