@@ -1,8 +1,6 @@
 package dev.lockstep.demo;
 
 import dev.lockstep.demo.kv.InjectedBug;
-import dev.lockstep.demo.kv.KvStore;
-import dev.lockstep.demo.resp.RespService;
 import dev.lockstep.testing.FaultConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -19,8 +17,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * The Java side of the {@code lockstep} command line: {@code demo}, {@code explore}, {@code replay} and
- * {@code scoreboard} ({@link ScoreboardCommand}), and the
+ * The Java side of the {@code lockstep} command line: {@code demo}, {@code explore}, {@code replay},
+ * {@code scoreboard} ({@link ScoreboardCommand}) and {@code resp} ({@link RespCommand}), and the
  * internal command that runs in a child JVM ({@code serve}, the demo's service). Exit status: {@value #PASSED} when
  * everything passed, {@value #FAILED} when a check or a seed failed, {@value #USAGE} for bad usage (picocli's
  * usage-error code), and for {@code replay} {@value #DIFFERENT_RUN} when the line's digest is not the replay's: the
@@ -33,7 +31,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "lockstep", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         subcommands = {Main.Demo.class, Main.Explore.class, Main.Replay.class, ScoreboardCommand.class,
-                Main.Resp.class, Main.Serve.class},
+                RespCommand.class, Main.Serve.class},
         description = "The Lockstep demo service and its seed sweep.",
         footer = {"", "PROFILE: swarm (each seed draws its fault kinds; the default), none, all, or kinds joined by '+'"
                 + " (see --help of explore)", "",
@@ -408,49 +406,6 @@ public final class Main implements Callable<Integer> {
                 throw new CommandLine.ParameterException(line, bad.getMessage());
             }
             return checkOnly() ? PASSED : replay(System.out, replayLine, traceLines);
-        }
-    }
-
-    /** The demo's store behind the Redis protocol, on runtime-uring, for redis-cli and redis-benchmark. */
-    @Command(name = "resp", description = "serve the demo's store over the Redis protocol (RESP2) on the loopback"
-            + " address, on runtime-uring, until stopped; prints READY <port> when it serves")
-    static final class Resp implements Callable<Integer> {
-        @Option(names = "--port", paramLabel = "N", defaultValue = "6380", description = "the loopback port, 0 for any"
-                + " (${DEFAULT-VALUE})")
-        int port;
-
-        @Option(names = "--dir", paramLabel = "DIR", required = true, description = "the data directory")
-        Path directory;
-
-        @Option(names = "--fsync", paramLabel = "WHEN", defaultValue = "always", description = "always: a SET is"
-                + " durable before its reply; everysec: synced once a second (${DEFAULT-VALUE})")
-        String fsync;
-
-        @Option(names = "--workers", paramLabel = "N", defaultValue = "1", description = "io_uring workers"
-                + " (${DEFAULT-VALUE})")
-        int workers;
-
-        @CommandLine.Spec
-        private CommandLine.Model.CommandSpec spec;
-
-        @Override
-        public Integer call() throws Exception {
-            KvStore.Durability durability = switch (fsync) {
-                case "always" -> KvStore.Durability.SYNC_BEFORE_ACK;
-                case "everysec" -> KvStore.Durability.SYNC_EVERY_SECOND;
-                default -> throw new CommandLine.ParameterException(spec.commandLine(),
-                        "--fsync must be always or everysec, was '" + fsync + "'");
-            };
-            if (port < 0 || port > 65_535) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--port must be 0 to 65535, was " + port);
-            }
-            atLeast(spec.commandLine(), "--workers", workers, 1, 1);
-            if (checkOnly()) {
-                return PASSED;
-            }
-            java.nio.file.Files.createDirectories(directory);
-            RespService.run(directory, port, workers, durability, System.out);
-            return PASSED;
         }
     }
 

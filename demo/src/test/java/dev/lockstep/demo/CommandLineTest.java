@@ -33,6 +33,22 @@ class CommandLineTest {
     }
 
     @Test
+    void respRefusesBadValuesNamingThem() {
+        Outcome fsync = run("resp", "--dir", "unused", "--fsync", "sometimes");
+        assertEquals(2, fsync.status());
+        assertTrue(fsync.errors().contains("--fsync must be always or everysec, was 'sometimes'"), fsync.errors());
+        Outcome port = run("resp", "--dir", "unused", "--port", "70000");
+        assertEquals(2, port.status());
+        assertTrue(port.errors().contains("--port must be 0 to 65535, was 70000"), port.errors());
+        Outcome workers = run("resp", "--dir", "unused", "--workers", "0");
+        assertEquals(2, workers.status());
+        assertTrue(workers.errors().contains("--workers must be at least 1, was 0"), workers.errors());
+        Outcome noDir = run("resp");
+        assertEquals(2, noDir.status());
+        assertTrue(noDir.errors().contains("--dir"), noDir.errors());
+    }
+
+    @Test
     void tooFewSeedsNamesTheValue() {
         Outcome outcome = run("explore", "--seeds", "0");
         assertEquals(2, outcome.status());
