@@ -412,7 +412,7 @@ public final class Driver implements CompletionSink {
     }
 
     /**
-     * What a turn made by the awaiting fiber could do for a request ({@link Worker#turnInline}), in one lookup.
+     * What a turn made by the awaiting fiber could do for a request ({@link InlineTurns#turn}), in one lookup.
      *
      * @param key the request's user data ({@link WaiterId#userData()})
      * @return the kind of turn worth making

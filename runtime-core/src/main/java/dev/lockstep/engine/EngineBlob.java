@@ -169,7 +169,7 @@ final class EngineBlob implements Blob {
      * page cache, on a ring that can answer ({@link Ring#readsWithoutWaiting}: runtime-uring's and the
      * simulator's) and a kernel that has not refused the question for this file, by a task that was not aborted on
      * a worker that is not closing (whose await must throw without the read having run, as a queued request's
-     * does), while the worker has turns in place left ({@link Worker#takeInPlaceTurn}: a fiber that never parks
+     * does), while the worker has turns in place left ({@link InlineTurns#takeInPlace}: a fiber that never parks
      * must not hold its worker's timers and other fibers back). {@code fiber} is the caller's ({@link Fibers#current()}), or null.
      */
     private boolean mayReadInPlace(Worker worker, Fiber fiber) {
@@ -177,7 +177,7 @@ final class EngineBlob implements Blob {
             return false;
         }
         // Last: a read answered at the call does not park, so it takes one of the worker's in-place turns.
-        return fiber != null && !fiber.isAborted() && worker.takeInPlaceTurn();
+        return fiber != null && !fiber.isAborted() && worker.inlineTurns().takeInPlace();
     }
 
     /**

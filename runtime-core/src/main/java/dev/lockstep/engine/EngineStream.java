@@ -258,7 +258,7 @@ final class EngineStream implements Stream {
      * monitor: a fiber must never queue on a lock its carrier may take). Whoever receives or peeks takes it (fibers
      * of any worker, plain threads), and so do this stream's receive requests in {@code prepare} and
      * {@code complete}, which run inside the worker's critical section: on the carrier in a service turn, or on a
-     * fiber that turns its worker's ring itself ({@code Worker.turnInline}). There a contended
+     * fiber that turns its worker's ring itself ({@code InlineTurns.turn}). There a contended
      * {@link FiberSafeLock#lock()} would yield and unmount the fiber with the worker's state borrowed, which fails
      * the runner; those two take it with {@link FiberSafeLock#lockWithoutUnmounting()}, which spins for the few
      * array copies a holder does.

@@ -108,7 +108,7 @@ public final class Fiber {
     void runContinuation(Runnable continuation) {
         mounts++;
         continuation.run();
-        home.checkUnmounted(this);
+        home.criticalSection().checkUnmounted(this);
     }
 
     /**
@@ -209,7 +209,7 @@ public final class Fiber {
     void abort() {
         aborted = true;
         waker.wake();
-        // A fiber waiting in its worker's ring itself (Worker.turnInline, where the runner lets fibers wait in the
+        // A fiber waiting in its worker's ring itself (InlineTurns.turn, where the runner lets fibers wait in the
         // ring) is mounted, so the unpark above only leaves it a permit: the ring's wait must end too, or the abort
         // waits for the request to complete, which may be never (a receive from a silent peer). The flag is written
         // before the wake, and the fiber reads it after its wait returns, so the abort is seen. Elsewhere the wake

@@ -34,7 +34,7 @@ public interface FiberScheduler {
     /**
      * Whether a fiber of {@code worker}, running on the worker's thread and about to park for a request that
      * usually completes at submission, may instead make a turn of the worker's ring itself
-     * ({@link Worker#turnInline}): submit what is queued and take what completed, without waiting. Called by that
+     * ({@link InlineTurns#turn}): submit what is queued and take what completed, without waiting. Called by that
      * fiber, on the worker's thread.
      *
      * <p>runtime-uring says yes when no other fiber of the worker is runnable: then parking would only hand the

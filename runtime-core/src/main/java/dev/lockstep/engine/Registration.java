@@ -329,7 +329,7 @@ public final class Registration<T> implements Operation<T>, PendingSet.Repointab
     /**
      * Before a fiber of the owning worker awaits this operation: if the request usually completes at
      * submission and nothing else of the worker is runnable, the fiber turns the ring itself
-     * ({@link Worker#turnInline}), so that its first poll most likely finds the result and it never parks.
+     * ({@link InlineTurns#turn}), so that its first poll most likely finds the result and it never parks.
      * Elsewhere (a fiber of another worker), or once polled, forwarded or closed, it does nothing.
      *
      * @param fiber the awaiting fiber, which runs on its home worker (whose identity is compared, with no
@@ -337,7 +337,7 @@ public final class Registration<T> implements Operation<T>, PendingSet.Repointab
      */
     void completeInPlace(Fiber fiber) {
         if (owner != null && fiber.home() == owner && !finished && channel == null) {
-            owner.turnInline(key);
+            owner.inlineTurns().turn(key);
         }
     }
 

@@ -77,7 +77,7 @@ public abstract class Request {
      * Whether this ring request usually completes during its own submission: the kernel answers it before
      * {@code io_uring_enter} returns (a NOP, a read the page cache holds, a send with room in the socket
      * buffer). A fiber that awaits such a request with nothing else runnable on its worker then submits it
-     * itself and takes the result without parking ({@link Worker#turnInline}). A wrong guess costs one
+     * itself and takes the result without parking ({@link InlineTurns#turn}). A wrong guess costs one
      * {@code io_uring_enter} that submits the request without reaping it, so a request that usually completes
      * later (a direct read, a buffered write the kernel hands to its workers, a sync, a receive that waits for
      * the peer) says false, as every request does unless it overrides this.

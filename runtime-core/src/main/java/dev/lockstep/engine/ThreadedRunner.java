@@ -192,7 +192,7 @@ public final class ThreadedRunner implements Runner {
             /**
              * Nothing else of the worker is runnable: its local queue (this thread's, the caller runs on it) and
              * the shared queue (read without a lock; a fiber queued there a moment after the look only waits for
-             * this fiber's next park or the next service turn, at most {@link Worker#INLINE_TURNS_PER_SERVICE}
+             * this fiber's next park or the next service turn, at most {@link InlineTurns#PER_SERVICE}
              * inline turns away, as it would behind any running fiber).
              */
             @Override

@@ -22,17 +22,13 @@ import dev.lockstep.Waker;
  * {@code release}, {@code willWake}, channel sends that wake — never runs inside a borrow: it is collected on
  * the deferred queue and run by {@link #runDeferred()} once the borrow has ended, or, for {@code retain} and
  * {@code willWake} during a poll, called between two borrows. What may run inside, and why, is listed at
- * {@link #borrow()}: in short, nothing that can park.
+ * {@link CriticalSection}: in short, nothing that can park.
  *
- * <p>Why one class of about 930 lines: everything here reads or writes the borrow flag, the deferred queue or the
- * cached clock, and the rules of the critical section are argued once, over all of them; split, each piece would
- * have to repeat them and expose the flag. What does not need them lives elsewhere (the {@link Driver}, the
- * {@link Mailbox}, the {@link DeferredQueue}).
- *
- * <h2>Size</h2>
- * Over 600 lines (about 930): the worker's critical section (borrow and unborrow), its service turn and inline
- * turns, deferred work, registration and closing all guard the same owner-thread state, and the argument of what
- * may run inside the critical section ({@link #borrow()}) holds only with all of them in view.
+ * <h2>Parts</h2>
+ * This class holds the state and admits requests; the parts that work on it are package-private:
+ * {@link CriticalSection} (the borrow flag and the guard against parking inside), {@link ServiceTurn} (the
+ * thread's turns: mailbox, timers, staging, the ring's enter), {@link InlineTurns} (turns its fibers make
+ * themselves, within a budget) and {@link WorkerClosure} (retiring).
  */
 public final class Worker {
     private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
@@ -53,38 +49,12 @@ public final class Worker {
     /** Retired sends, as {@link #blobReads}. */
     final Recycler<EngineNetwork.SendRequest> sends = new Recycler<>();
     private Driver driver;
-    private boolean borrowed;
-    /**
-     * The fiber that unmounted while it held the state (see {@link #borrow()}), or null. Written and read only
-     * by the worker's carrier: the guard runs right after the fiber's continuation returned on it.
-     */
-    private Fiber stranded;
+    private final CriticalSection section = new CriticalSection(this);
+    private final InlineTurns inlineTurns = new InlineTurns(this);
+    private final ServiceTurn serviceTurn = new ServiceTurn(this);
     /** Read by fibers of other workers and plain threads (a spawn placing a fiber here, a poll): volatile. */
     private volatile boolean closing;
-    /**
-     * A fiber became runnable during this worker's own service turn: the turn must not block. Cleared when a turn
-     * starts: a wake in an earlier turn was seen by the fiber loop, which ran the fiber before this turn (or, with
-     * fibers still queued, asked for a turn that does not wait), so it must not stop this turn from waiting. Left
-     * set, it made the turn after every wake submit without waiting, and a request that completes later than its
-     * submission (a buffered write through io-wq, a direct read) cost a second {@code io_uring_enter} to wait.
-     */
-    private boolean runnable;
     private long nowNanos;
-    /**
-     * Inline turns left before the next service turn ({@link #turnInline}); reset by every service turn. Bounds
-     * how long a fiber whose requests keep completing at submission can keep the thread: after this many, it
-     * parks like any other, and the service turn drains the mailbox, fires timers and runs what was woken.
-     */
-    private int inlineTurnsLeft;
-    /**
-     * What an inline turn's ring threw (the ring failed), rethrown by the next service turn, so that the runner
-     * fails the engine and retires this worker exactly as when a service turn's own enter fails, and the fiber
-     * that made the turn never sees the ring's exception in place of its result. Worker's thread only.
-     */
-    private RuntimeException inlineFailure;
-    private Error inlineError;
-    /** Inline turns between two service turns, at most: see {@link #inlineTurnsLeft}. */
-    static final int INLINE_TURNS_PER_SERVICE = 32;
     /** Live fibers whose home is this worker; changed by whichever thread spawns or finishes one. */
     final java.util.concurrent.atomic.AtomicInteger fibers = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -223,7 +193,7 @@ public final class Worker {
      * @return true while borrowed
      */
     public boolean isBorrowed() {
-        return borrowed;
+        return section.isHeld();
     }
 
     /**
@@ -310,93 +280,54 @@ public final class Worker {
     }
 
     /**
-     * Enters the critical section: the caller holds the worker's state (its driver, timers, queues) until
-     * {@link #unborrow()}.
-     *
-     * <p>The state is a plain flag, not a lock, because only the worker touches it: a fiber of this worker
-     * (registering, polling, closing an operation) or the thread servicing it. On runtime-uring the fibers of
-     * a worker run on its one thread, so a fiber inside a borrow and that thread's service turn exclude each
-     * other only as long as the fiber does not unmount. Hence the rule: <b>nothing reachable inside a borrow
-     * may park</b> — no monitor another thread can hold (a virtual thread that contends one unmounts, JDK 24
-     * and later), no {@code java.util.concurrent} lock, no {@code LockSupport.park}, no {@code await}. If it
-     * did, the carrier would go on to service the worker, find the state borrowed and fail; with the fiber
-     * parked for good, the runner would wedge.
-     *
-     * <p>What runs inside, and why it cannot park:
-     * <ul>
-     *   <li>the {@link Driver} and its {@link TimerHeap}, slots and queues: confined to this worker;</li>
-     *   <li>{@link Request} methods ({@code kind}, {@code permit}, {@code prepare}, {@code complete},
-     *       {@code runImmediate}, {@code closedEarly}, {@code timedOut}): they touch their own fields, atomics,
-     *       ring memory and synchronous system calls, which block the carrier in the kernel but never unmount a
-     *       fiber ({@code prepare}, {@code complete} and {@code runImmediate} run on the carrier in a service
-     *       turn, or on a fiber that turns the ring itself, {@link #turnInline}: a lock one of them shares with
-     *       other threads, a stream's buffered bytes, is taken with
-     *       {@link dev.lockstep.sync.FiberSafeLock#lockWithoutUnmounting()}, which spins where {@code lock()}
-     *       would yield; {@code UringPeekDuringInlineTurnsTest} failed within a second before it did).
-     *       Storage metadata (open, remove, scan) is not run here at all: it is a {@code BLOCKING_CALL} the
-     *       kernel runs off the worker, and inside the borrow it only joins, tests and leaves its partition's
-     *       {@link MetadataLane}, a lock-free queue. Everything else a carrier shares with
-     *       fibers — a stream's buffered bytes, a {@link OneShot}, the mailbox, wait lists, the supervision tree —
-     *       is guarded by a {@link FiberSafeLock}, for which no fiber ever queues: a fiber queued on a monitor
-     *       that its own carrier then contends is handed the monitor while its only carrier is blocked behind it,
-     *       and both wait for ever;</li>
-     *   <li>{@link DurabilityPermit}: atomics and a lock-free queue of waiting workers;</li>
-     *   <li>{@link Ring#wake()} of another worker (a permit released): an eventfd write, lock-free;</li>
-     *   <li>{@link #defer}: a queue confined to this worker. Everything else — wakes, releases, channel sends
-     *       — is deferred and runs after the borrow;</li>
-     *   <li>the service turn's {@link Ring#enter}, which may wait in the kernel: on the carrier, not in a fiber,
-     *       and no fiber of this worker can run while its carrier waits, so nobody else needs the state.</li>
-     * </ul>
-     *
-     * <p>A violation is turned into a loud failure: every continuation of a fiber runs through
-     * {@link Fiber#runContinuation}, which, when the fiber unmounted with the state still borrowed, fails the
-     * runtime with an {@link IllegalStateException} carrying that fiber's stack. Until the fiber resumes and ends
-     * its borrow, service turns leave the state alone.
+     * Enters the worker's critical section ({@link CriticalSection}, which lists what may run inside and why):
+     * the caller holds the worker's state (its driver, timers, queues) until {@link #unborrow()}.
      *
      * @return the driver, or null once retired
      * @throws IllegalStateException if already borrowed (reentrancy bug)
      */
     Driver borrow() {
-        if (borrowed) {
-            throw new IllegalStateException("worker " + index + " state is already borrowed: a callback ran inside"
-                    + " the worker's critical section");
-        }
-        borrowed = true;
+        section.enter();
         return driver;
     }
 
+    /** Leaves the critical section {@link #borrow()} entered. */
     void unborrow() {
-        borrowed = false;
-        stranded = null;
+        section.exit();
+    }
+
+    /** The worker's critical section. */
+    CriticalSection criticalSection() {
+        return section;
+    }
+
+    /** The inline turns its fibers make between two service turns. */
+    InlineTurns inlineTurns() {
+        return inlineTurns;
+    }
+
+    /** The sink of the ring's completions while the state is borrowed: the driver's. */
+    CompletionSink borrowedSink() {
+        return borrowedSink;
     }
 
     /**
-     * Called on the carrier after a continuation of {@code fiber} returned, that is, after the fiber unmounted
-     * or finished: if it left the state borrowed, it parked inside the critical section.
+     * Whether a deferred callback or a mailbox message waits: work a service turn must do first.
      *
-     * @param fiber the fiber whose continuation just returned
+     * @return true if either queue holds something
      */
-    void checkUnmounted(Fiber fiber) {
-        if (!borrowed || stranded != null) {
-            return;
-        }
-        stranded = fiber;
-        IllegalStateException violation = new IllegalStateException("fiber '" + fiber.label() + "' of worker "
-                + index + " unmounted (parked, or blocked on a monitor) while it held the worker's state: nothing"
-                + " inside Worker.borrow() may park; this exception carries the fiber's stack at that moment");
-        Thread thread = fiber.thread();
-        if (thread != null) {
-            violation.setStackTrace(thread.getStackTrace());
-        }
-        engine.fail(violation);
+    boolean hasDeferredOrMail() {
+        return !deferred.isEmpty() || !mailbox.isEmpty();
     }
 
     /**
-     * Whether a fiber that unmounted inside the critical section still holds the state: nothing may touch it
-     * until that fiber resumes and ends its borrow.
+     * Brings the cached clock up to the ring's: it never goes back.
+     *
+     * @return the clock's new reading
      */
-    private boolean isStranded() {
-        return borrowed && stranded != null;
+    long advanceClock() {
+        nowNanos = Math.max(nowNanos, ring.nowNanos());
+        return nowNanos;
     }
 
     /**
@@ -451,7 +382,7 @@ public final class Worker {
     }
 
     /** {@link #runDeferred()} on a thread that has entered this worker already (a service turn). */
-    private int runDeferredEntered() {
+    int runDeferredEntered() {
         int ran = 0;
         while (!deferred.isEmpty()) {
             ran++;
@@ -589,7 +520,7 @@ public final class Worker {
      * not block in the ring. Cheaper than {@link #nudge()}, which writes to the ring's eventfd.
      */
     public void markRunnable() {
-        runnable = true;
+        serviceTurn.markRunnable();
     }
 
     /** Wakes the worker from another thread so it looks at its mailbox and permits. Any thread. */
@@ -599,213 +530,33 @@ public final class Worker {
 
     /**
      * One service turn: drain the mailbox, fire due timers, stage queued work, one {@code enter} that submits,
-     * optionally waits, and reaps; then run the deferred callbacks.
+     * optionally waits, and reaps; then run the deferred callbacks ({@link ServiceTurn#service}).
      *
      * @param mayWait whether the turn may block waiting for a completion, a wake-up or the next timer
      * @param maxWaitNanos the longest wait
      * @return the number of completions reaped
      */
     public int service(boolean mayWait, long maxWaitNanos) {
-        if (isStranded()) {
-            // Already reported (checkUnmounted failed the runtime): the state is the stranded fiber's until it
-            // resumes on this carrier, which only the runner's fiber loop can do. Leave the turn to it.
-            Thread.yield();
-            return 0;
-        }
-        Worker previous = enter(this);
-        try {
-            runnable = false;
-            rethrowInlineFailure();
-            inlineTurnsLeft = INLINE_TURNS_PER_SERVICE;
-            if (half(true, false, 0) < 0) {
-                return 0;
-            }
-            boolean waitNow = mayWait && !runnable && deferred.isEmpty() && mailbox.isEmpty()
-                    && !driver.hasQueuedWork();
-            long untilTimer = driver.nextDeadline() == Long.MAX_VALUE ? Long.MAX_VALUE
-                    : Math.max(0, driver.nextDeadline() - nowNanos);
-            return Math.max(0, half(false, waitNow, Math.min(maxWaitNanos, untilTimer)));
-        } finally {
-            enter(previous);
-        }
-    }
-
-    /**
-     * A turn of the ring made by a fiber of this worker, in place of parking, for a request it is about to await
-     * that usually completes at submission ({@link Request#completesAtSubmission}) — or, see below, one that
-     * completes later: stage what is queued (every
-     * fiber's, not only this one's), one {@code io_uring_enter} that submits and reaps without waiting, then the
-     * deferred callbacks. If the request completed, the fiber's poll takes the result and it never parks: no
-     * continuation is frozen and thawed, no service turn runs for it. Timers, the mailbox and the clock are
-     * left to the next service turn, which comes after at most {@link #INLINE_TURNS_PER_SERVICE} inline turns.
-     *
-     * <p>A request that completes later (a direct read, a receive, a sync) gets the same turn, waiting, when the
-     * runner lets a fiber wait in its ring ({@link FiberScheduler#fibersMayWaitInRing}: runtime-uring's) and
-     * nothing else of the worker can run: no runnable fiber, no deferred callback, no message, no due timer. The
-     * fiber then waits in the ring as the service turn would have, bounded by the next timer and ended by any wake.
-     *
-     * <p>Threads: called by the fiber itself, on this worker's thread (the runner runs a worker's fibers on its
-     * thread only), so it excludes the service turns as any fiber code does; the state is borrowed and given
-     * back without anything in between that can park (the enter blocks the OS thread, never parks the fiber).
-     * The runner decides whether the fiber may ({@link FiberScheduler#mayTurnInline}): runtime-uring only when no
-     * other fiber of the worker is runnable, so the submissions of fibers that run in one loop still go to the
-     * kernel together; the simulator on the same condition, though its ring never lets a fiber wait in it.
-     *
-     * @param key the awaited request's user data ({@link WaiterId#userData()})
-     * @return whether a turn was made
-     */
-    boolean turnInline(long key) {
-        if (borrowed || closing || inlineTurnsLeft <= 0 || driver == null) {
-            return false;
-        }
-        // Callbacks queued since the last run (the release of the request this fiber took last) are this
-        // worker's to run outside the borrow anyway; run first, they may wake a fiber, which the look below sees.
-        runDeferredEntered();
-        if (!engine.scheduler().mayTurnInline(this)) {
-            return false;
-        }
-        Driver slab = borrow();
-        try {
-            Driver.InlineTurn turn = slab.inlineTurnFor(key);
-            if (turn == Driver.InlineTurn.NONE) {
-                return false;
-            }
-            boolean wait = turn == Driver.InlineTurn.WAIT;
-            long timeoutNanos = 0;
-            if (wait) {
-                if (!engine.scheduler().fibersMayWaitInRing() || !deferred.isEmpty() || !mailbox.isEmpty()) {
-                    return false;
-                }
-                // Nothing else of this worker can run before the request completes: the runner said no fiber is
-                // runnable, and no callback or message is waiting. Parking would only hand the thread to a service
-                // turn that waits in the ring for this; the fiber waits there itself, as that turn would: until a
-                // completion, the next timer, or a wake — which every party that gives this worker work sends
-                // after queueing it (a fiber queued from another thread, a mailbox message, a released permit, an
-                // offloaded call's completion), so one queued after the looks above still ends the wait at once.
-                long now = Math.max(nowNanos, ring.nowNanos());
-                nowNanos = now;
-                long next = slab.nextDeadline();
-                if (next <= now) {
-                    return false; // a timer is due: the service turn fires it
-                }
-                timeoutNanos = next == Long.MAX_VALUE ? Long.MAX_VALUE : next - now;
-            }
-            inlineTurnsLeft--;
-            slab.stage();
-            // A full submission queue can leave requests queued: waiting now would leave them out of the kernel
-            // until some completion came, and if every request in flight waits on a peer that says nothing, none
-            // would. So the enter only submits, and the fiber's next await makes another turn. And the wait is for
-            // the awaited request's completion: one that staging finished instead (its preparation failed: no
-            // native memory for its copy) has none coming, and the wait would last until some other completion
-            // or wake, for ever if there is none.
-            if (wait && (slab.hasQueuedWork() || slab.inlineTurnFor(key) != Driver.InlineTurn.WAIT)) {
-                wait = false;
-            }
-            metrics.entered();
-            ring.enter(wait, timeoutNanos, borrowedSink);
-            if (wait) {
-                nowNanos = Math.max(nowNanos, ring.nowNanos());
-            }
-            // A completion that asks for another round trip (a short read) was queued again; stage it now, so
-            // it goes with the next enter.
-            slab.stage();
-        } catch (RuntimeException failure) {
-            inlineFailure = failure;
-        } catch (Error failure) {
-            inlineError = failure;
-        } finally {
-            if (inlineFailure != null || inlineError != null) {
-                inlineTurnsLeft = 0; // no more inline turns: the next service turn rethrows it
-            }
-            unborrow();
-        }
-        runDeferredEntered();
-        return true;
-    }
-
-    /**
-     * Takes one of the turns a fiber may complete in place before the next service turn, for work that finishes
-     * at the call without the ring (a read the page cache answers, {@code EngineBlob}): such a fiber never parks,
-     * so without this bound one that keeps reading cached bytes would keep its worker's timers, mailbox and other
-     * fibers waiting for as long as it reads. It shares the budget of {@link #turnInline}. Worker's fibers only.
-     *
-     * @return true if the work may complete in place now; false once the budget is used up, until the next
-     *     service turn (the caller then goes through the ring, and parks)
-     */
-    boolean takeInPlaceTurn() {
-        if (inlineTurnsLeft <= 0 || closing) {
-            return false;
-        }
-        inlineTurnsLeft--;
-        return true;
-    }
-
-    private void rethrowInlineFailure() {
-        RuntimeException failure = inlineFailure;
-        Error error = inlineError;
-        inlineFailure = null;
-        inlineError = null;
-        if (error != null) {
-            throw error;
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        return serviceTurn.service(mayWait, maxWaitNanos);
     }
 
     /** {@link EngineHooks#serviceHalf}: see there. */
     int serviceHalf(int half) {
-        if (half != 0 && half != 1) {
-            throw new IllegalArgumentException("service half must be 0 or 1, was " + half);
-        }
-        if (isStranded()) {
-            return 0; // as in service(): the state is the stranded fiber's until it resumes
-        }
-        Worker previous = enter(this);
-        try {
-            if (half == 0) {
-                // As service() begins: a failure of an inline turn since the last turn is this turn's to throw,
-                // and the inline turns' budget starts again.
-                rethrowInlineFailure();
-                inlineTurnsLeft = INLINE_TURNS_PER_SERVICE;
-            }
-            return Math.max(0, half(half == 0, false, 0));
-        } finally {
-            enter(previous);
-        }
+        return serviceTurn.serviceHalf(half);
+    }
+
+    /** The owner's side of the mailbox ({@link ServiceTurn#drainMailbox}); on the worker's thread. */
+    void drainMailbox() {
+        serviceTurn.drainMailbox();
     }
 
     /**
-     * One half of a service turn, on the worker's thread with the worker entered: the first drains the mailbox,
-     * fires due timers, stages queued work and runs the deferred callbacks; the second makes one {@code enter}
-     * (waiting up to {@code timeoutNanos} if {@code wait}), fires timers, stages again and runs the deferred
-     * callbacks. {@link #service} runs both with its wait decided between them; {@link #serviceHalf} runs one.
+     * Whether the driver has requests queued for the ring: a turn must not wait before it staged them.
      *
-     * @return the completions reaped (0 in the first half), or -1 if the worker is retired
+     * @return true if queued work waits
      */
-    private int half(boolean first, boolean wait, long timeoutNanos) {
-        if (first) {
-            nowNanos = Math.max(nowNanos, ring.nowNanos());
-            drainMailbox();
-        }
-        int reaped = 0;
-        Driver slab = borrow();
-        try {
-            if (slab == null) {
-                return -1;
-            }
-            if (!first) {
-                metrics.entered();
-                reaped = ring.enter(wait && timeoutNanos > 0, timeoutNanos, borrowedSink);
-                nowNanos = Math.max(nowNanos, ring.nowNanos());
-            }
-            slab.fireTimers(nowNanos);
-            slab.stage();
-        } finally {
-            unborrow();
-        }
-        runDeferredEntered();
-        return reaped;
+    boolean hasQueuedWork() {
+        return driver != null && driver.hasQueuedWork();
     }
 
     /**
@@ -817,8 +568,7 @@ public final class Worker {
      */
     public boolean hasReadyWork() {
         return !deferred.isEmpty() || !mailbox.isEmpty() || (driver != null && driver.hasQueuedWork())
-                || (driver != null && driver.nextDeadline() <= nowNanos) || inlineFailure != null
-                || inlineError != null;
+                || (driver != null && driver.nextDeadline() <= nowNanos) || inlineTurns.failed();
     }
 
     /**
@@ -839,46 +589,6 @@ public final class Worker {
         return driver == null ? Long.MAX_VALUE : driver.nextDeadline();
     }
 
-    private void drainMailbox() {
-        Mailbox.Message message;
-        while ((message = mailbox.poll()) != null) {
-            switch (message) {
-                case Mailbox.Forward forward -> {
-                    Driver slab = borrow();
-                    try {
-                        if (slab == null) {
-                            defer(forward.channel()::closeSender);
-                        } else if (closing && slab.isLive(forward.id())) {
-                            Object ignored = slab.take(forward.id());
-                            if (ignored != null) {
-                                @SuppressWarnings("unchecked")
-                                dev.lockstep.Poll<Object> result = (dev.lockstep.Poll<Object>) ignored;
-                                defer(() -> forward.channel().send(result));
-                            } else {
-                                slab.close(forward.id(), null, true);
-                                defer(forward.channel()::closeSender);
-                            }
-                        } else {
-                            slab.forward(forward.id(), forward.channel());
-                        }
-                    } finally {
-                        unborrow();
-                    }
-                }
-                case Mailbox.Cancel cancel -> {
-                    Driver slab = borrow();
-                    try {
-                        if (slab != null) {
-                            slab.close(cancel.id());
-                        }
-                    } finally {
-                        unborrow();
-                    }
-                }
-            }
-        }
-    }
-
     /**
      * Retires the worker (ARCHITECTURE.md §3.6): refuses new work, resolves pending observers with
      * {@link ClosedException}, cancels what can be cancelled, waits for every in-flight completion (the kernel
@@ -886,7 +596,7 @@ public final class Worker {
      * {@code Closed}) and the ring. Runs on the worker's own thread.
      */
     public void close() {
-        close(null);
+        WorkerClosure.close(this, null);
     }
 
     /**
@@ -896,85 +606,29 @@ public final class Worker {
      * @param onIdle advances the runtime's clock to its next event, or null to let the ring wait
      */
     public void close(Runnable onIdle) {
-        if (isStranded()) {
-            // A fiber parked for good inside the critical section (reported when it unmounted): retiring would
-            // take the state from under it. The runtime has failed already; refuse new work and leave the rest.
-            closing = true;
-            return;
-        }
-        Worker previous = enter(this);
-        try {
-            closing = true;
-            drainMailbox();
-            Driver slab = borrow();
-            try {
-                if (slab == null) {
-                    return;
-                }
-                slab.closeAll();
-                slab.stage();
-            } finally {
-                unborrow();
-            }
-            runDeferred();
-            while (driver.hasRingWork()) {
-                int reaped = service(onIdle == null, 10_000_000L);
-                if (reaped == 0 && onIdle != null) {
-                    onIdle.run();
-                }
-            }
-            drainMailbox();
-            mailbox.close();
-            drainMailbox();
-            borrow();
-            try {
-                driver.retireAll();
-                driver = null;
-            } finally {
-                unborrow();
-            }
-            runDeferred();
-            buffers.close();
-            ring.close();
-        } finally {
-            enter(previous);
-        }
+        WorkerClosure.close(this, onIdle);
     }
 
     /**
-     * Retires the worker without its ring: what is left when {@link #close()} itself failed, because the ring
-     * cannot be drained. New work is refused and the mailbox closed; every pending observer learns
-     * {@link ClosedException} (local wakers woken, forwarded and detached channels closed); the ring is torn
-     * down; then every request is released — fds and buffers — except the buffers of requests the kernel held
-     * when its ring failed: it may still write them while its own teardown runs, so those are left allocated.
-     * Runs on the worker's own thread; a failure while closing the ring goes to {@link Engine#fail}.
+     * Retires the worker without its ring, when {@link #close()} itself failed: see
+     * {@link WorkerClosure#abandon}. Runs on the worker's own thread.
      */
     public void abandon() {
-        Worker previous = enter(this);
-        try {
-            closing = true;
-            mailbox.close();
-            drainMailbox();
-            Driver slab = borrow();
-            try {
-                if (slab == null) {
-                    return;
-                }
-                slab.abandonAll();
-                driver = null;
-            } finally {
-                unborrow();
-            }
-            try {
-                ring.close();
-            } catch (RuntimeException | Error failure) {
-                engine.fail(failure);
-            }
-            runDeferred();
-            buffers.close();
-        } finally {
-            enter(previous);
-        }
+        WorkerClosure.abandon(this);
+    }
+
+    /**
+     * Whether a fiber that unmounted inside the critical section still holds the state: closing must leave it.
+     *
+     * @return true while stranded
+     */
+    boolean isStranded() {
+        return section.isStranded();
+    }
+
+    /** Drops the retired driver: from now on {@link #borrow()} returns null. Inside the critical section. */
+    void dropDriver() {
+        driver = null;
     }
 
     @Override

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A fiber alone on its worker whose request completes at submission (a read the page cache holds: here the
  * scripted kernel, which answers file I/O inside {@code enter}) submits it itself and takes the result without
- * parking ({@link Worker#turnInline}); with other fibers runnable it parks, so that their requests go to the
+ * parking ({@link InlineTurns#turn}); with other fibers runnable it parks, so that their requests go to the
  * kernel together; and a fiber that keeps completing in place cannot keep its worker's timers from firing.
  */
 class InlineTurnTest {
@@ -45,7 +45,7 @@ class InlineTurnTest {
         });
         // Without inline turns every read parks once and resumes once: READS mounts. With them, the fiber parks
         // only when the turns allowed between two service turns are used up, once per 33 reads.
-        int parksAllowed = READS / Worker.INLINE_TURNS_PER_SERVICE + 2;
+        int parksAllowed = READS / InlineTurns.PER_SERVICE + 2;
         assertTrue(counted[0] <= parksAllowed, counted[0] + " mounts for " + READS + " reads, at most " + parksAllowed);
         assertTrue(counted[2] >= READS - parksAllowed, counted[2] + " of " + READS + " reads submitted by the fiber");
         // One enter per read, plus the service turns between the batches of inline turns.

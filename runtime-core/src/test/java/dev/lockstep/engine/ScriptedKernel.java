@@ -292,7 +292,7 @@ final class ScriptedKernel implements Kernel {
         private volatile boolean closed;
         /** Calls of {@link #enter}: service turns of the worker. */
         final java.util.concurrent.atomic.AtomicInteger enters = new java.util.concurrent.atomic.AtomicInteger();
-        /** Calls of {@link #enter} made by a fiber of the worker (inline turns, {@link Worker#turnInline}). */
+        /** Calls of {@link #enter} made by a fiber of the worker (inline turns, {@link InlineTurns#turn}). */
         final java.util.concurrent.atomic.AtomicInteger fiberEnters = new java.util.concurrent.atomic.AtomicInteger();
         /** Calls of {@link #enter} that blocked and were ended by the real-time cap, not by an event. */
         final java.util.concurrent.atomic.AtomicInteger cappedWaits = new java.util.concurrent.atomic.AtomicInteger();

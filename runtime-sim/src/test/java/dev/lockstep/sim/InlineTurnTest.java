@@ -11,7 +11,7 @@ import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 
 /**
- * The simulator takes runtime-uring's inline turn ({@code Worker.turnInline}): a fiber about to park for a send (a
+ * The simulator takes runtime-uring's inline turn ({@code InlineTurns.turn}): a fiber about to park for a send (a
  * request that usually completes at submission), with nothing else of its worker queued, submits it from its own
  * step instead of leaving it to the next service turn. What a user relies on: the code path production takes on
  * every such send is the one the simulator explores, with its faults and schedules, and the bytes arrive all the
@@ -69,7 +69,7 @@ class InlineTurnTest {
 
     /**
      * In the interleaved mode a turn is two steps ({@code EngineHooks.serviceHalf}); the budget of inline turns
-     * between two service turns ({@code Worker.INLINE_TURNS_PER_SERVICE}, 32) starts again with each turn, as
+     * between two service turns ({@code InlineTurns.PER_SERVICE}, 32) starts again with each turn, as
      * {@code Worker.service} starts it, so a long exchange keeps turning inline, not only for the first 32 sends.
      */
     @Test

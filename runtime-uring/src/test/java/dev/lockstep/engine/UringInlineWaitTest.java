@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * On io_uring a fiber that awaits a request completing later (a receive) with nothing else of its worker to run
- * waits in the ring itself instead of parking ({@link Worker#turnInline}), and that wait still ends for everything
+ * waits in the ring itself instead of parking ({@link InlineTurns#turn}), and that wait still ends for everything
  * a service turn's wait ends for: the completion, the worker's next timer, and work queued for the worker from
  * another thread or worker (whose wake-up, sent after the work was queued, must not be lost).
  */
@@ -63,7 +63,7 @@ class UringInlineWaitTest {
             return null;
         });
         // Each receive waits for the peer, who waits for the echo: parking would mount the fiber once per message.
-        int allowed = 2 * MESSAGES / Worker.INLINE_TURNS_PER_SERVICE + 4;
+        int allowed = 2 * MESSAGES / InlineTurns.PER_SERVICE + 4;
         assertTrue(mounts[0] <= allowed, mounts[0] + " mounts for " + MESSAGES + " receives, at most " + allowed);
     }
 
@@ -125,7 +125,7 @@ class UringInlineWaitTest {
                     ctx.sleep(Duration.ofMillis(1));
                     Fiber fiber = waiter[0];
                     waiting = fiber != null && java.util.Arrays.toString(fiber.thread().getStackTrace())
-                            .contains("turnInline");
+                            .contains("InlineTurns.turn");
                 }
                 assertTrue(waiting, "the receiver never waited in its ring");
                 if (fromPlainThread) {
