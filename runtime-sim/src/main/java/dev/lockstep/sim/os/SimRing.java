@@ -7,12 +7,10 @@ import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 import dev.lockstep.sim.KernelBehavior;
-import dev.lockstep.sim.SimNode;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.audit.Generator;
 import dev.lockstep.sim.audit.Site;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,26 +102,27 @@ import java.util.Objects;
  *
  * <p>Owned by one worker; confined to the simulator thread except {@link #wake()}.
  *
- * <h2>Size</h2>
- * Over 600 lines (about 1,300): the SPI calls, the event heap that orders completions, the readiness of requests
- * waiting for the network and the per-opcode work ("perform") share one request table and one generator stream,
- * and the order in which they draw from it is part of every seed's schedule. Kept in one class, in the sections
- * marked below, so that order stays visible in one place; the file system, the network and the audit each live
- * in classes of their own.
+ * <h2>Parts</h2>
+ * A staged submission becomes a {@link SimRequest}; requests in flight wait in two {@link RequestHeap}s (due at a
+ * known time, or waiting for the network); what each opcode does when performed is {@link SimOpcodes}. This class
+ * keeps the SPI calls, the event queue and the readiness of waiting requests, in the sections marked below, which
+ * draw from one generator stream in an order that is part of every seed's schedule. At about 860 lines it is
+ * still over 600; the event queue with the readiness of waiting requests is the next part to leave.
  */
 public final class SimRing implements Ring {
 
     /** The result of performing a request that must stay in flight (a receive that found nothing yet). */
-    private static final int STILL_PENDING = Integer.MIN_VALUE;
+    static final int STILL_PENDING = Integer.MIN_VALUE;
 
     private final SimKernel kernel;
+    private final SimOpcodes opcodes;
     private final long id;
     private final int entries;
-    private List<Request> staged = new ArrayList<>();
+    private List<SimRequest> staged = new ArrayList<>();
     /** The list {@link #enter} submits from while {@link #staged} takes new entries; empty between enters. */
-    private List<Request> submitting = new ArrayList<>();
+    private List<SimRequest> submitting = new ArrayList<>();
     /** Requests submitted and not yet delivered, in submission order, which is the order of their sequence. */
-    private final List<Request> inFlight = new ArrayList<>();
+    private final List<SimRequest> inFlight = new ArrayList<>();
     /** The requests in flight whose time is known (see {@link #enqueue}), by that time. */
     private final RequestHeap dueHeap = new RequestHeap();
     /**
@@ -137,14 +136,19 @@ public final class SimRing implements Ring {
      * Requests whose socket changed since their time in {@link #waitingForNetwork} was worked out (each with
      * {@code stale} set); it may also hold requests that left that heap since, which are skipped.
      */
-    private final ArrayList<Request> staleWaits = new ArrayList<>();
+    private final ArrayList<SimRequest> staleWaits = new ArrayList<>();
+
+    /** The requests whose socket changed since their time was worked out: {@link SimRequest#readinessChanged}. */
+    List<SimRequest> staleWaits() {
+        return staleWaits;
+    }
     /**
      * The network's change count when the times in {@link #waitingForNetwork} were last checked against a fresh
      * scan: only with assertions enabled ({@link #waitsAreCurrent()}).
      */
     private long checkedNetworkChanges = -1;
     /** The due requests of an {@link #enter}, kept to be reused; null while an enter uses it. */
-    private ArrayList<Request> dueScratch = new ArrayList<>();
+    private ArrayList<SimRequest> dueScratch = new ArrayList<>();
     private int stagedCancels;
     private int inFlightCancels;
     /** Storage requests (see {@link #isStorage}) staged, and in flight: bounded by {@link #entries} together. */
@@ -158,100 +162,9 @@ public final class SimRing implements Ring {
 
     SimRing(SimKernel kernel, long id, int entries) {
         this.kernel = kernel;
+        this.opcodes = new SimOpcodes(kernel);
         this.id = id;
         this.entries = entries;
-    }
-
-    /** A submission copied at {@link #stage}, and its state in the simulated kernel. */
-    private static final class Request implements SimSocket.Waiter {
-        final SimRing ring;
-        final long sequence;
-        final Opcode opcode;
-        final int fd;
-        final MemorySegment buffer;
-        final int length;
-        final long offset;
-        final int rwFlags;
-        final int flags;
-        final long userData;
-        final long target;
-        /** The bytes of a {@link Opcode#FALLOCATE}'s range ({@link Submission#rangeLength}). */
-        final long rangeLength;
-        /** The body of a {@link Opcode#BLOCKING_CALL}, or null. */
-        final dev.lockstep.kernel.BlockingCall call;
-        /** The application line that asked for a path request ({@link Submission#requestedFrom}), or null. */
-        final String requestedFrom;
-        /** What the fd named at submission; null if nothing (then the request fails EBADF). */
-        SimKernel.Description description;
-        long submittedAtNanos;
-        /** Submission time plus the drawn latency: the earliest the request can complete. */
-        long earliestNanos;
-        /** A result decided before delivery (connect, cancel, cancelled, bad fd), or STILL_PENDING. */
-        int decidedResult = STILL_PENDING;
-        long decidedAtNanos;
-        boolean cancelled;
-        /** Its index in {@link #dueHeap} or {@link #waitingForNetwork}, or -1 if it is in neither. */
-        int heapIndex = -1;
-        /** Its time in its heap: {@link #readyAtNanos} when it went there, or when last worked out again. */
-        long heapNanos;
-        /** Whether it is in {@link #waitingForNetwork} (and one of its socket's waiters) rather than the other. */
-        boolean waitingForNetwork;
-        /** Whether it is on {@link #staleWaits}, its socket having changed since its time was worked out. */
-        boolean stale;
-        /**
-         * Set by {@link #perform}: null, or an array nobody changes holding exactly the bytes the request moved (the
-         * shared page a read copied, the data a write left to the file system), for the completion's audit.
-         */
-        byte[] movedUnchanging;
-
-        Request(SimRing ring, long sequence, Submission submission) {
-            this.ring = ring;
-            this.sequence = sequence;
-            this.opcode = Objects.requireNonNull(submission.opcode, "submission.opcode");
-            this.fd = submission.fd;
-            this.buffer = submission.buffer == null ? MemorySegment.NULL : submission.buffer;
-            this.length = submission.length;
-            this.offset = submission.offset;
-            this.rwFlags = submission.rwFlags;
-            this.flags = submission.flags;
-            this.userData = submission.userData;
-            this.target = submission.target;
-            this.rangeLength = submission.rangeLength;
-            this.call = submission.call;
-            this.requestedFrom = submission.requestedFrom;
-        }
-
-        boolean isPath() {
-            return opcode == Opcode.OPENAT || opcode == Opcode.MKDIRAT || opcode == Opcode.UNLINKAT
-                    || opcode == Opcode.RENAMEAT;
-        }
-
-        /** Runs to its end when submitted: it cannot lose to a cancel (see the class doc). */
-        boolean decidedAtSubmission() {
-            return opcode == Opcode.BLOCKING_CALL || isPath();
-        }
-
-        void decide(int result, long atNanos) {
-            decidedResult = result;
-            decidedAtNanos = atNanos;
-        }
-
-        boolean isCancel() {
-            return opcode == Opcode.ASYNC_CANCEL;
-        }
-
-        /** The socket a receive, send or accept waits for; only for a request in {@link #waitingForNetwork}. */
-        SimSocket socket() {
-            return ((SimKernel.SocketDescription) description).socket;
-        }
-
-        @Override
-        public void readinessChanged() {
-            if (!stale) {
-                stale = true;
-                ring.staleWaits.add(this);
-            }
-        }
     }
 
     /**
@@ -310,7 +223,7 @@ public final class SimRing implements Ring {
         checkOpen();
         Objects.requireNonNull(submission, "submission");
         submission.validate();
-        Request request = new Request(this, nextSequence, submission);
+        SimRequest request = new SimRequest(this, nextSequence, submission);
         boolean cancel = request.isCancel();
         boolean storage = isStorage(request.opcode);
         boolean refused;
@@ -367,12 +280,12 @@ public final class SimRing implements Ring {
         if (!staged.isEmpty()) {
             // The staged list is swapped for the empty one rather than copied: anything staged meanwhile goes to
             // the next enter, as before.
-            List<Request> batch = staged;
+            List<SimRequest> batch = staged;
             staged = submitting;
             submitting = batch;
             stagedCancels = 0;
             stagedStorage = 0;
-            for (Request request : batch) {
+            for (SimRequest request : batch) {
                 submit(request);
             }
             batch.clear();
@@ -381,10 +294,10 @@ public final class SimRing implements Ring {
         if (nextEventNanos() > now) {
             return 0; // nothing due: the shuffle of nothing draws nothing (Generator.shuffle), so the run is the same
         }
-        ArrayList<Request> due = dueScratch != null ? dueScratch : new ArrayList<>();
+        ArrayList<SimRequest> due = dueScratch != null ? dueScratch : new ArrayList<>();
         dueScratch = null;
         while (dueHeap.earliestNanos() <= now) {
-            Request first = dueHeap.first();
+            SimRequest first = dueHeap.first();
             due.add(first);
             dueHeap.remove(first);
         }
@@ -394,8 +307,8 @@ public final class SimRing implements Ring {
         due.sort(BY_SEQUENCE);
         generator().shuffle(Site.COMPLETION_ORDER, due);
         int delivered = 0;
-        for (Request request : due) {
-            int result = perform(request);
+        for (SimRequest request : due) {
+            int result = opcodes.perform(request);
             if (result == STILL_PENDING) {
                 if (!request.waitingForNetwork) {
                     enqueue(request); // only a wait for the network is ever still pending; kept in flight all the same
@@ -415,7 +328,7 @@ public final class SimRing implements Ring {
         return delivered;
     }
 
-    private static final java.util.Comparator<Request> BY_SEQUENCE = (a, b) -> Long.compare(a.sequence, b.sequence);
+    private static final java.util.Comparator<SimRequest> BY_SEQUENCE = (a, b) -> Long.compare(a.sequence, b.sequence);
 
     // ------------------------------------------------------------------------------------------ event queue
 
@@ -425,7 +338,7 @@ public final class SimRing implements Ring {
      * or accept waits for the network and is kept in {@link #waitingForNetwork}. Called at submission and again
      * when a cancel decides the request's result.
      */
-    private void enqueue(Request request) {
+    private void enqueue(SimRequest request) {
         boolean waits = request.decidedResult == STILL_PENDING
                 && (request.opcode == Opcode.RECV || request.opcode == Opcode.ACCEPT || request.opcode == Opcode.SEND)
                 && request.description instanceof SimKernel.SocketDescription;
@@ -441,7 +354,7 @@ public final class SimRing implements Ring {
     }
 
     /** Takes a request out of whichever of the two it is in. */
-    private void dequeue(Request request) {
+    private void dequeue(SimRequest request) {
         if (request.waitingForNetwork) {
             request.waitingForNetwork = false;
             request.socket().removeWaiter(request);
@@ -454,7 +367,7 @@ public final class SimRing implements Ring {
     /** Works out again the time of every waiting request whose socket changed since (see {@link #staleWaits}). */
     private void refreshStaleWaits() {
         for (int i = 0; i < staleWaits.size(); i++) {
-            Request request = staleWaits.get(i);
+            SimRequest request = staleWaits.get(i);
             if (!request.stale) {
                 continue;
             }
@@ -492,125 +405,6 @@ public final class SimRing implements Ring {
         return true;
     }
 
-    /**
-     * A binary min-heap of requests by {@code heapNanos}, then by sequence; each request knows its index. A request
-     * is in at most one heap.
-     */
-    private static final class RequestHeap {
-        private Request[] heap = new Request[16];
-        private int size;
-        /**
-         * The first request's time, kept here: the scheduler asks every ring for it every step, and reading it
-         * from the request itself is a cache miss.
-         */
-        private long earliest = Long.MAX_VALUE;
-
-        /** The earliest request; the heap must not be empty. */
-        Request first() {
-            return heap[0];
-        }
-
-        /** The earliest time, or {@code Long.MAX_VALUE} when empty. */
-        long earliestNanos() {
-            return earliest;
-        }
-
-        private void firstChanged() {
-            earliest = size == 0 ? Long.MAX_VALUE : heap[0].heapNanos;
-        }
-
-        void add(Request request) {
-            if (size == heap.length) {
-                heap = java.util.Arrays.copyOf(heap, size * 2);
-            }
-            request.heapIndex = size;
-            heap[size++] = request;
-            siftUp(request.heapIndex);
-            firstChanged();
-        }
-
-        void remove(Request request) {
-            int index = request.heapIndex;
-            request.heapIndex = -1;
-            Request last = heap[--size];
-            heap[size] = null;
-            if (index != size) {
-                heap[index] = last;
-                last.heapIndex = index;
-                siftDown(index);
-                siftUp(last.heapIndex);
-            }
-            firstChanged();
-        }
-
-        /** Puts back in place a request whose {@code heapNanos} changed. */
-        void moved(Request request) {
-            siftDown(request.heapIndex);
-            siftUp(request.heapIndex);
-            firstChanged();
-        }
-
-        /** Adds to {@code due} every request whose time is at most {@code now}, in no particular order. */
-        void collectDue(long now, List<Request> due) {
-            collectDue(0, now, due);
-        }
-
-        private void collectDue(int index, long now, List<Request> due) {
-            // A request's time is at least its parent's: below one that is not due, none is.
-            if (index >= size || heap[index].heapNanos > now) {
-                return;
-            }
-            due.add(heap[index]);
-            collectDue(2 * index + 1, now, due);
-            collectDue(2 * index + 2, now, due);
-        }
-
-        void forEach(java.util.function.Consumer<Request> action) {
-            for (int i = 0; i < size; i++) {
-                action.accept(heap[i]);
-            }
-        }
-
-        private static boolean before(Request a, Request b) {
-            return a.heapNanos < b.heapNanos || (a.heapNanos == b.heapNanos && a.sequence < b.sequence);
-        }
-
-        private void siftUp(int index) {
-            Request moving = heap[index];
-            while (index > 0) {
-                int parent = (index - 1) >>> 1;
-                if (!before(moving, heap[parent])) {
-                    break;
-                }
-                heap[index] = heap[parent];
-                heap[index].heapIndex = index;
-                index = parent;
-            }
-            heap[index] = moving;
-            moving.heapIndex = index;
-        }
-
-        private void siftDown(int index) {
-            Request moving = heap[index];
-            while (true) {
-                int child = 2 * index + 1;
-                if (child >= size) {
-                    break;
-                }
-                if (child + 1 < size && before(heap[child + 1], heap[child])) {
-                    child++;
-                }
-                if (!before(heap[child], moving)) {
-                    break;
-                }
-                heap[index] = heap[child];
-                heap[index].heapIndex = index;
-                index = child;
-            }
-            heap[index] = moving;
-            moving.heapIndex = index;
-        }
-    }
 
     /**
      * Flags a wake-up. Since {@link #enter} never blocks there is nothing to interrupt; the flag tells the
@@ -706,7 +500,7 @@ public final class SimRing implements Ring {
     }
 
     private void checkNotInFlight(MemorySegment segment) {
-        for (Request request : inFlight) {
+        for (SimRequest request : inFlight) {
             if (request.buffer.isNative() && request.buffer.address() == segment.address()) {
                 throw new IllegalStateException("SimRing.free: memory freed while request " + request.opcode
                         + " userData=0x" + Long.toHexString(request.userData) + " on ring " + id
@@ -776,7 +570,7 @@ public final class SimRing implements Ring {
      */
     public List<String> describeInFlight() {
         List<String> descriptions = new ArrayList<>();
-        for (Request request : inFlight) {
+        for (SimRequest request : inFlight) {
             long ready = readyAtNanos(request);
             descriptions.add(request.opcode + "(fd=" + request.fd + ", userData=0x" + Long.toHexString(request.userData)
                     + (request.cancelled ? ", cancelled" : "") + ", ready "
@@ -847,7 +641,7 @@ public final class SimRing implements Ring {
      *
      * @param description what the request's fd names now, or null
      */
-    private static boolean triedAtOnce(Request request, SimKernel.Description description) {
+    private static boolean triedAtOnce(SimRequest request, SimKernel.Description description) {
         return switch (request.opcode) {
             case SEND, RECV -> description instanceof SimKernel.SocketDescription;
             case READ -> description instanceof SimKernel.FileDescription file && !file.direct;
@@ -857,7 +651,7 @@ public final class SimRing implements Ring {
         };
     }
 
-    private void submit(Request request) {
+    private void submit(SimRequest request) {
         long now = clock().nowNanos();
         request.submittedAtNanos = now;
         // What the fd names, looked up once: nothing between here and its use below changes the fd table (an
@@ -889,7 +683,7 @@ public final class SimRing implements Ring {
             // The calls run now, off every worker: each one's latency is charged to this request's completion,
             // not to the clock, as an offload thread of runtime-uring (or, for a path request, Linux's io-wq
             // thread) leaves its worker running meanwhile.
-            SimKernel.Offloaded outcome = kernel.runOffloaded(request.isPath() ? pathCall(request)
+            SimKernel.Offloaded outcome = kernel.runOffloaded(request.isPath() ? opcodes.pathCall(request)
                     : Objects.requireNonNull(request.call, "call"));
             request.earliestNanos += outcome.chargedNanos();
             request.decide(outcome.result(), request.earliestNanos);
@@ -914,7 +708,7 @@ public final class SimRing implements Ring {
         auditor().recordRingSubmit(id, request.sequence, request.earliestNanos, request.decidedResult);
     }
 
-    private void connect(Request request) {
+    private void connect(SimRequest request) {
         if (!(request.description instanceof SimKernel.SocketDescription socket)) {
             request.decide(-Errno.ENOTSOCK, request.earliestNanos);
             return;
@@ -929,10 +723,10 @@ public final class SimRing implements Ring {
         request.decide(outcome.result(), Math.max(request.earliestNanos, outcome.completesAtNanos()));
     }
 
-    private void cancel(Request cancel) {
-        Request target = null;
+    private void cancel(SimRequest cancel) {
+        SimRequest target = null;
         boolean onlyCancelledMatches = false;
-        for (Request candidate : inFlight) {
+        for (SimRequest candidate : inFlight) {
             if (candidate.isCancel() || candidate.userData != cancel.target) {
                 continue;
             }
@@ -981,7 +775,7 @@ public final class SimRing implements Ring {
 
     // ------------------------------------------------------------------------------------------- readiness
 
-    private long readyAtNanos(Request request) {
+    private long readyAtNanos(SimRequest request) {
         if (request.decidedResult != STILL_PENDING) {
             return request.decidedAtNanos;
         }
@@ -997,315 +791,9 @@ public final class SimRing implements Ring {
         return Math.max(request.earliestNanos, waitingFor);
     }
 
-    // --------------------------------------------------------------------------------------------- perform
-
-    private int perform(Request request) {
-        if (request.decidedResult != STILL_PENDING) {
-            if (request.opcode == Opcode.CONNECT && !request.cancelled
-                    && request.description instanceof SimKernel.SocketDescription socket) {
-                kernel.network().connectDelivered(socket.socket);
-            }
-            return request.decidedResult;
-        }
-        return switch (request.opcode) {
-            case NOP -> 0;
-            case READ -> read(request);
-            case WRITE -> write(request);
-            case FSYNC -> fsync(request);
-            case FTRUNCATE -> ftruncate(request);
-            case FALLOCATE -> fallocate(request);
-            case RECV -> recv(request);
-            case SEND -> send(request);
-            case ACCEPT -> accept(request);
-            case STATX -> statx(request);
-            case CONNECT, ASYNC_CANCEL, BLOCKING_CALL, OPENAT, MKDIRAT, UNLINKAT, RENAMEAT ->
-                    throw new IllegalStateException("decided at submission: " + request.opcode);
-        };
-    }
-
-    /** Rolls the spurious errors of a transfer; returns the error, or 0 if none. */
-    private int spuriousError() {
-        KernelBehavior behavior = kernel.behavior();
-        if (generator().chance(Site.SPURIOUS_EINTR, behavior.spuriousInterruptRate())) {
-            return -Errno.EINTR;
-        }
-        if (generator().chance(Site.SPURIOUS_EAGAIN, behavior.spuriousAgainRate())) {
-            return -Errno.EAGAIN;
-        }
-        return 0;
-    }
-
-    /** Rolls a short transfer: the length to ask for, in {@code [1, length - 1]} when short. */
-    private int transferLength(Site site, double rate, int length) {
-        boolean shortTransfer = generator().chance(site, rate);
-        if (shortTransfer && length >= 2) {
-            return 1 + generator().nextInt(site, length - 1);
-        }
-        return length;
-    }
-
-    /**
-     * Linux's refusal of a misaligned direct transfer, as ext4 on Linux 6.18 gives it: {@code EINVAL} unless the
-     * file offset and the length are multiples of the alignment. A misaligned memory address is accepted (ext4
-     * moves the bytes although {@code statx} advertises a memory alignment; other file systems refuse it — the
-     * engine refuses it at the call on every runtime, so neither kernel sees one). A direct read at or past the
-     * end of the file returns 0 before any check.
-     *
-     * @return 0 to go on, 1 for "end of file", or a negative errno
-     */
-    private static int directRefusal(SimKernel.FileDescription file, Request request, boolean read) {
-        if (read && request.offset >= file.fileSystem.size(file.handle)) {
-            return 1;
-        }
-        long mask = SimKernel.DIRECT_IO_ALIGNMENT - 1;
-        if (((request.offset | request.length) & mask) != 0) {
-            return -Errno.EINVAL;
-        }
-        return 0;
-    }
-
-    private int read(Request request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
-            return -Errno.EINVAL; // the engine receives from sockets with RECV; pread on a socket is ESPIPE
-        }
-        if (file.direct) {
-            int refusal = directRefusal(file, request, true);
-            if (refusal != 0) {
-                return refusal == 1 ? 0 : refusal;
-            }
-        }
-        int spurious = spuriousError();
-        if (spurious != 0) {
-            return spurious;
-        }
-        // Direct reads are not short but at the end of the file: the device moves whole blocks.
-        int asked = file.direct ? request.length
-                : transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
-        int read = file.fileSystem.read(file.handle, request.offset, request.buffer, asked);
-        if (read == Auditor.BLOCK_BYTES && file.fileSystem.faults().corruptReadRate() == 0) {
-            request.movedUnchanging = file.fileSystem.unchangingBytes(file.handle, request.offset, read);
-        }
-        return read;
-    }
-
-    private int write(Request request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
-            return -Errno.EINVAL; // the engine sends on sockets with SEND
-        }
-        if (file.direct) {
-            int refusal = directRefusal(file, request, false);
-            if (refusal != 0) {
-                return refusal;
-            }
-        }
-        int spurious = spuriousError();
-        if (spurious != 0) {
-            return spurious;
-        }
-        int asked = file.direct ? request.length
-                : transferLength(Site.SHORT_WRITE, kernel.behavior().shortWriteRate(), request.length);
-        byte[] data = new byte[asked];
-        MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
-        boolean durable = (request.rwFlags & Submission.RWF_DSYNC) != 0;
-        int written = file.fileSystem.writeOwned(file.handle, request.offset, data, durable);
-        if (durable && written == asked) {
-            kernel.syncDone();
-        }
-        if (written == asked) {
-            request.movedUnchanging = data; // the file system's now, which nothing changes (writeOwned)
-        }
-        return written;
-    }
-
-    private int fsync(Request request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
-            return -Errno.EINVAL;
-        }
-        boolean dataOnly = (request.flags & Submission.FSYNC_DATASYNC) != 0;
-        int result = file.fileSystem.sync(file.handle, dataOnly);
-        if (result == 0) {
-            kernel.syncDone();
-        }
-        return result;
-    }
-
-    /**
-     * The system call of a path request, run by {@link SimKernel#runOffloaded} through the simulated kernel's own
-     * calls (so with their latency, faults and audit). Paths are absolute or relative to the working directory:
-     * the engine never submits one relative to a directory fd, which this kernel refuses with {@code EBADF}.
-     */
-    private dev.lockstep.kernel.BlockingCall pathCall(Request request) {
-        String path = new String(request.buffer.asSlice(0, request.length).toArray(
-                java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
-        String newPath = request.opcode != Opcode.RENAMEAT ? null : new String(request.buffer.asSlice(
-                request.offset, Submission.nulTerminatedLength(request.buffer, request.offset)).toArray(
-                java.lang.foreign.ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
-        return new dev.lockstep.kernel.BlockingCall() {
-            @Override
-            public int run() {
-                if (request.fd != Submission.AT_FDCWD) {
-                    return -Errno.EBADF;
-                }
-                try {
-                    switch (request.opcode) {
-                        case OPENAT -> {
-                            return kernel.system().open(path, request.flags);
-                        }
-                        case MKDIRAT -> kernel.system().mkdir(path);
-                        case RENAMEAT -> kernel.system().rename(path, newPath);
-                        case UNLINKAT -> {
-                            if ((request.flags & Submission.AT_REMOVEDIR) != 0) {
-                                kernel.system().rmdir(path);
-                            } else {
-                                kernel.system().unlink(path);
-                            }
-                        }
-                        default -> throw new IllegalStateException("not a path request: " + request.opcode);
-                    }
-                    return 0;
-                } catch (dev.lockstep.kernel.KernelException refused) {
-                    return -refused.errno();
-                }
-            }
-
-            @Override
-            public String requestedFrom() {
-                return request.requestedFrom;
-            }
-        };
-    }
-
-    /** {@code statx} of an fd: what the engine asks for (size, direct I/O alignment), at the struct's offsets. */
-    private int statx(Request request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
-            return -Errno.EINVAL;
-        }
-        long size;
-        try {
-            size = file.fileSystem.size(file.handle);
-        } catch (dev.lockstep.kernel.KernelException refused) {
-            return -refused.errno(); // the power is off, or the handle is from before a crash
-        }
-        int answered = request.flags & (dev.lockstep.kernel.Statx.SIZE | dev.lockstep.kernel.Statx.DIOALIGN);
-        request.buffer.asSlice(0, dev.lockstep.kernel.Statx.BYTES).fill((byte) 0);
-        request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, dev.lockstep.kernel.Statx.MASK_OFFSET,
-                answered);
-        request.buffer.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, dev.lockstep.kernel.Statx.SIZE_OFFSET,
-                size);
-        if ((answered & dev.lockstep.kernel.Statx.DIOALIGN) != 0) {
-            request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
-                    dev.lockstep.kernel.Statx.DIO_MEM_ALIGN_OFFSET, SimKernel.DIRECT_IO_ALIGNMENT);
-            request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
-                    dev.lockstep.kernel.Statx.DIO_OFFSET_ALIGN_OFFSET, SimKernel.DIRECT_IO_ALIGNMENT);
-        }
-        return 0;
-    }
-
-    private int ftruncate(Request request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
-            return -Errno.EINVAL;
-        }
-        try {
-            file.fileSystem.truncate(file.handle, request.offset);
-            return 0;
-        } catch (KernelException refused) {
-            return -refused.errno();
-        }
-    }
-
-    private int fallocate(Request request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
-            return -Errno.EINVAL; // as ftruncate's: the engine never preallocates a socket
-        }
-        try {
-            file.fileSystem.allocate(file.handle, request.offset, request.rangeLength);
-            return 0;
-        } catch (KernelException refused) {
-            return -refused.errno();
-        }
-    }
-
-    private int recv(Request request) {
-        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
-            return -Errno.ENOTSOCK;
-        }
-        int spurious = spuriousError();
-        if (spurious != 0) {
-            return spurious;
-        }
-        int asked = transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
-        int result = kernel.network().recv(socket.socket, request.buffer, asked);
-        if (result == -Errno.EAGAIN) {
-            return STILL_PENDING; // nothing arrived after all: a real recv keeps waiting
-        }
-        if (result > 0) {
-            answerBoundary(socket.socket);
-        }
-        return result;
-    }
-
-    /**
-     * Bytes were received on {@code socket}: on a connection a cluster node accepted, that is a request reaching the
-     * node; on the other end of one, the node's answer to a request reaching its asker, an
-     * {@link SimNode.IoBoundary#ANSWERED} boundary of the node. Draws nothing.
-     */
-    private static void answerBoundary(SimSocket socket) {
-        if (socket.acceptedBy != null) {
-            socket.requestReceived = true;
-        }
-        SimSocket answerer = socket.peer;
-        if (answerer != null && answerer.acceptedBy != null && answerer.requestReceived) {
-            answerer.acceptedBy.ioBoundary(SimNode.IoBoundary.ANSWERED);
-        }
-    }
-
-    private int send(Request request) {
-        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
-            return -Errno.ENOTSOCK;
-        }
-        int spurious = spuriousError();
-        if (spurious != 0) {
-            return spurious;
-        }
-        int asked = transferLength(Site.SHORT_WRITE, kernel.behavior().shortWriteRate(), request.length);
-        int window = kernel.network().sendWindow(socket.socket);
-        if (window == 0 && asked > 0) {
-            return STILL_PENDING; // the buffers toward the peer are full: a real send keeps waiting
-        }
-        asked = Math.min(asked, window);
-        byte[] data = new byte[asked];
-        MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
-        return kernel.network().send(socket.socket, data, 0, asked);
-    }
-
-    private int accept(Request request) {
-        if (!(request.description instanceof SimKernel.SocketDescription listener)) {
-            return -Errno.ENOTSOCK;
-        }
-        SimSocket accepted;
-        try {
-            // As Linux: the descriptor is reserved before a connection is taken off the queue, so with none free
-            // the accept fails and the connection waits for the next one.
-            kernel.reserveFd("accept", listener.subject());
-            accepted = kernel.network().accept(listener.socket);
-        } catch (KernelException e) {
-            return -e.errno();
-        }
-        if (accepted == null) {
-            return STILL_PENDING;
-        }
-        accepted.acceptedBy = kernel.nodeRun;
-        try {
-            return kernel.install(new SimKernel.SocketDescription(kernel.network(), accepted), "accept",
-                    request.requestedFrom);
-        } catch (KernelException e) {
-            return -e.errno();
-        }
-    }
-
     /** Whether the engine bounds this opcode by the ring's entries: everything but a wait on a peer or a cancel. */
     /** Whether a request waits for the device to make data durable: an {@code fsync} or an {@code RWF_DSYNC} write. */
-    private static boolean isSync(Request request) {
+    private static boolean isSync(SimRequest request) {
         return request.opcode == Opcode.FSYNC
                 || (request.opcode == Opcode.WRITE && (request.rwFlags & Submission.RWF_DSYNC) != 0);
     }
@@ -1317,7 +805,7 @@ public final class SimRing implements Ring {
         };
     }
 
-    private void retire(Request request) {
+    private void retire(SimRequest request) {
         dequeue(request);
         // inFlight is in sequence order: find it by binary search instead of a scan.
         int low = 0;
@@ -1358,7 +846,7 @@ public final class SimRing implements Ring {
     }
 
     /** How many bytes of the request's buffer a completion moved, which its audit event carries. */
-    private static int transferredBytes(Request request, int result) {
+    private static int transferredBytes(SimRequest request, int result) {
         return switch (request.opcode) {
             case READ, WRITE, RECV, SEND -> Math.max(0, result);
             default -> 0;
