@@ -21,7 +21,8 @@ import java.util.random.RandomGenerator;
  * A nemesis strong enough for consensus protocols: where {@link NodeNemesis} disturbs one uniformly chosen node at a
  * time, so that with five nodes a majority is nearly always whole, this one also takes a majority at once, cuts a
  * node or a minority off the network, aims at the node the protocol believes leads, and crashes nodes at the
- * moments of their I/O where a missing sync shows. Run it in its own task of the controller, as
+ * moments of their I/O where a missing sync shows: while a sync is in flight or just done, and just after answering
+ * a request. Run it in its own task of the controller, as
  * {@code ctx.child("nemesis").spawn(nemesis::run)}; it runs until aborted, and when it is, it heals what it cut and
  * restarts or resumes what it took down.
  *
@@ -103,7 +104,14 @@ public final class ClusterNemesis {
          * {@code meanPause}): time for the others to elect a leader and commit while the target, believing it
          * still leads, takes commands of its own, then heals it.
          */
-        LONG_ISOLATE
+        LONG_ISOLATE,
+        /**
+         * Arms the target to crash just after it answered a request: as soon as a peer has received what the target
+         * sent back on a connection the peer opened ({@link SimNode.IoBoundary#ANSWERED}), so whatever the target
+         * acknowledged and had not synced meets the crash policy while the asker holds the acknowledgement; restarts
+         * it later if it fired, disarms it if it answered nothing within the while.
+         */
+        CRASH_AFTER_ANSWER
     }
 
     /** How often {@link Disturbance#ELECTION} looks for a candidate: about one network delay of a local link. */
@@ -221,8 +229,8 @@ public final class ClusterNemesis {
     }
 
     /**
-     * How often it did {@code disturbance} so far (a {@link Disturbance#CRASH_AT_SYNC} counts when armed, fired or
-     * not).
+     * How often it did {@code disturbance} so far (a {@link Disturbance#CRASH_AT_SYNC} or
+     * {@link Disturbance#CRASH_AFTER_ANSWER} counts when armed, fired or not).
      *
      * @param disturbance the disturbance
      * @return the count
@@ -325,9 +333,10 @@ public final class ClusterNemesis {
                         event("isolate " + split[0] + " for " + longer.toMillis() + " ms");
                         ctx.sleep(longer);
                     }
-                    case CRASH_AT_SYNC -> {
-                        SimNode.IoBoundary boundary = random.nextBoolean() ? SimNode.IoBoundary.SYNC_IN_FLIGHT
-                                : SimNode.IoBoundary.SYNC_DONE;
+                    case CRASH_AT_SYNC, CRASH_AFTER_ANSWER -> {
+                        SimNode.IoBoundary boundary = disturbance == Disturbance.CRASH_AFTER_ANSWER
+                                ? SimNode.IoBoundary.ANSWERED : random.nextBoolean()
+                                ? SimNode.IoBoundary.SYNC_IN_FLIGHT : SimNode.IoBoundary.SYNC_DONE;
                         down.add(target);
                         target.crashAt(boundary);
                         ctx.sleep(length);
