@@ -92,6 +92,19 @@ final class RaftScenario {
         return new RaftScenario(spec, traceLines).run();
     }
 
+    /**
+     * Runs one seed and hands its simulator run, once it ran, to {@code ran} (its coverage and draws, for a guided
+     * search).
+     */
+    static Scenario.Result run(Scenario.Spec spec, int traceLines, java.util.function.Consumer<SimRunner> ran) {
+        RaftScenario scenario = new RaftScenario(spec, traceLines);
+        scenario.ran = ran;
+        return scenario.run();
+    }
+
+    /** Told of the seed's simulator run once it ran; never null. */
+    private java.util.function.Consumer<SimRunner> ran = runner -> { };
+
     /** The fault kinds this workload injects: node crashes (always on), their crash policy, the network's. */
     private static final EnumSet<Fault> APPLICABLE = EnumSet.of(Fault.CRASH, Fault.TORN_WRITES, Fault.PARTITION,
             Fault.CONNECTION_RESET);
@@ -153,6 +166,7 @@ final class RaftScenario {
                 steps = runner.stats().schedulerSteps();
                 digest = runner.digest();
                 SweepCpu.addSimulator(runner.simulatorCpuNanos());
+                ran.accept(runner);
                 String fired = runner.coverage().faultPoints().entrySet().stream()
                         .filter(point -> point.getValue().fired() > 0)
                         .map(point -> point.getKey() + " x" + point.getValue().fired())

@@ -77,9 +77,11 @@ public final class Scenario {
             Objects.requireNonNull(bug, "bug");
             Objects.requireNonNull(nemesis, "nemesis");
             Objects.requireNonNull(search, "search");
-            if (!search.chain().segments().isEmpty()) {
-                throw new IllegalArgumentException("a demo seed's run is chosen by its seed alone; a decision chain"
-                        + " (the guided strategy's) has no place in its replay line");
+            if (!search.chain().segments().isEmpty() && !workload.replicated()) {
+                // Its lifetimes are simulator runs of their own, from checkpoints: a chain counts one run's draws.
+                throw new IllegalArgumentException("a decision chain (the guided strategy's) needs a replicated"
+                        + " workload, whose seed is one simulator run; " + workload.cliName() + " runs lifetimes from"
+                        + " checkpoints");
             }
             if (nemesis != NemesisStrategy.UNIFORM && !workload.replicated()) {
                 throw new IllegalArgumentException("nemesis " + nemesis.cliName() + " disturbs a cluster's nodes:"
@@ -101,8 +103,8 @@ public final class Scenario {
          * The replay line: {@code ./lockstep replay} takes it back.
          *
          * @return e.g. {@code kv:seed=17:faults=crash+sync-errors:workload=mixed:bug=none}, then
-         *     {@code :nemesis=NAME}, {@code :faultpoints=ENABLE/FIRE} and {@code :priorities=DEPTH/STEPS} where they
-         *     are not the defaults
+         *     {@code :nemesis=NAME}, {@code :faultpoints=ENABLE/FIRE}, {@code :priorities=DEPTH/STEPS} and
+         *     {@code :chain=FROM/SEED,...} where they are not the defaults
          */
         public String line() {
             return "kv:seed=" + seed + ":faults=" + faults + ":workload=" + workload.cliName() + ":bug="
@@ -111,7 +113,9 @@ public final class Scenario {
                     + (search.faultPoints().equals(FaultPoints.DEFAULT) ? ""
                             : ":faultpoints=" + search.faultPoints().toString().replace(':', '/'))
                     + (search.priorities().on() ? ":priorities=" + search.priorities().toString().replace(':', '/')
-                            : "");
+                            : "")
+                    + (search.chain().segments().isEmpty() ? ""
+                            : ":chain=" + search.chain().toString().replace(':', '/'));
         }
 
         /**
@@ -196,7 +200,7 @@ public final class Scenario {
         /**
          * Parses a replay line: {@code kv:} and then {@code key=value} fields joined by {@code :}, each key at most
          * once ({@code seed}, which is needed, {@code faults}, {@code workload}, {@code bug}, {@code nemesis},
-         * {@code faultpoints}, {@code priorities}, {@code digest}); a
+         * {@code faultpoints}, {@code priorities}, {@code chain}, {@code digest}); a
          * leading {@code replay:} or {@code ./lockstep replay}, as a failure prints it, is ignored.
          *
          * @param line the line
@@ -241,7 +245,7 @@ public final class Scenario {
                     throw new IllegalArgumentException("replay line field '" + part + "' has no '='");
                 }
                 String key = part.substring(0, eq);
-                if (!List.of("seed", "faults", "workload", "bug", "nemesis", "faultpoints", "priorities",
+                if (!List.of("seed", "faults", "workload", "bug", "nemesis", "faultpoints", "priorities", "chain",
                         "digest").contains(key)) {
                     throw new IllegalArgumentException("unknown replay line field '" + key + "'");
                 }
@@ -281,8 +285,18 @@ public final class Scenario {
                     ? FaultPoints.parse(slashed("faultpoints", fields.get("faultpoints"))) : FaultPoints.DEFAULT;
             Priorities priorities = fields.containsKey("priorities")
                     ? Priorities.parse(slashed("priorities", fields.get("priorities"))) : Priorities.OFF;
+            DecisionChain chain = fields.containsKey("chain") ? chainOf(fields.get("chain")) : DecisionChain.NONE;
             return new ReplayLine(new Spec(seed, faults, workload, bug, nemesis, new SearchSettings(points, priorities,
-                    DecisionChain.NONE)), fields.get("digest"));
+                    chain)), fields.get("digest"));
+        }
+
+        /** A {@code chain=} field: {@code fromDraw/seed} pairs joined by commas, as the simulator's {@code :}. */
+        private static DecisionChain chainOf(String value) {
+            if (value.indexOf(':') >= 0) {
+                throw new IllegalArgumentException("replay line chain='" + value + "' is fromDraw/seed pairs joined"
+                        + " by ','");
+            }
+            return DecisionChain.parse(value.replace('/', ':'));
         }
 
         /** A field's {@code A/B} as the simulator's {@code A:B}; a value with a ':' of its own is refused. */

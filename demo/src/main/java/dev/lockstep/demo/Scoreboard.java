@@ -182,6 +182,9 @@ final class Scoreboard {
     }
 
     private static RangeResult sweepRange(Settings settings, Target target, long first) {
+        if (settings.strategy() == SearchStrategy.GUIDED && target.workload().replicated()) {
+            return guidedRange(settings, target, first);
+        }
         long start = SweepCpu.now();
         long budget = (long) (settings.budgetCpuSeconds() * 1e9);
         for (long seed = first; seed < first + settings.maxSeedsPerRange(); seed++) {
@@ -193,6 +196,43 @@ final class Scoreboard {
             }
             if (spent >= budget) {
                 return new RangeResult(first, seed - first + 1, spent, null);
+            }
+        }
+        return new RangeResult(first, settings.maxSeedsPerRange(), SweepCpu.now() - start, null);
+    }
+
+    /**
+     * A range of the guided strategy: the explorer's loop from {@code first}, one run at a time, each a seed and a
+     * decision chain, until the first failure or the budget; "seeds" are its runs. Every run's spec carries its
+     * chain, so its replay line reruns it.
+     */
+    private static RangeResult guidedRange(Settings settings, Target target, long first) {
+        long start = SweepCpu.now();
+        long budget = (long) (settings.budgetCpuSeconds() * 1e9);
+        dev.lockstep.testing.GuidedRuns explorer = new dev.lockstep.testing.GuidedRuns(first);
+        for (long run = 1; run <= settings.maxSeedsPerRange(); run++) {
+            dev.lockstep.testing.GuidedRuns.Choice choice = explorer.next();
+            Scenario.Spec fresh = SearchStrategy.RANDOM.spec(choice.seed(), target.workload(), target.bug());
+            Scenario.Spec spec = new Scenario.Spec(choice.seed(), fresh.faults(), target.workload(), target.bug(),
+                    fresh.nemesis(), fresh.search().withChain(choice.chain()));
+            List<dev.lockstep.sim.Coverage> reached = new ArrayList<>();
+            long[] draws = {0};
+            Scenario.Result result;
+            try {
+                result = RaftScenario.run(spec, 0, runner -> {
+                    reached.add(runner.coverage());
+                    draws[0] += runner.stats().draws();
+                });
+            } catch (RuntimeException | Error unexpected) {
+                throw new IllegalStateException("the scoreboard's harness failed on " + spec, unexpected);
+            }
+            long spent = SweepCpu.now() - start;
+            if (!result.passed()) {
+                return new RangeResult(first, run, spent, result);
+            }
+            explorer.observe(choice, reached, draws[0]);
+            if (spent >= budget) {
+                return new RangeResult(first, run, spent, null);
             }
         }
         return new RangeResult(first, settings.maxSeedsPerRange(), SweepCpu.now() - start, null);

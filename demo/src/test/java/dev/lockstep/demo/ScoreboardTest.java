@@ -50,6 +50,63 @@ class ScoreboardTest {
                 .failure())), table);
     }
 
+    /**
+     * The guided strategy runs the explorer's loop in each range, within its budget: what it found is a run of a
+     * seed and a decision chain, and the replay line, chain included, reruns it exactly.
+     */
+    @Test
+    @Timeout(300) // a bound for the loaded 2-core machine, not an expectation
+    void theGuidedStrategyRunsItsLoopPerRangeAndItsFailureReplaysExactly() throws Exception {
+        Scoreboard.Settings settings = new Scoreboard.Settings(List.of(new Scoreboard.Target(
+                InjectedBug.VOTE_WITHOUT_LOG_CHECK, Workload.REPLICATED)), SearchStrategy.GUIDED, 1e6, 30, 2, 2);
+        Scoreboard.Row row = Scoreboard.run(settings, new AtomicInteger()).getFirst();
+        assertEquals(2, row.found(), "vote-without-log-check found in both ranges of 30 guided runs: " + row);
+        for (Scoreboard.RangeResult range : row.ranges()) {
+            assertTrue(range.cpuNanos() > 0 && range.seeds() >= 1, range.toString());
+            Scenario.Result found = range.failure();
+            String line = Explorer.replayLine(found);
+            assertEquals(found.spec(), Scenario.Spec.parse(line), line);
+            Scenario.Result replayed = Scenario.run(Scenario.Spec.parse(line), 0);
+            assertEquals(found.failure(), replayed.failure(), "the replay line reruns the failure");
+            assertEquals(found.digest(), replayed.digest(), "the same run, decision for decision");
+        }
+        // A branched run (a seed and a chain) replays exactly from its line too.
+        dev.lockstep.testing.GuidedRuns explorer = new dev.lockstep.testing.GuidedRuns(1);
+        Scenario.Result chained = null;
+        for (int run = 0; run < 12 && chained == null; run++) {
+            dev.lockstep.testing.GuidedRuns.Choice choice = explorer.next();
+            Scenario.Spec fresh = SearchStrategy.RANDOM.spec(choice.seed(), Workload.REPLICATED, InjectedBug.NONE);
+            Scenario.Spec spec = new Scenario.Spec(choice.seed(), fresh.faults(), Workload.REPLICATED,
+                    InjectedBug.NONE, fresh.nemesis(), fresh.search().withChain(choice.chain()));
+            List<dev.lockstep.sim.Coverage> reached = new java.util.ArrayList<>();
+            long[] draws = {0};
+            Scenario.Result result = RaftScenario.run(spec, 0, runner -> {
+                reached.add(runner.coverage());
+                draws[0] += runner.stats().draws();
+            });
+            assertTrue(result.passed(), result.failure());
+            if (!choice.chain().segments().isEmpty()) {
+                chained = result;
+            }
+            explorer.observe(choice, reached, draws[0]);
+        }
+        assertTrue(chained != null, "no branched run in 12 guided runs");
+        assertTrue(Explorer.replayLine(chained).contains(":chain="), Explorer.replayLine(chained));
+        assertEquals(chained.digest(), Scenario.run(Scenario.Spec.parse(Explorer.replayLine(chained)), 0).digest());
+
+        // A branched run's line carries its chain, read back as the simulator's; the key-value runs take none.
+        Scenario.Spec branched = new Scenario.Spec(5, FaultConfig.NONE, Workload.REPLICATED, InjectedBug.FIGURE_8,
+                NemesisStrategy.UNIFORM, dev.lockstep.testing.SearchSettings.DEFAULT.withChain(
+                        dev.lockstep.sim.DecisionChain.parse("120:-7,300:9")));
+        assertTrue(branched.line().endsWith(":chain=120/-7,300/9"), branched.line());
+        assertEquals(branched, Scenario.Spec.parse(branched.line()));
+        IllegalArgumentException kv = assertThrows(IllegalArgumentException.class,
+                () -> Scenario.Spec.parse("kv:seed=5:workload=mixed:chain=120/-7"));
+        assertTrue(kv.getMessage().contains("needs a replicated workload"), kv.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> Scenario.Spec.parse("kv:seed=5:workload=replicated:chain=120:-7"));
+    }
+
     @Test
     void aNemesisOtherThanUniformIsInTheReplayLineAndOnlyForAReplicatedWorkload() {
         Scenario.Spec spec = new Scenario.Spec(7, FaultConfig.parse("crash"), Workload.REPLICATED_5,
@@ -107,12 +164,8 @@ class ScoreboardTest {
         IllegalArgumentException strategy = assertThrows(IllegalArgumentException.class,
                 () -> SearchStrategy.parse("bogus"));
         assertTrue(strategy.getMessage().contains("unknown strategy 'bogus'; known: random, pct, faultpoints,"
-                + " targeted, nemesis-swarm, combined"), strategy.getMessage());
-        IllegalArgumentException guided = assertThrows(IllegalArgumentException.class,
-                () -> SearchStrategy.parse("guided"));
-        assertTrue(guided.getMessage().contains("strategy 'guided': the guided strategy chooses each run from the"
-                + " runs before it"), guided.getMessage());
-        for (String[] args : new String[][] {{"--strategy", "bogus"}, {"--strategy", "guided"}, {"--nodes", "4"},
+                + " targeted, nemesis-swarm, combined, guided"), strategy.getMessage());
+        for (String[] args : new String[][] {{"--strategy", "bogus"}, {"--nodes", "4"},
                 {"--budget", "0"},
                 {"--ranges", "0"}}) {
             CommandLine line = Main.commandLine();

@@ -26,6 +26,12 @@ final class RunRecord {
         }
     }
 
+    /** Adds the lifetimes of a run a tool made itself: their coverage and the draws they made together. */
+    void add(List<Coverage> coverage, long runDraws) {
+        lifetimes.addAll(coverage);
+        draws += runDraws;
+    }
+
     /** Every signal of every lifetime, with the draw count when the run first reached it. */
     TreeMap<String, Long> signals() {
         TreeMap<String, Long> all = new TreeMap<>();
