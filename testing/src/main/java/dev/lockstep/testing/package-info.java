@@ -8,7 +8,9 @@
  * node's syncs and during its recovery, strikes at the voters of an election, aim at the leader a protocol names,
  * swarm of disturbances per seed; {@link dev.lockstep.testing.NemesisStrategy} names them for tools
  * that pick one),
- * {@link dev.lockstep.testing.Simulations} to run a task under a seed and faults (with crashes and restarts), and
+ * {@link dev.lockstep.testing.Simulations} to run a task under a seed and faults (with crashes and restarts),
+ * search strategies ({@link dev.lockstep.testing.SearchStrategy}; {@link dev.lockstep.testing.GuidedRuns} for a tool
+ * that makes its runs itself), and
  * generators for properties ({@link dev.lockstep.testing.SimGenerators}, over the harness of
  * {@code dev.lockstep.property}) so that a failing property shrinks to the
  * smallest fault configuration that still fails.
