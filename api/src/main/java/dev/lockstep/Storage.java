@@ -25,6 +25,17 @@ import java.util.List;
  * a temporary blob, syncing it, renaming it over the old name and syncing the partition: after a crash the name
  * holds the old contents or the new ones, whole, and once {@code syncPartition} completed, the new ones.
  *
+ * <h2>Failures of the calls that change names</h2>
+ * {@code open} (when it creates), {@code rename}, {@code remove} and {@code syncPartition} fail typed, naming the
+ * blob or partition: {@link StorageFullException} when the device has no room for a new entry ({@code ENOSPC}: an
+ * open that creates, a rename), {@link StorageIoException} for an I/O error or a full descriptor table
+ * ({@code EMFILE}), the errno named in the message, the same on every runtime. A failed call may still have had
+ * its effect, as on Linux: an open that created its blob and then failed to make it durable (the partition's
+ * sync failed) leaves the blob there, empty, so a {@link OpenOptions#CREATE_NEW} retried after that failure fails
+ * with {@link BlobExistsException}, and a crash may keep or drop the blob. The runtime does not remove it on the
+ * failure, as that removal would be no more durable than the create was: recovery opens such a blob with
+ * {@link OpenOptions#OPEN_EXISTING} or removes it.
+ *
  * <h2>Concurrency</h2>
  * Several opens of one blob may coexist and read concurrently; concurrent writes to one blob through
  * independent opens are unspecified. Open handles of a removed blob stay readable (unsynced bytes included)

@@ -20,7 +20,11 @@ import dev.lockstep.sim.os.SimFileSystem;
  *   <li>{@code resizeRate}: {@code truncate} and {@code fallocate};</li>
  *   <li>{@code removeRate}: {@code unlink}, {@code rmdir} and {@code rename} (which removes the old name; the
  *       names are left as they were);</li>
- *   <li>{@code scanRate}: directory listings.</li>
+ *   <li>{@code scanRate}: directory listings;</li>
+ *   <li>{@code metadataFullRate}: the calls that add a directory entry — an {@code open} that creates a missing
+ *       file, {@code mkdir}, {@code rename} — fail with {@code ENOSPC} instead, as on ext4 out of inodes or of
+ *       blocks for a directory, with data space left; nothing is created or renamed. 0 by default and not set by
+ *       {@link Builder#allRates}; a rate of 0 draws nothing, so runs without it keep their digests.</li>
  * </ul>
  * {@code syncfs} rolls {@code syncRate}; {@code lock} opens its file and so rolls {@code openRate}. {@code close},
  * {@code size} and {@code isDirectory} are never faulted: on Linux {@code close} and {@code fstat} of a local file
@@ -61,10 +65,12 @@ import dev.lockstep.sim.os.SimFileSystem;
  * @param corruptReadRate the chance that a file read returns one bit flipped (see "Silent corruption")
  * @param corruptWriteRate the chance that a write stores one bit flipped (see "Silent corruption")
  * @param misdirectedWriteRate the chance that a write lands at another offset (see "Silent corruption")
+ * @param metadataFullRate the chance that a call adding a directory entry fails {@code ENOSPC}
  */
 public record StorageFaults(double openRate, double readRate, double writeRate, double syncRate,
         double resizeRate, double removeRate, double scanRate, double partialWriteRate, SyncFailureModel syncFailure,
-        long capacityBytes, double corruptReadRate, double corruptWriteRate, double misdirectedWriteRate) {
+        long capacityBytes, double corruptReadRate, double corruptWriteRate, double misdirectedWriteRate,
+        double metadataFullRate) {
 
     /** No faults and unlimited capacity. */
     public static final StorageFaults NONE = builder().build();
@@ -87,6 +93,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         requireRate("corruptReadRate", corruptReadRate);
         requireRate("corruptWriteRate", corruptWriteRate);
         requireRate("misdirectedWriteRate", misdirectedWriteRate);
+        requireRate("metadataFullRate", metadataFullRate);
         if (syncFailure == null) {
             throw new InvalidConfigException("StorageFaults.syncFailure", "StorageFaults.syncFailure must not be null");
         }
@@ -126,7 +133,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
                 .resizeRate(resizeRate).removeRate(removeRate).scanRate(scanRate)
                 .partialWriteRate(partialWriteRate).syncFailure(syncFailure).capacityBytes(capacityBytes)
                 .corruptReadRate(corruptReadRate).corruptWriteRate(corruptWriteRate)
-                .misdirectedWriteRate(misdirectedWriteRate);
+                .misdirectedWriteRate(misdirectedWriteRate).metadataFullRate(metadataFullRate);
     }
 
     /**
@@ -139,8 +146,8 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
     }
 
     /**
-     * The record's usual text; the silent-corruption rates are named only when one is above 0, so the text (which
-     * the audit records when a test replaces the faults) reads as it did before they existed.
+     * The record's usual text; the silent-corruption rates and the metadata-full rate are named only when above 0,
+     * so the text (which the audit records when a test replaces the faults) reads as it did before they existed.
      *
      * @return e.g. {@code StorageFaults[openRate=0.0, ...]}
      */
@@ -153,6 +160,9 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         if (corrupts()) {
             text += ", corruptReadRate=" + corruptReadRate + ", corruptWriteRate=" + corruptWriteRate
                     + ", misdirectedWriteRate=" + misdirectedWriteRate;
+        }
+        if (metadataFullRate > 0) {
+            text += ", metadataFullRate=" + metadataFullRate;
         }
         return text + "]";
     }
@@ -172,6 +182,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         private double corruptReadRate;
         private double corruptWriteRate;
         private double misdirectedWriteRate;
+        private double metadataFullRate;
 
         private Builder() {
         }
@@ -320,6 +331,18 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         }
 
         /**
+         * Sets the chance that a call adding a directory entry ({@code open} creating a file, {@code mkdir},
+         * {@code rename}) fails {@code ENOSPC}.
+         *
+         * @param rate the chance, in {@code [0, 1]}
+         * @return this
+         */
+        public Builder metadataFullRate(double rate) {
+            this.metadataFullRate = rate;
+            return this;
+        }
+
+        /**
          * Sets every failure rate (not {@code partialWriteRate}, nor the silent-corruption rates) to one value.
          *
          * @param rate the rate for open, read, write, sync, resize, remove and scan
@@ -339,7 +362,7 @@ public record StorageFaults(double openRate, double readRate, double writeRate, 
         public StorageFaults build() {
             return new StorageFaults(openRate, readRate, writeRate, syncRate, resizeRate, removeRate, scanRate,
                     partialWriteRate, syncFailure, capacityBytes, corruptReadRate, corruptWriteRate,
-                    misdirectedWriteRate);
+                    misdirectedWriteRate, metadataFullRate);
         }
     }
 }

@@ -108,6 +108,47 @@ class StorageFaultsApiTest {
         assertEquals(List.of("b"), names, "the failed create left no blob behind");
     }
 
+    /**
+     * With no room for a directory entry (ENOSPC, ext4 out of inodes), an open that would create the blob and a
+     * rename fail with StorageFullException naming what they were to do, and change nothing; an open of a blob
+     * that exists needs no entry and works.
+     */
+    @Test
+    void metadataFullFailsCreatesAndRenamesWithStorageFullAndChangesNothing() {
+        List<String> names = withFaults(StorageFaults.builder().metadataFullRate(1).build(), f -> {
+            fails(StorageFullException.class, "open of blob 'p/fresh'",
+                    () -> f.ctx().open("p", "fresh", dev.lockstep.OpenOptions.CREATE_NEW).await());
+            fails(StorageFullException.class, "ENOSPC", () -> f.ctx().open("p", "other").await());
+            fails(StorageFullException.class, "rename of blob 'p/b' to 'p/c'",
+                    () -> f.ctx().rename("p", "b", "c").await());
+            f.ctx().open("p", "b", dev.lockstep.OpenOptions.OPEN_EXISTING).await().blob().close();
+            return f.ctx().scan("p").await().stream().map(n -> new String(n, StandardCharsets.UTF_8)).toList();
+        });
+        assertEquals(List.of("b"), names, "nothing was created or renamed");
+    }
+
+    /**
+     * An open that created its blob and then failed to make it durable (its directory's fsync failed) fails with
+     * StorageIoException, and the blob is there: a failed metadata call may have had its effect, as on Linux,
+     * where the entry may also survive a crash. So a CREATE_NEW retried after the failure finds the blob
+     * (BlobExistsException naming it), and recovery opens it (OPEN_EXISTING) or removes it (Storage's doc).
+     */
+    @Test
+    void aCreateNewWhoseSyncFailedLeavesTheBlobForRecoveryToFind() {
+        List<String> names = withFaults(StorageFaults.builder().syncRate(1).build(), f -> {
+            fails(StorageIoException.class, "p/fresh",
+                    () -> f.ctx().open("p", "fresh", dev.lockstep.OpenOptions.CREATE_NEW).await());
+            SimRunner.control(f.ctx()).storageFaults(StorageFaults.NONE);
+            fails(dev.lockstep.BlobExistsException.class, "p/fresh",
+                    () -> f.ctx().open("p", "fresh", dev.lockstep.OpenOptions.CREATE_NEW).await());
+            dev.lockstep.OpenedBlob found = f.ctx().open("p", "fresh", dev.lockstep.OpenOptions.OPEN_EXISTING).await();
+            found.blob().close();
+            assertEquals(0, found.length());
+            return f.ctx().scan("p").await().stream().map(n -> new String(n, StandardCharsets.UTF_8)).toList();
+        });
+        assertEquals(List.of("b", "fresh"), names);
+    }
+
     @Test
     void renameFaultFailsRenamesWithStorageIoNamingBothBlobsAndChangesNothing() {
         List<String> names = withFaults(StorageFaults.builder().removeRate(1).build(), f -> {

@@ -260,6 +260,46 @@ class UringFaultsTest {
         assertArrayEquals(data, Arrays.copyOfRange(read, data.length, 2 * data.length));
     }
 
+    /**
+     * A file system out of inodes (a tmpfs with 16, mounted for this test) refuses a new entry with data space
+     * left: an open that would create a blob fails with StorageFullException naming it and ENOSPC, creates
+     * nothing, and an open of a blob that exists still works, as the simulator's metadata-full fault has it.
+     */
+    @Test
+    void aFileSystemOutOfInodesFailsCreatingOpensWithStorageFullNamingTheBlob() throws Exception {
+        assumeTmpfs();
+        Path mountPoint = Files.createTempDirectory("lockstep-inodes");
+        Result mounted = run("mount", "-t", "tmpfs", "-o", "size=1m,nr_inodes=16", "tmpfs", mountPoint.toString());
+        assertEquals(0, mounted.exitCode, mounted.output);
+        try {
+            String outcome = UringRunner.builder().workers(1).ringEntries(4).storage(mountPoint.resolve("store"))
+                    .build().start(ctx -> {
+                        ctx.open("p", "first").await().blob().close();
+                        StorageFullException full = null;
+                        int created = 1;
+                        for (int i = 0; i < 32 && full == null; i++) {
+                            try {
+                                ctx.open("p", "blob" + i).await().blob().close();
+                                created++;
+                            } catch (StorageFullException refused) {
+                                full = refused;
+                            }
+                        }
+                        assertNotNull(full, "32 blobs fit in 16 inodes");
+                        assertEquals(created, ctx.scan("p").await().size(), "the refused open created nothing");
+                        ctx.open("p", "first", dev.lockstep.OpenOptions.OPEN_EXISTING).await().blob().close();
+                        return full.getMessage();
+                    });
+            assertTrue(outcome.contains("'p/blob") && outcome.contains("ENOSPC"), outcome);
+        } finally {
+            Result unmounted = run("umount", mountPoint.toString());
+            if (unmounted.exitCode != 0) {
+                run("umount", "-l", mountPoint.toString());
+            }
+            Files.delete(mountPoint);
+        }
+    }
+
     @Test
     void aFileDeletedUnderAnOpenBlobStaysReadableThroughItAndItsNameOpensANewEmptyBlob() throws Exception {
         Path root = directory.resolve("store");

@@ -97,5 +97,10 @@ public enum Site {
     /** Whether a write stores one bit flipped, and which: see {@link StorageFaults#corruptWriteRate()}. */
     CORRUPT_WRITE,
     /** Whether a write lands at another offset, and where: see {@link StorageFaults#misdirectedWriteRate()}. */
-    MISDIRECTED_WRITE
+    MISDIRECTED_WRITE,
+    /**
+     * Whether a call that adds a directory entry finds no room for it ({@code ENOSPC}): see
+     * {@link StorageFaults#metadataFullRate()}.
+     */
+    FAULT_METADATA_FULL
 }

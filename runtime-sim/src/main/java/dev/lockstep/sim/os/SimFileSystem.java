@@ -261,6 +261,26 @@ public final class SimFileSystem {
         }
     }
 
+    /**
+     * Rolls {@link StorageFaults#metadataFullRate()} for a call that adds a directory entry: {@code ENOSPC}, before
+     * the call has any effect. Draws nothing while the rate is 0, so runs without it keep their digests.
+     */
+    private void metadataFull(String call, String subject) {
+        if (faults.metadataFullRate() > 0 && generator.chance(Site.FAULT_METADATA_FULL, faults.metadataFullRate())) {
+            throw new KernelException(Errno.ENOSPC, call, subject);
+        }
+    }
+
+    /** Whether {@code parts} names nothing yet (so an {@code O_CREAT} open would add an entry). Draws nothing. */
+    private boolean isMissing(List<String> parts, String path) {
+        try {
+            lookup(parts, "open", path);
+            return false;
+        } catch (KernelException e) {
+            return e.errno() == Errno.ENOENT;
+        }
+    }
+
     // -------------------------------------------------------------------------------------- namespace calls
 
     /**
@@ -277,7 +297,7 @@ public final class SimFileSystem {
      * @return the handle
      * @throws KernelException {@code EIO} (injected), {@code ENOENT}, {@code ENOTDIR}, {@code EISDIR} (a
      *                         directory opened for writing), {@code EEXIST}, {@code EINVAL}
-     *                         ({@code O_CREAT | O_DIRECTORY})
+     *                         ({@code O_CREAT | O_DIRECTORY}), {@code ENOSPC} (injected, creating a missing file)
      */
     public Handle open(String path, int flags) {
         checkPower("open", path);
@@ -290,6 +310,9 @@ public final class SimFileSystem {
         boolean readable = (flags & ACCESS_MODE_MASK) != O_WRONLY;
         if (create && directoryOnly) {
             throw new KernelException(Errno.EINVAL, "open", path);
+        }
+        if (create && faults.metadataFullRate() > 0 && isMissing(parts, path)) {
+            metadataFull("open", path);
         }
         Node node = namespace.open(parts, path, create, exclusive, directoryOnly, writable);
         node.opens++;
@@ -334,11 +357,12 @@ public final class SimFileSystem {
      *
      * @param path the path
      * @throws KernelException {@code EIO} (injected at the open rate: it creates an entry as {@code O_CREAT}
-     *                         does), {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}
+     *                         does), {@code ENOSPC} (injected at the metadata-full rate), {@code EEXIST}, {@code ENOENT}, {@code ENOTDIR}
      */
     public void mkdir(String path) {
         checkPower("mkdir", path);
         fault(Site.FAULT_OPEN, faults.openRate(), "mkdir", path);
+        metadataFull("mkdir", path);
         namespace.mkdir(components(path), path);
     }
 
@@ -371,12 +395,14 @@ public final class SimFileSystem {
      * @param to the new path, in the same directory
      * @throws KernelException {@code EIO} (injected at the remove rate: it removes the old name), {@code ENOENT},
      *                         {@code ENOTDIR}, {@code EISDIR} (a file over a directory), {@code ENOTEMPTY},
-     *                         {@code EBUSY} (the root), {@code EXDEV} (another directory)
+     *                         {@code EBUSY} (the root), {@code EXDEV} (another directory), {@code ENOSPC}
+     *                         (injected at the metadata-full rate; the names are left as they were)
      */
     public void rename(String from, String to) {
         String subject = from + " -> " + to;
         checkPower("rename", subject);
         fault(Site.FAULT_REMOVE, faults.removeRate(), "rename", subject);
+        metadataFull("rename", subject);
         FileNode replaced = namespace.rename(components(from), components(to), subject);
         if (replaced != null && !replaced.counted()) {
             usedBytes -= replaced.live.size();

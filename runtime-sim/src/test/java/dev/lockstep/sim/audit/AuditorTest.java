@@ -114,7 +114,7 @@ class AuditorTest {
                 "PARTIAL_WRITE", "CRASH_PREFIX", "CRASH_SUBSET", "CRASH_TEAR", "NETWORK_JITTER", "NETWORK_BREAK",
                 "CRASH_POINT", "SYNC_WRITEBACK", "SYSCALL_LATENCY", "INLINE_COMPLETION", "CRASH_ENTRY", "FAULT_POINT_ENABLED",
                 "FAULT_POINT_FIRED", "PRIORITY_CHANGE_POINT", "FIBER_PRIORITY", "CORRUPT_READ", "CORRUPT_WRITE",
-                "MISDIRECTED_WRITE"),
+                "MISDIRECTED_WRITE", "FAULT_METADATA_FULL"),
                 java.util.Arrays.stream(Site.values()).map(Site::name).toList());
     }
 
