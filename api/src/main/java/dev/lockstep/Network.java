@@ -19,7 +19,20 @@ public interface Network {
      * @return an operation yielding the listener; fails with {@link BindFailedException} naming the address
      * @throws IllegalArgumentException at the call, naming the address, if it is unresolved
      */
-    Operation<Listener> bind(InetSocketAddress address);
+    default Operation<Listener> bind(InetSocketAddress address) {
+        return bind(address, SocketOptions.DEFAULTS);
+    }
+
+    /**
+     * Binds and listens on {@code address}, every accepted connection with {@code options} (set on the listening
+     * socket before it listens, which Linux hands to each accepted socket).
+     *
+     * @param address the local address, resolved
+     * @param options the accepted connections' options, not null
+     * @return as {@link #bind(InetSocketAddress)}
+     * @throws IllegalArgumentException at the call, naming the address, if it is unresolved
+     */
+    Operation<Listener> bind(InetSocketAddress address, SocketOptions options);
 
     /**
      * Connects to {@code address}.
@@ -29,5 +42,18 @@ public interface Network {
      *     address
      * @throws IllegalArgumentException at the call, naming the address, if it is unresolved
      */
-    Operation<Connection> dial(InetSocketAddress address);
+    default Operation<Connection> dial(InetSocketAddress address) {
+        return dial(address, SocketOptions.DEFAULTS);
+    }
+
+    /**
+     * Connects to {@code address} with {@code options}, set on the socket before it connects.
+     *
+     * @param address the peer, resolved
+     * @param options the connection's options, not null
+     * @return as {@link #dial(InetSocketAddress)}; a kernel that refuses an option fails it with
+     *     {@link ConnectionFailedException} naming the option
+     * @throws IllegalArgumentException at the call, naming the address, if it is unresolved
+     */
+    Operation<Connection> dial(InetSocketAddress address, SocketOptions options);
 }

@@ -320,13 +320,13 @@ final class EngineContext implements Context {
     // ---- Network ----
 
     @Override
-    public Operation<Listener> bind(InetSocketAddress address) {
-        return EngineNetwork.bind(engine, address);
+    public Operation<Listener> bind(InetSocketAddress address, dev.lockstep.SocketOptions options) {
+        return EngineNetwork.bind(engine, address, options);
     }
 
     @Override
-    public Operation<Connection> dial(InetSocketAddress address) {
-        return EngineNetwork.dial(engine, address);
+    public Operation<Connection> dial(InetSocketAddress address, dev.lockstep.SocketOptions options) {
+        return EngineNetwork.dial(engine, address, options);
     }
 
     @Override

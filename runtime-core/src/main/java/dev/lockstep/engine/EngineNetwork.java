@@ -9,6 +9,7 @@ import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.SendFailedException;
 import dev.lockstep.Sink;
+import dev.lockstep.SocketOptions;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
@@ -36,8 +37,9 @@ final class EngineNetwork {
     private EngineNetwork() {
     }
 
-    static Operation<Listener> bind(Engine engine, InetSocketAddress address) {
+    static Operation<Listener> bind(Engine engine, InetSocketAddress address, SocketOptions options) {
         java.util.Objects.requireNonNull(address, "address");
+        java.util.Objects.requireNonNull(options, "options");
         if (address.isUnresolved()) {
             // Refused here, not by the kernel: a kernel answer would differ between runtimes and come only at await.
             throw new IllegalArgumentException("address must be resolved, was " + address);
@@ -52,9 +54,11 @@ final class EngineNetwork {
                 throw new BindFailedException("bind of " + address + " failed: " + failure.getMessage(), failure);
             }
             try {
+                // Before listen: Linux hands them to every accepted socket, and sizes its window from them.
+                setBufferOptions(system, fd, options);
                 system.bindAndListen(fd, address, LISTEN_BACKLOG);
                 InetSocketAddress local = system.localAddress(fd);
-                return new EngineListener(engine, new SharedFd(fd, system, "listener " + local), local);
+                return new EngineListener(engine, new SharedFd(fd, system, "listener " + local), local, options);
             } catch (KernelException failure) {
                 system.close(fd);
                 throw new BindFailedException("bind of " + address + " failed: " + failure.getMessage(), failure);
@@ -62,21 +66,37 @@ final class EngineNetwork {
         }, cause -> new BindFailedException("bind of " + address + " failed inside the runtime: " + cause, cause)));
     }
 
-    static Operation<Connection> dial(Engine engine, InetSocketAddress address) {
+    static Operation<Connection> dial(Engine engine, InetSocketAddress address, SocketOptions options) {
         java.util.Objects.requireNonNull(address, "address");
+        java.util.Objects.requireNonNull(options, "options");
         if (address.isUnresolved()) {
             throw new IllegalArgumentException("address must be resolved, was " + address);
         }
         Worker worker = EngineContext.currentWorker("Network.dial");
-        return worker.register(new ConnectRequest(engine, address));
+        return worker.register(new ConnectRequest(engine, address, options));
     }
 
-    static Connection connection(Engine engine, int fd, InetSocketAddress peer) {
+    /**
+     * Sets the options beside no-delay on a socket that is not yet connected or listening, if any differs from
+     * the system's: a socket with the defaults makes no call, so it costs nothing (and the simulator records
+     * nothing new).
+     *
+     * @throws KernelException if the kernel refuses one, naming it
+     */
+    static void setBufferOptions(SystemCalls system, int fd, SocketOptions options) {
+        if (options.keepAlive() || options.sendBufferBytes() > 0 || options.receiveBufferBytes() > 0) {
+            system.setSocketOptions(fd, options.keepAlive(), options.sendBufferBytes(), options.receiveBufferBytes());
+        }
+    }
+
+    static Connection connection(Engine engine, int fd, InetSocketAddress peer, SocketOptions options) {
         SystemCalls system = engine.kernel().system();
-        try {
-            system.noDelay(fd);
-        } catch (KernelException ignored) {
-            // TCP_NODELAY is a latency hint; a socket that refuses it still works.
+        if (options.noDelay()) {
+            try {
+                system.noDelay(fd);
+            } catch (KernelException ignored) {
+                // TCP_NODELAY is a latency hint; a socket that refuses it still works.
+            }
         }
         SharedFd shared = new SharedFd(fd, system, "connection to " + peer);
         ConnectionSides sides = new ConnectionSides(shared, peer, system);
@@ -89,12 +109,14 @@ final class EngineNetwork {
     private static final class ConnectRequest extends RingRequest {
         private final Engine engine;
         private final InetSocketAddress address;
+        private final SocketOptions options;
         private int fd = -1;
 
-        ConnectRequest(Engine engine, InetSocketAddress address) {
+        ConnectRequest(Engine engine, InetSocketAddress address, SocketOptions options) {
             super(null);
             this.engine = engine;
             this.address = address;
+            this.options = options;
         }
 
         @Override
@@ -103,6 +125,7 @@ final class EngineNetwork {
             if (fd < 0) {
                 try {
                     fd = system.socket(address);
+                    setBufferOptions(system, fd, options);
                     buffer = system.sockaddr(ring, address);
                 } catch (KernelException failure) {
                     // Reported by the completion of a no-op, so failure flows through the usual path.
@@ -137,7 +160,7 @@ final class EngineNetwork {
             }
             int connected = fd;
             fd = -1;
-            return succeed(connection(engine, connected, address));
+            return succeed(connection(engine, connected, address, options));
         }
 
         @Override
@@ -171,11 +194,14 @@ final class EngineNetwork {
         private final Engine engine;
         private final SharedFd fd;
         private final InetSocketAddress local;
+        /** The accepted connections' options; all but no-delay are set on the listening socket already. */
+        private final SocketOptions options;
         /** Accepts admitted and not yet retired; closing the listener closes them (close means close). */
         private final PendingSet pending = new PendingSet();
 
-        EngineListener(Engine engine, SharedFd fd, InetSocketAddress local) {
+        EngineListener(Engine engine, SharedFd fd, InetSocketAddress local, SocketOptions options) {
             this.engine = engine;
+            this.options = options;
             this.fd = fd;
             this.local = local;
             engine.own(fd, this::close);
@@ -230,7 +256,7 @@ final class EngineNetwork {
                         engine.kernel().system().close(result);
                         return false;
                     }
-                    return succeed(connection(engine, result, peer));
+                    return succeed(connection(engine, result, peer, options));
                 }
 
                 @Override

@@ -158,6 +158,20 @@ public interface SystemCalls {
     void noDelay(int fd);
 
     /**
+     * Sets the options of a socket not yet connected or listening: {@code SO_KEEPALIVE} and, where not 0,
+     * {@code SO_SNDBUF} and {@code SO_RCVBUF}. A kernel without them refuses with {@code EOPNOTSUPP}.
+     *
+     * @param fd a socket
+     * @param keepAlive whether to probe an idle connection
+     * @param sendBufferBytes the send buffer size, or 0 to leave the system's
+     * @param receiveBufferBytes the receive buffer size, or 0 to leave the system's
+     * @throws KernelException naming the option the kernel refused
+     */
+    default void setSocketOptions(int fd, boolean keepAlive, int sendBufferBytes, int receiveBufferBytes) {
+        throw new KernelException(Errno.EOPNOTSUPP, "setsockopt", "fd " + fd);
+    }
+
+    /**
      * The local address of a socket.
      *
      * @param fd the socket

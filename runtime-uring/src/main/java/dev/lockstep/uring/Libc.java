@@ -93,6 +93,9 @@ final class Libc {
     static final int SO_REUSEADDR = 2;
     static final int IPPROTO_TCP = 6;
     static final int TCP_NODELAY = 1;
+    static final int SO_SNDBUF = 7;
+    static final int SO_RCVBUF = 8;
+    static final int SO_KEEPALIVE = 9;
     static final int SHUT_WR = 1;
     static final int MSG_NOSIGNAL = 0x4000;
 

@@ -393,9 +393,26 @@ public final class LinuxSystemCalls implements SystemCalls {
         setIntOption(fd, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, "setsockopt(TCP_NODELAY)");
     }
 
+    @Override
+    public void setSocketOptions(int fd, boolean keepAlive, int sendBufferBytes, int receiveBufferBytes) {
+        if (keepAlive) {
+            setIntOption(fd, Libc.SOL_SOCKET, Libc.SO_KEEPALIVE, "setsockopt(SO_KEEPALIVE)");
+        }
+        if (sendBufferBytes > 0) {
+            setIntOption(fd, Libc.SOL_SOCKET, Libc.SO_SNDBUF, sendBufferBytes, "setsockopt(SO_SNDBUF)");
+        }
+        if (receiveBufferBytes > 0) {
+            setIntOption(fd, Libc.SOL_SOCKET, Libc.SO_RCVBUF, receiveBufferBytes, "setsockopt(SO_RCVBUF)");
+        }
+    }
+
     private static void setIntOption(int fd, int level, int option, String name) {
+        setIntOption(fd, level, option, 1, name);
+    }
+
+    private static void setIntOption(int fd, int level, int option, int value, String name) {
         call(name, fd(fd), (callState, arena) -> {
-            MemorySegment enabled = arena.allocateFrom(JAVA_INT, 1);
+            MemorySegment enabled = arena.allocateFrom(JAVA_INT, value);
             return (int) Libc.SETSOCKOPT.invokeExact(callState, fd, level, option, enabled,
                     (int) enabled.byteSize());
         });

@@ -50,7 +50,10 @@ import java.util.Objects;
  *   <li><b>Flow control.</b> A connection buffers at most {@value #SOCKET_BUFFER_BYTES} bytes per direction that
  *       the receiver has not received (send and receive buffers together, about what Linux loopback holds): a
  *       ring send hands over only what fits, and waits while nothing does, until the peer receives, closes or the
- *       connection is reset. Sends made outside the ring ({@code SimKernel.sendDirect}) are not bounded.</li>
+ *       connection is reset. Sends made outside the ring ({@code SimKernel.sendDirect}) are not bounded. A
+ *       socket whose {@code SO_SNDBUF} or {@code SO_RCVBUF} is set bounds its direction by the sender's send
+ *       buffer plus the receiver's receive buffer instead (half the default each), so a small buffer makes the
+ *       sender wait sooner.</li>
  * </ul>
  *
  * <p>The socket-level calls are package-private: the kernel makes them, on behalf of fds. Not thread-safe: the

@@ -66,6 +66,13 @@ final class SimSocket {
     boolean writeShutdown;
     /** For a connection: bytes sent to this end and not yet received, arrived or in flight. */
     long unreadBytes;
+    /**
+     * {@code SO_SNDBUF} and {@code SO_RCVBUF}: what this end may hold of its sends, and of what it has not received.
+     * Half of {@link SimNetwork#SOCKET_BUFFER_BYTES} each by default, so a direction's flow control bound is that
+     * constant unless a size is set; a socket accepted on a listener takes the listener's.
+     */
+    int sendBufferBytes = SimNetwork.SOCKET_BUFFER_BYTES / 2;
+    int receiveBufferBytes = SimNetwork.SOCKET_BUFFER_BYTES / 2;
     /** Whether this socket claimed its local port (a listener, or a client's ephemeral port). */
     boolean ownsPort;
     /** The connection of a connect in progress, to reset if the connect is cancelled. */

@@ -434,6 +434,30 @@ public final class SimSystemCalls implements SystemCalls {
     }
 
     /**
+     * Sets {@code SO_KEEPALIVE} (recorded: the simulated network has no idle timeout to probe against) and, where
+     * not 0, the send and receive buffer sizes the network's flow control bounds a connection by (see
+     * {@link SimNetwork}): taken as given, where Linux doubles them.
+     *
+     * @param fd a socket, not yet connected or listening
+     * @param keepAlive whether to probe an idle connection
+     * @param sendBufferBytes the send buffer size, or 0 to keep it
+     * @param receiveBufferBytes the receive buffer size, or 0 to keep it
+     * @throws KernelException {@code ENOTSOCK}, {@code EBADF}
+     */
+    @Override
+    public void setSocketOptions(int fd, boolean keepAlive, int sendBufferBytes, int receiveBufferBytes) {
+        audited("setSocketOptions", () -> {
+            SimSocket socket = socket(fd, "setsockopt");
+            if (sendBufferBytes > 0) {
+                socket.sendBufferBytes = sendBufferBytes;
+            }
+            if (receiveBufferBytes > 0) {
+                socket.receiveBufferBytes = receiveBufferBytes;
+            }
+        }, Auditor.u32(fd), Auditor.u32(keepAlive ? 1 : 0), Auditor.u32(sendBufferBytes), Auditor.u32(receiveBufferBytes));
+    }
+
+    /**
      * The local address: the bound or connected one, or the wildcard with port 0 for a fresh socket.
      *
      * @param fd the socket

@@ -290,6 +290,8 @@ final class SocketStateMachine {
         InetAddress serverHost = listener.local.getAddress().isAnyLocalAddress() ? serverAddress : listener.host;
         SimSocket server = open(serverHost, listener.ipv6, listener.loopbackMachine);
         server.state = SimSocket.State.CONNECTED;
+        server.sendBufferBytes = listener.sendBufferBytes; // as Linux, an accepted socket inherits the sizes
+        server.receiveBufferBytes = listener.receiveBufferBytes;
         server.local = new InetSocketAddress(serverHost, remote.getPort());
         server.remote = client.local;
         server.peer = client;
@@ -411,7 +413,8 @@ final class SocketStateMachine {
 
     /**
      * How many bytes a ring send on this socket may hand over now: the room left in the connection's buffers
-     * toward the peer ({@link SimNetwork#SOCKET_BUFFER_BYTES} less what the peer has not received), or
+     * toward the peer (this end's send buffer and the peer's receive buffer, {@link SimNetwork#SOCKET_BUFFER_BYTES}
+     * by default, less what the peer has not received), or
      * {@link Integer#MAX_VALUE} when the send will not queue data (it fails, or the peer is gone).
      */
     int sendWindow(SimSocket socket) {
@@ -419,17 +422,25 @@ final class SocketStateMachine {
                 || socket.writeShutdown || socket.peer.state == SimSocket.State.CLOSED) {
             return Integer.MAX_VALUE;
         }
-        return (int) Math.max(0, SimNetwork.SOCKET_BUFFER_BYTES - socket.peer.unreadBytes);
+        return (int) Math.max(0, bufferedBound(socket) - socket.peer.unreadBytes);
     }
 
     /** The earliest time a ring send on this socket can proceed: now if there is room, else its reset time. */
     long writableAtNanos(SimSocket socket) {
         if (socket.state != SimSocket.State.CONNECTED || socket.writeShutdown
                 || socket.peer.state == SimSocket.State.CLOSED
-                || socket.peer.unreadBytes < SimNetwork.SOCKET_BUFFER_BYTES) {
+                || socket.peer.unreadBytes < bufferedBound(socket)) {
             return Long.MIN_VALUE;
         }
         return socket.resetAtNanos;
+    }
+
+    /**
+     * The most bytes sent on {@code socket} that its peer may not have received: what the sender's send buffer and
+     * the receiver's receive buffer hold together.
+     */
+    private static long bufferedBound(SimSocket socket) {
+        return (long) socket.sendBufferBytes + socket.peer.receiveBufferBytes;
     }
 
     /**
