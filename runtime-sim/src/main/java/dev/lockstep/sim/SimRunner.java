@@ -209,9 +209,9 @@ public final class SimRunner implements Runner {
     }
 
     /**
-     * Where the run reports its meters: the same per-worker meters as {@code UringRunner.Builder.metrics}, tagged
-     * with the node's id as well, offered by each lifetime of the node (a restart from a {@link Checkpoint} is a
-     * new lifetime). Counted in simulated time and read without any effect on the run: the same seed gives the
+     * Where the run reports its meters: the same per-worker meters as {@code UringRunner.Builder.metrics}, with the
+     * same tags; each {@link SimCluster} node's lifetime (started, restarted) offers its own as well, tagged with
+     * the node's id ({@code node}). Counted in simulated time and read without any effect on the run: the same seed gives the
      * same values, and the same digest whether a sink is set and read or not. Call before {@code start}.
      *
      * @param sink the sink

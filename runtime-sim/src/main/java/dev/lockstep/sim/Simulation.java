@@ -581,6 +581,9 @@ final class Simulation implements OwningRun {
         engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
         engine.hooks(engineHooks);
         engine.receiveMemory(new dev.lockstep.engine.ReceiveMemory(config.receiveLimits()));
+        // The run's meters, as runtime-uring's: reading them draws and records nothing (WorkerMetrics).
+        List<dev.lockstep.spi.Meter> meters = engine.meters(java.util.Map.of());
+        metrics.runStarted(meters);
         int hold = -1;
         Handle<T> rootHandle = null;
         LeakWatch.own(this);
@@ -613,6 +616,7 @@ final class Simulation implements OwningRun {
                 worker.close(closingIdle(worker));
             }
             engine.endRun();
+            metrics.runEnded(meters);
             engine.releaseStorageHold(hold);
             if (cluster != null) {
                 cluster.retireAll(this::closingIdle);
