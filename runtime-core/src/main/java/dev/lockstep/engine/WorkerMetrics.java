@@ -55,7 +55,17 @@ public final class WorkerMetrics {
      * {@link #localRunnable}, written only by the worker's thread.
      */
     final java.util.concurrent.atomic.AtomicInteger foreignQueued = new java.util.concurrent.atomic.AtomicInteger();
-    private volatile int localRunnable;
+    /** See {@link #localRunnable(int)}: opaque stores by the runner's thread, opaque loads by readers. */
+    private int localRunnable;
+    private static final VarHandle LOCAL_RUNNABLE;
+
+    static {
+        try {
+            LOCAL_RUNNABLE = MethodHandles.lookup().findVarHandle(WorkerMetrics.class, "localRunnable", int.class);
+        } catch (ReflectiveOperationException impossible) {
+            throw new ExceptionInInitializerError(impossible);
+        }
+    }
     /** The worker, once created, until its run ended; read by gauges on any thread. */
     private volatile Worker worker;
 
@@ -73,7 +83,7 @@ public final class WorkerMetrics {
             overflowsKept = retired.ring().completionOverflows();
         }
         worker = null;
-        localRunnable = 0;
+        LOCAL_RUNNABLE.setOpaque(this, 0);
         foreignQueued.set(0);
     }
 
@@ -101,9 +111,15 @@ public final class WorkerMetrics {
         add(SUBMISSION_QUEUE_FULL, 1);
     }
 
-    /** The runner's loop saw this many of its own fibers queued to run (worker's thread only). */
-    void localRunnable(int fibers) {
-        localRunnable = fibers;
+    /**
+     * The runner reports how many of this worker's fibers are queued to run on its own queue: runtime-uring's
+     * loop once per turn, the simulator's scheduler as it queues and takes them. Only the thread that owns that
+     * queue calls this.
+     *
+     * @param fibers the count
+     */
+    public void localRunnable(int fibers) {
+        LOCAL_RUNNABLE.setOpaque(this, fibers);
     }
 
     /**
@@ -190,7 +206,8 @@ public final class WorkerMetrics {
                 + " durability permit or their partition's metadata lane", "requests", worker,
                 () -> gauge(Worker::queuedRequests, () -> 0)));
         meters.add(new Meter.Gauge("lockstep.fibers.runnable", "Fibers of the worker queued to run", "fibers",
-                worker, () -> this.worker == null ? 0 : localRunnable + Math.max(0, foreignQueued.get())));
+                worker, () -> this.worker == null ? 0
+                        : (int) LOCAL_RUNNABLE.getOpaque(this) + Math.max(0, foreignQueued.get())));
         meters.add(new Meter.Gauge("lockstep.fibers.live", "Fibers whose home is the worker and that have not"
                 + " finished", "fibers", worker, () -> gauge(w -> w.fibers.get(), () -> 0)));
         meters.add(new Meter.Gauge("lockstep.buffers.outstanding", "Buffers of the worker's pool handed to tasks"
