@@ -419,7 +419,9 @@ public final class ThreadedRunner implements Runner {
                 }
                 // The counts for the metrics: this thread's queue is its own; the shared queue's count was raised
                 // by each scheduler before its add, so it never goes below the continuations still queued.
-                metrics.foreignQueued.addAndGet(-foreign);
+                if (foreign > 0) {
+                    metrics.foreignQueued.addAndGet(-foreign);
+                }
                 metrics.localRunnable(localQueue.size());
                 stall.end();
                 if (stall.shouldCommit()) {

@@ -34,14 +34,9 @@ final class RingReport {
      * @param ring the ring, open
      */
     static void opened(UringRing ring) {
-        String fallbacks = String.join(", ", fallbacks(ring));
-        if (fallbacks.isEmpty()) {
-            fallbacks = "none";
-        }
+        String fallbacks = describeFallbacks(ring);
         if (LOGGED.compareAndSet(false, true)) {
-            LOG.log(System.Logger.Level.INFO, "runtime-uring on Linux {0}: io_uring rings with flags {1},"
-                    + " features {2}; fallbacks: {3}", kernel(), ring.setupFlags(), features(ring.features()),
-                    fallbacks);
+            LOG.log(System.Logger.Level.INFO, startupLine(ring, fallbacks));
         }
         RingSetupEvent event = new RingSetupEvent();
         if (event.shouldCommit()) {
@@ -53,6 +48,18 @@ final class RingReport {
             event.fallbacks = fallbacks;
             event.commit();
         }
+    }
+
+    /**
+     * The process's one start-up line: the kernel, the ring's flags and features, and the fallbacks taken.
+     *
+     * @param ring an open ring
+     * @param fallbacks {@link #fallbacks} joined, or {@code none}
+     * @return the line
+     */
+    static String startupLine(UringRing ring, String fallbacks) {
+        return "runtime-uring on Linux " + kernel() + ": io_uring rings with flags " + ring.setupFlags()
+                + ", features " + features(ring.features()) + "; fallbacks: " + fallbacks;
     }
 
     /** A ring is being closed. */
@@ -74,6 +81,12 @@ final class RingReport {
             event.entries = ring.entries();
             event.commit();
         }
+    }
+
+    /** {@link #fallbacks} joined with commas, or {@code none}. */
+    static String describeFallbacks(UringRing ring) {
+        List<String> taken = fallbacks(ring);
+        return taken.isEmpty() ? "none" : String.join(", ", taken);
     }
 
     /** What this process's rings do differently from the preferred set-up, each named. */
