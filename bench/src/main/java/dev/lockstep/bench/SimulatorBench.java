@@ -120,7 +120,8 @@ final class SimulatorBench {
     }
 
     private Run measure(String classpath, Sweep sweep) {
-        List<String> output = Bench.command(java, Bench.HEAP, "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+        List<String> output = Bench.command(java, Bench.HEAP, "--enable-native-access=ALL-UNNAMED", "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED",
                 "-XX:InlineSmallCode=1000", "-cp", classpath, "dev.lockstep.demo.SweepThroughput",
                 String.valueOf(sweep.seeds()), "1", String.valueOf(sweep.roundsPerJvm()), "1", sweep.workload());
         List<Map<String, String>> results = new ArrayList<>();
@@ -162,7 +163,8 @@ final class SimulatorBench {
         StringBuilder section = new StringBuilder("### Simulator throughput (SimThroughput"
                 + (quick ? ", a quarter of the runs" : "")
                 + ", one run: nothing to compare it with side by side)\n\n```\n");
-        for (String line : Bench.command(java, "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", classpath,
+        for (String line : Bench.command(java, "--enable-native-access=ALL-UNNAMED", "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED", "-cp", classpath,
                 "dev.lockstep.sim.SimThroughput", quick ? "0.25" : "1")) {
             section.append(line).append('\n');
         }
