@@ -24,7 +24,7 @@ import java.util.List;
  *
  * <p>Not thread-safe: one per connection, used by the connection's task.
  */
-public final class RespCodec {
+final class RespCodec {
     /** The most arguments one request may have. */
     public static final int MAX_ARGUMENTS = 1024;
     /** The longest inline command or length line, {@code \r\n} excluded. */

@@ -34,7 +34,7 @@ import java.util.function.Supplier;
  * <h2>Threads</h2>
  * {@link #serve} runs on the connection's task; the store is shared by every connection's task of the runtime.
  */
-public final class RespProtocol {
+final class RespProtocol {
     /** The most bytes one turn takes from the stream beyond the first, before it parses. */
     private static final int RECEIVE_CHUNK = 64 * 1024;
     private static final byte[] OK = RespCodec.simple("OK");

@@ -5,7 +5,7 @@ package dev.lockstep.demo.resp;
  * number or is past a bound, a missing {@code \r\n}. The message names the bad value; the server answers it with
  * an error and closes the connection, since after a framing error nothing later on it can be trusted.
  */
-public final class RespProtocolException extends RuntimeException {
+final class RespProtocolException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /**

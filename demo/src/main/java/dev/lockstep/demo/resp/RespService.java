@@ -1,5 +1,6 @@
 package dev.lockstep.demo.resp;
 
+import dev.lockstep.Handle;
 import dev.lockstep.Listener;
 import dev.lockstep.demo.kv.KvServer;
 import dev.lockstep.demo.kv.KvStore;
@@ -39,8 +40,13 @@ public final class RespService {
             KvServer server = new KvServer(KvStore.Options.defaults(PARTITION).withDurability(durability),
                     line -> out.println("resp: " + line));
             RespProtocol protocol = new RespProtocol(server::store);
-            ctx.child("server").spawn(c -> server.serve(c, listener, protocol::serve));
+            Handle<Void> serving = ctx.child("server").spawn(c -> server.serve(c, listener, protocol::serve));
+            // The keeper retries a store that fails to open, saying so on out; serving itself failing (its
+            // listener, the runtime) ends the wait with its failure instead of leaving it to wait for good.
             while (server.store() == null) {
+                if (serving.isDone()) {
+                    serving.await();
+                }
                 ctx.sleep(Duration.ofMillis(2));
             }
             out.println("READY " + listener.localAddress().getPort());

@@ -1,7 +1,7 @@
 package dev.lockstep.sim.audit;
 
 import dev.lockstep.sim.DeterminismCheck;
-import dev.lockstep.sim.os.SimSystemCalls;
+
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -411,7 +411,7 @@ public final class Auditor {
     /**
      * {@code record("sys", name, u32(fd), u64(offset), u32(length), u32(0), utf8(String.valueOf(result)), moved)}
      * without allocating, where {@code moved} is the first {@code movedBytes} bytes of {@code buffer}: the same
-     * encoding, so the same digest, as {@link SimSystemCalls}' generic audit gives a positioned read that returned
+     * encoding, so the same digest, as {@code SimSystemCalls}' generic audit gives a positioned read that returned
      * {@code result} (a read at the call, {@code preadv2}), with the payload hashed straight from the buffer instead
      * of copied out of it first.
      *
