@@ -3,7 +3,8 @@ package dev.lockstep.sim;
 import dev.lockstep.spi.SearchHooks;
 
 /**
- * The simulator's answer to {@link dev.lockstep.Search}, registered through {@code META-INF/services}: a call from
+ * The simulator's answer to {@link dev.lockstep.Search}, registered through {@code META-INF/services} (and the
+ * module descriptor's {@code provides}): a call from
  * a task of a running simulation goes to that run's fault points and assertions ({@link FaultPoints},
  * {@link Coverage}); a call from anywhere else (a plain thread, a runtime-uring fiber in the same JVM) is answered
  * as production answers it, {@code false} and nothing recorded.

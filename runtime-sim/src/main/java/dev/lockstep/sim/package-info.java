@@ -37,10 +37,10 @@
  *
  * <h2>Rooms</h2>
  * <ul>
- *   <li>{@link dev.lockstep.sim.os}: the simulated operating system (kernel, rings, system calls, file system and
+ *   <li>{@code dev.lockstep.sim.os}: the simulated operating system (kernel, rings, system calls, file system and
  *       page cache, network and sockets, clocks).</li>
- *   <li>{@link dev.lockstep.sim.sched}: which fiber or worker runs next, and the hand-off from outside threads.</li>
- *   <li>{@link dev.lockstep.sim.audit}: the seeded generator and its sites, the audit chain, and a run's search
+ *   <li>{@code dev.lockstep.sim.sched}: which fiber or worker runs next, and the hand-off from outside threads.</li>
+ *   <li>{@code dev.lockstep.sim.audit}: the seeded generator and its sites, the audit chain, and a run's search
  *       state.</li>
  * </ul>
  * Only this package is the user API; the rooms are the simulator's internals (public where a type crosses from

@@ -10,7 +10,7 @@
  *       {@code sometimes} labels reached and the coverage the run reports.</li>
  * </ul>
  *
- * <p>Dependencies: the JDK, and the value types of {@link dev.lockstep.sim} a run is configured and reported with
+ * <p>Dependencies: the JDK, and the value types of {@code dev.lockstep.sim} a run is configured and reported with
  * ({@code DecisionChain}, {@code FaultPoints}, {@code Coverage}, {@code InvalidConfigException}). Not the simulated
  * OS, the scheduler or the run: they draw and record here.
  */

@@ -1,5 +1,5 @@
 /**
- * The simulated operating system: the implementation of {@link dev.lockstep.kernel} a simulated runner's workers
+ * The simulated operating system: the implementation of {@code dev.lockstep.kernel} a simulated runner's workers
  * run on.
  *
  * <ul>
@@ -25,10 +25,10 @@
  *       {@link dev.lockstep.sim.os.IoBoundaryListener} (a node's I/O boundaries).</li>
  * </ul>
  *
- * <p>Dependencies: the JDK, {@code dev.lockstep.kernel}, {@code dev.lockstep}, {@link dev.lockstep.sim.audit}
+ * <p>Dependencies: the JDK, {@code dev.lockstep.kernel}, {@code dev.lockstep}, {@code dev.lockstep.sim.audit}
  * (every decision is a draw of the generator and an event of the audit), and the configuration types of
- * {@link dev.lockstep.sim} it reads ({@code StorageFaults}, {@code KernelBehavior}, {@code NetworkConfig}, ...).
- * Not the scheduler ({@link dev.lockstep.sim.sched}) and not the run: what it needs of the run comes through the
+ * {@code dev.lockstep.sim} it reads ({@code StorageFaults}, {@code KernelBehavior}, {@code NetworkConfig}, ...).
+ * Not the scheduler ({@code dev.lockstep.sim.sched}) and not the run: what it needs of the run comes through the
  * two interfaces above.
  */
 package dev.lockstep.sim.os;

@@ -9,8 +9,8 @@
  *       simulation, queued by the next step.</li>
  * </ul>
  *
- * <p>Dependencies: the JDK, {@code dev.lockstep.engine}, {@link dev.lockstep.sim.os} (the kernel's rings and
- * clock), {@link dev.lockstep.sim.audit}, and the scheduling configuration of {@link dev.lockstep.sim}
+ * <p>Dependencies: the JDK, {@code dev.lockstep.engine}, {@code dev.lockstep.sim.os} (the kernel's rings and
+ * clock), {@code dev.lockstep.sim.audit}, and the scheduling configuration of {@code dev.lockstep.sim}
  * ({@code Scheduling}, {@code Priorities}). Not the run: the run drives the scheduler.
  */
 package dev.lockstep.sim.sched;
