@@ -32,12 +32,15 @@ class ReadmeTaskPrimitives {
     record Config() {
     }
 
+    record Reply() {
+    }
+
     interface Log {
         void append(String entry);
     }
 
     void primitives(Context ctx, Request request, Log log, String entry, InetSocketAddress address,
-                    Channel<Event> events, Duration heartbeat) {
+                    Channel<Event> events, Duration heartbeat, Handle<Reply> backend, Duration deadline) {
         List<Handle<Integer>> handles = new ArrayList<>();
         // README: Channel<Request> requests = Channel.bounded(64);        // many producers, many consumers, first come first served
     }
