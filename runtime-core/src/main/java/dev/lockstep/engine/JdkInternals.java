@@ -47,6 +47,21 @@ public final class JdkInternals {
     public static final String REQUIRED_FLAG = "--add-opens java.base/java.lang=ALL-UNNAMED";
 
     private static final Members MEMBERS = Members.resolve(Finder.JDK);
+    // The handles the simulator reads after every fiber step and a ring on every call, in static finals: the JIT
+    // takes those as constants and inlines the access, which it does not do for a handle in an instance field.
+    private static final MethodHandle CURRENT_CARRIER = MEMBERS.currentCarrier;
+    private static final VarHandle VIRTUAL_STATE = MEMBERS.virtualState;
+    private static final VarHandle VIRTUAL_TIMEOUT_TASK = MEMBERS.virtualTimeoutTask;
+    private static final int STATE_MASK = ~MEMBERS.stateSuspended;
+    private static final int STATE_YIELDED = MEMBERS.stateYielded;
+    private static final int STATE_UNPARKED = MEMBERS.stateUnparked;
+    private static final int STATE_UNBLOCKED = MEMBERS.stateUnblocked;
+    private static final int STATE_TERMINATED = MEMBERS.stateTerminated;
+    private static final int STATE_NEW = MEMBERS.stateNew;
+    private static final VarHandle THREAD_LOCALS = MEMBERS.threadLocals;
+    private static final VarHandle INHERITABLE_THREAD_LOCALS = MEMBERS.inheritableThreadLocals;
+    private static final VarHandle MAP_TABLE = MEMBERS.mapTable;
+    private static final VarHandle ENTRY_VALUE = MEMBERS.entryValue;
 
     static {
         MEMBERS.logOptionalProblems();
@@ -101,11 +116,11 @@ public final class JdkInternals {
         if (!current.isVirtual()) {
             return current;
         }
-        if (MEMBERS.currentCarrier == null) {
+        if (CURRENT_CARRIER == null) {
             return null;
         }
         try {
-            return (Thread) MEMBERS.currentCarrier.invokeExact();
+            return (Thread) CURRENT_CARRIER.invokeExact();
         } catch (Throwable unexpected) {
             return null;
         }
@@ -131,18 +146,17 @@ public final class JdkInternals {
      * @throws IllegalStateException as {@link #checkFiberStates()}
      */
     public static FiberState fiberState(Thread fiber) {
-        Members members = MEMBERS;
-        if (members.virtualState == null) {
-            members.checkFiberStates();
+        if (VIRTUAL_STATE == null) {
+            MEMBERS.checkFiberStates();
         }
-        int state = (int) members.virtualState.getVolatile(fiber) & ~members.stateSuspended;
-        if (state == members.stateTerminated || state == members.stateNew) {
+        int state = (int) VIRTUAL_STATE.getVolatile(fiber) & STATE_MASK;
+        if (state == STATE_TERMINATED || state == STATE_NEW) {
             return FiberState.DONE;
         }
-        if (state == members.stateYielded) {
+        if (state == STATE_YIELDED) {
             return FiberState.YIELDED;
         }
-        if (state == members.stateUnparked || state == members.stateUnblocked) {
+        if (state == STATE_UNPARKED || state == STATE_UNBLOCKED) {
             return FiberState.WOKEN;
         }
         return FiberState.WAITING;
@@ -157,11 +171,10 @@ public final class JdkInternals {
      * @throws IllegalStateException as {@link #checkFiberStates()}
      */
     public static boolean hasParkTimer(Thread fiber) {
-        Members members = MEMBERS;
-        if (members.virtualTimeoutTask == null) {
-            members.checkFiberStates();
+        if (VIRTUAL_TIMEOUT_TASK == null) {
+            MEMBERS.checkFiberStates();
         }
-        return members.virtualTimeoutTask.get(fiber) != null;
+        return VIRTUAL_TIMEOUT_TASK.get(fiber) != null;
     }
 
     /** Which of the JDK's own threads a thread is, as far as waking a virtual thread goes. */
@@ -203,7 +216,7 @@ public final class JdkInternals {
      * @return true if it can
      */
     public static boolean threadLocalsReadable() {
-        return MEMBERS.threadLocals != null;
+        return THREAD_LOCALS != null;
     }
 
     /**
@@ -217,12 +230,11 @@ public final class JdkInternals {
      * @throws IllegalStateException if {@link #threadLocalsReadable()} is false
      */
     public static Object[] threadLocalEntries(Thread thread, boolean inheritable) {
-        Members members = MEMBERS;
-        if (members.threadLocals == null) {
+        if (THREAD_LOCALS == null) {
             throw new IllegalStateException("thread-local maps are not readable on this JDK");
         }
-        Object map = inheritable ? members.inheritableThreadLocals.get(thread) : members.threadLocals.get(thread);
-        return map == null ? null : (Object[]) members.mapTable.get(map);
+        Object map = inheritable ? INHERITABLE_THREAD_LOCALS.get(thread) : THREAD_LOCALS.get(thread);
+        return map == null ? null : (Object[]) MAP_TABLE.get(map);
     }
 
     /**
@@ -232,7 +244,7 @@ public final class JdkInternals {
      * @return its value
      */
     public static Object threadLocalValue(Object entry) {
-        return MEMBERS.entryValue.get(entry);
+        return ENTRY_VALUE.get(entry);
     }
 
     /**
