@@ -37,13 +37,13 @@ final class SimRequest implements SimSocket.Waiter {
     int decidedResult = SimRing.STILL_PENDING;
     long decidedAtNanos;
     boolean cancelled;
-    /** Its index in {@code SimRing.dueHeap} or {@code SimRing.waitingForNetwork}, or -1 if it is in neither. */
+    /** Its index in {@code InFlightQueue.dueHeap} or {@code InFlightQueue.waitingForNetwork}, or -1 if it is in neither. */
     int heapIndex = -1;
-    /** Its time in its heap: {@code SimRing.readyAtNanos} when it went there, or when last worked out again. */
+    /** Its time in its heap: {@code InFlightQueue.readyAtNanos} when it went there, or when last worked out again. */
     long heapNanos;
-    /** Whether it is in {@code SimRing.waitingForNetwork} (and one of its socket's waiters) rather than the other. */
+    /** Whether it is in {@code InFlightQueue.waitingForNetwork} (and one of its socket's waiters) rather than the other. */
     boolean waitingForNetwork;
-    /** Whether it is on {@code SimRing.staleWaits}, its socket having changed since its time was worked out. */
+    /** Whether it is on {@code InFlightQueue.staleWaits}, its socket having changed since its time was worked out. */
     boolean stale;
     /**
      * Set by {@code SimRing.perform}: null, or an array nobody changes holding exactly the bytes the request moved (the
@@ -87,7 +87,7 @@ final class SimRequest implements SimSocket.Waiter {
         return opcode == Opcode.ASYNC_CANCEL;
     }
 
-    /** The socket a receive, send or accept waits for; only for a request in {@code SimRing.waitingForNetwork}. */
+    /** The socket a receive, send or accept waits for; only for a request in {@code InFlightQueue.waitingForNetwork}. */
     SimSocket socket() {
         return ((SimKernel.SocketDescription) description).socket;
     }
@@ -96,7 +96,7 @@ final class SimRequest implements SimSocket.Waiter {
     public void readinessChanged() {
         if (!stale) {
             stale = true;
-            ring.staleWaits().add(this);
+            ring.inFlightQueue().staleWaits().add(this);
         }
     }
 }

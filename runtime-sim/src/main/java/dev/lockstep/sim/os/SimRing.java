@@ -103,11 +103,12 @@ import java.util.Objects;
  * <p>Owned by one worker; confined to the simulator thread except {@link #wake()}.
  *
  * <h2>Parts</h2>
- * A staged submission becomes a {@link SimRequest}; requests in flight wait in two {@link RequestHeap}s (due at a
- * known time, or waiting for the network); what each opcode does when performed is {@link SimOpcodes}. This class
- * keeps the SPI calls, the event queue and the readiness of waiting requests, in the sections marked below, which
- * draw from one generator stream in an order that is part of every seed's schedule. At about 860 lines it is
- * still over 600; the event queue with the readiness of waiting requests is the next part to leave.
+ * A staged submission becomes a {@link SimRequest}; requests in flight wait in an {@link InFlightQueue} (two
+ * {@link RequestHeap}s: due at a known time, or waiting for the network); what each opcode does when performed is
+ * {@link SimOpcodes}. This class keeps the SPI calls, submission, cancellation and the delivery of what is due,
+ * in the sections marked below, which draw from one generator stream in an order that is part of every seed's
+ * schedule. At about 740 lines it is still over 600: submission and cancellation (the decisions made when a
+ * request is submitted) are the next part to leave.
  */
 public final class SimRing implements Ring {
 
@@ -123,30 +124,8 @@ public final class SimRing implements Ring {
     private List<SimRequest> submitting = new ArrayList<>();
     /** Requests submitted and not yet delivered, in submission order, which is the order of their sequence. */
     private final List<SimRequest> inFlight = new ArrayList<>();
-    /** The requests in flight whose time is known (see {@link #enqueue}), by that time. */
-    private final RequestHeap dueHeap = new RequestHeap();
-    /**
-     * The requests in flight that wait for the network (a receive, an accept), by when each is ready as last worked
-     * out. That changes only with the request's socket, which tells the request
-     * ({@link SimSocket#readinessChanged()}): the request then goes on {@link #staleWaits}, and its time is worked
-     * out again before this heap is next looked at. A change to one socket costs only the requests waiting for it.
-     */
-    private final RequestHeap waitingForNetwork = new RequestHeap();
-    /**
-     * Requests whose socket changed since their time in {@link #waitingForNetwork} was worked out (each with
-     * {@code stale} set); it may also hold requests that left that heap since, which are skipped.
-     */
-    private final ArrayList<SimRequest> staleWaits = new ArrayList<>();
-
-    /** The requests whose socket changed since their time was worked out: {@link SimRequest#readinessChanged}. */
-    List<SimRequest> staleWaits() {
-        return staleWaits;
-    }
-    /**
-     * The network's change count when the times in {@link #waitingForNetwork} were last checked against a fresh
-     * scan: only with assertions enabled ({@link #waitsAreCurrent()}).
-     */
-    private long checkedNetworkChanges = -1;
+    /** The requests in flight by when each can complete. */
+    private final InFlightQueue queue;
     /** The due requests of an {@link #enter}, kept to be reused; null while an enter uses it. */
     private ArrayList<SimRequest> dueScratch = new ArrayList<>();
     private int stagedCancels;
@@ -163,8 +142,14 @@ public final class SimRing implements Ring {
     SimRing(SimKernel kernel, long id, int entries) {
         this.kernel = kernel;
         this.opcodes = new SimOpcodes(kernel);
+        this.queue = new InFlightQueue(kernel, id);
         this.id = id;
         this.entries = entries;
+    }
+
+    /** The requests in flight by time, for a request told its socket changed ({@link SimRequest}). */
+    InFlightQueue inFlightQueue() {
+        return queue;
     }
 
     /**
@@ -296,13 +281,7 @@ public final class SimRing implements Ring {
         }
         ArrayList<SimRequest> due = dueScratch != null ? dueScratch : new ArrayList<>();
         dueScratch = null;
-        while (dueHeap.earliestNanos() <= now) {
-            SimRequest first = dueHeap.first();
-            due.add(first);
-            dueHeap.remove(first);
-        }
-        // nextEventNanos just brought every waiting time up to date; the waits that are due stay in their heap.
-        waitingForNetwork.collectDue(now, due);
+        queue.collectDue(now, due);
         // In submission order, as the scan of every request in flight found them, before the seeded shuffle.
         due.sort(BY_SEQUENCE);
         generator().shuffle(Site.COMPLETION_ORDER, due);
@@ -311,7 +290,7 @@ public final class SimRing implements Ring {
             int result = opcodes.perform(request);
             if (result == STILL_PENDING) {
                 if (!request.waitingForNetwork) {
-                    enqueue(request); // only a wait for the network is ever still pending; kept in flight all the same
+                    queue.add(request); // only a wait for the network is ever still pending; kept in flight all the same
                 }
                 continue;
             }
@@ -329,81 +308,6 @@ public final class SimRing implements Ring {
     }
 
     private static final java.util.Comparator<SimRequest> BY_SEQUENCE = (a, b) -> Long.compare(a.sequence, b.sequence);
-
-    // ------------------------------------------------------------------------------------------ event queue
-
-    /**
-     * Files a request in flight by how its time is known: a result decided already, or any request but a receive
-     * or accept on a socket, is due at a fixed time ({@link #readyAtNanos}), kept in {@link #dueHeap}; a receive
-     * or accept waits for the network and is kept in {@link #waitingForNetwork}. Called at submission and again
-     * when a cancel decides the request's result.
-     */
-    private void enqueue(SimRequest request) {
-        boolean waits = request.decidedResult == STILL_PENDING
-                && (request.opcode == Opcode.RECV || request.opcode == Opcode.ACCEPT || request.opcode == Opcode.SEND)
-                && request.description instanceof SimKernel.SocketDescription;
-        request.heapNanos = readyAtNanos(request);
-        if (waits) {
-            request.waitingForNetwork = true;
-            request.stale = false; // its time is fresh; a stale entry left on staleWaits is skipped
-            request.socket().addWaiter(request);
-            waitingForNetwork.add(request);
-        } else {
-            dueHeap.add(request);
-        }
-    }
-
-    /** Takes a request out of whichever of the two it is in. */
-    private void dequeue(SimRequest request) {
-        if (request.waitingForNetwork) {
-            request.waitingForNetwork = false;
-            request.socket().removeWaiter(request);
-            waitingForNetwork.remove(request);
-        } else if (request.heapIndex >= 0) {
-            dueHeap.remove(request);
-        }
-    }
-
-    /** Works out again the time of every waiting request whose socket changed since (see {@link #staleWaits}). */
-    private void refreshStaleWaits() {
-        for (int i = 0; i < staleWaits.size(); i++) {
-            SimRequest request = staleWaits.get(i);
-            if (!request.stale) {
-                continue;
-            }
-            request.stale = false;
-            if (request.waitingForNetwork) {
-                long ready = readyAtNanos(request);
-                if (ready != request.heapNanos) {
-                    request.heapNanos = ready;
-                    waitingForNetwork.moved(request);
-                }
-            }
-        }
-        staleWaits.clear();
-    }
-
-    /**
-     * Whether every waiting request's time is what a fresh scan gives, after {@link #refreshStaleWaits}: an
-     * assertion's check that every change to a socket told its waiters. Scans only when the network changed since
-     * the last check, so a test run pays about what the scan on every change used to cost.
-     */
-    private boolean waitsAreCurrent() {
-        long changes = kernel.network().changes();
-        if (changes == checkedNetworkChanges) {
-            return true;
-        }
-        checkedNetworkChanges = changes;
-        waitingForNetwork.forEach(request -> {
-            long ready = readyAtNanos(request);
-            if (ready != request.heapNanos) {
-                throw new AssertionError("ring " + id + ": " + request.opcode + " userData=0x"
-                        + Long.toHexString(request.userData) + " on " + request.socket() + " is ready at " + ready
-                        + ", its wait says " + request.heapNanos + ": a change to the socket did not tell it");
-            }
-        });
-        return true;
-    }
 
 
     /**
@@ -545,13 +449,7 @@ public final class SimRing implements Ring {
      *         clock.
      */
     public long nextEventNanos() {
-        // When a receive or accept is ready changes only with its socket, not with the clock: only the waits whose
-        // socket changed since are worked out again.
-        if (!staleWaits.isEmpty()) {
-            refreshStaleWaits();
-        }
-        assert waitsAreCurrent();
-        return Math.min(dueHeap.earliestNanos(), waitingForNetwork.earliestNanos());
+        return queue.nextEventNanos();
     }
 
     /**
@@ -571,7 +469,7 @@ public final class SimRing implements Ring {
     public List<String> describeInFlight() {
         List<String> descriptions = new ArrayList<>();
         for (SimRequest request : inFlight) {
-            long ready = readyAtNanos(request);
+            long ready = queue.readyAtNanos(request);
             descriptions.add(request.opcode + "(fd=" + request.fd + ", userData=0x" + Long.toHexString(request.userData)
                     + (request.cancelled ? ", cancelled" : "") + ", ready "
                     + (ready == Long.MAX_VALUE ? "never" : "at " + ready) + ")");
@@ -704,7 +602,7 @@ public final class SimRing implements Ring {
                 }
             }
         }
-        enqueue(request);
+        queue.add(request);
         auditor().recordRingSubmit(id, request.sequence, request.earliestNanos, request.decidedResult);
     }
 
@@ -741,7 +639,7 @@ public final class SimRing implements Ring {
             cancel.decide(onlyCancelledMatches ? -Errno.EALREADY : -Errno.ENOENT, cancel.earliestNanos);
             return;
         }
-        if (readyAtNanos(target) <= clock().nowNanos()) {
+        if (queue.readyAtNanos(target) <= clock().nowNanos()) {
             // Its result is due: a real kernel completed it already and its completion is on the way.
             cancel.decide(-Errno.ENOENT, cancel.earliestNanos);
             return;
@@ -763,32 +661,14 @@ public final class SimRing implements Ring {
             return;
         }
         target.cancelled = true;
-        dequeue(target);
+        queue.remove(target);
         target.decide(-Errno.ECANCELED, cancel.earliestNanos);
-        enqueue(target);
+        queue.add(target);
         if (target.opcode == Opcode.CONNECT
                 && target.description instanceof SimKernel.SocketDescription socket) {
             kernel.network().connectCancelled(socket.socket);
         }
         cancel.decide(0, cancel.earliestNanos);
-    }
-
-    // ------------------------------------------------------------------------------------------- readiness
-
-    private long readyAtNanos(SimRequest request) {
-        if (request.decidedResult != STILL_PENDING) {
-            return request.decidedAtNanos;
-        }
-        long waitingFor = switch (request.opcode) {
-            case RECV -> request.description instanceof SimKernel.SocketDescription socket
-                    ? kernel.network().readableAtNanos(socket.socket) : Long.MIN_VALUE;
-            case ACCEPT -> request.description instanceof SimKernel.SocketDescription socket
-                    ? kernel.network().acceptableAtNanos(socket.socket) : Long.MIN_VALUE;
-            case SEND -> request.description instanceof SimKernel.SocketDescription socket
-                    ? kernel.network().writableAtNanos(socket.socket) : Long.MIN_VALUE;
-            default -> Long.MIN_VALUE;
-        };
-        return Math.max(request.earliestNanos, waitingFor);
     }
 
     /** Whether the engine bounds this opcode by the ring's entries: everything but a wait on a peer or a cancel. */
@@ -806,7 +686,7 @@ public final class SimRing implements Ring {
     }
 
     private void retire(SimRequest request) {
-        dequeue(request);
+        queue.remove(request);
         // inFlight is in sequence order: find it by binary search instead of a scan.
         int low = 0;
         int high = inFlight.size() - 1;
