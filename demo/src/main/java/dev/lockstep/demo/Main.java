@@ -296,7 +296,7 @@ public final class Main implements Callable<Integer> {
             if (merge != null) {
                 // A merge reads the sweep from its reports: an option saying what to sweep would be ignored.
                 for (String option : List.of("--seeds", "--first-seed", "--faults", "--workload", "--inject-bug",
-                        "--shard", "--threads")) {
+                        "--shard", "--threads", "--strategy")) {
                     if (line.getParseResult().hasMatchedOption(option)) {
                         throw new CommandLine.ParameterException(line, "--merge takes the sweep from its reports;"
                                 + " " + option + " cannot be given with it");
@@ -353,11 +353,17 @@ public final class Main implements Callable<Integer> {
                             + " writable");
                 }
             }
+            SearchStrategy chosen;
+            try {
+                chosen = userTest.strategy == null ? null : SearchStrategy.parse(userTest.strategy);
+            } catch (IllegalArgumentException bad) {
+                throw new CommandLine.ParameterException(line, "--strategy: " + bad.getMessage());
+            }
             if (checkOnly()) {
                 return PASSED;
             }
             return explore(System.out, new Explorer.Settings(seeds, sweep.firstSeed, faults, parsedWorkload,
-                    sweep.bug, sweep.threads(line), false, shard), report);
+                    sweep.bug, sweep.threads(line), false, shard, chosen), report);
         }
     }
 

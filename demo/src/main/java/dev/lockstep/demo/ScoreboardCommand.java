@@ -26,7 +26,7 @@ final class ScoreboardCommand implements Callable<Integer> {
             + " gives up (default 60, quick 5)")
     Double budget;
 
-    @Option(names = "--strategy", paramLabel = "NAME", defaultValue = "random",
+    @Option(names = "--strategy", paramLabel = "NAME", defaultValue = "combined",
             description = "how seeds become runs: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})",
             completionCandidates = StrategyNames.class)
     String strategy;

@@ -40,11 +40,11 @@ interface SearchStrategy {
 
     /**
      * As {@link #RANDOM}, with {@code ClusterNemesis} and every disturbance (isolation, splits, power loss of a
-     * majority, crashes at I/O boundaries) aimed at the node that leads, for the Raft; the key-value rows run as
-     * with {@link #RANDOM}.
+     * majority or of every node, crashes at I/O boundaries and during recovery) aimed at the node that leads, and
+     * strikes at the voters of elections, for the Raft; the key-value rows run as with {@link #RANDOM}.
      */
     SearchStrategy TARGETED = withNemesis("targeted", "as random, with a cluster nemesis of every disturbance aimed"
-            + " at the leader (Raft rows)", NemesisStrategy.TARGETED);
+            + " at the leader and at elections (Raft rows)", NemesisStrategy.TARGETED);
 
     /** As {@link #RANDOM}, with {@code ClusterNemesis.swarm}: each seed its own disturbances, aimed or not. */
     SearchStrategy SWARM = withNemesis("nemesis-swarm", "as random, with a cluster nemesis whose disturbances and"

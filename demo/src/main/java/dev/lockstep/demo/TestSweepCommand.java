@@ -28,7 +28,9 @@ final class TestSweepCommand {
         String classPath;
 
         @Option(names = "--strategy", paramLabel = "NAME", description = "with --test: how runs are chosen:"
-                + " random (the default), pct, faultpoints or guided")
+                + " random (the default), pct, faultpoints or guided; without it, how the demo's seeds become runs"
+                + " beside their faults: random, pct, faultpoints, targeted, nemesis-swarm or combined (the default:"
+                + " combined for the replicated workloads, random for the others, as the scoreboard shows best)")
         String strategy;
 
         @Option(names = "--stop-at-first-failure", description = "with --test: skip the runs after the first that"
@@ -36,7 +38,7 @@ final class TestSweepCommand {
         boolean stopAtFirstFailure;
 
         boolean asked() {
-            return test != null || classPath != null || strategy != null || stopAtFirstFailure;
+            return test != null || classPath != null || stopAtFirstFailure;
         }
     }
 

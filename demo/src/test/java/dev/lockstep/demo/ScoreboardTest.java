@@ -160,6 +160,31 @@ class ScoreboardTest {
     }
 
     @Test
+    void exploreRunsTheScoreboardsBestStrategyForTheWorkloadUnlessToldAndKeepsItsProfilesFaults() {
+        for (long seed = 1; seed <= 8; seed++) {
+            Explorer.Settings raft = new Explorer.Settings(8, 1, "partition", Workload.REPLICATED,
+                    InjectedBug.FIGURE_8, 1, false);
+            Scenario.Spec combined = SearchStrategy.COMBINED.spec(seed, Workload.REPLICATED, InjectedBug.FIGURE_8);
+            assertEquals(new Scenario.Spec(seed, FaultConfig.parse("partition"), Workload.REPLICATED,
+                    InjectedBug.FIGURE_8, combined.nemesis(), combined.search()), Explorer.specFor(raft, seed),
+                    "the Raft's default is combined, with the profile's faults");
+            Explorer.Settings store = new Explorer.Settings(8, 1, "crash", Workload.MIXED, InjectedBug.NONE, 1,
+                    false);
+            assertEquals(new Scenario.Spec(seed, FaultConfig.parse("crash"), Workload.MIXED, InjectedBug.NONE),
+                    Explorer.specFor(store, seed), "the store's default is random");
+            Explorer.Settings told = new Explorer.Settings(8, 1, "partition", Workload.REPLICATED,
+                    InjectedBug.FIGURE_8, 1, false, Shard.ALL, SearchStrategy.RANDOM);
+            assertEquals(new Scenario.Spec(seed, FaultConfig.parse("partition"), Workload.REPLICATED,
+                    InjectedBug.FIGURE_8), Explorer.specFor(told, seed));
+        }
+        CommandLine line = Main.commandLine();
+        StringWriter errors = new StringWriter();
+        line.setErr(new PrintWriter(errors, true));
+        assertEquals(2, line.execute("explore", "--seeds", "1", "--strategy", "bogus"));
+        assertTrue(errors.toString().contains("--strategy: unknown strategy 'bogus'"), errors.toString());
+    }
+
+    @Test
     void anUnknownStrategyOrNodeCountIsRefusedNamingIt() {
         IllegalArgumentException strategy = assertThrows(IllegalArgumentException.class,
                 () -> SearchStrategy.parse("bogus"));

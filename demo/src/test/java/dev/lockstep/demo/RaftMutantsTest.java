@@ -1,0 +1,53 @@
+package dev.lockstep.demo;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.demo.kv.InjectedBug;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Each Raft mutant that only a search finds is reachable and caught: a seed the scoreboard's {@code combined}
+ * strategy found (its replay line, without the digest) fails with the property the planted bug breaks, the fault
+ * point or disturbance that reached it shows in the run's trace, and the same run of the unmutated Raft passes. A
+ * change to the Raft, its fault points or the nemesis may move these runs: find a new seed with {@code ./lockstep
+ * scoreboard --strategy combined} and put its line here.
+ */
+class RaftMutantsTest {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "figure-8|kv:seed=1000000015:faults=partition+connection-reset:workload=replicated:bug=figure-8"
+                + ":nemesis=targeted:faultpoints=0.5/0.25|Leader Completeness|nemesis:",
+        "forget-vote-on-reboot|kv:seed=35:faults=crash+torn-writes+connection-reset:workload=replicated"
+                + ":bug=forget-vote-on-reboot:nemesis=swarm:faultpoints=1.0/0.5|Election Safety|nemesis:",
+        "follower-ack-before-sync|kv:seed=33:faults=crash:workload=replicated:bug=follower-ack-before-sync"
+                + ":nemesis=targeted:faultpoints=0.5/0.5|Leader Completeness|nemesis:",
+        "truncate-on-stale-append|kv:seed=8:faults=torn-writes+connection-reset:workload=replicated"
+                + ":bug=truncate-on-stale-append:nemesis=targeted:faultpoints=1.0/0.25:priorities=2/5000"
+                + "|Leader Completeness|raft.append-handled-late",
+        "commit-past-match|kv:seed=2000000020:faults=crash+torn-writes+connection-reset:workload=replicated"
+                + ":bug=commit-past-match:nemesis=targeted:faultpoints=0.25/0.5|State Machine Safety"
+                + "|raft.append-from-earlier",
+        "read-without-quorum|kv:seed=17:faults=torn-writes+connection-reset:workload=replicated"
+                + ":bug=read-without-quorum:nemesis=swarm:faultpoints=0.25/0.01|linearizable read|nemesis:",
+        "recovery-rewrites-log|kv:seed=10:faults=crash+torn-writes:workload=replicated:bug=recovery-rewrites-log"
+                + ":nemesis=targeted:faultpoints=0.5/0.1:priorities=3/500|Leader Completeness|nemesis:",
+    })
+    @Timeout(300) // two seeds on the loaded 2-core machine, not an expectation
+    void theMutantFailsItsPropertyAndTheUnmutatedRaftPassesTheSameRun(String mutant, String line, String property,
+            String reachedBy) {
+        Scenario.Spec spec = Scenario.Spec.parse(line);
+        Scenario.Result found = Scenario.run(spec, 5_000);
+        assertFalse(found.passed(), mutant + " was not found by " + line);
+        assertTrue(found.failure().startsWith(property), () -> mutant + ": expected a " + property + " failure, got "
+                + found.failure());
+        assertTrue(found.notable().stream().anyMatch(event -> event.contains(reachedBy)), () -> mutant + ": no "
+                + reachedBy + " in " + found.notable());
+        Scenario.Spec unmutated = new Scenario.Spec(spec.seed(), spec.faults(), spec.workload(), InjectedBug.NONE,
+                spec.nemesis(), spec.search());
+        Scenario.Result passed = Scenario.run(unmutated, 0);
+        assertTrue(passed.passed(), () -> "false alarm on " + unmutated.line() + ": " + passed.failure());
+    }
+}
