@@ -10,9 +10,9 @@ import java.util.List;
  * {@code lockstep-micrometer}'s {@code LockstepMetrics} binds the meters to a Micrometer registry.
  *
  * <h2>Threads and errors</h2>
- * {@link #runStarted} is called on the thread that called {@code Runner.start}, before the root task runs;
- * {@link #runEnded} on the same thread after every worker retired (in the simulator, at the end of each node's
- * lifetime). They must return promptly and not call back into the runner; what they throw is thrown by
+ * {@link #runStarted} is called on the runner's own thread before the root task runs (runtime-uring: the thread
+ * that called {@code Runner.start}; the simulator: its simulation thread, and again as each simulated node's
+ * lifetime starts), never on a task; {@link #runEnded} on the same thread after the run's workers retired. They must return promptly and not call back into the runner; what they throw is thrown by
  * {@code start}. A sink given to several runners sees each run's meters in turn.
  */
 public interface MetricsSink {

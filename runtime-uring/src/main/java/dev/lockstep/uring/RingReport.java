@@ -12,7 +12,8 @@ import jdk.jfr.StackTrace;
 
 /**
  * What a ring's set-up chose, said once: the process's first ring logs one line naming the kernel, the ring's
- * flags and features and every fallback taken ({@link System.Logger}, {@code INFO}), and every ring's set-up and
+ * flags and features and every fallback taken ({@link System.Logger} {@code dev.lockstep.uring}; {@code DEBUG}, or
+ * {@code INFO} when a fallback was taken), and every ring's set-up and
  * teardown is a JFR event ({@code lockstep.RingSetup}, {@code lockstep.RingTeardown}), as is a completion queue
  * that overflowed into the kernel's backlog ({@code lockstep.CompletionOverflow}). All on the ring's owner thread.
  */
@@ -36,7 +37,7 @@ final class RingReport {
     static void opened(UringRing ring) {
         String fallbacks = describeFallbacks(ring);
         if (LOGGED.compareAndSet(false, true)) {
-            LOG.log(System.Logger.Level.INFO, startupLine(ring, fallbacks));
+            LOG.log(startupLevel(fallbacks), startupLine(ring, fallbacks));
         }
         RingSetupEvent event = new RingSetupEvent();
         if (event.shouldCommit()) {
@@ -48,6 +49,18 @@ final class RingReport {
             event.fallbacks = fallbacks;
             event.commit();
         }
+    }
+
+    /**
+     * The start-up line's level: {@code DEBUG} when the rings are set up as preferred, so a program's output has
+     * no line it did not ask for ({@code dev.lockstep.uring} at {@code DEBUG}, JUL's {@code FINE}, shows it);
+     * {@code INFO} when a fallback was taken, which an operator should see.
+     *
+     * @param fallbacks {@link #describeFallbacks}
+     * @return the level
+     */
+    static System.Logger.Level startupLevel(String fallbacks) {
+        return fallbacks.equals("none") ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
     }
 
     /**

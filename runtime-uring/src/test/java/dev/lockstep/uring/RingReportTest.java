@@ -35,6 +35,13 @@ class RingReportTest {
     }
 
     @Test
+    void theLineIsDebugUnlessAFallbackWasTaken() {
+        assertEquals(System.Logger.Level.DEBUG, RingReport.startupLevel("none"));
+        assertEquals(System.Logger.Level.INFO,
+                RingReport.startupLevel("ftruncate offloaded (no IORING_OP_FTRUNCATE, Linux 6.9+)"));
+    }
+
+    @Test
     void featuresAreNamedAndUnknownBitsKept() {
         assertEquals("none", RingReport.features(0));
         assertEquals("NODROP|EXT_ARG", RingReport.features(2 | 1 << 8));
