@@ -359,6 +359,11 @@ public final class Main implements Callable<Integer> {
             } catch (IllegalArgumentException bad) {
                 throw new CommandLine.ParameterException(line, "--strategy: " + bad.getMessage());
             }
+            if (chosen == SearchStrategy.GUIDED) {
+                throw new CommandLine.ParameterException(line, "--strategy guided: the demo's sweep runs seeds that"
+                        + " each stand for one run, while the guided explorer chooses each run from the runs before"
+                        + " it; it runs with --test, or in the scoreboard");
+            }
             if (checkOnly()) {
                 return PASSED;
             }

@@ -182,6 +182,8 @@ class ScoreboardTest {
         line.setErr(new PrintWriter(errors, true));
         assertEquals(2, line.execute("explore", "--seeds", "1", "--strategy", "bogus"));
         assertTrue(errors.toString().contains("--strategy: unknown strategy 'bogus'"), errors.toString());
+        assertEquals(2, line.execute("explore", "--seeds", "1", "--strategy", "guided"));
+        assertTrue(errors.toString().contains("--strategy guided: the demo's sweep runs seeds"), errors.toString());
     }
 
     @Test
