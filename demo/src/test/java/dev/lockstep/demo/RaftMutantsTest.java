@@ -18,22 +18,20 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RaftMutantsTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "figure-8|kv:seed=1000000015:faults=partition+connection-reset:workload=replicated:bug=figure-8"
-                + ":nemesis=targeted:faultpoints=0.5/0.25|Leader Completeness|nemesis:",
+        "figure-8|kv:seed=67:faults=crash+torn-writes+partition:workload=replicated:bug=figure-8:nemesis=targeted"
+                + ":faultpoints=1.0/0.5:priorities=3/5000|Leader Completeness|nemesis:",
         "forget-vote-on-reboot|kv:seed=35:faults=crash+torn-writes+connection-reset:workload=replicated"
                 + ":bug=forget-vote-on-reboot:nemesis=swarm:faultpoints=1.0/0.5|Election Safety|nemesis:",
-        "follower-ack-before-sync|kv:seed=33:faults=crash:workload=replicated:bug=follower-ack-before-sync"
-                + ":nemesis=targeted:faultpoints=0.5/0.5|Leader Completeness|nemesis:",
         "truncate-on-stale-append|kv:seed=8:faults=torn-writes+connection-reset:workload=replicated"
                 + ":bug=truncate-on-stale-append:nemesis=targeted:faultpoints=1.0/0.25:priorities=2/5000"
                 + "|Leader Completeness|raft.append-handled-late",
-        "commit-past-match|kv:seed=2000000020:faults=crash+torn-writes+connection-reset:workload=replicated"
-                + ":bug=commit-past-match:nemesis=targeted:faultpoints=0.25/0.5|State Machine Safety"
+        "commit-past-match|kv:seed=1:faults=crash+partition+connection-reset:workload=replicated"
+                + ":bug=commit-past-match:nemesis=targeted:faultpoints=1.0/0.25:priorities=1/5000|State Machine Safety"
                 + "|raft.append-from-earlier",
-        "read-without-quorum|kv:seed=17:faults=torn-writes+connection-reset:workload=replicated"
-                + ":bug=read-without-quorum:nemesis=swarm:faultpoints=0.25/0.01|linearizable read|nemesis:",
-        "recovery-rewrites-log|kv:seed=10:faults=crash+torn-writes:workload=replicated:bug=recovery-rewrites-log"
-                + ":nemesis=targeted:faultpoints=0.5/0.1:priorities=3/500|Leader Completeness|nemesis:",
+        "read-without-quorum|kv:seed=4:faults=torn-writes:workload=replicated:bug=read-without-quorum"
+                + ":nemesis=swarm:faultpoints=0.25/0.5|linearizable read|nemesis:",
+        "recovery-rewrites-log|kv:seed=3:faults=crash+torn-writes:workload=replicated:bug=recovery-rewrites-log"
+                + ":nemesis=targeted:faultpoints=0.5/0.1:priorities=2/500|Leader Completeness|nemesis:",
     })
     @Timeout(300) // two seeds on the loaded 2-core machine, not an expectation
     void theMutantFailsItsPropertyAndTheUnmutatedRaftPassesTheSameRun(String mutant, String line, String property,
