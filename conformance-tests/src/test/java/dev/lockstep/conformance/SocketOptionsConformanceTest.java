@@ -31,6 +31,8 @@ class SocketOptionsConformanceTest {
     private static final int SMALL_BUFFER = 4096;
     /** What the default buffers of every runtime take whole, the peer reading nothing. */
     private static final int SMALL_SEND = 32 * 1024;
+    /** Far longer than a send into free buffers takes, even on a loaded machine. */
+    private static final Duration SEND_INTO_BUFFERS_TIMEOUT = Duration.ofSeconds(10);
     private static final byte[] HELLO = {'h', 'e', 'l', 'l', 'o'};
 
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
@@ -102,14 +104,22 @@ class SocketOptionsConformanceTest {
         });
     }
 
-    /** With the default buffers, a 32 KiB send completes though the peer reads nothing yet. */
+    /**
+     * With the default buffers, a 32 KiB send completes though the peer reads nothing yet: it wins a race against a
+     * timer far longer than a send into buffers takes, so a send that waits for the peer fails here instead of
+     * hanging.
+     */
     @Conformance
     void testDefaultBuffersTakeASmallSendWhole(Runtimes rt) {
         rt.runner().start(ctx -> {
             try (Listener listener = ctx.bind(ANY_PORT).await();
                  Connection client = ctx.dial(listener.localAddress()).await();
                  Connection accepted = listener.accept().await()) {
-                client.sink().send(new byte[SMALL_SEND]).await();
+                Operation<Void> send = client.sink().send(new byte[SMALL_SEND]);
+                Either<Void, Void> first = Select.either(send, ctx.sleeper(SEND_INTO_BUFFERS_TIMEOUT)).await();
+                assertInstanceOf(Either.First.class, first,
+                        "a " + SMALL_SEND + "-byte send still waited after " + SEND_INTO_BUFFERS_TIMEOUT
+                                + " with the default buffers and the peer not reading");
                 assertEquals(SMALL_SEND, recvExactly(accepted, SMALL_SEND).length);
             }
             return null;
