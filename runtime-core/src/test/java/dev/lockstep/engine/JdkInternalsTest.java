@@ -10,8 +10,10 @@ import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InaccessibleObjectException;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +34,7 @@ class JdkInternalsTest {
     }
 
     @Test
-    void aFibersStateReadsAsDoneWaitingOrWoken() throws Exception {
+    void aFiberReadsAsDoneBeforeAndAfterItsRunAndAsWaitingWhileParked() throws Exception {
         CountDownLatch parked = new CountDownLatch(1);
         Thread fiber = Thread.ofVirtual().unstarted(() -> {
             parked.countDown();
@@ -50,6 +52,57 @@ class JdkInternalsTest {
         LockSupport.unpark(fiber);
         fiber.join();
         assertEquals(JdkInternals.FiberState.DONE, JdkInternals.fiberState(fiber));
+    }
+
+    @Test
+    void anUnparkedFiberNotYetRunAgainReadsAsWoken() {
+        HoldingScheduler scheduler = new HoldingScheduler();
+        Thread fiber = JdkInternals.virtualThreadBuilder(scheduler).unstarted(() -> LockSupport.park(this));
+        fiber.start();
+        scheduler.runNext(); // runs until the park
+        assertEquals(JdkInternals.FiberState.WAITING, JdkInternals.fiberState(fiber));
+        assertEquals(0, scheduler.held(), "a parked fiber has no continuation queued");
+        LockSupport.unpark(fiber);
+        assertEquals(1, scheduler.held(), "the unpark queued the fiber's continuation");
+        assertEquals(JdkInternals.FiberState.WOKEN, JdkInternals.fiberState(fiber), "unparked, not yet run again");
+        scheduler.runNext(); // returns from the park and ends
+        assertEquals(JdkInternals.FiberState.DONE, JdkInternals.fiberState(fiber));
+    }
+
+    @Test
+    void aFiberThatYieldedReadsAsYieldedNotWoken() {
+        HoldingScheduler scheduler = new HoldingScheduler();
+        Thread fiber = JdkInternals.virtualThreadBuilder(scheduler).unstarted(Thread::yield);
+        fiber.start();
+        scheduler.runNext(); // runs until the yield
+        assertEquals(1, scheduler.held(), "the yield queued the fiber's continuation");
+        assertEquals(JdkInternals.FiberState.YIELDED, JdkInternals.fiberState(fiber), "yielded, not yet run again");
+        scheduler.runNext(); // returns from the yield and ends
+        assertEquals(JdkInternals.FiberState.DONE, JdkInternals.fiberState(fiber));
+    }
+
+    /**
+     * A fiber scheduler that only queues continuations; the test runs them one at a time on its own thread, so a
+     * fiber stands still between two of its runs, where {@link JdkInternals#fiberState} reads it. Every call comes
+     * from the test's thread (as the fiber's carrier or as the one unparking it): no other thread touches the queue.
+     */
+    private static final class HoldingScheduler implements Executor {
+        private final ArrayDeque<Runnable> continuations = new ArrayDeque<>();
+
+        @Override
+        public void execute(Runnable continuation) {
+            continuations.add(continuation);
+        }
+
+        int held() {
+            return continuations.size();
+        }
+
+        void runNext() {
+            Runnable next = continuations.poll();
+            assertTrue(next != null, "no continuation queued");
+            next.run();
+        }
     }
 
     @Test
