@@ -100,17 +100,20 @@ final class RingWakeUp {
     /**
      * A completion of the poll: drains the eventfd, and notes whether the poll must be armed again (a one-shot
      * poll, or a multishot one the kernel ended). Kernels before 5.13 refuse multishot polls; then every later
-     * poll is one-shot, re-armed after each wake.
+     * poll is one-shot, re-armed after each wake. They refuse it with {@code EINVAL}, and only that failure of a
+     * multishot poll leads to the downgrade: any other means the wake-up itself is broken.
      *
      * @param result the CQE's result
      * @param flags the CQE's flags
-     * @throws KernelException naming the eventfd and the ring if the poll or the drain failed
+     * @throws KernelException naming the errno, the eventfd and the ring if the poll failed (other than a multishot
+     *     poll refused with {@code EINVAL}) or the drain failed
      */
     void onPollCompletion(int result, int flags) {
         woken = true;
         if (result < 0) {
-            if (!multishot) {
-                throw new KernelException(-result, "poll_add", "eventfd " + eventFd + " of " + subject);
+            if (!multishot || result != -Libc.EINVAL) {
+                throw new KernelException(-result, multishot ? "poll_add (multishot)" : "poll_add",
+                        "eventfd " + eventFd + " of " + subject);
             }
             multishot = false;
             needsArming = true;
