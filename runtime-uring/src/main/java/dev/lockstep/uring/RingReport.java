@@ -71,8 +71,21 @@ final class RingReport {
      * @return the line
      */
     static String startupLine(UringRing ring, String fallbacks) {
-        return "runtime-uring on Linux " + kernel() + ": io_uring rings with flags " + ring.setupFlags()
-                + ", features " + features(ring.features()) + "; fallbacks: " + fallbacks;
+        return startupLine(kernel(), ring.setupFlags(), ring.features(), fallbacks);
+    }
+
+    /**
+     * The start-up line from its parts.
+     *
+     * @param kernel the kernel's release
+     * @param setupFlags the ring's set-up flags, named
+     * @param features the ring's {@code IORING_FEAT_*} bits
+     * @param fallbacks {@link #fallbacks} joined, or {@code none}
+     * @return the line
+     */
+    static String startupLine(String kernel, String setupFlags, int features, String fallbacks) {
+        return "runtime-uring on Linux " + kernel + ": io_uring rings with flags " + setupFlags
+                + ", features " + features(features) + "; fallbacks: " + fallbacks;
     }
 
     /** A ring is being closed. */
@@ -113,6 +126,9 @@ final class RingReport {
         }
         if (!UringSetup.usesFtruncateOpcode()) {
             taken.add("ftruncate offloaded (no IORING_OP_FTRUNCATE, Linux 6.9+)");
+        }
+        if (!UringSetup.usesFallocateOpcode()) {
+            taken.add("fallocate offloaded (no IORING_OP_FALLOCATE, Linux 5.6+)");
         }
         if (!UringSetup.usesPathOpcodes()) {
             taken.add("path calls offloaded (no IORING_OP_OPENAT/STATX/UNLINKAT/MKDIRAT/RENAMEAT, Linux 5.15+)");
