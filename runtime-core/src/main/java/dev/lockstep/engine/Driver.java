@@ -140,18 +140,23 @@ public final class Driver implements CompletionSink {
     }
 
     /**
-     * Requests submitted to the ring and not yet completed.
+     * Requests submitted to the ring and not yet completed. The worker's thread writes the count with plain
+     * stores; a metrics thread reads it here without synchronization (see {@link WorkerMetrics}, Gauges): a racy
+     * read of an int is some value the worker wrote (never torn, never negative), possibly not the latest, which
+     * is all a gauge promises.
      *
      * @return the count: storage requests at most the ring's entries, network requests any number (see
      *     {@link SubmitQueues})
      */
-    public int inFlight() {
+    int inFlight() {
         return inFlight;
     }
 
     /**
      * Requests admitted and waiting: for the ring, for a durability permit, or for their metadata lane. Read by
-     * metrics from any thread: a recent value.
+     * metrics from any thread without synchronization, as {@link #inFlight()}: each of the three counts is an int
+     * the worker wrote (an {@code ArrayList}'s size is a plain int field; reading it never touches the array), so
+     * the sum is never negative, though its parts may be of slightly different moments.
      *
      * @return the count
      */

@@ -53,6 +53,17 @@ public interface EngineHooks {
     }
 
     /**
+     * Reports how many of {@code worker}'s fibers the runtime's own scheduler holds queued to run, for the
+     * {@code lockstep.fibers.runnable} gauge. Called only by the thread that owns that queue (the simulator's).
+     *
+     * @param worker the worker
+     * @param fibers the count, at least 0
+     */
+    static void localRunnable(Worker worker, int fibers) {
+        worker.metrics().localRunnable(fibers);
+    }
+
+    /**
      * Whether the thread being constructed on the calling thread right now is one of the engine's fibers: true
      * only while the engine builds a fiber's thread, when the JDK calls inheritable thread-locals'
      * {@code childValue} on the creating thread. The simulator's leak watch asks there, to tell its own fibers

@@ -121,7 +121,7 @@ final class SubmitQueues {
         inFlight[slot.budget.ordinal()]--;
     }
 
-    /** Requests in all the queues. */
+    /** Requests in all the queues; also read by a metrics thread, racily, through {@link Driver#queued()}. */
     int queued() {
         return queued;
     }

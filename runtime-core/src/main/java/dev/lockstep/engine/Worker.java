@@ -104,7 +104,12 @@ public final class Worker {
         return metrics;
     }
 
-    /** Requests in the kernel now, for a gauge on any thread: a recent value, 0 once retired. */
+    /**
+     * Requests in the kernel now, for a gauge on any thread: a recent value, 0 once retired. The reader reached
+     * this worker through {@code WorkerMetrics}' volatile field, written after the constructor set {@link #driver}
+     * (and the driver's final fields), so it sees that driver or, after {@link #abandon()}, null; the driver's
+     * counts are then read racily, as {@link WorkerMetrics} (Gauges) argues.
+     */
     long inFlightRequests() {
         Driver current = driver;
         return current == null ? 0 : current.inFlight();

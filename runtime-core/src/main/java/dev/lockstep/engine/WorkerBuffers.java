@@ -18,8 +18,10 @@ import java.util.Arrays;
  * in the simulator every worker runs on the one simulator thread; either way the accesses are in program order
  * on one thread and need no synchronization. Each public entry checks the caller's worker identity
  * ({@link Worker#current()}) and refuses any other caller with an exception, so a foreign thread never touches
- * the state. The one exception is {@link #outstanding()} after the runner ended, which follows the workers'
- * termination ({@code Runner.start} returns after every worker thread finished, a happens-before edge).
+ * the state. The one exception is {@link #outstanding()}: after the runner ended it follows the workers'
+ * termination ({@code Runner.start} returns after every worker thread finished, a happens-before edge), and
+ * during the run the {@code lockstep.buffers.outstanding} gauge reads it racily from a metrics thread: an int
+ * the worker wrote, never torn, possibly stale, which is what a gauge is (see {@link WorkerMetrics}).
  *
  * <h2>Memory</h2>
  * Size classes from {@link #PAGE_BYTES} to {@link #LARGEST_CLASS_BYTES} are cut from chunks of at least

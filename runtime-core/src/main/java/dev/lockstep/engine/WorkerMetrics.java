@@ -23,6 +23,16 @@ import java.util.function.LongSupplier;
  * newer than another; meters are recent values, not a snapshot, as {@link Meter} says. Runnable fibers are the
  * exception: the runner writes that gauge from whichever thread schedules a fiber (see {@link #foreignQueued}).
  *
+ * <h2>Gauges</h2>
+ * The gauges of requests in flight and queued, live fibers and outstanding buffers read the worker's own fields
+ * ({@code Driver.inFlight}, {@code SubmitQueues.queued}, the driver's waiting lists' sizes,
+ * {@code WorkerBuffers.outstanding}), which the worker's thread writes with plain stores on its hot path. A
+ * reader on another thread reads them racily, on purpose: a gauge is a sample, and the Java memory model gives a
+ * racy read of an {@code int} some value that was written to it (no tearing, nothing out of thin air), so the
+ * reader sees a count the worker actually had — never negative, possibly not the latest. Each such read follows
+ * the volatile read of {@link #worker}, so it is a fresh load on every sample, not one hoisted out of a reader's
+ * loop. Fences on the worker's path to make these exact would cost every request and buy nothing a sample needs.
+ *
  * <p>Nothing here reads a clock or draws: in the simulator, counting and reading leave the run's digest alone.
  */
 public final class WorkerMetrics {
@@ -113,12 +123,12 @@ public final class WorkerMetrics {
 
     /**
      * The runner reports how many of this worker's fibers are queued to run on its own queue: runtime-uring's
-     * loop once per turn, the simulator's scheduler as it queues and takes them. Only the thread that owns that
-     * queue calls this.
+     * loop once per turn, the simulator's scheduler as it queues and takes them (through
+     * {@link EngineHooks#localRunnable}). Only the thread that owns that queue calls this.
      *
      * @param fibers the count
      */
-    public void localRunnable(int fibers) {
+    void localRunnable(int fibers) {
         LOCAL_RUNNABLE.setOpaque(this, fibers);
     }
 

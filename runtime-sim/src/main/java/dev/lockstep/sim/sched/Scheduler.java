@@ -179,7 +179,7 @@ public final class Scheduler {
         }
         ready.add(new Ready(worker, slot, fiber, continuation, fiberPhase[slot]));
         queuedNow[slot]++;
-        worker.metrics().localRunnable(queuedNow[slot] + queuedEarlier[slot]);
+        EngineHooks.localRunnable(worker, queuedNow[slot] + queuedEarlier[slot]);
     }
 
 
@@ -306,7 +306,7 @@ public final class Scheduler {
         } else {
             queuedNow[removed.slot()]--;
         }
-        removed.worker().metrics().localRunnable(queuedNow[removed.slot()] + queuedEarlier[removed.slot()]);
+        EngineHooks.localRunnable(removed.worker(), queuedNow[removed.slot()] + queuedEarlier[removed.slot()]);
         return removed;
     }
 
