@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -51,9 +52,19 @@ public final class LockstepMetrics implements MetricsSink, MeterBinder {
     private final ReentrantLock lock = new ReentrantLock();
     private final List<MeterRegistry> registries = new ArrayList<>();
     /** The meters registered now, by name and tags: the latest run's of each, in the order they came. */
-    private final Map<String, Meter> current = new LinkedHashMap<>();
+    private final Map<MeterKey, Meter> current = new LinkedHashMap<>();
     /** What each of {@link #current} became in the registries, to remove when a later run replaces it. */
-    private final Map<String, List<io.micrometer.core.instrument.Meter>> registered = new HashMap<>();
+    private final Map<MeterKey, List<io.micrometer.core.instrument.Meter>> registered = new HashMap<>();
+
+    /**
+     * A meter's identity: its name and its tags, compared as a map (a string of the two would make tag values
+     * holding {@code ", "}, {@code "="} or <code>"}"</code> collide with other tag sets).
+     */
+    private record MeterKey(String name, SortedMap<String, String> tags) {
+        static MeterKey of(Meter meter) {
+            return new MeterKey(meter.name(), new TreeMap<>(meter.tags()));
+        }
+    }
 
     /** A sink bound to no registry yet. */
     public LockstepMetrics() {
@@ -90,7 +101,7 @@ public final class LockstepMetrics implements MetricsSink, MeterBinder {
         lock.lock();
         try {
             for (Meter meter : meters) {
-                String key = meter.name() + new TreeMap<>(meter.tags());
+                MeterKey key = MeterKey.of(meter);
                 List<io.micrometer.core.instrument.Meter> replaced = registered.remove(key);
                 if (replaced != null) {
                     for (io.micrometer.core.instrument.Meter old : replaced) {

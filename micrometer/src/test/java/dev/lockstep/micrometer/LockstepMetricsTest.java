@@ -10,6 +10,7 @@ import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.Task;
 import dev.lockstep.sim.SimRunner;
+import dev.lockstep.spi.Meter;
 import dev.lockstep.uring.UringRunner;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -19,6 +20,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -57,6 +59,22 @@ class LockstepMetricsTest {
     /** The sum over workers of a counter with these tags. */
     private static double counted(MeterRegistry registry, String name, String... tags) {
         return registry.get(name).tags(tags).functionCounters().stream().mapToDouble(FunctionCounter::count).sum();
+    }
+
+    @Test
+    void tagSetsWhoseTextLooksAlikeAreTwoMeters() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        LockstepMetrics metrics = new LockstepMetrics();
+        metrics.bindTo(registry);
+        // As text both tag sets read {a=1, b=2}: one tag whose value holds ", b=2", and two tags.
+        Map<String, String> oneTag = Map.of("a", "1, b=2");
+        Map<String, String> twoTags = Map.of("a", "1", "b", "2");
+        metrics.runStarted(List.of(
+                new Meter.Gauge("test.gauge", "a gauge", "things", oneTag, () -> 1),
+                new Meter.Gauge("test.gauge", "a gauge", "things", twoTags, () -> 2)));
+        assertEquals(1, registry.get("test.gauge").tags("a", "1, b=2").gauge().value());
+        assertEquals(2, registry.get("test.gauge").tags("a", "1", "b", "2").gauge().value());
+        assertEquals(2, registry.find("test.gauge").gauges().size());
     }
 
     @Test
