@@ -83,9 +83,14 @@ class UringJfrEventsTest {
             assertTrue(setup.getString("features").contains("NODROP"), setup.getString("features"));
             assertEquals(chosenFallbacks, setup.getString("fallbacks"));
         }
+        // Each worker thread commits its ring's teardown as it exits. On JDK 25 the first event a worker thread
+        // commits after one of its fibers committed one is not in the recording (WorkerStallEvent's doc), and the
+        // sync's event is committed by a fiber when the fiber turned the ring inline: so one or two.
         List<RecordedEvent> teardowns = named(events, "lockstep.RingTeardown");
-        assertEquals(2, teardowns.size());
-        assertEquals(0, teardowns.getFirst().getLong("completionOverflows"));
+        assertTrue(teardowns.size() == 1 || teardowns.size() == 2, "one teardown per worker at most: " + teardowns);
+        for (RecordedEvent teardown : teardowns) {
+            assertEquals(0, teardown.getLong("completionOverflows"));
+        }
     }
 
     @Test
