@@ -139,8 +139,8 @@ final class RespProtocol {
                         .getBytes(StandardCharsets.UTF_8)));
                 case "SET" -> set(request);
                 case "GET" -> get(request);
-                case "DEL" -> delete(request);
-                case "EXISTS" -> exists(request);
+                case "DEL" -> countKeys(request, "DEL", true);
+                case "EXISTS" -> countKeys(request, "EXISTS", false);
                 default -> replies.add(RespCodec.error("unknown command '" + truncated(name) + "'"));
             }
             return true;
@@ -196,34 +196,10 @@ final class RespProtocol {
             }
         }
 
-        private void delete(List<byte[]> request) {
+        /** {@code DEL} ({@code remove}) or {@code EXISTS}: answers how many of the keys were there. */
+        private void countKeys(List<byte[]> request, String command, boolean remove) {
             if (request.size() < 2) {
-                replies.add(wrongArguments("DEL"));
-                return;
-            }
-            awaitPuts();
-            KvStore current = store.get();
-            if (current == null) {
-                replies.add(RespCodec.error("store is opening"));
-                return;
-            }
-            try {
-                long removed = 0;
-                for (byte[] key : request.subList(1, request.size())) {
-                    if (current.get(key) != null) {
-                        current.delete(key);
-                        removed++;
-                    }
-                }
-                replies.add(RespCodec.integer(removed));
-            } catch (StoreUnavailableException | StorageException | IllegalArgumentException failed) {
-                replies.add(RespCodec.error(String.valueOf(failed.getMessage())));
-            }
-        }
-
-        private void exists(List<byte[]> request) {
-            if (request.size() < 2) {
-                replies.add(wrongArguments("EXISTS"));
+                replies.add(wrongArguments(command));
                 return;
             }
             awaitPuts();
@@ -236,6 +212,9 @@ final class RespProtocol {
                 long found = 0;
                 for (byte[] key : request.subList(1, request.size())) {
                     if (current.get(key) != null) {
+                        if (remove) {
+                            current.delete(key);
+                        }
                         found++;
                     }
                 }
