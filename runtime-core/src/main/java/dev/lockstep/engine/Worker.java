@@ -43,9 +43,9 @@ public final class Worker {
     /** Counters read by the run's meters; this worker's thread adds to them ({@link WorkerMetrics}). */
     private final WorkerMetrics metrics;
     /** Retired blob reads, reused by the next ones on this worker (see {@link Recycler}: this worker only). */
-    final Recycler<EngineBlob.ReadRequest> blobReads = new Recycler<>();
+    final Recycler<BlobReadRequest> blobReads = new Recycler<>();
     /** Retired blob writes, as {@link #blobReads}. */
-    final Recycler<EngineBlob.WriteRequest> blobWrites = new Recycler<>();
+    final Recycler<BlobWriteRequest> blobWrites = new Recycler<>();
     /** Retired sends, as {@link #blobReads}. */
     final Recycler<EngineNetwork.SendRequest> sends = new Recycler<>();
     private Driver driver;
