@@ -42,7 +42,7 @@ import java.util.concurrent.locks.LockSupport;
  * retrying, and when the late unpark lands on a fiber that has gone on and parked in Lockstep, a thread outside
  * the simulation schedules the fiber. Such a fiber would only re-check what it waits for and park again, so its
  * continuation is held and scheduled when Lockstep itself wakes the fiber ({@link #parkedInLockstep}; the
- * simulation's {@code strayToRelease}): the run goes exactly as if the unpark had never come.
+ * {@link StepSettler}'s {@code strayToRelease}): the run goes exactly as if the unpark had never come.
  *
  * <p>Thread-safe where it must be: the thread-local's callback runs on whichever thread creates a thread.
  */
@@ -82,7 +82,7 @@ final class LeakWatch {
      * through {@link dev.lockstep.engine.JdkInternals#fiberState}). {@link Thread#getState}
      * reports three different things as {@code RUNNABLE}: a fiber that yielded, one whose wait was ended by another
      * thread (the wake is done, its continuation is being handed over), and one that was woken while it parked. Only
-     * the state word tells them apart, and {@link Simulation} must: a yield runs as a later step, a wait's end runs on
+     * the state word tells them apart, and {@link StepSettler} must: a yield runs as a later step, a wait's end runs on
      * within the step, and a wake whose continuation has not arrived yet must be waited for (reading
      * {@code RUNNABLE} and moving on is how a second simulation's release of a shared lock used to be reported as a
      * leak).
@@ -354,7 +354,8 @@ final class LeakWatch {
 
     private static boolean isUser(String type) {
         return !isJdk(type) && !type.startsWith("dev.lockstep.engine.") && !type.startsWith(LeakWatch.class.getName())
-                && !type.startsWith(Simulation.class.getName()) && !type.startsWith(Scheduler.class.getName());
+                && !type.startsWith(Simulation.class.getName()) && !Simulation.isRunFrame(type)
+                && !type.startsWith(Scheduler.class.getName());
     }
 
     /** Why a fiber was resumed from a foreign thread, from that thread's name. */
