@@ -53,7 +53,8 @@ import java.util.List;
  * {@link SimRing#wake()} may be called from other threads.
  *
  * <p>Its parts, package-private beside it: {@link StepSettler} settles each fiber step (the scheduler callback,
- * the hand-off of continuations from other threads, the held stray continuations).
+ * the hand-off of continuations from other threads, the held stray continuations); {@link RunCrash} is the
+ * machine's crash and the checkpoint it takes.
  */
 final class Simulation implements OwningRun {
     /**
@@ -91,15 +92,12 @@ final class Simulation implements OwningRun {
     private final long startEvents;
     /** The generator's draws when this run began (a run restarted from a checkpoint goes on from its count). */
     private final long startDraws;
-    private CrashPolicy crashPolicy;
     private Engine engine;
     private Thread thread;
     private boolean running;
     private boolean recoverMode;
-    private boolean crashed;
-    private boolean rootDoneAtCrash;
-    private Checkpoint checkpoint;
-    private String crashReason;
+    /** The crash policy in force, and the machine's crash when it came. */
+    private final RunCrash crash;
     /** A leak seen on a foreign thread; guarded by itself. */
     private final String[] foreignLeak = new String[1];
     /**
@@ -156,7 +154,7 @@ final class Simulation implements OwningRun {
                 .build();
         this.kernel.simulation = this;
         this.heldAtStart = kernel.heldResources();
-        this.crashPolicy = config.crashPolicy();
+        this.crash = new RunCrash(this, config.crashPolicy());
         this.control = new SimControl(this);
         this.search = new SearchState(generator, auditor, config.faultPoints());
         auditor.namedEventListener(search::onEvent);
@@ -257,21 +255,27 @@ final class Simulation implements OwningRun {
     }
 
     CrashPolicy crashPolicy() {
-        return crashPolicy;
+        return crash.policy();
     }
 
+    /** See {@link RunCrash#policy(CrashPolicy)}. */
     void crashPolicy(CrashPolicy policy) {
-        this.crashPolicy = java.util.Objects.requireNonNull(policy, "policy");
-        auditor.record("sim.crashPolicy", Auditor.utf8(policy.name()));
+        crash.policy(policy);
     }
 
+    /** What the machine's crash left, to continue from; null if it did not crash. */
     Checkpoint checkpoint() {
-        return checkpoint;
+        return crash.checkpoint();
+    }
+
+    /** The configuration the run was first built with: this one's, or the first of its startAndRecover loop. */
+    SimConfig origin() {
+        return origin;
     }
 
     /** The configuration in force now: the run's, with what {@link SimControl} changed. */
     SimConfig currentConfig() {
-        return config.toBuilder().storageFaults(files.faults()).network(network.config()).crashPolicy(crashPolicy)
+        return config.toBuilder().storageFaults(files.faults()).network(network.config()).crashPolicy(crash.policy())
                 .build();
     }
 
@@ -415,36 +419,9 @@ final class Simulation implements OwningRun {
 
     // ------------------------------------------------------------------------------------------------- crash
 
-    /**
-     * The machine crashes now: unsynced data meets the crash policy, the checkpoint is taken, the disk loses
-     * power for the tasks still unwinding, every connection is reset and every task is aborted.
-     */
-    void crashNow(String reason, Handle<?> root) {
-        if (crashed) {
-            return;
-        }
-        crashed = true;
-        crashReason = reason;
-        rootDoneAtCrash = root != null && root.isDone();
-        auditor.record("sim.crash", Auditor.utf8(reason), Auditor.u64(clock.nowNanos()));
-        CrashReport report = files.crash(crashPolicy);
-        StorageImage image = files.durableImage();
-        checkpoint = new Checkpoint(currentConfig(), origin, restarts + 1, generator.snapshot(), auditor.snapshot(),
-                clock.nowNanos(), image, report, reason);
-        files.powerOff();
-        network.resetAll();
-        engine.abortAll();
-    }
-
-    /** {@link SimControl#crash()}: crash from inside a task; the calling task is aborted with the rest. */
+    /** {@link SimControl#crash()}: see {@link RunCrash#fromTask}. */
     ClosedException crashFromTask(String task) {
-        if (!recoverMode) {
-            throw new IllegalStateException("SimControl.crash() needs a run started with SimRunner.startAndRecover;"
-                    + " SimRunner.start runs to the end");
-        }
-        crashNow("SimControl.crash() in task '" + task + "'", null);
-        return new ClosedException("the simulated machine crashed at " + now() + " (SimControl.crash() in task '"
-                + task + "')");
+        return crash.fromTask(task);
     }
 
     Instant now() {
@@ -548,7 +525,8 @@ final class Simulation implements OwningRun {
         if (failure != null) {
             throw new SimulationFailure(failure, origin, replayLine(), caller());
         }
-        return new Result<>(rootHandle, engine, crashed, rootDoneAtCrash, crashReason,
+        Checkpoint checkpoint = crash.checkpoint();
+        return new Result<>(rootHandle, engine, crash.crashed(), crash.rootDoneAtCrash(), crash.reason(),
                 checkpoint == null ? null : checkpoint.crashedAt(), leakBesideRootFailure);
     }
 
@@ -557,7 +535,7 @@ final class Simulation implements OwningRun {
      * {@link SimRunner#startAndRecover} run the crash, not the task, is then the outcome).
      */
     private boolean rootFailedOnItsOwn(Handle<?> rootHandle) {
-        if (rootHandle == null || !rootHandle.isDone() || (crashed && !rootDoneAtCrash)) {
+        if (rootHandle == null || !rootHandle.isDone() || (crash.crashed() && !crash.rootDoneAtCrash())) {
             return false;
         }
         Poll<?> outcome = rootHandle.poll(null);
@@ -612,9 +590,9 @@ final class Simulation implements OwningRun {
                     fail(nodeFailure);
                 }
             }
-            if (!shuttingDown && (crashed || rootHandle.isDone() || engine.failure() != null)) {
-                if (recoverMode && !crashed) {
-                    crashNow(rootHandle.isDone() ? "the root task finished; the machine then lost power"
+            if (!shuttingDown && (crash.crashed() || rootHandle.isDone() || engine.failure() != null)) {
+                if (recoverMode && !crash.crashed()) {
+                    crash.now(rootHandle.isDone() ? "the root task finished; the machine then lost power"
                             : "the runtime failed: " + engine.failure(), rootHandle);
                 }
                 abortEverything();
@@ -649,7 +627,7 @@ final class Simulation implements OwningRun {
             }
             if (!shuttingDown && nextEvent > crashAt) {
                 clock.advanceTo(Math.max(clock.nowNanos(), crashAt));
-                crashNow("the seeded crash point at " + now() + " came", rootHandle);
+                crash.now("the seeded crash point at " + now() + " came", rootHandle);
                 continue;
             }
             if (nextEvent == Long.MAX_VALUE) {
@@ -859,7 +837,8 @@ final class Simulation implements OwningRun {
     }
 
     /** This class and the parts of a run it drives: their frames are the simulator's, never the user's. */
-    private static final String[] RUN_CLASSES = {Simulation.class.getName(), StepSettler.class.getName()};
+    private static final String[] RUN_CLASSES = {Simulation.class.getName(), StepSettler.class.getName(),
+        RunCrash.class.getName()};
 
     /** Whether a stack frame of {@code type} is the run's own: of this class or a part of it, nested ones included. */
     static boolean isRunFrame(String type) {
