@@ -54,7 +54,8 @@ import java.util.List;
  *
  * <p>Its parts, package-private beside it: {@link StepSettler} settles each fiber step (the scheduler callback,
  * the hand-off of continuations from other threads, the held stray continuations); {@link RunCrash} is the
- * machine's crash and the checkpoint it takes.
+ * machine's crash and the checkpoint it takes; {@link RunLeaks} names what the run holds at its end and what waits
+ * in a stall.
  */
 final class Simulation implements OwningRun {
     /**
@@ -77,12 +78,8 @@ final class Simulation implements OwningRun {
     final SimControl control;
     /** The run's fault points, assertions and search signals. */
     final SearchState search;
-    /** How many leaked resources a failure message names; {@link SimRunner#leaks()} has them all. */
-    private static final int LEAKS_LISTED = 8;
-    /** What the kernel held before the run began: a leak is whatever the run holds at its end beyond this. */
-    private final List<String> heldAtStart;
-    /** What the run held at its end beyond {@link #heldAtStart}; empty until it ended. */
-    private List<String> leaks = List.of();
+    /** What the run started with, and what it holds or waits on beyond that at its end or in a stall. */
+    private final RunLeaks leaks;
     /** See {@link SimRunner#replayedBy}; null for the simulator's own line. */
     private String replayedBy;
     /** The digest and the counts when a determinism leak failed the run (see {@link #fail}); else null. */
@@ -153,7 +150,7 @@ final class Simulation implements OwningRun {
                 .workerHosts()
                 .build();
         this.kernel.simulation = this;
-        this.heldAtStart = kernel.heldResources();
+        this.leaks = new RunLeaks(this);
         this.crash = new RunCrash(this, config.crashPolicy());
         this.control = new SimControl(this);
         this.search = new SearchState(generator, auditor, config.faultPoints());
@@ -179,7 +176,7 @@ final class Simulation implements OwningRun {
     }
 
     List<String> leaks() {
-        return List.copyOf(leaks);
+        return leaks.all();
     }
 
     /** See {@link SimRunner#metrics}; each node lifetime offers its engine's meters here. */
@@ -346,6 +343,11 @@ final class Simulation implements OwningRun {
         return cluster;
     }
 
+    /** The run's cluster if a task made one; null otherwise. */
+    SimCluster clusterIfMade() {
+        return cluster;
+    }
+
     Scheduler scheduler() {
         return scheduler;
     }
@@ -501,7 +503,7 @@ final class Simulation implements OwningRun {
         if (cpuAtStart >= 0) {
             cpuNanos = cpu.getCurrentThreadCpuTime() - cpuAtStart;
         }
-        String leaked = leakReport();
+        String leaked = leaks.report();
         // A runtime failure (a waker callback threw, a ring failed) is the run's verdict: what its aborted tasks
         // left open is listed by SimRunner.leaks() but does not replace the failure the user must see.
         // After a determinism leak, what the run holds at its end (a fiber still inside Thread.join or not) depends
@@ -636,7 +638,7 @@ final class Simulation implements OwningRun {
                     return failure;
                 }
                 fail("stalled: no fiber can run and nothing is scheduled (" + liveFibers()
-                        + " fibers waiting: " + describeWaitingFibers() + ")" + describeRings());
+                        + " fibers waiting: " + leaks.describeWaitingFibers() + ")" + leaks.describeRings());
                 continue;
             }
             if (nextEvent > limit && !shuttingDown) {
@@ -746,75 +748,9 @@ final class Simulation implements OwningRun {
         }
     }
 
-    /**
-     * The resources the run holds at its end and did not start with (fds, rings, ring buffers, live fibers), each
-     * named with the source line that created it; null if none. However the run ended — the root finished, the
-     * machine crashed, the run failed — its tasks have had their chance to close what they opened.
-     */
-    private String leakReport() {
-        List<String> held = new ArrayList<>(kernel.heldResources());
-        leaks = held;
-        held.removeAll(heldAtStart);
-        kernel.freeLeakedMemory();
-        if (cluster != null) {
-            held.addAll(cluster.leftOver());
-        }
-        for (dev.lockstep.engine.Fiber live : engine.fibers()) {
-            Thread fiber = live.thread();
-            if (fiber != null && fiber.getState() != Thread.State.TERMINATED) {
-                held.add("fiber '" + fiber.getName() + "', still running"
-                        + LeakWatch.where(fiber.getStackTrace()));
-            }
-        }
-        if (held.isEmpty()) {
-            return null;
-        }
-        // The first few name the culprit; a store that forgot to close thirty segments needs no thirty lines.
-        String listed = String.join("; ", held.subList(0, Math.min(held.size(), LEAKS_LISTED)));
-        if (held.size() > LEAKS_LISTED) {
-            listed += "; and " + (held.size() - LEAKS_LISTED) + " more (SimRunner.leaks() lists every one)";
-        }
-        return "resource leak: the run ended holding " + held.size() + " resource" + (held.size() == 1 ? "" : "s")
-                + " it did not start with: " + listed;
-    }
-
     private static long saturatingAdd(long a, long b) {
         long sum = a + b;
         return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
-    }
-
-    // ------------------------------------------------------------------------------------------------- leaks
-
-    /** Requests in flight that wait for something that may never come (a receive, an accept), by ring. */
-    private String describeRings() {
-        StringBuilder rings = new StringBuilder();
-        for (SimRing ring : kernel.rings()) {
-            List<String> inFlight = ring.describeInFlight();
-            if (!inFlight.isEmpty()) {
-                rings.append(rings.isEmpty() ? "; in flight: " : "; ").append("ring ").append(ring.id()).append(' ')
-                        .append(inFlight);
-            }
-        }
-        return rings.toString();
-    }
-
-    /** Every fiber still alive and where it waits, sorted by name. */
-    private String describeWaitingFibers() {
-        List<String> waiting = new ArrayList<>();
-        List<dev.lockstep.engine.Fiber> fibers = new ArrayList<>(engine.fibers());
-        if (cluster != null) {
-            fibers.addAll(cluster.fibers());
-        }
-        for (dev.lockstep.engine.Fiber live : fibers) {
-            Thread fiber = live.thread();
-            if (fiber != null && fiber.getState() != Thread.State.TERMINATED) {
-                String at = LeakWatch.where(fiber.getStackTrace());
-                waiting.add(fiber.getName().replaceFirst("^lockstep-(\\d+)-", "worker $1 '") + "'"
-                        + (at.isEmpty() ? "" : at.substring(1)));
-            }
-        }
-        waiting.sort(null);
-        return String.join("; ", waiting);
     }
 
     /** The user's call site of the runner, for the replay line: the first frame outside Lockstep and the JDK. */
@@ -838,7 +774,7 @@ final class Simulation implements OwningRun {
 
     /** This class and the parts of a run it drives: their frames are the simulator's, never the user's. */
     private static final String[] RUN_CLASSES = {Simulation.class.getName(), StepSettler.class.getName(),
-        RunCrash.class.getName()};
+        RunCrash.class.getName(), RunLeaks.class.getName()};
 
     /** Whether a stack frame of {@code type} is the run's own: of this class or a part of it, nested ones included. */
     static boolean isRunFrame(String type) {
