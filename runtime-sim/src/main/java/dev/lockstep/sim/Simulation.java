@@ -5,7 +5,6 @@ import dev.lockstep.Handle;
 import dev.lockstep.Poll;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
-import dev.lockstep.engine.Fiber;
 import dev.lockstep.engine.FiberScheduler;
 import dev.lockstep.engine.Worker;
 import dev.lockstep.sim.audit.Auditor;
@@ -55,7 +54,8 @@ import java.util.List;
  * <p>Its parts, package-private beside it: {@link StepSettler} settles each fiber step (the scheduler callback,
  * the hand-off of continuations from other threads, the held stray continuations); {@link RunCrash} is the
  * machine's crash and the checkpoint it takes; {@link RunLeaks} names what the run holds at its end and what waits
- * in a stall.
+ * in a stall; {@link RunTrace} is what a traced run keeps beside its events. This class sets the run up, runs the
+ * loop, and answers for the run's identity (which thread and engines are the run's) and outcome.
  */
 final class Simulation implements OwningRun {
     /**
@@ -199,40 +199,9 @@ final class Simulation implements OwningRun {
         return foreignThreadsAllowed;
     }
 
-    /** Keeps every audit event with the worker, fiber, time and user line it came from. */
+    /** Keeps every audit event with the worker, fiber, time and user line it came from: see {@link RunTrace}. */
     void startTrace() {
-        auditor.startTrace(new Auditor.TraceContext() {
-            @Override
-            public int worker() {
-                Worker worker = Worker.current();
-                Fiber stepping = steps.stepFiber();
-                return worker != null ? worker.index() : stepping != null ? stepping.home().index() : -1;
-            }
-
-            @Override
-            public String fiber() {
-                Fiber fiber = dev.lockstep.engine.Fibers.current();
-                if (fiber == null && Worker.current() == null) {
-                    fiber = steps.stepFiber(); // the fiber about to run
-                }
-                return fiber == null ? "" : fiber.label();
-            }
-
-            @Override
-            public String where() {
-                Fiber stepping = steps.stepFiber();
-                if (Worker.current() != null || stepping == null || stepping.thread() == null) {
-                    return "";
-                }
-                String at = LeakWatch.where(stepping.thread().getStackTrace());
-                return at.isEmpty() ? "" : at.substring(", at ".length());
-            }
-
-            @Override
-            public long nanos() {
-                return clock.nowNanos();
-            }
-        });
+        auditor.startTrace(new RunTrace(steps, clock));
     }
 
     int restarts() {
@@ -604,7 +573,7 @@ final class Simulation implements OwningRun {
             if (action == Scheduler.Action.FIBER) {
                 String leak = steps.settle(scheduler.lastFiber(), carrier);
                 if (auditor.trace() != null) {
-                    traceParked(scheduler.lastFiber());
+                    RunTrace.recordParked(auditor, scheduler.lastFiber());
                 }
                 if (leak != null) {
                     fail("determinism leak: " + leak);
@@ -710,19 +679,6 @@ final class Simulation implements OwningRun {
         this.callSite = site;
     }
 
-    /**
-     * In a traced run, where the fiber that just ran stopped: the event that shows two runs parting at the line
-     * where one fiber took another path, which audits of kernel calls show only later.
-     */
-    private void traceParked(Fiber fiber) {
-        Thread thread = fiber.thread();
-        String at = thread == null || thread.getState() == Thread.State.TERMINATED ? ""
-                : LeakWatch.where(thread.getStackTrace());
-        String line = at.isEmpty() ? "(its task ended)" : at.substring(", at ".length());
-        auditor.record("fiber.parked", Auditor.utf8(line), Auditor.u32(fiber.home().index()),
-                Auditor.utf8(fiber.label()));
-    }
-
     /** A thread was created by this simulation's thread or one of its fibers: see {@link LeakWatch}. */
     void threadCreatedInStep(String message) {
         steps.threadCreatedInStep(message);
@@ -774,7 +730,7 @@ final class Simulation implements OwningRun {
 
     /** This class and the parts of a run it drives: their frames are the simulator's, never the user's. */
     private static final String[] RUN_CLASSES = {Simulation.class.getName(), StepSettler.class.getName(),
-        RunCrash.class.getName(), RunLeaks.class.getName()};
+        RunCrash.class.getName(), RunLeaks.class.getName(), RunTrace.class.getName()};
 
     /** Whether a stack frame of {@code type} is the run's own: of this class or a part of it, nested ones included. */
     static boolean isRunFrame(String type) {
