@@ -54,8 +54,9 @@ import java.util.List;
  * <p>Its parts, package-private beside it: {@link StepSettler} settles each fiber step (the scheduler callback,
  * the hand-off of continuations from other threads, the held stray continuations); {@link RunCrash} is the
  * machine's crash and the checkpoint it takes; {@link RunLeaks} names what the run holds at its end and what waits
- * in a stall; {@link RunTrace} is what a traced run keeps beside its events. This class sets the run up, runs the
- * loop, and answers for the run's identity (which thread and engines are the run's) and outcome.
+ * in a stall; {@link RunConfinement} says which threads may touch the run and keeps the first determinism leak
+ * another thread caused; {@link RunTrace} is what a traced run keeps beside its events. This class sets the run
+ * up, runs the loop, and answers for the run's identity (which thread and engines are the run's) and outcome.
  */
 final class Simulation implements OwningRun {
     /**
@@ -95,21 +96,14 @@ final class Simulation implements OwningRun {
     private boolean recoverMode;
     /** The crash policy in force, and the machine's crash when it came. */
     private final RunCrash crash;
-    /** A leak seen on a foreign thread; guarded by itself. */
-    private final String[] foreignLeak = new String[1];
-    /**
-     * Set, under {@code foreignLeak}'s monitor, once it holds a leak: the loop reads this (volatile) before every
-     * step and takes the monitor only when it is set. A false read is what reading the array under the monitor
-     * would have said at that moment; the first leak stays the one reported, as the array is written once.
-     */
-    private volatile boolean foreignLeakReported;
+    /** Which threads may touch the run, and the first determinism leak a thread outside it caused. */
+    final RunConfinement confinement = new RunConfinement(this);
     private final List<Worker> workers = new ArrayList<>();
     private Scheduler scheduler;
     /** Schedules every fiber of the run, the cluster nodes' included; set when the run starts. */
     private FiberScheduler fiberScheduler;
     /** The run's {@link SimCluster}, made by the first {@link SimControl#cluster()}; null without nodes. */
     private SimCluster cluster;
-    private boolean foreignThreadsAllowed;
     /** Set by {@link #interrupt()} from the caller's thread; read by the loop before every step. */
     private volatile boolean interruptRequested;
     /** Whether the run ended because it was interrupted. Simulator thread only. */
@@ -192,11 +186,11 @@ final class Simulation implements OwningRun {
 
     /** See {@link SimRunner#allowingForeignThreads()}. */
     void allowForeignThreads() {
-        foreignThreadsAllowed = true;
+        confinement.allowForeignThreads();
     }
 
     boolean foreignThreadsAllowed() {
-        return foreignThreadsAllowed;
+        return confinement.foreignThreadsAllowed();
     }
 
     /** Keeps every audit event with the worker, fiber, time and user line it came from: see {@link RunTrace}. */
@@ -339,17 +333,9 @@ final class Simulation implements OwningRun {
 
         @Override
         public void foreignCaller(String what) {
-            checkForeignCaller(what);
+            confinement.checkForeignCaller(what);
         }
     };
-
-    private void checkForeignCaller(String what) {
-        if (running && !foreignThreadsAllowed && !isOnSimulation()) {
-            throw new IllegalStateException(what + " was called from thread '" + Thread.currentThread().getName()
-                    + "', outside the simulation: a simulated operation or task may only be polled, awaited or"
-                    + " closed by the simulation's tasks (a plain thread's timing would decide what the run sees)");
-        }
-    }
 
     private void abortEverything() {
         engine.abortAll();
@@ -367,25 +353,10 @@ final class Simulation implements OwningRun {
         return outside != null || cluster == null ? outside : cluster.fiberWaitingOutsideLockstep();
     }
 
-    /** Fails loudly when simulation state is touched from another thread, and records the leak. */
+    /** See {@link RunConfinement#checkConfined}. */
     @Override
     public void checkConfined(String what) {
-        if (running && !isOnSimulation()) {
-            String message = what + " was called from thread '" + Thread.currentThread().getName()
-                    + "', outside the simulation; only its tasks may use it";
-            reportForeignLeak(message);
-            throw new IllegalStateException(message);
-        }
-    }
-
-    /** Records a determinism leak seen on any thread; the loop fails the run with the first before its next step. */
-    void reportForeignLeak(String message) {
-        synchronized (foreignLeak) {
-            if (foreignLeak[0] == null) {
-                foreignLeak[0] = message;
-                foreignLeakReported = true;
-            }
-        }
+        confinement.checkConfined(what);
     }
 
     // ------------------------------------------------------------------------------------------------- crash
@@ -544,12 +515,7 @@ final class Simulation implements OwningRun {
                 interrupted = true;
                 fail("interrupted: " + INTERRUPTED);
             }
-            String foreign = null;
-            if (foreignLeakReported) {
-                synchronized (foreignLeak) {
-                    foreign = foreignLeak[0];
-                }
-            }
+            String foreign = confinement.firstLeak();
             if (foreign != null && failure == null) {
                 // Once: fail() aborts every task, and aborting again on every turn would wake a fiber stuck in JDK
                 // I/O over and over (it parks again at once), so the loop never saw an idle step and spun.
@@ -730,7 +696,8 @@ final class Simulation implements OwningRun {
 
     /** This class and the parts of a run it drives: their frames are the simulator's, never the user's. */
     private static final String[] RUN_CLASSES = {Simulation.class.getName(), StepSettler.class.getName(),
-        RunCrash.class.getName(), RunLeaks.class.getName(), RunTrace.class.getName()};
+        RunCrash.class.getName(), RunLeaks.class.getName(), RunTrace.class.getName(),
+        RunConfinement.class.getName()};
 
     /** Whether a stack frame of {@code type} is the run's own: of this class or a part of it, nested ones included. */
     static boolean isRunFrame(String type) {

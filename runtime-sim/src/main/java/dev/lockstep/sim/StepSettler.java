@@ -103,7 +103,7 @@ final class StepSettler {
                     }
                 }
                 if (!ours) {
-                    run.reportForeignLeak("a fiber of worker " + worker.index() + " was resumed from thread '"
+                    run.confinement.reportLeak("a fiber of worker " + worker.index() + " was resumed from thread '"
                             + caller.getName() + "': " + LeakWatch.likelyCause(caller));
                     // Queue it anyway, so the fiber is not lost while the run fails.
                 }
@@ -207,7 +207,7 @@ final class StepSettler {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LeakWatch.HANDOFF_LIMIT_SECONDS);
         while ((held = strays.remove(fiber)) == null) {
             if (System.nanoTime() - deadline > 0 || run.interruptRequested()) {
-                run.reportForeignLeak(LeakWatch.heldUp(fiber));
+                run.confinement.reportLeak(LeakWatch.heldUp(fiber));
                 return null;
             }
             Thread.onSpinWait();
@@ -409,7 +409,7 @@ final class StepSettler {
                 }
                 if (stray.foreign()) {
                     // Resumed by a thread outside the simulation while it waited on something of the user's.
-                    run.reportForeignLeak("fiber '" + thread.getName() + "' was resumed from a thread outside the"
+                    run.confinement.reportLeak("fiber '" + thread.getName() + "' was resumed from a thread outside the"
                             + " simulation while it waited on something that is not Lockstep's");
                 }
                 run.scheduler().add(fiber.home(), fiber, stray.continuation(), true);
