@@ -86,7 +86,7 @@ final class InFlightQueue {
     void add(SimRequest request) {
         boolean waits = request.decidedResult == SimRing.STILL_PENDING
                 && (request.opcode == Opcode.RECV || request.opcode == Opcode.ACCEPT || request.opcode == Opcode.SEND)
-                && request.description instanceof SimKernel.SocketDescription;
+                && request.description instanceof SocketDescription;
         request.heapNanos = readyAtNanos(request);
         if (waits) {
             request.waitingForNetwork = true;
@@ -163,11 +163,11 @@ final class InFlightQueue {
             return request.decidedAtNanos;
         }
         long waitingFor = switch (request.opcode) {
-            case RECV -> request.description instanceof SimKernel.SocketDescription socket
+            case RECV -> request.description instanceof SocketDescription socket
                     ? kernel.network().readableAtNanos(socket.socket) : Long.MIN_VALUE;
-            case ACCEPT -> request.description instanceof SimKernel.SocketDescription socket
+            case ACCEPT -> request.description instanceof SocketDescription socket
                     ? kernel.network().acceptableAtNanos(socket.socket) : Long.MIN_VALUE;
-            case SEND -> request.description instanceof SimKernel.SocketDescription socket
+            case SEND -> request.description instanceof SocketDescription socket
                     ? kernel.network().writableAtNanos(socket.socket) : Long.MIN_VALUE;
             default -> Long.MIN_VALUE;
         };

@@ -13,11 +13,8 @@ import dev.lockstep.sim.StorageFaults;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.audit.Generator;
 import dev.lockstep.sim.audit.Site;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
 
@@ -33,36 +30,25 @@ import java.util.Objects;
  * Every SPI call and every completion is recorded in the {@link Auditor}.
  *
  * <h2>fds</h2>
- * One table per kernel, shared by files and sockets: a new fd is the lowest free number from {@value #FIRST_FD}
- * (0, 1 and 2 are taken by the standard streams in a real process, so an engine that mistakes 0 for "no fd"
- * is caught). An fd names an open description (a file handle or a socket); closing the fd while a request
- * still uses the description keeps the description alive until that request completes, as a real kernel
- * does: the socket is shut, or the file handle released, only then.
+ * One table per kernel ({@link FdTable}), shared by files and sockets: a new fd is the lowest free number from
+ * {@value #FIRST_FD} (0, 1 and 2 are taken by the standard streams in a real process, so an engine that mistakes 0
+ * for "no fd" is caught). An fd names an open {@link Description} (a file handle or a socket); closing the fd while
+ * a request still uses the description keeps the description alive until that request completes, as a real
+ * kernel does: the socket is shut, or the file handle released, only then.
  *
  * <h2>Threads</h2>
  * The simulator runs every worker on one thread, so a kernel is confined to that thread; {@link SimRing#wake()}
  * alone is safe from any thread. The SPI's "thread-safe" promise for {@link #system()} holds trivially there;
  * a call from another thread is a determinism leak that the scheduler, not the kernel, detects.
  *
- * <h2>Size</h2>
- * Over 600 lines (about 800): the kernel is the seam between the engine's SPI and the simulated host, and owns
- * the fd table every call resolves through; the system calls, the open descriptions and the native-memory
- * accounting are kept with that table, while the rings ({@link SimRing}), the file system
- * ({@link SimFileSystem}) and the network ({@link SimNetwork}) are classes of their own.
+ * <h2>Parts</h2>
+ * The kernel is the seam between the engine's SPI and the simulated host: it builds the host, opens its rings and
+ * answers for its time and addresses ({@link LoopbackHosts}). What it holds lives beside it: the fd table ({@link FdTable}) and what the
+ * fds name ({@link Description}), the rings' native memory ({@link RingMemory}), where a system call's latency goes
+ * ({@link SyscallLatency}); the rings ({@link SimRing}), the synchronous calls ({@link SimSystemCalls}), the file
+ * system ({@link SimFileSystem}) and the network ({@link SimNetwork}) are classes of their own.
  */
 public final class SimKernel implements Kernel {
-
-    private static final InetAddress IPV6_LOOPBACK;
-
-    static {
-        byte[] loopback = new byte[16];
-        loopback[15] = 1;
-        try {
-            IPV6_LOOPBACK = InetAddress.getByAddress(loopback);
-        } catch (java.net.UnknownHostException impossibleForRawBytes) {
-            throw new ExceptionInInitializerError(impossibleForRawBytes);
-        }
-    }
 
     /** The first fd handed out. */
     public static final int FIRST_FD = 3;
@@ -77,15 +63,10 @@ public final class SimKernel implements Kernel {
     private final InetAddress hostAddress;
     private final KernelBehavior behavior;
     private final SimSystemCalls system;
-    private final List<Description> descriptions = new ArrayList<>();
-    private final BitSet usedFds = new BitSet();
+    private final FdTable fds;
     private final List<SimRing> rings = new ArrayList<>();
-    /**
-     * Native memory handed out by this kernel's rings and not yet freed, by address. A linked map: its walks go
-     * in allocation order, so a leak report does not depend on where the C library put the memory.
-     */
-    private final LinkedHashMap<Long, Allocation> allocations = new LinkedHashMap<>();
-    private long allocationsMade;
+    private final RingMemory memory = new RingMemory();
+    private final SyscallLatency syscallLatency;
     private final boolean workerHosts;
     /** A cluster node's own clock, or null: the kernel's time is the simulation's. */
     private final NodeClock nodeClock;
@@ -94,8 +75,6 @@ public final class SimKernel implements Kernel {
     public long ringCompletions;
     /** Synchronous calls made, for throughput figures. */
     public long systemCalls;
-    /** Descriptors are numbered below this: the process's open-file limit ({@link Builder#openFileLimit}). */
-    private final int openFileLimit;
     /** The run this kernel belongs to, when a {@link SimRunner} made it; how a context finds its simulation. */
     public OwningRun simulation;
     /** The cluster node lifetime this kernel is the process of, or null: told of its I/O boundaries. */
@@ -138,14 +117,14 @@ public final class SimKernel implements Kernel {
                 : new SimNetwork(generator, auditor, clock, NetworkConfig.DEFAULT);
         this.hostAddress = builder.hostAddress;
         this.behavior = builder.behavior;
-        this.openFileLimit = builder.openFileLimit;
+        this.fds = new FdTable(builder.openFileLimit);
+        this.syscallLatency = new SyscallLatency(clock);
         this.workerHosts = builder.workerHosts;
         this.nodeClock = builder.nodeClock;
         if (workerHosts) {
             network.claimLoopback();
         }
         this.system = new SimSystemCalls(this);
-        usedFds.set(0, FIRST_FD);
         auditor.record("kernel.boot", Auditor.utf8(hostAddress.getHostAddress()), Auditor.u64(clock.nowNanos()));
     }
 
@@ -417,17 +396,10 @@ public final class SimKernel implements Kernel {
      *
      * @param index the worker, {@code 0 <= index < 65535}
      * @return its address
+     * @throws IllegalArgumentException naming the index otherwise
      */
     public static InetAddress workerHost(int index) {
-        if (index < 0 || index >= 65_535) {
-            throw new IllegalArgumentException("worker index must be in [0, 65535), was " + index);
-        }
-        int host = index + 1;
-        try {
-            return InetAddress.getByAddress(new byte[] {127, 0, (byte) (host >>> 8), (byte) host});
-        } catch (java.net.UnknownHostException impossibleForRawBytes) {
-            throw new IllegalStateException(impossibleForRawBytes);
-        }
+        return LoopbackHosts.workerHost(index);
     }
 
     /**
@@ -445,7 +417,7 @@ public final class SimKernel implements Kernel {
             return hostAddress;
         }
         if (ipv6) {
-            return IPV6_LOOPBACK;
+            return LoopbackHosts.IPV6_LOOPBACK;
         }
         dev.lockstep.engine.Worker worker = dev.lockstep.engine.Worker.current();
         if (worker != null && worker.engine().kernel() == this) {
@@ -514,60 +486,12 @@ public final class SimKernel implements Kernel {
      * @return the fds
      */
     public List<Integer> openFds() {
-        List<Integer> fds = new ArrayList<>();
-        for (int fd = usedFds.nextSetBit(FIRST_FD); fd >= 0; fd = usedFds.nextSetBit(fd + 1)) {
-            fds.add(fd);
-        }
-        return fds;
+        return fds.openFds();
     }
 
-    /**
-     * A synchronous call keeps its worker busy for {@code nanos}: the clock moves on by that much. The simulator
-     * has one clock, so every worker's time moves with it; what fell due meanwhile runs late, as it would behind
-     * a worker thread blocked in the kernel.
-     *
-     * @param nanos the call's latency, {@code >= 0}
-     */
-    void blockFor(long nanos) {
-        if (offloading) {
-            offloadedNanos += nanos;
-        } else {
-            clock.advanceBy(nanos);
-        }
-    }
-
-    /** A blocking call is running ({@link #runOffloaded}): system call latency is charged to it, not the clock. */
-    private boolean offloading;
-    private long offloadedNanos;
-    /** Where the running blocking call was asked for ({@link dev.lockstep.kernel.BlockingCall#requestedFrom}). */
-    private String offloadedFrom;
-
-    /** What {@link #runOffloaded} returns: the call's result and the latency its system calls took. */
-    record Offloaded(int result, long chargedNanos) {
-    }
-
-    /**
-     * Runs the body of a {@code BLOCKING_CALL} now, on the simulator thread, with the latency of each system call
-     * inside (drawn as always, at {@link Site#SYSCALL_LATENCY}) summed instead of moving the clock: the worker
-     * that submitted it, and every other, goes on meanwhile, and the request completes that much later.
-     *
-     * @param call the body
-     * @return its result and the summed latency
-     */
-    Offloaded runOffloaded(dev.lockstep.kernel.BlockingCall call) {
-        if (offloading) {
-            throw new IllegalStateException("a blocking call submitted a blocking call");
-        }
-        offloading = true;
-        offloadedNanos = 0;
-        offloadedFrom = call.requestedFrom();
-        try {
-            int result = call.run();
-            return new Offloaded(result, offloadedNanos);
-        } finally {
-            offloading = false;
-            offloadedFrom = null;
-        }
+    /** Where a synchronous call's latency goes: the clock, or the blocking call it runs inside. */
+    SyscallLatency syscallLatency() {
+        return syscallLatency;
     }
 
     void ringClosed(SimRing ring) {
@@ -576,74 +500,9 @@ public final class SimKernel implements Kernel {
 
     // ----------------------------------------------------------------------------------------------- memory
 
-    /**
-     * One live allocation: what a leak report says about it. Allocation is on every request's path, so it records
-     * no stack (a walk per request would cost the simulator a third of its speed): the request that last staged
-     * the buffer names what it was for.
-     */
-    private static final class Allocation {
-        final MemorySegment segment;
-        final long ringId;
-        final long number;
-        final long atNanos;
-        /**
-         * The request that last staged the buffer: its opcode (null if none did), fd and what the fd named then.
-         * Put into words only for a report: staging is on every request's path.
-         */
-        dev.lockstep.kernel.Opcode lastOpcode;
-        int lastFd;
-        Description lastDescription;
-
-        Allocation(MemorySegment segment, long ringId, long number, long atNanos) {
-            this.segment = segment;
-            this.ringId = ringId;
-            this.number = number;
-            this.atNanos = atNanos;
-        }
-
-        MemorySegment segment() {
-            return segment;
-        }
-
-        String describe() {
-            return segment.byteSize() + "-byte ring buffer #" + number + " of ring " + ringId + ", allocated at "
-                    + atNanos + " ns, " + lastUse();
-        }
-
-        private String lastUse() {
-            if (lastOpcode == null) {
-                return "never staged";
-            }
-            return "last staged by " + lastOpcode + " on fd " + lastFd + (lastDescription == null ? ""
-                    : " (" + lastDescription.kind() + " " + lastDescription.subject() + blobName(lastDescription) + ")");
-        }
-    }
-
-    MemorySegment allocate(SimRing ring, long bytes) {
-        MemorySegment segment = NativeMemory.calloc(bytes);
-        allocations.put(segment.address(), new Allocation(segment, ring.id(), ++allocationsMade, clock.nowNanos()));
-        return segment;
-    }
-
-    /** Remembers which request last staged a buffer of this kernel, for the leak report. */
-    void stagedWith(MemorySegment buffer, dev.lockstep.kernel.Opcode opcode, int fd) {
-        Allocation allocation = allocations.get(buffer.address());
-        if (allocation != null) {
-            allocation.lastOpcode = opcode;
-            allocation.lastFd = fd;
-            allocation.lastDescription = description(fd);
-        }
-    }
-
-    /** Whether {@code segment} is exactly a live allocation of this kernel's rings. */
-    boolean isAllocation(MemorySegment segment) {
-        Allocation allocation = allocations.get(segment.address());
-        return allocation != null && allocation.segment().byteSize() == segment.byteSize() && segment.isNative();
-    }
-
-    void free(MemorySegment segment) {
-        Allocation allocation = allocations.remove(segment.address());
-        NativeMemory.free(allocation.segment());
+    /** The native memory this kernel's rings handed out, one heap for all of them. */
+    RingMemory memory() {
+        return memory;
     }
 
     // ------------------------------------------------------------------------------------------------ leaks
@@ -657,38 +516,12 @@ public final class SimKernel implements Kernel {
      */
     public List<String> heldResources() {
         List<String> held = new ArrayList<>();
-        for (int fd : openFds()) {
-            Description description = descriptions.get(fd);
-            held.add("fd " + fd + " (" + description.kind() + " " + description.subject() + blobName(description)
-                    + "), opened by " + description.origin);
-        }
+        fds.describeOpen(held);
         for (SimRing ring : rings) {
             held.add("ring " + ring.id() + " (" + ring.entries() + " entries), never closed");
         }
-        for (Allocation allocation : allocations.values()) {
-            held.add(allocation.describe());
-        }
+        memory.describeHeld(held);
         return held;
-    }
-
-    /** For a file named as the engine names blobs (the name's bytes in hex), the blob: {@code " = blob 'p/name'"}. */
-    private static String blobName(Description description) {
-        if (!(description instanceof FileDescription file) || file.handle.isDirectory()) {
-            return "";
-        }
-        String path = file.handle.path();
-        int slash = path.lastIndexOf('/');
-        int parent = path.lastIndexOf('/', slash - 1);
-        String hex = path.substring(slash + 1);
-        if (parent < 0 || hex.isEmpty() || hex.length() % 2 != 0 || !hex.matches("[0-9a-f]+")) {
-            return "";
-        }
-        byte[] name = java.util.HexFormat.of().parseHex(hex);
-        StringBuilder text = new StringBuilder();
-        for (byte b : name) {
-            text.append(b >= 0x20 && b < 0x7f ? String.valueOf((char) b) : String.format("\\x%02x", b & 0xff));
-        }
-        return " = blob '" + path.substring(parent + 1, slash) + "/" + text + "'";
     }
 
     /**
@@ -696,132 +529,17 @@ public final class SimKernel implements Kernel {
      * does not also leak native memory in the JVM that runs it.
      */
     public void freeLeakedMemory() {
-        for (Allocation allocation : allocations.values()) {
-            NativeMemory.free(allocation.segment());
-        }
-        allocations.clear();
+        memory.freeAll();
     }
 
     // -------------------------------------------------------------------------------------------- fd table
 
-    /**
-     * An open description: what an fd names. Lives while the fd is open or a request uses it; released (the
-     * file handle closed, the socket shut) when both are gone.
-     */
-    abstract static sealed class Description permits FileDescription, SocketDescription {
-        /** The call that created it and the source line that made the call, for leak reports. */
-        String origin = "";
-        private boolean inTable = true;
-        private int requests;
-        private boolean released;
-
-        void retainForRequest() {
-            requests++;
-        }
-
-        void releaseForRequest() {
-            requests--;
-            releaseIfUnused();
-        }
-
-        void closeFd() {
-            inTable = false;
-            releaseIfUnused();
-        }
-
-        private void releaseIfUnused() {
-            if (!inTable && requests == 0 && !released) {
-                released = true;
-                release();
-            }
-        }
-
-        abstract void release();
-
-        abstract String subject();
-
-        abstract String kind();
+    /** The fd table: what each fd names. */
+    FdTable fds() {
+        return fds;
     }
 
-    /**
-     * The alignment direct I/O needs on every simulated file (offsets, lengths and memory addresses): the
-     * logical block size of a common disk, 512 bytes.
-     */
-    static final int DIRECT_IO_ALIGNMENT = 512;
-
-    static final class FileDescription extends Description {
-        final SimFileSystem fileSystem;
-        final SimFileSystem.Handle handle;
-        /** Opened with {@code O_DIRECT}: transfers must be aligned to {@link #DIRECT_IO_ALIGNMENT}. */
-        final boolean direct;
-
-        FileDescription(SimFileSystem fileSystem, SimFileSystem.Handle handle, boolean direct) {
-            this.fileSystem = fileSystem;
-            this.handle = handle;
-            this.direct = direct;
-        }
-
-        @Override
-        void release() {
-            try {
-                fileSystem.close(handle);
-            } catch (KernelException staleAfterCrash) {
-                // The handle died with a crash of the file system; nothing is left to release.
-            }
-        }
-
-        @Override
-        String subject() {
-            return handle.path();
-        }
-
-        @Override
-        String kind() {
-            return handle.isDirectory() ? "directory" : "file";
-        }
-    }
-
-    static final class SocketDescription extends Description {
-        final SimNetwork network;
-        final SimSocket socket;
-
-        SocketDescription(SimNetwork network, SimSocket socket) {
-            this.network = network;
-            this.socket = socket;
-        }
-
-        @Override
-        void release() {
-            network.close(socket);
-        }
-
-        @Override
-        String subject() {
-            return socket.local != null ? String.valueOf(socket.local) : "socket#" + socket.id;
-        }
-
-        @Override
-        String kind() {
-            return socket.state == SimSocket.State.LISTENING ? "listener"
-                    : socket.remote != null ? "connection to " + socket.remote + ", local" : "socket";
-        }
-    }
-
-    /**
-     * Fails a call that would make a descriptor when none is free, before it does anything else: Linux takes the
-     * descriptor first ({@code get_unused_fd_flags}), so an open refused with {@code EMFILE} creates no file, a
-     * lock no lock file, a socket no socket, an accept takes no connection off its queue, and no fault is drawn
-     * for them.
-     *
-     * @throws KernelException {@code EMFILE}, naming the call and its subject
-     */
-    void reserveFd(String call, String subject) {
-        if (usedFds.nextClearBit(FIRST_FD) >= openFileLimit) {
-            throw new KernelException(Errno.EMFILE, call, subject);
-        }
-    }
-
-    /** Installs a description at the lowest free fd. */
+    /** Installs a description at the lowest free fd ({@link FdTable#install}), noting the line that asked. */
     int install(Description description, String call) {
         return install(description, call, null);
     }
@@ -831,19 +549,10 @@ public final class SimKernel implements Kernel {
      * that asked for it (a ring request completed in a service turn, where no application frame is on the stack).
      */
     int install(Description description, String call, String requestedFrom) {
-        int fd = usedFds.nextClearBit(FIRST_FD);
-        if (fd >= openFileLimit) {
-            description.closeFd();
-            throw new KernelException(Errno.EMFILE, call, description.subject());
-        }
-        usedFds.set(fd);
-        String from = requestedFrom != null ? requestedFrom : offloadedFrom != null ? offloadedFrom
-                : Origins.caller();
+        int fd = fds.install(description, call);
+        String from = requestedFrom != null ? requestedFrom
+                : syscallLatency.offloadedFrom() != null ? syscallLatency.offloadedFrom() : Origins.caller();
         description.origin = call + " at " + clock.nowNanos() + " ns, from " + from;
-        while (descriptions.size() <= fd) {
-            descriptions.add(null);
-        }
-        descriptions.set(fd, description);
         return fd;
     }
 
@@ -857,7 +566,7 @@ public final class SimKernel implements Kernel {
      * @throws IllegalArgumentException if {@code fd} is not an open socket, naming it
      */
     public int sendDirect(int fd, byte[] data) {
-        if (!(description(fd) instanceof SocketDescription socket)) {
+        if (!(fds.description(fd) instanceof SocketDescription socket)) {
             throw new IllegalArgumentException("fd " + fd + " is not an open simulated socket");
         }
         return network.send(socket.socket, data, 0, data.length);
@@ -869,12 +578,7 @@ public final class SimKernel implements Kernel {
      * engine closes them or {@link #closeAllFds()} does. For {@link SimCluster} nodes.
      */
     public void closeListeners() {
-        for (int fd : openFds()) {
-            if (descriptions.get(fd) instanceof SocketDescription socket
-                    && socket.socket.state == SimSocket.State.LISTENING) {
-                network.close(socket.socket);
-            }
-        }
+        fds.closeListeners();
     }
 
     /**
@@ -882,34 +586,13 @@ public final class SimKernel implements Kernel {
      * completed. For {@link SimCluster} nodes.
      */
     public void closeAllFds() {
-        for (int fd : openFds()) {
-            removeFd(fd);
-        }
+        fds.removeAll();
         freeLeakedMemory();
-    }
-
-    /** The description an fd names, or null if the fd is not open. */
-    Description description(int fd) {
-        if (fd < FIRST_FD || fd >= descriptions.size()) {
-            return null;
-        }
-        return descriptions.get(fd);
-    }
-
-    /** Removes an fd from the table; its description lives on while requests use it. */
-    Description removeFd(int fd) {
-        Description description = description(fd);
-        if (description != null) {
-            descriptions.set(fd, null);
-            usedFds.clear(fd);
-            description.closeFd();
-        }
-        return description;
     }
 
     @Override
     public String toString() {
         return "SimKernel(" + hostAddress.getHostAddress() + ", " + rings.size() + " rings, "
-                + (usedFds.cardinality() - FIRST_FD) + " fds)";
+                + fds.openCount() + " fds)";
     }
 }

@@ -37,7 +37,7 @@ final class SimOpcodes {
     int perform(SimRequest request) {
         if (request.decidedResult != SimRing.STILL_PENDING) {
             if (request.opcode == Opcode.CONNECT && !request.cancelled
-                    && request.description instanceof SimKernel.SocketDescription socket) {
+                    && request.description instanceof SocketDescription socket) {
                 kernel.network().connectDelivered(socket.socket);
             }
             return request.decidedResult;
@@ -88,11 +88,11 @@ final class SimOpcodes {
      *
      * @return 0 to go on, 1 for "end of file", or a negative errno
      */
-    private static int directRefusal(SimKernel.FileDescription file, SimRequest request, boolean read) {
+    private static int directRefusal(FileDescription file, SimRequest request, boolean read) {
         if (read && request.offset >= file.fileSystem.size(file.handle)) {
             return 1;
         }
-        long mask = SimKernel.DIRECT_IO_ALIGNMENT - 1;
+        long mask = FileDescription.DIRECT_IO_ALIGNMENT - 1;
         if (((request.offset | request.length) & mask) != 0) {
             return -Errno.EINVAL;
         }
@@ -100,7 +100,7 @@ final class SimOpcodes {
     }
 
     private int read(SimRequest request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
+        if (!(request.description instanceof FileDescription file)) {
             return -Errno.EINVAL; // the engine receives from sockets with RECV; pread on a socket is ESPIPE
         }
         if (file.direct) {
@@ -124,7 +124,7 @@ final class SimOpcodes {
     }
 
     private int write(SimRequest request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
+        if (!(request.description instanceof FileDescription file)) {
             return -Errno.EINVAL; // the engine sends on sockets with SEND
         }
         if (file.direct) {
@@ -153,7 +153,7 @@ final class SimOpcodes {
     }
 
     private int fsync(SimRequest request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
+        if (!(request.description instanceof FileDescription file)) {
             return -Errno.EINVAL;
         }
         boolean dataOnly = (request.flags & Submission.FSYNC_DATASYNC) != 0;
@@ -165,7 +165,7 @@ final class SimOpcodes {
     }
 
     /**
-     * The system call of a path request, run by {@link SimKernel#runOffloaded} through the simulated kernel's own
+     * The system call of a path request, run by {@link SyscallLatency#runOffloaded} through the simulated kernel's own
      * calls (so with their latency, faults and audit). Paths are absolute or relative to the working directory:
      * the engine never submits one relative to a directory fd, which this kernel refuses with {@code EBADF}.
      */
@@ -212,7 +212,7 @@ final class SimOpcodes {
 
     /** {@code statx} of an fd: what the engine asks for (size, direct I/O alignment), at the struct's offsets. */
     private int statx(SimRequest request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
+        if (!(request.description instanceof FileDescription file)) {
             return -Errno.EINVAL;
         }
         long size;
@@ -229,15 +229,15 @@ final class SimOpcodes {
                 size);
         if ((answered & dev.lockstep.kernel.Statx.DIOALIGN) != 0) {
             request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
-                    dev.lockstep.kernel.Statx.DIO_MEM_ALIGN_OFFSET, SimKernel.DIRECT_IO_ALIGNMENT);
+                    dev.lockstep.kernel.Statx.DIO_MEM_ALIGN_OFFSET, FileDescription.DIRECT_IO_ALIGNMENT);
             request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
-                    dev.lockstep.kernel.Statx.DIO_OFFSET_ALIGN_OFFSET, SimKernel.DIRECT_IO_ALIGNMENT);
+                    dev.lockstep.kernel.Statx.DIO_OFFSET_ALIGN_OFFSET, FileDescription.DIRECT_IO_ALIGNMENT);
         }
         return 0;
     }
 
     private int ftruncate(SimRequest request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
+        if (!(request.description instanceof FileDescription file)) {
             return -Errno.EINVAL;
         }
         try {
@@ -249,7 +249,7 @@ final class SimOpcodes {
     }
 
     private int fallocate(SimRequest request) {
-        if (!(request.description instanceof SimKernel.FileDescription file)) {
+        if (!(request.description instanceof FileDescription file)) {
             return -Errno.EINVAL; // as ftruncate's: the engine never preallocates a socket
         }
         try {
@@ -261,7 +261,7 @@ final class SimOpcodes {
     }
 
     private int recv(SimRequest request) {
-        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
+        if (!(request.description instanceof SocketDescription socket)) {
             return -Errno.ENOTSOCK;
         }
         int spurious = spuriousError();
@@ -295,7 +295,7 @@ final class SimOpcodes {
     }
 
     private int send(SimRequest request) {
-        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
+        if (!(request.description instanceof SocketDescription socket)) {
             return -Errno.ENOTSOCK;
         }
         int spurious = spuriousError();
@@ -314,14 +314,14 @@ final class SimOpcodes {
     }
 
     private int accept(SimRequest request) {
-        if (!(request.description instanceof SimKernel.SocketDescription listener)) {
+        if (!(request.description instanceof SocketDescription listener)) {
             return -Errno.ENOTSOCK;
         }
         SimSocket accepted;
         try {
             // As Linux: the descriptor is reserved before a connection is taken off the queue, so with none free
             // the accept fails and the connection waits for the next one.
-            kernel.reserveFd("accept", listener.subject());
+            kernel.fds().reserve("accept", listener.subject());
             accepted = kernel.network().accept(listener.socket);
         } catch (KernelException e) {
             return -e.errno();
@@ -331,7 +331,7 @@ final class SimOpcodes {
         }
         accepted.acceptedBy = kernel.nodeRun;
         try {
-            return kernel.install(new SimKernel.SocketDescription(kernel.network(), accepted), "accept",
+            return kernel.install(new SocketDescription(kernel.network(), accepted), "accept",
                     request.requestedFrom);
         } catch (KernelException e) {
             return -e.errno();

@@ -29,7 +29,7 @@ final class SimRequest implements SimSocket.Waiter {
     /** The application line that asked for a path request ({@link Submission#requestedFrom}), or null. */
     final String requestedFrom;
     /** What the fd named at submission; null if nothing (then the request fails EBADF). */
-    SimKernel.Description description;
+    Description description;
     long submittedAtNanos;
     /** Submission time plus the drawn latency: the earliest the request can complete. */
     long earliestNanos;
@@ -89,7 +89,7 @@ final class SimRequest implements SimSocket.Waiter {
 
     /** The socket a receive, send or accept waits for; only for a request in {@code InFlightQueue.waitingForNetwork}. */
     SimSocket socket() {
-        return ((SimKernel.SocketDescription) description).socket;
+        return ((SocketDescription) description).socket;
     }
 
     @Override

@@ -52,7 +52,7 @@ import java.util.Objects;
  *
  * <h2>Blocking calls</h2>
  * A {@link Opcode#BLOCKING_CALL} runs its body when it is submitted, with the latency of the system calls inside
- * summed into its completion time rather than moving the clock ({@link SimKernel#runOffloaded}); its completion
+ * summed into its completion time rather than moving the clock ({@link SyscallLatency#runOffloaded}); its completion
  * is then delivered like any other, in the seeded order. A cancel never stops it. The path requests
  * ({@link Opcode#OPENAT}, {@link Opcode#MKDIRAT}, {@link Opcode#UNLINKAT}, {@link Opcode#RENAMEAT}) run the same
  * way, each its one call:
@@ -243,7 +243,8 @@ public final class SimRing implements Ring {
     /** Stages a checked submission's buffer use in the kernel's allocation records (see {@link #stage}). */
     private void noteBuffer(Submission submission) {
         if (submission.buffer != null && submission.buffer.isNative()) {
-            kernel.stagedWith(submission.buffer, submission.opcode, submission.fd);
+            kernel.memory().stagedWith(submission.buffer, submission.opcode, submission.fd,
+                    kernel.fds().description(submission.fd));
         }
     }
 
@@ -371,7 +372,7 @@ public final class SimRing implements Ring {
         if (bytes < 0) {
             throw new IllegalArgumentException("SimRing.allocate: bytes must be >= 0, was " + bytes);
         }
-        MemorySegment segment = kernel.allocate(this, bytes);
+        MemorySegment segment = kernel.memory().allocate(id, bytes, clock().nowNanos());
         auditor().record("ring.allocate", Auditor.u64(id), Auditor.u64(bytes));
         return segment;
     }
@@ -392,14 +393,14 @@ public final class SimRing implements Ring {
         if (segment.isNative() && segment.address() == 0) {
             return;
         }
-        if (!kernel.isAllocation(segment)) {
+        if (!kernel.memory().isAllocation(segment)) {
             throw new IllegalArgumentException(
                     "SimRing.free: memory not allocated by a ring of this kernel, or already freed: " + segment);
         }
         for (SimRing ring : kernel.rings()) {
             ring.checkNotInFlight(segment);
         }
-        kernel.free(segment);
+        kernel.memory().free(segment);
         auditor().record("ring.free", Auditor.u64(id), Auditor.u64(segment.byteSize()));
     }
 
@@ -539,12 +540,12 @@ public final class SimRing implements Ring {
      *
      * @param description what the request's fd names now, or null
      */
-    private static boolean triedAtOnce(SimRequest request, SimKernel.Description description) {
+    private static boolean triedAtOnce(SimRequest request, Description description) {
         return switch (request.opcode) {
-            case SEND, RECV -> description instanceof SimKernel.SocketDescription;
-            case READ -> description instanceof SimKernel.FileDescription file && !file.direct;
+            case SEND, RECV -> description instanceof SocketDescription;
+            case READ -> description instanceof FileDescription file && !file.direct;
             case WRITE -> (request.rwFlags & Submission.RWF_DSYNC) == 0
-                    && description instanceof SimKernel.FileDescription file && !file.direct;
+                    && description instanceof FileDescription file && !file.direct;
             default -> false;
         };
     }
@@ -554,11 +555,11 @@ public final class SimRing implements Ring {
         request.submittedAtNanos = now;
         // What the fd names, looked up once: nothing between here and its use below changes the fd table (an
         // offloaded call, which could, runs only for requests that never use it).
-        SimKernel.Description description = kernel.description(request.fd);
+        Description description = kernel.fds().description(request.fd);
         KernelBehavior behavior = kernel.behavior();
         long minLatency = behavior.minLatencyNanos();
         long maxLatency = behavior.maxLatencyNanos();
-        if (request.opcode == Opcode.FSYNC && description instanceof SimKernel.FileDescription file
+        if (request.opcode == Opcode.FSYNC && description instanceof FileDescription file
                 && file.handle.isDirectory()) {
             // A directory's fsync is a journal commit, as slow through the ring as the synchronous call.
             minLatency = behavior.minSyncCallLatencyNanos();
@@ -581,7 +582,7 @@ public final class SimRing implements Ring {
             // The calls run now, off every worker: each one's latency is charged to this request's completion,
             // not to the clock, as an offload thread of runtime-uring (or, for a path request, Linux's io-wq
             // thread) leaves its worker running meanwhile.
-            SimKernel.Offloaded outcome = kernel.runOffloaded(request.isPath() ? opcodes.pathCall(request)
+            SyscallLatency.Offloaded outcome = kernel.syscallLatency().runOffloaded(request.isPath() ? opcodes.pathCall(request)
                     : Objects.requireNonNull(request.call, "call"));
             request.earliestNanos += outcome.chargedNanos();
             request.decide(outcome.result(), request.earliestNanos);
@@ -607,7 +608,7 @@ public final class SimRing implements Ring {
     }
 
     private void connect(SimRequest request) {
-        if (!(request.description instanceof SimKernel.SocketDescription socket)) {
+        if (!(request.description instanceof SocketDescription socket)) {
             request.decide(-Errno.ENOTSOCK, request.earliestNanos);
             return;
         }
@@ -647,7 +648,7 @@ public final class SimRing implements Ring {
         boolean running = switch (target.opcode) {
             case READ, WRITE, FSYNC, FTRUNCATE, FALLOCATE, NOP -> true;
             // A send waiting for room in full buffers is not running: a cancel always takes it, as on Linux.
-            case SEND -> !(target.description instanceof SimKernel.SocketDescription socket)
+            case SEND -> !(target.description instanceof SocketDescription socket)
                     || kernel.network().sendWindow(socket.socket) > 0;
             default -> false;
         };
@@ -665,7 +666,7 @@ public final class SimRing implements Ring {
         target.decide(-Errno.ECANCELED, cancel.earliestNanos);
         queue.add(target);
         if (target.opcode == Opcode.CONNECT
-                && target.description instanceof SimKernel.SocketDescription socket) {
+                && target.description instanceof SocketDescription socket) {
             kernel.network().connectCancelled(socket.socket);
         }
         cancel.decide(0, cancel.earliestNanos);

@@ -30,11 +30,11 @@ import java.util.function.Supplier;
  * runtime-uring makes each of these calls as a blocking system call on the calling worker's thread: the worker
  * runs nothing else until it returns. So each call here takes simulated time: a latency drawn at
  * {@link Site#SYSCALL_LATENCY} from {@link KernelBehavior}'s call range ({@code fsync} and {@code syncfs}: its
- * sync-call range), by which {@link SimKernel#blockFor} moves the clock before the call takes effect. Timers and
+ * sync-call range), by which {@link SyscallLatency#blockFor} moves the clock before the call takes effect. Timers and
  * completions that fall due meanwhile are handled after the call returns, as on a blocked worker thread. Calls
  * made inside a {@code BLOCKING_CALL} (storage metadata, which runtime-uring runs on an offload thread) draw the
  * same latency, but it is added to that request's completion time instead of moving the clock
- * ({@link SimKernel#runOffloaded}): the workers go on meanwhile.
+ * ({@link SyscallLatency#runOffloaded}): the workers go on meanwhile.
  *
  * <p>Every call is recorded in the auditor after it returns, as {@code ("sys", name, arguments..., outcome)}
  * where the outcome is the result or the errno, so failed calls are audited too.
@@ -105,7 +105,7 @@ public final class SimSystemCalls implements SystemCalls {
     private void beginCall(boolean sync) {
         kernel.systemCalls++;
         KernelBehavior behavior = kernel.behavior();
-        kernel.blockFor(kernel.generator().nextLongBetween(Site.SYSCALL_LATENCY,
+        kernel.syscallLatency().blockFor(kernel.generator().nextLongBetween(Site.SYSCALL_LATENCY,
                 sync ? behavior.minSyncCallLatencyNanos() : behavior.minCallLatencyNanos(),
                 sync ? behavior.maxSyncCallLatencyNanos() : behavior.maxCallLatencyNanos()));
     }
@@ -117,25 +117,25 @@ public final class SimSystemCalls implements SystemCalls {
         }, arguments);
     }
 
-    private SimKernel.Description description(int fd, String call) {
-        SimKernel.Description description = kernel.description(fd);
+    private Description description(int fd, String call) {
+        Description description = kernel.fds().description(fd);
         if (description == null) {
             throw new KernelException(Errno.EBADF, call, "fd " + fd);
         }
         return description;
     }
 
-    private SimKernel.FileDescription file(int fd, String call) {
-        SimKernel.Description description = description(fd, call);
-        if (!(description instanceof SimKernel.FileDescription file)) {
+    private FileDescription file(int fd, String call) {
+        Description description = description(fd, call);
+        if (!(description instanceof FileDescription file)) {
             throw new KernelException(Errno.EINVAL, call, "fd " + fd + " (" + description.subject() + ")");
         }
         return file;
     }
 
     private SimSocket socket(int fd, String call) {
-        SimKernel.Description description = description(fd, call);
-        if (!(description instanceof SimKernel.SocketDescription socket)) {
+        Description description = description(fd, call);
+        if (!(description instanceof SocketDescription socket)) {
             throw new KernelException(Errno.ENOTSOCK, call, "fd " + fd + " (" + description.subject() + ")");
         }
         return socket.socket;
@@ -153,9 +153,9 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public int open(String path, int flags) {
         return audited("open", () -> {
-            kernel.reserveFd("open", path);
+            kernel.fds().reserve("open", path);
             SimFileSystem.Handle handle = kernel.fileSystem().open(path, flags);
-            return kernel.install(new SimKernel.FileDescription(kernel.fileSystem(), handle,
+            return kernel.install(new FileDescription(kernel.fileSystem(), handle,
                     (flags & O_DIRECT) != 0), "open");
         }, Auditor.utf8(path), Auditor.u32(flags));
     }
@@ -169,7 +169,7 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public void close(int fd) {
         audited("close", () -> {
-            if (kernel.removeFd(fd) == null) {
+            if (kernel.fds().remove(fd) == null) {
                 throw new KernelException(Errno.EBADF, "close", "fd " + fd);
             }
         }, Auditor.u32(fd));
@@ -200,18 +200,18 @@ public final class SimSystemCalls implements SystemCalls {
         int length = (int) destination.byteSize();
         beginCall(false);
         KernelBehavior behavior = kernel.behavior();
-        SimKernel.Description description = kernel.description(fd);
+        Description description = kernel.fds().description(fd);
         int read = switch (description) {
             case null -> -Errno.EBADF;
-            case SimKernel.FileDescription file when file.direct -> -Errno.EAGAIN;
-            case SimKernel.FileDescription file -> kernel.generator().chance(Site.INLINE_COMPLETION,
+            case FileDescription file when file.direct -> -Errno.EAGAIN;
+            case FileDescription file -> kernel.generator().chance(Site.INLINE_COMPLETION,
                     behavior.inlineCompletionRate())
                     ? file.fileSystem.readCached(file.handle, offset, destination, shortened(length))
                     : -Errno.EAGAIN;
             default -> -Errno.EOPNOTSUPP;
         };
         // A whole page read: the auditor may look its bytes up by the page they were copied from.
-        byte[] unchanging = read == Auditor.BLOCK_BYTES && description instanceof SimKernel.FileDescription file
+        byte[] unchanging = read == Auditor.BLOCK_BYTES && description instanceof FileDescription file
                 ? file.fileSystem.unchangingBytes(file.handle, offset, read) : null;
         kernel.auditor().recordPositionedRead(PREADV2, fd, offset, length, read, destination, Math.max(read, 0),
                 unchanging);
@@ -235,8 +235,8 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public long size(int fd) {
         return audited("size", () -> switch (description(fd, "size")) {
-            case SimKernel.FileDescription file -> kernel.fileSystem().size(file.handle);
-            case SimKernel.SocketDescription ignored -> 0L;
+            case FileDescription file -> kernel.fileSystem().size(file.handle);
+            case SocketDescription ignored -> 0L;
         }, Auditor.u32(fd));
     }
 
@@ -251,7 +251,7 @@ public final class SimSystemCalls implements SystemCalls {
     public int directIoAlignment(int fd) {
         return audited("directIoAlignment", () -> {
             file(fd, "directIoAlignment");
-            return SimKernel.DIRECT_IO_ALIGNMENT;
+            return FileDescription.DIRECT_IO_ALIGNMENT;
         }, Auditor.u32(fd));
     }
 
@@ -278,7 +278,7 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public void fsync(int fd) {
         audited("fsync", () -> {
-            SimKernel.FileDescription file = file(fd, "fsync");
+            FileDescription file = file(fd, "fsync");
             int result = kernel.fileSystem().sync(file.handle, false);
             if (result < 0) {
                 throw new KernelException(-result, "fsync", file.subject());
@@ -296,7 +296,7 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public void syncFileSystem(int fd) {
         audited("syncFileSystem", () -> {
-            SimKernel.FileDescription file = file(fd, "syncfs");
+            FileDescription file = file(fd, "syncfs");
             int result = file.fileSystem.syncAll();
             if (result < 0) {
                 throw new KernelException(-result, "syncfs", file.subject());
@@ -379,14 +379,14 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public int lock(String path) {
         return audited("lock", () -> {
-            kernel.reserveFd("lock", path);
+            kernel.fds().reserve("lock", path);
             SimFileSystem fileSystem = kernel.fileSystem();
             SimFileSystem.Handle handle = fileSystem.open(path, O_RDWR | O_CREAT);
             if (!fileSystem.tryLock(handle)) {
                 fileSystem.close(handle);
                 throw new KernelException(Errno.EWOULDBLOCK, "lock", path);
             }
-            return kernel.install(new SimKernel.FileDescription(fileSystem, handle, false), "lock");
+            return kernel.install(new FileDescription(fileSystem, handle, false), "lock");
         }, Auditor.utf8(path));
     }
 
@@ -401,10 +401,10 @@ public final class SimSystemCalls implements SystemCalls {
     @Override
     public int socket(InetSocketAddress address) {
         return audited("socket", () -> {
-            kernel.reserveFd("socket", String.valueOf(address));
+            kernel.fds().reserve("socket", String.valueOf(address));
             boolean ipv6 = !address.isUnresolved() && address.getAddress() instanceof Inet6Address;
             SimSocket socket = kernel.network().open(kernel.socketHost(ipv6), ipv6, kernel.hasWorkerHosts());
-            return kernel.install(new SimKernel.SocketDescription(kernel.network(), socket), "socket");
+            return kernel.install(new SocketDescription(kernel.network(), socket), "socket");
         }, Auditor.utf8(String.valueOf(address)));
     }
 

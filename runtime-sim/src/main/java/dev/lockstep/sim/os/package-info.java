@@ -11,7 +11,10 @@
  *       time each synchronous call keeps its worker busy. The rings hand out native memory ({@code NativeMemory})
  *       and take only native buffers, as io_uring does; what a run still holds at its end is named by
  *       {@link dev.lockstep.sim.os.SimKernel#heldResources()}, each fd with the line that opened it
- *       ({@code Origins}).</li>
+ *       ({@code Origins}). The kernel's parts: its fd table ({@code FdTable}) and what an fd names
+ *       ({@code Description}: {@code FileDescription}, {@code SocketDescription}), its rings' native memory
+ *       ({@code RingMemory}), where a system call's latency goes ({@code SyscallLatency}) and its loopback
+ *       addresses ({@code LoopbackHosts}).</li>
  *   <li>{@link dev.lockstep.sim.os.SimFileSystem}: files and directories with a page cache and a durable image,
  *       storage faults, failed syncs and crashes; its model is in {@code FsNodes} and {@code FsNamespace} (paths
  *       and nodes), {@code PageCache} (syncs, failed syncs, sectors), {@code CrashRecovery} and
