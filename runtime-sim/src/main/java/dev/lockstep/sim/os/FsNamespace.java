@@ -23,9 +23,16 @@ import java.util.TreeSet;
  * The namespace of a {@link SimFileSystem}: the tree of directories and files from the root, with live and
  * durable entries, and the namespace operations on it (resolving an open, creating and removing entries, listing,
  * restoring from and collecting a {@link StorageImage}, rebuilding after a crash). It changes only nodes and
- * entries: power, fault rolls, capacity and handles stay with {@link SimFileSystem}, which calls this after its
- * checks. Errors are {@link KernelException}s naming the call and the path, as {@link SimFileSystem} documents
- * them. Not thread-safe.
+ * entries: power and handles stay with {@link SimFileSystem}, which calls this after its checks, fault rolls with
+ * {@link FsFaults} and capacity with {@link FileStore}. Errors are {@link KernelException}s naming the call and the
+ * path, as {@link SimFileSystem} documents them.
+ *
+ * <p>Creating, removing or renaming an entry (open with {@code O_CREAT}, {@code mkdir}, {@code unlink},
+ * {@code rmdir}, {@code rename}) changes only the live entries; an {@code fsync} of that directory makes all its
+ * live entries durable. A change not made durable may be lost by a crash: a file whose entry is not durable may
+ * disappear even if its data was synced, an unlinked file whose removal is not durable may come back (always under
+ * {@link CrashPolicy#ALL_LOST}; by seed, name by name, under the others, as ext4's journal may commit the change
+ * without any directory {@code fsync}). Not thread-safe.
  */
 final class FsNamespace {
 
@@ -77,6 +84,18 @@ final class FsNamespace {
 
     Node lookup(List<String> parts, String call, String path) {
         return FsNodes.lookup(root, parts, call, path);
+    }
+
+    /** The node {@code parts} names, or null if nothing does; draws nothing. */
+    Node find(List<String> parts, String call, String path) {
+        try {
+            return lookup(parts, call, path);
+        } catch (KernelException e) {
+            if (e.errno() == Errno.ENOENT) {
+                return null;
+            }
+            throw e;
+        }
     }
 
     /**

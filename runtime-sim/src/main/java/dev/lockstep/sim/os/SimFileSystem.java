@@ -10,14 +10,12 @@ import dev.lockstep.sim.CrashPolicy;
 import dev.lockstep.sim.CrashReport;
 import dev.lockstep.sim.StorageFaults;
 import dev.lockstep.sim.StorageImage;
-import dev.lockstep.sim.SyncFailureModel;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.audit.Generator;
 import dev.lockstep.sim.audit.Site;
 import dev.lockstep.sim.os.FsNodes.DirectoryNode;
 import dev.lockstep.sim.os.FsNodes.FileNode;
 import dev.lockstep.sim.os.FsNodes.Node;
-import dev.lockstep.sim.os.FsNodes.Resize;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -26,34 +24,19 @@ import java.util.TreeMap;
  * An in-memory file system with a page cache and a disk: what reads see, and what survives a crash.
  *
  * <h2>Model</h2>
- * <ul>
- *   <li>Every file has a <em>live</em> image (the page cache: what reads see) and a <em>durable</em> image (the
- *       disk), plus the journal of mutations (writes, truncates) issued since its last sync, in order: what is
- *       still to sync. Until a sync fails, the live image is the durable image with the whole journal applied.</li>
- *   <li>A successful {@code fsync} or {@code fdatasync} of a file applies its journal to the durable image and
- *       empties it. Both flavours behave the same here: the simulator has no metadata besides the size, and
- *       {@code fdatasync} must persist the size too. A write with {@code durable = true} ({@code RWF_DSYNC}) is
- *       durable on success, but it does not make earlier writes durable.</li>
- *   <li>A failed sync (an injected {@code EIO}) follows the {@link StorageFaults#syncFailure()} model. Under
- *       {@link SyncFailureModel#LINUX} the journal is emptied as if written back, each mutation reaching the
- *       durable image or not by seed, while the live image keeps every byte: from then on reads may see bytes
- *       no sync will ever make durable, as on Linux. Under {@link SyncFailureModel#OPTIMISTIC} nothing changes.</li>
- *   <li>Every directory has live and durable entries. Creating, removing or renaming an entry (open with
- *       {@code O_CREAT}, {@code mkdir}, {@code unlink}, {@code rmdir}, {@code rename}) changes only the live
- *       entries; an
- *       {@code fsync} of that directory makes all its live entries durable. A change not made durable may be
- *       lost by a crash: a file whose entry is not durable may disappear even if its data was synced, an
- *       unlinked file whose removal is not durable may come back (always under {@link CrashPolicy#ALL_LOST};
- *       by seed, name by name, under the others, as ext4's journal may commit the change without any
- *       directory {@code fsync}).</li>
- *   <li>{@link #crash} rebuilds the live state from the durable state: it walks the durable entries from the
- *       root and gives each surviving file its durable image plus what the {@link CrashPolicy} keeps of its
- *       journal. Open handles from before a crash are stale: every call on them fails {@code EBADF}.</li>
- * </ul>
+ * Every file has a <em>live</em> image (the page cache: what reads see), a <em>durable</em> image (the disk) and
+ * the journal of mutations (writes, size changes) issued since its last sync, in order; until a sync fails, the
+ * live image is the durable image with the whole journal applied. A sync makes the journal durable, and a failed
+ * one follows {@link StorageFaults#syncFailure()} ({@link FileStore}, {@link PageCache}). Every directory has live
+ * and durable entries: creating, removing or renaming an entry changes the live ones, a sync of the directory
+ * makes them durable, and a change not made durable may be lost by a crash ({@link FsNamespace}). {@link #crash}
+ * rebuilds the live state from the durable state and what the {@link CrashPolicy} keeps of each journal
+ * ({@link CrashRecovery}); handles from before it are stale, and every call on them fails {@code EBADF}.
  *
  * <h2>Faults and capacity</h2>
  * Each call of a faulted kind rolls its rate from {@link StorageFaults} once, before anything else, at the
- * matching {@link Site}. The capacity bounds the sum of the sizes of all files that are linked or still open.
+ * matching {@link Site} ({@link FsFaults}). The capacity bounds the sum of the sizes of all files that are linked
+ * or still open ({@link FileStore}).
  *
  * <h2>Errors</h2>
  * Namespace calls (open, mkdir, unlink, rename, rmdir, list, truncate) throw {@link KernelException}; the data calls
@@ -65,14 +48,12 @@ import java.util.TreeMap;
  * Not thread-safe: the simulator uses it from its one thread.
  *
  * <h2>Layout</h2>
- * This class is the system-call surface: power, fault rolls, capacity, handles and epochs, one method per call
- * with its Linux errors documented. The model underneath lives beside it, one seam per class: {@link FsNamespace}
- * (the tree of live and durable entries and the namespace calls on it) over {@link FsNodes} (the node types and
- * path resolution), {@link PageCache} (what a write puts in the page cache, what syncs and failed syncs do to it
- * and to the durable image, and the sector model of a disk) and {@link CrashRecovery} (what a crash leaves).
- *
- * <p>Over 600 lines (about 690): one method per system call with its Linux errors spelled out in its javadoc;
- * the model underneath is already split out as the section above says.
+ * This class is the system-call surface: power, handles and epochs, and one method per call with its Linux errors
+ * documented, checking the call's power, handle and arguments before the part that carries it out: {@link
+ * FsNamespace} (the tree of live and durable entries) over {@link FsNodes} (the node types and path resolution),
+ * {@link FileStore} (reads, writes, size changes, syncs and the capacity) over {@link PageCache} (the page cache,
+ * the journal and the durable image), {@link FsFaults} (the fault rolls) and {@link CrashRecovery} (what a crash
+ * leaves).
  */
 public final class SimFileSystem {
 
@@ -84,10 +65,9 @@ public final class SimFileSystem {
 
     private final Generator generator;
     private final Auditor auditor;
-    private StorageFaults faults;
+    private final FsFaults faults;
     private final FsNamespace namespace = new FsNamespace();
-    /** The sum of the live sizes of every file that is linked or open: what the capacity bounds. */
-    private long usedBytes;
+    private final FileStore store;
     /** Incremented by each crash; handles from an older epoch are stale. */
     private long epoch;
     private long openHandles;
@@ -103,7 +83,8 @@ public final class SimFileSystem {
     public SimFileSystem(Generator generator, Auditor auditor, StorageFaults faults) {
         this.generator = Objects.requireNonNull(generator, "generator");
         this.auditor = Objects.requireNonNull(auditor, "auditor");
-        this.faults = Objects.requireNonNull(faults, "faults");
+        this.faults = new FsFaults(generator, faults);
+        this.store = new FileStore(generator, this.faults);
     }
 
     /**
@@ -117,7 +98,7 @@ public final class SimFileSystem {
      */
     public SimFileSystem(Generator generator, Auditor auditor, StorageFaults faults, StorageImage image) {
         this(generator, auditor, faults);
-        usedBytes = namespace.restore(image);
+        store.setUsedBytes(namespace.restore(image));
     }
 
     /**
@@ -143,11 +124,7 @@ public final class SimFileSystem {
         }
     }
 
-    /**
-     * Whether {@link #powerOff()} was called.
-     *
-     * @return true once powered off
-     */
+    /** Whether {@link #powerOff()} was called. */
     public boolean isPoweredOff() {
         return poweredOff;
     }
@@ -158,38 +135,22 @@ public final class SimFileSystem {
         }
     }
 
-    /**
-     * The current fault configuration.
-     *
-     * @return the configuration
-     */
+    /** The current fault configuration. */
     public StorageFaults faults() {
-        return faults;
+        return faults.config();
     }
 
-    /**
-     * Replaces the fault configuration; effective from the next call.
-     *
-     * @param faults the new configuration
-     */
+    /** Replaces the fault configuration ({@code faults}); effective from the next call. */
     public void setFaults(StorageFaults faults) {
-        this.faults = Objects.requireNonNull(faults, "faults");
+        this.faults.set(faults);
     }
 
-    /**
-     * The bytes the capacity currently accounts for.
-     *
-     * @return the sum of the sizes of every linked or open file
-     */
+    /** The bytes the capacity currently accounts for: the sum of the sizes of every linked or open file. */
     public long usedBytes() {
-        return usedBytes;
+        return store.usedBytes();
     }
 
-    /**
-     * The number of handles opened and not yet closed in the current epoch.
-     *
-     * @return the count
-     */
+    /** The number of handles opened and not yet closed in the current epoch. */
     public long openHandles() {
         return openHandles;
     }
@@ -216,29 +177,17 @@ public final class SimFileSystem {
             this.writable = writable;
         }
 
-        /**
-         * The path the handle was opened with, normalized.
-         *
-         * @return the path
-         */
+        /** The path the handle was opened with, normalized. */
         public String path() {
             return path;
         }
 
-        /**
-         * Whether the handle is a directory's.
-         *
-         * @return true for a directory
-         */
+        /** Whether the handle is a directory's. */
         public boolean isDirectory() {
             return node instanceof DirectoryNode;
         }
 
-        /**
-         * Whether {@link SimFileSystem#close} was called on it.
-         *
-         * @return true once closed
-         */
+        /** Whether {@link SimFileSystem#close} was called on it. */
         public boolean isClosed() {
             return closed;
         }
@@ -246,38 +195,6 @@ public final class SimFileSystem {
         @Override
         public String toString() {
             return "Handle(" + path + (closed ? ", closed" : "") + ")";
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------ paths
-
-    private Node lookup(List<String> parts, String call, String path) {
-        return namespace.lookup(parts, call, path);
-    }
-
-    private void fault(Site site, double rate, String call, String subject) {
-        if (generator.chance(site, rate)) {
-            throw new KernelException(Errno.EIO, call, subject);
-        }
-    }
-
-    /**
-     * Rolls {@link StorageFaults#metadataFullRate()} for a call that adds a directory entry: {@code ENOSPC}, before
-     * the call has any effect. Draws nothing while the rate is 0, so runs without it keep their digests.
-     */
-    private void metadataFull(String call, String subject) {
-        if (faults.metadataFullRate() > 0 && generator.chance(Site.FAULT_METADATA_FULL, faults.metadataFullRate())) {
-            throw new KernelException(Errno.ENOSPC, call, subject);
-        }
-    }
-
-    /** Whether {@code parts} names nothing yet (so an {@code O_CREAT} open would add an entry). Draws nothing. */
-    private boolean isMissing(List<String> parts, String path) {
-        try {
-            lookup(parts, "open", path);
-            return false;
-        } catch (KernelException e) {
-            return e.errno() == Errno.ENOENT;
         }
     }
 
@@ -301,7 +218,7 @@ public final class SimFileSystem {
      */
     public Handle open(String path, int flags) {
         checkPower("open", path);
-        fault(Site.FAULT_OPEN, faults.openRate(), "open", path);
+        faults.roll(Site.FAULT_OPEN, faults.config().openRate(), "open", path);
         List<String> parts = components(path);
         boolean create = (flags & SystemCalls.O_CREAT) != 0;
         boolean exclusive = (flags & SystemCalls.O_EXCL) != 0;
@@ -311,8 +228,8 @@ public final class SimFileSystem {
         if (create && directoryOnly) {
             throw new KernelException(Errno.EINVAL, "open", path);
         }
-        if (create && faults.metadataFullRate() > 0 && isMissing(parts, path)) {
-            metadataFull("open", path);
+        if (create && faults.config().metadataFullRate() > 0 && namespace.find(parts, "open", path) == null) {
+            faults.metadataFull("open", path);
         }
         Node node = namespace.open(parts, path, create, exclusive, directoryOnly, writable);
         node.opens++;
@@ -335,9 +252,7 @@ public final class SimFileSystem {
             if (file.lockOwner == handle) {
                 file.lockOwner = null;
             }
-            if (!file.counted()) {
-                usedBytes -= file.live.size();
-            }
+            store.releaseIfUncounted(file);
         }
     }
 
@@ -361,8 +276,8 @@ public final class SimFileSystem {
      */
     public void mkdir(String path) {
         checkPower("mkdir", path);
-        fault(Site.FAULT_OPEN, faults.openRate(), "mkdir", path);
-        metadataFull("mkdir", path);
+        faults.roll(Site.FAULT_OPEN, faults.config().openRate(), "mkdir", path);
+        faults.metadataFull("mkdir", path);
         namespace.mkdir(components(path), path);
     }
 
@@ -375,11 +290,8 @@ public final class SimFileSystem {
      */
     public void unlink(String path) {
         checkPower("unlink", path);
-        fault(Site.FAULT_REMOVE, faults.removeRate(), "unlink", path);
-        FileNode file = namespace.unlink(components(path), path);
-        if (!file.counted()) {
-            usedBytes -= file.live.size();
-        }
+        faults.roll(Site.FAULT_REMOVE, faults.config().removeRate(), "unlink", path);
+        store.releaseIfUncounted(namespace.unlink(components(path), path));
     }
 
     /**
@@ -401,11 +313,11 @@ public final class SimFileSystem {
     public void rename(String from, String to) {
         String subject = from + " -> " + to;
         checkPower("rename", subject);
-        fault(Site.FAULT_REMOVE, faults.removeRate(), "rename", subject);
-        metadataFull("rename", subject);
+        faults.roll(Site.FAULT_REMOVE, faults.config().removeRate(), "rename", subject);
+        faults.metadataFull("rename", subject);
         FileNode replaced = namespace.rename(components(from), components(to), subject);
-        if (replaced != null && !replaced.counted()) {
-            usedBytes -= replaced.live.size();
+        if (replaced != null) {
+            store.releaseIfUncounted(replaced);
         }
     }
 
@@ -418,7 +330,7 @@ public final class SimFileSystem {
      */
     public void rmdir(String path) {
         checkPower("rmdir", path);
-        fault(Site.FAULT_REMOVE, faults.removeRate(), "rmdir", path);
+        faults.roll(Site.FAULT_REMOVE, faults.config().removeRate(), "rmdir", path);
         namespace.rmdir(components(path), path);
     }
 
@@ -431,7 +343,7 @@ public final class SimFileSystem {
      */
     public List<String> list(String path) {
         checkPower("list", path);
-        fault(Site.FAULT_SCAN, faults.scanRate(), "list", path);
+        faults.roll(Site.FAULT_SCAN, faults.config().scanRate(), "list", path);
         return namespace.list(components(path), path);
     }
 
@@ -444,14 +356,9 @@ public final class SimFileSystem {
      */
     public boolean isDirectory(String path) {
         checkPower("isDirectory", path);
-        Node node;
-        try {
-            node = lookup(components(path), "isDirectory", path);
-        } catch (KernelException e) {
-            if (e.errno() == Errno.ENOENT) {
-                return false;
-            }
-            throw e;
+        Node node = namespace.find(components(path), "isDirectory", path);
+        if (node == null) {
+            return false;
         }
         if (!(node instanceof DirectoryNode)) {
             throw new KernelException(Errno.ENOTDIR, "isDirectory", path);
@@ -467,9 +374,8 @@ public final class SimFileSystem {
      */
     public boolean exists(String path) {
         try {
-            lookup(components(path), "exists", path);
-            return true;
-        } catch (KernelException e) {
+            return namespace.find(components(path), "exists", path) != null;
+        } catch (KernelException notADirectory) {
             return false;
         }
     }
@@ -482,7 +388,7 @@ public final class SimFileSystem {
      * @throws KernelException {@code ENOENT}, {@code ENOTDIR}, {@code EISDIR}
      */
     public byte[] contents(String path) {
-        Node node = lookup(components(path), "contents", path);
+        Node node = namespace.lookup(components(path), "contents", path);
         if (!(node instanceof FileNode file)) {
             throw new KernelException(Errno.EISDIR, "contents", path);
         }
@@ -491,15 +397,7 @@ public final class SimFileSystem {
 
     /** The bytes the unsynced writes of a handle's file hold in its journal (see {@code PageCache.boundJournal}). */
     long unsyncedBytes(Handle handle) {
-        long bytes = 0;
-        if (handle.node instanceof FileNode file) {
-            for (FsNodes.Mutation mutation : file.unsynced) {
-                if (mutation instanceof FsNodes.Write write) {
-                    bytes += write.data().length;
-                }
-            }
-        }
-        return bytes;
+        return handle.node instanceof FileNode file ? FileStore.unsyncedBytes(file) : 0;
     }
 
     /**
@@ -527,7 +425,7 @@ public final class SimFileSystem {
     public void truncate(Handle handle, long length) {
         checkPower("truncate", handle.path);
         checkOpen(handle, "truncate");
-        fault(Site.FAULT_RESIZE, faults.resizeRate(), "truncate", handle.path);
+        faults.roll(Site.FAULT_RESIZE, faults.config().resizeRate(), "truncate", handle.path);
         if (!(handle.node instanceof FileNode file)) {
             throw new KernelException(Errno.EISDIR, "truncate", handle.path);
         }
@@ -537,13 +435,7 @@ public final class SimFileSystem {
         if (length > ByteImage.MAX_SIZE) {
             throw new KernelException(Errno.EFBIG, "truncate", handle.path);
         }
-        long growth = length - file.live.size();
-        if (growth > 0 && growth > faults.capacityBytes() - usedBytes) {
-            throw new KernelException(Errno.ENOSPC, "truncate", handle.path);
-        }
-        file.live.resize(length);
-        file.unsynced.add(new Resize(length));
-        usedBytes += growth;
+        store.resize(file, length, "truncate", handle.path);
     }
 
     /**
@@ -564,7 +456,7 @@ public final class SimFileSystem {
     public void allocate(Handle handle, long offset, long length) {
         checkPower("fallocate", handle.path);
         checkOpen(handle, "fallocate");
-        fault(Site.FAULT_RESIZE, faults.resizeRate(), "fallocate", handle.path);
+        faults.roll(Site.FAULT_RESIZE, faults.config().resizeRate(), "fallocate", handle.path);
         if (!handle.writable) {
             throw new KernelException(Errno.EBADF, "fallocate", handle.path);
         }
@@ -577,16 +469,9 @@ public final class SimFileSystem {
         if (offset > ByteImage.MAX_SIZE - length) {
             throw new KernelException(Errno.EFBIG, "fallocate", handle.path);
         }
-        long growth = offset + length - file.live.size();
-        if (growth <= 0) {
-            return;
+        if (offset + length > file.live.size()) {
+            store.resize(file, offset + length, "fallocate", handle.path);
         }
-        if (growth > faults.capacityBytes() - usedBytes) {
-            throw new KernelException(Errno.ENOSPC, "fallocate", handle.path);
-        }
-        file.live.resize(offset + length);
-        file.unsynced.add(new Resize(offset + length));
-        usedBytes += growth;
     }
 
     /**
@@ -648,19 +533,7 @@ public final class SimFileSystem {
         if (offset < 0 || length < 0) {
             return -Errno.EINVAL;
         }
-        if (fromDevice && generator.chance(Site.FAULT_READ, faults.readRate())) {
-            return -Errno.EIO;
-        }
-        int read = file.live.read(offset, destination, length);
-        if (fromDevice && read > 0 && faults.corruptReadRate() > 0
-                && generator.chance(Site.CORRUPT_READ, faults.corruptReadRate())) {
-            // The device returned a wrong bit; the file keeps its bytes.
-            long bit = generator.nextLong(Site.CORRUPT_READ, 8L * read);
-            long at = bit >>> 3;
-            byte flipped = (byte) (destination.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) ^ (1 << (bit & 7)));
-            destination.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at, flipped);
-        }
-        return read;
+        return store.read(file, offset, destination, length, fromDevice);
     }
 
     /**
@@ -676,14 +549,11 @@ public final class SimFileSystem {
     }
 
     /**
-     * Writes to a file ({@code pwrite}) from an array, extending it (a gap reads as zeros).
-     *
-     * <p>At capacity the write is cut short honestly: it writes what fits and returns that count, or fails
-     * {@code ENOSPC} if nothing fits. As on Linux, a write crossing the largest file size
-     * ({@link ByteImage#MAX_SIZE}) is cut short there and one starting at it fails {@code EFBIG}. An injected fault ({@code EIO}) may first have written a seeded, non-empty
-     * proper prefix to the page cache ({@link StorageFaults#partialWriteRate()}): a failed write may have
-     * changed the file. A successful {@code durable} write ({@code RWF_DSYNC}) survives any crash; a failed or
-     * short one makes nothing durable beyond the bytes it reports.
+     * Writes to a file ({@code pwrite}) from an array, extending it (a gap reads as zeros). At capacity, or
+     * crossing the largest file size ({@link ByteImage#MAX_SIZE}), it is cut short ({@link FileStore#write}). An
+     * injected fault ({@code EIO}) may first have written a seeded, non-empty proper prefix to the page cache
+     * ({@link StorageFaults#partialWriteRate()}). A successful {@code durable} write ({@code RWF_DSYNC}) survives any
+     * crash; a failed or short one makes nothing durable beyond the bytes it reports.
      *
      * @param handle a writable file handle
      * @param offset the file offset, {@code >= 0}
@@ -720,26 +590,15 @@ public final class SimFileSystem {
         if (offset < 0 || length < 0) {
             return -Errno.EINVAL;
         }
-        if (length > 0 && offset >= ByteImage.MAX_SIZE) {
-            return -Errno.EFBIG;
-        }
-        if (offset + length > ByteImage.MAX_SIZE) {
-            length = (int) (ByteImage.MAX_SIZE - offset); // Linux cuts a write crossing the limit short
-        }
-        long before = file.live.size();
-        int result = PageCache.write(file, offset, source, sourceOffset, length, durable, faults,
-                faults.capacityBytes() - usedBytes, generator, owned);
-        usedBytes += file.live.size() - before;
-        return result;
+        return store.write(file, offset, source, sourceOffset, length, durable, owned);
     }
 
     /**
      * {@code fsync} or {@code fdatasync}: of a file, applies its journal to the durable image; of a directory,
-     * makes its live entries durable (not its children's contents). An injected failure of a file's sync follows
-     * the {@link StorageFaults#syncFailure()} model (see the class doc); of a directory's, it changes nothing.
+     * makes its live entries durable. An injected failure follows {@link FileStore#sync}.
      *
      * @param handle the handle
-     * @param dataOnly whether this is {@code fdatasync}; same effect here (see the class doc)
+     * @param dataOnly whether this is {@code fdatasync}; same effect here
      * @return 0, or {@code -EBADF} (closed or stale) or {@code -EIO} (injected)
      */
     public int sync(Handle handle, boolean dataOnly) {
@@ -749,24 +608,12 @@ public final class SimFileSystem {
         if (isStale(handle, epoch)) {
             return -Errno.EBADF;
         }
-        if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
-            if (handle.node instanceof FileNode file && faults.syncFailure() == SyncFailureModel.LINUX) {
-                PageCache.dropJournal(file, generator);
-            }
-            return -Errno.EIO;
-        }
-        switch (handle.node) {
-            case DirectoryNode directory -> directory.makeEntriesDurable();
-            case FileNode file -> PageCache.applyJournal(file);
-        }
-        return 0;
+        return store.sync(handle.node);
     }
 
     /**
-     * {@code syncfs}: makes the whole live state durable: every file's journal, and every directory's entries.
-     * (A journaling file system commits its metadata with the data, so directory entries become durable too.)
-     * An injected failure drops every file's journal under {@link SyncFailureModel#LINUX}, and changes nothing
-     * under {@link SyncFailureModel#OPTIMISTIC}.
+     * {@code syncfs}: makes the whole live state durable, every file's journal and every directory's entries
+     * ({@link FileStore#syncAll}).
      *
      * @return 0, or {@code -EIO} (injected, at {@link Site#FAULT_SYNC})
      */
@@ -774,14 +621,7 @@ public final class SimFileSystem {
         if (poweredOff) {
             return -Errno.EIO;
         }
-        if (generator.chance(Site.FAULT_SYNC, faults.syncRate())) {
-            if (faults.syncFailure() == SyncFailureModel.LINUX) {
-                PageCache.dropTree(namespace.root(), generator);
-            }
-            return -Errno.EIO;
-        }
-        PageCache.syncTree(namespace.root());
-        return 0;
+        return store.syncAll(namespace.root());
     }
 
     // ------------------------------------------------------------------------------------------------ crash
@@ -799,8 +639,9 @@ public final class SimFileSystem {
         epoch++;
         openHandles = 0;
         TreeMap<String, List<CrashReport.MutationOutcome>> outcomes = new TreeMap<>();
-        usedBytes = namespace.crash(policy, generator, outcomes);
-        auditor.record("fs.crash", Auditor.utf8(policy.name()), Auditor.u64(epoch), Auditor.u64(usedBytes));
+        store.setUsedBytes(namespace.crash(policy, generator, outcomes));
+        auditor.record("fs.crash", Auditor.utf8(policy.name()), Auditor.u64(epoch),
+                Auditor.u64(store.usedBytes()));
         return new CrashReport(policy, outcomes);
     }
 
@@ -812,11 +653,11 @@ public final class SimFileSystem {
     public void processDied() {
         epoch++;
         openHandles = 0;
-        auditor.record("fs.processDied", Auditor.u64(epoch), Auditor.u64(usedBytes));
+        auditor.record("fs.processDied", Auditor.u64(epoch), Auditor.u64(store.usedBytes()));
     }
 
     @Override
     public String toString() {
-        return "SimFileSystem(used=" + usedBytes + " bytes, epoch=" + epoch + ")";
+        return "SimFileSystem(used=" + store.usedBytes() + " bytes, epoch=" + epoch + ")";
     }
 }

@@ -43,10 +43,11 @@ import java.util.Objects;
  *
  * <h2>Parts</h2>
  * The kernel is the seam between the engine's SPI and the simulated host: it builds the host, opens its rings and
- * answers for its time and addresses ({@link LoopbackHosts}). What it holds lives beside it: the fd table ({@link FdTable}) and what the
- * fds name ({@link Description}), the rings' native memory ({@link RingMemory}), where a system call's latency goes
- * ({@link SyscallLatency}); the rings ({@link SimRing}), the synchronous calls ({@link SimSystemCalls}), the file
- * system ({@link SimFileSystem}) and the network ({@link SimNetwork}) are classes of their own.
+ * answers for its time and addresses ({@link LoopbackHosts}). What it holds lives beside it: the fd table
+ * ({@link FdTable}) and what the fds name ({@link Description}), the rings' native memory ({@link RingMemory}),
+ * where a system call's latency goes ({@link SyscallLatency}); the rings ({@link SimRing}), the synchronous calls
+ * ({@link SimSystemCalls}), the file system ({@link SimFileSystem}) and the network ({@link SimNetwork}) are
+ * classes of their own.
  */
 public final class SimKernel implements Kernel {
 

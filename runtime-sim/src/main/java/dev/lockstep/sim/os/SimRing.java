@@ -582,8 +582,8 @@ public final class SimRing implements Ring {
             // The calls run now, off every worker: each one's latency is charged to this request's completion,
             // not to the clock, as an offload thread of runtime-uring (or, for a path request, Linux's io-wq
             // thread) leaves its worker running meanwhile.
-            SyscallLatency.Offloaded outcome = kernel.syscallLatency().runOffloaded(request.isPath() ? opcodes.pathCall(request)
-                    : Objects.requireNonNull(request.call, "call"));
+            SyscallLatency.Offloaded outcome = kernel.syscallLatency().runOffloaded(
+                    request.isPath() ? opcodes.pathCall(request) : Objects.requireNonNull(request.call, "call"));
             request.earliestNanos += outcome.chargedNanos();
             request.decide(outcome.result(), request.earliestNanos);
         } else if (request.opcode != Opcode.NOP && !request.isCancel()) {
