@@ -87,6 +87,19 @@ final class SimRequest implements SimSocket.Waiter {
         return opcode == Opcode.ASYNC_CANCEL;
     }
 
+    /** Whether the engine bounds this request by the ring's entries: everything but a wait on a peer or a cancel. */
+    boolean isStorage() {
+        return switch (opcode) {
+            case RECV, ACCEPT, SEND, CONNECT, ASYNC_CANCEL -> false;
+            default -> true;
+        };
+    }
+
+    /** Whether it waits for the device to make data durable: an {@code fsync} or an {@code RWF_DSYNC} write. */
+    boolean isSync() {
+        return opcode == Opcode.FSYNC || (opcode == Opcode.WRITE && (rwFlags & Submission.RWF_DSYNC) != 0);
+    }
+
     /** The socket a receive, send or accept waits for; only for a request in {@code InFlightQueue.waitingForNetwork}. */
     SimSocket socket() {
         return ((SocketDescription) description).socket;

@@ -1,7 +1,6 @@
 package dev.lockstep.sim.os;
 
 import dev.lockstep.kernel.CompletionSink;
-import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
@@ -11,7 +10,6 @@ import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.audit.Generator;
 import dev.lockstep.sim.audit.Site;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -103,12 +101,12 @@ import java.util.Objects;
  * <p>Owned by one worker; confined to the simulator thread except {@link #wake()}.
  *
  * <h2>Parts</h2>
- * A staged submission becomes a {@link SimRequest}; requests in flight wait in an {@link InFlightQueue} (two
- * {@link RequestHeap}s: due at a known time, or waiting for the network); what each opcode does when performed is
- * {@link SimOpcodes}. This class keeps the SPI calls, submission, cancellation and the delivery of what is due,
- * in the sections marked below, which draw from one generator stream in an order that is part of every seed's
- * schedule. At about 740 lines it is still over 600: submission and cancellation (the decisions made when a
- * request is submitted) are the next part to leave.
+ * This class keeps the SPI calls, staging with its capacity rules, and the delivery of what is due. A staged
+ * submission becomes a {@link SimRequest}; what is decided when an {@code enter} submits it (its time, a blocking
+ * or path call, a connect, a cancellation's race) is {@link RingSubmitter}'s; requests in flight are a
+ * {@link RingInFlight}, in submission order and by time in an {@link InFlightQueue} (two {@link RequestHeap}s: due
+ * at a known time, or waiting for the network); what each opcode does when performed is {@link SimOpcodes}. Their
+ * draws come from one generator stream in an order that is part of every seed's schedule.
  */
 public final class SimRing implements Ring {
 
@@ -117,22 +115,18 @@ public final class SimRing implements Ring {
 
     private final SimKernel kernel;
     private final SimOpcodes opcodes;
+    private final RingInFlight inFlight;
+    private final RingSubmitter submitter;
     private final long id;
     private final int entries;
     private List<SimRequest> staged = new ArrayList<>();
     /** The list {@link #enter} submits from while {@link #staged} takes new entries; empty between enters. */
     private List<SimRequest> submitting = new ArrayList<>();
-    /** Requests submitted and not yet delivered, in submission order, which is the order of their sequence. */
-    private final List<SimRequest> inFlight = new ArrayList<>();
-    /** The requests in flight by when each can complete. */
-    private final InFlightQueue queue;
     /** The due requests of an {@link #enter}, kept to be reused; null while an enter uses it. */
     private ArrayList<SimRequest> dueScratch = new ArrayList<>();
     private int stagedCancels;
-    private int inFlightCancels;
-    /** Storage requests (see {@link #isStorage}) staged, and in flight: bounded by {@link #entries} together. */
+    /** Storage requests ({@link SimRequest#isStorage}) staged: bounded by {@link #entries} with those in flight. */
     private int stagedStorage;
-    private int inFlightStorage;
     private long nextSequence;
     private volatile boolean wakeRequested;
     /** The value of this ring's last audited clock read (see {@link #nowNanos}); none yet at first. */
@@ -142,14 +136,15 @@ public final class SimRing implements Ring {
     SimRing(SimKernel kernel, long id, int entries) {
         this.kernel = kernel;
         this.opcodes = new SimOpcodes(kernel);
-        this.queue = new InFlightQueue(kernel, id);
+        this.inFlight = new RingInFlight(kernel, id);
+        this.submitter = new RingSubmitter(kernel, opcodes, inFlight);
         this.id = id;
         this.entries = entries;
     }
 
     /** The requests in flight by time, for a request told its socket changed ({@link SimRequest}). */
     InFlightQueue inFlightQueue() {
-        return queue;
+        return inFlight.queue();
     }
 
     /**
@@ -210,15 +205,15 @@ public final class SimRing implements Ring {
         submission.validate();
         SimRequest request = new SimRequest(this, nextSequence, submission);
         boolean cancel = request.isCancel();
-        boolean storage = isStorage(request.opcode);
+        boolean storage = request.isStorage();
         boolean refused;
         if (cancel) {
-            refused = stagedCancels + inFlightCancels >= entries;
+            refused = stagedCancels + inFlight.cancels() >= entries;
         } else if (entries < dev.lockstep.engine.Driver.SMALLEST_UNSHARED_RING) {
-            refused = staged.size() - stagedCancels + inFlight.size() - inFlightCancels >= entries;
+            refused = staged.size() - stagedCancels + inFlight.size() - inFlight.cancels() >= entries;
         } else {
             refused = staged.size() - stagedCancels >= entries
-                    || (storage && stagedStorage + inFlightStorage >= entries);
+                    || (storage && stagedStorage + inFlight.storage() >= entries);
         }
         if (refused) {
             auditor().record("ring.stageRefused", Auditor.u64(id), Auditor.utf8(request.opcode.name()),
@@ -272,7 +267,8 @@ public final class SimRing implements Ring {
             stagedCancels = 0;
             stagedStorage = 0;
             for (SimRequest request : batch) {
-                submit(request);
+                submitter.submit(request);
+                auditor().recordRingSubmit(id, request.sequence, request.earliestNanos, request.decidedResult);
             }
             batch.clear();
         }
@@ -282,6 +278,7 @@ public final class SimRing implements Ring {
         }
         ArrayList<SimRequest> due = dueScratch != null ? dueScratch : new ArrayList<>();
         dueScratch = null;
+        InFlightQueue queue = inFlight.queue();
         queue.collectDue(now, due);
         // In submission order, as the scan of every request in flight found them, before the seeded shuffle.
         due.sort(BY_SEQUENCE);
@@ -295,7 +292,7 @@ public final class SimRing implements Ring {
                 }
                 continue;
             }
-            retire(request);
+            inFlight.retire(request);
             auditor().recordRingComplete(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()],
                     request.userData, result, now, request.buffer, transferredBytes(request, result),
                     request.movedUnchanging);
@@ -398,20 +395,10 @@ public final class SimRing implements Ring {
                     "SimRing.free: memory not allocated by a ring of this kernel, or already freed: " + segment);
         }
         for (SimRing ring : kernel.rings()) {
-            ring.checkNotInFlight(segment);
+            ring.inFlight.checkNotInFlight(segment);
         }
         kernel.memory().free(segment);
         auditor().record("ring.free", Auditor.u64(id), Auditor.u64(segment.byteSize()));
-    }
-
-    private void checkNotInFlight(MemorySegment segment) {
-        for (SimRequest request : inFlight) {
-            if (request.buffer.isNative() && request.buffer.address() == segment.address()) {
-                throw new IllegalStateException("SimRing.free: memory freed while request " + request.opcode
-                        + " userData=0x" + Long.toHexString(request.userData) + " on ring " + id
-                        + " is in flight and may use it");
-            }
-        }
     }
 
     /**
@@ -425,10 +412,11 @@ public final class SimRing implements Ring {
         if (closed) {
             return;
         }
-        if (!inFlight.isEmpty()) {
+        if (inFlight.size() > 0) {
+            SimRequest first = inFlight.inSubmissionOrder().getFirst();
             throw new IllegalStateException("SimRing " + id + " closed with " + inFlight.size()
-                    + " requests in flight; the first is " + inFlight.getFirst().opcode + " userData=0x"
-                    + Long.toHexString(inFlight.getFirst().userData));
+                    + " requests in flight; the first is " + first.opcode + " userData=0x"
+                    + Long.toHexString(first.userData));
         }
         closed = true;
         staged.clear();
@@ -450,7 +438,7 @@ public final class SimRing implements Ring {
      *         clock.
      */
     public long nextEventNanos() {
-        return queue.nextEventNanos();
+        return inFlight.queue().nextEventNanos();
     }
 
     /**
@@ -468,14 +456,7 @@ public final class SimRing implements Ring {
      * @return one entry per request, in submission order
      */
     public List<String> describeInFlight() {
-        List<String> descriptions = new ArrayList<>();
-        for (SimRequest request : inFlight) {
-            long ready = queue.readyAtNanos(request);
-            descriptions.add(request.opcode + "(fd=" + request.fd + ", userData=0x" + Long.toHexString(request.userData)
-                    + (request.cancelled ? ", cancelled" : "") + ", ready "
-                    + (ready == Long.MAX_VALUE ? "never" : "at " + ready) + ")");
-        }
-        return descriptions;
+        return inFlight.describe();
     }
 
     /**
@@ -531,192 +512,6 @@ public final class SimRing implements Ring {
         return closed;
     }
 
-    // ---------------------------------------------------------------------------------------------- submit
-
-    /**
-     * Whether io_uring would first try {@code request} at once, without waiting (see
-     * {@link KernelBehavior#inlineCompletionRate()}): a send or receive on a socket, a read or write of a file
-     * opened without {@code O_DIRECT}; not a write with {@code RWF_DSYNC}, which waits for the device.
-     *
-     * @param description what the request's fd names now, or null
-     */
-    private static boolean triedAtOnce(SimRequest request, Description description) {
-        return switch (request.opcode) {
-            case SEND, RECV -> description instanceof SocketDescription;
-            case READ -> description instanceof FileDescription file && !file.direct;
-            case WRITE -> (request.rwFlags & Submission.RWF_DSYNC) == 0
-                    && description instanceof FileDescription file && !file.direct;
-            default -> false;
-        };
-    }
-
-    private void submit(SimRequest request) {
-        long now = clock().nowNanos();
-        request.submittedAtNanos = now;
-        // What the fd names, looked up once: nothing between here and its use below changes the fd table (an
-        // offloaded call, which could, runs only for requests that never use it).
-        Description description = kernel.fds().description(request.fd);
-        KernelBehavior behavior = kernel.behavior();
-        long minLatency = behavior.minLatencyNanos();
-        long maxLatency = behavior.maxLatencyNanos();
-        if (request.opcode == Opcode.FSYNC && description instanceof FileDescription file
-                && file.handle.isDirectory()) {
-            // A directory's fsync is a journal commit, as slow through the ring as the synchronous call.
-            minLatency = behavior.minSyncCallLatencyNanos();
-            maxLatency = behavior.maxSyncCallLatencyNanos();
-        }
-        long latency = triedAtOnce(request, description)
-                && generator().chance(Site.INLINE_COMPLETION, behavior.inlineCompletionRate()) ? 0
-                : generator().nextLongBetween(Site.RING_LATENCY, minLatency, maxLatency);
-        request.earliestNanos = now + latency;
-        inFlight.add(request);
-        if (request.isCancel()) {
-            inFlightCancels++;
-        } else if (isStorage(request.opcode)) {
-            inFlightStorage++;
-            if (isSync(request)) {
-                kernel.syncSubmitted();
-            }
-        }
-        if (request.decidedAtSubmission()) {
-            // The calls run now, off every worker: each one's latency is charged to this request's completion,
-            // not to the clock, as an offload thread of runtime-uring (or, for a path request, Linux's io-wq
-            // thread) leaves its worker running meanwhile.
-            SyscallLatency.Offloaded outcome = kernel.syscallLatency().runOffloaded(
-                    request.isPath() ? opcodes.pathCall(request) : Objects.requireNonNull(request.call, "call"));
-            request.earliestNanos += outcome.chargedNanos();
-            request.decide(outcome.result(), request.earliestNanos);
-        } else if (request.opcode != Opcode.NOP && !request.isCancel()) {
-            request.description = description;
-            if (request.description == null) {
-                request.decide(-Errno.EBADF, request.earliestNanos);
-            } else {
-                request.description.retainForRequest();
-            }
-        }
-        if (request.decidedResult == STILL_PENDING) {
-            switch (request.opcode) {
-                case ASYNC_CANCEL -> cancel(request);
-                case CONNECT -> connect(request);
-                default -> {
-                    // Decided at delivery.
-                }
-            }
-        }
-        queue.add(request);
-        auditor().recordRingSubmit(id, request.sequence, request.earliestNanos, request.decidedResult);
-    }
-
-    private void connect(SimRequest request) {
-        if (!(request.description instanceof SocketDescription socket)) {
-            request.decide(-Errno.ENOTSOCK, request.earliestNanos);
-            return;
-        }
-        InetSocketAddress address = request.length < 0 ? null
-                : SimSystemCalls.decodeSockaddr(request.buffer, request.length);
-        if (address == null) {
-            request.decide(-Errno.EINVAL, request.earliestNanos);
-            return;
-        }
-        SimNetwork.ConnectOutcome outcome = kernel.network().connect(socket.socket, address);
-        request.decide(outcome.result(), Math.max(request.earliestNanos, outcome.completesAtNanos()));
-    }
-
-    private void cancel(SimRequest cancel) {
-        SimRequest target = null;
-        boolean onlyCancelledMatches = false;
-        for (SimRequest candidate : inFlight) {
-            if (candidate.isCancel() || candidate.userData != cancel.target) {
-                continue;
-            }
-            if (candidate.cancelled) {
-                onlyCancelledMatches = true;
-                continue;
-            }
-            target = candidate;
-            break;
-        }
-        if (target == null) {
-            cancel.decide(onlyCancelledMatches ? -Errno.EALREADY : -Errno.ENOENT, cancel.earliestNanos);
-            return;
-        }
-        if (queue.readyAtNanos(target) <= clock().nowNanos()) {
-            // Its result is due: a real kernel completed it already and its completion is on the way.
-            cancel.decide(-Errno.ENOENT, cancel.earliestNanos);
-            return;
-        }
-        boolean running = switch (target.opcode) {
-            case READ, WRITE, FSYNC, FTRUNCATE, FALLOCATE, NOP -> true;
-            // A send waiting for room in full buffers is not running: a cancel always takes it, as on Linux.
-            case SEND -> !(target.description instanceof SocketDescription socket)
-                    || kernel.network().sendWindow(socket.socket) > 0;
-            default -> false;
-        };
-        // Roll whether or not the target is running, so the draw count does not depend on the opcode. A blocking
-        // call or a path call always wins against a cancel: it has run already and runs to its end.
-        boolean raceLost = generator().chance(Site.CANCEL_RACE, kernel.behavior().cancelRaceRate()) && running
-                || target.decidedAtSubmission();
-        if (raceLost) {
-            int cancelResult = generator().nextInt(Site.CANCEL_RACE_RESULT, 2) == 0 ? 0 : -Errno.EALREADY;
-            cancel.decide(cancelResult, cancel.earliestNanos);
-            return;
-        }
-        target.cancelled = true;
-        queue.remove(target);
-        target.decide(-Errno.ECANCELED, cancel.earliestNanos);
-        queue.add(target);
-        if (target.opcode == Opcode.CONNECT
-                && target.description instanceof SocketDescription socket) {
-            kernel.network().connectCancelled(socket.socket);
-        }
-        cancel.decide(0, cancel.earliestNanos);
-    }
-
-    /** Whether the engine bounds this opcode by the ring's entries: everything but a wait on a peer or a cancel. */
-    /** Whether a request waits for the device to make data durable: an {@code fsync} or an {@code RWF_DSYNC} write. */
-    private static boolean isSync(SimRequest request) {
-        return request.opcode == Opcode.FSYNC
-                || (request.opcode == Opcode.WRITE && (request.rwFlags & Submission.RWF_DSYNC) != 0);
-    }
-
-    private static boolean isStorage(Opcode opcode) {
-        return switch (opcode) {
-            case RECV, ACCEPT, SEND, CONNECT, ASYNC_CANCEL -> false;
-            default -> true;
-        };
-    }
-
-    private void retire(SimRequest request) {
-        queue.remove(request);
-        // inFlight is in sequence order: find it by binary search instead of a scan.
-        int low = 0;
-        int high = inFlight.size() - 1;
-        while (low < high) {
-            int middle = (low + high) >>> 1;
-            if (inFlight.get(middle).sequence < request.sequence) {
-                low = middle + 1;
-            } else {
-                high = middle;
-            }
-        }
-        if (inFlight.get(low) != request) {
-            throw new IllegalStateException("request " + request.sequence + " is not in flight on ring " + id);
-        }
-        inFlight.remove(low);
-        if (request.isCancel()) {
-            inFlightCancels--;
-        } else if (isStorage(request.opcode)) {
-            inFlightStorage--;
-            if (isSync(request)) {
-                kernel.syncRetired();
-            }
-        }
-        if (request.description != null) {
-            request.description.releaseForRequest();
-        }
-    }
-
-    /** The bytes a completion moved, for the auditor: read into the buffer, or written from it. */
     /** Each opcode's name in UTF-8, as its completions' audit events carry it. */
     private static final byte[][] OPCODE_NAMES = new byte[Opcode.values().length][];
 

@@ -11,7 +11,9 @@
  *       time each synchronous call keeps its worker busy. The rings hand out native memory ({@code NativeMemory})
  *       and take only native buffers, as io_uring does; what a run still holds at its end is named by
  *       {@link dev.lockstep.sim.os.SimKernel#heldResources()}, each fd with the line that opened it
- *       ({@code Origins}). The kernel's parts: its fd table ({@code FdTable}) and what an fd names
+ *       ({@code Origins}). A ring's parts: what is decided when a request is submitted ({@code RingSubmitter}),
+ *       the requests in flight ({@code RingInFlight}, {@code InFlightQueue}) and what each opcode does
+ *       ({@code SimOpcodes}). The kernel's parts: its fd table ({@code FdTable}) and what an fd names
  *       ({@code Description}: {@code FileDescription}, {@code SocketDescription}), its rings' native memory
  *       ({@code RingMemory}), where a system call's latency goes ({@code SyscallLatency}) and its loopback
  *       addresses ({@code LoopbackHosts}).</li>
