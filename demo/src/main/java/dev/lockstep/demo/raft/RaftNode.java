@@ -1,6 +1,5 @@
 package dev.lockstep.demo.raft;
 
-import dev.lockstep.Connection;
 import dev.lockstep.Context;
 import dev.lockstep.Listener;
 import dev.lockstep.NetworkException;
@@ -21,15 +20,8 @@ import dev.lockstep.demo.raft.Messages.Status;
 import dev.lockstep.demo.raft.Messages.VoteReply;
 import dev.lockstep.sync.Lease;
 import dev.lockstep.sync.Mutex;
-import dev.lockstep.sync.OneShot;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * One Raft node (Ongaro and Ousterhout, "In Search of an Understandable Consensus Algorithm", 2014), written against
@@ -38,18 +30,18 @@ import java.util.Set;
  * process on runtime-uring.
  *
  * <h2>Tasks of a node</h2>
- * The main task recovers the {@link DurableState}, binds the node's address and accepts connections, one task per
- * connection (peers' requests and clients'). An election task starts an election when the election deadline
- * passes without word from a leader. One task per peer sends that peer what the node's role calls for: RequestVote
- * as a candidate, AppendEntries (entries, or an empty heartbeat) as a leader, nothing as a follower.
+ * The main task recovers the {@link DurableState}, binds the node's address and accepts connections
+ * ({@link RequestServer}: one task per connection, peers' requests and clients', each answered by {@link #answer}).
+ * An election task starts an election when the election deadline passes without word from a leader. One task per
+ * peer sends that peer, over a {@link PeerLink}, what the node's role calls for: RequestVote as a candidate,
+ * AppendEntries (entries, or an empty heartbeat) as a leader, nothing as a follower.
  *
  * <h2>One lock</h2>
- * Every field below is guarded by {@link #lock}, a {@code dev.lockstep.sync.Mutex}: a task takes it, decides, writes
- * and syncs what it decided, and lets go; the answer that depends on the decision is sent after the sync, so nothing
- * is promised that a crash could take back. Network waits happen outside the lock. A task waiting for the state to
- * change (a client's command to commit, a peer task with nothing to send) takes {@link #changed}'s operation while
- * it holds the lock and waits on it after letting go; every change completes that one-shot under the lock and puts
- * a new one in its place, so a change made between the two cannot be missed.
+ * Every field below (and the {@link FollowerProgress}, {@link Ballot} and {@link DurableState} it holds) is guarded
+ * by {@link #lock}, a {@code dev.lockstep.sync.Mutex}: a task takes it, decides, writes and syncs what it decided,
+ * and lets go; the answer that depends on the decision is sent after the sync, so nothing is promised that a crash
+ * could take back. Network waits happen outside the lock. A task waiting for the state to change (a client's
+ * command to commit, a peer task with nothing to send) waits through {@link Changes}, which loses no wake-up.
  *
  * <h2>Fault points</h2>
  * Rare but legal paths a simulated run may take ({@link Search#faultPoint}; never on runtime-uring), to widen what a
@@ -62,8 +54,7 @@ import java.util.Set;
  * up on it, so a newer one may come first), {@code raft.append-from-earlier} (a leader sends a batch from
  * further back than the follower needs) and {@code raft.sync-slow} (the sync of what a peer's request changed
  * takes 2 ms more, as on a slow disk). None of them breaks a Raft invariant: the unmutated Raft passes with
- * them. Once
- * the observer says the harness is {@linkplain RaftObserver#quiet() quiet} they are not reached, as FoundationDB
+ * them. Once the observer says the harness is {@linkplain RaftObserver#quiet() quiet} they are not reached, as FoundationDB
  * turns BUGGIFY off for its quiescence check, so that the liveness bound after the faults stop measures the Raft.
  */
 public final class RaftNode implements RaftView {
@@ -89,17 +80,11 @@ public final class RaftNode implements RaftView {
     private long lastApplied;
     /** When this node, not leading, starts an election: {@code Clock.monotonicNanos}, which clock steps do not move. */
     private long electionDeadlineNanos;
-    private OneShot<Void> changed = new OneShot<>();
-    /** Per member (index {@code id - 1}): the votes of this term, as a candidate. */
-    private final boolean[] votes;
-    /** Per member: the term its vote was last asked and answered in. */
-    private final long[] voteAnswered;
-    /** Per member, as a leader: the next entry to send, and the highest entry known replicated. */
-    private final long[] nextIndex;
-    private final long[] matchIndex;
-    /** Per member, as a leader: the highest read round its replies have confirmed leadership for. */
-    private final long[] confirmedRound;
-    private long readRound;
+    private final Changes changes = new Changes();
+    /** As a candidate: the votes of this term. */
+    private final Ballot ballot;
+    /** As a leader: what each follower holds, and which read rounds it confirmed. */
+    private final FollowerProgress progress;
     /** A sync an injected bug put off until after the answer. */
     private boolean metaSyncOwed;
     private boolean logSyncOwed;
@@ -110,11 +95,8 @@ public final class RaftNode implements RaftView {
         this.bug = config.bug();
         this.self = config.self();
         int members = config.members().size();
-        this.votes = new boolean[members];
-        this.voteAnswered = new long[members];
-        this.nextIndex = new long[members];
-        this.matchIndex = new long[members];
-        this.confirmedRound = new long[members];
+        this.ballot = new Ballot(members, self);
+        this.progress = new FollowerProgress(members, self);
     }
 
     /**
@@ -142,7 +124,7 @@ public final class RaftNode implements RaftView {
                     ctx.child("peer" + id).spawn(c -> talkTo(c, id));
                 }
             }
-            return serve(ctx, listener);
+            return new RequestServer(this, config).serve(ctx, listener);
         }
     }
 
@@ -169,26 +151,17 @@ public final class RaftNode implements RaftView {
         state.syncMeta();
         role = Role.CANDIDATE;
         leaderHint = 0;
-        Arrays.fill(votes, false);
-        votes[self - 1] = true;
+        ballot.start();
         electionDeadlineNanos = ctx.monotonicNanos() + timeouts.next().toNanos();
         winIfMajority();
         changed();
     }
 
     private void winIfMajority() {
-        int granted = 0;
-        for (boolean vote : votes) {
-            granted += vote ? 1 : 0;
-        }
-        if (role == Role.CANDIDATE && granted >= config.majority()) {
+        if (role == Role.CANDIDATE && ballot.votes() >= config.majority()) {
             role = Role.LEADER;
             leaderHint = self;
-            for (int member = 0; member < nextIndex.length; member++) {
-                nextIndex[member] = state.lastIndex() + 1;
-                matchIndex[member] = 0;
-                confirmedRound[member] = 0;
-            }
+            progress.reset(state.lastIndex());
             observer.becameLeader(self, state.term(), state.entries(1, (int) state.lastIndex()));
             advanceCommit();
         }
@@ -247,8 +220,7 @@ public final class RaftNode implements RaftView {
         state.syncMeta();
         role = Role.CANDIDATE;
         leaderHint = 0;
-        Arrays.fill(votes, false);
-        votes[self - 1] = true;
+        ballot.start();
         electionDeadlineNanos = ctx.monotonicNanos() + timeouts.next().toNanos();
         winIfMajority();
         changed();
@@ -317,28 +289,26 @@ public final class RaftNode implements RaftView {
      * confirmation; as a follower it waits. One request at a time, on one connection, dialed again after a failure.
      */
     private Void talkTo(Context ctx, int peer) {
-        InetSocketAddress address = config.members().get(peer - 1);
-        Connection connection = null;
         long lastSentNanos = 0;
         boolean sentYet = false;
-        try {
+        try (PeerLink link = new PeerLink(config.members().get(peer - 1), config.rpcTimeout())) {
             while (true) {
                 Message request;
                 long round;
                 Operation<Void> change;
                 Duration idle;
                 try (Lease held = lock.lock().await()) {
-                    round = readRound;
+                    round = progress.readRound();
                     request = null;
                     idle = config.heartbeat();
-                    if (role == Role.CANDIDATE && voteAnswered[peer - 1] != state.term()) {
+                    if (role == Role.CANDIDATE && !ballot.answered(peer, state.term())) {
                         request = new RequestVote(state.term(), self, state.lastIndex(),
                                 state.termAt(state.lastIndex()));
                     } else if (role == Role.LEADER) {
                         Duration sinceSent = !sentYet ? config.heartbeat()
                                 : Duration.ofNanos(ctx.monotonicNanos() - lastSentNanos);
-                        long next = nextIndex[peer - 1];
-                        if (next <= state.lastIndex() || round > confirmedRound[peer - 1]
+                        long next = progress.nextIndex(peer);
+                        if (next <= state.lastIndex() || progress.unconfirmed(peer, round)
                                 || sinceSent.compareTo(config.heartbeat()) >= 0) {
                             long prev = next - 1;
                             if (prev > 0 && rarePath("raft.append-from-earlier")) {
@@ -354,40 +324,25 @@ public final class RaftNode implements RaftView {
                             idle = config.heartbeat().minus(sinceSent);
                         }
                     }
-                    change = request == null ? changed.get() : null;
+                    change = request == null ? changes.next() : null;
                 }
                 if (request == null) {
-                    awaitChange(ctx, change, idle);
+                    Changes.await(ctx, change, idle);
                     continue;
                 }
                 Message reply;
                 try {
-                    if (connection == null) {
-                        connection = ctx.timeout(config.rpcTimeout(), () -> ctx.dial(address).await());
-                    }
-                    Connection open = connection;
-                    Message sending = request;
+                    link.open(ctx);
                     lastSentNanos = ctx.monotonicNanos();
                     sentYet = true;
-                    reply = ctx.timeout(config.rpcTimeout(), () -> {
-                        Messages.send(open, sending);
-                        return Messages.receive(open);
-                    });
+                    reply = link.call(ctx, request);
                 } catch (NetworkException | TimeoutException | MalformedMessageException failed) {
-                    if (connection != null) {
-                        connection.close();
-                        connection = null;
-                    }
                     ctx.sleep(config.heartbeat());      // down, cut off or slow: try again in a while
                     continue;
                 }
                 try (Lease held = lock.lock().await()) {
                     onReply(peer, request, round, reply);
                 }
-            }
-        } finally {
-            if (connection != null) {
-                connection.close();
             }
         }
     }
@@ -399,8 +354,7 @@ public final class RaftNode implements RaftView {
                 if (vote.term() > state.term()) {
                     adoptTerm(vote.term());
                 } else if (role == Role.CANDIDATE && asked.term() == state.term()) {
-                    voteAnswered[peer - 1] = asked.term();
-                    votes[peer - 1] |= vote.granted();
+                    ballot.answer(peer, asked.term(), vote.granted());
                     winIfMajority();
                     changed();
                 }
@@ -413,13 +367,12 @@ public final class RaftNode implements RaftView {
                 if (role != Role.LEADER || sent.term() != state.term()) {
                     return;                                     // an answer to another term's leader
                 }
-                confirmedRound[peer - 1] = Math.max(confirmedRound[peer - 1], round);
+                progress.answered(peer, round);
                 if (answer.success()) {
-                    matchIndex[peer - 1] = Math.max(matchIndex[peer - 1], answer.index());
-                    nextIndex[peer - 1] = Math.max(nextIndex[peer - 1], answer.index() + 1);
+                    progress.matched(peer, answer.index());
                     advanceCommit();
                 } else {
-                    nextIndex[peer - 1] = Math.max(1, Math.min(sent.prevLogIndex(), answer.index() + 1));
+                    progress.refused(peer, sent.prevLogIndex(), answer.index());
                 }
                 changed();
             }
@@ -435,12 +388,7 @@ public final class RaftNode implements RaftView {
      * is committed only by a later entry of this term.
      */
     private void advanceCommit() {
-        long[] held = new long[matchIndex.length];
-        for (int member = 0; member < held.length; member++) {
-            held[member] = member == self - 1 ? state.lastIndex() : matchIndex[member];
-        }
-        Arrays.sort(held);
-        long majorityHolds = held[held.length - config.majority()];
+        long majorityHolds = progress.majorityHolds(state.lastIndex(), config.majority());
         if (majorityHolds > commitIndex && !rarePath("raft.leader-commit-late")
                 && (bug == InjectedBug.FIGURE_8 || state.termAt(majorityHolds) == state.term())) {
             for (long index = commitIndex + 1; index <= majorityHolds; index++) {
@@ -453,7 +401,7 @@ public final class RaftNode implements RaftView {
     }
 
     /** A fault point of this node: reached only while the harness injects faults. */
-    private boolean rarePath(String name) {
+    boolean rarePath(String name) {
         return !observer.quiet() && Search.faultPoint(name);
     }
 
@@ -494,13 +442,13 @@ public final class RaftNode implements RaftView {
                 if (state.term() != term || role != Role.LEADER) {
                     return new ClientReply(Status.UNKNOWN, index, leaderHint);
                 }
-                change = changed.get();
+                change = changes.next();
             }
             Duration left = Duration.ofNanos(deadlineNanos - ctx.monotonicNanos());
             if (left.isNegative() || left.isZero()) {
                 return new ClientReply(Status.UNKNOWN, index, self);
             }
-            awaitChange(ctx, change, left);
+            Changes.await(ctx, change, left);
         }
     }
 
@@ -535,7 +483,7 @@ public final class RaftNode implements RaftView {
             }
             readIndex = commitIndex;
             term = state.term();
-            round = ++readRound;
+            round = progress.newReadRound();
             changed();
         }
         long deadlineNanos = ctx.monotonicNanos() + config.rpcTimeout().multipliedBy(2).toNanos();
@@ -545,96 +493,51 @@ public final class RaftNode implements RaftView {
                 if (state.term() != term || role != Role.LEADER) {
                     return new ClientReply(Status.NOT_LEADER, 0, leaderHint);
                 }
-                int confirmed = 1;
-                for (int member = 0; member < confirmedRound.length; member++) {
-                    confirmed += member != self - 1 && confirmedRound[member] >= round ? 1 : 0;
-                }
-                if (confirmed >= config.majority()) {
+                if (progress.confirmations(round) >= config.majority()) {
                     return new ClientReply(Status.OK, readIndex, self);
                 }
-                change = changed.get();
+                change = changes.next();
             }
             Duration left = Duration.ofNanos(deadlineNanos - ctx.monotonicNanos());
             if (left.isNegative() || left.isZero()) {
                 return new ClientReply(Status.UNKNOWN, 0, self);
             }
-            awaitChange(ctx, change, left);
+            Changes.await(ctx, change, left);
         }
     }
 
-    // ---------------------------------------------------------------- serving connections
+    // ---------------------------------------------------------------- answering requests
 
-    private Void serve(Context ctx, Listener listener) {
-        // Connections accepted and not yet closed by their task: one accepted as the node is stopped gets a task
-        // that never runs, so serving closes what is left when it ends. A monitor, held for a few field writes and
-        // never across a wait, in accept order so that the closes at the end replay in the same order.
-        Set<Connection> open = Collections.synchronizedSet(new LinkedHashSet<>());
-        try {
-            while (true) {
-                Connection connection = listener.accept().await();
-                open.add(connection);
-                ctx.child("conn").spawn(c -> {
-                    try {
-                        return handle(c, connection);
-                    } finally {
-                        open.remove(connection);
-                    }
-                });
+    /**
+     * What the node answers {@code request}, decided (and what it changed synced, unless a bug puts that off) before
+     * it returns; {@link RequestServer} sends it.
+     *
+     * @throws MalformedMessageException if {@code request} is a reply
+     */
+    Message answer(Context ctx, Message request) {
+        return switch (request) {
+            case RequestVote vote -> {
+                try (Lease held = lock.lock().await()) {
+                    yield onRequestVote(ctx, vote);
+                }
             }
-        } finally {
-            List<Connection> left;
-            synchronized (open) {
-                left = new ArrayList<>(open);
+            case AppendEntries append -> {
+                try (Lease held = lock.lock().await()) {
+                    yield onAppendEntries(ctx, append);
+                }
             }
-            for (Connection connection : left) {
-                connection.close();
-            }
-        }
+            case ClientAppend append -> onClientAppend(ctx, append);
+            case ClientRead read -> onClientRead(read);
+            case ClientCommitIndex read -> onReadIndex(ctx);
+            default -> throw new MalformedMessageException("a " + request.getClass().getSimpleName()
+                    + " is a reply, not a request");
+        };
     }
 
-    /** Answers the requests of one connection, one at a time, until the other side closes it. */
-    private Void handle(Context ctx, Connection connection) {
-        try (connection) {
-            while (true) {
-                Message request = Messages.receive(connection);
-                Message reply = switch (request) {
-                    case RequestVote vote -> {
-                        try (Lease held = lock.lock().await()) {
-                            yield onRequestVote(ctx, vote);
-                        }
-                    }
-                    case AppendEntries append -> {
-                        if (rarePath("raft.append-handled-late")) {
-                            // Legal: a slow node. The leader gives up on this request, dials again and sends a
-                            // newer one, which may be handled before this one.
-                            ctx.sleep(config.rpcTimeout().multipliedBy(2));
-                        }
-                        try (Lease held = lock.lock().await()) {
-                            yield onAppendEntries(ctx, append);
-                        }
-                    }
-                    case ClientAppend append -> onClientAppend(ctx, append);
-                    case ClientRead read -> onClientRead(read);
-                    case ClientCommitIndex read -> onReadIndex(ctx);
-                    default -> throw new MalformedMessageException("a " + request.getClass().getSimpleName()
-                            + " is a reply, not a request");
-                };
-                boolean peerRequest = request instanceof RequestVote || request instanceof AppendEntries;
-                if (peerRequest && rarePath("raft.drop-peer-reply")) {
-                    // Legal: as if the network lost the answer. The asker times out, dials again and retries,
-                    // while what this request changed here stays.
-                    if (bug != InjectedBug.NONE) {
-                        payOwedSyncs(ctx);
-                    }
-                    return null;
-                }
-                Messages.send(connection, reply);
-                if (bug != InjectedBug.NONE) {
-                    payOwedSyncs(ctx);
-                }
-            }
-        } catch (NetworkException | MalformedMessageException goneOrNonsense) {
-            return null;                                        // the connection is closed; nothing else changes
+    /** The answer to a request was sent (or dropped): what an injected bug put off is done now. */
+    void answered(Context ctx) {
+        if (bug != InjectedBug.NONE) {
+            payOwedSyncs(ctx);
         }
     }
 
@@ -665,22 +568,9 @@ public final class RaftNode implements RaftView {
         }
     }
 
-    // ---------------------------------------------------------------- waiting for changes
-
     /** Lock held: wakes every task waiting for a change. */
     private void changed() {
-        OneShot<Void> waking = changed;
-        changed = new OneShot<>();
-        waking.complete(null);
-    }
-
-    /** Waits, without the lock, until {@code change} completes or {@code most} passes. */
-    private static void awaitChange(Context ctx, Operation<Void> change, Duration most) {
-        try {
-            ctx.timeout(most, change::await);
-        } catch (TimeoutException quiet) {
-            // Nothing changed: the caller looks again.
-        }
+        changes.signal();
     }
 
     // ---------------------------------------------------------------- the view

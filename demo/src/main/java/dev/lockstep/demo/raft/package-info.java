@@ -6,6 +6,10 @@
  * <ul>
  *   <li>{@link dev.lockstep.demo.raft.RaftNode}: election with randomized timeouts, replication, commitment; the
  *       current term, the vote and the log are synced before any answer that depends on them.</li>
+ *   <li>{@code FollowerProgress} (a leader's view of its followers and of its read rounds) and {@code Ballot} (a
+ *       candidate's votes): the node's bookkeeping, under its lock.</li>
+ *   <li>{@code RequestServer} (connections accepted, requests answered) and {@code PeerLink} (the connection a node
+ *       dials to a peer): how messages come and go; {@code Changes}: how a node's tasks wait for its state.</li>
  *   <li>{@code DurableState}: the term, vote and log on disk, and recovery (a torn or lost tail is cut off).</li>
  *   <li>{@code Messages}: the wire format; malformed input is refused with
  *       {@link dev.lockstep.demo.raft.MalformedMessageException} and closes its connection.</li>
