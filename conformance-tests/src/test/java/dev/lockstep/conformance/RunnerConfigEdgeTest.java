@@ -45,12 +45,12 @@ class RunnerConfigEdgeTest {
     }
 
     /**
-     * A runner whose rings are refused late (EMFILE) must fail fast: with 1,600 workers and RLIMIT_NOFILE 150 the
-     * failure took about 20 s (every later worker still opened, failed and closed a shared arena), with 10,500
-     * workers and the default limit more than 20 minutes. Run in a child JVM with a low fd limit.
+     * A runner whose rings are refused late (EMFILE: the most workers, RLIMIT_NOFILE 150) fails its start with the
+     * kernel's refusal and leaves no thread or descriptor behind. Run in a child JVM with a low fd limit; that the
+     * workers started after the refusal skip their rings is runtime-core's {@code EngineTest}.
      */
     @Test
-    void aLateRingRefusalFailsFastAndLeavesNoThreadOrFd() throws Exception {
+    void aLateRingRefusalFailsNamingItAndLeavesNoThreadOrFd() throws Exception {
         String cp = System.getProperty("java.class.path");
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder("sh", "-c", "ulimit -n 150 && exec \"$0\" \"$@\"", javaBin,
@@ -67,11 +67,9 @@ class RunnerConfigEdgeTest {
         assertTrue(out.contains("refused: dev.lockstep.kernel.KernelException"), out);
         assertTrue(out.contains("EMFILE"), out);
         assertTrue(out.contains("threads same fds same"), out);
-        long ms = Long.parseLong(out.replaceAll("(?s).*took ms (\\d+).*", "$1"));
-        assertTrue(ms < 5_000, "took " + ms + " ms: " + out);
     }
 
-    /** The child of {@link #aLateRingRefusalFailsFastAndLeavesNoThreadOrFd}. */
+    /** The child of {@link #aLateRingRefusalFailsNamingItAndLeavesNoThreadOrFd}. */
     static final class LateRefusal {
         static long fds() throws Exception {
             try (var list = Files.list(Path.of("/proc/self/fd"))) {
@@ -84,14 +82,12 @@ class RunnerConfigEdgeTest {
             Thread.sleep(200);
             int threads = Thread.activeCount();
             long fds = fds();
-            long start = System.nanoTime();
             try {
                 UringRunner.builder().workers(Integer.parseInt(args[0])).ringEntries(1).build().start(ctx -> 1);
                 System.out.println("started");
             } catch (RuntimeException refused) {
                 System.out.println("refused: " + refused);
             }
-            System.out.println("took ms " + (System.nanoTime() - start) / 1_000_000);
             Thread.sleep(300);
             System.out.println("threads " + (Thread.activeCount() == threads ? "same" : Thread.activeCount() + " vs "
                     + threads) + " fds " + (fds() == fds ? "same" : fds() + " vs " + fds));

@@ -54,13 +54,25 @@ class ClosureTest {
         AtomicBoolean startReturned = new AtomicBoolean();
         AtomicBoolean closureWaitedForTheWrite = new AtomicBoolean();
         AtomicReference<ScriptedKernel.Pending> retainedWrite = new AtomicReference<>();
+        AtomicReference<Worker> closing = new AtomicReference<>();
 
-        // Completes the retained write only once the root has returned and the runner is closing: start must
-        // not return before it.
+        // Completes the retained write only once the worker is closing and has since waited in its ring, with
+        // nothing left to do but that write: start must not return before it.
         Support.Started finisher = Support.startPlain(() -> {
             try {
                 assertTrue(rootReturned.await(10, TimeUnit.SECONDS));
-                Thread.sleep(100);
+                Worker worker = closing.get();
+                var ring = (ScriptedKernel.ScriptedRing) worker.ring();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!worker.isClosing() && !startReturned.get()) {
+                    assertTrue(System.nanoTime() < deadline, "the worker began closing within 10 s");
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+                int waitsWhenClosing = ring.waits.get();
+                while (ring.waits.get() == waitsWhenClosing && !startReturned.get()) {
+                    assertTrue(System.nanoTime() < deadline, "the closing worker waited in its ring within 10 s");
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
                 closureWaitedForTheWrite.set(!startReturned.get());
                 kernel.complete(retainedWrite.get(), 1);
             } catch (InterruptedException e) {
@@ -70,6 +82,7 @@ class ClosureTest {
 
         Escaped escaped = new ThreadedRunner(kernel, 1, 2, "/store", "closure").start(ctx -> {
             Worker worker = Worker.current();
+            closing.set(worker);
             Blob dirty = ctx.open("closure", "dirty").await().blob();
             Blob clean = ctx.open("closure", "clean").await().blob();
             dirty.writeAt(0, "x".getBytes(StandardCharsets.UTF_8)).await();

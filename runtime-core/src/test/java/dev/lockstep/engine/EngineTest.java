@@ -2,17 +2,21 @@ package dev.lockstep.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.Poll;
 import dev.lockstep.Waker;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Kernel;
+import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.SystemCalls;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The driver's state transitions, end to end through a worker over the scripted kernel. */
@@ -246,14 +250,52 @@ class EngineTest {
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> runner(0));
         assertTrue(zero.getMessage().contains("was 0"), zero.getMessage());
         IllegalArgumentException big = assertThrows(IllegalArgumentException.class, () -> runner(8192));
-        assertTrue(big.getMessage().contains("was 8192"), big.getMessage());
+        assertTrue(big.getMessage().contains("between 1 and 4096, was 8192"), big.getMessage());
         IllegalArgumentException odd = assertThrows(IllegalArgumentException.class, () -> runner(3));
         assertTrue(odd.getMessage().contains("was 3"), odd.getMessage());
         IllegalArgumentException workers = assertThrows(IllegalArgumentException.class,
                 () -> new ThreadedRunner(kernel, 0, 1, null, "t"));
         assertTrue(workers.getMessage().contains("was 0"), workers.getMessage());
-        assertSame(kernel, kernel);
-        assertInstanceOf(ScriptedKernel.class, kernel);
+        assertEquals(0, kernel.ringsOpened(), "a refused configuration opened no ring");
+    }
+
+    /**
+     * Once one worker's ring is refused the run cannot start, so a worker that starts after the refusal skips its
+     * ring instead of opening one (out of descriptors, each of those opens fails too, and a refused ring in
+     * runtime-uring costs a handshake with every live thread). The first ring opened is refused; of 1,024 workers
+     * only those already past their start when it was refused may still open theirs, and every ring opened is
+     * closed again.
+     */
+    @Test
+    void aRefusedRingKeepsTheWorkersStartedLaterFromOpeningTheirs() {
+        int workers = 1024;
+        AtomicInteger attempts = new AtomicInteger();
+        Kernel refusingTheFirstRing = new Kernel() {
+            @Override
+            public Ring openRing(int entries) {
+                if (attempts.incrementAndGet() == 1) {
+                    throw new KernelException(Errno.EMFILE, "io_uring_setup", "ring");
+                }
+                return kernel.openRing(entries);
+            }
+
+            @Override
+            public int maxEntries() {
+                return kernel.maxEntries();
+            }
+
+            @Override
+            public SystemCalls system() {
+                return kernel.system();
+            }
+        };
+        KernelException refused = assertThrows(KernelException.class,
+                () -> new ThreadedRunner(refusingTheFirstRing, workers, 1, null, "refused").start(ctx -> 1));
+        assertEquals(Errno.EMFILE, refused.errno(), refused.getMessage());
+        assertTrue(attempts.get() < workers, "every one of " + workers + " workers opened a ring after the first was"
+                + " refused");
+        assertEquals(attempts.get() - 1, kernel.ringsOpened());
+        assertEquals(0, kernel.ringsStillOpen(), "rings left open after the refused start");
     }
 
     @Test

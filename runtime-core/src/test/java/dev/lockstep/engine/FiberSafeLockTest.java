@@ -36,22 +36,28 @@ class FiberSafeLockTest {
         });
         assertTrue(held.await(10, TimeUnit.SECONDS));
         AtomicInteger entered = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean contending = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<AssertionError> releaserFailure =
+                new java.util.concurrent.atomic.AtomicReference<>();
         try {
             new ThreadedRunner(kernel, 1, 4, null, "handoff").start(ctx -> {
                 dev.lockstep.Handle<Void> contender = ctx.spawn(child -> {
-                    takeOnce(shared, entered);
+                    contending.set(true);
+                    takeOnce(shared, entered); // tries, finds the lock held and yields, on one carrier
                     return null;
                 });
-                // Let the contender start and find the lock held.
-                Support.turns(5);
-                // Let go of the lock once the carrier is (almost certainly) waiting for it in runImmediate below.
+                // The contender runs on this fiber's carrier: it is seen contending only once it yielded, and it
+                // yields only in lock(), after a failed try.
+                Support.serviceUntil("the contender tried the lock", contending::get);
+                // Let go of the lock once the carrier queues for it in runImmediate below.
                 Thread.ofPlatform().start(() -> {
                     try {
-                        Thread.sleep(200);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                        awaitQueuedBehind(holder);
+                    } catch (AssertionError failure) {
+                        releaserFailure.set(failure);
+                    } finally {
+                        release.countDown();
                     }
-                    release.countDown();
                 });
                 // runImmediate runs on the carrier, in its service turn, never in a fiber.
                 Worker.current().<Object>register(new Immediate("the carrier takes the shared lock", () -> {
@@ -65,7 +71,26 @@ class FiberSafeLockTest {
             release.countDown();
             holder.join();
         }
+        if (releaserFailure.get() != null) {
+            throw releaserFailure.get();
+        }
         assertEquals(2, entered.get(), "the fiber and the carrier each took the lock once");
+    }
+
+    /**
+     * Waits (bounded) until some thread queues for a lock {@code owner} holds; a fiber never queues for a
+     * FiberSafeLock, so here that thread is the worker's carrier.
+     */
+    private static void awaitQueuedBehind(Thread owner) {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (java.util.Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds()))
+                .noneMatch(info -> info != null && info.getLockOwnerId() == owner.threadId())) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no thread queued within 10 s for the lock " + owner + " holds");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
     }
 
     private static void takeOnce(FiberSafeLock lock, AtomicInteger entered) {

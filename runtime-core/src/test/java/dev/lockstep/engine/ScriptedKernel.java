@@ -117,6 +117,21 @@ final class ScriptedKernel implements Kernel {
         }
     }
 
+    /** The rings opened so far. */
+    int ringsOpened() {
+        lock.lock();
+        try {
+            return rings.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The rings opened and not closed. */
+    int ringsStillOpen() {
+        return sumOverRings(ring -> ring.isClosed() ? 0 : 1);
+    }
+
     /** The {@code enter} calls made so far on every ring of this kernel. */
     int enters() {
         return sumOverRings(ring -> ring.enters.get());
@@ -294,6 +309,8 @@ final class ScriptedKernel implements Kernel {
         final java.util.concurrent.atomic.AtomicInteger enters = new java.util.concurrent.atomic.AtomicInteger();
         /** Calls of {@link #enter} made by a fiber of the worker (inline turns, {@link InlineTurns#turn}). */
         final java.util.concurrent.atomic.AtomicInteger fiberEnters = new java.util.concurrent.atomic.AtomicInteger();
+        /** Calls of {@link #enter} that waited for an event: the worker had nothing to do. */
+        final java.util.concurrent.atomic.AtomicInteger waits = new java.util.concurrent.atomic.AtomicInteger();
         /** Calls of {@link #enter} that blocked and were ended by the real-time cap, not by an event. */
         final java.util.concurrent.atomic.AtomicInteger cappedWaits = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -385,6 +402,7 @@ final class ScriptedKernel implements Kernel {
                 // real-time cap keeps a lost wake-up from hanging a test). Completions and clock advances wake the
                 // ring, so waiting for woken is enough; the waiter is published before woken is read, and wake
                 // sets woken before it reads the waiter, so one of the two always sees the other.
+                waits.incrementAndGet();
                 long capDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
                 waiter = Thread.currentThread();
                 while (!woken.get() && !hasReady()) {

@@ -248,6 +248,16 @@ public final class UringRing implements Ring {
     }
 
     /**
+     * Whether the last {@link #enter} saw a {@link #wake()}, rather than ending on completions or its timeout alone;
+     * for tests.
+     *
+     * @return true if it was woken
+     */
+    boolean lastEnterWoken() {
+        return wakeUp.woken();
+    }
+
+    /**
      * The ring's own fd, which {@code io_uring_register} takes; for tests.
      *
      * @return the fd
