@@ -37,9 +37,9 @@ import tools.jackson.databind.ObjectMapper;
  * the steadier figure: wall-time rates there depend on how much of a core each program was given.
  *
  * <p>Usage: {@code Bench [--quick] [--rounds N]
- * [--only nop,warm-read,direct-read,append-sync,echo,echo-placement,sim,resp] [--dir DIR] [--nop PATH]
+ * [--only nop,warm-read,direct-read,append-sync,echo,echo-placement,sim,resp,idle] [--dir DIR] [--nop PATH]
  * [--echo-client PATH] [--fio PATH] [--sim-classpath CP] [--demo-classpath CP] [--lockstep PATH]
- * [--redis-server PATH] [--redis-benchmark PATH] [--out FILE]}; {@link RespBenchmark} has the Redis-protocol rows. A reference
+ * [--redis-server PATH] [--redis-benchmark PATH] [--out FILE]}; {@link RespBenchmark} has the Redis-protocol rows, {@link IdleConnectionBenchmark} the idle-connection rows. A reference
  * whose program is missing is left out of its table with a note naming what is missing. Timings are figures to
  * compare within one run, never pass/fail checks.
  *
@@ -49,7 +49,7 @@ import tools.jackson.databind.ObjectMapper;
  */
 public final class Bench {
     private static final List<String> ALL = List.of("nop", "warm-read", "direct-read", "append-sync", "echo",
-            "echo-placement", "sim", "resp");
+            "echo-placement", "sim", "resp", "idle");
 
     /** One measurement of one variant. {@code allocPerOp} is NaN where no Java heap is involved. */
     record Measurement(double opsPerSecond, double allocPerOp, double cpuMicrosPerOp, double p50Micros,
@@ -265,6 +265,11 @@ public final class Bench {
         }
         if (only.contains("sim")) {
             report.append(sim()).append('\n');
+        }
+        if (only.contains("idle")) {
+            // IdleConnectionBenchmark has the servers; quick mode takes fewer connections.
+            report.append(IdleConnectionBenchmark.report(java, classpath, IdleConnectionBenchmark.SERVERS,
+                    quick ? 2_000 : 10_000, rounds, notes)).append('\n');
         }
         for (String note : notes) {
             report.append("- ").append(note).append('\n');
