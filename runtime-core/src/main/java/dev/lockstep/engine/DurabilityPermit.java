@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link Worker#borrow()}), where nothing may park, so the permit uses atomics and a non-blocking queue only,
  * never a monitor. The permit is a flag taken with {@link #tryAcquire()}; drivers holding syncs that wait for
  * it re-try on every service turn and are woken by {@link #release()}. The holder is one request's slot of one
- * driver, which gives it back in one place whichever way the sync ends ({@code Driver.letGo}). The dirty flag is
- * set by every write or resize that completes on the open and cleared when a sync takes it; a sync that took it
- * and did not succeed sets it again when it gives the permit back.
+ * driver, which gives it back in one place whichever way the sync ends ({@code RequestEnds.letGo}). The dirty
+ * flag is set by every write or resize that completes on the open and cleared when a sync takes it; a sync that
+ * took it and did not succeed sets it again when it gives the permit back.
  *
  * <p>No lost wake-up: a worker with a waiting sync first adds itself to {@code waiting}, then tries the
  * permit; {@code release} first frees the permit, then reads {@code waiting}. Both pairs are sequentially

@@ -5,7 +5,7 @@ import dev.lockstep.Waker;
 /**
  * Who learns of a request's completion. Mutable, owned by the slot; only the owning worker touches it.
  *
- * <p>One per {@link Driver.Slot}, for the slot's whole life: {@link #observe} resets it when the slot admits its
+ * <p>One per {@link Slot}, for the slot's whole life: {@link #observe} resets it when the slot admits its
  * next request and {@link #clear} empties it when the request retires, so an operation costs no observer of
  * its own. Reuse is safe because nothing outside the driver ever holds an observer: the driver reads its
  * fields and hands on only what they point to (a waker, a channel), all on the worker's own thread.

@@ -39,7 +39,7 @@ final class SubmitQueues {
     private static final Request.Budget[] BUDGETS = Request.Budget.values();
 
     @SuppressWarnings("unchecked")
-    private final ArrayDeque<Driver.Slot>[] queues = new ArrayDeque[BUDGETS.length];
+    private final ArrayDeque<Slot>[] queues = new ArrayDeque[BUDGETS.length];
     /** In flight per budget, indexed by ordinal. */
     final int[] inFlight = new int[BUDGETS.length];
     /** The limit per budget, indexed by ordinal. */
@@ -68,18 +68,18 @@ final class SubmitQueues {
         totalLimit = shared ? ringEntries : Integer.MAX_VALUE;
     }
 
-    void add(Driver.Slot slot) {
+    void add(Slot slot) {
         queues[slot.budget.ordinal()].addLast(slot);
         queued++;
     }
 
     /** A request that must be submitted again (a short transfer): first in its budget's queue. */
-    void requeue(Driver.Slot slot) {
+    void requeue(Slot slot) {
         queues[slot.budget.ordinal()].addFirst(slot);
         queued++;
     }
 
-    void remove(Driver.Slot slot) {
+    void remove(Slot slot) {
         if (queues[slot.budget.ordinal()].remove(slot)) {
             queued--;
         }
@@ -90,13 +90,13 @@ final class SubmitQueues {
      *
      * @return the slot, or null if none can be staged now
      */
-    Driver.Slot peekStageable() {
+    Slot peekStageable() {
         if (queued == 0) {
             return null;
         }
-        Driver.Slot oldest = null;
+        Slot oldest = null;
         for (int i = 0; i < queues.length; i++) {
-            Driver.Slot head = queues[i].peekFirst();
+            Slot head = queues[i].peekFirst();
             if (head != null && inFlight[i] < limit[i] && (oldest == null || head.admission < oldest.admission)) {
                 oldest = head;
             }
@@ -109,15 +109,15 @@ final class SubmitQueues {
     }
 
     /** The head of its queue was staged: it draws on its budget until its completion. */
-    void staged(Driver.Slot slot) {
-        Driver.Slot head = queues[slot.budget.ordinal()].pollFirst();
+    void staged(Slot slot) {
+        Slot head = queues[slot.budget.ordinal()].pollFirst();
         assert head == slot : "staged " + slot.index + " but the head was " + (head == null ? "none" : head.index);
         queued--;
         inFlight[slot.budget.ordinal()]++;
     }
 
     /** A completion of a staged request arrived: its entry goes back to its budget. */
-    void completed(Driver.Slot slot) {
+    void completed(Slot slot) {
         inFlight[slot.budget.ordinal()]--;
     }
 

@@ -17,10 +17,10 @@ final class TimerHeap {
     static final class Timer {
         final long deadlineNanos;
         final long sequence;
-        final Driver.Slot slot;
+        final Slot slot;
         int position = -1;
 
-        Timer(long deadlineNanos, long sequence, Driver.Slot slot) {
+        Timer(long deadlineNanos, long sequence, Slot slot) {
             this.deadlineNanos = deadlineNanos;
             this.sequence = sequence;
             this.slot = slot;
@@ -51,7 +51,7 @@ final class TimerHeap {
      * @param slot the request it belongs to
      * @return the timer, for {@link #remove}
      */
-    Timer add(long deadlineNanos, Driver.Slot slot) {
+    Timer add(long deadlineNanos, Slot slot) {
         Timer timer = new Timer(deadlineNanos, nextSequence++, slot);
         if (size == heap.length) {
             heap = Arrays.copyOf(heap, size * 2);
