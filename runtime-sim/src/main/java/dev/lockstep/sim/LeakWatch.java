@@ -354,7 +354,7 @@ final class LeakWatch {
 
     private static boolean isUser(String type) {
         return !isJdk(type) && !type.startsWith("dev.lockstep.engine.") && !type.startsWith(LeakWatch.class.getName())
-                && !type.startsWith(Simulation.class.getName()) && !Simulation.isRunFrame(type)
+                && !type.startsWith(Simulation.class.getName()) && !RunRecord.isRunFrame(type)
                 && !type.startsWith(Scheduler.class.getName());
     }
 

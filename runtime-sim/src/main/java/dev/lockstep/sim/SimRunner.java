@@ -117,7 +117,7 @@ public final class SimRunner implements Runner {
         if (last == null) {
             throw new IllegalStateException("the simulator has not run yet");
         }
-        return last.digest();
+        return last.record.digest();
     }
 
     /**
@@ -147,7 +147,7 @@ public final class SimRunner implements Runner {
         if (last == null) {
             throw new IllegalStateException("the simulator has not run yet");
         }
-        return last.stats();
+        return last.record.stats();
     }
 
     /**
@@ -176,7 +176,7 @@ public final class SimRunner implements Runner {
         if (last == null) {
             throw new IllegalStateException("the simulator has not run yet");
         }
-        return last.cpuNanos();
+        return last.record.cpuNanos();
     }
 
     /**
@@ -269,7 +269,7 @@ public final class SimRunner implements Runner {
         }
         simulation.metrics(metrics);
         if (replayedBy != null) {
-            simulation.replayedBy(replayedBy);
+            simulation.record.replayedBy(replayedBy);
         }
         last = simulation;
         return simulation;
@@ -343,13 +343,13 @@ public final class SimRunner implements Runner {
 
     /** Runs the simulation on the calling thread's carrier, which that thread waits for: see {@link SimCarrier}. */
     private static <R> R onCarrier(Simulation simulation, java.util.function.Supplier<R> run) {
-        simulation.callSite(Simulation.callerOf(new Throwable().getStackTrace()));
+        simulation.record.callSite(RunRecord.callerOf(new Throwable().getStackTrace()));
         return SimCarrier.run(simulation, "lockstep-sim-" + simulation.config().seed(), run);
     }
 
     private static <X extends Throwable> X annotated(X failure, Simulation simulation) {
         failure.addSuppressed(new ReplayNote("the run failed at " + simulation.now() + " with seed "
-                + simulation.config().seed() + "\n" + simulation.replayLine()));
+                + simulation.config().seed() + "\n" + simulation.record.replayLine()));
         return failure;
     }
 

@@ -55,18 +55,11 @@ import java.util.List;
  * the hand-off of continuations from other threads, the held stray continuations); {@link RunCrash} is the
  * machine's crash and the checkpoint it takes; {@link RunLeaks} names what the run holds at its end and what waits
  * in a stall; {@link RunConfinement} says which threads may touch the run and keeps the first determinism leak
- * another thread caused; {@link RunTrace} is what a traced run keeps beside its events. This class sets the run
- * up, runs the loop, and answers for the run's identity (which thread and engines are the run's) and outcome.
+ * another thread caused; {@link RunTrace} is what a traced run keeps beside its events; {@link RunRecord} is what
+ * the run reports about itself (digest, counts, CPU time, replay line, the user's call site). This class sets the
+ * run up, runs the loop and answers for the run's identity: which thread and engines are the run's.
  */
 final class Simulation implements OwningRun {
-    /**
-     * The JVM's thread bean, looked up once: {@code ManagementFactory.getThreadMXBean()} searches the platform's
-     * beans on every call, about a twentieth of a short run's set-up. The bean is the JVM's one instance and
-     * thread-safe; a simulation only reads its own thread's CPU time from it.
-     */
-    private static final java.lang.management.ThreadMXBean THREAD_CPU =
-            java.lang.management.ManagementFactory.getThreadMXBean();
-
     private final SimConfig config;
     private final SimConfig origin;
     private final int restarts;
@@ -81,15 +74,8 @@ final class Simulation implements OwningRun {
     final SearchState search;
     /** What the run started with, and what it holds or waits on beyond that at its end or in a stall. */
     private final RunLeaks leaks;
-    /** See {@link SimRunner#replayedBy}; null for the simulator's own line. */
-    private String replayedBy;
-    /** The digest and the counts when a determinism leak failed the run (see {@link #fail}); else null. */
-    private String digestAtLeak;
-    private SimStats statsAtLeak;
-    private final long startNanos;
-    private final long startEvents;
-    /** The generator's draws when this run began (a run restarted from a checkpoint goes on from its count). */
-    private final long startDraws;
+    /** The run's digest, counts, CPU time and replay line. */
+    final RunRecord record;
     private Engine engine;
     private Thread thread;
     private boolean running;
@@ -110,10 +96,6 @@ final class Simulation implements OwningRun {
     private boolean interrupted;
     /** The carrier the run is on, whose queue catches work handed to the common pool; null if run elsewhere. */
     private SimCarrier carrier;
-    /** The user's call site of the runner, found on the caller's thread before the run moved to its carrier. */
-    private String callSite;
-    /** The CPU time of the simulator's thread over {@link #run}; -1 until it ended or if it cannot be measured. */
-    private long cpuNanos = -1;
     /** The first failure, with when it happened; null while the run is fine. Simulator thread only. */
     private String failure;
     private boolean shuttingDown;
@@ -127,11 +109,9 @@ final class Simulation implements OwningRun {
         this.restarts = restarts;
         this.generator = generator;
         this.auditor = auditor;
-        this.startEvents = auditor.events();
-        this.startDraws = generator.draws();
+        this.record = new RunRecord(this, clockNanos);
         generator.setObserver(auditor.drawRecorder());
         this.clock = new SimClock(clockNanos);
-        this.startNanos = clockNanos;
         // The runner's own start-up (the storage hold and its sync) is not faulted: faults start with the task.
         this.files = storage == null ? new SimFileSystem(generator, auditor, StorageFaults.NONE)
                 : new SimFileSystem(generator, auditor, StorageFaults.NONE, storage);
@@ -237,44 +217,6 @@ final class Simulation implements OwningRun {
     SimConfig currentConfig() {
         return config.toBuilder().storageFaults(files.faults()).network(network.config()).crashPolicy(crash.policy())
                 .build();
-    }
-
-    /** See {@link SimRunner#simulatorCpuNanos()}. */
-    long cpuNanos() {
-        return cpuNanos;
-    }
-
-    /**
-     * The run's audit digest: after a determinism leak, as it was when the leak was found (see {@link #fail}).
-     */
-    String digest() {
-        return digestAtLeak != null ? digestAtLeak : auditor.digest();
-    }
-
-    SimStats stats() {
-        if (statsAtLeak != null) {
-            return statsAtLeak;
-        }
-        return new SimStats(scheduler == null ? 0 : scheduler.fiberSteps(), kernel.ringCompletions,
-                kernel.systemCalls, auditor.events() - startEvents, clock.nowNanos() - startNanos,
-                scheduler == null ? 0 : scheduler.serviceSteps(), scheduler == null ? 0 : scheduler.clockSlips(),
-                generator.draws() - startDraws);
-    }
-
-    /**
-     * The line that reruns this run: the one its runner was given ({@link SimRunner#replayedBy}), else the first
-     * run's configuration and which run of the chain this is.
-     */
-    String replayLine() {
-        if (replayedBy != null) {
-            return replayedBy;
-        }
-        if (restarts == 0) {
-            return config.replayLine();
-        }
-        return "replay: run " + (restarts + 1) + " of the startAndRecover loop over SimRunner.of(" + origin.toJava()
-                + "), each run after the first built with SimRunner.from(the previous run's checkpoint)  [seed "
-                + origin.seed() + ", config " + origin.configHash() + "]";
     }
 
     /** Whether the calling code runs in this simulation: a fiber of its engine, or its own thread. */
@@ -389,8 +331,7 @@ final class Simulation implements OwningRun {
         this.recoverMode = recover;
         this.thread = Thread.currentThread();
         this.carrier = SimCarrier.current();
-        java.lang.management.ThreadMXBean cpu = THREAD_CPU;
-        long cpuAtStart = cpu.isCurrentThreadCpuTimeSupported() ? cpu.getCurrentThreadCpuTime() : -1;
+        record.cpuStarts();
         Thread simThread = thread;
         fiberScheduler = steps.fiberScheduler(simThread);
         dev.lockstep.engine.JdkInternals.checkFiberStates(); // the JDK members LeakWatch reads: named if gone
@@ -440,9 +381,7 @@ final class Simulation implements OwningRun {
             // The run records no more payloads: its remembered blocks serve the next run (no digest changes).
             auditor.releaseRememberedBlocks();
         }
-        if (cpuAtStart >= 0) {
-            cpuNanos = cpu.getCurrentThreadCpuTime() - cpuAtStart;
-        }
+        record.cpuEnds();
         String leaked = leaks.report();
         // A runtime failure (a waker callback threw, a ring failed) is the run's verdict: what its aborted tasks
         // left open is listed by SimRunner.leaks() but does not replace the failure the user must see.
@@ -455,7 +394,7 @@ final class Simulation implements OwningRun {
             if (failure == null && rootFailedOnItsOwn(rootHandle)) {
                 // The task's exception is what the user must see (SimRunner's contract): what it left open rides
                 // along as a suppressed failure, with the same message the leak alone would have failed with.
-                leakBesideRootFailure = new SimulationFailure(leaked, origin, replayLine(), caller());
+                leakBesideRootFailure = new SimulationFailure(leaked, origin, record.replayLine(), record.caller());
             } else {
                 failure = failure == null ? leaked : failure + "; and " + leaked;
             }
@@ -465,7 +404,7 @@ final class Simulation implements OwningRun {
             throw new dev.lockstep.AbortedException(INTERRUPTED);
         }
         if (failure != null) {
-            throw new SimulationFailure(failure, origin, replayLine(), caller());
+            throw new SimulationFailure(failure, origin, record.replayLine(), record.caller());
         }
         Checkpoint checkpoint = crash.checkpoint();
         return new Result<>(rootHandle, engine, crash.crashed(), crash.rootDoneAtCrash(), crash.reason(),
@@ -503,7 +442,7 @@ final class Simulation implements OwningRun {
             if (event == Long.MAX_VALUE) {
                 throw new IllegalStateException("worker " + worker.index() + " cannot retire: requests in"
                         + " flight that can never complete: " + ring.describeInFlight() + "\n"
-                        + replayLine());
+                        + record.replayLine());
             }
             clock.advanceTo(Math.max(clock.nowNanos(), event));
         };
@@ -599,8 +538,7 @@ final class Simulation implements OwningRun {
             if (message.startsWith("determinism leak")) {
                 // What the run does after it depends on a thread outside the simulation (a JDK timer ending a
                 // sleep while the run shuts down, or not): the run's record is what came before.
-                digestAtLeak = auditor.digest();
-                statsAtLeak = stats();
+                record.freezeAtLeak();
             }
         }
         abortEverything();
@@ -635,16 +573,6 @@ final class Simulation implements OwningRun {
         return steps.stuckAt();
     }
 
-    /** Sets the replay line a harness gave the runner (see {@link SimRunner#replayedBy}); before {@link #run}. */
-    void replayedBy(String line) {
-        this.replayedBy = line;
-    }
-
-    /** Sets the user's call site of the runner (see {@link #caller()}); before {@link #run}. */
-    void callSite(String site) {
-        this.callSite = site;
-    }
-
     /** A thread was created by this simulation's thread or one of its fibers: see {@link LeakWatch}. */
     void threadCreatedInStep(String message) {
         steps.threadCreatedInStep(message);
@@ -673,39 +601,5 @@ final class Simulation implements OwningRun {
     private static long saturatingAdd(long a, long b) {
         long sum = a + b;
         return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
-    }
-
-    /** The user's call site of the runner, for the replay line: the first frame outside Lockstep and the JDK. */
-    private String caller() {
-        return callSite != null ? callSite : callerOf(new Throwable().getStackTrace());
-    }
-
-    /** The first frame outside Lockstep and the JDK in {@code stack}: where the user called the runner. */
-    static String callerOf(StackTraceElement[] stack) {
-        for (StackTraceElement frame : stack) {
-            String type = frame.getClassName();
-            boolean simulator = isRunFrame(type) || type.equals(SimRunner.class.getName())
-                    || type.startsWith(SimRunner.class.getName() + "$");
-            if (!simulator && !type.startsWith("dev.lockstep.engine.") && !type.startsWith("java.")
-                    && !type.startsWith("jdk.")) {
-                return frame.toString();
-            }
-        }
-        return null;
-    }
-
-    /** This class and the parts of a run it drives: their frames are the simulator's, never the user's. */
-    private static final String[] RUN_CLASSES = {Simulation.class.getName(), StepSettler.class.getName(),
-        RunCrash.class.getName(), RunLeaks.class.getName(), RunTrace.class.getName(),
-        RunConfinement.class.getName()};
-
-    /** Whether a stack frame of {@code type} is the run's own: of this class or a part of it, nested ones included. */
-    static boolean isRunFrame(String type) {
-        for (String run : RUN_CLASSES) {
-            if (type.startsWith(run) && (type.length() == run.length() || type.charAt(run.length()) == '$')) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -134,6 +134,8 @@ class SimRunnerTest {
                 "names the waiting fiber and its line: " + failure.getMessage());
         assertTrue(failure.getMessage().contains("replay: SimRunner.of(SimConfig.builder().seed(3L).workers(2)"),
                 failure.getMessage());
+        assertTrue(failure.getMessage().contains("  [run from dev.lockstep.sim.SimRunnerTest."),
+                "names the user's call of the runner, not the simulator's frames: " + failure.getMessage());
         assertEquals(config, failure.config());
         SimulationFailure again = assertThrows(SimulationFailure.class,
                 () -> SimRunner.of(failure.config()).start(waitsForever));
