@@ -45,10 +45,9 @@ import java.util.HexFormat;
  *
  * <p>Not thread-safe: the simulator uses it from its one thread.
  *
- * <p>Over 600 lines (about 890): the format, its one generic writer and the allocation-free writers of the
- * simulator's frequent events, which must encode byte for byte as the generic one does, are kept in one place so
- * that a change to one is seen beside the others; the next split is the trace ({@link Event}, the trace context
- * and the source-line lookup, about 120 lines) into a class of its own.
+ * <p>The format, its one generic writer and the allocation-free writers of the simulator's frequent events, which
+ * must encode byte for byte as the generic one does, are kept here so that a change to one is seen beside the
+ * others. A traced auditor's kept events are {@link AuditTrace}'s.
  */
 public final class Auditor {
 
@@ -235,8 +234,8 @@ public final class Auditor {
         String where();
     }
 
-    private java.util.List<Event> trace;
-    private TraceContext traceContext;
+    /** The events kept with their circumstances since {@link #startTrace}; null if not tracing. */
+    private AuditTrace trace;
 
     private final MessageDigest sha256;
     /** The chain after the last chunk. */
@@ -308,7 +307,7 @@ public final class Auditor {
             putField(field);
         }
         if (trace != null) {
-            trace.add(traced(kind, fields));
+            trace.add(events, kind, fields);
         }
         endEvent();
     }
@@ -340,7 +339,7 @@ public final class Auditor {
         pending[pendingLength++] = 1;
         putNumber(only);
         if (trace != null) {
-            trace.add(traced(kind.name, new byte[][] {u64(only)}));
+            trace.add(events, kind.name, new byte[][] {u64(only)});
         }
         endEvent();
     }
@@ -353,7 +352,7 @@ public final class Auditor {
         putNumber(first);
         putNumber(second);
         if (trace != null) {
-            trace.add(traced(kind.name, new byte[][] {u64(first), u64(second)}));
+            trace.add(events, kind.name, new byte[][] {u64(first), u64(second)});
         }
         endEvent();
     }
@@ -372,8 +371,8 @@ public final class Auditor {
         putNumber(now);
         putNumber(staged & 0xFFFF_FFFFL);
         if (trace != null) {
-            trace.add(traced(RING_ENTER.name, new byte[][] {u64(ring), u32(wait), u64(timeoutNanos), u64(now),
-                u32(staged)}));
+            trace.add(events, RING_ENTER.name, new byte[][] {u64(ring), u32(wait), u64(timeoutNanos), u64(now),
+                u32(staged)});
         }
         endEvent();
     }
@@ -402,8 +401,8 @@ public final class Auditor {
         putPayload(null, buffer, movedBytes, unchanging);
         if (trace != null) {
             byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            trace.add(traced(RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
-                u32(result), u64(now), moved}));
+            trace.add(events, RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
+                u32(result), u64(now), moved});
         }
         endEvent();
     }
@@ -433,8 +432,8 @@ public final class Auditor {
         putPayload(null, buffer, movedBytes, unchanging);
         if (trace != null) {
             byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            trace.add(traced(SYS.name, new byte[][] {name, u32(fd), u64(offset), u32(length), u32(0),
-                utf8(String.valueOf(result)), moved}));
+            trace.add(events, SYS.name, new byte[][] {name, u32(fd), u64(offset), u32(length), u32(0),
+                utf8(String.valueOf(result)), moved});
         }
         endEvent();
     }
@@ -479,8 +478,8 @@ public final class Auditor {
         putNumber(userData);
         putNumber(target);
         if (trace != null) {
-            trace.add(traced(RING_STAGE.name, new byte[][] {u64(ring), u64(sequence), opcode, u32(fd), u64(offset),
-                u32(length), u32(rwFlags), u32(flags), u64(userData), u64(target)}));
+            trace.add(events, RING_STAGE.name, new byte[][] {u64(ring), u64(sequence), opcode, u32(fd), u64(offset),
+                u32(length), u32(rwFlags), u32(flags), u64(userData), u64(target)});
         }
         endEvent();
     }
@@ -498,8 +497,8 @@ public final class Auditor {
         putNumber(earliestNanos);
         putNumber(decided & 0xFFFF_FFFFL);
         if (trace != null) {
-            trace.add(traced(RING_SUBMIT.name, new byte[][] {u64(ring), u64(sequence), u64(earliestNanos),
-                u32(decided)}));
+            trace.add(events, RING_SUBMIT.name, new byte[][] {u64(ring), u64(sequence), u64(earliestNanos),
+                u32(decided)});
         }
         endEvent();
     }
@@ -515,7 +514,7 @@ public final class Auditor {
         putNumber(site.ordinal());
         putNumber(drawn);
         if (trace != null) {
-            trace.add(traced("draw", new byte[][] {utf8(site.name()), u64(drawn)}));
+            trace.add(events, "draw", new byte[][] {utf8(site.name()), u64(drawn)});
         }
         endEvent();
     }
@@ -748,70 +747,14 @@ public final class Auditor {
         return sha256.digest();
     }
 
-    /** Starts keeping every event with its circumstances, for {@link DeterminismCheck}. */
+    /** Starts keeping every event with its circumstances, for {@link DeterminismCheck}: see {@link AuditTrace}. */
     public void startTrace(TraceContext context) {
-        this.trace = new java.util.ArrayList<>();
-        this.traceContext = context;
+        this.trace = new AuditTrace(context);
     }
 
     /** The events kept since {@link #startTrace}, or null if not tracing. */
     public java.util.List<Event> trace() {
-        return trace;
-    }
-
-    private Event traced(String kind, byte[][] fields) {
-        if (kind.equals("fiber.parked")) {
-            // Recorded by the simulator for the fiber that just ran: (line, worker, label).
-            String line = new String(fields[0], StandardCharsets.UTF_8);
-            int worker = (int) number(fields[1]);
-            return new Event(events, kind, line, worker, new String(fields[2], StandardCharsets.UTF_8),
-                    traceContext.nanos(), line);
-        }
-        StringBuilder payload = new StringBuilder();
-        HexFormat hex = HexFormat.of();
-        int room = 48;
-        for (byte[] field : fields) {
-            if (!payload.isEmpty()) {
-                payload.append(' ');
-            }
-            int shown = Math.min(room, field.length);
-            payload.append(hex.formatHex(field, 0, shown)).append(shown < field.length ? "..(" + field.length + ")" : "");
-            room -= shown;
-        }
-        return new Event(events, kind, payload.toString(), traceContext.worker(), traceContext.fiber(),
-                traceContext.nanos(), where());
-    }
-
-    /** The value of a field {@link #u64} or {@link #u32} encoded. */
-    private static long number(byte[] field) {
-        long value = 0;
-        for (byte b : field) {
-            value = value << 8 | (b & 0xFF);
-        }
-        return value;
-    }
-
-    private String where() {
-        String line = userLine();
-        return line.isEmpty() ? traceContext.where() : line;
-    }
-
-    /** The first frame of the caller's stack outside the JDK, the engine and the simulator's own classes. */
-    private static String userLine() {
-        java.security.CodeSource simulator = Auditor.class.getProtectionDomain().getCodeSource();
-        return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames -> frames
-                .filter(frame -> {
-                    String type = frame.getClassName();
-                    if (type.startsWith("java.") || type.startsWith("jdk.") || type.startsWith("sun.")
-                            || type.startsWith("dev.lockstep.engine.") || type.startsWith("dev.lockstep.kernel.")
-                            || (type.startsWith("dev.lockstep.")
-                                && Character.isUpperCase(type.charAt("dev.lockstep.".length())))) {
-                        return false;
-                    }
-                    java.security.CodeSource source = frame.getDeclaringClass().getProtectionDomain().getCodeSource();
-                    return simulator == null || source == null || !simulator.getLocation().equals(source.getLocation());
-                })
-                .findFirst().map(frame -> frame.toStackTraceElement().toString()).orElse(""));
+        return trace == null ? null : trace.events();
     }
 
     /**
