@@ -9,12 +9,14 @@ import dev.lockstep.sim.os.FsNodes.DirectoryNode;
 import dev.lockstep.sim.os.FsNodes.FileNode;
 import dev.lockstep.sim.os.FsNodes.Node;
 import dev.lockstep.sim.os.FsNodes.Resize;
+import dev.lockstep.sim.os.SimFileSystem.Handle;
 import java.lang.foreign.MemorySegment;
 
 /**
- * What a {@link SimFileSystem}'s files hold and the disk they fill: the data calls on a file node once the
- * handle's checks passed (reads, writes, size changes, syncs), over the {@link PageCache}, with the faults of
- * {@link FsFaults}, and the capacity.
+ * What a {@link SimFileSystem}'s files hold and the disk they fill: the data calls on an open handle (reads,
+ * writes, size changes, syncs) once the file system has power, with their checks of the handle and the arguments,
+ * over the {@link PageCache}, with the faults of {@link FsFaults}, and the capacity. The errors are as
+ * {@link SimFileSystem} documents them for each call.
  *
  * <h2>Capacity</h2>
  * {@link StorageFaults#capacityBytes()} bounds the sum of the live sizes of every file that is linked or still
@@ -33,12 +35,14 @@ import java.lang.foreign.MemorySegment;
 final class FileStore {
     private final Generator generator;
     private final FsFaults faults;
+    private final OpenHandles handles;
     /** The sum of the live sizes of every file that is linked or open: what the capacity bounds. */
     private long usedBytes;
 
-    FileStore(Generator generator, FsFaults faults) {
+    FileStore(Generator generator, FsFaults faults, OpenHandles handles) {
         this.generator = generator;
         this.faults = faults;
+        this.handles = handles;
     }
 
     /** The bytes the capacity accounts for now. */
@@ -70,12 +74,22 @@ final class FileStore {
     }
 
     /**
-     * A {@code pread} of a file; {@code fromDevice} false for pages the caller says are cached, which the
-     * device's faults do not reach.
+     * A {@code pread}; {@code fromDevice} false for pages the caller says are cached, which the device's faults do
+     * not reach.
      *
-     * @return the bytes read (0 at or past the end), or {@code -EIO} (injected)
+     * @return the bytes read (0 at or past the end), or {@code -EBADF}, {@code -EISDIR}, {@code -EINVAL} or
+     *         {@code -EIO} (injected)
      */
-    int read(FileNode file, long offset, MemorySegment destination, int length, boolean fromDevice) {
+    int read(Handle handle, long offset, MemorySegment destination, int length, boolean fromDevice) {
+        if (handles.isStale(handle) || !handle.readable) {
+            return -Errno.EBADF;
+        }
+        if (!(handle.node instanceof FileNode file)) {
+            return -Errno.EISDIR;
+        }
+        if (offset < 0 || length < 0) {
+            return -Errno.EINVAL;
+        }
         if (fromDevice && faults.readFails()) {
             return -Errno.EIO;
         }
@@ -87,13 +101,23 @@ final class FileStore {
     }
 
     /**
-     * A {@code pwrite} of a file, the offset and length checked: cut short at {@link ByteImage#MAX_SIZE} as Linux
-     * cuts a write crossing the largest file size, then as {@link PageCache#write} does.
+     * A {@code pwrite}: cut short at {@link ByteImage#MAX_SIZE} as Linux cuts a write crossing the largest file
+     * size, then as {@link PageCache#write} does.
      *
-     * @return the bytes written, or {@code -EFBIG}, {@code -ENOSPC} or {@code -EIO}
+     * @return the bytes written, or {@code -EBADF}, {@code -EISDIR}, {@code -EINVAL}, {@code -EFBIG},
+     *         {@code -ENOSPC} or {@code -EIO}
      */
-    int write(FileNode file, long offset, byte[] source, int sourceOffset, int length, boolean durable,
+    int write(Handle handle, long offset, byte[] source, int sourceOffset, int length, boolean durable,
             boolean owned) {
+        if (handles.isStale(handle) || !handle.writable) {
+            return -Errno.EBADF;
+        }
+        if (!(handle.node instanceof FileNode file)) {
+            return -Errno.EISDIR;
+        }
+        if (offset < 0 || length < 0) {
+            return -Errno.EINVAL;
+        }
         if (length > 0 && offset >= ByteImage.MAX_SIZE) {
             return -Errno.EFBIG;
         }
@@ -109,12 +133,55 @@ final class FileStore {
     }
 
     /**
+     * An {@code ftruncate} of a handle checked open and its fault rolled.
+     *
+     * @throws KernelException {@code EISDIR}, {@code EINVAL}, {@code EFBIG}, {@code ENOSPC}
+     */
+    void truncate(Handle handle, long length) {
+        if (!(handle.node instanceof FileNode file)) {
+            throw new KernelException(Errno.EISDIR, "truncate", handle.path);
+        }
+        if (length < 0 || !handle.writable) {
+            throw new KernelException(Errno.EINVAL, "truncate", handle.path);
+        }
+        if (length > ByteImage.MAX_SIZE) {
+            throw new KernelException(Errno.EFBIG, "truncate", handle.path);
+        }
+        resize(file, length, "truncate", handle.path);
+    }
+
+    /**
+     * An {@code fallocate} (mode 0) of a handle checked open and its fault rolled: extends the file to
+     * {@code offset + length} if it is shorter.
+     *
+     * @throws KernelException {@code EBADF} (read-only), {@code EISDIR}, {@code EINVAL}, {@code EFBIG},
+     *                         {@code ENOSPC}
+     */
+    void allocate(Handle handle, long offset, long length) {
+        if (!handle.writable) {
+            throw new KernelException(Errno.EBADF, "fallocate", handle.path);
+        }
+        if (!(handle.node instanceof FileNode file)) {
+            throw new KernelException(Errno.EISDIR, "fallocate", handle.path);
+        }
+        if (offset < 0 || length <= 0) {
+            throw new KernelException(Errno.EINVAL, "fallocate", handle.path);
+        }
+        if (offset > ByteImage.MAX_SIZE - length) {
+            throw new KernelException(Errno.EFBIG, "fallocate", handle.path);
+        }
+        if (offset + length > file.live.size()) {
+            resize(file, offset + length, "fallocate", handle.path);
+        }
+    }
+
+    /**
      * Sets a file's size, cutting it or extending it with zeros; journaled like a write, so durable once the file
      * is synced.
      *
      * @throws KernelException {@code ENOSPC} naming the call and path if the growth does not fit; nothing changed
      */
-    void resize(FileNode file, long size, String call, String path) {
+    private void resize(FileNode file, long size, String call, String path) {
         long growth = size - file.live.size();
         if (growth > 0 && growth > faults.config().capacityBytes() - usedBytes) {
             throw new KernelException(Errno.ENOSPC, call, path);
@@ -125,12 +192,16 @@ final class FileStore {
     }
 
     /**
-     * An {@code fsync} or {@code fdatasync} of a node (both the same here: the simulator has no metadata besides
-     * the size, and {@code fdatasync} must persist the size too).
+     * An {@code fsync} or {@code fdatasync} of a handle's node (both the same here: the simulator has no metadata
+     * besides the size, and {@code fdatasync} must persist the size too).
      *
-     * @return 0, or {@code -EIO} (injected)
+     * @return 0, or {@code -EBADF} (closed or stale) or {@code -EIO} (injected)
      */
-    int sync(Node node) {
+    int sync(Handle handle) {
+        if (handles.isStale(handle)) {
+            return -Errno.EBADF;
+        }
+        Node node = handle.node;
         if (faults.syncFails()) {
             if (node instanceof FileNode file && faults.config().syncFailure() == SyncFailureModel.LINUX) {
                 PageCache.dropJournal(file, generator);

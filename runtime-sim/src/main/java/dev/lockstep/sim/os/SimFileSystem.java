@@ -48,12 +48,12 @@ import java.util.TreeMap;
  * Not thread-safe: the simulator uses it from its one thread.
  *
  * <h2>Layout</h2>
- * This class is the system-call surface: power, handles and epochs, and one method per call with its Linux errors
- * documented, checking the call's power, handle and arguments before the part that carries it out: {@link
- * FsNamespace} (the tree of live and durable entries) over {@link FsNodes} (the node types and path resolution),
- * {@link FileStore} (reads, writes, size changes, syncs and the capacity) over {@link PageCache} (the page cache,
- * the journal and the durable image), {@link FsFaults} (the fault rolls) and {@link CrashRecovery} (what a crash
- * leaves).
+ * This class is the system-call surface: power, and one method per call with its Linux errors documented, which
+ * checks power and rolls the call's fault before the part that carries it out: {@link FsNamespace} (the tree of
+ * live and durable entries) over {@link FsNodes} (the node types and path resolution), {@link OpenHandles} (handles,
+ * epochs, locks), {@link FileStore} (the data calls on a handle and the capacity) over {@link PageCache} (the page
+ * cache, the journal and the durable image), {@link FsFaults} (the fault rolls) and {@link CrashRecovery} (what a
+ * crash leaves).
  */
 public final class SimFileSystem {
 
@@ -67,10 +67,8 @@ public final class SimFileSystem {
     private final Auditor auditor;
     private final FsFaults faults;
     private final FsNamespace namespace = new FsNamespace();
+    private final OpenHandles handles = new OpenHandles();
     private final FileStore store;
-    /** Incremented by each crash; handles from an older epoch are stale. */
-    private long epoch;
-    private long openHandles;
     private boolean poweredOff;
 
     /**
@@ -84,7 +82,7 @@ public final class SimFileSystem {
         this.generator = Objects.requireNonNull(generator, "generator");
         this.auditor = Objects.requireNonNull(auditor, "auditor");
         this.faults = new FsFaults(generator, faults);
-        this.store = new FileStore(generator, this.faults);
+        this.store = new FileStore(generator, this.faults, handles);
     }
 
     /**
@@ -120,7 +118,7 @@ public final class SimFileSystem {
     public void powerOff() {
         if (!poweredOff) {
             poweredOff = true;
-            auditor.record("fs.powerOff", Auditor.u64(epoch));
+            auditor.record("fs.powerOff", Auditor.u64(handles.epoch()));
         }
     }
 
@@ -152,7 +150,7 @@ public final class SimFileSystem {
 
     /** The number of handles opened and not yet closed in the current epoch. */
     public long openHandles() {
-        return openHandles;
+        return handles.openCount();
     }
 
     // ---------------------------------------------------------------------------------------------- handles
@@ -162,14 +160,14 @@ public final class SimFileSystem {
      * Obtained from {@link #open}; released with {@link #close}.
      */
     public static final class Handle {
-        private final Node node;
-        private final String path;
-        private final long epoch;
-        private final boolean readable;
-        private final boolean writable;
-        private boolean closed;
+        final Node node;
+        final String path;
+        final long epoch;
+        final boolean readable;
+        final boolean writable;
+        boolean closed;
 
-        private Handle(Node node, String path, long epoch, boolean readable, boolean writable) {
+        Handle(Node node, String path, long epoch, boolean readable, boolean writable) {
             this.node = node;
             this.path = path;
             this.epoch = epoch;
@@ -232,9 +230,7 @@ public final class SimFileSystem {
             faults.metadataFull("open", path);
         }
         Node node = namespace.open(parts, path, create, exclusive, directoryOnly, writable);
-        node.opens++;
-        openHandles++;
-        return new Handle(node, normalized(parts), epoch, readable, writable);
+        return handles.open(node, normalized(parts), readable, writable);
     }
 
     /**
@@ -244,26 +240,10 @@ public final class SimFileSystem {
      * @throws KernelException {@code EBADF} if it is closed already or stale after a crash
      */
     public void close(Handle handle) {
-        checkOpen(handle, "close");
-        handle.closed = true;
-        handle.node.opens--;
-        openHandles--;
+        handles.close(handle);
         if (handle.node instanceof FileNode file) {
-            if (file.lockOwner == handle) {
-                file.lockOwner = null;
-            }
             store.releaseIfUncounted(file);
         }
-    }
-
-    private void checkOpen(Handle handle, String call) {
-        if (handle.closed || handle.epoch != epoch) {
-            throw new KernelException(Errno.EBADF, call, handle.path);
-        }
-    }
-
-    private static boolean isStale(Handle handle, long epoch) {
-        return handle.closed || handle.epoch != epoch;
     }
 
     /**
@@ -409,7 +389,7 @@ public final class SimFileSystem {
      */
     public long size(Handle handle) {
         checkPower("size", handle.path);
-        checkOpen(handle, "size");
+        handles.checkOpen(handle, "size");
         return handle.node instanceof FileNode file ? file.live.size() : 0;
     }
 
@@ -424,18 +404,9 @@ public final class SimFileSystem {
      */
     public void truncate(Handle handle, long length) {
         checkPower("truncate", handle.path);
-        checkOpen(handle, "truncate");
+        handles.checkOpen(handle, "truncate");
         faults.roll(Site.FAULT_RESIZE, faults.config().resizeRate(), "truncate", handle.path);
-        if (!(handle.node instanceof FileNode file)) {
-            throw new KernelException(Errno.EISDIR, "truncate", handle.path);
-        }
-        if (length < 0 || !handle.writable) {
-            throw new KernelException(Errno.EINVAL, "truncate", handle.path);
-        }
-        if (length > ByteImage.MAX_SIZE) {
-            throw new KernelException(Errno.EFBIG, "truncate", handle.path);
-        }
-        store.resize(file, length, "truncate", handle.path);
+        store.truncate(handle, length);
     }
 
     /**
@@ -455,23 +426,9 @@ public final class SimFileSystem {
      */
     public void allocate(Handle handle, long offset, long length) {
         checkPower("fallocate", handle.path);
-        checkOpen(handle, "fallocate");
+        handles.checkOpen(handle, "fallocate");
         faults.roll(Site.FAULT_RESIZE, faults.config().resizeRate(), "fallocate", handle.path);
-        if (!handle.writable) {
-            throw new KernelException(Errno.EBADF, "fallocate", handle.path);
-        }
-        if (!(handle.node instanceof FileNode file)) {
-            throw new KernelException(Errno.EISDIR, "fallocate", handle.path);
-        }
-        if (offset < 0 || length <= 0) {
-            throw new KernelException(Errno.EINVAL, "fallocate", handle.path);
-        }
-        if (offset > ByteImage.MAX_SIZE - length) {
-            throw new KernelException(Errno.EFBIG, "fallocate", handle.path);
-        }
-        if (offset + length > file.live.size()) {
-            store.resize(file, offset + length, "fallocate", handle.path);
-        }
+        store.allocate(handle, offset, length);
     }
 
     /**
@@ -484,15 +441,11 @@ public final class SimFileSystem {
      */
     public boolean tryLock(Handle handle) {
         checkPower("lock", handle.path);
-        checkOpen(handle, "lock");
+        handles.checkOpen(handle, "lock");
         if (!(handle.node instanceof FileNode file)) {
             throw new KernelException(Errno.EISDIR, "lock", handle.path);
         }
-        if (file.lockOwner != null && file.lockOwner != handle && !isStale(file.lockOwner, epoch)) {
-            return false;
-        }
-        file.lockOwner = handle;
-        return true;
+        return handles.tryLock(handle, file);
     }
 
     // ------------------------------------------------------------------------------------------- data calls
@@ -521,19 +474,7 @@ public final class SimFileSystem {
 
     private int read(Handle handle, long offset, java.lang.foreign.MemorySegment destination, int length,
             boolean fromDevice) {
-        if (poweredOff) {
-            return -Errno.EIO;
-        }
-        if (isStale(handle, epoch) || !handle.readable) {
-            return -Errno.EBADF;
-        }
-        if (!(handle.node instanceof FileNode file)) {
-            return -Errno.EISDIR;
-        }
-        if (offset < 0 || length < 0) {
-            return -Errno.EINVAL;
-        }
-        return store.read(file, offset, destination, length, fromDevice);
+        return poweredOff ? -Errno.EIO : store.read(handle, offset, destination, length, fromDevice);
     }
 
     /**
@@ -578,19 +519,7 @@ public final class SimFileSystem {
 
     private int write(Handle handle, long offset, byte[] source, int sourceOffset, int length, boolean durable,
             boolean owned) {
-        if (poweredOff) {
-            return -Errno.EIO;
-        }
-        if (isStale(handle, epoch) || !handle.writable) {
-            return -Errno.EBADF;
-        }
-        if (!(handle.node instanceof FileNode file)) {
-            return -Errno.EISDIR;
-        }
-        if (offset < 0 || length < 0) {
-            return -Errno.EINVAL;
-        }
-        return store.write(file, offset, source, sourceOffset, length, durable, owned);
+        return poweredOff ? -Errno.EIO : store.write(handle, offset, source, sourceOffset, length, durable, owned);
     }
 
     /**
@@ -602,13 +531,7 @@ public final class SimFileSystem {
      * @return 0, or {@code -EBADF} (closed or stale) or {@code -EIO} (injected)
      */
     public int sync(Handle handle, boolean dataOnly) {
-        if (poweredOff) {
-            return -Errno.EIO;
-        }
-        if (isStale(handle, epoch)) {
-            return -Errno.EBADF;
-        }
-        return store.sync(handle.node);
+        return poweredOff ? -Errno.EIO : store.sync(handle);
     }
 
     /**
@@ -636,11 +559,10 @@ public final class SimFileSystem {
      */
     public CrashReport crash(CrashPolicy policy) {
         Objects.requireNonNull(policy, "policy");
-        epoch++;
-        openHandles = 0;
+        handles.invalidateAll();
         TreeMap<String, List<CrashReport.MutationOutcome>> outcomes = new TreeMap<>();
         store.setUsedBytes(namespace.crash(policy, generator, outcomes));
-        auditor.record("fs.crash", Auditor.utf8(policy.name()), Auditor.u64(epoch),
+        auditor.record("fs.crash", Auditor.utf8(policy.name()), Auditor.u64(handles.epoch()),
                 Auditor.u64(store.usedBytes()));
         return new CrashReport(policy, outcomes);
     }
@@ -651,13 +573,12 @@ public final class SimFileSystem {
      * synced is still readable, and still lost if the machine crashes later. Recorded in the auditor.
      */
     public void processDied() {
-        epoch++;
-        openHandles = 0;
-        auditor.record("fs.processDied", Auditor.u64(epoch), Auditor.u64(store.usedBytes()));
+        handles.invalidateAll();
+        auditor.record("fs.processDied", Auditor.u64(handles.epoch()), Auditor.u64(store.usedBytes()));
     }
 
     @Override
     public String toString() {
-        return "SimFileSystem(used=" + store.usedBytes() + " bytes, epoch=" + epoch + ")";
+        return "SimFileSystem(used=" + store.usedBytes() + " bytes, epoch=" + handles.epoch() + ")";
     }
 }

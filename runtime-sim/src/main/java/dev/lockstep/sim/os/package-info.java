@@ -19,7 +19,7 @@
  *       addresses ({@code LoopbackHosts}).</li>
  *   <li>{@link dev.lockstep.sim.os.SimFileSystem}: files and directories with a page cache and a durable image,
  *       storage faults, failed syncs and crashes; its model is in {@code FsNodes} and {@code FsNamespace} (paths
- *       and nodes), {@code FileStore} (reads, writes, size changes, syncs, capacity) over {@code PageCache}
+ *       and nodes), {@code OpenHandles} (handles, epochs, locks), {@code FileStore} (reads, writes, size changes, syncs, capacity) over {@code PageCache}
  *       (the page cache, failed syncs, sectors), {@code FsFaults} (fault rolls), {@code CrashRecovery} and
  *       {@code ByteImage}.</li>
  *   <li>{@link dev.lockstep.sim.os.SimNetwork}: simulated hosts, links with latency and jitter, partitions and
