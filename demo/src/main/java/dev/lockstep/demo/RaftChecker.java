@@ -3,6 +3,7 @@ package dev.lockstep.demo;
 import dev.lockstep.demo.raft.Entry;
 import dev.lockstep.demo.raft.RaftObserver;
 import dev.lockstep.demo.raft.RaftView;
+import dev.lockstep.testing.ClusterNemesis;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -178,6 +179,35 @@ final class RaftChecker implements RaftObserver {
             }
         }
         return best;
+    }
+
+    /**
+     * An election contested now: two running candidates of the highest term that has two, the lowest ids first, and
+     * a running node that has voted for neither in that term (its term is older, or it has not voted in it).
+     *
+     * @param running whether node {@code id} is running (not down or paused)
+     * @return the contest, or null if there is none
+     */
+    ClusterNemesis.Contest contest(IntPredicate running) {
+        for (RaftView first : views.values()) {
+            if (first.role() != RaftView.Role.CANDIDATE || !running.test(first.id())) {
+                continue;
+            }
+            long term = first.term();
+            for (RaftView second : views.values()) {
+                if (second.id() <= first.id() || second.role() != RaftView.Role.CANDIDATE
+                        || second.term() != term || !running.test(second.id())) {
+                    continue;
+                }
+                for (RaftView voter : views.values()) {
+                    if (voter != first && voter != second && running.test(voter.id())
+                            && (voter.term() < term || voter.term() == term && voter.votedFor() == 0)) {
+                        return new ClusterNemesis.Contest(first.id(), second.id(), voter.id());
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     /** The latest lifetime's view of node {@code id}, or null before it started. */

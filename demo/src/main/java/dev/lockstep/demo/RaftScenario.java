@@ -207,8 +207,10 @@ final class RaftScenario {
                 .orElse(ClusterNemesis.NO_LEADER);
         IntSupplier electionHook = () -> checker.candidate(id -> cluster.node(id).state() == SimNode.State.RUNNING)
                 .orElse(ClusterNemesis.NO_LEADER);
+        java.util.function.Supplier<ClusterNemesis.Contest> contestHook = () -> checker.contest(
+                id -> cluster.node(id).state() == SimNode.State.RUNNING);
         Handle<Void> nodeFaults = ctx.child("nodes").spawn(spec.nemesis().nemesis(spec.seed(), NEMESIS_PAUSE,
-                leaderHook, electionHook, trace::notable));
+                leaderHook, electionHook, contestHook, trace::notable));
         Nemesis network = new Nemesis(faults, hosts, Duration.ofMillis(60), trace::notable);
         Handle<Void> networkFaults = network.active() ? ctx.child("network").spawn(network::run) : null;
         List<Handle<Void>> clients = new ArrayList<>();

@@ -66,12 +66,13 @@ interface SearchStrategy {
 
     /**
      * What works together: for the Raft, {@code ClusterNemesis} aimed at the leader and at elections with every
-     * disturbance (three seeds in four) or a swarm of them (one in four), and the fault-point probabilities of
+     * single-step disturbance (three seeds in eight), with the two-step strikes too (three in eight) or a swarm of
+     * them (one in four), and the fault-point probabilities of
      * {@link #FAULT_POINTS}; one seed in four also gets the priority scheduling of {@link #PCT}. The key-value rows
      * run with the fault points and priorities (the store has no fault points of its own). Every choice is the
      * seed's, in its replay line.
      */
-    SearchStrategy COMBINED = new Named("combined", "targeted or swarm cluster nemesis (Raft rows), fault-point"
+    SearchStrategy COMBINED = new Named("combined", "targeted, striking or swarm cluster nemesis (Raft rows), fault-point"
             + " probabilities and, on one seed in four, fiber priorities, all chosen by the seed", (seed, workload,
             bug) -> {
                 Scenario.Spec points = FAULT_POINTS.spec(seed, workload, bug);
@@ -83,6 +84,9 @@ interface SearchStrategy {
                 if (choices.nextInt(4) == 0) {
                     settings = new SearchSettings(settings.faultPoints(), PCT.spec(seed, workload, bug).search()
                             .priorities(), settings.chain());
+                }
+                if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
+                    nemesis = NemesisStrategy.STRIKES;      // drawn last: the other seeds' runs stay as they were
                 }
                 return new Scenario.Spec(seed, points.faults(), workload, bug, nemesis, settings);
             });

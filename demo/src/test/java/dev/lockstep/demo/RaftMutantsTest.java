@@ -32,6 +32,12 @@ class RaftMutantsTest {
                 + ":nemesis=swarm:faultpoints=0.25/0.5|linearizable read|nemesis:",
         "recovery-rewrites-log|kv:seed=3:faults=crash+torn-writes:workload=replicated:bug=recovery-rewrites-log"
                 + ":nemesis=targeted:faultpoints=0.5/0.1:priorities=2/500|Leader Completeness|nemesis:",
+        "unsynced-vote|kv:seed=8:faults=torn-writes+connection-reset:workload=replicated:bug=unsynced-vote"
+                + ":nemesis=strikes:faultpoints=1.0/0.25:priorities=2/5000|Election Safety"
+                + "|armed to crash once it answered",
+        "follower-ack-before-sync|kv:seed=81:faults=crash+connection-reset:workload=replicated"
+                + ":bug=follower-ack-before-sync:nemesis=strikes:faultpoints=0.5/0.25|Leader Completeness"
+                + "|armed to crash once they answered",
     })
     @Timeout(300) // two seeds on the loaded 2-core machine, not an expectation
     void theMutantFailsItsPropertyAndTheUnmutatedRaftPassesTheSameRun(String mutant, String line, String property,

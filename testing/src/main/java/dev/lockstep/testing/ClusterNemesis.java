@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -42,6 +43,10 @@ import java.util.random.RandomGenerator;
  * An {@link IntSupplier} of the same kind: the id of a node that is standing for election now (a candidate), or
  * {@link #NO_LEADER} when no election is running. {@link Disturbance#ELECTION} watches it to strike the voters of
  * an election while it runs, where a vote that is not durable, or forgotten by a reboot, elects two leaders.
+ *
+ * <h2>The contest hook</h2>
+ * A {@link Supplier} of the same kind: a {@link Contest} (two candidates of one term and a voter that has voted for
+ * neither) while the protocol's test sees one, else null. {@link Disturbance#ANSWERED_VOTE} watches it.
  *
  * <h2>Swarm</h2>
  * {@link #swarm} decides, from the seed alone, which disturbances a run uses and whether it aims at the leader:
@@ -111,7 +116,49 @@ public final class ClusterNemesis {
          * acknowledged and had not synced meets the crash policy while the asker holds the acknowledgement; restarts
          * it later if it fired, disarms it if it answered nothing within the while.
          */
-        CRASH_AFTER_ANSWER
+        CRASH_AFTER_ANSWER,
+        /**
+         * An acknowledgement the leader counts and a follower then loses: with a leader named by the leader hook,
+         * the followers beyond a bare majority are cut off, the others ({@code n / 2}, drawn) armed to crash just
+         * after they answered ({@link SimNode.IoBoundary#ANSWERED}); once every one of them did, the leader loses
+         * power within a network delay, before it can pass on what it committed on their word, and the split is
+         * healed. The acknowledgers are back after up to {@code meanPause / 8}, the leader after the disturbance's
+         * while and two mean pauses more: what they acknowledged and had not synced is then on no node that can be
+         * elected. Without a leader, nothing happens. Part of {@link #STRIKES}.
+         */
+        ACK_THEN_LEADER_LOSS,
+        /**
+         * A vote answered and then lost: waits (at most the disturbance's while) until the contest hook names two
+         * running candidates of one term and a running voter that has voted for neither, arms the voter to crash
+         * just after it answered ({@link SimNode.IoBoundary#ANSWERED}: the candidate it answered holds the vote),
+         * cuts off the candidate that then claims the term (named by the leader hook within a millisecond) so that
+         * it tells the other nothing, and restarts the voter after up to {@code meanPause / 8}, within the other
+         * candidate's election timeout, which then asks it again in the same term. Without a contest hook, or with no
+         * contest within the while, nothing happens. Part of {@link #STRIKES}.
+         */
+        ANSWERED_VOTE
+    }
+
+    /**
+     * The two-step strikes, each a crash at an answer followed by what makes the answer count: only a nemesis given
+     * them draws them, so the runs of one given the other disturbances ({@link #SINGLE_STEP}) are unchanged.
+     */
+    public static final Set<Disturbance> STRIKES = Collections.unmodifiableSet(EnumSet.of(
+            Disturbance.ACK_THEN_LEADER_LOSS, Disturbance.ANSWERED_VOTE));
+
+    /** Every disturbance but the {@link #STRIKES}: what {@link #swarm} draws from. */
+    public static final Set<Disturbance> SINGLE_STEP = Collections.unmodifiableSet(EnumSet.complementOf(
+            EnumSet.copyOf(STRIKES)));
+
+    /**
+     * An election contested by two candidates of one term, and a voter that has voted for neither in it: what a
+     * protocol's contest hook answers ({@link Disturbance#ANSWERED_VOTE}).
+     *
+     * @param first a candidate's id
+     * @param second the other candidate's id
+     * @param voter the id of a node that has voted for neither in their term
+     */
+    public record Contest(int first, int second, int voter) {
     }
 
     /** How often {@link Disturbance#ELECTION} looks for a candidate: about one network delay of a local link. */
@@ -121,6 +168,7 @@ public final class ClusterNemesis {
     private final Duration meanPause;
     private final IntSupplier leader;
     private final IntSupplier election;
+    private final Supplier<Contest> contest;
     private final Consumer<String> events;
     private final int[] counts = new int[Disturbance.values().length];
     private int restartsOfFailStopped;
@@ -147,6 +195,21 @@ public final class ClusterNemesis {
      */
     public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader, IntSupplier election,
             Consumer<String> events) {
+        this(disturbances, meanPause, leader, election, null, events);
+    }
+
+    /**
+     * @param disturbances what it may do, at least one
+     * @param meanPause the mean time between two disturbances, and the mean time one lasts
+     * @param leader the leader hook (see the class doc), or null to draw every target uniformly
+     * @param election the election hook (see the class doc), or null: {@link Disturbance#ELECTION} then does nothing
+     * @param contest the contest hook (see the class doc), or null: {@link Disturbance#ANSWERED_VOTE} then does
+     *     nothing
+     * @param events receives one line per disturbance, for traces; may be a no-op
+     * @throws IllegalArgumentException if {@code disturbances} is empty or {@code meanPause} is not positive
+     */
+    public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader, IntSupplier election,
+            Supplier<Contest> contest, Consumer<String> events) {
         if (disturbances.isEmpty()) {
             throw new IllegalArgumentException("a cluster nemesis needs at least one disturbance");
         }
@@ -157,11 +220,13 @@ public final class ClusterNemesis {
         this.meanPause = meanPause;
         this.leader = leader;
         this.election = election;
+        this.contest = contest;
         this.events = Objects.requireNonNull(events, "events");
     }
 
     /**
-     * Swarm testing of disturbances: each is on with probability one half (at least one is), and the leader hook
+     * Swarm testing of the {@link #SINGLE_STEP} disturbances: each is on with probability one half (at least one
+     * is), and the leader hook
      * is used with probability one half, all decided by {@code seed} alone (see the class doc).
      *
      * @param seed the run's seed
@@ -189,13 +254,14 @@ public final class ClusterNemesis {
             Consumer<String> events) {
         SplittableRandom random = new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL);
         EnumSet<Disturbance> chosen = EnumSet.noneOf(Disturbance.class);
-        for (Disturbance disturbance : Disturbance.values()) {
+        List<Disturbance> drawable = List.copyOf(SINGLE_STEP);
+        for (Disturbance disturbance : drawable) {
             if (random.nextBoolean()) {
                 chosen.add(disturbance);
             }
         }
         if (chosen.isEmpty()) {
-            chosen.add(Disturbance.values()[random.nextInt(Disturbance.values().length)]);
+            chosen.add(drawable.get(random.nextInt(drawable.size())));
         }
         boolean aimed = random.nextBoolean();
         return new ClusterNemesis(chosen, meanPause, aimed ? leader : null, aimed ? election : null, events);
@@ -261,6 +327,7 @@ public final class ClusterNemesis {
         List<Disturbance> choices = new ArrayList<>(disturbances);
         List<SimNode> down = new ArrayList<>();
         NetworkSplit[] split = {null};
+        PlacedStrikes strikes = new PlacedStrikes(meanPause, leader, contest, this::event);
         try {
             while (true) {
                 ctx.sleep(pause(random));
@@ -326,6 +393,9 @@ public final class ClusterNemesis {
                     }
                     case CRASH_IN_RECOVERY -> crashInRecovery(ctx, cluster, running, target, length, random, down);
                     case ELECTION -> strikeElection(ctx, cluster, length, random, down);
+                    case ACK_THEN_LEADER_LOSS -> strikes.ackThenLeaderLoss(ctx, control, cluster, length, random,
+                            down, split);
+                    case ANSWERED_VOTE -> strikes.answeredVote(ctx, control, cluster, length, random, down, split);
                     case LONG_ISOLATE -> {
                         Duration longer = meanPause.multipliedBy(3).plus(Duration.ofNanos(
                                 random.nextLong(2 * meanPause.toNanos() + 1)));

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * The node-level nemeses by name, for tools that pick one as a search strategy (a command-line flag, a scoreboard
@@ -19,7 +20,12 @@ public enum NemesisStrategy {
     /** {@link ClusterNemesis} with every disturbance, aimed at the leader and the elections the hooks name. */
     TARGETED,
     /** {@link ClusterNemesis#swarm}: each seed its own set of disturbances, aimed at the leader or not. */
-    SWARM;
+    SWARM,
+    /**
+     * As {@link #TARGETED}, with the two-step {@link ClusterNemesis#STRIKES} too: an acknowledgement counted and
+     * then lost with the leader, a vote answered and then lost while another candidate of its term waits.
+     */
+    STRIKES;
 
     /**
      * The nemesis task for one run.
@@ -46,12 +52,30 @@ public enum NemesisStrategy {
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
             Consumer<String> events) {
+        return nemesis(seed, meanPause, leader, election, null, events);
+    }
+
+    /**
+     * The nemesis task for one run, with an election hook and a contest hook.
+     *
+     * @param seed the run's seed (only {@link #SWARM} uses it, to decide its disturbances)
+     * @param meanPause the mean time between two disturbances and the mean time one lasts
+     * @param leader the leader hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
+     * @param election the election hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
+     * @param contest the contest hook (see {@link ClusterNemesis}), or null; only {@link #STRIKES} uses it
+     * @param events receives one line per disturbance
+     * @return a task to spawn in the run's controller; it runs until aborted
+     */
+    public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
+            Supplier<ClusterNemesis.Contest> contest, Consumer<String> events) {
         Objects.requireNonNull(events, "events");
         return switch (this) {
             case UNIFORM -> new NodeNemesis(EnumSet.allOf(NodeNemesis.Action.class), meanPause, events)::run;
-            case TARGETED -> new ClusterNemesis(EnumSet.allOf(ClusterNemesis.Disturbance.class), meanPause, leader,
-                    election, events)::run;
+            case TARGETED -> new ClusterNemesis(ClusterNemesis.SINGLE_STEP, meanPause, leader, election,
+                    events)::run;
             case SWARM -> ClusterNemesis.swarm(seed, meanPause, leader, election, events)::run;
+            case STRIKES -> new ClusterNemesis(EnumSet.allOf(ClusterNemesis.Disturbance.class), meanPause, leader,
+                    election, contest, events)::run;
         };
     }
 

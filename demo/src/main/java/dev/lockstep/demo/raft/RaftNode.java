@@ -591,6 +591,11 @@ public final class RaftNode implements RaftView {
     }
 
     @Override
+    public int votedFor() {
+        return state.votedFor();
+    }
+
+    @Override
     public long commitIndex() {
         return commitIndex;
     }

@@ -40,6 +40,13 @@ public interface RaftView {
     long term();
 
     /**
+     * The node it voted for in its current term.
+     *
+     * @return the node's id, 0 for none yet
+     */
+    int votedFor();
+
+    /**
      * The highest index the node knows committed.
      *
      * @return the commit index, 0 for none
