@@ -3,8 +3,6 @@ package dev.lockstep.sim.audit;
 import dev.lockstep.sim.DeterminismCheck;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HexFormat;
 
@@ -47,7 +45,8 @@ import java.util.HexFormat;
  *
  * <p>The format, its one generic writer and the allocation-free writers of the simulator's frequent events, which
  * must encode byte for byte as the generic one does, are kept here so that a change to one is seen beside the
- * others. A traced auditor's kept events are {@link AuditTrace}'s.
+ * others. They write through {@link AuditChain}, which holds the encoded bytes, encodes each part of an event and
+ * hashes the chunks and the blocks of long fields; a traced auditor's kept events are {@link AuditTrace}'s.
  */
 public final class Auditor {
 
@@ -85,7 +84,7 @@ public final class Auditor {
                 encoded = new byte[] {(byte) (code + 1)};
             } else {
                 byte[] utf8 = utf8(name);
-                byte[] length = varint(utf8.length);
+                byte[] length = AuditChain.varint(utf8.length);
                 encoded = new byte[1 + length.length + utf8.length];
                 System.arraycopy(length, 0, encoded, 1, length.length);
                 System.arraycopy(utf8, 0, encoded, 1 + length.length, utf8.length);
@@ -237,13 +236,8 @@ public final class Auditor {
     /** The events kept with their circumstances since {@link #startTrace}; null if not tracing. */
     private AuditTrace trace;
 
-    private final MessageDigest sha256;
-    /** The chain after the last chunk. */
-    private byte[] chain;
-    /** The encoded events since the last chunk: {@code pending[0, pendingLength)}. */
-    private byte[] pending;
-    private int pendingLength;
-    private long events;
+    /** The encoded events and the chain they are hashed onto. */
+    private final AuditChain out;
     /**
      * The kinds {@link #record} was given: an open-addressed table keyed by the kind string's own (cached) hash,
      * probed by identity first (kinds are constants), so the lookup costs a field load and a compare. Half full at
@@ -252,32 +246,17 @@ public final class Auditor {
     private String[] kindKeys = new String[64];
     private Kind[] kindValues = new Kind[64];
     private int kindCount;
-    /**
-     * The table of blocks hashed lately ({@link RememberedBlocks}), taken when this auditor hashes its first block
-     * and given back by {@link #releaseRememberedBlocks}; null in between.
-     */
-    private RememberedBlocks blocks;
-    /** The blocks this auditor worked out a SHA-256 for (those it found remembered are not counted). */
-    private long blocksHashed;
 
     /** The room every small event is given at once, so its fields are written without a check each. */
     private static final int SMALL_EVENT_BYTES = 64;
 
     /** A new chain, starting at the all-zero digest. */
     public Auditor() {
-        this(new byte[DIGEST_BYTES], 0, new byte[0]);
+        this(new AuditChain(new byte[DIGEST_BYTES], 0, new byte[0]));
     }
 
-    private Auditor(byte[] chain, long events, byte[] pending) {
-        try {
-            this.sha256 = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
-        this.chain = chain;
-        this.events = events;
-        this.pending = Arrays.copyOf(pending, Math.max(CHUNK_BYTES + 4096, pending.length * 2));
-        this.pendingLength = pending.length;
+    private Auditor(AuditChain out) {
+        this.out = out;
     }
 
     /**
@@ -287,7 +266,7 @@ public final class Auditor {
      * @return the auditor
      */
     public static Auditor fromState(State state) {
-        return new Auditor(state.digest(), state.events(), state.pending());
+        return new Auditor(new AuditChain(state.digest(), state.events(), state.pending()));
     }
 
     /**
@@ -301,15 +280,15 @@ public final class Auditor {
         if (listener != null) {
             listener.onEvent(kind, fields);
         }
-        putKind(kindOf(kind));
-        putVarint(fields.length);
+        out.putKind(kindOf(kind));
+        out.putVarint(fields.length);
         for (byte[] field : fields) {
-            putField(field);
+            out.putField(field);
         }
         if (trace != null) {
-            trace.add(events, kind, fields);
+            keep(kind, fields);
         }
-        endEvent();
+        out.endEvent();
     }
 
     /** Sees the events recorded by name ({@link #record(String, byte[]...)}): the rare ones, not steps or draws. */
@@ -334,27 +313,27 @@ public final class Auditor {
 
     /** {@code record(kind.name, u64(only))} without allocating: the same encoding (a fiber step, a clock slip). */
     public void recordU64(Kind kind, long only) {
-        ensure(SMALL_EVENT_BYTES + kind.encoded.length);
-        putKind(kind);
-        pending[pendingLength++] = 1;
-        putNumber(only);
+        out.ensure(SMALL_EVENT_BYTES + kind.encoded.length);
+        out.putKind(kind);
+        out.putCount(1);
+        out.putNumber(only);
         if (trace != null) {
-            trace.add(events, kind.name, new byte[][] {u64(only)});
+            keep(kind.name, new byte[][] {u64(only)});
         }
-        endEvent();
+        out.endEvent();
     }
 
     /** {@code record(kind.name, u64(first), u64(second))} without allocating: the same encoding (a clock read). */
     public void recordU64U64(Kind kind, long first, long second) {
-        ensure(SMALL_EVENT_BYTES + kind.encoded.length);
-        putKind(kind);
-        pending[pendingLength++] = 2;
-        putNumber(first);
-        putNumber(second);
+        out.ensure(SMALL_EVENT_BYTES + kind.encoded.length);
+        out.putKind(kind);
+        out.putCount(2);
+        out.putNumber(first);
+        out.putNumber(second);
         if (trace != null) {
-            trace.add(events, kind.name, new byte[][] {u64(first), u64(second)});
+            keep(kind.name, new byte[][] {u64(first), u64(second)});
         }
-        endEvent();
+        out.endEvent();
     }
 
     /**
@@ -362,19 +341,19 @@ public final class Auditor {
      * the same encoding (a ring's enter).
      */
     public void recordRingEnter(long ring, int wait, long timeoutNanos, long now, int staged) {
-        ensure(SMALL_EVENT_BYTES);
-        putKind(RING_ENTER);
-        pending[pendingLength++] = 5;
-        putNumber(ring);
-        putNumber(wait & 0xFFFF_FFFFL);
-        putNumber(timeoutNanos);
-        putNumber(now);
-        putNumber(staged & 0xFFFF_FFFFL);
+        out.ensure(SMALL_EVENT_BYTES);
+        out.putKind(RING_ENTER);
+        out.putCount(5);
+        out.putNumber(ring);
+        out.putNumber(wait & 0xFFFF_FFFFL);
+        out.putNumber(timeoutNanos);
+        out.putNumber(now);
+        out.putNumber(staged & 0xFFFF_FFFFL);
         if (trace != null) {
-            trace.add(events, RING_ENTER.name, new byte[][] {u64(ring), u32(wait), u64(timeoutNanos), u64(now),
+            keep(RING_ENTER.name, new byte[][] {u64(ring), u32(wait), u64(timeoutNanos), u64(now),
                 u32(staged)});
         }
-        endEvent();
+        out.endEvent();
     }
 
     /**
@@ -389,22 +368,22 @@ public final class Auditor {
      */
     public void recordRingComplete(long ring, long sequence, byte[] opcode, long userData, int result, long now,
             java.lang.foreign.MemorySegment buffer, int movedBytes, byte[] unchanging) {
-        ensure(SMALL_EVENT_BYTES + opcode.length);
-        putKind(RING_COMPLETE);
-        pending[pendingLength++] = 7;
-        putNumber(ring);
-        putNumber(sequence);
-        putField(opcode);
-        putNumber(userData);
-        putNumber(result & 0xFFFF_FFFFL);
-        putNumber(now);
-        putPayload(null, buffer, movedBytes, unchanging);
+        out.ensure(SMALL_EVENT_BYTES + opcode.length);
+        out.putKind(RING_COMPLETE);
+        out.putCount(7);
+        out.putNumber(ring);
+        out.putNumber(sequence);
+        out.putField(opcode);
+        out.putNumber(userData);
+        out.putNumber(result & 0xFFFF_FFFFL);
+        out.putNumber(now);
+        out.putPayload(null, buffer, movedBytes, unchanging);
         if (trace != null) {
             byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            trace.add(events, RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
+            keep(RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
                 u32(result), u64(now), moved});
         }
-        endEvent();
+        out.endEvent();
     }
 
     /**
@@ -420,41 +399,22 @@ public final class Auditor {
      */
     public void recordPositionedRead(byte[] name, int fd, long offset, int length, int result,
             java.lang.foreign.MemorySegment buffer, int movedBytes, byte[] unchanging) {
-        ensure(SMALL_EVENT_BYTES + 16 + name.length);
-        putKind(SYS);
-        pending[pendingLength++] = 7;
-        putField(name);
-        putNumber(fd & 0xFFFF_FFFFL);
-        putNumber(offset);
-        putNumber(length & 0xFFFF_FFFFL);
-        putNumber(0);
-        putDecimal(result);
-        putPayload(null, buffer, movedBytes, unchanging);
+        out.ensure(SMALL_EVENT_BYTES + 16 + name.length);
+        out.putKind(SYS);
+        out.putCount(7);
+        out.putField(name);
+        out.putNumber(fd & 0xFFFF_FFFFL);
+        out.putNumber(offset);
+        out.putNumber(length & 0xFFFF_FFFFL);
+        out.putNumber(0);
+        out.putDecimal(result);
+        out.putPayload(null, buffer, movedBytes, unchanging);
         if (trace != null) {
             byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            trace.add(events, SYS.name, new byte[][] {name, u32(fd), u64(offset), u32(length), u32(0),
+            keep(SYS.name, new byte[][] {name, u32(fd), u64(offset), u32(length), u32(0),
                 utf8(String.valueOf(result)), moved});
         }
-        endEvent();
-    }
-
-    /** A field holding {@code utf8(String.valueOf(value))}: its length, then the decimal digits in ASCII. */
-    private void putDecimal(int value) {
-        long rest = Math.abs((long) value);
-        int digits = 1;
-        for (long power = 10; power <= rest; power *= 10) {
-            digits++;
-        }
-        int length = digits + (value < 0 ? 1 : 0);
-        pending[pendingLength++] = (byte) length; // at most 11 bytes: one varint byte
-        if (value < 0) {
-            pending[pendingLength++] = '-';
-        }
-        for (int at = pendingLength + digits - 1; at >= pendingLength; at--) {
-            pending[at] = (byte) ('0' + rest % 10);
-            rest /= 10;
-        }
-        pendingLength += digits;
+        out.endEvent();
     }
 
     /**
@@ -464,24 +424,24 @@ public final class Auditor {
      */
     public void recordRingStage(long ring, long sequence, byte[] opcode, int fd, long offset, int length, int rwFlags,
             int flags, long userData, long target) {
-        ensure(SMALL_EVENT_BYTES + 40 + opcode.length);
-        putKind(RING_STAGE);
-        pending[pendingLength++] = 10;
-        putNumber(ring);
-        putNumber(sequence);
-        putField(opcode);
-        putNumber(fd & 0xFFFF_FFFFL);
-        putNumber(offset);
-        putNumber(length & 0xFFFF_FFFFL);
-        putNumber(rwFlags & 0xFFFF_FFFFL);
-        putNumber(flags & 0xFFFF_FFFFL);
-        putNumber(userData);
-        putNumber(target);
+        out.ensure(SMALL_EVENT_BYTES + 40 + opcode.length);
+        out.putKind(RING_STAGE);
+        out.putCount(10);
+        out.putNumber(ring);
+        out.putNumber(sequence);
+        out.putField(opcode);
+        out.putNumber(fd & 0xFFFF_FFFFL);
+        out.putNumber(offset);
+        out.putNumber(length & 0xFFFF_FFFFL);
+        out.putNumber(rwFlags & 0xFFFF_FFFFL);
+        out.putNumber(flags & 0xFFFF_FFFFL);
+        out.putNumber(userData);
+        out.putNumber(target);
         if (trace != null) {
-            trace.add(events, RING_STAGE.name, new byte[][] {u64(ring), u64(sequence), opcode, u32(fd), u64(offset),
+            keep(RING_STAGE.name, new byte[][] {u64(ring), u64(sequence), opcode, u32(fd), u64(offset),
                 u32(length), u32(rwFlags), u32(flags), u64(userData), u64(target)});
         }
-        endEvent();
+        out.endEvent();
     }
 
     /**
@@ -489,18 +449,18 @@ public final class Auditor {
      * the same encoding (a submission entering the simulated kernel).
      */
     public void recordRingSubmit(long ring, long sequence, long earliestNanos, int decided) {
-        ensure(SMALL_EVENT_BYTES);
-        putKind(RING_SUBMIT);
-        pending[pendingLength++] = 4;
-        putNumber(ring);
-        putNumber(sequence);
-        putNumber(earliestNanos);
-        putNumber(decided & 0xFFFF_FFFFL);
+        out.ensure(SMALL_EVENT_BYTES);
+        out.putKind(RING_SUBMIT);
+        out.putCount(4);
+        out.putNumber(ring);
+        out.putNumber(sequence);
+        out.putNumber(earliestNanos);
+        out.putNumber(decided & 0xFFFF_FFFFL);
         if (trace != null) {
-            trace.add(events, RING_SUBMIT.name, new byte[][] {u64(ring), u64(sequence), u64(earliestNanos),
+            keep(RING_SUBMIT.name, new byte[][] {u64(ring), u64(sequence), u64(earliestNanos),
                 u32(decided)});
         }
-        endEvent();
+        out.endEvent();
     }
 
     /**
@@ -508,15 +468,20 @@ public final class Auditor {
      * without allocating: a site is hashed by its position in {@link Site}, which only ever grows at the end.
      */
     void recordDraw(Site site, long drawn) {
-        ensure(SMALL_EVENT_BYTES);
-        putKind(DRAW);
-        pending[pendingLength++] = 2;
-        putNumber(site.ordinal());
-        putNumber(drawn);
+        out.ensure(SMALL_EVENT_BYTES);
+        out.putKind(DRAW);
+        out.putCount(2);
+        out.putNumber(site.ordinal());
+        out.putNumber(drawn);
         if (trace != null) {
-            trace.add(events, "draw", new byte[][] {utf8(site.name()), u64(drawn)});
+            keep("draw", new byte[][] {utf8(site.name()), u64(drawn)});
         }
-        endEvent();
+        out.endEvent();
+    }
+
+    /** Keeps the event being recorded in the trace, which is on: see {@link AuditTrace#add}. */
+    private void keep(String kind, byte[][] fields) {
+        trace.add(out.events(), kind, fields);
     }
 
     /** The encoded kind named {@code kind}, worked out once per kind and auditor. */
@@ -567,96 +532,6 @@ public final class Auditor {
         kindCount++;
     }
 
-    private void putKind(Kind kind) {
-        byte[] encoded = kind.encoded;
-        if (encoded.length == 1) {
-            ensure(1);
-            pending[pendingLength++] = encoded[0];
-            return;
-        }
-        ensure(encoded.length);
-        System.arraycopy(encoded, 0, pending, pendingLength, encoded.length);
-        pendingLength += encoded.length;
-    }
-
-    /**
-     * A field holding {@code value} as {@link #u64} encodes it: its length, then its big-endian bytes. One 8-byte
-     * store of the value shifted to the top writes them (the bytes past the field are overwritten by what comes
-     * next): every caller has made room for 9 bytes per number.
-     */
-    private void putNumber(long value) {
-        int bytes = (Long.SIZE + 7 - Long.numberOfLeadingZeros(value)) >>> 3;
-        int at = pendingLength;
-        pending[at] = (byte) bytes;
-        LONG_BIG_ENDIAN.set(pending, at + 1, bytes == 0 ? 0L : value << (Long.SIZE - 8 * bytes));
-        pendingLength = at + 1 + bytes;
-    }
-
-    private static final java.lang.invoke.VarHandle LONG_BIG_ENDIAN = java.lang.invoke.MethodHandles
-            .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
-
-    private void putField(byte[] bytes) {
-        if (bytes.length >= BLOCK_BYTES) {
-            putPayload(bytes, null, bytes.length);
-            return;
-        }
-        putVarint(bytes.length);
-        ensure(bytes.length);
-        System.arraycopy(bytes, 0, pending, pendingLength, bytes.length);
-        pendingLength += bytes.length;
-    }
-
-    /**
-     * A field of {@code length} bytes, from {@code array} or else from {@code segment}, in the encoding of the class
-     * doc: its length, the digest of each whole block, the rest as it is.
-     */
-    private void putPayload(byte[] array, java.lang.foreign.MemorySegment segment, int length) {
-        putPayload(array, segment, length, null);
-    }
-
-    /**
-     * {@link #putPayload(byte[], java.lang.foreign.MemorySegment, int)}, told that {@code unchanging}, if not null,
-     * is an array nobody changes from now on whose bytes are exactly those of the field: a field of one block is
-     * then looked up by that array ({@link RememberedBlocks#digestOfUnchanging}), with no copy. The same encoding.
-     */
-    private void putPayload(byte[] array, java.lang.foreign.MemorySegment segment, int length, byte[] unchanging) {
-        if (unchanging != null && length == BLOCK_BYTES && unchanging.length == BLOCK_BYTES) {
-            putVarint(length);
-            ensure(DIGEST_BYTES);
-            RememberedBlocks table = rememberedBlocks();
-            long before = table.hashed();
-            System.arraycopy(table.digestOfUnchanging(unchanging, sha256), 0, pending, pendingLength, DIGEST_BYTES);
-            blocksHashed += table.hashed() - before;
-            pendingLength += DIGEST_BYTES;
-            return;
-        }
-        putVarint(length);
-        int blocks = length / BLOCK_BYTES;
-        int rest = length - blocks * BLOCK_BYTES;
-        ensure(blocks * DIGEST_BYTES + rest);
-        for (int block = 0; block < blocks; block++) {
-            byte[] scratch = rememberedBlocks().scratch();
-            if (array != null) {
-                System.arraycopy(array, block * BLOCK_BYTES, scratch, 0, BLOCK_BYTES);
-            } else {
-                java.lang.foreign.MemorySegment.copy(segment, java.lang.foreign.ValueLayout.JAVA_BYTE,
-                        (long) block * BLOCK_BYTES, scratch, 0, BLOCK_BYTES);
-            }
-            System.arraycopy(blockDigest(), 0, pending, pendingLength, DIGEST_BYTES);
-            pendingLength += DIGEST_BYTES;
-        }
-        if (rest > 0) {
-            int from = blocks * BLOCK_BYTES;
-            if (array != null) {
-                System.arraycopy(array, from, pending, pendingLength, rest);
-            } else {
-                java.lang.foreign.MemorySegment.copy(segment, java.lang.foreign.ValueLayout.JAVA_BYTE, from, pending,
-                        pendingLength, rest);
-            }
-            pendingLength += rest;
-        }
-    }
-
     /**
      * How many blocks of long fields this auditor hashed, not counting those whose digest it found remembered:
      * what the table of remembered blocks saves is the rest.
@@ -664,17 +539,7 @@ public final class Auditor {
      * @return the count
      */
     long blocksHashed() {
-        return blocksHashed;
-    }
-
-    /** This auditor's table of remembered blocks, taken when it has none. */
-    private RememberedBlocks rememberedBlocks() {
-        RememberedBlocks held = blocks;
-        if (held == null) {
-            held = RememberedBlocks.take();
-            blocks = held;
-        }
-        return held;
+        return out.blocksHashed();
     }
 
     /**
@@ -683,68 +548,7 @@ public final class Auditor {
      * the run's events are recorded.
      */
     public void releaseRememberedBlocks() {
-        RememberedBlocks held = blocks;
-        blocks = null;
-        if (held != null) {
-            held.giveBack();
-        }
-    }
-
-    /** The SHA-256 of the block in the table's scratch array, remembered or worked out (and then counted). */
-    private byte[] blockDigest() {
-        RememberedBlocks table = blocks;
-        long before = table.hashed();
-        byte[] digest = table.digestOfScratch(sha256);
-        blocksHashed += table.hashed() - before;
-        return digest;
-    }
-
-    private void putVarint(int value) {
-        ensure(5);
-        pendingLength = writeVarint(pending, pendingLength, value);
-    }
-
-    /** The unsigned LEB128 encoding of a non-negative value. */
-    private static byte[] varint(int value) {
-        byte[] out = new byte[5];
-        return Arrays.copyOf(out, writeVarint(out, 0, value));
-    }
-
-    /** Writes {@code value} as unsigned LEB128 at {@code out[at]}; returns where it ends. */
-    private static int writeVarint(byte[] out, int at, int value) {
-        int rest = value;
-        while ((rest & ~0x7F) != 0) {
-            out[at++] = (byte) ((rest & 0x7F) | 0x80);
-            rest >>>= 7;
-        }
-        out[at++] = (byte) rest;
-        return at;
-    }
-
-    private void endEvent() {
-        events++;
-        if (pendingLength >= CHUNK_BYTES) {
-            sha256.update(chain);
-            sha256.update(pending, 0, pendingLength);
-            chain = sha256.digest();
-            pendingLength = 0;
-        }
-    }
-
-    private void ensure(int more) {
-        if (pendingLength + more > pending.length) {
-            pending = Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLength + more));
-        }
-    }
-
-    /** The digest now: the chain, or the chain with the pending events hashed onto it (see the class doc). */
-    private byte[] current() {
-        if (pendingLength == 0) {
-            return chain.clone();
-        }
-        sha256.update(chain);
-        sha256.update(pending, 0, pendingLength);
-        return sha256.digest();
+        out.releaseRememberedBlocks();
     }
 
     /** Starts keeping every event with its circumstances, for {@link DeterminismCheck}: see {@link AuditTrace}. */
@@ -763,7 +567,7 @@ public final class Auditor {
      * @return 64 lower-case hex digits
      */
     public String digest() {
-        return HexFormat.of().formatHex(current());
+        return HexFormat.of().formatHex(out.current());
     }
 
     /**
@@ -772,7 +576,7 @@ public final class Auditor {
      * @return a copy of its {@value #DIGEST_BYTES} bytes
      */
     public byte[] digestBytes() {
-        return current();
+        return out.current();
     }
 
     /**
@@ -781,7 +585,7 @@ public final class Auditor {
      * @return the count
      */
     public long events() {
-        return events;
+        return out.events();
     }
 
     /**
@@ -790,7 +594,7 @@ public final class Auditor {
      * @return the state
      */
     public State snapshot() {
-        return new State(chain, events, Arrays.copyOf(pending, pendingLength));
+        return out.snapshot();
     }
 
     /**
@@ -799,7 +603,7 @@ public final class Auditor {
      * @return the copy
      */
     public Auditor copy() {
-        return new Auditor(chain.clone(), events, Arrays.copyOf(pending, pendingLength));
+        return new Auditor(out.copy());
     }
 
     /**
@@ -852,6 +656,6 @@ public final class Auditor {
 
     @Override
     public String toString() {
-        return "Auditor(" + digest() + ", events=" + events + ")";
+        return "Auditor(" + digest() + ", events=" + out.events() + ")";
     }
 }
