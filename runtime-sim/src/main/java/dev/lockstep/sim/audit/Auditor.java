@@ -46,7 +46,8 @@ import java.util.HexFormat;
  * <p>The format, its one generic writer and the allocation-free writers of the simulator's frequent events, which
  * must encode byte for byte as the generic one does, are kept here so that a change to one is seen beside the
  * others. They write through {@link AuditChain}, which holds the encoded bytes, encodes each part of an event and
- * hashes the chunks and the blocks of long fields; a traced auditor's kept events are {@link AuditTrace}'s.
+ * hashes the chunks and the blocks of long fields; the generic writer finds a kind's code in a {@link KindTable};
+ * a traced auditor's kept events are {@link AuditTrace}'s.
  */
 public final class Auditor {
 
@@ -238,14 +239,8 @@ public final class Auditor {
 
     /** The encoded events and the chain they are hashed onto. */
     private final AuditChain out;
-    /**
-     * The kinds {@link #record} was given: an open-addressed table keyed by the kind string's own (cached) hash,
-     * probed by identity first (kinds are constants), so the lookup costs a field load and a compare. Half full at
-     * most; {@link #addKind} grows it.
-     */
-    private String[] kindKeys = new String[64];
-    private Kind[] kindValues = new Kind[64];
-    private int kindCount;
+    /** The kinds {@link #record} was given by name, encoded once each. */
+    private final KindTable kinds = new KindTable();
 
     /** The room every small event is given at once, so its fields are written without a check each. */
     private static final int SMALL_EVENT_BYTES = 64;
@@ -280,7 +275,7 @@ public final class Auditor {
         if (listener != null) {
             listener.onEvent(kind, fields);
         }
-        out.putKind(kindOf(kind));
+        out.putKind(kinds.of(kind));
         out.putVarint(fields.length);
         for (byte[] field : fields) {
             out.putField(field);
@@ -482,54 +477,6 @@ public final class Auditor {
     /** Keeps the event being recorded in the trace, which is on: see {@link AuditTrace#add}. */
     private void keep(String kind, byte[][] fields) {
         trace.add(out.events(), kind, fields);
-    }
-
-    /** The encoded kind named {@code kind}, worked out once per kind and auditor. */
-    private Kind kindOf(String kind) {
-        int mask = kindKeys.length - 1;
-        int h = kind.hashCode();
-        for (int i = (h ^ (h >>> 16)) & mask; ; i = (i + 1) & mask) {
-            String key = kindKeys[i];
-            if (key == kind) {
-                return kindValues[i];
-            }
-            if (key == null) {
-                return addKind(kind);
-            }
-            if (key.equals(kind)) {
-                return kindValues[i];
-            }
-        }
-    }
-
-    private Kind addKind(String kind) {
-        if ((kindCount + 1) * 2 > kindKeys.length) {
-            String[] oldKeys = kindKeys;
-            Kind[] oldValues = kindValues;
-            kindKeys = new String[oldKeys.length * 2];
-            kindValues = new Kind[oldKeys.length * 2];
-            kindCount = 0;
-            for (int i = 0; i < oldKeys.length; i++) {
-                if (oldKeys[i] != null) {
-                    insertKind(oldKeys[i], oldValues[i]);
-                }
-            }
-        }
-        Kind encoded = new Kind(kind);
-        insertKind(kind, encoded);
-        return encoded;
-    }
-
-    private void insertKind(String kind, Kind encoded) {
-        int mask = kindKeys.length - 1;
-        int h = kind.hashCode();
-        int i = (h ^ (h >>> 16)) & mask;
-        while (kindKeys[i] != null) {
-            i = (i + 1) & mask;
-        }
-        kindKeys[i] = kind;
-        kindValues[i] = encoded;
-        kindCount++;
     }
 
     /**
