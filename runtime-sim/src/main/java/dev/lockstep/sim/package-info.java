@@ -10,7 +10,10 @@
  *       ({@link dev.lockstep.sim.Recovered}, {@link dev.lockstep.sim.Outcome},
  *       {@link dev.lockstep.sim.StorageImage}). The run itself is {@code Simulation} (package-private): it owns
  *       the scheduler, the kernel, the clock and the audit, steps the run on one thread ({@code SimCarrier}) and
- *       fails it when a fiber waits where the simulator cannot see ({@code LeakWatch}).</li>
+ *       fails it when a fiber waits where the simulator cannot see ({@code LeakWatch}). Its parts, package-private
+ *       too: {@code StepSettler} (each fiber step settled), {@code RunConfinement} (which threads may touch the
+ *       run), {@code RunCrash}, {@code RunLeaks}, {@code RunRecord} (digest, counts, replay line) and
+ *       {@code RunTrace}.</li>
  *   <li>The configuration the simulated OS reads: {@link dev.lockstep.sim.StorageFaults} (errors, and silent
  *       corruption: flipped bits, misdirected writes), failed syncs under a
  *       {@link dev.lockstep.sim.SyncFailureModel}, crashes under a {@link dev.lockstep.sim.CrashPolicy} (what they
