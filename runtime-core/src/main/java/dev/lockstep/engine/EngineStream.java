@@ -19,7 +19,9 @@ import java.util.Arrays;
  * The receiving side, with a buffer of bytes received beyond what was asked.
  *
  * <p>Memory: a receive into a new array grows its array with the bytes that arrived (never to the length asked
- * for up front), and reads through one native chunk of at most {@link EngineNetwork#MAX_RECEIVE_CHUNK}. The
+ * for up front), and reads through a buffer the ring selects when data arrives ({@link Ring#selectedBufferBytes()}),
+ * so that it holds none while it waits; on a ring that selects none, or once every selected buffer was out
+ * ({@code ENOBUFS}), through one native chunk of its own of at most {@link EngineNetwork#MAX_RECEIVE_CHUNK}. The
  * array's capacity and the bytes taken ahead ({@link #buffered}) are charged to the runner's
  * {@link ReceiveMemory}; a read never takes the stream past its per-connection bound, and growth the per-runner
  * bound refuses fails the receive with {@link ReceiveLimitException}.
@@ -63,6 +65,14 @@ final class EngineStream implements Stream {
          */
         private byte[] collected;
         private WorkerBuffers pool;
+        /**
+         * The ring whose selected buffer the submission in flight asked for ({@link Submission#SELECT_BUFFER}),
+         * or null when it brought its own: into a new array, a receive holds no buffer while it waits where the
+         * ring selects them.
+         */
+        private Ring selecting;
+        /** Set when every selected buffer was out ({@code ENOBUFS}): from then on this use brings its own. */
+        private boolean ownBuffer;
 
         Receive() {
             super(null);
@@ -77,6 +87,8 @@ final class EngineStream implements Stream {
             this.at = at;
             this.collected = null;
             this.pool = null;
+            this.selecting = null;
+            this.ownBuffer = false;
             this.lent = into;
         }
 
@@ -89,6 +101,8 @@ final class EngineStream implements Stream {
             this.at = 0;
             this.collected = null;
             this.pool = pool;
+            this.selecting = null;
+            this.ownBuffer = false;
         }
 
         /**
@@ -126,15 +140,25 @@ final class EngineStream implements Stream {
                 } finally {
                     bufferedLock.unlock();
                 }
-                pooledBuffer(pool, Math.clamp(length - done, EngineNetwork.RECEIVE_CHUNK,
-                        EngineNetwork.MAX_RECEIVE_CHUNK));
             }
-            submission.buffer = buffer;
             // Read ahead up to a chunk, but never past the per-connection bound (at least one byte: done is below
             // length unless a concurrent receive took bytes ahead meanwhile).
             long room = (long) memory.limits().perConnectionBytes() - done;
-            submission.length = (int) Math.max(1, Math.min(room,
-                    Math.min(buffer.byteSize(), Math.max(length - done, EngineNetwork.RECEIVE_CHUNK))));
+            long wanted = Math.min(room, Math.max(length - done, EngineNetwork.RECEIVE_CHUNK));
+            int selectable = ownBuffer ? 0 : ring.selectedBufferBytes();
+            if (selectable > 0) {
+                // The ring picks a buffer of its own when data arrives (complete copies it out and gives it
+                // back), so a receive that waits holds none.
+                selecting = ring;
+                submission.flags = Submission.SELECT_BUFFER;
+                submission.length = (int) Math.max(1, Math.min(wanted, selectable));
+                return;
+            }
+            selecting = null;
+            pooledBuffer(pool, Math.clamp(length - done, EngineNetwork.RECEIVE_CHUNK,
+                    EngineNetwork.MAX_RECEIVE_CHUNK));
+            submission.buffer = buffer;
+            submission.length = (int) Math.max(1, Math.min(wanted, buffer.byteSize()));
         }
 
         @Override
@@ -143,7 +167,45 @@ final class EngineStream implements Stream {
         }
 
         @Override
+        public boolean complete(int result, int flags) {
+            if ((flags & Ring.COMPLETION_BUFFER) != 0) {
+                MemorySegment selected = selecting.selectedBuffer(flags);
+                try {
+                    return arrived(result, selected);
+                } finally {
+                    selecting.returnSelected(flags);
+                }
+            }
+            if (result == -Errno.ENOBUFS && selecting != null) {
+                // Every selected buffer was out and nothing left the socket: the next submission brings a buffer
+                // of its own, so this receive goes on however many buffers other receives hold.
+                selecting.selectionExhausted();
+                ownBuffer = true;
+                return false;
+            }
+            return arrived(result, buffer);
+        }
+
+        @Override
         public boolean complete(int result) {
+            return arrived(result, buffer);
+        }
+
+        @Override
+        public void dropCompletion(int result, int flags) {
+            if ((flags & Ring.COMPLETION_BUFFER) != 0) {
+                // Closed while the kernel filled a selected buffer: its bytes are dropped, as a cancelled
+                // receive's are, and the buffer goes back to the ring.
+                selecting.selectedBuffer(flags);
+                selecting.returnSelected(flags);
+            }
+        }
+
+        /**
+         * A completion: {@code result} bytes, if positive, in {@code from} (the receive's own buffer or the one
+         * the ring selected), unless the bytes went straight into the caller's buffer.
+         */
+        private boolean arrived(int result, MemorySegment from) {
             if (isTransient(result)) {
                 return false;
             }
@@ -180,7 +242,7 @@ final class EngineStream implements Stream {
                 }
                 collected = Arrays.copyOf(collected, grown);
             }
-            MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, collected, done, result);
+            MemorySegment.copy(from, ValueLayout.JAVA_BYTE, 0, collected, done, result);
             done += result;
             if (done < length) {
                 return false;

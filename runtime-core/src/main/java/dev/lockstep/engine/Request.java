@@ -137,6 +137,20 @@ public abstract class Request {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " is not a ring request");
     }
 
+    /**
+     * One completion of a ring request, with the completion's flags: {@link #complete(int)} unless the request
+     * asked the ring to select its buffer ({@link Submission#SELECT_BUFFER}), whose completion names it
+     * ({@link Ring#COMPLETION_BUFFER}): such a request gives the buffer back ({@link Ring#returnSelected}) here,
+     * also when it throws.
+     *
+     * @param result the kernel's result: {@code >= 0} or {@code -errno}
+     * @param flags the completion's flags
+     * @return true if the request is done ({@link #result()} set); false to submit again
+     */
+    public boolean complete(int result, int flags) {
+        return complete(result);
+    }
+
     /** Runs an immediate request; sets {@link #result()}. Runs on the worker, inside its critical section. */
     public void runImmediate() {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " is not immediate");
@@ -195,6 +209,17 @@ public abstract class Request {
      * @param result the kernel's result: {@code >= 0} or {@code -errno}
      */
     public void dropCompletion(int result) {
+    }
+
+    /**
+     * {@link #dropCompletion(int)} with the completion's flags: a request whose completion names a selected
+     * buffer ({@link Ring#COMPLETION_BUFFER}) gives it back here.
+     *
+     * @param result the kernel's result: {@code >= 0} or {@code -errno}
+     * @param flags the completion's flags
+     */
+    public void dropCompletion(int result, int flags) {
+        dropCompletion(result);
     }
 
     /**

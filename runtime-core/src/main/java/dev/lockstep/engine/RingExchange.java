@@ -184,7 +184,7 @@ final class RingExchange {
         if (slot.state == State.CANCELLING) {
             // The cancellation lost its race: what the kernel made (an accepted socket) is the request's to drop.
             try {
-                slot.request.dropCompletion(result);
+                slot.request.dropCompletion(result, flags);
             } catch (Throwable failure) {
                 worker.engine().fail(failure);
             }
@@ -193,7 +193,7 @@ final class RingExchange {
         }
         boolean done;
         try {
-            done = slot.request.complete(result);
+            done = slot.request.complete(result, flags);
         } catch (Throwable failure) {
             // Completing this one request threw (an out-of-memory copying what arrived, a bug): it fails, typed.
             slot.request.force(Poll.failed(slot.request.internalFailure(failure)));

@@ -32,6 +32,8 @@ public final class Errno {
     public static final int ECONNABORTED = 103;
     public static final int ECONNRESET = 104;
     public static final int ENOTCONN = 107;
+    /** No buffer space: a receive found every buffer of the ring's selection out. */
+    public static final int ENOBUFS = 105;
     public static final int ETIMEDOUT = 110;
     public static final int ECONNREFUSED = 111;
     public static final int EHOSTUNREACH = 113;
@@ -82,6 +84,7 @@ public final class Errno {
             case ECONNABORTED -> "ECONNABORTED";
             case ECONNRESET -> "ECONNRESET";
             case ENOTCONN -> "ENOTCONN";
+            case ENOBUFS -> "ENOBUFS";
             case ETIMEDOUT -> "ETIMEDOUT";
             case ECONNREFUSED -> "ECONNREFUSED";
             case EHOSTUNREACH -> "EHOSTUNREACH";

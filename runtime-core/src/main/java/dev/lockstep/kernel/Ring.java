@@ -101,6 +101,54 @@ public interface Ring extends AutoCloseable {
     }
 
     /**
+     * {@link CompletionSink#complete} flags of a receive whose buffer the ring selected
+     * ({@link Submission#SELECT_BUFFER}): {@code IORING_CQE_F_BUFFER}. The buffer's id is in the upper 16 bits.
+     */
+    int COMPLETION_BUFFER = 1;
+
+    /**
+     * Bytes of each receive buffer this ring selects itself when data arrives ({@link Submission#SELECT_BUFFER}),
+     * so a receive that waits holds no buffer; 0 if it selects none (then a receive brings its own buffer).
+     *
+     * @return bytes per selected buffer, or 0
+     */
+    default int selectedBufferBytes() {
+        return 0;
+    }
+
+    /**
+     * The received bytes of a completion whose flags have {@link #COMPLETION_BUFFER}: the selected buffer, which
+     * the completion's owner gives back with {@link #returnSelected} once it copied them out. Owner only.
+     *
+     * @param completionFlags the completion's flags
+     * @return the buffer, of {@link #selectedBufferBytes()} bytes
+     * @throws IllegalArgumentException if the flags name no selected buffer of this ring
+     */
+    default MemorySegment selectedBuffer(int completionFlags) {
+        throw new IllegalArgumentException("this ring selects no receive buffers (completion flags 0x"
+                + Integer.toHexString(completionFlags) + ")");
+    }
+
+    /**
+     * Gives a selected buffer back to the ring for later receives. Owner only; exactly once per completion with
+     * {@link #COMPLETION_BUFFER}, including one of a cancelled receive.
+     *
+     * @param completionFlags the completion's flags
+     * @throws IllegalArgumentException if the flags name no buffer this ring lent
+     */
+    default void returnSelected(int completionFlags) {
+        throw new IllegalArgumentException("this ring selects no receive buffers (completion flags 0x"
+                + Integer.toHexString(completionFlags) + ")");
+    }
+
+    /**
+     * A receive that asked for a selected buffer completed with {@code -ENOBUFS}: every buffer was out. For the
+     * ring's count; the receive itself goes on with a buffer of its own. Owner only.
+     */
+    default void selectionExhausted() {
+    }
+
+    /**
      * How many times the completion queue overflowed into the kernel's backlog so far (io_uring's
      * {@code IORING_SQ_CQ_OVERFLOW}, which {@link #enter} drains), for metrics. Any thread: a recent value.
      *

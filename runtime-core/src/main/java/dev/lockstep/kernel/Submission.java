@@ -16,6 +16,14 @@ public final class Submission {
     /** {@link #rwFlags} of a read or write: {@code RWF_DONTCACHE}, drop the pages after the I/O. */
     public static final int RWF_DONTCACHE = 0x80;
 
+    /**
+     * {@link #flags} of an {@link Opcode#RECV}: no {@link #buffer}; the ring picks one of its own receive buffers
+     * when data arrives ({@link Ring#selectedBufferBytes()}, which a ring that selects none reports as 0, and which
+     * bounds {@link #length}), and names it in the completion's flags ({@link Ring#COMPLETION_BUFFER}). A
+     * completion of {@code -ENOBUFS} means every buffer was out: nothing was received.
+     */
+    public static final int SELECT_BUFFER = 0x1;
+
     /** {@link #fd} of a path opcode: the path is absolute or relative to the working directory. */
     public static final int AT_FDCWD = -100;
     /** {@link #flags} of an {@link Opcode#UNLINKAT}: remove an empty directory ({@code rmdir}). */
@@ -106,6 +114,17 @@ public final class Submission {
             default -> false;
         };
         if (!usesBuffer) {
+            return;
+        }
+        if (checked == Opcode.RECV && (flags & SELECT_BUFFER) != 0) {
+            if (buffer != null && buffer.address() != 0) {
+                throw new IllegalArgumentException("a receive into a buffer the ring selects has no buffer of its"
+                        + " own, was " + buffer + ": " + this);
+            }
+            if (length < 1) {
+                throw new IllegalArgumentException("a receive into a buffer the ring selects needs a positive"
+                        + " length, was " + length + ": " + this);
+            }
             return;
         }
         if (buffer == null || !buffer.isNative() || buffer.address() == 0) {

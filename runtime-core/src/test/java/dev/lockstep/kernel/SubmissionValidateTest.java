@@ -54,6 +54,23 @@ class SubmissionValidateTest {
     }
 
     @Test
+    void aReceiveIntoABufferTheRingSelectsHasNoBufferOfItsOwnAndAPositiveLength() {
+        Submission selecting = of(Opcode.RECV, MemorySegment.NULL, 64, 0);
+        selecting.flags = Submission.SELECT_BUFFER;
+        assertDoesNotThrow(selecting::validate);
+        try (Arena arena = Arena.ofConfined()) {
+            Submission withBuffer = of(Opcode.RECV, arena.allocate(64), 64, 0);
+            withBuffer.flags = Submission.SELECT_BUFFER;
+            assertTrue(refusal(withBuffer).contains("has no buffer of its own"), refusal(withBuffer));
+        }
+        Submission empty = of(Opcode.RECV, MemorySegment.NULL, 0, 0);
+        empty.flags = Submission.SELECT_BUFFER;
+        assertTrue(refusal(empty).contains("positive length, was 0"), refusal(empty));
+        Submission notSelecting = of(Opcode.RECV, MemorySegment.NULL, 64, 0);
+        assertTrue(refusal(notSelecting).contains("native buffer"), "without the flag a receive brings its buffer");
+    }
+
+    @Test
     void aBufferTheKernelCannotUseIsRefusedByName() {
         try (Arena arena = Arena.ofConfined()) {
             String heap = refusal(of(Opcode.READ, MemorySegment.ofArray(new byte[8]), 8, 0));

@@ -82,7 +82,15 @@ final class SqeEncoder {
             }
             case FSYNC -> queue.write(OP_FSYNC, fd, 0, 0, 0,
                     (submission.flags & Submission.FSYNC_DATASYNC) != 0 ? FSYNC_FLAG_DATASYNC : 0, userData);
-            case RECV -> queue.write(OP_RECV, fd, 0, submission.buffer.address(), submission.length, 0, userData);
+            case RECV -> {
+                if ((submission.flags & Submission.SELECT_BUFFER) != 0) {
+                    // No address: the kernel takes a buffer of the ring's group when data arrives.
+                    queue.write(OP_RECV, fd, 0, 0, submission.length, 0, userData);
+                    queue.selectBufferOfLast(ProvidedBuffers.SQE_BUFFER_SELECT, ProvidedBuffers.GROUP);
+                } else {
+                    queue.write(OP_RECV, fd, 0, submission.buffer.address(), submission.length, 0, userData);
+                }
+            }
             // A send to a reset peer must fail with EPIPE, not raise SIGPIPE in the JVM.
             case SEND -> queue.write(OP_SEND, fd, 0, submission.buffer.address(), submission.length,
                     Libc.MSG_NOSIGNAL, userData);

@@ -112,6 +112,18 @@ final class SubmissionQueue {
     }
 
     /**
+     * Makes the entry {@link #write} wrote last select its buffer from a provided buffer group.
+     *
+     * @param sqeFlag {@code IOSQE_BUFFER_SELECT}
+     * @param group the buffer group id ({@code buf_group})
+     */
+    void selectBufferOfLast(byte sqeFlag, int group) {
+        long sqe = (long) ((stagedTail - 1) & mask) * SQE_BYTES;
+        sqes.set(java.lang.foreign.ValueLayout.JAVA_BYTE, sqe + 1, sqeFlag);
+        sqes.set(java.lang.foreign.ValueLayout.JAVA_SHORT, sqe + 40, (short) group);
+    }
+
+    /**
      * Hands every written entry to the kernel (the tail, with release) for the next {@code io_uring_enter}.
      *
      * @return the entries published and not yet consumed: what that enter should submit

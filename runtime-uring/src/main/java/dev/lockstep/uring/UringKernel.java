@@ -22,7 +22,40 @@ public final class UringKernel implements Kernel {
      * @throws UnsupportedOperationException naming the platform unless it is Linux on x86-64 or aarch64
      */
     public UringKernel() {
+        this(UringRing.RECEIVE_BUFFERS);
+    }
+
+    /** Receive buffers each ring asks the kernel to select from ({@link UringRing#open(int, int)}). */
+    private final int receiveBuffers;
+
+    /**
+     * A kernel whose rings each have {@code receiveBuffers} receive buffers the kernel selects (0: none); for tests
+     * that run the buffers out.
+     *
+     * @param receiveBuffers a power of two up to 32768, or 0
+     */
+    UringKernel(int receiveBuffers) {
+        this(receiveBuffers, ring -> { });
+    }
+
+    /** Told of every ring this kernel opens, on the ring's thread; for tests that read a runner's rings. */
+    private final java.util.function.Consumer<UringRing> opened;
+
+    /**
+     * {@link #UringKernel(int)}, telling {@code opened} of each ring it opens, on the ring's own thread.
+     *
+     * @param receiveBuffers a power of two up to 32768, or 0
+     * @param opened told of each ring
+     */
+    UringKernel(int receiveBuffers, java.util.function.Consumer<UringRing> opened) {
         Libc.requireSupportedPlatform();
+        this.opened = java.util.Objects.requireNonNull(opened, "opened");
+        if (receiveBuffers < 0 || receiveBuffers > MAX_ENTRIES
+                || (receiveBuffers != 0 && Integer.bitCount(receiveBuffers) != 1)) {
+            throw new IllegalArgumentException("receive buffers must be 0 or a power of two up to 32768, was "
+                    + receiveBuffers);
+        }
+        this.receiveBuffers = receiveBuffers;
     }
 
     /**
@@ -43,7 +76,9 @@ public final class UringKernel implements Kernel {
                     + ", was " + entries);
         }
         try {
-            return UringRing.open(entries);
+            UringRing ring = UringRing.open(entries, receiveBuffers);
+            opened.accept(ring);
+            return ring;
         } catch (KernelException refused) {
             UringUnavailableException unavailable = refused.call().equals("io_uring_setup")
                     ? UringAvailability.explain(refused.errno(), "io_uring_setup(" + refused.subject() + ")")

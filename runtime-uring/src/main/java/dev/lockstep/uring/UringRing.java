@@ -71,7 +71,8 @@ import java.util.Objects;
  * {@link UringSetup} (set-up with its fallbacks, feature and opcode probes), {@link SubmissionQueue} and
  * {@link CompletionQueue} (the mapped queues), {@link SqeEncoder} (a submission's SQE, or its offloaded call),
  * {@link RingEnter} (the {@code io_uring_enter} calls and the ring fd's registration), {@link RingWakeUp} (the
- * eventfd and its poll) and {@link NativeBufferCache}. The system calls themselves are in {@link Libc}, the
+ * eventfd and its poll), {@link NativeBufferCache} and {@link ProvidedBuffers} (the receive buffers the kernel
+ * selects). The system calls themselves are in {@link Libc}, the
  * offload threads in {@link Offload}.
  */
 public final class UringRing implements Ring {
@@ -120,6 +121,18 @@ public final class UringRing implements Ring {
     private final CompletionQueue completions;
     private final RingWakeUp wakeUp;
     private final NativeBufferCache bufferCache = new NativeBufferCache();
+    /**
+     * The receive buffers the kernel selects ({@link ProvidedBuffers}); null where the kernel refused them or none
+     * were asked for.
+     */
+    private ProvidedBuffers provided;
+    /** Whether the kernel refused the provided buffer ring this ring asked for (older than Linux 5.19). */
+    private boolean providedRefused;
+
+    /** Receive buffers a ring's kernel selects, by default: see {@link ProvidedBuffers}. */
+    static final int RECEIVE_BUFFERS = 64;
+    /** Bytes of each: the engine's read-ahead chunk, so a receive reads as much at once as with its own buffer. */
+    static final int RECEIVE_BUFFER_BYTES = 16 * 1024;
 
     /**
      * The process's one mapping from {@link System#nanoTime()} ({@code CLOCK_MONOTONIC}) to epoch time, taken when
@@ -194,6 +207,20 @@ public final class UringRing implements Ring {
      * @throws IllegalStateException on a virtual thread, which the kernel cannot tell apart from its carrier
      */
     static UringRing open(int entries) {
+        return open(entries, RECEIVE_BUFFERS);
+    }
+
+    /**
+     * Opens a ring owned by the calling thread, with {@code receiveBuffers} buffers the kernel selects for
+     * receives where it can ({@link #selectedBufferBytes()}).
+     *
+     * @param entries the submission queue size, a power of two the caller has validated
+     * @param receiveBuffers a power of two up to 32768, or 0 for none (every receive brings its own buffer)
+     * @return the ring
+     * @throws KernelException if the kernel refuses (named {@code io_uring_setup}, {@code mmap}, ...)
+     * @throws IllegalStateException on a virtual thread, which the kernel cannot tell apart from its carrier
+     */
+    static UringRing open(int entries, int receiveBuffers) {
         if (Thread.currentThread().isVirtual()) {
             throw new IllegalStateException("an io_uring ring must be opened by the platform thread that will "
                     + "drive it, not by virtual thread " + Thread.currentThread());
@@ -214,6 +241,11 @@ public final class UringRing implements Ring {
                     "eventfd", "io_uring fd " + ringFd);
             ring = new UringRing(entries, arena, callState, ringFd, eventFd, params);
             UringSetup.probeOpcodes(arena, callState, ringFd);
+            if (receiveBuffers > 0) {
+                ring.provided = ProvidedBuffers.register(arena, callState, ringFd, receiveBuffers,
+                        RECEIVE_BUFFER_BYTES, ring.subject);
+                ring.providedRefused = ring.provided == null;
+            }
             ring.enterCalls.registerRingFd();
             ring.armWakePollNow();
             RingReport.opened(ring);
@@ -337,6 +369,14 @@ public final class UringRing implements Ring {
             throw new IllegalArgumentException("user data 0x" + Long.toHexString(userData)
                     + " is reserved for the ring's wake-up: " + submission);
         }
+        boolean selects = submission.opcode == dev.lockstep.kernel.Opcode.RECV
+                && (submission.flags & Submission.SELECT_BUFFER) != 0;
+        if (selects && (provided == null || submission.length > provided.bufferBytes())) {
+            throw new IllegalArgumentException(provided == null
+                    ? "the " + subject + " ring selects no receive buffers: " + submission
+                    : "a receive of " + submission.length + " bytes does not fit the " + subject + " ring's "
+                    + provided.bufferBytes() + "-byte selected buffers: " + submission);
+        }
         if (submissions.freeSlots() == 0) {
             return false;
         }
@@ -393,6 +433,89 @@ public final class UringRing implements Ring {
         }
         return (int) Libc.syscall(callState, Libc.SYS_PREADV2, fd, readVector.address(), 1, offset, 0,
                 Libc.RWF_NOWAIT);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>{@value #RECEIVE_BUFFER_BYTES} where the kernel took this ring's provided buffer ring, else 0.
+     */
+    @Override
+    public int selectedBufferBytes() {
+        return provided == null ? 0 : provided.bufferBytes();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws WrongThreadException off the owning thread
+     * @throws IllegalStateException after {@link #close()}
+     */
+    @Override
+    public MemorySegment selectedBuffer(int completionFlags) {
+        requireOwnerAndOpen();
+        return selected(completionFlags).take(completionFlags);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws WrongThreadException off the owning thread
+     * @throws IllegalStateException after {@link #close()}
+     */
+    @Override
+    public void returnSelected(int completionFlags) {
+        requireOwnerAndOpen();
+        selected(completionFlags).give(completionFlags);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Counted for {@link #selectedBuffersExhausted()}.
+     */
+    @Override
+    public void selectionExhausted() {
+        requireOwnerAndOpen();
+        if (provided != null) {
+            provided.exhausted();
+        }
+    }
+
+    private ProvidedBuffers selected(int completionFlags) {
+        if (provided == null || (completionFlags & COMPLETION_BUFFER) == 0) {
+            throw new IllegalArgumentException("completion flags 0x" + Integer.toHexString(completionFlags)
+                    + " name no selected buffer of the " + subject + " ring");
+        }
+        return provided;
+    }
+
+    /**
+     * Selected receive buffers lent to receives and not given back; for tests. Owner only, or once its thread
+     * ended.
+     *
+     * @return buffers out, 0 without provided buffers
+     */
+    int selectedBuffersLent() {
+        return provided == null ? 0 : provided.lent();
+    }
+
+    /**
+     * Receives that found every selected buffer out so far; for tests. Owner only, or once its thread ended.
+     *
+     * @return the count, 0 without provided buffers
+     */
+    long selectedBuffersExhausted() {
+        return provided == null ? 0 : provided.exhaustions();
+    }
+
+    /**
+     * Whether the kernel refused the provided buffer ring this ring asked for, so receives bring their own buffers.
+     *
+     * @return true on kernels older than Linux 5.19
+     */
+    boolean receiveBuffersRefused() {
+        return providedRefused;
     }
 
     /** Arms the wake-up before the ring is handed out, so that no user entry ever has to make room for it. */

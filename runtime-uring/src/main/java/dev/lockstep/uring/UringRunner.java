@@ -43,7 +43,7 @@ public final class UringRunner implements Runner {
     private final int ringEntries;
 
     private UringRunner(Builder builder) {
-        UringKernel kernel = new UringKernel();
+        UringKernel kernel = new UringKernel(builder.receiveBuffers, builder.ringOpened);
         this.workers = builder.workers;
         this.ringEntries = builder.ringEntries;
         this.runner = new ThreadedRunner(kernel, builder.workers, builder.ringEntries,
@@ -105,6 +105,8 @@ public final class UringRunner implements Runner {
         private Path storageRoot;
         private ReceiveLimits receiveLimits = ReceiveLimits.DEFAULT;
         private MetricsSink metrics = MetricsSink.NONE;
+        private int receiveBuffers = UringRing.RECEIVE_BUFFERS;
+        private java.util.function.Consumer<UringRing> ringOpened = ring -> { };
 
         private Builder() {
         }
@@ -141,6 +143,30 @@ public final class UringRunner implements Runner {
          */
         public Builder workers(int value) {
             this.workers = value;
+            return this;
+        }
+
+        /**
+         * Receive buffers per ring that the kernel selects when data arrives (see {@code UringRing}); for tests
+         * that run them out. Checked when the runner is built.
+         *
+         * @param value 0 (every receive brings its own buffer) or a power of two up to 32768
+         * @return this
+         */
+        Builder receiveBuffers(int value) {
+            this.receiveBuffers = value;
+            return this;
+        }
+
+        /**
+         * Tells {@code value} of each worker's ring as it opens, on the worker's thread; for tests that read the
+         * rings' counts once the run ended.
+         *
+         * @param value told of each ring
+         * @return this
+         */
+        Builder ringOpened(java.util.function.Consumer<UringRing> value) {
+            this.ringOpened = java.util.Objects.requireNonNull(value, "ringOpened");
             return this;
         }
 

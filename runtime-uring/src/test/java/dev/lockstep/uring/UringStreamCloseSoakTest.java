@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>What a user relies on: close means close — the echo loop's receive, pending or next, fails with
  * {@link ClosedException} and nothing hangs; a close of one stream closes nothing else (the client's receives on
  * the same workers end only because the server then closed the connection); every echo before the close carried
- * the bytes sent; and no fd or buffer is left behind.
+ * the bytes sent; and no fd or buffer is left behind, nor a receive buffer the kernel selected.
  */
 @Timeout(60)
 class UringStreamCloseSoakTest {
@@ -50,7 +50,8 @@ class UringStreamCloseSoakTest {
         AtomicReference<String> problem = new AtomicReference<>();
         List<Thread> closers = new ArrayList<>();
         int[] outstandingBuffers = new int[WORKERS];
-        UringRunner.builder().workers(WORKERS).ringEntries(32).build().start(ctx -> {
+        List<UringRing> rings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        UringRunner.builder().workers(WORKERS).ringEntries(32).ringOpened(rings::add).build().start(ctx -> {
             SplittableRandom random = new SplittableRandom(23);
             try (Listener listener = ctx.bind(LOOPBACK).await()) {
                 List<Handle<String>> endings = new ArrayList<>();
@@ -94,6 +95,11 @@ class UringStreamCloseSoakTest {
         assertNull(problem.get());
         for (int w = 0; w < WORKERS; w++) {
             assertEquals(0, outstandingBuffers[w], "buffers of worker " + w + " not returned");
+        }
+        assertEquals(WORKERS, rings.size());
+        for (UringRing ring : rings) {
+            // Read after the run: the rings' threads have ended.
+            assertEquals(0, ring.selectedBuffersLent(), "selected receive buffers not given back to " + ring);
         }
         assertEquals(fdsBefore, OpenDescriptors.fdCount(), "fds leaked: " + OpenDescriptors.fds());
     }

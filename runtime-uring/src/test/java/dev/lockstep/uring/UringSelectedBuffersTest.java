@@ -1,0 +1,229 @@
+package dev.lockstep.uring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.SystemCalls;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Receives whose buffer the kernel selects (a provided buffer ring): a receive that waits holds no buffer; the one
+ * the kernel filled is named in the completion and comes back when given back; with every buffer out a receive
+ * that finds data completes with {@code ENOBUFS} and takes no byte from the socket; a cancelled receive holds none.
+ * On a ring of two buffers, so that three receives run them out.
+ */
+class UringSelectedBuffersTest {
+    private static final SystemCalls SYSTEM = new UringKernel().system();
+    private static final InetSocketAddress LOOPBACK_ANY_PORT =
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    private UringRing ring;
+    private final Completions completions = new Completions();
+    private final List<Integer> fdsToClose = new ArrayList<>();
+    private final List<MemorySegment> memoryToFree = new ArrayList<>();
+
+    @BeforeEach
+    void openRing() {
+        ring = new UringKernel(2).openRing(8);
+    }
+
+    @AfterEach
+    void release() {
+        fdsToClose.forEach(SYSTEM::close);
+        memoryToFree.forEach(ring::free);
+        ring.close();
+    }
+
+    @Test
+    void theKernelSelectsABufferWhenDataArrivesAndRunsOutWithEnobufsTakingNoByte() {
+        assertEquals(UringRing.RECEIVE_BUFFER_BYTES, ring.selectedBufferBytes(), "this kernel (6.18) has them");
+        List<Pair> pairs = List.of(connectedPair(), connectedPair(), connectedPair());
+        for (int i = 0; i < 3; i++) {
+            stage(selectingReceive(pairs.get(i).accepted(), 16, i + 1));
+        }
+        ring.enter(false, 0, completions);
+        for (long receive = 1; receive <= 3; receive++) {
+            assertFalse(completions.all().containsKey(receive), "nothing was sent, so receive " + receive + " waits");
+        }
+        assertEquals(0, ring.selectedBuffersLent(), "waiting receives hold no buffer");
+
+        for (int i = 0; i < 3; i++) {
+            stage(send(pairs.get(i).client(), "message " + i, 11 + i));
+        }
+        completions.awaitAll(ring, 1, 2, 3, 11, 12, 13);
+
+        List<Integer> exhausted = new ArrayList<>();
+        List<Integer> flagsToGive = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Completions.Completion receive = completions.all().get(i + 1L);
+            if (receive.result() == -Errno.ENOBUFS) {
+                assertEquals(0, receive.flags() & Ring.COMPLETION_BUFFER, "an ENOBUFS completion names no buffer");
+                exhausted.add(i);
+                continue;
+            }
+            assertEquals(9, receive.result(), "receive " + i);
+            assertTrue((receive.flags() & Ring.COMPLETION_BUFFER) != 0, "receive " + i + " names its buffer");
+            MemorySegment selected = ring.selectedBuffer(receive.flags());
+            assertEquals("message " + i, text(selected, 9));
+            flagsToGive.add(receive.flags());
+        }
+        assertEquals(1, exhausted.size(), "two buffers for three receives: " + completions.all());
+        assertEquals(2, ring.selectedBuffersLent());
+        flagsToGive.forEach(ring::returnSelected);
+        assertEquals(0, ring.selectedBuffersLent(), "both buffers given back");
+
+        // The receive that found none took nothing from its socket: asked again, it gets every byte.
+        int again = exhausted.getFirst();
+        stage(selectingReceive(pairs.get(again).accepted(), 16, 21));
+        completions.awaitAll(ring, 21);
+        Completions.Completion retried = completions.all().get(21L);
+        assertEquals(9, retried.result());
+        assertEquals("message " + again, text(ring.selectedBuffer(retried.flags()), 9));
+        ring.returnSelected(retried.flags());
+        assertEquals(0, ring.selectedBuffersLent());
+    }
+
+    @Test
+    void aCancelledSelectingReceiveHoldsNoBufferAndBothBuffersServeLaterReceives() {
+        Pair first = connectedPair();
+        Pair second = connectedPair();
+        stage(selectingReceive(first.accepted(), 16, 1));
+        ring.enter(false, 0, completions);
+        Submission cancel = new Submission();
+        cancel.opcode = Opcode.ASYNC_CANCEL;
+        cancel.target = 1;
+        cancel.userData = 2;
+        stage(cancel);
+        completions.awaitAll(ring, 1, 2);
+        assertEquals(-Errno.ECANCELED, completions.all().get(1L).result());
+        assertEquals(0, completions.all().get(1L).flags() & Ring.COMPLETION_BUFFER, "no buffer was taken");
+
+        stage(send(first.client(), "one", 3));
+        stage(send(second.client(), "two", 4));
+        completions.awaitAll(ring, 3, 4);
+        stage(selectingReceive(first.accepted(), 16, 5));
+        stage(selectingReceive(second.accepted(), 16, 6));
+        completions.awaitAll(ring, 5, 6);
+        for (long userData : new long[] {5, 6}) {
+            Completions.Completion receive = completions.all().get(userData);
+            assertEquals(3, receive.result(), "both buffers are there after the cancellation: " + receive);
+            ring.selectedBuffer(receive.flags());
+            ring.returnSelected(receive.flags());
+        }
+        assertEquals(0, ring.selectedBuffersLent());
+    }
+
+    @Test
+    void aRingWithoutSelectedBuffersAndAReceiveLongerThanOneAreRefusedAtStage() {
+        Pair pair = connectedPair();
+        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+                () -> ring.stage(selectingReceive(pair.accepted(), UringRing.RECEIVE_BUFFER_BYTES + 1, 1)));
+        assertTrue(tooLong.getMessage().contains("receive of " + (UringRing.RECEIVE_BUFFER_BYTES + 1) + " bytes"),
+                tooLong.getMessage());
+        Submission withBuffer = selectingReceive(pair.accepted(), 16, 2);
+        withBuffer.buffer = allocate(16);
+        assertThrows(IllegalArgumentException.class, () -> ring.stage(withBuffer));
+        assertThrows(IllegalArgumentException.class, () -> ring.selectedBuffer(0), "flags naming no buffer");
+
+        UringRing without = new UringKernel(0).openRing(8);
+        try {
+            assertEquals(0, without.selectedBufferBytes());
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> without.stage(selectingReceive(pair.accepted(), 16, 3)));
+            assertTrue(refused.getMessage().contains("selects no receive buffers"), refused.getMessage());
+            assertFalse(without.receiveBuffersRefused(), "none asked for is no fallback");
+        } finally {
+            without.close();
+        }
+    }
+
+    private static Submission selectingReceive(int fd, int length, long userData) {
+        Submission submission = new Submission();
+        submission.opcode = Opcode.RECV;
+        submission.fd = fd;
+        submission.flags = Submission.SELECT_BUFFER;
+        submission.length = length;
+        submission.userData = userData;
+        return submission;
+    }
+
+    private Submission send(int fd, String text, long userData) {
+        byte[] encoded = text.getBytes(StandardCharsets.UTF_8);
+        MemorySegment memory = allocate(encoded.length);
+        MemorySegment.copy(encoded, 0, memory, ValueLayout.JAVA_BYTE, 0, encoded.length);
+        Submission submission = new Submission();
+        submission.opcode = Opcode.SEND;
+        submission.fd = fd;
+        submission.buffer = memory;
+        submission.length = encoded.length;
+        submission.userData = userData;
+        return submission;
+    }
+
+    private static String text(MemorySegment memory, int length) {
+        return new String(memory.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+    }
+
+    private MemorySegment allocate(long bytes) {
+        MemorySegment memory = ring.allocate(bytes);
+        memoryToFree.add(memory);
+        return memory;
+    }
+
+    private int keep(int fd) {
+        fdsToClose.add(fd);
+        return fd;
+    }
+
+    private void stage(Submission submission) {
+        assertTrue(ring.stage(submission), () -> "ring refused " + submission);
+    }
+
+    private record Pair(int client, int accepted) {
+    }
+
+    private long nextUserData = 1000;
+
+    private Pair connectedPair() {
+        int listener = keep(SYSTEM.socket(LOOPBACK_ANY_PORT));
+        SYSTEM.bindAndListen(listener, LOOPBACK_ANY_PORT, 16);
+        InetSocketAddress listening = SYSTEM.localAddress(listener);
+        int client = keep(SYSTEM.socket(listening));
+        MemorySegment sockaddr = SYSTEM.sockaddr(ring, listening);
+        memoryToFree.add(sockaddr);
+        long accept = nextUserData++;
+        long connect = nextUserData++;
+        Submission acceptIt = new Submission();
+        acceptIt.opcode = Opcode.ACCEPT;
+        acceptIt.fd = listener;
+        acceptIt.userData = accept;
+        stage(acceptIt);
+        Submission connectIt = new Submission();
+        connectIt.opcode = Opcode.CONNECT;
+        connectIt.fd = client;
+        connectIt.buffer = sockaddr;
+        connectIt.length = (int) sockaddr.byteSize();
+        connectIt.userData = connect;
+        stage(connectIt);
+        completions.awaitAll(ring, accept, connect);
+        assertEquals(0, completions.all().get(connect).result(), "connect");
+        int accepted = completions.all().get(accept).result();
+        assertTrue(accepted >= 0, () -> "accept failed: " + accepted);
+        return new Pair(client, keep(accepted));
+    }
+}
