@@ -269,6 +269,9 @@ final class SimOpcodes {
             return spurious;
         }
         int asked = transferLength(Site.SHORT_READ, kernel.behavior().shortReadRate(), request.length);
+        if ((request.flags & Submission.SELECT_BUFFER) != 0) {
+            return recvIntoSelected(request, socket, asked);
+        }
         int result = kernel.network().recv(socket.socket, request.buffer, asked);
         if (result == -Errno.EAGAIN) {
             return SimRing.STILL_PENDING; // nothing arrived after all: a real recv keeps waiting
@@ -276,6 +279,26 @@ final class SimOpcodes {
         if (result > 0) {
             answerBoundary(socket.socket);
         }
+        return result;
+    }
+
+    /**
+     * A receive whose buffer the ring selects: the lowest free one, lent to the request only if bytes came
+     * ({@link SimRequest#selectedBuffer}), else free again; {@code -ENOBUFS} with every one out.
+     */
+    private int recvIntoSelected(SimRequest request, SocketDescription socket, int asked) {
+        SimProvidedBuffers provided = request.ring.providedBuffers();
+        int id = provided.select();
+        if (id < 0) {
+            return -Errno.ENOBUFS;
+        }
+        int result = kernel.network().recv(socket.socket, provided.buffer(id), asked);
+        if (result <= 0) {
+            provided.give(id);
+            return result == -Errno.EAGAIN ? SimRing.STILL_PENDING : result;
+        }
+        request.selectedBuffer = id;
+        answerBoundary(socket.socket);
         return result;
     }
 

@@ -50,6 +50,11 @@ final class SimRequest implements SimSocket.Waiter {
      * shared page a read copied, the data a write left to the file system), for the completion's audit.
      */
     byte[] movedUnchanging;
+    /**
+     * The ring's receive buffer a {@link Submission#SELECT_BUFFER} receive was performed into
+     * ({@link SimProvidedBuffers}), or -1.
+     */
+    int selectedBuffer = -1;
 
     SimRequest(SimRing ring, long sequence, Submission submission) {
         this.ring = ring;

@@ -105,7 +105,8 @@ import java.util.Objects;
  * submission becomes a {@link SimRequest}; what is decided when an {@code enter} submits it (its time, a blocking
  * or path call, a connect, a cancellation's race) is {@link RingSubmitter}'s; requests in flight are a
  * {@link RingInFlight}, in submission order and by time in an {@link InFlightQueue} (two {@link RequestHeap}s: due
- * at a known time, or waiting for the network); what each opcode does when performed is {@link SimOpcodes}. Their
+ * at a known time, or waiting for the network); what each opcode does when performed is {@link SimOpcodes}; the
+ * receive buffers the ring selects are {@link SimProvidedBuffers}. Their
  * draws come from one generator stream in an order that is part of every seed's schedule.
  */
 public final class SimRing implements Ring {
@@ -132,6 +133,8 @@ public final class SimRing implements Ring {
     /** The value of this ring's last audited clock read (see {@link #nowNanos}); none yet at first. */
     private long lastReadNanos = Long.MIN_VALUE;
     private boolean closed;
+    /** The receive buffers this ring selects ({@link #selectedBufferBytes()}). */
+    private final SimProvidedBuffers provided = new SimProvidedBuffers();
 
     SimRing(SimKernel kernel, long id, int entries) {
         this.kernel = kernel;
@@ -293,12 +296,13 @@ public final class SimRing implements Ring {
                 continue;
             }
             inFlight.retire(request);
+            int selected = request.selectedBuffer;
             auditor().recordRingComplete(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()],
-                    request.userData, result, now, request.buffer, transferredBytes(request, result),
-                    request.movedUnchanging);
+                    request.userData, result, now, selected < 0 ? request.buffer : provided.buffer(selected),
+                    transferredBytes(request, result), request.movedUnchanging);
             delivered++;
             kernel.ringCompletions++;
-            sink.complete(request.userData, result, 0);
+            sink.complete(request.userData, result, selected < 0 ? 0 : SimProvidedBuffers.completionFlags(selected));
         }
         due.clear();
         dueScratch = due;
@@ -307,6 +311,43 @@ public final class SimRing implements Ring {
 
     private static final java.util.Comparator<SimRequest> BY_SEQUENCE = (a, b) -> Long.compare(a.sequence, b.sequence);
 
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Always {@value SimProvidedBuffers#BUFFER_BYTES}, as runtime-uring's rings on a kernel that has them: see
+     * {@link SimProvidedBuffers}. Not recorded: a constant.
+     */
+    @Override
+    public int selectedBufferBytes() {
+        return SimProvidedBuffers.BUFFER_BYTES;
+    }
+
+    @Override
+    public MemorySegment selectedBuffer(int completionFlags) {
+        checkOpen();
+        return provided.buffer(provided.idOf(completionFlags));
+    }
+
+    @Override
+    public void returnSelected(int completionFlags) {
+        checkOpen();
+        provided.give(provided.idOf(completionFlags));
+    }
+
+    /** The receive buffers of this ring, for its requests. */
+    SimProvidedBuffers providedBuffers() {
+        return provided;
+    }
+
+    /**
+     * Receive buffers this ring lent and the engine has not given back; for tests.
+     *
+     * @return buffers out
+     */
+    public int selectedBuffersLent() {
+        return provided.lent();
+    }
 
     /**
      * Flags a wake-up. Since {@link #enter} never blocks there is nothing to interrupt; the flag tells the
