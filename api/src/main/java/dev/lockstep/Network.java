@@ -8,7 +8,8 @@ import java.net.InetSocketAddress;
  *
  * <p>Memory: what a runner holds for received bytes grows with the bytes that arrived and is bounded per
  * connection and per runner by its {@link ReceiveLimits} (see {@link Stream}); each connection also costs a
- * descriptor and, while a {@code recv} is pending, one native receive chunk of 16 to 64 KiB.
+ * descriptor and its task; a {@code recv} waiting for bytes holds no receive buffer where the runtime's ring lends
+ * one when they arrive (see {@link Stream}).
  */
 public interface Network {
 

@@ -14,9 +14,11 @@ package dev.lockstep;
 
  * <h2>Memory</h2>
  * What a stream holds grows with the bytes that arrived, not with the length asked for: {@code recv(n)} reserves
- * no heap for bytes still to come (its array grows, at most doubling, as they arrive), and receives through one
- * native chunk of its worker's pool of 16 to 64 KiB. So a peer that announces a large frame and then sends
- * little or nothing costs about what it sent. The runner's {@link ReceiveLimits} bound it further: a
+ * no heap for bytes still to come (its array grows, at most doubling, as they arrive), and while it waits it holds
+ * no native buffer: the runtime's ring lends one of its own (16 KiB) when bytes arrive, and takes it back once they
+ * were copied out; only where a ring lends none (io_uring before Linux 5.19) or all of its buffers are out does a
+ * receive read through a native chunk of its worker's pool of 16 to 64 KiB. So an idle connection holds no receive
+ * buffer, and a peer that announces a large frame and then sends little or nothing costs about what it sent. The runner's {@link ReceiveLimits} bound it further: a
  * {@code recv} longer than the per-connection bound fails with {@link ReceiveLimitException}, and a receive whose
  * bytes would take the runner past its per-runner bound fails with it too (the stream is poisoned, other
  * streams go on). Closing the stream gives back what it held. {@link #recvInto} receives into the caller's own

@@ -66,11 +66,15 @@ import javax.management.ObjectName;
  * each read after two {@code System.gc()} calls: resident memory ({@code VmRSS} of {@code /proc/self/status}),
  * native memory the JVM committed outside the Java heap (Native Memory Tracking, summary; by category) and the
  * Java heap in use, each divided by {@code N}; the server runs with a fixed heap ({@code -Xms} = {@code -Xmx}) so
- * the collector's sizing does not move the resident figure. Kernel socket buffers are the kernel's and in none of them. The burst time is the server's,
- * from the moment it is told the client starts connecting to the moment the last connection's receive is pending.
+ * the collector's sizing does not move the resident figure. Kernel socket buffers are the kernel's and in none of
+ * them. The burst time is the server's, from the moment it is told the client starts connecting to the moment the
+ * last connection's receive is pending; the server's CPU time over the same span, per connection, is the steadier
+ * figure on a shared machine, and the listen queue overflows meanwhile (a SYN dropped, retried by its client a
+ * second or more later) say how much of the wall time was clients waiting to retry.
  *
  * <p>Usage: {@code IdleConnectionBenchmark [--connections N] [--rounds R] [--servers a,b,...]}; prints a Markdown
- * table of the medians over rounds (each round runs every server once, in the same order). The process needs
+ * table of the medians over rounds (each round runs every server once, in the same order). The system property
+ * {@code lockstep.bench.idle.serverFlags} adds JVM flags to every server (a profile's, say). The process needs
  * {@code N} + a few file descriptors, and so does each server ({@code ulimit -n}).
  * {@code IdleConnectionBenchmark server ENGINE} is one server.
  */
@@ -86,7 +90,8 @@ public final class IdleConnectionBenchmark {
     }
 
     /** One server's growth over one round, per connection. */
-    record Result(String server, int connections, double burstSeconds, double rssBytes, double nativeBytes,
+    record Result(String server, int connections, double burstSeconds, double burstCpuMicros, long overflows,
+                  double rssBytes, double nativeBytes,
                   double heapBytes, Map<String, Double> nativeByCategory) {
     }
 
@@ -157,9 +162,10 @@ public final class IdleConnectionBenchmark {
     /** The Markdown table of the medians of each server's rounds. */
     static String table(Map<String, List<Result>> byServer) {
         StringBuilder out = new StringBuilder();
-        out.append("| server | connections | accept burst (s) | RSS per connection (KB) | native (NMT) per"
+        out.append("| server | connections | accept burst (s) | server CPU per accepted connection (µs)"
+                + " | listen queue overflows | RSS per connection (KB) | native (NMT) per"
                 + " connection, outside the heap (KB) | Java heap per connection (KB) | largest native categories (KB per connection)"
-                + " |\n|---|---:|---:|---:|---:|---:|---|\n");
+                + " |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Map.Entry<String, List<Result>> entry : byServer.entrySet()) {
             List<Result> results = entry.getValue();
             Map<String, Double> categories = new LinkedHashMap<>();
@@ -171,9 +177,12 @@ public final class IdleConnectionBenchmark {
                     .sorted((a, b) -> Double.compare(b.getValue(), a.getValue())).limit(3)
                     .forEach(c -> largest.append(largest.isEmpty() ? "" : ", ")
                             .append(String.format(Locale.ROOT, "%s %.1f", c.getKey(), c.getValue() / 1024)));
-            out.append(String.format(Locale.ROOT, "| %s | %,d | %.2f | %.1f | %.1f | %.1f | %s |%n", entry.getKey(),
+            out.append(String.format(Locale.ROOT, "| %s | %,d | %.2f | %.1f | %.0f | %.1f | %.1f | %.1f | %s |%n",
+                    entry.getKey(),
                     results.getFirst().connections(),
                     median(results.stream().mapToDouble(Result::burstSeconds).toArray()),
+                    median(results.stream().mapToDouble(Result::burstCpuMicros).toArray()),
+                    median(results.stream().mapToDouble(Result::overflows).toArray()),
                     median(results.stream().mapToDouble(Result::rssBytes).toArray()) / 1024,
                     median(results.stream().mapToDouble(Result::nativeBytes).toArray()) / 1024,
                     median(results.stream().mapToDouble(Result::heapBytes).toArray()) / 1024,
@@ -191,19 +200,27 @@ public final class IdleConnectionBenchmark {
 
     /** One round of one server: start it, read its baseline, connect, read its growth, stop it. */
     static Result round(String java, String classpath, String server, int connections) throws Exception {
-        Process process = new ProcessBuilder(java, Bench.HEAP, "-Xms" + Bench.HEAP.substring(4), "-XX:NativeMemoryTracking=summary",
-                "--enable-native-access=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-                "-cp", classpath, IdleConnectionBenchmark.class.getName(), "server", server)
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<String> command = new ArrayList<>(List.of(java, Bench.HEAP, "-Xms" + Bench.HEAP.substring(4),
+                "-XX:NativeMemoryTracking=summary", "--enable-native-access=ALL-UNNAMED", "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED"));
+        // E.g. -XX:StartFlightRecording=... to profile the servers: flags separated by spaces.
+        String extra = System.getProperty("lockstep.bench.idle.serverFlags", "").strip();
+        if (!extra.isEmpty()) {
+            command.addAll(List.of(extra.split(" +")));
+        }
+        command.addAll(List.of("-cp", classpath, IdleConnectionBenchmark.class.getName(), "server", server));
+        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         List<java.nio.channels.SocketChannel> clients = new ArrayList<>(connections);
         try (BufferedReader from = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8));
              PrintWriter to = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8)) {
             int port = Integer.parseInt(expect(from, "READY", server)[1]);
             Map<String, Long> before = parseSample(expect(from, "SAMPLE", server));
+            long overflowsBefore = listenOverflows();
             to.println("GO " + connections);
             connectAll(port, connections, clients);
             String[] pending = expect(from, "PENDING", server);
+            long overflows = listenOverflows() - overflowsBefore;
             Map<String, Long> after = parseSample(expect(from, "SAMPLE", server));
             Map<String, Double> categories = new LinkedHashMap<>();
             for (String key : after.keySet()) {
@@ -213,6 +230,7 @@ public final class IdleConnectionBenchmark {
                 }
             }
             return new Result(server, connections, Long.parseLong(pending[2]) / 1e9,
+                    Long.parseLong(pending[3]) / 1e3 / connections, overflows,
                     (double) (after.get("rss") - before.get("rss")) / connections,
                     (double) (after.get("native") - before.get("native")) / connections,
                     (double) (after.get("heap") - before.get("heap")) / connections, categories);
@@ -268,6 +286,9 @@ public final class IdleConnectionBenchmark {
 
     private static String[] expect(BufferedReader from, String word, String server) throws IOException {
         String line = from.readLine();
+        while (line != null && line.startsWith("[")) {
+            line = from.readLine(); // the JVM's own log lines (a flight recording's start, say)
+        }
         if (line == null || !line.startsWith(word + " ")) {
             throw new IllegalStateException(server + " server said " + line + " where " + word + " was due");
         }
@@ -321,6 +342,7 @@ public final class IdleConnectionBenchmark {
             throw new IllegalStateException("expected GO N, was " + go);
         }
         goNanos = System.nanoTime();
+        long goCpuNanos = processCpuNanos();
         expected = Integer.parseInt(go.substring(3));
         if (PENDING.get() >= expected) {
             allPendingNanos = System.nanoTime();
@@ -330,14 +352,16 @@ public final class IdleConnectionBenchmark {
             throw new IllegalStateException("only " + PENDING.get() + " of " + expected + " receives pending after "
                     + ROUND_TIMEOUT_SECONDS + " s");
         }
-        System.out.println("PENDING " + PENDING.get() + " " + (allPendingNanos - goNanos));
+        System.out.println("PENDING " + PENDING.get() + " " + (allPendingNanos - goNanos) + " "
+                + (processCpuNanos() - goCpuNanos));
         System.out.flush();
         // The last receives reach the kernel (a counted receive is submitted by the worker's next turn).
         Thread.sleep(1000);
         System.out.println("SAMPLE " + sample());
         System.out.flush();
         control.readLine();
-        Runtime.getRuntime().halt(0);
+        // Exit, not halt: a flight recording asked for with the server's flags is written at exit.
+        System.exit(0);
     }
 
     private static int lockstep(InetSocketAddress any, boolean intoBuffer) throws Exception {
@@ -452,6 +476,35 @@ public final class IdleConnectionBenchmark {
         out.append(" heap=").append(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         out.append(categories);
         return out.toString();
+    }
+
+    /** The server process's CPU time: every thread's, the JIT's and the collector's included. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /**
+     * The machine's count of connections a full listen queue refused ({@code ListenOverflows} of
+     * {@code /proc/net/netstat}; -1 where it is missing): each costs its client a SYN retransmission, a second
+     * or more. Machine-wide, so other programs' overflows count too.
+     */
+    static long listenOverflows() {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/net/netstat"));
+            for (int i = 0; i + 1 < lines.size(); i += 2) {
+                String[] names = lines.get(i).split(" ");
+                String[] values = lines.get(i + 1).split(" ");
+                for (int n = 1; n < names.length && n < values.length; n++) {
+                    if (names[0].equals("TcpExt:") && names[n].equals("ListenOverflows")) {
+                        return Long.parseLong(values[n]);
+                    }
+                }
+            }
+        } catch (IOException | NumberFormatException unreadable) {
+            return -1;
+        }
+        return -1;
     }
 
     private static long rssBytes() throws IOException {

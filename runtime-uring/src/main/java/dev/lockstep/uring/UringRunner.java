@@ -22,9 +22,10 @@ import java.nio.file.Path;
  * Requests that wait on a peer — receives and accepts until a peer sends or dials, sends until it reads — are
  * not bounded: any bound on them would let idle connections (clients that connect and say nothing) take it, and
  * then the worker would accept no new connection and receive on no other. So a server may hold as many idle
- * connections per worker as the process has file descriptors, each costing its request and its buffer (for a
- * {@code recv}, one native chunk of 16 to 64 KiB whatever length it asked for; what it holds of the bytes that
- * arrived is bounded by the runner's {@link ReceiveLimits}), and the
+ * connections per worker as the process has file descriptors, each costing its request and no buffer while it
+ * waits (a {@code recv} into a new array is given one of the ring's 64 buffers of 16 KiB when bytes arrive,
+ * {@code IORING_REGISTER_PBUF_RING}, Linux 5.19+; on an older kernel it holds a native chunk of 16 to 64 KiB while
+ * it waits; what it holds of the bytes that arrived is bounded by the runner's {@link ReceiveLimits}), and the
  * completion queue of {@code 2E} may overflow into the kernel's backlog, which the ring drains
  * ({@code IORING_FEAT_NODROP}: every kernel this runtime runs on has it). Rings below 4 entries (for tests)
  * share their entries among every request in admission order, as the engine's {@code SubmitQueues} says.
