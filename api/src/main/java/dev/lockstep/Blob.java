@@ -15,7 +15,9 @@ package dev.lockstep;
  * <h2>Durability</h2>
  * Writes, resizes and preallocations reach the page cache when their operation completes and become durable with
  * the next completed {@link #sync()} of this open. Each open has one durability permit: syncs run one at a time; a
- * sync of an open with nothing written since the last sync completes without asking the kernel. An open of a
+ * sync of an open with nothing written since the last sync completes without asking the kernel; syncs waiting
+ * together share one flush, and so do {@link WriteOptions#SYNC} writes, each of which waits, once its bytes are
+ * written, as a sync called then would (see {@link WriteOptions}). An open of a
  * blob that already existed starts with something to sync (an earlier open may have been closed with bytes
  * unsynced), so its first sync always reaches the kernel; an open that created the blob starts clean. Closing a
  * write or sync operation never cancels it: retained work finishes and its result is dropped. Closing the
@@ -95,8 +97,9 @@ public interface Blob extends AutoCloseable {
      * Writes the chunks in order, contiguously from {@code offset}.
      *
      * <p>With {@link WriteOptions#SYNC} the written bytes are durable when the operation completes; this is
-     * not a barrier for earlier unsynced writes or resizes. An empty write, {@code SYNC} or not, changes
-     * nothing and does not extend the blob.
+     * not a barrier for earlier unsynced writes or resizes. Concurrent {@code SYNC} writes of this open share
+     * flushes with each other and with its syncs (group sync: {@link WriteOptions}). An empty write, {@code SYNC}
+     * or not, changes nothing and does not extend the blob.
      *
      * @param offset byte offset, {@code >= 0}
      * @param chunks the bytes, any number of chunks, at most {@link #MAX_TRANSFER_BYTES} in all; copied at the

@@ -38,7 +38,11 @@ final class AdmissionWaits {
         return !laneWaiters.isEmpty();
     }
 
-    /** A sync just admitted waits for its open's permit, ticketed with the next flush of its open. */
+    /**
+     * A sync just admitted, or a {@code SYNC} write whose bytes were just written ({@link Request#joinGroupSync}),
+     * waits for its open's permit, ticketed with the next flush of its open: its ticket is taken here, after
+     * every write it must make durable completed.
+     */
     void waitForPermit(Slot slot) {
         DurabilityPermit permit = slot.request.permit();
         slot.flushTicket = permit.ticket();
@@ -88,7 +92,7 @@ final class AdmissionWaits {
                 permit.removeWaiter(worker);
             }
             if (covered) {
-                slot.request.force(Request.DONE);
+                slot.request.coveredByFlush();
                 ends.finish(slot);
             } else if (slot.request.completeWithoutKernel()) {
                 ends.finish(slot);

@@ -12,6 +12,13 @@ import dev.lockstep.kernel.Submission;
  * A write of every byte, resubmitted after short writes; retained work that closing never cancels. From the
  * caller's buffer, or from a pooled copy of the {@code byte[]} chunks. Reused through its worker's
  * {@link Worker#blobWrites} once retired.
+ *
+ * <p>A {@code SYNC} write is a plain write and then a sync of its open: once its last byte is written the
+ * driver makes it wait for the open's permit as a sync admitted at that moment ({@link #joinGroupSync}), so
+ * the flush that completes it is one issued after the write completed, which makes the bytes durable, and
+ * one flush completes every sync and {@code SYNC} write waiting for it (group sync, {@link DurabilityPermit}).
+ * It is then {@link #flushing}: its submissions, failures and metrics are a sync's ({@link BlobFlush}). The
+ * caller's buffer stays in flight until the whole request is done, flush included.
  */
 final class BlobWriteRequest extends OutboundRequest {
     private final Worker home;
@@ -19,6 +26,10 @@ final class BlobWriteRequest extends OutboundRequest {
     private long offset;
     /** The write options; the page-cache hint is dropped after the file system refuses it. */
     private WriteOptions options;
+    /** A SYNC write whose bytes are written, waiting for or making its flush. */
+    private boolean flushing;
+    /** The flush of a SYNC write, made at its first one and reused. */
+    private BlobFlush flush;
 
     private BlobWriteRequest(Worker home) {
         this.home = home;
@@ -35,6 +46,7 @@ final class BlobWriteRequest extends OutboundRequest {
         request.blob = blob;
         request.offset = offset;
         request.options = options;
+        request.flushing = false;
         return request;
     }
 
@@ -44,25 +56,78 @@ final class BlobWriteRequest extends OutboundRequest {
     }
 
     @Override
+    public DurabilityPermit permit() {
+        return flushing ? blob.permit() : null;
+    }
+
+    /**
+     * Its bytes are written: a SYNC write becomes a sync of its open admitted now (the driver takes its ticket
+     * at this call, after the last byte was written and the open marked dirty by {@link #complete}).
+     */
+    @Override
+    DurabilityPermit joinGroupSync() {
+        if (!options.sync() || flushing) {
+            return null;
+        }
+        flushing = true;
+        clearForReuse(); // the write's success is not the operation's: the flush's is
+        if (flush == null) {
+            flush = new BlobFlush();
+        }
+        flush.reset(blob);
+        return blob.permit();
+    }
+
+    @Override
+    public boolean completeWithoutKernel() {
+        StorageIoException refused = flush.refusal(describe());
+        if (refused != null) {
+            landLent();
+            return fail(refused);
+        }
+        if (flush.needed()) {
+            return false;
+        }
+        // Another request took the dirty flag after this write marked it, so its flush, which completed
+        // before this one got the permit, was issued after these bytes were written (DurabilityPermit).
+        landLent();
+        return succeed(null);
+    }
+
+    @Override
+    void coveredByFlush() {
+        landLent();
+        super.coveredByFlush();
+    }
+
+    @Override
     public void prepare(Submission submission, Ring ring) {
+        if (flushing) {
+            flush.prepare(submission, ring, file.fd());
+            return;
+        }
         submission.opcode = Opcode.WRITE;
         submission.fd = file.fd();
         submission.buffer = remaining();
         submission.length = count - done;
         submission.offset = offset + done;
-        submission.rwFlags = (options.sync() ? Submission.RWF_DSYNC : 0)
-                | (options.dontCache() ? Submission.RWF_DONTCACHE : 0);
+        submission.rwFlags = options.dontCache() ? Submission.RWF_DONTCACHE : 0;
     }
 
     @Override
     WorkerMetrics.Kind meterKind() {
-        return WorkerMetrics.Kind.WRITE;
+        return flushing ? WorkerMetrics.Kind.SYNC : WorkerMetrics.Kind.WRITE;
     }
 
     @Override
     public boolean complete(int result) {
         if (isTransient(result)) {
             return false;
+        }
+        if (flushing) {
+            dev.lockstep.StorageException failure = flush.ended(result, describe());
+            landLent();
+            return failure == null ? succeed(null) : fail(failure);
         }
         if (result == -Errno.EOPNOTSUPP && options.dontCache()) {
             // The hint is best effort: a refused attempt wrote nothing, so retry without it.
@@ -76,8 +141,8 @@ final class BlobWriteRequest extends OutboundRequest {
                     new KernelException(-result, "write", blob.name()),
                     describe() + " (" + done + " bytes written before the failure may persist)");
             if (result == -Errno.EIO && options.sync()) {
-                // RWF_DSYNC's flush failed: Linux reported the writeback error to this call and marked the
-                // pages clean, so a later fdatasync of the open would succeed without them (Blob's class doc).
+                // A SYNC write's I/O error poisons the open as a failed flush does (Blob's class doc): what the
+                // error dropped may be missing from what a later fdatasync of the open writes.
                 blob.permit().poison(String.valueOf(failure.getMessage()));
             }
             return fail(failure);
@@ -91,7 +156,9 @@ final class BlobWriteRequest extends OutboundRequest {
         if (done < count) {
             return false;
         }
-        landLent();
+        if (!options.sync()) {
+            landLent(); // a SYNC write keeps the caller's buffer until its flush is done too
+        }
         return succeed(null);
     }
 
@@ -105,6 +172,7 @@ final class BlobWriteRequest extends OutboundRequest {
 
     @Override
     public String describe() {
-        return "write of " + count + " bytes at offset " + offset + " of blob '" + blob.name() + "'";
+        return (flushing ? "flush of SYNC write of " : options.sync() ? "SYNC write of " : "write of ") + count
+                + " bytes at offset " + offset + " of blob '" + blob.name() + "'";
     }
 }

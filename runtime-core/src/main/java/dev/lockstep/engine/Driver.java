@@ -422,7 +422,12 @@ public final class Driver implements CompletionSink {
      */
     @Override
     public void complete(long userData, int result, int flags) {
-        exchange.complete(userData, result, flags);
+        Slot joining = exchange.complete(userData, result, flags);
+        if (joining != null) {
+            // A SYNC write whose bytes are all in the page cache now: it becomes a sync of its open admitted at
+            // this moment, so the flush that covers it is one issued after its last byte was written.
+            waits.waitForPermit(joining);
+        }
     }
 
     /**

@@ -22,6 +22,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * writeback error once and marked the pages clean, so no later flush of this open can make those writes durable.
  * The simulator runs this same code over its kernel, so its crash model sees exactly the flushes issued here.
  *
+ * <p>A {@code WriteOptions.SYNC} write takes part as a sync admitted when its last byte was written
+ * ({@code Request.joinGroupSync}, called by the driver of the worker that completed the write): its ticket is the
+ * first flush issued after that, which covers its bytes as it covers a sync's writes, and it completes, fails or
+ * is refused exactly as such a sync would. So concurrent {@code SYNC} writes and syncs of one open, on any workers,
+ * share flushes.
+ *
  * <p>Thread-safe and lock-free: every method is called inside a worker's critical section
  * ({@link Worker#borrow()}), where nothing may park, so the permit uses atomics and a non-blocking queue only,
  * never a monitor. The permit is a flag taken with {@link #tryAcquire()}; drivers holding syncs that wait for

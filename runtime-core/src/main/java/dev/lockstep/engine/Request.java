@@ -98,6 +98,28 @@ public abstract class Request {
     }
 
     /**
+     * Called by the driver when this ring request completed with success and holds no permit: the durability
+     * permit of the open whose group sync it joins before its operation completes (a {@code SYNC} write, whose
+     * bytes must be durable at completion), or null to complete now. A non-null answer makes the request a sync
+     * of that open from here on: it waits for the permit with a ticket taken now, as a sync admitted now does,
+     * {@link #permit()} answers that permit, {@link #completeWithoutKernel()} and its next submissions are the
+     * sync's, and its result is the sync's.
+     *
+     * @return the permit, or null
+     */
+    DurabilityPermit joinGroupSync() {
+        return null;
+    }
+
+    /**
+     * A flush another request issued covered this sync while it waited for the permit: it completes with success,
+     * without the kernel ({@code DurabilityPermit}'s group sync).
+     */
+    void coveredByFlush() {
+        force(DONE);
+    }
+
+    /**
      * The lane of a metadata request: the request is submitted only once every request admitted to the same
      * lane before it has left ({@link MetadataLane}).
      *

@@ -168,11 +168,17 @@ final class RingExchange {
         ends.finish(slot);
     }
 
-    /** One completion from the ring ({@link Driver#complete}): {@code result} for {@code userData}. */
-    void complete(long userData, int result, int flags) {
+    /**
+     * One completion from the ring ({@link Driver#complete}): {@code result} for {@code userData}.
+     *
+     * @return the slot of a request that completed with success and now joins its open's group sync
+     *     ({@link Request#joinGroupSync}: a {@code SYNC} write), for the caller to make it wait for the permit;
+     *     null otherwise
+     */
+    Slot complete(long userData, int result, int flags) {
         if (WaiterId.isCancel(userData)) {
             cancelsInFlight--;
-            return;
+            return null;
         }
         Slot slot = slots.live(WaiterId.indexOf(userData), WaiterId.generationOf(userData));
         if (slot == null || (slot.state != State.IN_FLIGHT && slot.state != State.CANCELLING)) {
@@ -189,7 +195,7 @@ final class RingExchange {
                 worker.engine().fail(failure);
             }
             ends.retire(slot);
-            return;
+            return null;
         }
         boolean done;
         try {
@@ -204,11 +210,16 @@ final class RingExchange {
             // Before the permit is given back (in finish): a worker nudged by that release reads it.
             slot.heldPermit.flushed(slot.flushNumber);
         }
+        if (done && slot.heldPermit == null && RequestEnds.succeeded(slot.request)
+                && slot.request.joinGroupSync() != null) {
+            return slot;
+        }
         if (done) {
             ends.finish(slot);
         } else {
             slot.state = State.QUEUED;
             submitQueue.requeue(slot);
         }
+        return null;
     }
 }
