@@ -430,6 +430,104 @@ class StorageEngineTest {
         }
     }
 
+    /**
+     * A SYNC write is a plain write (no RWF_DSYNC), then a sync of its open admitted once its bytes are written: a
+     * flush already in flight when it was written does not complete it, the next one does, and that one flush
+     * completes both SYNC writes and the sync waiting with them. A buffer it writes from stays in flight until the
+     * flush completed.
+     */
+    @Test
+    void syncWritesCompleteWithTheFirstFlushIssuedAfterTheirBytesWereWritten() {
+        java.util.concurrent.atomic.AtomicInteger fsyncs = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.List<Integer> writeFlags = new java.util.concurrent.CopyOnWriteArrayList<>();
+        kernel.autoComplete(p -> {
+            if (p.opcode() == Opcode.FSYNC) {
+                fsyncs.incrementAndGet();
+                return Integer.MIN_VALUE; // the test completes flushes itself
+            }
+            if (p.opcode() == Opcode.WRITE) {
+                writeFlags.add(p.rwFlags());
+            }
+            return kernel.files.execute(p);
+        });
+        runner(8).start(ctx -> {
+            try {
+                Blob blob = open(ctx, "data", "syncwrites");
+                blob.writeAt(0, bytes("a")).await();
+                Operation<Void> sync = blob.sync();
+                ScriptedKernel.Pending flush1 = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+
+                // While flush 1 is in flight, two SYNC writes, one from a buffer: both written, neither done.
+                dev.lockstep.IoBuffer buffer = ctx.buffers().allocate(1);
+                buffer.segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 'c');
+                Operation<Void> fromArray = blob.writeAt(1, new byte[][] {bytes("b")}, WriteOptions.SYNC);
+                Operation<Void> fromBuffer = blob.writeFrom(2, buffer, 0, 1, WriteOptions.SYNC);
+                serviceUntil("both SYNC writes reached the page cache", () -> blob.length() == 3);
+                assertEquals(List.of(0, 0, 0), writeFlags, "plain writes: no RWF_DSYNC");
+                kernel.complete(flush1, 0);
+                assertNull(sync.await());
+                assertFalse(fromArray.poll(Waker.noop()).isReady(), "written during flush 1: waits for flush 2");
+                assertFalse(fromBuffer.poll(Waker.noop()).isReady());
+                assertThrows(IllegalStateException.class, buffer::segment, "the buffer is in flight until the flush");
+
+                ScriptedKernel.Pending flush2 = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+                kernel.complete(flush2, 0);
+                assertNull(fromArray.await());
+                assertNull(fromBuffer.await());
+                assertEquals('c', (char) buffer.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+                assertEquals(2, fsyncs.get(), "one sync and two SYNC writes: two flushes");
+                assertNull(blob.sync().await(), "clean: no flush");
+                assertEquals(2, fsyncs.get());
+                assertArrayEquals(bytes("abc"), blob.readAt(0, 3).await());
+                buffer.close();
+                blob.close();
+                return null;
+            } finally {
+                kernel.autoCompleteFiles();
+                for (ScriptedKernel.Pending pending : kernel.pending()) {
+                    if (pending.opcode() == Opcode.FSYNC) {
+                        kernel.complete(pending, 0);
+                    }
+                }
+            }
+        });
+    }
+
+    /**
+     * The flush a SYNC write waits for fails (EIO): the write that issued it fails with the kernel's error, the
+     * other waiting for the permit is refused naming it, neither is acknowledged, and the open is poisoned.
+     */
+    @Test
+    void aFailedFlushFailsEverySyncWriteWaitingForIt() {
+        kernel.autoComplete(p -> p.opcode() == Opcode.FSYNC ? Integer.MIN_VALUE : kernel.files.execute(p));
+        runner(8).start(ctx -> {
+            try {
+                Blob blob = open(ctx, "data", "failing");
+                Operation<Void> first = blob.writeAt(0, new byte[][] {bytes("a")}, WriteOptions.SYNC);
+                ScriptedKernel.Pending flush = kernel.awaitPending(p -> p.opcode() == Opcode.FSYNC);
+                Operation<Void> second = blob.writeAt(1, new byte[][] {bytes("b")}, WriteOptions.SYNC);
+                serviceUntil("the second SYNC write reached the page cache", () -> blob.length() == 2);
+                kernel.complete(flush, -dev.lockstep.kernel.Errno.EIO);
+                dev.lockstep.StorageIoException failed = assertThrows(dev.lockstep.StorageIoException.class,
+                        first::await);
+                assertTrue(failed.getMessage().contains("EIO") && failed.getMessage().contains("data/failing"),
+                        failed.getMessage());
+                dev.lockstep.StorageIoException refused = assertThrows(dev.lockstep.StorageIoException.class,
+                        second::await);
+                assertTrue(refused.getMessage().contains("SYNC write of 1 bytes at offset 1")
+                        && refused.getMessage().contains("an earlier sync of this open failed"),
+                        refused.getMessage());
+                assertEquals(1, ((EngineBlob) blob).permit().flushes(), "the refused write made no flush");
+                assertThrows(dev.lockstep.StorageIoException.class, () -> blob.sync().await());
+                assertFalse(((EngineBlob) blob).permit().isHeld());
+                blob.close();
+                return null;
+            } finally {
+                kernel.autoCompleteFiles();
+            }
+        });
+    }
+
     /** Seed: test_start_sync_returns_while_ring_is_full. */
     @Test
     void startSyncReturnsAtOnceWithAFullRing() {
