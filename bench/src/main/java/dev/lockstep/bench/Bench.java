@@ -382,6 +382,9 @@ public final class Bench {
             variants.add(new Variant("Lockstep writeAt + sync, " + fibers(writers) + " on 1 worker, 1 blob", () ->
                     javaProgram("append-sync", "lockstep", Integer.toString(writers), dir.toString(),
                             number(warmup), number(seconds))));
+            variants.add(new Variant("Lockstep writeAt with WriteOptions.SYNC, " + fibers(writers)
+                    + " on 1 worker, 1 blob", () -> javaProgram("append-sync", "lockstep-sync-write",
+                    Integer.toString(writers), dir.toString(), number(warmup), number(seconds))));
             variants.add(new Variant("FileChannel write + force(false), " + writers
                     + (writers == 1 ? " thread" : " threads") + ", 1 file", () ->
                     javaProgram("append-sync", "filechannel", Integer.toString(writers), dir.toString(),

@@ -7,6 +7,7 @@ import dev.lockstep.IoBuffer;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.Task;
+import dev.lockstep.WriteOptions;
 import dev.lockstep.engine.Request;
 import dev.lockstep.engine.Worker;
 import dev.lockstep.kernel.Opcode;
@@ -72,10 +73,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       {@code IoBuffer}) from PARALLEL fibers of one worker, or
  *       {@code FileChannel.read} into a reused heap buffer from 1 platform thread (PARALLEL 1) or PARALLEL
  *       virtual threads.</li>
- *   <li>{@code append-sync lockstep|filechannel WRITERS DIR WARMUP SECONDS}: WRITERS writers each appending
- *       4 KiB to one file and waiting for a sync before the next: {@code writeAt} then {@code sync} from fibers
- *       of one worker on one blob, or {@code write} then {@code force(false)} from platform threads on one
- *       channel. An op is one acknowledged append.</li>
+ *   <li>{@code append-sync lockstep|lockstep-sync-write|filechannel WRITERS DIR WARMUP SECONDS}: WRITERS writers
+ *       each appending 4 KiB to one file and waiting for a sync before the next: {@code writeAt} then
+ *       {@code sync} from fibers of one worker on one blob (lockstep-sync-write: one {@code writeAt} with
+ *       {@code WriteOptions.SYNC} instead), or {@code write} then {@code force(false)} from platform threads on
+ *       one channel. An op is one acknowledged append.</li>
  *   <li>{@code echo-server lockstep|lockstep-buffer|netty-epoll|netty-io_uring|virtual-threads SIZE}: an echo
  *       server on a free loopback port, one event loop (one Lockstep worker, one Netty loop; the virtual threads'
  *       default scheduler); {@code lockstep} receives a new {@code byte[]} and sends it, {@code lockstep-buffer}
@@ -361,7 +363,9 @@ public final class BenchPrograms {
         Files.createDirectories(dir);
         AtomicLong nextOffset = new AtomicLong();
         Window window;
-        if (engine.equals("lockstep")) {
+        if (engine.equals("lockstep") || engine.equals("lockstep-sync-write")) {
+            boolean syncWrites = engine.equals("lockstep-sync-write");
+            byte[][] chunks = {new byte[BLOCK]};
             Path storage = Files.createTempDirectory(dir, "lockstep-log");
             window = UringRunner.builder().workers(1).ringEntries(256).storage(storage).build().start(ctx -> {
                 Blob blob = ctx.open("log", "appends").await().blob();
@@ -371,8 +375,12 @@ public final class BenchPrograms {
                 for (int i = 0; i < writers; i++) {
                     appenders.add(ctx.child("appender" + i).spawn(c -> {
                         while (measured.running()) {
-                            blob.writeAt(nextOffset.getAndAdd(BLOCK), block).await();
-                            blob.sync().await();
+                            if (syncWrites) {
+                                blob.writeAt(nextOffset.getAndAdd(BLOCK), chunks, WriteOptions.SYNC).await();
+                            } else {
+                                blob.writeAt(nextOffset.getAndAdd(BLOCK), block).await();
+                                blob.sync().await();
+                            }
                             measured.count();
                         }
                         return null;
