@@ -212,7 +212,13 @@ final class RingExchange {
         }
         if (done && slot.heldPermit == null && RequestEnds.succeeded(slot.request)
                 && slot.request.joinGroupSync() != null) {
-            return slot;
+            if (!worker.isClosing()) {
+                return slot;
+            }
+            // Closing (closeAll ran or runs next): a permit wait now could outlast the ring's drain, which waits
+            // for ring work only. Not durable, so not acknowledged, as closeAll fails a waiting sync.
+            slot.request.force(Poll.failed(new dev.lockstep.ClosedException("worker " + worker.index()
+                    + " closed before " + slot.request.describe() + " ran")));
         }
         if (done) {
             ends.finish(slot);
