@@ -1,16 +1,20 @@
 package dev.lockstep.bench;
 
+import static dev.lockstep.bench.BenchProcesses.command;
+import static dev.lockstep.bench.BenchProcesses.fields;
+import static dev.lockstep.bench.BenchProcesses.measurement;
+import static dev.lockstep.bench.BenchProcesses.reader;
+import static dev.lockstep.bench.BenchProcesses.resultOf;
+import static dev.lockstep.bench.BenchProcesses.waitFor;
+
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -43,14 +47,12 @@ import tools.jackson.databind.ObjectMapper;
  * whose program is missing is left out of its table with a note naming what is missing. Timings are figures to
  * compare within one run, never pass/fail checks.
  *
- * <p>Over 600 lines (about 700): the list of every comparison and its variants (one method per comparison) is
- * the benchmark's specification and is read as one; running one variant is {@link BenchPrograms}'s, and this
- * class only schedules the rounds, collects each program's figures and prints the tables.
+ * <p>This class lists every comparison and its variants (one method per comparison: the benchmark's
+ * specification, read as one), schedules the rounds and collects each program's figures; the command line is
+ * {@link BenchOptions}'s, running a program and reading its figures {@link BenchProcesses}', the tables
+ * {@link BenchTables}', and running one variant {@link BenchPrograms}'.
  */
 public final class Bench {
-    private static final List<String> ALL = List.of("nop", "warm-read", "direct-read", "append-sync", "echo",
-            "echo-placement", "sim", "resp", "idle");
-
     /** One measurement of one variant. {@code allocPerOp} is NaN where no Java heap is involved. */
     record Measurement(double opsPerSecond, double allocPerOp, double cpuMicrosPerOp, double p50Micros,
                        double p99Micros) {
@@ -95,89 +97,10 @@ public final class Bench {
         this.classpath = System.getProperty("java.class.path");
     }
 
-    /**
-     * What the command line asked for.
-     *
-     * @param quick shorter runs
-     * @param rounds interleaved rounds, {@code >= 1}
-     * @param only the comparisons to run, each one of {@link #ALL}
-     * @param dir where the benchmarks' files go
-     * @param out where the report is written
-     * @param tools paths of the reference programs and of the simulator's classpath, by option name
-     */
-    record Options(boolean quick, int rounds, Set<String> only, Path dir, Path out, Map<String, String> tools) {
-        private static final String USAGE = "known: --quick --rounds N --only " + String.join(",", ALL)
-                + " --dir DIR --nop PATH --echo-client PATH --fio PATH --sim-classpath CP --demo-classpath CP"
-                + " --lockstep PATH"
-                + " --redis-server PATH --redis-benchmark PATH --out FILE";
-
-        /**
-         * Parses the arguments.
-         *
-         * @param args the command line
-         * @return the options
-         * @throws IllegalArgumentException naming the bad argument or value: an unknown option or comparison, an
-         *                                  option without its value, a count of rounds that is not a number of at
-         *                                  least 1
-         */
-        static Options parse(String... args) {
-            boolean quick = false;
-            Integer rounds = null;
-            Set<String> only = Set.copyOf(ALL);
-            Path dir = Path.of("bench/target/bench-data");
-            Path out = Path.of("bench/target/bench-results.md");
-            Map<String, String> tools = new HashMap<>();
-            for (int i = 0; i < args.length; i++) {
-                String option = args[i];
-                if (option.equals("--quick")) {
-                    quick = true;
-                    continue;
-                }
-                if (!option.equals("--rounds") && !option.equals("--only") && !option.equals("--dir")
-                        && !option.equals("--out") && !option.equals("--nop") && !option.equals("--echo-client")
-                        && !option.equals("--fio") && !option.equals("--sim-classpath")
-                        && !option.equals("--lockstep") && !option.equals("--redis-server")
-                        && !option.equals("--redis-benchmark") && !option.equals("--demo-classpath")) {
-                    throw new IllegalArgumentException("unknown argument " + option + "; " + USAGE);
-                }
-                if (i + 1 == args.length || args[i + 1].isBlank()) {
-                    throw new IllegalArgumentException(option + " needs a value; " + USAGE);
-                }
-                String value = args[++i];
-                switch (option) {
-                    case "--rounds" -> {
-                        try {
-                            rounds = Integer.parseInt(value);
-                        } catch (NumberFormatException notANumber) {
-                            rounds = 0;
-                        }
-                        if (rounds < 1) {
-                            throw new IllegalArgumentException("--rounds must be a number of at least 1, was "
-                                    + value);
-                        }
-                    }
-                    case "--only" -> {
-                        only = Set.of(value.split(","));
-                        for (String name : only) {
-                            if (!ALL.contains(name)) {
-                                throw new IllegalArgumentException("unknown comparison " + name + "; known: "
-                                        + String.join(",", ALL));
-                            }
-                        }
-                    }
-                    case "--dir" -> dir = Path.of(value);
-                    case "--out" -> out = Path.of(value);
-                    default -> tools.put(option.substring(2), value);
-                }
-            }
-            return new Options(quick, rounds != null ? rounds : quick ? 2 : 3, only, dir, out, Map.copyOf(tools));
-        }
-    }
-
     public static void main(String[] args) throws Exception {
-        Options options;
+        BenchOptions options;
         try {
-            options = Options.parse(args);
+            options = BenchOptions.parse(args);
         } catch (IllegalArgumentException bad) {
             System.err.println("lockstep bench: " + bad.getMessage());
             System.exit(2);
@@ -249,18 +172,18 @@ public final class Bench {
         StringBuilder report = new StringBuilder();
         report.append(machine()).append('\n');
         for (Comparison comparison : comparisons) {
-            report.append(table(comparison)).append('\n');
+            report.append(BenchTables.table(comparison, rounds)).append('\n');
         }
         List<EchoRound> servers = new ArrayList<>(echo);
         servers.removeAll(placement);
         if (!servers.isEmpty()) {
             for (Comparison comparison : echoComparisons(servers)) {
-                report.append(table(comparison)).append('\n');
+                report.append(BenchTables.table(comparison, rounds)).append('\n');
             }
         }
         if (!placement.isEmpty()) {
             for (Comparison comparison : placementComparisons(placement)) {
-                report.append(table(comparison)).append('\n');
+                report.append(BenchTables.table(comparison, rounds)).append('\n');
             }
         }
         if (only.contains("sim")) {
@@ -622,78 +545,6 @@ public final class Bench {
         return resultOf(command(jvm(BenchPrograms.class.getName(), args).toArray(String[]::new)));
     }
 
-    private static Measurement resultOf(List<String> output) {
-        for (String line : output) {
-            if (line.startsWith("RESULT ")) {
-                return measurement(fields(line));
-            }
-        }
-        throw new IllegalStateException("no RESULT line in: " + String.join(" / ", output));
-    }
-
-    private static Measurement measurement(Map<String, String> fields) {
-        double ops = Double.parseDouble(fields.get("ops"));
-        double elapsed = Double.parseDouble(fields.get("seconds"));
-        if (ops <= 0) {
-            throw new IllegalStateException("no operations measured: " + fields);
-        }
-        double alloc = fields.containsKey("alloc") && !fields.get("alloc").equals("0")
-                ? Double.parseDouble(fields.get("alloc")) / ops : fields.containsKey("alloc") ? 0 : Double.NaN;
-        return new Measurement(ops / elapsed, alloc, micros(fields.get("cpu")) / ops, micros(fields.get("p50")),
-                micros(fields.get("p99")));
-    }
-
-    private static double micros(String nanos) {
-        return nanos == null ? Double.NaN : Double.parseDouble(nanos) / 1000.0;
-    }
-
-    static Map<String, String> fields(String line) {
-        Map<String, String> fields = new HashMap<>();
-        for (String field : line.substring("RESULT ".length()).trim().split("\\s+")) {
-            int equals = field.indexOf('=');
-            fields.put(field.substring(0, equals), field.substring(equals + 1));
-        }
-        return fields;
-    }
-
-    static List<String> command(String... command) {
-        Process process;
-        try {
-            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        } catch (IOException failed) {
-            throw new IllegalStateException("could not run " + command[0] + ": " + failed.getMessage(), failed);
-        }
-        List<String> lines = new ArrayList<>();
-        try (BufferedReader out = reader(process)) {
-            process.getOutputStream().close();
-            String line;
-            while ((line = out.readLine()) != null) {
-                lines.add(line);
-            }
-        } catch (IOException failed) {
-            throw new IllegalStateException("reading " + command[0], failed);
-        }
-        int exit = waitFor(process);
-        if (exit != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " exited with " + exit);
-        }
-        return lines;
-    }
-
-    private static BufferedReader reader(Process process) {
-        return new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    }
-
-    private static int waitFor(Process process) {
-        while (true) {
-            try {
-                return process.waitFor();
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
     private String tool(String name, String what) {
         String path = tools.get(name);
         if (path == null || path.isEmpty()) {
@@ -706,48 +557,7 @@ public final class Bench {
         return path;
     }
 
-    // ---- the tables ----
-
-    private String table(Comparison comparison) {
-        StringBuilder table = new StringBuilder("### ").append(comparison.title).append("\n\n");
-        table.append("| variant | ").append(comparison.unit).append(" (median) | Lockstep ÷ this | per round | ")
-                .append("heap B/op | CPU µs/op | p50 µs | p99 µs |\n|---|---:|---:|---|---:|---:|---:|---:|\n");
-        double lockstep = median(comparison.variants.getFirst(), Measurement::opsPerSecond);
-        for (Variant variant : comparison.variants) {
-            if (variant.rounds.isEmpty()) {
-                table.append("| ").append(variant.name)
-                        .append(" | failed in every round (see the notes) | | | | | | |\n");
-                continue;
-            }
-            double ops = median(variant, Measurement::opsPerSecond);
-            java.util.StringJoiner perRound = new java.util.StringJoiner(", ",
-                    variant.rounds.size() < rounds ? (rounds - variant.rounds.size()) + " failed; " : "", "");
-            for (Measurement round : variant.rounds) {
-                perRound.add(String.format(Locale.ROOT, "%,.0f", round.opsPerSecond()));
-            }
-            table.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %s | %s | %s | %s |%n", variant.name, ops,
-                    Double.isNaN(lockstep) ? "—" : String.format(Locale.ROOT, "%.2f", lockstep / ops), perRound,
-                    cell(median(variant, Measurement::allocPerOp), "%,.0f"),
-                    cell(median(variant, Measurement::cpuMicrosPerOp), "%.2f"),
-                    cell(median(variant, Measurement::p50Micros), "%.1f"),
-                    cell(median(variant, Measurement::p99Micros), "%.1f")));
-        }
-        return table.toString();
-    }
-
-    private static String cell(double value, String format) {
-        return Double.isNaN(value) ? "—" : String.format(Locale.ROOT, format, value);
-    }
-
-    private static double median(Variant variant, java.util.function.ToDoubleFunction<Measurement> field) {
-        double[] values = variant.rounds.stream().mapToDouble(field).filter(v -> !Double.isNaN(v)).sorted()
-                .toArray();
-        if (values.length == 0) {
-            return Double.NaN;
-        }
-        int middle = values.length / 2;
-        return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-    }
+    // ---- the report ----
 
     private String machine() throws IOException {
         String cpu = "unknown CPU";

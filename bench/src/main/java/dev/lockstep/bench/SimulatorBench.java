@@ -120,14 +120,14 @@ final class SimulatorBench {
     }
 
     private Run measure(String classpath, Sweep sweep) {
-        List<String> output = Bench.command(java, Bench.HEAP, "--enable-native-access=ALL-UNNAMED", "--add-opens",
+        List<String> output = BenchProcesses.command(java, Bench.HEAP, "--enable-native-access=ALL-UNNAMED", "--add-opens",
                 "java.base/java.lang=ALL-UNNAMED",
                 "-XX:InlineSmallCode=1000", "-cp", classpath, "dev.lockstep.demo.SweepThroughput",
                 String.valueOf(sweep.seeds()), "1", String.valueOf(sweep.roundsPerJvm()), "1", sweep.workload());
         List<Map<String, String>> results = new ArrayList<>();
         for (String line : output) {
             if (line.startsWith("RESULT ")) {
-                results.add(Bench.fields(line));
+                results.add(BenchProcesses.fields(line));
             }
         }
         if (results.size() != sweep.roundsPerJvm()) {
@@ -163,7 +163,7 @@ final class SimulatorBench {
         StringBuilder section = new StringBuilder("### Simulator throughput (SimThroughput"
                 + (quick ? ", a quarter of the runs" : "")
                 + ", one run: nothing to compare it with side by side)\n\n```\n");
-        for (String line : Bench.command(java, "--enable-native-access=ALL-UNNAMED", "--add-opens",
+        for (String line : BenchProcesses.command(java, "--enable-native-access=ALL-UNNAMED", "--add-opens",
                 "java.base/java.lang=ALL-UNNAMED", "-cp", classpath,
                 "dev.lockstep.sim.SimThroughput", quick ? "0.25" : "1")) {
             section.append(line).append('\n');

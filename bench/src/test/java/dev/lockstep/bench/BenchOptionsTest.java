@@ -17,17 +17,17 @@ class BenchOptionsTest {
 
     @Test
     void theArgumentsAreReadAsAsked() {
-        Bench.Options defaults = Bench.Options.parse();
+        BenchOptions defaults = BenchOptions.parse();
         assertEquals(3, defaults.rounds());
         assertTrue(defaults.only().containsAll(Set.of("nop", "echo", "sim")));
-        Bench.Options quick = Bench.Options.parse("--quick", "--only", "nop,echo", "--fio", "/opt/fio",
+        BenchOptions quick = BenchOptions.parse("--quick", "--only", "nop,echo", "--fio", "/opt/fio",
                 "--out", "results.md");
         assertTrue(quick.quick());
         assertEquals(2, quick.rounds(), "a quick run has two rounds unless told");
         assertEquals(Set.of("nop", "echo"), quick.only());
         assertEquals(Map.of("fio", "/opt/fio"), quick.tools());
         assertEquals(Path.of("results.md"), quick.out());
-        assertEquals(5, Bench.Options.parse("--quick", "--rounds", "5").rounds());
+        assertEquals(5, BenchOptions.parse("--quick", "--rounds", "5").rounds());
     }
 
     @Test
@@ -43,7 +43,7 @@ class BenchOptionsTest {
         };
         for (String[] mistake : cases) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                    () -> Bench.Options.parse(mistake[0].split(" ")), mistake[0]);
+                    () -> BenchOptions.parse(mistake[0].split(" ")), mistake[0]);
             assertTrue(refused.getMessage().startsWith(mistake[1]), mistake[0] + ": " + refused.getMessage());
         }
     }
