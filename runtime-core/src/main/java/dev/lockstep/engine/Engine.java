@@ -12,7 +12,6 @@ import dev.lockstep.kernel.Ring;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -46,24 +45,11 @@ public final class Engine {
     private final Supervision supervision = new Supervision();
     private final StopState stop = new StopState();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    private final AtomicInteger liveFibers = new AtomicInteger();
-    /** Live fibers in start order (insertion order keeps diagnostics deterministic). */
-    /**
-     * The live fibers in start order, guarded by {@link #fibersLock}. Fibers add and remove themselves while worker
-     * threads snapshot the set (a {@link FiberSafeLock}, not a synchronized set: a fiber must never queue on a lock
-     * its carrier may take).
-     */
-    private final java.util.Set<Fiber> fibers = new java.util.LinkedHashSet<>();
-    private final FiberSafeLock fibersLock = new FiberSafeLock();
+    private final LiveFibers fibers = new LiveFibers();
     /** Guards {@link #workers}, which workers fill in from their own threads while fibers look them up. */
     private final FiberSafeLock workersLock = new FiberSafeLock();
     private final EngineStorage storage;
-    /**
-     * The fds the run's blobs, listeners and connections own, each with its owner's close: what is still open
-     * when the run ends is closed by {@link #closeOwnedResources()}. An entry goes when its fd closes.
-     */
-    private final java.util.concurrent.ConcurrentHashMap<SharedFd, Runnable> owned =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final OwnedResources owned = new OwnedResources();
     /** The run's buffered receive memory; set by the runtime before the root starts ({@link #receiveMemory(ReceiveMemory)}). */
     private volatile ReceiveMemory receiveMemory = new ReceiveMemory(dev.lockstep.ReceiveLimits.DEFAULT);
     private volatile Runnable onFailure = () -> { };
@@ -257,8 +243,7 @@ public final class Engine {
      * @param closeOwner closes the owner (idempotent)
      */
     void own(SharedFd fd, Runnable closeOwner) {
-        owned.put(fd, closeOwner);
-        fd.whenClosed(() -> owned.remove(fd));
+        owned.own(fd, closeOwner);
     }
 
     /**
@@ -270,16 +255,7 @@ public final class Engine {
      * @return how many owners were closed
      */
     public int closeOwnedResources() {
-        int closed = 0;
-        for (Runnable closeOwner : List.copyOf(owned.values())) {
-            try {
-                closeOwner.run();
-                closed++;
-            } catch (RuntimeException | Error failure) {
-                fail(failure);
-            }
-        }
-        return closed;
+        return owned.closeAll(this::fail);
     }
 
     /**
@@ -288,12 +264,7 @@ public final class Engine {
      * @return a snapshot
      */
     public List<Fiber> fibers() {
-        fibersLock.lock();
-        try {
-            return List.copyOf(fibers);
-        } finally {
-            fibersLock.unlock();
-        }
+        return fibers.snapshot();
     }
 
     /**
@@ -301,49 +272,12 @@ public final class Engine {
      * or blocked on a monitor. Lockstep's own waits are untimed parks, so such a fiber will be resumed by a
      * thread of the JDK, not by the runtime.
      *
-     * <p>One caller at a time (the simulator asks from its own thread before every clock jump): the fibers are
-     * copied into an array kept for the next call rather than into a new list each time, and read outside the
-     * lock, whose section stays a copy.
+     * <p>One caller at a time (the simulator asks from its own thread before every clock jump).
      *
      * @return a description of the first such fiber, or null
      */
     public String fiberWaitingOutsideLockstep() {
-        Fiber[] snapshot;
-        int count;
-        fibersLock.lock();
-        try {
-            count = fibers.size();
-            snapshot = fibers.toArray(waitingScan);
-        } finally {
-            fibersLock.unlock();
-        }
-        waitingScan = snapshot;
-        try {
-            return firstWaitingOutsideLockstep(snapshot, count);
-        } finally {
-            java.util.Arrays.fill(snapshot, 0, count, null); // holds no finished fiber until the next call
-        }
-    }
-
-    /** The array {@link #fiberWaitingOutsideLockstep} copies the fibers into; its caller's alone. */
-    private Fiber[] waitingScan = new Fiber[16];
-
-    private static String firstWaitingOutsideLockstep(Fiber[] snapshot, int count) {
-        for (int i = 0; i < count; i++) {
-            Fiber fiber = snapshot[i];
-            Thread.State state = fiber.threadState();
-            if (state == Thread.State.TIMED_WAITING) {
-                return "fiber '" + fiber.label() + "' of worker " + fiber.home().index() + " is in a timed park"
-                        + " (Thread.sleep, LockSupport.parkNanos, a timed wait or Future.get with a timeout) that"
-                        + " wall-clock time would end; use ctx.sleep or ctx.timeout";
-            }
-            if (state == Thread.State.BLOCKED) {
-                return "fiber '" + fiber.label() + "' of worker " + fiber.home().index() + " is blocked on a"
-                        + " contended monitor (synchronized) that another thread releases; do not hold monitors"
-                        + " across awaits";
-            }
-        }
-        return null;
+        return fibers.firstWaitingOutsideLockstep();
     }
 
     /**
@@ -352,7 +286,7 @@ public final class Engine {
      * @return the count
      */
     public int liveFibers() {
-        return liveFibers.get();
+        return fibers.count();
     }
 
     /**
@@ -551,7 +485,7 @@ public final class Engine {
         Fiber fiber = new Fiber(home, handle.label, scheduler);
         handle.fiber = fiber;
         EngineContext context = new EngineContext(this, node, label, spawner == null);
-        liveFibers.incrementAndGet();
+        fibers.counting();
         Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, fiber,
                 fiber.guarded(continuation)));
         Thread thread = Fibers.unstarted(builder, "lockstep-" + home.index() + "-" + handle.label, () -> {
@@ -579,26 +513,16 @@ public final class Engine {
                     supervision.spawnedTaskFinished(spawner);
                 }
                 supervision.abortBelow(node, false);
-                fibersLock.lock();
-                try {
-                    fibers.remove(fiber);
-                } finally {
-                    fibersLock.unlock();
-                }
+                fibers.remove(fiber);
                 // Nudge before the counts drop: the fiber may still unmount here (a contended monitor inside the
                 // nudge), and its worker must keep running fibers until the last one has really finished.
                 home.nudge();
-                liveFibers.decrementAndGet();
+                fibers.uncount();
                 home.fibers.decrementAndGet();
             }
         });
         fiber.attach(thread);
-        fibersLock.lock();
-        try {
-            fibers.add(fiber);
-        } finally {
-            fibersLock.unlock();
-        }
+        fibers.add(fiber);
         thread.start();
         return handle;
     }
