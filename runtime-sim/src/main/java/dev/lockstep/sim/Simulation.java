@@ -545,7 +545,7 @@ final class Simulation implements OwningRun {
         shuttingDown = true;
     }
 
-    // ------------------------------------------------------------------------------------------------- leaks
+    // ------------------------------------------------------------------------------------------ other threads
 
     /** What {@code start} throws, as an {@link dev.lockstep.AbortedException}, when its caller is interrupted. */
     static final String INTERRUPTED = "Runner.start was interrupted: every task was aborted";

@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
  * {@link LeakWatch} says what a step may leave behind and how each leak is caught; this class decides, after every
  * step, which of those it was, so that the step ends the same way on every run of the seed.
  *
- * <p>Threads: {@link #settle}, {@link #beginStep} and the scheduler callback's {@code woken} run on the simulator's
- * thread (or a fiber on it); the callback's {@code schedule} may be called from any thread, as may
- * {@link #threadCreatedInStep} and {@link #stuckAt}. What they share is guarded by {@code handoff}'s monitor, as
- * each field says.
+ * <p>Threads: {@link #settle} and {@link #beginStep} run on the simulator's thread; the scheduler callback's
+ * {@code woken} acts only there or on one of the run's fibers (which run on it, one at a time); its
+ * {@code schedule} may be called from any thread, as may {@link #threadCreatedInStep} and {@link #stuckAt}. What
+ * they share is guarded by {@code handoff}'s monitor, as each field says.
  */
 final class StepSettler {
     private final Simulation run;
