@@ -34,6 +34,34 @@ class AuditorTest {
     }
 
     @Test
+    void kindsRecordedByNameKeepTheirEncodingAsTheTableOfKindsGrows() throws Exception {
+        // 150 kinds outside Auditor.KINDS, each recorded three times, interleaved with a listed one: the auditor's
+        // table of kinds grows twice on the way, and every event must still encode as the format says (0,
+        // varint(len), the name; then varint(0) fields), or a listed kind as its code (sys is 13).
+        Auditor auditor = new Auditor();
+        java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 150; i++) {
+                String name = "custom.kind." + i;
+                auditor.record(name);
+                expected.write(0);
+                expected.write(name.length());
+                expected.write(Auditor.utf8(name));
+                expected.write(0);
+                auditor.record("sys");
+                expected.write(13);
+                expected.write(0);
+            }
+        }
+        java.security.MessageDigest sha256 = java.security.MessageDigest.getInstance("SHA-256");
+        sha256.update(new byte[Auditor.DIGEST_BYTES]);
+        sha256.update(expected.toByteArray());
+        assertTrue(expected.size() < Auditor.CHUNK_BYTES, "one chunk: the digest is SHA-256(zeros || events)");
+        assertEquals(java.util.HexFormat.of().formatHex(sha256.digest()), auditor.digest());
+        assertEquals(900, auditor.events());
+    }
+
+    @Test
     void aFullChunkIsChainedAndTheNextEventHashedOntoIt() {
         // 2378 events of 6 or 7 bytes are the first to reach Auditor.CHUNK_BYTES: chain = SHA-256(zeros || them),
         // which is then the digest; the next event is hashed onto the chain. Also Python hashlib.
