@@ -38,6 +38,8 @@ class RaftMutantsTest {
         "follower-ack-before-sync|kv:seed=81:faults=crash+connection-reset:workload=replicated"
                 + ":bug=follower-ack-before-sync:nemesis=strikes:faultpoints=0.5/0.25|Leader Completeness"
                 + "|armed to crash once they answered",
+        "fixed-election-timeout|kv:seed=6:faults=crash+partition+connection-reset:workload=replicated"
+                + ":bug=fixed-election-timeout:nemesis=targeted:faultpoints=0.25/0.5|liveness|failover 1",
     })
     @Timeout(300) // two seeds on the loaded 2-core machine, not an expectation
     void theMutantFailsItsPropertyAndTheUnmutatedRaftPassesTheSameRun(String mutant, String line, String property,
