@@ -126,6 +126,16 @@ public interface Probe {
         return worker != null && worker.isBorrowed();
     }
 
+    /**
+     * The critical section the calling thread is inside, for {@link dev.lockstep.Reentrant}: the current worker's
+     * borrow, or null outside one.
+     *
+     * @return a description, or null
+     */
+    default String criticalSection() {
+        return borrowed() ? "the current worker's borrow" : null;
+    }
+
     /** Marks the current worker closing: the seed's {@code local.closing = true}. */
     default void markClosing() {
         worker().markClosing();

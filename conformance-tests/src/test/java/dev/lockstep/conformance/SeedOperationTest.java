@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.Reentrant;
 import dev.lockstep.Blob;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Operation;
@@ -47,7 +48,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code catch_unwind} of a waker panic is {@code assertThrows} of the exception the armed callback
  *       threw; its message is the seed's ({@code waker callback panic N}).</li>
  *   <li>{@code Arc::strong_count(&fd) == 1} is {@code fd.held() == 0}; {@code Arc::strong_count(&callbacks)
- *       == 1} is {@link Reentrant#assertReleased()}.</li>
+ *       == 1} is {@link Reentrant#assertBalanced()}.</li>
  *   <li>{@code thread::spawn(..).join()} inside a task blocks the worker: {@link Turns#pollOnForeignThread} and
  *       {@link Turns#onForeignThreadBlockingWorker} spin the fiber without yielding.</li>
  *   <li>One difference of model: the seed's {@code admitted()} ({@code driver.len()}) does not count a
@@ -74,7 +75,7 @@ class SeedOperationTest {
     @Conformance(ring = 1)
     void testStartSyncReturnsWhileRingIsFull(Runtimes rt) {
         Probe probe = rt.probe();
-        Reentrant callbacks = new Reentrant(probe);
+        Reentrant callbacks = new Reentrant(probe::criticalSection);
         rt.runner().start(ctx -> {
             Blob blob = ctx.open("observer_sync", "file").await().blob();
             blob.writeAt(0, bytes("dirty")).await();
@@ -87,7 +88,7 @@ class SeedOperationTest {
                 int before = probe.admitted();
                 Operation<Void> handle = blob.startSync();
                 assertEquals(before + 1, probe.admitted(), "the sync is the worker's as soon as startSync returns");
-                assertEquals(0, callbacks.clones());
+                assertEquals(0, callbacks.retainCalls());
                 assertEquals(0, callbacks.wakes());
 
                 blocker.close();
@@ -96,14 +97,14 @@ class SeedOperationTest {
             blob.close();
             return null;
         });
-        callbacks.assertReleased();
+        callbacks.assertBalanced();
     }
 
     /** Seed: {@code test_queued_operation_completes_without_further_polls}. */
     @Conformance(ring = 1)
     void testQueuedOperationCompletesWithoutFurtherPolls(Runtimes rt) {
         Probe probe = rt.probe();
-        Reentrant callbacks = new Reentrant(probe);
+        Reentrant callbacks = new Reentrant(probe::criticalSection);
         rt.runner().start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<byte[]> blocker = pair.recv();
@@ -118,16 +119,16 @@ class SeedOperationTest {
                 // Let a later request drive the worker. The queued operation receives no polls, and its
                 // unconsumed result must not occupy the sole in-flight slot needed by this later request.
                 assertNull(pair.send().await());
-                assertEquals(1, callbacks.clones());
+                assertEquals(1, callbacks.retainCalls());
                 assertEquals(1, callbacks.wakes());
                 Poll<Void> poll = queued.poll(waker);
                 assertTrue(poll.isReady());
                 assertNull(poll.get());
-                assertEquals(1, callbacks.clones());
+                assertEquals(1, callbacks.retainCalls());
             }
             return null;
         });
-        callbacks.assertReleased();
+        callbacks.assertBalanced();
     }
 
     // ------------------------------------------------------------------------------------ deadlines, timers
@@ -159,7 +160,7 @@ class SeedOperationTest {
     @Conformance(ring = 1)
     void testWorkerClosureRejectsRegistrationAndPolling(Runtimes rt) {
         Probe probe = rt.probe();
-        Reentrant callbacks = new Reentrant(probe);
+        Reentrant callbacks = new Reentrant(probe::criticalSection);
         rt.runner().start(ctx -> {
             Blob blob = ctx.open("observer_closed", "file").await().blob();
             // Dirty the open so startSync submits a request to the closed worker.
@@ -172,7 +173,7 @@ class SeedOperationTest {
                 Poll<byte[]> poll = operation.poll(waker);
                 assertTrue(poll.isReady());
                 assertThrows(ClosedException.class, poll::get);
-                assertEquals(0, callbacks.clones());
+                assertEquals(0, callbacks.retainCalls());
 
                 // New operations and detached syncs must also reject closure.
                 Operation<byte[]> rejected = pair.recv();
@@ -186,7 +187,7 @@ class SeedOperationTest {
             blob.close();
             return null;
         });
-        callbacks.assertReleased();
+        callbacks.assertBalanced();
     }
 
     /** Seed: {@code test_escaped_operation_observes_worker_closure}. */
@@ -271,7 +272,7 @@ class SeedOperationTest {
             boolean inFlight = state[0];
             boolean completed = state[1];
             for (boolean returnToOwner : new boolean[] {false, true}) {
-                Reentrant local = new Reentrant(probe);
+                Reentrant local = new Reentrant(probe::criticalSection);
                 rt.runner().start(ctx -> {
                     try (SocketPair pair = probe.socketPair(ctx)) {
                         Operation<byte[]> operation = pair.recv();
@@ -295,7 +296,7 @@ class SeedOperationTest {
                     }
                     return null;
                 });
-                local.assertReleased();
+                local.assertBalanced();
             }
         }
     }
@@ -345,7 +346,7 @@ class SeedOperationTest {
         for (boolean[] kase : cases) {
             boolean promoted = kase[0];
             boolean completed = kase[1];
-            Reentrant callbacks = new Reentrant(probe);
+            Reentrant callbacks = new Reentrant(probe::criticalSection);
             AtomicReference<SocketPair> pair = new AtomicReference<>();
             Operation<byte[]> operation = rt.runner().start(ctx -> {
                 pair.set(probe.socketPair(ctx));
@@ -354,7 +355,7 @@ class SeedOperationTest {
                 assertFalse(pollOnForeignThread(op, callbacks.waker()).isReady());
                 if (promoted) {
                     reschedule();
-                    assertTrue(callbacks.drops() >= 1, "promotion released the local observer");
+                    assertTrue(callbacks.releases() >= 1, "promotion released the local observer");
                 }
                 if (completed) {
                     pair.get().writePeer(bytes("x"));
@@ -375,7 +376,7 @@ class SeedOperationTest {
             } else {
                 assertThrows(ClosedException.class, operation::await);
             }
-            callbacks.assertReleased();
+            callbacks.assertBalanced();
             assertEquals(0, pair.get().fd().held());
             pair.get().close();
         }
@@ -409,12 +410,12 @@ class SeedOperationTest {
     @Conformance(ring = 1)
     void testForwardedObserverClonePanicKeepsCancellation(Runtimes rt) {
         Probe probe = rt.probe();
-        Reentrant callbacks = new Reentrant(probe);
+        Reentrant callbacks = new Reentrant(probe::criticalSection);
         rt.runner().start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<byte[]> operation = pair.recv();
                 assertFalse(operation.poll(Waker.noop()).isReady());
-                callbacks.arm(Reentrant.Callback.CLONE);
+                callbacks.arm(Reentrant.Callback.RETAIN);
                 RuntimeException panic = onForeignThreadBlockingWorker(() -> {
                     Waker waker = callbacks.waker();
                     try {
@@ -431,7 +432,7 @@ class SeedOperationTest {
             }
             return null;
         });
-        callbacks.assertReleased();
+        callbacks.assertBalanced();
     }
 
     /** Seed: {@code test_forwarded_write_finishes_after_drop}. */
@@ -511,7 +512,7 @@ class SeedOperationTest {
     @Conformance(ring = 1)
     void testPendingObserversRetainEquivalentWakers(Runtimes rt) {
         Probe probe = rt.probe();
-        Reentrant callbacks = new Reentrant(probe);
+        Reentrant callbacks = new Reentrant(probe::criticalSection);
         rt.runner().start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<byte[]> first = pair.recv();
@@ -526,31 +527,31 @@ class SeedOperationTest {
                 // Equivalent wakers need no replacement for an in-flight request, a queued request, or a
                 // registered sleep. (Rust clones of one waker are will_wake-equal; every waker of the fixture
                 // is equivalent, so a second one is checked too.)
-                int clones = callbacks.clones();
+                int clones = callbacks.retainCalls();
                 for (Waker again : List.of(waker, callbacks.waker())) {
                     assertFalse(first.poll(again).isReady());
                     assertFalse(queued.poll(again).isReady());
                     assertFalse(sleep.poll(again).isReady());
                 }
-                assertEquals(clones, callbacks.clones());
+                assertEquals(clones, callbacks.retainCalls());
                 first.close();
                 queued.close();
                 sleep.close();
             }
             return null;
         });
-        callbacks.assertReleased();
+        callbacks.assertBalanced();
     }
 
     /**
      * Seed: {@code test_observer_clone_wake_and_drop_run_outside_local_borrows}. The seed counts 2 drops: the
      * displaced clone and the test's own original waker. The latter is not a stored copy and has no Java form,
-     * so the port counts 1 release; {@link Reentrant#assertReleased()} is the seed's {@code strong_count == 1}.
+     * so the port counts 1 release; {@link Reentrant#assertBalanced()} is the seed's {@code strong_count == 1}.
      */
     @Conformance(ring = 1)
     void testObserverCloneWakeAndDropRunOutsideLocalBorrows(Runtimes rt) {
         Probe probe = rt.probe();
-        Reentrant callbacks = new Reentrant(probe);
+        Reentrant callbacks = new Reentrant(probe::criticalSection);
         rt.runner().start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<Void> operation = pair.send();
@@ -566,21 +567,21 @@ class SeedOperationTest {
 
                 // A different waker would need cloning if the request were pending. Consuming the completed
                 // result must skip that callback entirely.
-                Reentrant ready = new Reentrant(probe);
+                Reentrant ready = new Reentrant(probe::criticalSection);
                 Poll<Void> poll = operation.poll(ready.waker());
                 assertTrue(poll.isReady());
                 assertNull(poll.get());
-                assertEquals(0, ready.clones());
-                ready.assertReleased();
+                assertEquals(0, ready.retainCalls());
+                ready.assertBalanced();
             }
             return null;
         });
 
         // Two installations, one completion wake, and release of the displaced clone.
-        assertEquals(2, callbacks.clones());
+        assertEquals(2, callbacks.retainCalls());
         assertEquals(1, callbacks.wakes());
-        assertEquals(1, callbacks.drops());
-        callbacks.assertReleased();
+        assertEquals(1, callbacks.releases());
+        callbacks.assertBalanced();
     }
 
     /**
@@ -593,11 +594,11 @@ class SeedOperationTest {
     void testObserverCloneCanRegisterAndCancelOtherWork(Runtimes rt) {
         Probe probe = rt.probe();
         for (boolean inFlight : new boolean[] {false, true}) {
-            Reentrant callbacks = new Reentrant(probe);
+            Reentrant callbacks = new Reentrant(probe::criticalSection);
             List<Throwable> callbackFailures = new ArrayList<>();
             rt.runner().start(ctx -> {
                 try (SocketPair pair = probe.socketPair(ctx)) {
-                    callbacks.onClone = () -> {
+                    callbacks.onRetain = () -> {
                         try {
                             Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
                             Operation<byte[]> operation = pair.recv();
@@ -623,7 +624,7 @@ class SeedOperationTest {
                     Waker waker = callbacks.waker();
                     assertFalse(operation.poll(waker).isReady());
                     assertFalse(sleep.poll(waker).isReady());
-                    assertEquals(2, callbacks.clones());
+                    assertEquals(2, callbacks.retainCalls());
 
                     sleep.close();
                     pair.writePeer(bytes("x"));
@@ -635,7 +636,7 @@ class SeedOperationTest {
                 return null;
             });
             assertEquals(List.of(), callbackFailures);
-            callbacks.assertReleased();
+            callbacks.assertBalanced();
         }
     }
 
@@ -650,7 +651,7 @@ class SeedOperationTest {
     @Conformance(ring = 1)
     void testObserverCloneAdmittingAWaitingSyncKeepsTheObservedResult(Runtimes rt) {
         Probe probe = rt.probe();
-        Reentrant admitting = new Reentrant(probe);
+        Reentrant admitting = new Reentrant(probe::criticalSection);
         String outcome = rt.runner().start(ctx -> {
             Blob blob = ctx.open("observer_refresh", "blob").await().blob();
             // Hold the open's permit so the sync waits for it in the driver.
@@ -666,7 +667,7 @@ class SeedOperationTest {
             // Poll with a new waker whose retain admits a second sync of the same open, which finds the permit
             // granted and waits as well.
             List<Operation<Void>> admitted = new ArrayList<>();
-            admitting.onClone = () -> admitted.add(blob.sync());
+            admitting.onRetain = () -> admitted.add(blob.sync());
             String seen;
             try {
                 Poll<Void> poll = sync.poll(admitting.waker());
@@ -693,7 +694,7 @@ class SeedOperationTest {
 
         // The poll must return the result completed during its clone.
         assertEquals("ready", outcome);
-        admitting.assertReleased();
+        admitting.assertBalanced();
     }
 
     /** Seed: {@code test_observer_clone_panic_preserves_queued_and_in_flight_cancellation}. */
@@ -701,7 +702,7 @@ class SeedOperationTest {
     void testObserverClonePanicPreservesQueuedAndInFlightCancellation(Runtimes rt) {
         Probe probe = rt.probe();
         for (boolean queued : new boolean[] {false, true}) {
-            Reentrant callbacks = new Reentrant(probe);
+            Reentrant callbacks = new Reentrant(probe::criticalSection);
             AtomicReference<SocketPair> pair = new AtomicReference<>();
             rt.runner().start(ctx -> {
                 pair.set(probe.socketPair(ctx));
@@ -717,7 +718,7 @@ class SeedOperationTest {
                 reschedule();
 
                 WaiterId registration = probe.key(operation);
-                callbacks.arm(Reentrant.Callback.CLONE);
+                callbacks.arm(Reentrant.Callback.RETAIN);
                 RuntimeException panic = assertThrows(RuntimeException.class, () -> operation.poll(waker),
                         "observer clone must panic");
                 assertEquals("waker callback panic 1", panic.getMessage());
@@ -734,7 +735,7 @@ class SeedOperationTest {
             });
             assertEquals(0, pair.get().fd().held());
             pair.get().close();
-            callbacks.assertReleased();
+            callbacks.assertBalanced();
         }
     }
 
@@ -748,8 +749,8 @@ class SeedOperationTest {
     void testObserverWakeAndDropPanicsFinishWorkerRetirement(Runtimes rt) {
         Probe probe = rt.probe();
         for (Reentrant.Callback callback : new Reentrant.Callback[] {Reentrant.Callback.WAKE,
-                Reentrant.Callback.DROP}) {
-            Reentrant callbacks = new Reentrant(probe);
+                Reentrant.Callback.RELEASE}) {
+            Reentrant callbacks = new Reentrant(probe::criticalSection);
             AtomicReference<SocketPair> pair = new AtomicReference<>();
             // Keep the worker to inspect its cleanup after start has returned.
             AtomicReference<Worker> retainedLocal = new AtomicReference<>();
@@ -760,7 +761,7 @@ class SeedOperationTest {
                 Waker waker = callbacks.waker();
                 assertFalse(operation.poll(waker).isReady());
                 callbacks.arm(callback);
-                if (callback == Reentrant.Callback.DROP) {
+                if (callback == Reentrant.Callback.RELEASE) {
                     // Replacing an observer queues its destructor. The receive stays pending until failure
                     // cleanup cancels it.
                     assertFalse(operation.poll(Waker.noop()).isReady());
@@ -768,14 +769,14 @@ class SeedOperationTest {
                 ctx.sleep(Duration.ofDays(365));
                 return null;
             }), "deferred observer callback must fail the runner");
-            assertEquals("waker callback panic " + callback.number, panic.getMessage());
+            assertEquals("waker callback panic " + callback.number(), panic.getMessage());
             assertSame(callbacks.thrown(), panic);
             Worker local = retainedLocal.get();
             assertTrue(local.isRetired(), "the worker retired before start threw");
             assertNull(Worker.current());
             assertEquals(0, pair.get().fd().held());
             pair.get().close();
-            callbacks.assertReleased();
+            callbacks.assertBalanced();
         }
     }
 }

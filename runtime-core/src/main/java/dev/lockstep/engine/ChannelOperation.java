@@ -5,16 +5,16 @@ import dev.lockstep.Poll;
 import dev.lockstep.Waker;
 
 /**
- * An operation over a {@link OneShot}: the handle of a detached sync. Closing it only stops observing; the
- * work behind it goes on. Like every operation it hands its result to one poll ({@link OneShot#take}): a later
+ * An operation over a {@link ResultChannel}: the handle of a detached sync. Closing it only stops observing; the
+ * work behind it goes on. Like every operation it hands its result to one poll ({@link ResultChannel#take}): a later
  * poll, or any poll after {@link #close()}, reads {@link dev.lockstep.ClosedException}.
  *
  * @param <T> the value
  */
 final class ChannelOperation<T> implements Operation<T> {
-    private final OneShot<Object> channel;
+    private final ResultChannel<Object> channel;
 
-    ChannelOperation(OneShot<Object> channel) {
+    ChannelOperation(ResultChannel<Object> channel) {
         this.channel = channel;
     }
 

@@ -31,7 +31,7 @@ import dev.lockstep.sync.FiberSafeLock;
  *       Storage metadata (open, remove, scan) is not run here at all: it is a {@code BLOCKING_CALL} the
  *       kernel runs off the worker, and inside the borrow it only joins, tests and leaves its partition's
  *       {@link MetadataLane}, a lock-free queue. Everything else a carrier shares with
- *       fibers — a stream's buffered bytes, a {@link OneShot}, the mailbox, wait lists, the supervision tree —
+ *       fibers — a stream's buffered bytes, a {@link ResultChannel}, the mailbox, wait lists, the supervision tree —
  *       is guarded by a {@link FiberSafeLock}, for which no fiber ever queues: a fiber queued on a monitor
  *       that its own carrier then contends is handed the monitor while its only carrier is blocked behind it,
  *       and both wait for ever;</li>

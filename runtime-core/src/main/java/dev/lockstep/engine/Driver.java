@@ -131,7 +131,7 @@ public final class Driver implements CompletionSink {
      * @param nowNanos the worker's cached clock
      * @return its identity, packed as user data ({@link WaiterId#userData()})
      */
-    long admit(Request request, OneShot<Object> detachedChannel, long nowNanos) {
+    long admit(Request request, ResultChannel<Object> detachedChannel, long nowNanos) {
         Slot slot = slots.occupy();
         slot.request = request;
         slot.observer.observe(detachedChannel);
@@ -286,7 +286,7 @@ public final class Driver implements CompletionSink {
      * @param id the request
      * @param channel the channel
      */
-    void forward(WaiterId id, OneShot<Object> channel) {
+    void forward(WaiterId id, ResultChannel<Object> channel) {
         Slot slot = slots.live(id);
         if (slot == null) {
             worker.defer(channel::closeSender);
@@ -367,7 +367,7 @@ public final class Driver implements CompletionSink {
             }
         }
         if (slot.observer.kind == Observer.Kind.FORWARDED && slot.observer.channel != null) {
-            OneShot<Object> channel = slot.observer.channel;
+            ResultChannel<Object> channel = slot.observer.channel;
             worker.defer(channel::closeSender);
         }
         slot.observer.kind = Observer.Kind.NONE;
@@ -481,7 +481,7 @@ public final class Driver implements CompletionSink {
             Observer observer = slot.observer;
             if (observer.kind == Observer.Kind.FORWARDED || observer.kind == Observer.Kind.DETACHED) {
                 if (slot.state != State.COMPLETED) {
-                    OneShot<Object> channel = observer.channel;
+                    ResultChannel<Object> channel = observer.channel;
                     worker.defer(channel::closeSender);
                     observer.kind = Observer.Kind.NONE;
                     observer.channel = null;
@@ -550,7 +550,7 @@ public final class Driver implements CompletionSink {
             }
             if ((observer.kind == Observer.Kind.FORWARDED || observer.kind == Observer.Kind.DETACHED)
                     && slot.state != State.COMPLETED) {
-                OneShot<Object> channel = observer.channel;
+                ResultChannel<Object> channel = observer.channel;
                 worker.defer(channel::closeSender);
             }
             boolean heldByKernel = slot.state == State.IN_FLIGHT || slot.state == State.CANCELLING;

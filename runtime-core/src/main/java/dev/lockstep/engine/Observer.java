@@ -29,7 +29,7 @@ final class Observer {
     /** The thread whose poll installed {@link #waker}: its own close releases the waker, others wake it. */
     Thread wakerThread;
     /** The channel of a {@link Kind#FORWARDED} or {@link Kind#DETACHED} observer. */
-    OneShot<Object> channel;
+    ResultChannel<Object> channel;
 
     Observer() {
         this.kind = Kind.NONE;
@@ -40,7 +40,7 @@ final class Observer {
      *
      * @param detachedChannel the channel of a detached sync, or null for a local registration
      */
-    void observe(OneShot<Object> detachedChannel) {
+    void observe(ResultChannel<Object> detachedChannel) {
         kind = detachedChannel == null ? Kind.LOCAL : Kind.DETACHED;
         channel = detachedChannel;
         waker = null;

@@ -26,7 +26,7 @@ import dev.lockstep.Waker;
  * itself is closed by the close's {@link Mailbox.Cancel} (or directly on the owner) whatever the order in
  * which that and the forward reach the owner: a forward to a closed request is answered {@code Closed}, a
  * cancel of a forwarded one closes its channel. A result that reached the channel untaken is closed with it
- * ({@link OneShot#closeReceiver(Thread)}), so a connection or blob dropped this way leaks nothing.
+ * ({@link ResultChannel#closeReceiver(Thread)}), so a connection or blob dropped this way leaks nothing.
  *
  * @param <T> the value
  */
@@ -43,7 +43,7 @@ public final class Registration<T> implements Operation<T>, PendingSet.Repointab
     /** Whether a call of its fiber has the reusable registration ({@link Fiber#takeReusable}); that fiber's only. */
     private boolean lent;
     private final String closedMessage;
-    private volatile OneShot<Object> channel;
+    private volatile ResultChannel<Object> channel;
     private volatile boolean finished;
     private static final java.lang.invoke.VarHandle FINISHED;
 
@@ -241,13 +241,13 @@ public final class Registration<T> implements Operation<T>, PendingSet.Repointab
             return Poll.failed(new ClosedException("this operation's result was already taken, or the"
                     + " operation was closed"));
         }
-        OneShot<Object> forwarded = channel;
+        ResultChannel<Object> forwarded = channel;
         if (forwarded != null) {
             return (Poll<T>) observed(forwarded.take(waker));
         }
         if (callerWorker(waker) != owner) {
             Engine.checkForeignCaller(owner, "Operation.poll");
-            forwarded = new OneShot<>(owner + " closed before this operation completed");
+            forwarded = new ResultChannel<>(owner + " closed before this operation completed");
             channel = forwarded;
             if (!owner.mailbox().send(new Mailbox.Forward(WaiterId.fromUserData(key), forwarded))) {
                 forwarded.closeSender();
@@ -366,7 +366,7 @@ public final class Registration<T> implements Operation<T>, PendingSet.Repointab
         finished = true;
         // A waker this thread installed is released; anyone else's is woken, so every other awaiter sees it.
         Thread closer = Thread.currentThread();
-        OneShot<Object> forwarded = channel;
+        ResultChannel<Object> forwarded = channel;
         if (forwarded != null) {
             forwarded.closeReceiver(closer);
             if (forwarded.hasOutcome()) {

@@ -75,7 +75,7 @@ final class RequestEnds {
                 }
             }
             case FORWARDED, DETACHED -> {
-                OneShot<Object> channel = observer.channel;
+                ResultChannel<Object> channel = observer.channel;
                 retire(slot);
                 worker.defer(() -> channel.send(result));
             }

@@ -501,11 +501,11 @@ public final class Worker {
      * @param request the sync
      * @return the channel
      */
-    public OneShot<Object> registerDetached(Request request) {
+    public ResultChannel<Object> registerDetached(Request request) {
         if (current() != this) {
             checkOwner("registering " + request.describe());
         }
-        OneShot<Object> channel = new OneShot<>("worker " + index + " closed before " + request.describe()
+        ResultChannel<Object> channel = new ResultChannel<>("worker " + index + " closed before " + request.describe()
                 + " finished");
         Driver slab = borrow();
         try {

@@ -60,7 +60,7 @@ class CloseDuringRetainTest {
 
     @Test
     void receiverClosedByAnotherThreadWhileTheWakerIsRetained() {
-        OneShot<Object> channel = new OneShot<>("closed");
+        ResultChannel<Object> channel = new ResultChannel<>("closed");
         GapWaker waker = new GapWaker(() -> onOtherThread(channel::closeReceiver));
 
         Poll<Object> poll = channel.take(waker);
@@ -73,7 +73,7 @@ class CloseDuringRetainTest {
 
     @Test
     void valueSentByAnotherThreadWhileTheWakerIsRetained() {
-        OneShot<Object> channel = new OneShot<>("closed");
+        ResultChannel<Object> channel = new ResultChannel<>("closed");
         GapWaker waker = new GapWaker(() -> onOtherThread(() -> channel.send(Poll.ready("sent"))));
 
         Poll<Object> poll = channel.take(waker);

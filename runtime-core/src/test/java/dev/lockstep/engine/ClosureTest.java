@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.Reentrant;
 import dev.lockstep.Blob;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Operation;
@@ -47,8 +48,8 @@ class ClosureTest {
     void shutdownWithWorkInEveryStateReleasesEverything() throws Exception {
         // File I/O completes at once; the scripted requests (fd 7) wait for the test.
         kernel.autoComplete(p -> p.fd() == 7 ? Integer.MIN_VALUE : kernel.files.execute(p));
-        Reentrant callbacks = new Reentrant();
-        Reentrant foreign = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
+        Reentrant foreign = new Reentrant(Support::criticalSection);
         List<ScriptedRequest> requests = new ArrayList<>();
         CountDownLatch rootReturned = new CountDownLatch(1);
         AtomicBoolean startReturned = new AtomicBoolean();
@@ -192,9 +193,9 @@ class ClosureTest {
             Registration<Integer> pending = register(new ScriptedRequest("pending", false));
             worker.markClosing();
             // Pending polls resolve to Closed without retaining the waker; new work is refused.
-            Reentrant callbacks = new Reentrant();
+            Reentrant callbacks = new Reentrant(Support::criticalSection);
             assertThrows(ClosedException.class, () -> pending.poll(callbacks.waker()).get());
-            assertEquals(0, callbacks.retainCalls.get());
+            assertEquals(0, callbacks.retainCalls());
             assertThrows(ClosedException.class, () -> blob.startSync().await());
             assertThrows(ClosedException.class, () -> blob.sync().await());
             assertThrows(ClosedException.class, () -> blob.readAt(0, 1).await());

@@ -1,12 +1,10 @@
 package dev.lockstep.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.kernel.Ring;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -20,16 +18,7 @@ class CriticalSectionTest {
 
     @Test
     void aFiberThatParksInsideTheCriticalSectionFailsTheRunWithItsStack() {
-        ThreadedRunner runner = new ThreadedRunner(kernel, 2, 4, null, "guard");
-        IllegalStateException failure = assertThrows(IllegalStateException.class, () -> runner.start(ctx -> {
-            ctx.child("parker").spawnOn(1, child -> Worker.current().<Object>register(new ParkingRequest()).await())
-                    .await();
-            return null;
-        }));
-        assertTrue(failure.getMessage().contains("fiber 'parker' of worker 1 unmounted"), failure.getMessage());
-        assertTrue(Arrays.stream(failure.getStackTrace()).anyMatch(frame -> frame.getMethodName().equals("kind")
-                        && frame.getClassName().endsWith("ParkingRequest")),
-                () -> "the failure carries the parked fiber's stack: " + Arrays.toString(failure.getStackTrace()));
+        ParkingRequest.assertAParkInsideTheCriticalSectionFailsTheRun(new ThreadedRunner(kernel, 2, 4, null, "guard"));
     }
 
     /** The scripted ring's wake is lock-free like a real ring's: a fiber calls it inside a critical section. */

@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.Reentrant;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Poll;
 import java.time.Duration;
@@ -220,7 +221,7 @@ class DriverProperties {
         }
 
         private Reentrant fixture() {
-            Reentrant fixture = new Reentrant();
+            Reentrant fixture = new Reentrant(Support::criticalSection);
             fixtures.add(fixture);
             return fixture;
         }
@@ -338,7 +339,7 @@ class DriverProperties {
                 // The first foreign poll makes a new channel: nothing is installed in it yet.
                 sameInstalled = false;
             }
-            int retainsBefore = fixture.retainCalls.get();
+            int retainsBefore = fixture.retainCalls();
             Poll<Object> poll = foreign ? Support.onPlainThread(() -> op.op.poll(fixture.waker()))
                     : op.op.poll(fixture.waker());
             if (foreign) {
@@ -350,7 +351,7 @@ class DriverProperties {
                 op.installed = null;
                 return;
             }
-            int retains = fixture.retainCalls.get() - retainsBefore;
+            int retains = fixture.retainCalls() - retainsBefore;
             if (sameInstalled) {
                 check(retains == 0, op + ": an equivalent waker was retained again");
             } else {

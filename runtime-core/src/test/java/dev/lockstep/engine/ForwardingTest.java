@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.Reentrant;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Handle;
 import dev.lockstep.Poll;
@@ -53,7 +54,7 @@ class ForwardingTest {
     @CsvSource({"QUEUED,true", "QUEUED,false", "IN_FLIGHT,true", "IN_FLIGHT,false", "COMPLETED,true",
             "COMPLETED,false"})
     void operationMovesBetweenThreads(State state, boolean returnToOwner) {
-        Reentrant local = new Reentrant();
+        Reentrant local = new Reentrant(Support::criticalSection);
         ScriptedRequest request = new ScriptedRequest("moving", false);
         int value = runner(1).start(ctx -> {
             Worker worker = Worker.current();
@@ -122,7 +123,7 @@ class ForwardingTest {
     @CsvSource({"false,false,false", "false,true,false", "false,true,true", "true,false,false", "true,true,false",
             "true,true,true"})
     void foreignCloseReleasesTheRegistration(boolean inFlight, boolean forwardFirst, boolean promoted) {
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         ScriptedRequest request = new ScriptedRequest("closed elsewhere", false);
         runner(1).start(ctx -> {
             Worker worker = Worker.current();
@@ -187,7 +188,7 @@ class ForwardingTest {
     @ParameterizedTest(name = "in flight: {0}")
     @ValueSource(booleans = {false, true})
     void localCloseOvertakesAQueuedForward(boolean inFlight) {
-        Reentrant foreign = new Reentrant();
+        Reentrant foreign = new Reentrant(Support::criticalSection);
         runner(1).start(ctx -> {
             Worker worker = Worker.current();
             Registration<Integer> blocker = null;
@@ -239,7 +240,7 @@ class ForwardingTest {
             assertFalse(current.poll(Waker.noop()).isReady());
             ScriptedKernel.Pending pending = submitted(current);
 
-            OneShot<Object> channel = new OneShot<>("stale");
+            ResultChannel<Object> channel = new ResultChannel<>("stale");
             assertTrue(worker.mailbox().send(kind == Stale.CANCEL ? new Mailbox.Cancel(oldId)
                     : new Mailbox.Forward(oldId, channel)));
             turns(3);
@@ -262,7 +263,7 @@ class ForwardingTest {
     @ParameterizedTest(name = "promoted: {0}, completed: {1}")
     @CsvSource({"false,false", "true,false", "true,true"})
     void forwardedOperationEscapingStartObservesClosure(boolean promoted, boolean completed) {
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         ScriptedRequest request = new ScriptedRequest("escaping", false);
         Registration<Integer> escaped = runner(1).start(ctx -> {
             Registration<Integer> op = register(request);
@@ -308,7 +309,7 @@ class ForwardingTest {
     @Test
     void foreignRetainThatThrowsKeepsCancellation() {
         ScriptedRequest request = new ScriptedRequest("op", false);
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         runner(1).start(ctx -> {
             Worker worker = Worker.current();
             Registration<Integer> op = register(request);

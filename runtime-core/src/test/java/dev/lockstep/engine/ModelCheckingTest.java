@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.Reentrant;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
 import dev.lockstep.Listener;
@@ -39,7 +40,7 @@ class ModelCheckingTest {
      * Interleavings explored per test. These scenarios have two or three threads and a handful of shared
      * accesses each. At these counts each scenario found the race it was checked against, with that race put
      * back: the two-flag connection sides (double release, a shutdown after the close), a take that does not
-     * re-check for a close after {@code retain()} (the lost wake-up fixed in {@link OneShot#poll}), a take that
+     * re-check for a close after {@code retain()} (the lost wake-up fixed in {@link ResultChannel#poll}), a take that
      * does not mark its value taken, and a receiver close that releases another thread's waker.
      */
     private static final int INVOCATIONS = 40;
@@ -124,8 +125,8 @@ class ModelCheckingTest {
     @Test
     void oneShotDeliversOnceAndLosesNoWakeUp() {
         check(INVOCATIONS, () -> {
-            OneShot<Integer> channel = new OneShot<>("closed");
-            Reentrant callbacks = new Reentrant();
+            ResultChannel<Integer> channel = new ResultChannel<>("closed");
+            Reentrant callbacks = new Reentrant(Support::criticalSection);
             AtomicReference<Poll<Integer>> first = new AtomicReference<>();
             run(() -> channel.send(Poll.ready(7)), () -> first.set(channel.take(callbacks.waker())));
             int delivered = first.get().isReady() ? 1 : 0;
@@ -155,7 +156,7 @@ class ModelCheckingTest {
         // finisher stops between its read and its write while the poll runs in between; found from 400, not at 40.
         check(10 * INVOCATIONS, () -> {
             TaskHandle<Integer> handle = new TaskHandle<>(null, null, "task");
-            Reentrant callbacks = new Reentrant();
+            Reentrant callbacks = new Reentrant(Support::criticalSection);
             AtomicReference<Poll<Integer>> polled = new AtomicReference<>();
             run(() -> handle.succeed(7), () -> handle.closed("was aborted"),
                     () -> polled.set(handle.poll(callbacks.waker())));
@@ -182,8 +183,8 @@ class ModelCheckingTest {
     @Test
     void aCloseRacingAWakerInstallIsNeverLost() {
         check(INVOCATIONS, () -> {
-            OneShot<Integer> channel = new OneShot<>("closed");
-            Reentrant callbacks = new Reentrant();
+            ResultChannel<Integer> channel = new ResultChannel<>("closed");
+            Reentrant callbacks = new Reentrant(Support::criticalSection);
             AtomicReference<Poll<Integer>> taken = new AtomicReference<>();
             run(() -> taken.set(channel.take(callbacks.waker())), channel::closeReceiver);
             if (taken.get().isReady()) {
@@ -223,7 +224,7 @@ class ModelCheckingTest {
     @Test
     void oneShotHandsAResourceToExactlyOneParty() {
         check(INVOCATIONS, () -> {
-            OneShot<Listener> channel = new OneShot<>("closed");
+            ResultChannel<Listener> channel = new ResultChannel<>("closed");
             CountingListener listener = new CountingListener();
             channel.send(Poll.ready(listener));
             AtomicInteger taken = new AtomicInteger();
@@ -362,8 +363,8 @@ class ModelCheckingTest {
     void aRemoveRacingAWakeOfTheListConsumesTheCopyOnce() {
         check(INVOCATIONS, () -> {
             WaitList list = new WaitList();
-            Reentrant leaving = new Reentrant();
-            Reentrant staying = new Reentrant();
+            Reentrant leaving = new Reentrant(Support::criticalSection);
+            Reentrant staying = new Reentrant(Support::criticalSection);
             Waker leavingCopy = list.add(leaving.waker());
             list.add(staying.waker());
             java.util.concurrent.atomic.AtomicBoolean removed = new java.util.concurrent.atomic.AtomicBoolean();
@@ -385,7 +386,7 @@ class ModelCheckingTest {
     void twoEquivalentPollersAtOnceListOneCopy() {
         check(INVOCATIONS, () -> {
             WaitList list = new WaitList();
-            Reentrant poller = new Reentrant();
+            Reentrant poller = new Reentrant(Support::criticalSection);
             AtomicReference<Waker> first = new AtomicReference<>();
             AtomicReference<Waker> second = new AtomicReference<>();
             run(() -> first.set(list.addUnlessEquivalent(poller.waker())),
@@ -410,7 +411,7 @@ class ModelCheckingTest {
         check(INVOCATIONS, () -> {
             StopState stop = new StopState();
             dev.lockstep.Operation<Integer> stopped = stop.signal().asOperation();
-            Reentrant callbacks = new Reentrant();
+            Reentrant callbacks = new Reentrant(Support::criticalSection);
             AtomicReference<Poll<Integer>> polled = new AtomicReference<>();
             run(() -> stop.stop(3), () -> polled.set(stopped.poll(callbacks.waker())));
             if (polled.get().isReady()) {
@@ -505,7 +506,7 @@ class ModelCheckingTest {
      * before its read, taken out.) Then the owner's turns handle the forward and the Cancel in whichever order
      * they were sent, and the request retires and is released once. (The owner's side
      * of a forward is confined to the worker; what it shares with other threads is the channel, whose send,
-     * take and close race in the OneShot scenarios above.)
+     * take and close race in the ResultChannel scenarios above.)
      */
     @Test
     void anOperationClosedFromAnotherThreadWakesItsForeignAwaiter() {
@@ -513,7 +514,7 @@ class ModelCheckingTest {
             Worker worker = new Worker(0, null, new CountingRing());
             CountedRequest request = new CountedRequest();
             Registration<Integer> op = registerOn(worker, request);
-            Reentrant callbacks = new Reentrant();
+            Reentrant callbacks = new Reentrant(Support::criticalSection);
             AtomicReference<Poll<Integer>> polled = new AtomicReference<>();
             run(() -> polled.set(op.poll(callbacks.waker())), op::close);
             // At once, before the owner's turns: the two sides' write-then-read pairs alone must tell the awaiter.

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.Reentrant;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.Waker;
@@ -43,8 +44,8 @@ class ReentrancyTest {
     /** Seed: test_observer_clone_wake_and_drop_run_outside_local_borrows. */
     @Test
     void retainWakeAndReleaseRunOutsideTheBorrow() {
-        Reentrant callbacks = new Reentrant();
-        Reentrant ready = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
+        Reentrant ready = new Reentrant(Support::criticalSection);
         runner(1).start(ctx -> {
             Registration<Integer> op = register(new ScriptedRequest("send", false));
             Waker waker = callbacks.waker();
@@ -60,7 +61,7 @@ class ReentrancyTest {
             // result skips that callback entirely.
             Poll<Integer> poll = op.poll(ready.waker());
             assertEquals(1, poll.get());
-            assertEquals(0, ready.retainCalls.get());
+            assertEquals(0, ready.retainCalls());
             assertEquals(0, Worker.current().admitted());
             return null;
         });
@@ -75,7 +76,7 @@ class ReentrancyTest {
     /** Seed: test_pending_observers_retain_equivalent_wakers. */
     @Test
     void equivalentWakerIsNotRetainedAgainForInFlightQueuedAndSleep() {
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         runner(1).start(ctx -> {
             Registration<Integer> first = register(new ScriptedRequest("first", false));
             Registration<Integer> queued = register(new ScriptedRequest("queued", false));
@@ -97,7 +98,7 @@ class ReentrancyTest {
                 assertFalse(sleep.poll(again).isReady());
             }
             assertEquals(3, callbacks.retained());
-            assertTrue(callbacks.equalityChecks.get() >= 6, "willWake was consulted");
+            assertTrue(callbacks.equalityChecks() >= 6, "willWake was consulted");
 
             first.close();
             queued.close();
@@ -114,7 +115,7 @@ class ReentrancyTest {
     @ParameterizedTest(name = "in flight: {0}")
     @ValueSource(booleans = {false, true})
     void retainCallbackMayRegisterPollAndCloseOtherWork(boolean inFlight) {
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         AtomicInteger innerRuns = new AtomicInteger();
         List<ScriptedRequest> inner = new ArrayList<>();
         int value = runner(1).start(ctx -> {
@@ -167,7 +168,7 @@ class ReentrancyTest {
     @Test
     void retainThatAdmitsAWaitingSyncKeepsTheObservedResult() {
         kernel.autoCompleteFiles();
-        Reentrant admitting = new Reentrant();
+        Reentrant admitting = new Reentrant(Support::criticalSection);
         List<Operation<Void>> admitted = new ArrayList<>();
         String outcome = new ThreadedRunner(kernel, 1, 1, "/store", "reentrancy").start(ctx -> {
             EngineBlob blob = (EngineBlob) ctx.open("observer", "blob").await().blob();
@@ -201,7 +202,7 @@ class ReentrancyTest {
     @ParameterizedTest(name = "queued: {0}")
     @ValueSource(booleans = {false, true})
     void retainThatThrowsKeepsIdentityAndCancellation(boolean queued) {
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         ScriptedRequest request = new ScriptedRequest("op", false);
         ScriptedRequest blockerRequest = new ScriptedRequest("blocker", false);
         runner(1).start(ctx -> {
@@ -241,7 +242,7 @@ class ReentrancyTest {
         assertTrue(request.closedEarly);
         assertEquals(1, request.releases.get());
         assertEquals(queued ? 1 : 0, blockerRequest.releases.get());
-        assertEquals(1, callbacks.retainCalls.get());
+        assertEquals(1, callbacks.retainCalls());
         assertEquals(0, callbacks.retained());
         callbacks.assertBalanced();
     }
@@ -249,7 +250,7 @@ class ReentrancyTest {
     /** After a throwing retain the operation stays pollable and delivers its result. */
     @Test
     void retainThatThrowsLeavesTheOperationPollable() {
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         int value = runner(1).start(ctx -> {
             Worker worker = Worker.current();
             Registration<Integer> op = register(new ScriptedRequest("op", false));
@@ -263,7 +264,7 @@ class ReentrancyTest {
             return op.poll(Waker.noop()).get();
         });
         assertEquals(8, value);
-        assertEquals(2, callbacks.retainCalls.get());
+        assertEquals(2, callbacks.retainCalls());
         callbacks.assertBalanced();
     }
 
@@ -271,7 +272,7 @@ class ReentrancyTest {
     @ParameterizedTest
     @EnumSource(value = Reentrant.Callback.class, names = {"WAKE", "RELEASE"})
     void wakeOrReleaseThatThrowsFailsTheRunnerAfterRetirement(Reentrant.Callback callback) {
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         ScriptedRequest request = new ScriptedRequest("op", false);
         AtomicReference<Worker> worker = new AtomicReference<>();
         AtomicReference<Boolean> finallyRan = new AtomicReference<>(false);
@@ -309,7 +310,7 @@ class ReentrancyTest {
     /** A wake that throws while a closing worker resolves its pending observers also fails the runner. */
     @Test
     void wakeThatThrowsDuringClosureFailsTheRunner() {
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         ScriptedRequest request = new ScriptedRequest("op", false);
         AtomicReference<Worker> worker = new AtomicReference<>();
         RuntimeException thrown = assertThrows(RuntimeException.class, () -> runner(1).start(ctx -> {
@@ -329,7 +330,7 @@ class ReentrancyTest {
     /** Wake and release callbacks run by worker service may themselves register and close work. */
     @Test
     void wakeAndReleaseCallbacksMayRegisterAndCloseOtherWork() {
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         List<ScriptedRequest> inner = new ArrayList<>();
         AtomicInteger innerRuns = new AtomicInteger();
         Runnable reenter = () -> {

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.Reentrant;
 import dev.lockstep.Blob;
 import dev.lockstep.BlobInsufficientLengthException;
 import dev.lockstep.BlobMissingException;
@@ -541,7 +542,7 @@ class StorageEngineTest {
             int fsyncs = kernel.files.fsyncs;
 
             // The only ring slot is occupied; startSync still hands the sync over now.
-            Reentrant callbacks = new Reentrant();
+            Reentrant callbacks = new Reentrant(Support::criticalSection);
             int admitted = worker.admitted();
             Operation<Void> handle = blob.startSync();
             assertEquals(admitted + 1, worker.admitted(), "the sync was admitted at the call");

@@ -13,6 +13,17 @@ final class Support {
     private Support() {
     }
 
+    /**
+     * The worker critical section the calling thread is inside, for {@link dev.lockstep.Reentrant}: the current
+     * worker while its state is borrowed, else null.
+     *
+     * @return a description, or null
+     */
+    static String criticalSection() {
+        Worker worker = Worker.current();
+        return worker != null && worker.isBorrowed() ? "the borrow of " + worker : null;
+    }
+
     static <T> Registration<T> register(Request request) {
         return Worker.current().register(request);
     }

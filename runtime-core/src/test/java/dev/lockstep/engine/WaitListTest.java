@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.Reentrant;
 import dev.lockstep.Poll;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class WaitListTest {
         AtomicBoolean ready = new AtomicBoolean();
         WaitList list = new WaitList();
         WaitList.Condition condition = new WaitList.Condition(ready::get, list);
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         assertFalse(condition.poll(callbacks.waker()).isReady());
         assertFalse(condition.poll(callbacks.waker()).isReady());
         assertEquals(1, callbacks.retained(), "an equivalent waker is not retained again");
@@ -35,8 +36,8 @@ class WaitListTest {
     void aConditionPolledWithAnotherPartysWakerReleasesTheFirst() {
         WaitList list = new WaitList();
         WaitList.Condition condition = new WaitList.Condition(() -> false, list);
-        Reentrant first = new Reentrant();
-        Reentrant second = new Reentrant();
+        Reentrant first = new Reentrant(Support::criticalSection);
+        Reentrant second = new Reentrant(Support::criticalSection);
         condition.poll(first.waker());
         condition.poll(second.waker());
         assertEquals(1, first.releases(), "the first party's copy was released when the second polled");
@@ -50,7 +51,7 @@ class WaitListTest {
     void aClosedConditionReleasesItsListedCopy() {
         WaitList list = new WaitList();
         WaitList.Condition condition = new WaitList.Condition(() -> false, list);
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         condition.poll(callbacks.waker());
         condition.close();
         assertEquals(1, callbacks.releases());
@@ -64,7 +65,7 @@ class WaitListTest {
         WaitList list = new WaitList();
         WaitList.Condition first = new WaitList.Condition(() -> false, list);
         WaitList.Condition second = new WaitList.Condition(() -> false, list);
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         first.poll(callbacks.waker());
         second.poll(callbacks.waker());
         first.close();
@@ -77,7 +78,7 @@ class WaitListTest {
     @Test
     void aTaskPolledTwiceRetainsOnceAndWakesOnceWhenItEnds() {
         TaskHandle<String> handle = new TaskHandle<>(null, null, "task");
-        Reentrant callbacks = new Reentrant();
+        Reentrant callbacks = new Reentrant(Support::criticalSection);
         assertFalse(handle.poll(callbacks.waker()).isReady());
         assertFalse(handle.poll(callbacks.waker()).isReady());
         assertEquals(1, callbacks.retained(), "an equivalent waker is not retained again");

@@ -29,8 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UringBlobCloseRaceStressTest {
     private static final int WORKERS = 2;
-    /** How long each case races: {@code -Dlockstep.stress.seconds=N} (6 by default, what the build spends). */
-    private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(Long.getLong("lockstep.stress.seconds", 6));
     private static final int MAX_ROUNDS = 40_000;
     private static final int LENGTH = 512;
 
@@ -51,7 +49,7 @@ class UringBlobCloseRaceStressTest {
             SplittableRandom random = new SplittableRandom(7);
             long start = System.nanoTime();
             for (int round = 0; round < MAX_ROUNDS && problem.get() == null
-                    && System.nanoTime() - start < BUDGET_NANOS; round++) {
+                    && System.nanoTime() - start < StressBudget.NANOS; round++) {
                 Blob blob = ctx.open("race", "blob").await().blob();
                 boolean write = (round & 1) == 0;
                 int spin = random.nextInt(40_000);
@@ -128,7 +126,7 @@ class UringBlobCloseRaceStressTest {
             long start = System.nanoTime();
             try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
                 for (int round = 0; round < MAX_ROUNDS && problem.get() == null
-                        && System.nanoTime() - start < BUDGET_NANOS; round++) {
+                        && System.nanoTime() - start < StressBudget.NANOS; round++) {
                     var accepted = listener.accept();
                     Connection client = ctx.dial(listener.localAddress()).await();
                     Connection server = accepted.await();

@@ -42,7 +42,7 @@ class UringCancelTaskWorkStressTest {
         int fdsBefore = OpenDescriptors.fdCount();
         forceSetupChoice(choice);
         try {
-            long seconds = Long.getLong("lockstep.stress.seconds", 6);
+            long seconds = StressBudget.SECONDS;
             long start = System.nanoTime();
             int[] counts = new int[3];
             String[] flags = new String[1];

@@ -24,8 +24,6 @@ import org.junit.jupiter.api.Timeout;
  * worker's mailbox first. Three workers, time-bounded.
  */
 class UringForeignPollCloseRaceStressTest {
-    /** How long each case races: {@code -Dlockstep.stress.seconds=N} (6 by default, what the build spends). */
-    private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(Long.getLong("lockstep.stress.seconds", 6));
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -36,7 +34,7 @@ class UringForeignPollCloseRaceStressTest {
             SplittableRandom random = new SplittableRandom(5);
             long start = System.nanoTime();
             try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
-                for (int round = 0; problem.get() == null && System.nanoTime() - start < BUDGET_NANOS; round++) {
+                for (int round = 0; problem.get() == null && System.nanoTime() - start < StressBudget.NANOS; round++) {
                     int worker = round % 3;
                     boolean accept = round % 4 == 3;
                     Operation<?> operation = ctx.child("make").spawnOn(worker, m -> accept

@@ -21,11 +21,10 @@ import org.junit.jupiter.api.Timeout;
  * turning), and each fiber ends with its interrupt status set exactly when it was interrupted. Where the threads
  * meet is {@code Fibers.await}: an interrupt landing on a parked fiber unparks it once, it finds nothing ready,
  * clears the status and parks again; one landing while it runs leaves the status for that same clearing.
- * Time-bounded ({@code -Dlockstep.stress.seconds=N}, 6 by default).
+ * Time-bounded ({@link StressBudget}).
  */
 @org.junit.jupiter.api.Tag("adversarial")
 class UringInterruptStressTest {
-    private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(Long.getLong("lockstep.stress.seconds", 6));
     private static final int WORKERS = 3;
     private static final int FIBERS = 24;
 
@@ -62,7 +61,7 @@ class UringInterruptStressTest {
             Thread interrupter = Thread.ofPlatform().name("interrupter").start(() -> {
                 SplittableRandom random = new SplittableRandom(99);
                 long start = System.nanoTime();
-                while (System.nanoTime() - start < BUDGET_NANOS) {
+                while (System.nanoTime() - start < StressBudget.NANOS) {
                     int target = random.nextInt(FIBERS);
                     Thread thread = fiberThreads.get(target);
                     if (thread != null) {

@@ -33,10 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Appends and syncs of many fibers racing a close, a resize, a remove and a full file system: every acknowledged
  * append is in the file afterwards, every failure is typed, nothing hangs and no descriptor is left open. Each case
- * races for {@code -Dlockstep.stress.seconds} (6 by default).
+ * races for the {@link StressBudget}.
  */
 class UringStorageRaceStressTest {
-    private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(Long.getLong("lockstep.stress.seconds", 6));
     private static final int FIBERS = 64;
 
     @TempDir
@@ -135,7 +134,7 @@ class UringStorageRaceStressTest {
         AtomicLong refused = new AtomicLong();
         SplittableRandom random = new SplittableRandom(42);
         long start = System.nanoTime();
-        while (System.nanoTime() - start < BUDGET_NANOS && problem.get() == null) {
+        while (System.nanoTime() - start < StressBudget.NANOS && problem.get() == null) {
             int round = rounds.getAndIncrement();
             String name = "log" + round;
             ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
@@ -222,7 +221,7 @@ class UringStorageRaceStressTest {
         long mark = (long) slots * recordLength;
         long start = System.nanoTime();
         List<String> lengthMismatches = new ArrayList<>();
-        while (System.nanoTime() - start < BUDGET_NANOS && problem.get() == null) {
+        while (System.nanoTime() - start < StressBudget.NANOS && problem.get() == null) {
             int round = rounds.getAndIncrement();
             String name = "resize" + round;
             ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
@@ -305,7 +304,7 @@ class UringStorageRaceStressTest {
         AtomicInteger rounds = new AtomicInteger();
         int recordLength = 3000; // straddles pages: short writes before ENOSPC
         long start = System.nanoTime();
-        while (System.nanoTime() - start < BUDGET_NANOS && problem.get() == null) {
+        while (System.nanoTime() - start < StressBudget.NANOS && problem.get() == null) {
             int round = rounds.getAndIncrement();
             Path root = tmpfs.resolve("r" + round);
             ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
@@ -371,7 +370,7 @@ class UringStorageRaceStressTest {
         AtomicLong closedRefusals = new AtomicLong();
         SplittableRandom random = new SplittableRandom(9);
         long start = System.nanoTime();
-        while (System.nanoTime() - start < BUDGET_NANOS && problem.get() == null) {
+        while (System.nanoTime() - start < StressBudget.NANOS && problem.get() == null) {
             int round = rounds.getAndIncrement();
             String name = "rm" + round;
             long removeAfterMicros = random.nextLong(5000);

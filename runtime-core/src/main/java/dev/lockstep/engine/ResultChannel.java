@@ -23,7 +23,7 @@ import dev.lockstep.Waker;
  *
  * @param <T> the value
  */
-public final class OneShot<T> {
+public final class ResultChannel<T> {
     /** Guards every field below. */
     private final FiberSafeLock lock = new FiberSafeLock();
     private Poll<T> outcome;
@@ -40,7 +40,7 @@ public final class OneShot<T> {
      *
      * @param closedMessage the message
      */
-    public OneShot(String closedMessage) {
+    public ResultChannel(String closedMessage) {
         this.closedMessage = closedMessage;
     }
 
