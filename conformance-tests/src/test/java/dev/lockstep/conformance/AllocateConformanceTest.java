@@ -21,6 +21,7 @@ import java.util.Arrays;
  * allocation not synced is the simulator's (LinuxCrashOutcomesTest); a full device is StorageFaultsApiTest's and
  * UringFaultsTest's.
  */
+@Group(ReadmeGroup.ALLOCATE)
 class AllocateConformanceTest {
 
     /** An allocation past the end grows the blob with zeros; a sync makes the length durable for a reopen. */

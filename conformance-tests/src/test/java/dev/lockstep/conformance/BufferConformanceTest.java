@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * named, direct I/O alignment, and the pool's outstanding count back to zero. These are also the checks 29–31
  * of commonware's storage tests ({@code read_at_buf} into caller buffers).
  */
+@Group(ReadmeGroup.BUFFERS)
 class BufferConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

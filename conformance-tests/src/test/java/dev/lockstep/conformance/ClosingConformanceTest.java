@@ -32,6 +32,7 @@ import java.util.Set;
  * Before, each of these either left the awaiter parked for ever (the simulator reported a stall) or kept the
  * fd open.
  */
+@Group(ReadmeGroup.CLOSING)
 class ClosingConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

@@ -23,6 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * for error, with one and two workers. A line may differ only where {@code differences.md} whitelists its
  * operation, with the reason.
  */
+@Group(ReadmeGroup.DIFFERENTIAL)
 class DifferentialTest {
     private static final Pattern ENTRY = Pattern.compile("^- `(.+?)`");
 

@@ -23,6 +23,7 @@ import java.util.List;
  * both send a large message before reading must deadlock, a large send arrives in pieces, and closing with
  * unread data resets the peer. Every wait that blocks on Linux is bounded by a timeout, so a blocking case ends.
  */
+@Group(ReadmeGroup.FLOW_CONTROL)
 class FlowControlConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

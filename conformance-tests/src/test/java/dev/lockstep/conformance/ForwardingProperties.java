@@ -190,6 +190,7 @@ class ForwardingProperties {
         return transcript;
     }
 
+    @Group(ReadmeGroup.PROPERTIES)
     @Property(tries = 50)
     void forwardingSequencesGiveTheModelsOutcomesOnBothRuntimes(@ForAll("steps") List<Step> steps,
                                                                @ForAll("operations") int operations,

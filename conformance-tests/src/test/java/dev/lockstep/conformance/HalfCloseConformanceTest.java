@@ -21,6 +21,7 @@ import java.time.Duration;
  * included) sees end of stream after every byte sent before it, and the peer can still answer on its own sink.
  * That is a request/response protocol that ends its request by half-closing (HTTP/1.0 bodies, {@code nc}).
  */
+@Group(ReadmeGroup.HALF_CLOSE)
 class HalfCloseConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

@@ -20,6 +20,7 @@ import java.time.Duration;
  * under a timeout. Stopping the wait never stops the task: the race a timer wins, or a timeout, leaves the task
  * running, and its outcome stays readable by anyone.
  */
+@Group(ReadmeGroup.HANDLE)
 class HandleOperationConformanceTest {
     private static final Duration NEVER = Duration.ofDays(1);
 

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Timeout;
  * {@link AbortedException} and closes the operation; before, the thread spun at full CPU for ever.
  */
 @org.junit.jupiter.api.Tag("adversarial")
+@Group(ReadmeGroup.INTERRUPTS)
 class InterruptConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     private static final Duration NAP = Duration.ofMillis(10);

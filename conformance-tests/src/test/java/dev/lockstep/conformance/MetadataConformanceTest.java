@@ -24,6 +24,7 @@ import java.util.List;
  * admitted after another one on the same partition observes it even when the two are on different workers, and
  * that bad input gets the same typed error, naming the value, whatever else is running.
  */
+@Group(ReadmeGroup.METADATA)
 class MetadataConformanceTest {
 
     private static byte[] bytes(String text) {

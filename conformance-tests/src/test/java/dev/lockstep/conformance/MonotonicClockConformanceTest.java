@@ -11,6 +11,7 @@ import java.time.Instant;
  * {@code Clock.monotonicNanos()} on every runtime: it measures sleeps, never goes back from one worker to
  * another, and {@code sleepUntil} waits on it.
  */
+@Group(ReadmeGroup.MONOTONIC_CLOCK)
 class MonotonicClockConformanceTest {
     private static final long MILLI = 1_000_000L;
 

@@ -41,6 +41,7 @@ import java.util.List;
  * connect-timeout case (the API has no connect timeout) and the stress case (its load is the differential
  * and property tests' job).
  */
+@Group(ReadmeGroup.NETWORK)
 class NetworkConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

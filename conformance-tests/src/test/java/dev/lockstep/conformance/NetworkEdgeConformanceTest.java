@@ -35,6 +35,7 @@ import java.util.Set;
  * loopback addresses, null, port 0), end of stream and half-close, use after close, closes racing waits from
  * fibers and plain threads, large transfers from buffers, the accept queue and timeouts on accept.
  */
+@Group(ReadmeGroup.NETWORK_EDGES)
 class NetworkEdgeConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

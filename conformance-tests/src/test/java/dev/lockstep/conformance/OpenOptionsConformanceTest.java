@@ -22,6 +22,7 @@ import java.util.List;
  * {@link OpenOptions}' answer to an existing or missing blob on every runtime: create only if missing
  * ({@code O_EXCL}), open only if present, each composed with direct I/O, the refusals typed and naming the blob.
  */
+@Group(ReadmeGroup.OPEN_OPTIONS)
 class OpenOptionsConformanceTest {
 
     /** CREATE_NEW creates a blob once: a second create fails naming it, and leaves its contents alone. */

@@ -10,6 +10,7 @@ import java.util.List;
  * The default placement of {@code spawn} on every runtime ({@code Spawner#spawn}): the tasks the root task
  * spawns go round-robin over the workers; the tasks those spawn stay on their spawner's worker.
  */
+@Group(ReadmeGroup.PLACEMENT)
 class PlacementConformanceTest {
 
     /**

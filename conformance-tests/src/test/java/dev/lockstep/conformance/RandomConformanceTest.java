@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.TreeSet;
 
 /** {@code Context.random()} on every runtime: usable from tasks on every worker, and not constant. */
+@Group(ReadmeGroup.RANDOM)
 class RandomConformanceTest {
 
     @Conformance

@@ -28,6 +28,7 @@ import java.util.List;
  * naming the bound and the length (other streams go on), and everything comes back when peers leave.
  */
 @org.junit.jupiter.api.Tag("adversarial")
+@Group(ReadmeGroup.RECEIVE_MEMORY)
 class ReceiveMemoryConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

@@ -21,6 +21,7 @@ import java.util.List;
  * a restart. What a crash may leave of a rename whose partition was not synced is the simulator's
  * (LinuxCrashOutcomesTest, ManifestPatternTest).
  */
+@Group(ReadmeGroup.RENAME)
 class RenameConformanceTest {
 
     /** A rename replaces its target: the new name holds the renamed blob, the old name nothing. */

@@ -61,6 +61,7 @@ class RuntimeContractTest {
     // ------------------------------------------------------------------------------------------- options
 
     /** {@code test_read_options_compose}: the flag algebra (no runtime involved). */
+    @Group(ReadmeGroup.RUNNER)
     @Test
     void testReadOptionsCompose() {
         assertEquals(ReadOptions.DONT_CACHE, ReadOptions.NONE.with(ReadOptions.DONT_CACHE));
@@ -71,6 +72,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_write_options_compose}: union, difference, and the flags each sets. */
+    @Group(ReadmeGroup.RUNNER)
     @Test
     void testWriteOptionsCompose() {
         WriteOptions both = WriteOptions.SYNC.with(WriteOptions.DONT_CACHE);
@@ -86,6 +88,7 @@ class RuntimeContractTest {
     // -------------------------------------------------------------------------------------------- runner
 
     /** {@code test_error_future}: what the root returns, failure value included, comes out of start as is. */
+    @Group(ReadmeGroup.RUNNER)
     @Conformance
     void testErrorFuture(Runtimes rt) {
         IOException value = new IOException("an error value");
@@ -93,6 +96,7 @@ class RuntimeContractTest {
     }
 
     /** A checked exception thrown by the root is wrapped in ExitedException, with it as the cause. */
+    @Group(ReadmeGroup.RUNNER)
     @Conformance
     void testRootCheckedExceptionIsWrapped(Runtimes rt) {
         IOException thrown = new IOException("checked");
@@ -103,6 +107,7 @@ class RuntimeContractTest {
     }
 
     /** A runner is single use. */
+    @Group(ReadmeGroup.RUNNER)
     @Conformance
     void testRunnerIsSingleUse(Runtimes rt) {
         var runner = rt.runner();
@@ -113,6 +118,7 @@ class RuntimeContractTest {
     // --------------------------------------------------------------------------------------------- clock
 
     /** {@code test_clock_sleep}: the clock advances by at least the slept duration. */
+    @Group(ReadmeGroup.CLOCK)
     @Conformance
     void testClockSleep(Runtimes rt) {
         Duration slept = rt.runner().start(ctx -> {
@@ -124,6 +130,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_clock_sleep_until}: sleeping until now + 100 ms returns at or after that time. */
+    @Group(ReadmeGroup.CLOCK)
     @Conformance
     void testClockSleepUntil(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -142,6 +149,7 @@ class RuntimeContractTest {
      * {@code test_clock_sleep_until_far_future}: sleeping until the end of time does not overflow; an enclosing
      * 1 ms timeout fires. Sleeps of the longest duration do not overflow either.
      */
+    @Group(ReadmeGroup.CLOCK)
     @Conformance
     void testClockSleepUntilFarFuture(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -165,6 +173,7 @@ class RuntimeContractTest {
      * sleep inside a long timeout finishes (the Rust case uses 50 ms inside 100 ms; 1 ms inside 10 s pins the
      * same behaviour without depending on how busy the machine is).
      */
+    @Group(ReadmeGroup.CLOCK)
     @Conformance
     void testClockTimeout(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -205,6 +214,7 @@ class RuntimeContractTest {
      * awaited under a zero timeout returns its value, and {@code stop} with a zero timeout and no holder
      * returns at once.
      */
+    @Group(ReadmeGroup.CLOCK)
     @Conformance
     void testTimeoutPrefersAReadyBody(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -220,6 +230,7 @@ class RuntimeContractTest {
     }
 
     /** Negative durations are refused at the call. */
+    @Group(ReadmeGroup.CLOCK)
     @Conformance
     void testClockRejectsNegativeDurations(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -233,6 +244,7 @@ class RuntimeContractTest {
     // ---------------------------------------------------------------------------------------- supervision
 
     /** {@code test_root_finishes}: start returns when the root completes although a child loops forever. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testRootFinishes(Runtimes rt) {
         AtomicInteger turns = new AtomicInteger();
@@ -256,6 +268,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_spawn}: a child completes with its value, and so does its parent. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawn(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -269,6 +282,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_spawn_dedicated}, as placement: {@code spawnOn} runs the task on that worker. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawnDedicated(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -284,6 +298,7 @@ class RuntimeContractTest {
     }
 
     /** Spawn consumes its context; labels are validated and dotted. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawnConsumesContextAndLabelsAreChecked(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -300,6 +315,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_spawn_abort}: an aborted task's handle fails with Closed and its finally blocks run. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawnAbort(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -324,6 +340,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_spawn_after_abort}: spawning from a child of an aborted context fails with Closed, unrun. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawnAfterAbort(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -347,6 +364,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_spawn_abort_on_parent_abort}: aborting a parent aborts its child. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawnAbortOnParentAbort(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -364,6 +382,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_spawn_abort_on_parent_completion}: a parent finishing normally aborts its pending child. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawnAbortOnParentCompletion(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -382,6 +401,7 @@ class RuntimeContractTest {
      * {@code test_spawn_cascading_abort}: aborting the top of a 3x2 tree aborts all 9 descendants, including
      * tasks spawned from child contexts taken before any spawn.
      */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawnCascadingAbort(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -429,6 +449,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_child_survives_sibling_completion}: a sibling finishing aborts nothing outside its node. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testChildSurvivesSiblingCompletion(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -447,6 +468,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_spawn_clone_chain}: a parent's abort reaches its child and grandchild through child contexts. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawnCloneChain(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -469,6 +491,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_spawn_sparse_clone_chain}: the abort cascades through child contexts that have no task. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testSpawnSparseCloneChain(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -487,6 +510,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_circular_reference_prevents_cleanup}: tasks waiting on each other in a cycle do not stop start. */
+    @Group(ReadmeGroup.SUPERVISION)
     @Conformance
     void testCircularReferencePreventsCleanup(Runtimes rt) {
         AtomicInteger unwound = new AtomicInteger();
@@ -520,6 +544,7 @@ class RuntimeContractTest {
     // ------------------------------------------------------------------------------------ panics, failures
 
     /** {@code test_panic_aborts_root}: the root's exception leaves start unchanged. */
+    @Group(ReadmeGroup.FAILURES)
     @Conformance
     void testPanicAbortsRoot(Runtimes rt) {
         IllegalStateException blah = new IllegalStateException("blah");
@@ -531,6 +556,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_panic_aborts_spawn_caught}: a child's exception is its handle's ExitedException. */
+    @Group(ReadmeGroup.FAILURES)
     @Conformance
     void testPanicAbortsSpawnCaught(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -548,6 +574,7 @@ class RuntimeContractTest {
     }
 
     /** A failing task aborts what it spawned. */
+    @Group(ReadmeGroup.FAILURES)
     @Conformance
     void testFailingTaskAbortsItsChildren(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -564,6 +591,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_multiple_panics_caught}: three failing children each report ExitedException; the root goes on. */
+    @Group(ReadmeGroup.FAILURES)
     @Conformance
     void testMultiplePanicsCaught(Runtimes rt) {
         String result = rt.runner().start(ctx -> {
@@ -585,6 +613,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_multiple_panics}: children failing while the root itself fails: start throws the root's. */
+    @Group(ReadmeGroup.FAILURES)
     @Conformance
     void testMultiplePanics(Runtimes rt) {
         IllegalStateException rootFailure = new IllegalStateException("boom");
@@ -606,6 +635,7 @@ class RuntimeContractTest {
      * {@code test_select}: the first ready branch in order wins; a pending branch is skipped. {@link Race} is the
      * Java form of {@code select!} (biased).
      */
+    @Group(ReadmeGroup.SELECT)
     @Conformance
     void testSelect(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -627,6 +657,7 @@ class RuntimeContractTest {
      * not dropped, so no message is lost and order is preserved. The messages travel over a loopback
      * connection (the API has no in-process channel).
      */
+    @Group(ReadmeGroup.SELECT)
     @Conformance
     void testSelectLoop(Runtimes rt) {
         int messages = 20;
@@ -678,6 +709,7 @@ class RuntimeContractTest {
      * {@code test_shutdown}: stopped() resolves with the stop code; stop waits for the holders; a signal taken
      * after stop resolves at once.
      */
+    @Group(ReadmeGroup.STOP)
     @Conformance
     void testShutdown(Runtimes rt) {
         int kill = 9;
@@ -714,6 +746,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_shutdown_multiple_signals}: stop returns only after three holders finished their cleanup. */
+    @Group(ReadmeGroup.STOP)
     @Conformance
     void testShutdownMultipleSignals(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -739,6 +772,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_shutdown_timeout}: a holder that never closes makes stop with a timeout fail with Timeout. */
+    @Group(ReadmeGroup.STOP)
     @Conformance
     void testShutdownTimeout(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -759,6 +793,7 @@ class RuntimeContractTest {
      * {@code test_shutdown_multiple_stop_calls}: two concurrent stops (42, then 43) both wait for the holder and
      * both return; the first code wins; a stop after everything closed returns at once.
      */
+    @Group(ReadmeGroup.STOP)
     @Conformance
     void testShutdownMultipleStopCalls(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -789,6 +824,7 @@ class RuntimeContractTest {
     }
 
     /** {@code test_unfulfilled_shutdown}: the root may finish while a child waits on stopped(). */
+    @Group(ReadmeGroup.STOP)
     @Conformance
     void testUnfulfilledShutdown(Runtimes rt) {
         AtomicBoolean reached = new AtomicBoolean();
@@ -815,6 +851,7 @@ class RuntimeContractTest {
      * is captured by an operation of the test's, which the task awaits; it is woken after start returned, from
      * the test's thread and from another thread, and so is a copy a worker retained for a registration.
      */
+    @Group(ReadmeGroup.LATE_WAKER)
     @Conformance
     void testLateWaker(Runtimes rt) {
         List<Waker> captured = Collections.synchronizedList(new ArrayList<>());

@@ -35,7 +35,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The 20 tests of commonware-runtime's {@code Operation} (2026.10.0, Rust), each with the same
+ * The tests of commonware-runtime's {@code Operation} (2026.10.0, Rust), each with the same
  * name in camelCase and the same assertions, on every runtime configuration with a ring of one entry (the
  * seed's {@code runner()}: one request in flight).
  *
@@ -72,6 +72,7 @@ class SeedOperationTest {
      * once on the fiber while the only ring slot is held (a blocking call would hang the worker), the sync is
      * already admitted to the worker, and the fixture's waker is untouched.
      */
+    @Group(ReadmeGroup.SEED_FULL_RING)
     @Conformance(ring = 1)
     void testStartSyncReturnsWhileRingIsFull(Runtimes rt) {
         Probe probe = rt.probe();
@@ -101,6 +102,7 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_queued_operation_completes_without_further_polls}. */
+    @Group(ReadmeGroup.SEED_FULL_RING)
     @Conformance(ring = 1)
     void testQueuedOperationCompletesWithoutFurtherPolls(Runtimes rt) {
         Probe probe = rt.probe();
@@ -134,6 +136,7 @@ class SeedOperationTest {
     // ------------------------------------------------------------------------------------ deadlines, timers
 
     /** Seed: {@code test_queued_deadline_and_timer_progress_with_full_ring}. */
+    @Group(ReadmeGroup.SEED_DEADLINES)
     @Conformance(ring = 1)
     void testQueuedDeadlineAndTimerProgressWithFullRing(Runtimes rt) {
         Probe probe = rt.probe();
@@ -157,6 +160,7 @@ class SeedOperationTest {
     // -------------------------------------------------------------------------------------------- closure
 
     /** Seed: {@code test_worker_closure_rejects_registration_and_polling}. */
+    @Group(ReadmeGroup.SEED_CLOSURE)
     @Conformance(ring = 1)
     void testWorkerClosureRejectsRegistrationAndPolling(Runtimes rt) {
         Probe probe = rt.probe();
@@ -191,6 +195,7 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_escaped_operation_observes_worker_closure}. */
+    @Group(ReadmeGroup.SEED_CLOSURE)
     @Conformance(ring = 1, leavesOpen = "its receive and socket pair escape start")
     void testEscapedOperationObservesWorkerClosure(Runtimes rt) {
         Probe probe = rt.probe();
@@ -212,6 +217,7 @@ class SeedOperationTest {
      * {@code Shared}; here the permit of a freshly opened blob (the engine's {@code Shared}), reached through
      * {@link Probe#permit}. The sync is the blob's own {@code sync()}: the seed's {@code Request::Sync}.
      */
+    @Group(ReadmeGroup.SEED_CLOSURE)
     @Conformance(ring = 1, leavesOpen = "its blob and sync escape start")
     void testForeignGateWaiterObservesOriginClosure(Runtimes rt) {
         Probe probe = rt.probe();
@@ -264,6 +270,7 @@ class SeedOperationTest {
      * with the result unobserved; Lockstep counts that result as admitted (see the class comment), so the port
      * waits for the completion's wake of the locally installed waker instead.
      */
+    @Group(ReadmeGroup.SEED_FORWARDING)
     @Conformance(ring = 1)
     void testOperationCanMoveBetweenThreads(Runtimes rt) {
         Probe probe = rt.probe();
@@ -302,6 +309,7 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_local_drop_overtakes_forwarding}. */
+    @Group(ReadmeGroup.SEED_FORWARDING)
     @Conformance(ring = 1)
     void testLocalDropOvertakesForwarding(Runtimes rt) {
         Probe probe = rt.probe();
@@ -339,6 +347,7 @@ class SeedOperationTest {
      * dropped when that thread ends. Only the first is a stored copy with a Java form, so the port asserts at
      * least one release.
      */
+    @Group(ReadmeGroup.SEED_FORWARDING)
     @Conformance(ring = 1, leavesOpen = "its receive and socket pair escape start")
     void testForwardedObserverCallbacksAndShutdown(Runtimes rt) {
         Probe probe = rt.probe();
@@ -383,6 +392,7 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_forwarded_receive_cancelled_after_promotion}. */
+    @Group(ReadmeGroup.SEED_CANCELLATION)
     @Conformance(ring = 1)
     void testForwardedReceiveCancelledAfterPromotion(Runtimes rt) {
         Probe probe = rt.probe();
@@ -407,6 +417,7 @@ class SeedOperationTest {
      * operation by value and returns it; here the operation object is shared, with the thread's start and
      * join as the hand-over edges.
      */
+    @Group(ReadmeGroup.SEED_FORWARDING)
     @Conformance(ring = 1)
     void testForwardedObserverClonePanicKeepsCancellation(Runtimes rt) {
         Probe probe = rt.probe();
@@ -436,6 +447,7 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_forwarded_write_finishes_after_drop}. */
+    @Group(ReadmeGroup.SEED_DURABILITY)
     @Conformance(ring = 1)
     void testForwardedWriteFinishesAfterDrop(Runtimes rt) {
         Probe probe = rt.probe();
@@ -470,6 +482,7 @@ class SeedOperationTest {
     // ------------------------------------------------------------------------------------- cancellation
 
     /** Seed: {@code test_foreign_drop_releases_registration}. */
+    @Group(ReadmeGroup.SEED_CANCELLATION)
     @Conformance(ring = 1)
     void testForeignDropReleasesRegistration(Runtimes rt) {
         Probe probe = rt.probe();
@@ -509,6 +522,7 @@ class SeedOperationTest {
     // --------------------------------------------------------------------------------- waker reentrancy
 
     /** Seed: {@code test_pending_observers_retain_equivalent_wakers}. */
+    @Group(ReadmeGroup.SEED_REENTRANCY)
     @Conformance(ring = 1)
     void testPendingObserversRetainEquivalentWakers(Runtimes rt) {
         Probe probe = rt.probe();
@@ -548,6 +562,7 @@ class SeedOperationTest {
      * displaced clone and the test's own original waker. The latter is not a stored copy and has no Java form,
      * so the port counts 1 release; {@link Reentrant#assertBalanced()} is the seed's {@code strong_count == 1}.
      */
+    @Group(ReadmeGroup.SEED_REENTRANCY)
     @Conformance(ring = 1)
     void testObserverCloneWakeAndDropRunOutsideLocalBorrows(Runtimes rt) {
         Probe probe = rt.probe();
@@ -590,6 +605,7 @@ class SeedOperationTest {
      * ring of one whose slot holds the observed receive cannot give, so the callback registers its receive on
      * the test's own socket — still another identity registered, polled and cancelled from inside the clone.
      */
+    @Group(ReadmeGroup.SEED_REENTRANCY)
     @Conformance(ring = 1)
     void testObserverCloneCanRegisterAndCancelOtherWork(Runtimes rt) {
         Probe probe = rt.probe();
@@ -648,6 +664,7 @@ class SeedOperationTest {
      * The poll must return that result. The seed's {@code admitting_waker} is a {@link Reentrant} whose
      * {@code onClone} admits the second sync.
      */
+    @Group(ReadmeGroup.SEED_REENTRANCY)
     @Conformance(ring = 1)
     void testObserverCloneAdmittingAWaitingSyncKeepsTheObservedResult(Runtimes rt) {
         Probe probe = rt.probe();
@@ -698,6 +715,7 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_observer_clone_panic_preserves_queued_and_in_flight_cancellation}. */
+    @Group(ReadmeGroup.SEED_REENTRANCY)
     @Conformance(ring = 1, leavesOpen = "its socket pair outlives start, as in the seed")
     void testObserverClonePanicPreservesQueuedAndInFlightCancellation(Runtimes rt) {
         Probe probe = rt.probe();
@@ -745,6 +763,7 @@ class SeedOperationTest {
      * finished: the seed's {@code local.driver.is_none()} is {@link Worker#isRetired()}, and
      * {@code Local::current().is_none()} is {@link Worker#current()} being null on the caller's thread.
      */
+    @Group(ReadmeGroup.SEED_REENTRANCY)
     @Conformance(ring = 1, leavesOpen = "its socket pair outlives start, as in the seed")
     void testObserverWakeAndDropPanicsFinishWorkerRetirement(Runtimes rt) {
         Probe probe = rt.probe();

@@ -25,6 +25,7 @@ import java.util.Arrays;
  * a small send buffer on one end and a small receive buffer on the other make a large send wait for the peer to
  * read (where the default buffers take it whole), and bad values are refused naming them.
  */
+@Group(ReadmeGroup.SOCKET_OPTIONS)
 class SocketOptionsConformanceTest {
     /** Far more than two small buffers hold, even doubled and raised to Linux's minimums. */
     private static final int LARGE_SEND = 4 << 20;

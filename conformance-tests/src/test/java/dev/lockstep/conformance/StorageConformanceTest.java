@@ -39,6 +39,7 @@ import java.util.SplittableRandom;
  * {@link BufferConformanceTest}'s ({@code Blob.readInto}). Check 14's "both read APIs" is {@code readAt} with
  * and without options.
  */
+@Group(ReadmeGroup.STORAGE_SEED)
 class StorageConformanceTest {
 
     static byte[] bytes(String text) {
@@ -649,6 +650,7 @@ class StorageConformanceTest {
     // ----------------------------------------------------------------------------- lib.rs storage cases
 
     /** {@code test_storage_operations}. */
+    @Group(ReadmeGroup.STORAGE_LIB)
     @Conformance
     void testStorageOperations(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -673,6 +675,7 @@ class StorageConformanceTest {
     }
 
     /** {@code test_blob_read_write}. */
+    @Group(ReadmeGroup.STORAGE_LIB)
     @Conformance
     void testBlobReadWrite(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -690,6 +693,7 @@ class StorageConformanceTest {
     }
 
     /** {@code test_blob_resize}: extend, sync, reopen; truncate, sync, reopen. */
+    @Group(ReadmeGroup.STORAGE_LIB)
     @Conformance
     void testBlobResize(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -713,6 +717,7 @@ class StorageConformanceTest {
     }
 
     /** {@code test_many_partition_read_write}: the same blob name in three partitions stays independent. */
+    @Group(ReadmeGroup.STORAGE_LIB)
     @Conformance
     void testManyPartitionReadWrite(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -734,6 +739,7 @@ class StorageConformanceTest {
     }
 
     /** {@code test_blob_read_past_length}: beyond the length of an empty and of a non-empty blob. */
+    @Group(ReadmeGroup.STORAGE_LIB)
     @Conformance
     void testBlobReadPastLength(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -752,6 +758,7 @@ class StorageConformanceTest {
      * the runtime holds no file of it (Rust checks the {@code open_blobs} metric; here, a closed blob refuses
      * calls and the blob can be removed and recreated empty).
      */
+    @Group(ReadmeGroup.STORAGE_LIB)
     @Conformance
     void testBlobCloneAndConcurrentRead(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -784,6 +791,7 @@ class StorageConformanceTest {
      * {@code resize}, {@code sync} or {@code startSync} is refused and its blob closed, the blob's file is
      * closed. One blob per call, so a leak names the call.
      */
+    @Group(ReadmeGroup.STORAGE_OWN)
     @Conformance
     void testRefusedCallsReleaseTheFile(Runtimes rt) {
         Probe probe = rt.probe();
@@ -831,6 +839,7 @@ class StorageConformanceTest {
      * Blob names are byte strings of 1 to 127 bytes (Storage's contract): the longest and ones with any byte
      * open, scan and remove like short ones; one byte more is refused at the call; partition names up to 255.
      */
+    @Group(ReadmeGroup.STORAGE_OWN)
     @Conformance
     void testLongAndBinaryNames(Runtimes rt) {
         rt.runner().start(ctx -> {
@@ -866,6 +875,7 @@ class StorageConformanceTest {
     }
 
     /** The blob's size is not bounded by 2 GiB: a write at 3 GiB makes a sparse blob that reads back. */
+    @Group(ReadmeGroup.STORAGE_OWN)
     @Conformance
     void testWriteBeyondTwoGibibytes(Runtimes rt) {
         long offset = 3L << 30;
@@ -882,6 +892,7 @@ class StorageConformanceTest {
     }
 
     /** A storage directory is held by one runtime at a time: a second one is refused clearly (runtime-uring). */
+    @Group(ReadmeGroup.STORAGE_OWN)
     @Conformance
     void testStorageIsHeldByOneRuntime(Runtimes rt) {
         if (rt.isSim()) {
@@ -899,6 +910,7 @@ class StorageConformanceTest {
     }
 
     /** Unsynced writes may be lost by a crash, synced ones never (the simulator's crash; a restart on uring). */
+    @Group(ReadmeGroup.STORAGE_OWN)
     @Conformance
     void testSyncedDataSurvivesARestart(Runtimes rt) {
         List<Long> lengths = rt.restartBetween(ctx -> {

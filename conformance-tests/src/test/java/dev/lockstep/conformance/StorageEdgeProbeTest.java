@@ -25,6 +25,7 @@ import java.util.concurrent.Callable;
  * "ok" (with a short value) or the exception's simple name plus whether its message names the bad value, and
  * the whole table must be the one the javadoc promises, the same on the simulator and on runtime-uring.
  */
+@Group(ReadmeGroup.STORAGE_PROBES)
 class StorageEdgeProbeTest {
 
     /** The largest file ext4 (4 KiB blocks) holds: 2^32 - 1 blocks, 16 TiB less one block (s_maxbytes). */

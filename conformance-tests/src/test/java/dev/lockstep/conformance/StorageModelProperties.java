@@ -50,6 +50,7 @@ class StorageModelProperties {
         return Gen.ints(1, 2);
     }
 
+    @Group(ReadmeGroup.PROPERTIES)
     @Property(tries = 60)
     void storageSequencesMatchTheModelOnBothRuntimes(@ForAll("operations") List<Op> ops, @ForAll("seeds") int seed,
                                                      @ForAll("workers") int workers) {

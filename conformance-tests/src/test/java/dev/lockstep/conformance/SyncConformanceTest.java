@@ -37,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
  * against a sleeper, a lock wait bounded by {@code Clock.timeout}, an aborted waiter leaving the line, and the
  * {@code CompletableFuture} adapters.
  */
+@Group(ReadmeGroup.SYNC)
 class SyncConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

@@ -20,6 +20,7 @@ import java.util.List;
  * back at once and after a restart — on the simulator a crash that loses everything unsynced, which the plain write
  * made after them shows.
  */
+@Group(ReadmeGroup.SYNC_WRITES)
 class SyncWriteConformanceTest {
     private static final int WRITERS = 16;
     private static final int ROUNDS = 8;

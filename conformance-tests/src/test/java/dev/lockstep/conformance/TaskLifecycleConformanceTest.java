@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code spawn(resource, task)} is closed when the task ends, whether or not its body ever ran.
  */
 @org.junit.jupiter.api.Tag("adversarial")
+@Group(ReadmeGroup.TASK_LIFECYCLE)
 class TaskLifecycleConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 

@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * simple name plus whether its message names the bad value, and the whole table must be the one the javadoc
  * promises, the same on the simulator and on runtime-uring.
  */
+@Group(ReadmeGroup.TIME_TASK_PROBES)
 class TimeTaskProbeTest {
 
     private static final Duration FOREVER = ChronoUnit.FOREVER.getDuration();

@@ -31,6 +31,7 @@ import java.util.function.Supplier;
  * they started. The runtime reuses one operation per fiber for them, so each case also runs many calls in a row,
  * mixed with the calls that return an operation, and checks that a call after an early end works.
  */
+@Group(ReadmeGroup.WAITING_BUFFER_CALLS)
 class WaitingBufferCallsConformanceTest {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
