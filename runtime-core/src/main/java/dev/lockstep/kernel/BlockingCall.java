@@ -37,9 +37,10 @@ public interface BlockingCall {
      * The application's source line that asked for this call, when the kernel {@linkplain Kernel#callerSite()
      * records one}; for diagnostics only (never part of what the call does).
      *
-     * @return a stack frame's text, or null when not recorded
+     * @return what {@link Kernel#callerSite()} returned (its {@code toString()} is the line), or null when not
+     *     recorded
      */
-    default String requestedFrom() {
+    default Object requestedFrom() {
         return null;
     }
 }

@@ -7,8 +7,8 @@ package dev.lockstep.sim.os;
  * The simulator's thread only.
  */
 abstract sealed class Description permits FileDescription, SocketDescription {
-    /** The call that created it and the source line that made the call, for leak reports. */
-    String origin = "";
+    /** The call that created it and the source line that made the call, for leak reports: its {@code toString()}. */
+    Object origin = "";
     private boolean inTable = true;
     private int requests;
     private boolean released;

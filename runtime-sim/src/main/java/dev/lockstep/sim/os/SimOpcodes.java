@@ -204,7 +204,7 @@ final class SimOpcodes {
             }
 
             @Override
-            public String requestedFrom() {
+            public Object requestedFrom() {
                 return request.requestedFrom;
             }
         };

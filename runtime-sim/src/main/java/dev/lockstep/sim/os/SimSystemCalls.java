@@ -400,12 +400,13 @@ public final class SimSystemCalls implements SystemCalls {
      */
     @Override
     public int socket(InetSocketAddress address) {
+        String subject = String.valueOf(address);
         return audited("socket", () -> {
-            kernel.fds().reserve("socket", String.valueOf(address));
+            kernel.fds().reserve("socket", subject);
             boolean ipv6 = !address.isUnresolved() && address.getAddress() instanceof Inet6Address;
             SimSocket socket = kernel.network().open(kernel.socketHost(ipv6), ipv6, kernel.hasWorkerHosts());
             return kernel.install(new SocketDescription(kernel.network(), socket), "socket");
-        }, Auditor.utf8(String.valueOf(address)));
+        }, Auditor.utf8(subject));
     }
 
     /**

@@ -15,7 +15,7 @@ final class SyscallLatency {
     private boolean offloading;
     private long offloadedNanos;
     /** Where the running blocking call was asked for ({@link BlockingCall#requestedFrom}). */
-    private String offloadedFrom;
+    private Object offloadedFrom;
 
     SyscallLatency(SimClock clock) {
         this.clock = clock;
@@ -66,7 +66,7 @@ final class SyscallLatency {
     }
 
     /** Where the blocking call running now was asked for, or null outside one. */
-    String offloadedFrom() {
+    Object offloadedFrom() {
         return offloadedFrom;
     }
 }
