@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The store behind the Redis protocol, on the simulator and on runtime-uring, as a RESP client sees it: pipelined
- * requests answered in order, puts of one pipeline sharing a sync, a framing error answered and the connection
- * closed, QUIT.
+ * requests answered in order, puts of one pipeline sharing a sync, requests one at a time answered in order, a
+ * framing error answered and the connection closed, QUIT.
  */
 class RespProtocolTest {
     @TempDir
@@ -48,14 +48,14 @@ class RespProtocolTest {
 
     @Test
     void pipelinedRequestsOnTheSimulator() {
-        assertEquals(List.of(REPLIES, "syncs shared", "closed after a framing error", "+OK\r\n then closed"),
+        assertEquals(List.of(REPLIES, "syncs shared", "one at a time in order", "closed after a framing error", "+OK\r\n then closed"),
                 SimRunner.of(SimConfig.builder().seed(7).build()).start(RespProtocolTest::scenario));
     }
 
     @Test
     void pipelinedRequestsOnRuntimeUring() {
         Runner runner = UringRunner.builder().workers(2).storage(data).build();
-        assertEquals(List.of(REPLIES, "syncs shared", "closed after a framing error", "+OK\r\n then closed"),
+        assertEquals(List.of(REPLIES, "syncs shared", "one at a time in order", "closed after a framing error", "+OK\r\n then closed"),
                 runner.start(RespProtocolTest::scenario));
     }
 
@@ -88,6 +88,24 @@ class RespProtocolTest {
             seen.add("syncs shared");
         }
         try (Connection client = ctx.dial(address).await()) {
+            // One request at a time, as redis-benchmark without pipelining sends them: each reply is in flight
+            // while the server waits for the next request, and every reply comes back to its own request.
+            for (int i = 0; i < 20; i++) {
+                String key = "one" + i;
+                String value = "value" + i;
+                assertEquals("+OK\r\n", exchange(client, set(key, value), 5));
+                String bulk = "$" + value.length() + "\r\n" + value + "\r\n";
+                assertEquals(bulk, exchange(client, "*2\r\n$3\r\nGET\r\n$" + key.length() + "\r\n" + key
+                        + "\r\n", bulk.length()));
+            }
+            // The next request sent before the last reply is read: the replies still come in order.
+            client.sink().send(set("k", "first").getBytes(StandardCharsets.ISO_8859_1)).await();
+            client.sink().send("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n".getBytes(StandardCharsets.ISO_8859_1)).await();
+            assertEquals("+OK\r\n$5\r\nfirst\r\n", new String(client.stream().recv(16).await(),
+                    StandardCharsets.ISO_8859_1));
+            seen.add("one at a time in order");
+        }
+        try (Connection client = ctx.dial(address).await()) {
             String expected = "-ERR Protocol error: argument 0 must be a bulk string ('$'), was type byte ':'\r\n";
             assertEquals(expected, exchange(client, "PING\r\n*1\r\n:5\r\n", 7 + expected.length())
                     .substring(7));
@@ -101,6 +119,11 @@ class RespProtocolTest {
         }
         serving.abort();
         return seen;
+    }
+
+    private static String set(String key, String value) {
+        return "*3\r\n$3\r\nSET\r\n$" + key.length() + "\r\n" + key + "\r\n$" + value.length() + "\r\n" + value
+                + "\r\n";
     }
 
     private static String exchange(Connection client, String request, int replyBytes) {
