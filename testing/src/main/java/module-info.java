@@ -8,7 +8,6 @@ module lockstep.testing {
     requires transitive lockstep.api;
     requires transitive lockstep.runtime.sim;
     requires transitive lockstep.property;
-    requires lockstep.runtime.core;
     requires transitive org.junit.jupiter.api;
     requires org.junit.platform.commons;
     requires static lockstep.runtime.uring;

@@ -86,6 +86,14 @@ class LayeringTest {
                         "dev.lockstep.sim..", "dev.lockstep.uring..", "dev.lockstep.testing.."));
     }
 
+    /** The descriptors export neither the engine nor the simulator's rooms to testing; the class path agrees. */
+    @Test
+    void theTestToolsReachTheSimulatorThroughItsUserApiOnly() {
+        check(noClasses().that().resideInAPackage("dev.lockstep.testing..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.lockstep.engine..", "dev.lockstep.kernel..",
+                        "dev.lockstep.sim.os..", "dev.lockstep.sim.sched..", "dev.lockstep.sim.audit.."));
+    }
+
     @Test
     void theDemoServicesAreWrittenAgainstThePublicApiOnly() {
         check(classes().that().resideInAnyPackage("dev.lockstep.demo.kv..", "dev.lockstep.demo.replica..",

@@ -48,13 +48,10 @@ class ModuleDescriptorsTest {
                 "lockstep.api", Map.of("dev.lockstep", Set.of(), "dev.lockstep.sync", Set.of(),
                         "dev.lockstep.spi", Set.of()),
                 "lockstep.runtime.core", Map.of(
-                        "dev.lockstep.engine",
-                        Set.of("lockstep.runtime.uring", "lockstep.runtime.sim", "lockstep.testing"),
+                        "dev.lockstep.engine", Set.of("lockstep.runtime.uring", "lockstep.runtime.sim"),
                         "dev.lockstep.kernel", Set.of("lockstep.runtime.uring", "lockstep.runtime.sim")),
                 "lockstep.runtime.uring", Map.of("dev.lockstep.uring", Set.of()),
-                "lockstep.runtime.sim", Map.of("dev.lockstep.sim", Set.of(),
-                        "dev.lockstep.sim.audit", Set.of("lockstep.testing"),
-                        "dev.lockstep.sim.os", Set.of("lockstep.testing")),
+                "lockstep.runtime.sim", Map.of("dev.lockstep.sim", Set.of()),
                 "lockstep.property", Map.of("dev.lockstep.property", Set.of()),
                 "lockstep.testing", Map.of("dev.lockstep.testing", Set.of()));
         List<Path> locations = lockstepLocations();

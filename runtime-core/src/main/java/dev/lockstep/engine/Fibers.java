@@ -5,6 +5,7 @@ import dev.lockstep.ClosedException;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.TimeoutException;
+import dev.lockstep.UnsupportedJdkException;
 import dev.lockstep.Waker;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;

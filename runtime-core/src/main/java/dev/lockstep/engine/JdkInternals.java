@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.UnsupportedJdkException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;

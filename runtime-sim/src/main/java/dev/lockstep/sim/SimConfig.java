@@ -67,6 +67,13 @@ public record SimConfig(long seed, int workers, int ringEntries, long startNanos
     private static final long LATEST_START_NANOS = LATEST_START.getEpochSecond() * 1_000_000_000L;
     /** The default storage root. */
     public static final String DEFAULT_STORAGE_ROOT = "/lockstep";
+    /**
+     * Descriptors below this are taken before a run opens any (standard input, output and error), so an
+     * {@link #openFileLimit} is above it.
+     */
+    public static final int RESERVED_FDS = SimKernel.FIRST_FD;
+    /** The largest {@link #openFileLimit}, and the default: a run does not meet it. */
+    public static final int MAX_OPEN_FILE_LIMIT = SimKernel.MAX_FDS;
 
     /**
      * Validates every field.

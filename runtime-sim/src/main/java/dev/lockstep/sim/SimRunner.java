@@ -44,6 +44,13 @@ import java.util.function.LongSupplier;
  * ticker on simulated time ({@link #ticker(Context)}) and seeded randomness.
  */
 public final class SimRunner implements Runner {
+    /**
+     * The flag that opens the JDK's {@code java.lang} to Lockstep's fibers, {@value}; without it a run fails at its
+     * start with an {@link IllegalStateException} whose message names it.
+     */
+    public static final String OPENS_FLAG = dev.lockstep.engine.JdkInternals.REQUIRED_FLAG;
+    /** Every flag a JVM that runs the simulator on the class path needs, {@value}. */
+    public static final String REQUIRED_JVM_FLAGS = "--enable-native-access=ALL-UNNAMED " + OPENS_FLAG;
     private final SimConfig config;
     private final Checkpoint resume;
     private final AtomicBoolean used = new AtomicBoolean();

@@ -1,8 +1,7 @@
 package dev.lockstep.testing;
 
 import dev.lockstep.sim.DecisionChain;
-import dev.lockstep.sim.audit.Generator;
-import dev.lockstep.sim.audit.Site;
+import dev.lockstep.sim.SeededChoices;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,7 +21,7 @@ import java.util.Map;
  * what the parent newly reached it reaches again, and a state built of several rare steps is reached one step at a
  * time.
  *
- * <p>Every choice is drawn from a {@link Generator} of the explorer's own seed, and depends only on the runs'
+ * <p>Every choice is drawn from {@link SeededChoices} of the explorer's own seed, and depends only on the runs'
  * signals and draw counts, which are the same for every run of a seed: the same seed explores the same runs.
  * Memory: one entry per corpus run (its seed, chain and draw count) and the set of signals seen, both bounded by
  * what the runs reached. Confined to the searching thread.
@@ -40,7 +39,7 @@ final class GuidedExplorer implements SearchStrategy.Session {
     private record Entry(long seed, Simulations.Plan plan, long prefix, long draws) {
     }
 
-    private final Generator choices;
+    private final SeededChoices choices;
     private final java.util.function.LongFunction<Simulations.Plan> planOf;
     private long nextFreshSeed;
     private final List<Entry> corpus = new ArrayList<>();
@@ -59,18 +58,18 @@ final class GuidedExplorer implements SearchStrategy.Session {
 
     @Override
     public SearchStrategy.Candidate next() {
-        if (corpus.isEmpty() || choices.nextInt(Site.APPLICATION, FRESH_ONE_IN) == 0) {
+        if (corpus.isEmpty() || choices.nextInt(FRESH_ONE_IN) == 0) {
             return fresh();
         }
-        int first = choices.nextInt(Site.APPLICATION, corpus.size());
-        int second = choices.nextInt(Site.APPLICATION, corpus.size());
+        int first = choices.nextInt(corpus.size());
+        int second = choices.nextInt(corpus.size());
         Entry parent = corpus.get(Math.max(first, second));
         long prefix = Math.max(1, parent.prefix());
         long cut = prefix;
-        if (choices.nextInt(Site.APPLICATION, 2) == 0 && parent.draws() > prefix) {
-            cut = choices.nextLongBetween(Site.APPLICATION, prefix, parent.draws());
+        if (choices.nextInt(2) == 0 && parent.draws() > prefix) {
+            cut = choices.nextLongBetween(prefix, parent.draws());
         }
-        long branchSeed = choices.nextLong(Site.APPLICATION);
+        long branchSeed = choices.nextLong();
         DecisionChain parentChain = parent.plan().search().chain();
         if (parentChain.segments().size() >= DecisionChain.MAX_SEGMENTS - 1) {
             return fresh();

@@ -3,8 +3,7 @@ package dev.lockstep.testing;
 import dev.lockstep.Task;
 import dev.lockstep.sim.FaultPoints;
 import dev.lockstep.sim.Priorities;
-import dev.lockstep.sim.audit.Generator;
-import dev.lockstep.sim.audit.Site;
+import dev.lockstep.sim.SeededChoices;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -192,8 +191,8 @@ public abstract sealed class SearchStrategy {
     }
 
     /** A generator of this strategy's own choices for one seed: its draws are not the run's. */
-    static Generator choices(long seed, long salt) {
-        return new Generator(seed * 0x9E3779B97F4A7C15L + salt);
+    static SeededChoices choices(long seed, long salt) {
+        return new SeededChoices(seed * 0x9E3779B97F4A7C15L + salt);
     }
 
     /** Plain consecutive seeds. */
@@ -213,9 +212,9 @@ public abstract sealed class SearchStrategy {
 
         @Override
         public SearchSettings settingsFor(long seed, SearchSettings start) {
-            Generator choices = choices(seed, 0x5043L);
-            Priorities priorities = Priorities.of(1 + choices.nextInt(Site.APPLICATION, 3),
-                    HORIZONS[choices.nextInt(Site.APPLICATION, HORIZONS.length)]);
+            SeededChoices choices = choices(seed, 0x5043L);
+            Priorities priorities = Priorities.of(1 + choices.nextInt(3),
+                    HORIZONS[choices.nextInt(HORIZONS.length)]);
             return new SearchSettings(start.faultPoints(), priorities, start.chain());
         }
     }
@@ -231,9 +230,9 @@ public abstract sealed class SearchStrategy {
 
         @Override
         public SearchSettings settingsFor(long seed, SearchSettings start) {
-            Generator choices = choices(seed, 0x4650L);
-            FaultPoints points = new FaultPoints(ENABLE[choices.nextInt(Site.APPLICATION, ENABLE.length)],
-                    FIRE[choices.nextInt(Site.APPLICATION, FIRE.length)]);
+            SeededChoices choices = choices(seed, 0x4650L);
+            FaultPoints points = new FaultPoints(ENABLE[choices.nextInt(ENABLE.length)],
+                    FIRE[choices.nextInt(FIRE.length)]);
             return new SearchSettings(points, start.priorities(), start.chain());
         }
     }

@@ -2,9 +2,9 @@ package dev.lockstep.testing;
 
 import dev.lockstep.Context;
 import dev.lockstep.Task;
+import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimControl;
 import dev.lockstep.sim.SimRunner;
-import dev.lockstep.sim.os.SimKernel;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -82,10 +82,10 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             throw new IllegalArgumentException("@SimulationTest(crashWithinMillis = " + test.crashWithinMillis()
                     + ") on " + method + ": the crash window must be positive");
         }
-        if (test.openFileLimit() <= SimKernel.FIRST_FD || test.openFileLimit() > SimKernel.MAX_FDS) {
+        if (test.openFileLimit() <= SimConfig.RESERVED_FDS || test.openFileLimit() > SimConfig.MAX_OPEN_FILE_LIMIT) {
             throw new IllegalArgumentException("@SimulationTest(openFileLimit = " + test.openFileLimit() + ") on "
-                    + method + ": the limit must be above " + SimKernel.FIRST_FD + " (descriptors 0 to "
-                    + (SimKernel.FIRST_FD - 1) + " are taken) and at most " + SimKernel.MAX_FDS);
+                    + method + ": the limit must be above " + SimConfig.RESERVED_FDS + " (descriptors 0 to "
+                    + (SimConfig.RESERVED_FDS - 1) + " are taken) and at most " + SimConfig.MAX_OPEN_FILE_LIMIT);
         }
         int threads = threads(test, method, context);
         SweepSettings settings = SweepSettings.of(test, method, context);

@@ -98,9 +98,10 @@ public @interface SimulationTest {
      * a few dozen of its own. Simulator only: the runtime-uring run ({@link #uring()}) runs under the process's
      * own limit. The replay line a failure prints carries it.
      *
-     * @return above 3 and at most {@value dev.lockstep.sim.os.SimKernel#MAX_FDS}, the default, which no run meets
+     * @return above 3 and at most {@value dev.lockstep.sim.SimConfig#MAX_OPEN_FILE_LIMIT}, the default, which no
+     *     run meets
      */
-    int openFileLimit() default dev.lockstep.sim.os.SimKernel.MAX_FDS;
+    int openFileLimit() default dev.lockstep.sim.SimConfig.MAX_OPEN_FILE_LIMIT;
 
     /**
      * Also run the method once on runtime-uring, with a fresh temporary storage directory (a method that takes

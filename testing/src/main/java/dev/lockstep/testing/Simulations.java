@@ -12,7 +12,6 @@ import dev.lockstep.sim.Recovered;
 import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimControl;
 import dev.lockstep.sim.SimRunner;
-import dev.lockstep.sim.os.SimKernel;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -42,8 +41,8 @@ public final class Simulations {
      * @param failOnLeaks whether a run that ends holding resources it did not start with fails
      *                    ({@link SimConfig#failOnLeaks()})
      * @param openFileLimit the simulated process's open-file limit, as {@code ulimit -n} sets it
-     *                      ({@link SimConfig#openFileLimit()}): above {@link SimKernel#FIRST_FD} and at most
-     *                      {@link SimKernel#MAX_FDS}, the default, which no run meets
+     *                      ({@link SimConfig#openFileLimit()}): above {@link SimConfig#RESERVED_FDS} and at most
+     *                      {@link SimConfig#MAX_OPEN_FILE_LIMIT}, the default, which no run meets
      * @param search fault points, priorities and the decision chain ({@link SearchSettings}), as a
      *               {@link SearchStrategy} chose them
      */
@@ -64,10 +63,10 @@ public final class Simulations {
             if (crashWithin.isNegative() || crashWithin.isZero()) {
                 throw new IllegalArgumentException("crashWithin must be positive, was " + crashWithin);
             }
-            if (openFileLimit <= SimKernel.FIRST_FD || openFileLimit > SimKernel.MAX_FDS) {
-                throw new IllegalArgumentException("openFileLimit must be above " + SimKernel.FIRST_FD
-                        + " (descriptors 0 to " + (SimKernel.FIRST_FD - 1) + " are taken) and at most "
-                        + SimKernel.MAX_FDS + ", was " + openFileLimit);
+            if (openFileLimit <= SimConfig.RESERVED_FDS || openFileLimit > SimConfig.MAX_OPEN_FILE_LIMIT) {
+                throw new IllegalArgumentException("openFileLimit must be above " + SimConfig.RESERVED_FDS
+                        + " (descriptors 0 to " + (SimConfig.RESERVED_FDS - 1) + " are taken) and at most "
+                        + SimConfig.MAX_OPEN_FILE_LIMIT + ", was " + openFileLimit);
             }
         }
 
@@ -98,7 +97,7 @@ public final class Simulations {
         }
 
         /**
-         * A plan without an open-file limit a run meets ({@link SimKernel#MAX_FDS}).
+         * A plan without an open-file limit a run meets ({@link SimConfig#MAX_OPEN_FILE_LIMIT}).
          *
          * @param faults the faults
          * @param workers simulated workers
@@ -109,7 +108,7 @@ public final class Simulations {
          */
         public Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit,
                 boolean failOnLeaks) {
-            this(faults, workers, crashes, crashWithin, timeLimit, failOnLeaks, SimKernel.MAX_FDS);
+            this(faults, workers, crashes, crashWithin, timeLimit, failOnLeaks, SimConfig.MAX_OPEN_FILE_LIMIT);
         }
 
         /**
@@ -123,7 +122,7 @@ public final class Simulations {
          * @param timeLimit the simulated time limit of each lifetime
          */
         public Plan(FaultConfig faults, int workers, int crashes, Duration crashWithin, Duration timeLimit) {
-            this(faults, workers, crashes, crashWithin, timeLimit, true, SimKernel.MAX_FDS);
+            this(faults, workers, crashes, crashWithin, timeLimit, true, SimConfig.MAX_OPEN_FILE_LIMIT);
         }
 
         /**
@@ -171,7 +170,7 @@ public final class Simulations {
             return "seed=" + seed + " workers=" + workers + " faults=" + faults + " crashes=" + crashes
                     + " crashWithinNanos=" + crashWithin.toNanos() + " timeLimitNanos=" + timeLimit.toNanos()
                     + (failOnLeaks ? "" : " failOnLeaks=false")
-                    + (openFileLimit == SimKernel.MAX_FDS ? "" : " openFileLimit=" + openFileLimit)
+                    + (openFileLimit == SimConfig.MAX_OPEN_FILE_LIMIT ? "" : " openFileLimit=" + openFileLimit)
                     + search.replayText();
         }
 
@@ -189,7 +188,7 @@ public final class Simulations {
          * This plan under another open-file limit: past it, an open, a dial or an accept fails with
          * {@code EMFILE} as on a process under {@code ulimit -n} (see {@link SimConfig#openFileLimit()}).
          *
-         * @param limit above {@link SimKernel#FIRST_FD} and at most {@link SimKernel#MAX_FDS}
+         * @param limit above {@link SimConfig#RESERVED_FDS} and at most {@link SimConfig#MAX_OPEN_FILE_LIMIT}
          * @return the new plan
          * @throws IllegalArgumentException naming a limit out of that range
          */
@@ -260,7 +259,7 @@ public final class Simulations {
                 Duration.ofNanos(number(values, "timeLimitNanos", replayText)),
                 !"false".equals(values.get("failOnLeaks")),
                 values.containsKey("openFileLimit") ? intNumber(values, "openFileLimit", replayText)
-                        : SimKernel.MAX_FDS, searchSettings(values, replayText));
+                        : SimConfig.MAX_OPEN_FILE_LIMIT, searchSettings(values, replayText));
         return new Replay(seed, plan);
     }
 
@@ -465,7 +464,7 @@ public final class Simulations {
     static SimulationTestFailure failure(long seed, Plan plan, int lifetime, Throwable cause, String digest,
                                          boolean underSimulationTest) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof dev.lockstep.engine.UnsupportedJdkException unsupported) {
+            if (t instanceof dev.lockstep.UnsupportedJdkException unsupported) {
                 // No seed and no flag is involved: this JDK lacks a member of its internals that Lockstep needs.
                 return new SimulationTestFailure("the simulator cannot start on this JVM: " + unsupported.getMessage(),
                         seed, plan.faults(), null, null, cause);
@@ -512,12 +511,12 @@ public final class Simulations {
     }
 
     /** The flags every JVM that runs Lockstep needs. */
-    static final String JVM_FLAGS = "--enable-native-access=ALL-UNNAMED " + dev.lockstep.engine.Fibers.REQUIRED_FLAG;
+    static final String JVM_FLAGS = SimRunner.REQUIRED_JVM_FLAGS;
 
     private static String missingJvmFlag(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof IllegalStateException && t.getMessage() != null
-                    && t.getMessage().contains(dev.lockstep.engine.Fibers.REQUIRED_FLAG)) {
+                    && t.getMessage().contains(SimRunner.OPENS_FLAG)) {
                 return t.getMessage();
             }
         }

@@ -211,7 +211,7 @@ class SimulationExtensionTest {
 
     @Test
     void aJdkWithoutAMemberIsToldWhichMemberNotWhichFlagOrSeed() {
-        dev.lockstep.engine.UnsupportedJdkException gone = new dev.lockstep.engine.UnsupportedJdkException(
+        dev.lockstep.UnsupportedJdkException gone = new dev.lockstep.UnsupportedJdkException(
                 "java.lang.VirtualThread.state", "26-ea+5", "Lockstep's simulator tells a yielded fiber from a woken one",
                 new NoSuchFieldException("state"));
         SimulationTestFailure failure = Simulations.failure(1, Simulations.Plan.of(FaultConfig.NONE), 0,
@@ -226,7 +226,7 @@ class SimulationExtensionTest {
     @Test
     void aJvmWithoutTheFlagsIsToldWhichFlagsNotWhichSeed() {
         IllegalStateException probe = new IllegalStateException("Lockstep fibers need JDK 25 or newer started with "
-                + dev.lockstep.engine.Fibers.REQUIRED_FLAG + " (this is Java 25)");
+                + dev.lockstep.sim.SimRunner.OPENS_FLAG + " (this is Java 25)");
         SimulationTestFailure failure = Simulations.failure(1, Simulations.Plan.of(FaultConfig.NONE), 0,
                 new RuntimeException(probe), null, true);
         String message = failure.getMessage();

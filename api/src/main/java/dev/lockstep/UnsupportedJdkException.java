@@ -1,8 +1,9 @@
-package dev.lockstep.engine;
+package dev.lockstep;
 
 /**
- * This JDK lacks a member of its internals that Lockstep needs (see {@link JdkInternals}): a JDK that renamed or
- * removed it. No JVM flag helps; a JDK Lockstep supports, or a Lockstep release that supports this JDK, does.
+ * This JDK lacks a member of its internals that Lockstep needs (the virtual-thread scheduler hook, a virtual
+ * thread's state): a JDK that renamed or removed it. A runner's start throws it, on either runtime, before any task
+ * runs. No JVM flag helps; a JDK Lockstep supports, or a Lockstep release that supports this JDK, does.
  */
 public final class UnsupportedJdkException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
