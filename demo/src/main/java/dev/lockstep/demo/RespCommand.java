@@ -1,5 +1,6 @@
 package dev.lockstep.demo;
 
+import dev.lockstep.demo.kv.KvOptions;
 import dev.lockstep.demo.kv.KvStore;
 import dev.lockstep.demo.resp.RespService;
 import java.nio.file.Files;
@@ -33,9 +34,9 @@ final class RespCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        KvStore.Durability durability = switch (fsync) {
-            case "always" -> KvStore.Durability.SYNC_BEFORE_ACK;
-            case "everysec" -> KvStore.Durability.SYNC_EVERY_SECOND;
+        KvOptions.Durability durability = switch (fsync) {
+            case "always" -> KvOptions.Durability.SYNC_BEFORE_ACK;
+            case "everysec" -> KvOptions.Durability.SYNC_EVERY_SECOND;
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--fsync must be always or everysec, was '" + fsync + "'");
         };

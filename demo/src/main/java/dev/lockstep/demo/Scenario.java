@@ -5,6 +5,7 @@ import dev.lockstep.Handle;
 import dev.lockstep.Listener;
 import dev.lockstep.demo.kv.InjectedBug;
 import dev.lockstep.demo.kv.KvServer;
+import dev.lockstep.demo.kv.KvOptions;
 import dev.lockstep.demo.kv.KvStore;
 import dev.lockstep.sim.Checkpoint;
 import dev.lockstep.sim.DecisionChain;
@@ -352,7 +353,7 @@ public final class Scenario {
     private final Spec spec;
     private final Trace trace;
     private final Model model;
-    private final KvStore.Options options;
+    private final KvOptions options;
     private final LoadClient.Meter meter = new LoadClient.Meter(false);
     private final List<String> failures = new ArrayList<>();
     private int crashes;
@@ -365,7 +366,7 @@ public final class Scenario {
         this.trace = new Trace(traceLines);
         Workload workload = spec.workload();
         this.model = new Model(workload.clients, workload.keysPerClient, workload.valueBytes);
-        this.options = KvStore.Options.defaults("kv").withSegmentBytes(SEGMENT_BYTES).withBug(spec.bug());
+        this.options = KvOptions.defaults("kv").withSegmentBytes(SEGMENT_BYTES).withBug(spec.bug());
     }
 
     /**

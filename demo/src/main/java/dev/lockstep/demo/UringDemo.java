@@ -3,6 +3,7 @@ package dev.lockstep.demo;
 import dev.lockstep.Listener;
 import dev.lockstep.demo.kv.InjectedBug;
 import dev.lockstep.demo.kv.KvServer;
+import dev.lockstep.demo.kv.KvOptions;
 import dev.lockstep.demo.kv.KvStore;
 import dev.lockstep.demo.kv.Records;
 import dev.lockstep.uring.UringRunner;
@@ -53,8 +54,8 @@ final class UringDemo {
         this.settings = settings;
     }
 
-    static KvStore.Options storeOptions(InjectedBug bug) {
-        return KvStore.Options.defaults(PARTITION).withBug(bug);
+    static KvOptions storeOptions(InjectedBug bug) {
+        return KvOptions.defaults(PARTITION).withBug(bug);
     }
 
     /** The child process: serve until killed. Prints READY, then STATS lines. */

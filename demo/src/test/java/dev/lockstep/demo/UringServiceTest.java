@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Listener;
 import dev.lockstep.demo.kv.KvServer;
+import dev.lockstep.demo.kv.KvOptions;
 import dev.lockstep.demo.kv.KvStore;
 import dev.lockstep.uring.UringRunner;
 import java.net.InetAddress;
@@ -30,7 +31,7 @@ class UringServiceTest {
         LoadClient.Meter meter = new LoadClient.Meter(true);
         LoadClient.Shape shape = new LoadClient.Shape(60, 5, Duration.ofSeconds(5), Duration.ofMillis(10),
                 Duration.ZERO);
-        KvStore.Options options = KvStore.Options.defaults("kv").withSegmentBytes(4096);
+        KvOptions options = KvOptions.defaults("kv").withSegmentBytes(4096);
         UringRunner.builder().workers(2).ringEntries(1024).storage(data).build().start(ctx -> {
             Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await();
             KvServer server = new KvServer(options, line -> { });

@@ -47,7 +47,7 @@ public final class KvServer {
     /** A failing accept is reported at its first failure and then every this many (about ten seconds). */
     private static final long ACCEPT_FAILURES_REPORTED_EVERY = 200;
 
-    private final KvStore.Options options;
+    private final KvOptions options;
     private final Consumer<String> events;
     private volatile KvStore store;
     private volatile long opens;
@@ -59,7 +59,7 @@ public final class KvServer {
      * @param events receives one line per lifecycle event (store opened, poisoned, open failed); may be a no-op.
      *     Called on the keeper's fiber and on the serving one (a failed accept): it must not block.
      */
-    public KvServer(KvStore.Options options, Consumer<String> events) {
+    public KvServer(KvOptions options, Consumer<String> events) {
         this.options = Objects.requireNonNull(options, "options");
         this.events = Objects.requireNonNull(events, "events");
     }

@@ -5,6 +5,7 @@ import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
 import dev.lockstep.ExitedException;
 import dev.lockstep.Handle;
+import dev.lockstep.demo.kv.KvOptions.Durability;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,86 +46,6 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class KvStore implements AutoCloseable {
     /** The name of the manifest blob. */
     public static final String MANIFEST = "MANIFEST";
-
-    /**
-     * How a store is laid out and behaves.
-     *
-     * @param partition the storage partition holding the manifest and the segments
-     * @param segmentBytes roll to a new segment when a batch would take the current one past this size
-     * @param maxBatchBytes a batch stops taking writes at this size (a larger single write still fits alone)
-     * @param bug an injected bug, {@link InjectedBug#NONE} for the correct store
-     */
-    public record Options(String partition, long segmentBytes, int maxBatchBytes, InjectedBug bug,
-            Durability durability) {
-        /**
-         * Checks the values.
-         *
-         * @throws IllegalArgumentException naming a bad value
-         */
-        public Options {
-            Objects.requireNonNull(partition, "partition");
-            Objects.requireNonNull(bug, "bug");
-            Objects.requireNonNull(durability, "durability");
-            if (segmentBytes < Records.SEGMENT_HEADER_BYTES + 64 || segmentBytes > (1L << 30)) {
-                throw new IllegalArgumentException("segmentBytes must be in [88, 1 GiB], was " + segmentBytes);
-            }
-            if (maxBatchBytes < 1) {
-                throw new IllegalArgumentException("maxBatchBytes must be positive, was " + maxBatchBytes);
-            }
-        }
-
-        /**
-         * Defaults for production: 16 MiB segments, batches up to 1 MiB, no bug, durable before acknowledged.
-         *
-         * @param partition the partition
-         * @return the options
-         */
-        public static Options defaults(String partition) {
-            return new Options(partition, 16L << 20, 1 << 20, InjectedBug.NONE, Durability.SYNC_BEFORE_ACK);
-        }
-
-        /**
-         * These options with another bug.
-         *
-         * @param value the bug
-         * @return new options
-         */
-        public Options withBug(InjectedBug value) {
-            return new Options(partition, segmentBytes, maxBatchBytes, value, durability);
-        }
-
-        /**
-         * These options with another segment size.
-         *
-         * @param value the size
-         * @return new options
-         */
-        public Options withSegmentBytes(long value) {
-            return new Options(partition, value, maxBatchBytes, bug, durability);
-        }
-
-        /**
-         * These options with another durability.
-         *
-         * @param value when an acknowledged write is durable
-         * @return new options
-         */
-        public Options withDurability(Durability value) {
-            return new Options(partition, segmentBytes, maxBatchBytes, bug, value);
-        }
-    }
-
-    /** When an acknowledged write is durable. */
-    public enum Durability {
-        /** Each batch is synced before its writes are acknowledged: an acknowledged write survives any crash. */
-        SYNC_BEFORE_ACK,
-        /**
-         * Each batch is acknowledged once written, and the log is synced once a second: a crash may lose the
-         * writes of the last second, acknowledged or not (a kill of the process loses nothing: the page cache
-         * keeps them).
-         */
-        SYNC_EVERY_SECOND
-    }
 
     /** How often {@link Durability#SYNC_EVERY_SECOND} syncs. */
     private static final Duration SYNC_INTERVAL = Duration.ofSeconds(1);
@@ -227,7 +148,7 @@ public final class KvStore implements AutoCloseable {
 
     private final Context ctx;
     private final Context spawner;
-    private final Options options;
+    private final KvOptions options;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Key, Location> index = new HashMap<>();
     private SegmentLog log;
@@ -244,7 +165,7 @@ public final class KvStore implements AutoCloseable {
     private long syncs;
     private long bytesAppended;
 
-    private KvStore(Context ctx, Options options) {
+    private KvStore(Context ctx, KvOptions options) {
         this.ctx = ctx;
         this.spawner = ctx.child("kv");
         this.options = options;
@@ -262,7 +183,7 @@ public final class KvStore implements AutoCloseable {
      * @throws dev.lockstep.StorageException if recovery could not read or repair the log (a fault); retry
      * @throws BlobCorruptException if the log is corrupt beyond a torn tail
      */
-    public static KvStore open(Context ctx, Options options) {
+    public static KvStore open(Context ctx, KvOptions options) {
         KvStore store = new KvStore(ctx, options);
         SegmentLog.Recovered recovered = SegmentLog.recover(ctx, options, store::apply);
         store.log = recovered.log();
@@ -289,7 +210,7 @@ public final class KvStore implements AutoCloseable {
      *
      * @return them
      */
-    public Options options() {
+    public KvOptions options() {
         return options;
     }
 

@@ -38,7 +38,7 @@ final class SegmentLog {
     }
 
     private final Context ctx;
-    private final KvStore.Options options;
+    private final KvOptions options;
     private final ReentrantLock lock = new ReentrantLock();
     private final List<Segment> segments = new ArrayList<>(); // guarded by lock
     private long rolled; // guarded by lock
@@ -50,7 +50,7 @@ final class SegmentLog {
     private long tail;
     private boolean unsynced;
 
-    private SegmentLog(Context ctx, KvStore.Options options) {
+    private SegmentLog(Context ctx, KvOptions options) {
         this.ctx = ctx;
         this.options = options;
     }
@@ -62,7 +62,7 @@ final class SegmentLog {
      * @throws dev.lockstep.StorageException if the log could not be read or repaired (a fault)
      * @throws BlobCorruptException if it is corrupt beyond a torn tail
      */
-    static Recovered recover(Context ctx, KvStore.Options options, Replay replay) {
+    static Recovered recover(Context ctx, KvOptions options, Replay replay) {
         SegmentLog log = new SegmentLog(ctx, options);
         try {
             return new Recovered(log, log.replay(replay));

@@ -3,6 +3,7 @@ package dev.lockstep.demo.resp;
 import dev.lockstep.Handle;
 import dev.lockstep.Listener;
 import dev.lockstep.demo.kv.KvServer;
+import dev.lockstep.demo.kv.KvOptions;
 import dev.lockstep.demo.kv.KvStore;
 import dev.lockstep.uring.UringRunner;
 import java.io.PrintStream;
@@ -32,12 +33,12 @@ public final class RespService {
      * @param durability when a {@code SET} is durable
      * @param out where {@code READY} and the store's events go
      */
-    public static void run(Path data, int port, int workers, KvStore.Durability durability, PrintStream out) {
+    public static void run(Path data, int port, int workers, KvOptions.Durability durability, PrintStream out) {
         Objects.requireNonNull(durability, "durability");
         UringRunner runner = UringRunner.builder().workers(workers).ringEntries(4096).storage(data).build();
         runner.start(ctx -> {
             Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)).await();
-            KvServer server = new KvServer(KvStore.Options.defaults(PARTITION).withDurability(durability),
+            KvServer server = new KvServer(KvOptions.defaults(PARTITION).withDurability(durability),
                     line -> out.println("resp: " + line));
             RespProtocol protocol = new RespProtocol(server::store);
             Handle<Void> serving = ctx.child("server").spawn(c -> server.serve(c, listener, protocol::serve));

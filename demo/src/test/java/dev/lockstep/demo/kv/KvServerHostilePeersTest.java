@@ -96,7 +96,7 @@ class KvServerHostilePeersTest {
                 () -> runner.start(ctx -> {
                     Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await();
                     bound.complete(listener.localAddress());
-                    return new KvServer(KvStore.Options.defaults("kv"), line -> { }).serve(ctx, listener);
+                    return new KvServer(KvOptions.defaults("kv"), line -> { }).serve(ctx, listener);
                 })));
         InetSocketAddress server = bound.get(30, TimeUnit.SECONDS);
         assertServed(server, "before", new byte[] {1});
@@ -165,7 +165,7 @@ class KvServerHostilePeersTest {
             SimRunner runner = SimRunner.of(SimConfig.builder().seed(seed).build());
             runner.start(ctx -> {
                 Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 7000)).await();
-                KvServer server = new KvServer(KvStore.Options.defaults("kv"), line -> { });
+                KvServer server = new KvServer(KvOptions.defaults("kv"), line -> { });
                 var serving = ctx.child("server").spawn(c -> server.serve(c, listener));
                 while (server.store() == null) {
                     ctx.sleep(Duration.ofMillis(1));

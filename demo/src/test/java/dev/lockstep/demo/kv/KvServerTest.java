@@ -32,7 +32,7 @@ class KvServerTest {
                 SimControl sim = SimRunner.control(ctx);
                 InetSocketAddress address = new InetSocketAddress(sim.host(1), 7000);
                 Listener listener = ctx.child("bind").spawnOn(1, c -> c.bind(address).await()).await();
-                KvServer server = new KvServer(KvStore.Options.defaults("kv"), events::add);
+                KvServer server = new KvServer(KvOptions.defaults("kv"), events::add);
                 var serving = ctx.child("server").spawnOn(1, c -> server.serve(c, listener));
                 while (server.store() == null) {
                     ctx.sleep(Duration.ofMillis(1));

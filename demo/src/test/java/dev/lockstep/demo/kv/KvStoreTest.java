@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The store on its own: writes, reads, group commit, recovery, torn tails, segment rolls. */
 class KvStoreTest {
-    private static final KvStore.Options SMALL = KvStore.Options.defaults("kv").withSegmentBytes(512);
+    private static final KvOptions SMALL = KvOptions.defaults("kv").withSegmentBytes(512);
 
     private static byte[] b(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
@@ -54,7 +54,7 @@ class KvStoreTest {
     @Test
     void concurrentPutsShareSyncs() {
         KvStore.Stats stats = SimRunner.seeded(2).start(ctx -> {
-            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+            try (KvStore store = KvStore.open(ctx, KvOptions.defaults("kv"))) {
                 List<Handle<Void>> writers = new ArrayList<>();
                 for (int i = 0; i < 50; i++) {
                     int n = i;
@@ -79,7 +79,7 @@ class KvStoreTest {
     @Test
     void submittedPutsCommitInOrderAndShareSyncs() {
         KvStore.Stats stats = SimRunner.seeded(4).start(ctx -> {
-            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+            try (KvStore store = KvStore.open(ctx, KvOptions.defaults("kv"))) {
                 List<KvStore.Submitted> submitted = new ArrayList<>();
                 for (int i = 0; i < 30; i++) {
                     submitted.add(store.submitPut(b("k"), b("v" + i)));
@@ -98,7 +98,7 @@ class KvStoreTest {
 
     @Test
     void syncEverySecondAcknowledgesBeforeTheSyncAndSyncsWithinASecond() {
-        KvStore.Options options = KvStore.Options.defaults("kv").withDurability(KvStore.Durability.SYNC_EVERY_SECOND);
+        KvOptions options = KvOptions.defaults("kv").withDurability(KvOptions.Durability.SYNC_EVERY_SECOND);
         SimConfig config = SimConfig.builder().seed(5).failOnLeaks(false).build();
         Recovered<Long> first = SimRunner.of(config).startAndRecover(ctx -> {
             KvStore store = KvStore.open(ctx, options);
@@ -145,7 +145,7 @@ class KvStoreTest {
     @Test
     void recoveryTruncatesATornTailDurably() {
         SimRunner.seeded(4).start(ctx -> {
-            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+            try (KvStore store = KvStore.open(ctx, KvOptions.defaults("kv"))) {
                 store.put(b("a"), b("1"));
             }
             byte[] record = Records.encode(Records.PUT, 99, b("torn"), new byte[100]);
@@ -154,12 +154,12 @@ class KvStoreTest {
                 blob.writeAt(segment.length(), java.util.Arrays.copyOf(record, 50)).await();
                 blob.sync().await();
             }
-            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+            try (KvStore store = KvStore.open(ctx, KvOptions.defaults("kv"))) {
                 assertEquals(50, store.recovery().truncatedBytes());
                 assertNull(store.get(b("torn")));
                 store.put(b("b"), b("2"));
             }
-            try (KvStore store = KvStore.open(ctx, KvStore.Options.defaults("kv"))) {
+            try (KvStore store = KvStore.open(ctx, KvOptions.defaults("kv"))) {
                 assertEquals(0, store.recovery().truncatedBytes());
                 assertArrayEquals(b("1"), store.get(b("a")));
                 assertArrayEquals(b("2"), store.get(b("b")));

@@ -38,7 +38,7 @@ class ProtocolTest {
     void serverServesPutGetDeleteAndRejectsMalformedFrames() {
         SimRunner.seeded(11).start(ctx -> {
             Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 7000)).await();
-            KvServer server = new KvServer(KvStore.Options.defaults("kv"), line -> { });
+            KvServer server = new KvServer(KvOptions.defaults("kv"), line -> { });
             ctx.child("server").spawn(c -> server.serve(c, listener));
             while (server.store() == null) {
                 ctx.sleep(java.time.Duration.ofMillis(1));

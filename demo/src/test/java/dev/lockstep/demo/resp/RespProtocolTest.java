@@ -11,6 +11,7 @@ import dev.lockstep.Listener;
 import dev.lockstep.RecvFailedException;
 import dev.lockstep.Runner;
 import dev.lockstep.demo.kv.KvServer;
+import dev.lockstep.demo.kv.KvOptions;
 import dev.lockstep.demo.kv.KvStore;
 import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimRunner;
@@ -63,7 +64,7 @@ class RespProtocolTest {
         Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await();
         InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(),
                 listener.localAddress().getPort());
-        KvServer server = new KvServer(KvStore.Options.defaults("resp"), line -> { });
+        KvServer server = new KvServer(KvOptions.defaults("resp"), line -> { });
         RespProtocol protocol = new RespProtocol(server::store);
         Handle<Void> serving = ctx.child("server").spawn(c -> server.serve(c, listener, protocol::serve));
         while (server.store() == null) {
