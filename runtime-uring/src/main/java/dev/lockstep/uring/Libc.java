@@ -362,7 +362,7 @@ final class Libc {
      * {@link #syscall} only when they failed: a caller may do that only for a call that is safe to make twice and
      * still answers the same question, as an {@code io_uring_enter} that consumed no entry is (see
      * {@code RingEnter.enterOnce}) and a positioned {@code preadv2} that read nothing is
-     * ({@code UringRing.readWithoutWaiting}), or for a call whose failure it ignores.
+     * ({@code PageCacheRead}), or for a call whose failure it ignores.
      *
      * @return the result, or {@code -1}
      */

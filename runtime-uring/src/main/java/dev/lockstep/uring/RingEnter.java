@@ -13,6 +13,13 @@ import java.lang.foreign.MemorySegment;
  * and the submit-only calls of {@link UringRing#stage} (a full batch of reads and writes, a cancellation with its
  * task work). Every call first publishes what is staged in the {@link SubmissionQueue}.
  *
+ * <p>Reads and writes are submitted in small batches ({@link #submitIfReadWriteBatchFull}): a turn that stages 30
+ * direct reads hands them to the block layer {@value UringRing#READ_WRITE_SUBMIT_BATCH} at a time rather than all
+ * at once. Measured on a virtio disk at queue depth 32, reads submitted in one call completed about together, so
+ * each waited for its whole batch; batches of at most 4 instead of about 8 cut the median read (BENCHMARKS.md,
+ * "O_DIRECT at depth 32: reads submitted 4 at a time"), and cost warm page-cache reads no CPU per read that those
+ * rounds could tell apart.
+ *
  * <p>Threads: the ring's owner thread only (or a fiber of its worker, on it): the registration belongs to that
  * kernel task.
  */
@@ -126,7 +133,7 @@ final class RingEnter {
      * kernel did not consume ({@code EAGAIN}, {@code EBUSY}, {@code EINTR}) stay published and the next
      * {@link #enterOnce} counts them again from the kernel's head; a failed ring fails that call too. So no
      * {@code errno} is captured ({@link Libc#syscallUncaptured}): nobody reads it, and a captured call would make
-     * a call-state slice that only escape analysis removes (see {@link UringRing#readWithoutWaiting}) once every
+     * a call-state slice that only escape analysis removes (see {@link PageCacheRead}) once every
      * {@value UringRing#READ_WRITE_SUBMIT_BATCH} reads or writes.
      */
     void submitIfReadWriteBatchFull() {

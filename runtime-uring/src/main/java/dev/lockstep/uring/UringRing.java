@@ -1,8 +1,6 @@
 package dev.lockstep.uring;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.lockstep.kernel.CompletionSink;
 import dev.lockstep.kernel.Errno;
@@ -11,7 +9,6 @@ import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -36,13 +33,8 @@ import java.util.Objects;
  * <h2>Submitting reads and writes in small batches</h2>
  * Entries are submitted by {@link #enter}, except that every {@value #READ_WRITE_SUBMIT_BATCH}th read or write
  * staged since the last submission is submitted at once by {@link #stage} (one {@code io_uring_enter} without
- * {@code GETEVENTS}; its completions still come from {@link #enter}). A turn that stages 30 direct reads thus
- * hands them to the block layer 4 at a time rather than all at once: measured on a virtio disk at queue
- * depth 32, reads submitted in one call completed about together, so each waited for its whole batch;
- * batches of at most 4 instead of about 8 cut the median read from 430–530 µs to 320–380 µs in the same
- * rounds (BENCHMARKS.md, "O_DIRECT at depth 32: reads submitted 4 at a time"), and cost warm page-cache reads
- * no CPU per read that those rounds could tell apart. Other opcodes (a NOP, a receive) never reach a disk and
- * stay batched into one call per turn.
+ * {@code GETEVENTS}; its completions still come from {@link #enter}); why, {@link RingEnter}. Other opcodes (a
+ * NOP, a receive) never reach a disk and stay batched into one call per turn.
  *
  * <h2>Wake-ups</h2>
  * An eventfd is polled by the ring itself ({@code IORING_OP_POLL_ADD}, multishot where the kernel has it)
@@ -71,9 +63,10 @@ import java.util.Objects;
  * {@link UringSetup} (set-up with its fallbacks, feature and opcode probes), {@link SubmissionQueue} and
  * {@link CompletionQueue} (the mapped queues), {@link SqeEncoder} (a submission's SQE, or its offloaded call),
  * {@link RingEnter} (the {@code io_uring_enter} calls and the ring fd's registration), {@link RingWakeUp} (the
- * eventfd and its poll), {@link NativeBufferCache} and {@link ProvidedBuffers} (the receive buffers the kernel
- * selects). The system calls themselves are in {@link Libc}, the
- * offload threads in {@link Offload}.
+ * eventfd and its poll), {@link RingMemory} (the mappings shared with the kernel), {@link NativeBufferCache},
+ * {@link ReceiveSelection} and {@link ProvidedBuffers} (the receive buffers the kernel selects),
+ * {@link PageCacheRead} ({@link #readWithoutWaiting}), {@link OffloadedCompletions} and {@link ProcessClock}. The
+ * system calls themselves are in {@link Libc}, the offload threads in {@link Offload}.
  */
 public final class UringRing implements Ring {
     /**
@@ -82,17 +75,10 @@ public final class UringRing implements Ring {
      */
     public static final long WAKE_USER_DATA = -1L;
 
-    private static final long MMAP_OFFSET_SQ_RING = 0L;
-    private static final long MMAP_OFFSET_CQ_RING = 0x8000000L;
-    private static final long MMAP_OFFSET_SQES = 0x10000000L;
-
-    private static final long NANOS_PER_SECOND = 1_000_000_000L;
-
     private final int entries;
     private final Thread owner;
     private final Arena arena;
-    /** The one {@code struct iovec} of {@link #readWithoutWaiting}: base and length, owner thread only. */
-    private final MemorySegment readVector;
+    private final PageCacheRead pageCacheRead;
     private final MemorySegment callState;
     private final int ringFd;
     private final int setupFlags;
@@ -121,34 +107,16 @@ public final class UringRing implements Ring {
     private final CompletionQueue completions;
     private final RingWakeUp wakeUp;
     private final NativeBufferCache bufferCache = new NativeBufferCache();
-    /**
-     * The receive buffers the kernel selects ({@link ProvidedBuffers}); null where the kernel refused them or none
-     * were asked for.
-     */
-    private ProvidedBuffers provided;
-    /** Whether the kernel refused the provided buffer ring this ring asked for (older than Linux 5.19). */
-    private boolean providedRefused;
+    /** The receive buffers the kernel selects, or none: set once by {@link #open(int, int)} before it returns. */
+    private ReceiveSelection selection;
 
     /** Receive buffers a ring's kernel selects, by default: see {@link ProvidedBuffers}. */
     static final int RECEIVE_BUFFERS = 64;
     /** Bytes of each: the engine's read-ahead chunk, so a receive reads as much at once as with its own buffer. */
     static final int RECEIVE_BUFFER_BYTES = 16 * 1024;
 
-    /**
-     * The process's one mapping from {@link System#nanoTime()} ({@code CLOCK_MONOTONIC}) to epoch time, taken when
-     * the class loads: every ring of the process reads the same clock, so readings on different workers compare
-     * and never go back from one worker to another.
-     */
-    private static final long NANO_TIME_AT_LOAD = System.nanoTime();
-    private static final long EPOCH_NANOS_AT_LOAD = epochNanosNow();
-
-    /**
-     * Completions of {@link dev.lockstep.kernel.Opcode#BLOCKING_CALL}s, posted by offload threads
-     * ({@link #offloaded}) and delivered by {@link #enter} like CQEs. The offer publishes what the call wrote;
-     * the poll on this thread reads it.
-     */
-    private final java.util.concurrent.ConcurrentLinkedQueue<long[]> offloadedCompletions =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Completions of offloaded calls, posted by offload threads ({@link #offloaded}), delivered by {@link #enter}. */
+    private final OffloadedCompletions offloadedCompletions = new OffloadedCompletions();
 
     /**
      * The most reads and writes one {@code io_uring_enter} submits: see "Submitting reads and writes in small
@@ -162,10 +130,11 @@ public final class UringRing implements Ring {
         this.entries = entries;
         this.owner = Thread.currentThread();
         this.arena = arena;
-        this.readVector = arena.allocate(16, 8);
+        this.pageCacheRead = new PageCacheRead(arena, callState);
         this.callState = callState;
         this.ringFd = ringFd;
         this.subject = "io_uring fd " + ringFd;
+        this.selection = ReceiveSelection.none(subject);
         this.wakeUp = new RingWakeUp(eventFd, arena, callState, subject);
         this.setupFlags = params.get(JAVA_INT, UringSetup.PARAMS_FLAGS);
         int features = params.get(JAVA_INT, UringSetup.PARAMS_FEATURES);
@@ -174,28 +143,12 @@ public final class UringRing implements Ring {
             throw new KernelException(Errno.ENOSYS, "io_uring_setup",
                     subject + ": the kernel lacks IORING_FEAT_EXT_ARG (Linux 5.11+), needed for timed waits");
         }
-        long sqRingBytes = SubmissionQueue.ringBytes(params);
-        long cqRingBytes = CompletionQueue.ringBytes(params);
-        MemorySegment sqRing;
-        MemorySegment cqRing;
-        if ((features & UringSetup.FEATURE_SINGLE_MMAP) != 0) {
-            sqRing = map(Math.max(sqRingBytes, cqRingBytes), MMAP_OFFSET_SQ_RING);
-            cqRing = sqRing;
-        } else {
-            sqRing = map(sqRingBytes, MMAP_OFFSET_SQ_RING);
-            cqRing = map(cqRingBytes, MMAP_OFFSET_CQ_RING);
-        }
-        this.submissions = new SubmissionQueue(params, sqRing,
-                map(SubmissionQueue.entriesBytes(params), MMAP_OFFSET_SQES));
-        this.completions = new CompletionQueue(params, cqRing);
+        RingMemory memory = RingMemory.map(params, features, arena, callState, ringFd, subject);
+        this.submissions = new SubmissionQueue(params, memory.submissionRing(), memory.entries());
+        this.completions = new CompletionQueue(params, memory.completionRing());
         this.encoder = new SqeEncoder(this, submissions, arena.allocate(1));
 
         this.enterCalls = new RingEnter(arena, callState, ringFd, subject, submissions);
-    }
-
-    private static long epochNanosNow() {
-        Instant now = Instant.now();
-        return now.getEpochSecond() * NANOS_PER_SECOND + now.getNano();
     }
 
     /**
@@ -242,9 +195,8 @@ public final class UringRing implements Ring {
             ring = new UringRing(entries, arena, callState, ringFd, eventFd, params);
             UringSetup.probeOpcodes(arena, callState, ringFd);
             if (receiveBuffers > 0) {
-                ring.provided = ProvidedBuffers.register(arena, callState, ringFd, receiveBuffers,
+                ring.selection = ReceiveSelection.register(arena, callState, ringFd, receiveBuffers,
                         RECEIVE_BUFFER_BYTES, ring.subject);
-                ring.providedRefused = ring.provided == null;
             }
             ring.enterCalls.registerRingFd();
             ring.armWakePollNow();
@@ -305,13 +257,6 @@ public final class UringRing implements Ring {
         }
     }
 
-    // Restricted: the kernel tells us the mapping's size; tying it to the arena makes close() unmap it.
-    @SuppressWarnings("restricted")
-    private MemorySegment map(long bytes, long offset) {
-        return Libc.mmap(callState, bytes, Libc.PROT_READ_WRITE, Libc.MAP_SHARED_POPULATE, ringFd, offset, subject)
-                .reinterpret(bytes, arena, mapping -> Libc.munmapQuietly(mapping, bytes));
-    }
-
     /**
      * The {@code IORING_SETUP_*} flags this ring was created with, e.g.
      * {@code SINGLE_ISSUER|DEFER_TASKRUN|SUBMIT_ALL|CQSIZE}; fewer on kernels that refused those.
@@ -369,14 +314,7 @@ public final class UringRing implements Ring {
             throw new IllegalArgumentException("user data 0x" + Long.toHexString(userData)
                     + " is reserved for the ring's wake-up: " + submission);
         }
-        boolean selects = submission.opcode == dev.lockstep.kernel.Opcode.RECV
-                && (submission.flags & Submission.SELECT_BUFFER) != 0;
-        if (selects && (provided == null || submission.length > provided.bufferBytes())) {
-            throw new IllegalArgumentException(provided == null
-                    ? "the " + subject + " ring selects no receive buffers: " + submission
-                    : "a receive of " + submission.length + " bytes does not fit the " + subject + " ring's "
-                    + provided.bufferBytes() + "-byte selected buffers: " + submission);
-        }
+        selection.checkStaged(submission);
         if (submissions.freeSlots() == 0) {
             return false;
         }
@@ -397,22 +335,8 @@ public final class UringRing implements Ring {
     /**
      * {@inheritDoc}
      *
-     * <p>One {@code preadv2(fd, [buffer + at, length], 1, offset, RWF_NOWAIT)} on the owning thread (or a fiber
-     * of its worker, on it): the kernel copies what its page cache holds and returns {@code -EAGAIN} instead of
-     * starting device I/O or waiting for a page lock.
-     *
-     * <p>Asked first without capturing {@code errno} ({@link Libc#syscallUncaptured}), and again capturing it
-     * only when that failed. Not for speed alone: the linker makes every downcall with
-     * {@link java.lang.foreign.Linker.Option#captureCallState} take a 40-byte slice of the call-state segment
-     * ({@code SharedUtils.checkCaptureSegment}), which only C2's escape analysis removes, and whether it does
-     * depends on how the JIT happened to compile the caller: a read the page cache answers here is one per
-     * {@code Blob.readInto}, and in some JVMs that slice was allocated on every one of them (63 heap bytes per
-     * {@code readInto} instead of its 24-byte handle, {@code UringBufferAllocationTest}). The hit, the common
-     * answer, now makes no call-state slice at all. Asking twice is safe: a {@code preadv2} that returned
-     * {@code -1} copied no byte and, being positioned, moved no file offset, so the second call asks the same
-     * question (its answer, bytes that arrived in the page cache meanwhile or the same error, is as good as the
-     * first's); {@code -1} is never a byte count. What a miss pays is one more {@code preadv2} that finds the
-     * same pages missing, before the ring's read that waits for the device anyway.
+     * <p>One {@code preadv2(..., RWF_NOWAIT)} on the owning thread (or a fiber of its worker, on it), which
+     * {@link PageCacheRead} makes.
      *
      * @throws IllegalArgumentException if the buffer is not native, or the range does not fit it
      * @throws WrongThreadException off the owning thread
@@ -422,17 +346,7 @@ public final class UringRing implements Ring {
     public int readWithoutWaiting(int fd, MemorySegment buffer, long at, int length, long offset) {
         requireOwnerAndOpen();
         Ring.checkReadWithoutWaiting(buffer, at, length, offset);
-        readVector.set(JAVA_LONG, 0, buffer.address() + at);
-        readVector.set(JAVA_LONG, 8, length);
-        // On 64-bit targets the offset goes whole in pos_l; pos_h is 0. Uncaptured first, see above: only a
-        // failure needs errno (EAGAIN, or the EOPNOTSUPP/EINVAL after which the engine stops asking).
-        long read = Libc.syscallUncaptured(Libc.SYS_PREADV2, fd, readVector.address(), 1, offset, 0,
-                Libc.RWF_NOWAIT);
-        if (read != -1) {
-            return (int) read;
-        }
-        return (int) Libc.syscall(callState, Libc.SYS_PREADV2, fd, readVector.address(), 1, offset, 0,
-                Libc.RWF_NOWAIT);
+        return pageCacheRead.read(fd, buffer, at, length, offset);
     }
 
     /**
@@ -442,7 +356,7 @@ public final class UringRing implements Ring {
      */
     @Override
     public int selectedBufferBytes() {
-        return provided == null ? 0 : provided.bufferBytes();
+        return selection.bufferBytes();
     }
 
     /**
@@ -454,7 +368,7 @@ public final class UringRing implements Ring {
     @Override
     public MemorySegment selectedBuffer(int completionFlags) {
         requireOwnerAndOpen();
-        return selected(completionFlags).take(completionFlags);
+        return selection.named(completionFlags).take(completionFlags);
     }
 
     /**
@@ -466,7 +380,7 @@ public final class UringRing implements Ring {
     @Override
     public void returnSelected(int completionFlags) {
         requireOwnerAndOpen();
-        selected(completionFlags).give(completionFlags);
+        selection.named(completionFlags).give(completionFlags);
     }
 
     /**
@@ -477,17 +391,7 @@ public final class UringRing implements Ring {
     @Override
     public void selectionExhausted() {
         requireOwnerAndOpen();
-        if (provided != null) {
-            provided.exhausted();
-        }
-    }
-
-    private ProvidedBuffers selected(int completionFlags) {
-        if (provided == null || (completionFlags & COMPLETION_BUFFER) == 0) {
-            throw new IllegalArgumentException("completion flags 0x" + Integer.toHexString(completionFlags)
-                    + " name no selected buffer of the " + subject + " ring");
-        }
-        return provided;
+        selection.exhausted();
     }
 
     /**
@@ -497,7 +401,7 @@ public final class UringRing implements Ring {
      * @return buffers out, 0 without provided buffers
      */
     int selectedBuffersLent() {
-        return provided == null ? 0 : provided.lent();
+        return selection.lent();
     }
 
     /**
@@ -506,7 +410,7 @@ public final class UringRing implements Ring {
      * @return the count, 0 without provided buffers
      */
     long selectedBuffersExhausted() {
-        return provided == null ? 0 : provided.exhaustions();
+        return selection.exhaustions();
     }
 
     /**
@@ -515,7 +419,7 @@ public final class UringRing implements Ring {
      * @return true on kernels older than Linux 5.19
      */
     boolean receiveBuffersRefused() {
-        return providedRefused;
+        return selection.refused();
     }
 
     /** Arms the wake-up before the ring is handed out, so that no user entry ever has to make room for it. */
@@ -551,14 +455,14 @@ public final class UringRing implements Ring {
         wakeUp.clearWoken();
         while (true) {
             wakeUp.armIfNeeded(submissions);
-            delivered += deliverOffloaded(sink);
+            delivered += offloadedCompletions.deliver(sink);
             // Without an armed wake-up poll a wait could miss a wake, so this turn only submits and re-arms.
             // A blocking call that finishes after the drain above wakes the ring, so this wait returns for it.
             boolean waitNow = wait && delivered == 0 && !wakeUp.woken() && !wakeUp.needsArming();
             long remaining = timed ? Math.max(0, timeoutNanos - (System.nanoTime() - start)) : Long.MAX_VALUE;
             int result = enterCalls.enterOnce(waitNow, remaining);
             delivered += reap(sink);
-            delivered += deliverOffloaded(sink);
+            delivered += offloadedCompletions.deliver(sink);
             if (result == -Libc.ETIME) {
                 return delivered;
             }
@@ -595,18 +499,8 @@ public final class UringRing implements Ring {
      * @param result its result
      */
     void offloaded(long userData, int result) {
-        offloadedCompletions.offer(new long[] {userData, result});
+        offloadedCompletions.post(userData, result);
         wake();
-    }
-
-    private int deliverOffloaded(CompletionSink sink) {
-        int delivered = 0;
-        long[] completion;
-        while ((completion = offloadedCompletions.poll()) != null) {
-            delivered++;
-            sink.complete(completion[0], (int) completion[1], 0);
-        }
-        return delivered;
     }
 
     /**
@@ -648,11 +542,11 @@ public final class UringRing implements Ring {
     /**
      * {@inheritDoc}
      *
-     * <p>Wall-clock time read once when the class loaded, plus {@link System#nanoTime()} since. Any thread.
+     * <p>The process's one clock ({@link ProcessClock}), the same on every ring. Any thread.
      */
     @Override
     public long nowNanos() {
-        return EPOCH_NANOS_AT_LOAD + (System.nanoTime() - NANO_TIME_AT_LOAD);
+        return ProcessClock.nowNanos();
     }
 
     /**
