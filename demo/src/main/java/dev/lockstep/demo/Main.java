@@ -1,7 +1,6 @@
 package dev.lockstep.demo;
 
 import dev.lockstep.demo.kv.InjectedBug;
-import dev.lockstep.testing.FaultConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,20 +16,21 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * The Java side of the {@code lockstep} command line: {@code demo}, {@code explore}, {@code replay},
- * {@code scoreboard} ({@link ScoreboardCommand}) and {@code resp} ({@link RespCommand}), and the
- * internal command that runs in a child JVM ({@code serve}, the demo's service). Exit status: {@value #PASSED} when
- * everything passed, {@value #FAILED} when a check or a seed failed, {@value #USAGE} for bad usage (picocli's
- * usage-error code), and for {@code replay} {@value #DIFFERENT_RUN} when the line's digest is not the replay's: the
- * run was not the one that printed the line. Arguments are parsed by picocli, which also gives each command its
- * {@code --help}; numbers are decimal ASCII digits only ({@link Decimal}).
+ * The Java side of the {@code lockstep} command line: {@code demo}, {@code explore} (its options,
+ * {@link ExploreCommand}), {@code replay}, {@code scoreboard} ({@link ScoreboardCommand}) and {@code resp}
+ * ({@link RespCommand}), and the internal command that runs in a child JVM ({@code serve}, the demo's service).
+ * Exit status: {@value #PASSED} when everything passed, {@value #FAILED} when a check or a seed failed,
+ * {@value #USAGE} for bad usage (picocli's usage-error code), and for {@code replay} {@value #DIFFERENT_RUN} when
+ * the line's digest is not the replay's: the run was not the one that printed the line. Arguments are parsed by
+ * picocli, which also gives each command its {@code --help}; numbers are decimal ASCII digits only
+ * ({@link Decimal}).
  *
  * <p>With the system property {@value #CHECK_ARGUMENTS_PROPERTY} set to {@code true}, a command checks its
  * arguments and exits ({@value #PASSED}, or {@value #USAGE} with the usage error) without running: the
  * {@code lockstep} script does that before work that would make a bad argument wait (training the JVM's cache).
  */
 @Command(name = "lockstep", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        subcommands = {Main.Demo.class, Main.Explore.class, Main.Replay.class, ScoreboardCommand.class,
+        subcommands = {Main.Demo.class, ExploreCommand.class, Main.Replay.class, ScoreboardCommand.class,
                 RespCommand.class, Main.Serve.class},
         description = "The Lockstep demo service and its seed sweep.",
         footer = {"", "PROFILE: swarm (each seed draws its fault kinds; the default), none, all, or kinds joined by '+'"
@@ -128,14 +128,6 @@ public final class Main implements Callable<Integer> {
                 throw new CommandLine.ParameterException(line, "--threads must be at least 1, was " + value);
             }
             return value;
-        }
-    }
-
-    /** The command-line names of the workloads, for the help text. */
-    static final class WorkloadNames implements Iterable<String> {
-        @Override
-        public java.util.Iterator<String> iterator() {
-            return Arrays.stream(Workload.values()).map(Workload::cliName).iterator();
         }
     }
 
@@ -248,142 +240,6 @@ public final class Main implements Callable<Integer> {
         }
     }
 
-    @Command(name = "explore", mixinStandardHelpOptions = true,
-            description = "The simulated seed sweep alone, one simulator per core, swarm testing.")
-    static final class Explore implements Callable<Integer> {
-        @CommandLine.Spec
-        private CommandLine.Model.CommandSpec spec;
-
-        @CommandLine.Mixin
-        private final SweepOptions sweep = new SweepOptions();
-
-        @Option(names = "--seeds", paramLabel = "N", defaultValue = "100", description = "seeds (${DEFAULT-VALUE})")
-        int seeds;
-
-        @Option(names = "--faults", paramLabel = "PROFILE", defaultValue = "swarm",
-                description = "swarm, none, all, or kinds joined by '+'")
-        String faults;
-
-        @Option(names = "--workload", paramLabel = "NAME", defaultValue = "mixed", completionCandidates = WorkloadNames.class,
-                description = "the clients' workload: ${COMPLETION-CANDIDATES}")
-        String workload;
-
-        @Option(names = "--shard", paramLabel = "K/N", defaultValue = "0/1", converter = ShardConverter.class,
-                description = "run only shard K (from 0) of N: the seeds whose position in the sweep is K modulo N")
-        Shard shard;
-
-        @Option(names = "--report", paramLabel = "DIR",
-                description = "write a JUnit XML report (explore.xml or explore-shard-K-of-N.xml) and a .failures"
-                        + " file with one replay line per failed seed into DIR (with --test: a text report per"
-                        + " method, CLASS#METHOD[-shard-K-of-N].txt)")
-        Path report;
-
-        @Option(names = "--merge", paramLabel = "REPORT", arity = "1..*",
-                description = "instead of sweeping: merge the shard reports in these files or directories, check"
-                        + " that they are exactly one sweep, print its failures (and write it with --report)")
-        List<Path> merge;
-
-        @CommandLine.Mixin
-        private final TestSweepCommand.ExploreOptions userTest = new TestSweepCommand.ExploreOptions();
-
-        @Override
-        public Integer call() throws Exception {
-            CommandLine line = spec.commandLine();
-            if (userTest.asked()) {
-                return TestSweepCommand.explore(line.getOut(), line, userTest,
-                        atLeast(line, "--seeds", seeds, seeds, 1), sweep.firstSeed, shard, report, sweep.threads);
-            }
-            if (merge != null) {
-                // A merge reads the sweep from its reports: an option saying what to sweep would be ignored.
-                for (String option : List.of("--seeds", "--first-seed", "--faults", "--workload", "--inject-bug",
-                        "--shard", "--threads", "--strategy")) {
-                    if (line.getParseResult().hasMatchedOption(option)) {
-                        throw new CommandLine.ParameterException(line, "--merge takes the sweep from its reports;"
-                                + " " + option + " cannot be given with it");
-                    }
-                }
-                return checkOnly() ? PASSED : mergeReports(System.out, line, merge, report);
-            }
-            atLeast(line, "--seeds", seeds, seeds, 1);
-            seedsFit(line, sweep.firstSeed, seeds);
-            fitsTheHeap(line, seeds, shard);
-            Workload parsedWorkload;
-            try {
-                parsedWorkload = Workload.parse(workload);
-            } catch (IllegalArgumentException bad) {
-                throw new CommandLine.ParameterException(line, bad.getMessage()); // it lists the workloads
-            }
-            try {
-                Explorer.faultsFor(faults, sweep.firstSeed); // swarm, swarm+crash or a profile; else names it
-            } catch (IllegalArgumentException bad) {
-                // The profile's message lists the kinds; the profiles only explore takes are added.
-                throw new CommandLine.ParameterException(line, "--faults " + faults + ": " + bad.getMessage()
-                        + "; or swarm, swarm+crash, none, all");
-            }
-            if (parsedWorkload.replicated() && !faults.startsWith("swarm")
-                    && !faults.trim().toLowerCase(java.util.Locale.ROOT).startsWith("all")) {
-                // Kinds named one by one are what the user wants tested: one this workload never injects would
-                // pass every seed without having been tried, so it is refused, as a bug of the other workload is.
-                for (dev.lockstep.testing.Fault fault : FaultConfig.parse(faults).enabled()) {
-                    if (!RaftScenario.injects(fault)) {
-                        throw new CommandLine.ParameterException(line, "--faults " + fault.cliName() + " is not"
-                                + " injected by --workload " + parsedWorkload.cliName() + ", which injects "
-                                + RaftScenario.injectedKinds());
-                    }
-                }
-            }
-            if (sweep.bug.replication() && !parsedWorkload.replicated()) {
-                throw new CommandLine.ParameterException(line, "--inject-bug " + sweep.bug.cliName() + " is a"
-                        + " Raft bug: it needs --workload replicated or replicated-5");
-            }
-            if (!sweep.bug.replication() && sweep.bug != InjectedBug.NONE && parsedWorkload.replicated()) {
-                throw new CommandLine.ParameterException(line, "--inject-bug " + sweep.bug.cliName() + " is in the"
-                        + " key-value store, which --workload replicated does not run");
-            }
-            if (report != null && !checkOnly()) {
-                // Before the sweep, which may run for hours, rather than when its report is written.
-                try {
-                    java.nio.file.Files.createDirectories(report);
-                } catch (java.io.IOException | SecurityException unwritable) {
-                    throw new CommandLine.ParameterException(line, "--report " + report + ": the directory cannot be"
-                            + " made (" + unwritable + ")");
-                }
-                if (!java.nio.file.Files.isWritable(report)) {
-                    throw new CommandLine.ParameterException(line, "--report " + report + ": the directory is not"
-                            + " writable");
-                }
-            }
-            SearchStrategy chosen;
-            try {
-                chosen = userTest.strategy == null ? null : SearchStrategy.parse(userTest.strategy);
-            } catch (IllegalArgumentException bad) {
-                throw new CommandLine.ParameterException(line, "--strategy: " + bad.getMessage());
-            }
-            if (chosen == SearchStrategy.GUIDED) {
-                throw new CommandLine.ParameterException(line, "--strategy guided: the demo's sweep runs seeds that"
-                        + " each stand for one run, while the guided explorer chooses each run from the runs before"
-                        + " it; it runs with --test, or in the scoreboard");
-            }
-            if (checkOnly()) {
-                return PASSED;
-            }
-            return explore(System.out, new Explorer.Settings(seeds, sweep.firstSeed, faults, parsedWorkload,
-                    sweep.bug, sweep.threads(line), false, shard, chosen), report);
-        }
-    }
-
-    /** Reads a {@link Shard} given as {@code K/N}. */
-    static final class ShardConverter implements CommandLine.ITypeConverter<Shard> {
-        @Override
-        public Shard convert(String value) {
-            try {
-                return Shard.parse(value);
-            } catch (IllegalArgumentException bad) {
-                throw new CommandLine.TypeConversionException(bad.getMessage());
-            }
-        }
-    }
-
     @Command(name = "replay", mixinStandardHelpOptions = true,
             description = "Rerun one failed seed exactly, with a trace of its last events.",
             footer = {"", "Exit status: 0 the seed passed; 1 it failed; 2 bad usage; 3 the line carries a digest"
@@ -447,7 +303,7 @@ public final class Main implements Callable<Integer> {
         }
     }
 
-    private static int atLeast(CommandLine line, String name, Integer value, int fallback, int min) {
+    static int atLeast(CommandLine line, String name, Integer value, int fallback, int min) {
         int parsed = value == null ? fallback : value;
         if (parsed < min) {
             throw new CommandLine.ParameterException(line, name + " must be at least " + min + ", was " + parsed);
@@ -550,7 +406,7 @@ public final class Main implements Callable<Integer> {
         return summary.failures().isEmpty() ? 0 : 1;
     }
 
-    private static int mergeReports(PrintStream out, CommandLine line, List<Path> paths, Path report)
+    static int mergeReports(PrintStream out, CommandLine line, List<Path> paths, Path report)
             throws Exception {
         SweepReport.Report merged;
         try {
