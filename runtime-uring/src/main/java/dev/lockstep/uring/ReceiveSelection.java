@@ -92,7 +92,7 @@ final class ReceiveSelection {
         return provided == null ? 0 : provided.exhaustions();
     }
 
-    /** Whether the kernel refused the buffers asked for. */
+    /** Whether the kernel refused the buffers asked for (older than Linux 5.19), so receives bring their own. */
     boolean refused() {
         return refused;
     }

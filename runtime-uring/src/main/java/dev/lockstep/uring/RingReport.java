@@ -133,7 +133,7 @@ final class RingReport {
         if (!UringSetup.usesPathOpcodes()) {
             taken.add("path calls offloaded (no IORING_OP_OPENAT/STATX/UNLINKAT/MKDIRAT/RENAMEAT, Linux 5.15+)");
         }
-        if (ring.receiveBuffersRefused()) {
+        if (ring.receiveSelection().refused()) {
             taken.add("receives hold a buffer each while they wait (no IORING_REGISTER_PBUF_RING, Linux 5.19+)");
         }
         if (!ring.ringFdRegistered()) {

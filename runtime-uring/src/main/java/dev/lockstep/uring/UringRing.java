@@ -386,7 +386,7 @@ public final class UringRing implements Ring {
     /**
      * {@inheritDoc}
      *
-     * <p>Counted for {@link #selectedBuffersExhausted()}.
+     * <p>Counted for {@link ReceiveSelection#exhaustions()}.
      */
     @Override
     public void selectionExhausted() {
@@ -395,31 +395,13 @@ public final class UringRing implements Ring {
     }
 
     /**
-     * Selected receive buffers lent to receives and not given back; for tests. Owner only, or once its thread
-     * ended.
+     * The receive buffers the kernel selects for this ring, or none: for tests and {@link RingReport}. Its counts
+     * are the owner's, or anyone's once the owner's thread ended.
      *
-     * @return buffers out, 0 without provided buffers
+     * @return the ring's selection
      */
-    int selectedBuffersLent() {
-        return selection.lent();
-    }
-
-    /**
-     * Receives that found every selected buffer out so far; for tests. Owner only, or once its thread ended.
-     *
-     * @return the count, 0 without provided buffers
-     */
-    long selectedBuffersExhausted() {
-        return selection.exhaustions();
-    }
-
-    /**
-     * Whether the kernel refused the provided buffer ring this ring asked for, so receives bring their own buffers.
-     *
-     * @return true on kernels older than Linux 5.19
-     */
-    boolean receiveBuffersRefused() {
-        return selection.refused();
+    ReceiveSelection receiveSelection() {
+        return selection;
     }
 
     /** Arms the wake-up before the ring is handed out, so that no user entry ever has to make room for it. */

@@ -60,7 +60,7 @@ class UringSelectedBuffersTest {
         for (long receive = 1; receive <= 3; receive++) {
             assertFalse(completions.all().containsKey(receive), "nothing was sent, so receive " + receive + " waits");
         }
-        assertEquals(0, ring.selectedBuffersLent(), "waiting receives hold no buffer");
+        assertEquals(0, ring.receiveSelection().lent(), "waiting receives hold no buffer");
 
         for (int i = 0; i < 3; i++) {
             stage(send(pairs.get(i).client(), "message " + i, 11 + i));
@@ -83,9 +83,9 @@ class UringSelectedBuffersTest {
             flagsToGive.add(receive.flags());
         }
         assertEquals(1, exhausted.size(), "two buffers for three receives: " + completions.all());
-        assertEquals(2, ring.selectedBuffersLent());
+        assertEquals(2, ring.receiveSelection().lent());
         flagsToGive.forEach(ring::returnSelected);
-        assertEquals(0, ring.selectedBuffersLent(), "both buffers given back");
+        assertEquals(0, ring.receiveSelection().lent(), "both buffers given back");
 
         // The receive that found none took nothing from its socket: asked again, it gets every byte.
         int again = exhausted.getFirst();
@@ -95,7 +95,7 @@ class UringSelectedBuffersTest {
         assertEquals(9, retried.result());
         assertEquals("message " + again, text(ring.selectedBuffer(retried.flags()), 9));
         ring.returnSelected(retried.flags());
-        assertEquals(0, ring.selectedBuffersLent());
+        assertEquals(0, ring.receiveSelection().lent());
     }
 
     @Test
@@ -125,7 +125,7 @@ class UringSelectedBuffersTest {
             ring.selectedBuffer(receive.flags());
             ring.returnSelected(receive.flags());
         }
-        assertEquals(0, ring.selectedBuffersLent());
+        assertEquals(0, ring.receiveSelection().lent());
     }
 
     @Test
@@ -146,7 +146,7 @@ class UringSelectedBuffersTest {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> without.stage(selectingReceive(pair.accepted(), 16, 3)));
             assertTrue(refused.getMessage().contains("selects no receive buffers"), refused.getMessage());
-            assertFalse(without.receiveBuffersRefused(), "none asked for is no fallback");
+            assertFalse(without.receiveSelection().refused(), "none asked for is no fallback");
         } finally {
             without.close();
         }

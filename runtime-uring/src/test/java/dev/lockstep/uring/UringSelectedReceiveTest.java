@@ -101,9 +101,9 @@ class UringSelectedReceiveTest {
         }
         server.join(Duration.ofSeconds(10));
         UringRing ring = rings.getFirst();
-        assertTrue(ring.selectedBuffersExhausted() >= 1, "one buffer for eight receives submitted together ran out "
-                + ring.selectedBuffersExhausted() + " times");
-        assertEquals(0, ring.selectedBuffersLent(), "the one buffer was given back");
+        assertTrue(ring.receiveSelection().exhaustions() >= 1, "one buffer for eight receives submitted together ran out "
+                + ring.receiveSelection().exhaustions() + " times");
+        assertEquals(0, ring.receiveSelection().lent(), "the one buffer was given back");
     }
 
     /**
@@ -188,7 +188,7 @@ class UringSelectedReceiveTest {
         assertTrue(bytesReceived.get() > 0, "the sessions received through selected buffers");
         assertEquals(2, rings.size());
         for (UringRing ring : rings) {
-            assertEquals(0, ring.selectedBuffersLent(), "selected receive buffers not given back to " + ring);
+            assertEquals(0, ring.receiveSelection().lent(), "selected receive buffers not given back to " + ring);
         }
     }
 

@@ -99,7 +99,7 @@ class UringStreamCloseSoakTest {
         assertEquals(WORKERS, rings.size());
         for (UringRing ring : rings) {
             // Read after the run: the rings' threads have ended.
-            assertEquals(0, ring.selectedBuffersLent(), "selected receive buffers not given back to " + ring);
+            assertEquals(0, ring.receiveSelection().lent(), "selected receive buffers not given back to " + ring);
         }
         assertEquals(fdsBefore, OpenDescriptors.fdCount(), "fds leaked: " + OpenDescriptors.fds());
     }
