@@ -14,7 +14,8 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Threads: the ring's owner thread only (or a fiber of its worker, on it). The kernel's tail is read with
  * acquire, so the CQEs before it are complete; the consumed head is published with release once they are read,
- * so the kernel reuses no entry before it was read.
+ * so the kernel reuses no entry before it was read. The overflow count alone is read on any thread
+ * ({@link #overflows()}).
  */
 final class CompletionQueue {
     private static final int CQE_BYTES = 16;
@@ -26,6 +27,21 @@ final class CompletionQueue {
     private final long tailOffset;
     private final long cqesOffset;
     private int consumedHead;
+    /**
+     * Times the ring found this queue overflowed into the kernel's backlog: written by the owner with an opaque
+     * store, read by metrics on any thread with an opaque load, which sees a whole count, perhaps a moment old.
+     */
+    private long overflows;
+    private static final VarHandle OVERFLOWS;
+
+    static {
+        try {
+            OVERFLOWS = java.lang.invoke.MethodHandles.lookup().findVarHandle(CompletionQueue.class, "overflows",
+                    long.class);
+        } catch (ReflectiveOperationException impossible) {
+            throw new ExceptionInInitializerError(impossible);
+        }
+    }
 
     /**
      * Bytes to map for the CQ ring and its CQEs ({@code IORING_OFF_CQ_RING}).
@@ -84,5 +100,19 @@ final class CompletionQueue {
             SHARED_INT.setRelease(cqRing, headOffset, head);
         }
         return delivered;
+    }
+
+    /** Counts one overflow the ring found ({@code IORING_SQ_CQ_OVERFLOW}). Owner only. */
+    void countOverflow() {
+        OVERFLOWS.setOpaque(this, overflows + 1);
+    }
+
+    /**
+     * Overflows counted so far. Any thread.
+     *
+     * @return the count
+     */
+    long overflows() {
+        return (long) OVERFLOWS.getOpaque(this);
     }
 }

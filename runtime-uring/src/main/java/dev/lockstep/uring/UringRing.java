@@ -84,21 +84,6 @@ public final class UringRing implements Ring {
     private final int setupFlags;
     /** The {@code IORING_FEAT_*} bits the kernel reported at set-up. */
     private final int features;
-    /**
-     * Times {@link #reap} found the completion queue overflowed: written by the owner with an opaque store, read
-     * by metrics on any thread ({@link #completionOverflows()}).
-     */
-    private long completionOverflows;
-    private static final java.lang.invoke.VarHandle OVERFLOWS;
-
-    static {
-        try {
-            OVERFLOWS = java.lang.invoke.MethodHandles.lookup().findVarHandle(UringRing.class,
-                    "completionOverflows", long.class);
-        } catch (ReflectiveOperationException impossible) {
-            throw new ExceptionInInitializerError(impossible);
-        }
-    }
     private final String subject;
 
     private final SubmissionQueue submissions;
@@ -275,11 +260,11 @@ public final class UringRing implements Ring {
     /**
      * {@inheritDoc}
      *
-     * <p>Counted by {@link #enter} each time it finds {@code IORING_SQ_CQ_OVERFLOW} set.
+     * <p>Counted by {@link #enter} each time it finds {@code IORING_SQ_CQ_OVERFLOW} set. Any thread.
      */
     @Override
     public long completionOverflows() {
-        return (long) OVERFLOWS.getOpaque(this);
+        return completions.overflows();
     }
 
     /**
@@ -500,7 +485,7 @@ public final class UringRing implements Ring {
     private int reap(CompletionSink sink) {
         int delivered = completions.reapVisible(sink, wakeUp);
         if (submissions.completionsOverflowed()) {
-            OVERFLOWS.setOpaque(this, completionOverflows + 1);
+            completions.countOverflow();
             RingReport.overflowed(this);
         }
         while (submissions.completionsOverflowed()) {
