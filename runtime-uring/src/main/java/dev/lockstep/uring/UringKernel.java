@@ -77,7 +77,12 @@ public final class UringKernel implements Kernel {
         }
         try {
             UringRing ring = UringRing.open(entries, receiveBuffers);
-            opened.accept(ring);
+            try {
+                opened.accept(ring);
+            } catch (RuntimeException | Error failure) {
+                ring.close(); // nothing was staged on it yet
+                throw failure;
+            }
             return ring;
         } catch (KernelException refused) {
             UringUnavailableException unavailable = refused.call().equals("io_uring_setup")

@@ -2,6 +2,7 @@ package dev.lockstep.uring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -51,6 +52,19 @@ class UringKernelTest {
             }
         }
         assertEquals(200, completions.all().size());
+        assertEquals(fdsBefore, OpenDescriptors.fdCount(), () -> "fds now: " + OpenDescriptors.fds());
+        assertEquals(List.of(), OpenDescriptors.ringMappings());
+    }
+
+    @Test
+    void aRingWhoseOpenedHookThrowsIsClosedBeforeTheFailureIsRethrown() {
+        KERNEL.openRing(8).close(); // warm up
+        int fdsBefore = OpenDescriptors.fdCount();
+        IllegalStateException hook = new IllegalStateException("hook refused the ring");
+        UringKernel refusing = new UringKernel(UringRing.RECEIVE_BUFFERS, ring -> {
+            throw hook;
+        });
+        assertSame(hook, assertThrows(IllegalStateException.class, () -> refusing.openRing(8)));
         assertEquals(fdsBefore, OpenDescriptors.fdCount(), () -> "fds now: " + OpenDescriptors.fds());
         assertEquals(List.of(), OpenDescriptors.ringMappings());
     }
