@@ -86,12 +86,23 @@ final class BenchProcesses {
         return new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     }
 
-    /** The process's exit status, waited for however often the waiting thread is interrupted. */
+    /**
+     * The process's exit status, waited for however often the waiting thread is interrupted. An interrupt is
+     * remembered and the flag restored only on return: restoring it inside the loop would make the next
+     * {@code waitFor} throw at once, a busy spin until the process ends.
+     */
     static int waitFor(Process process) {
-        while (true) {
-            try {
-                return process.waitFor();
-            } catch (InterruptedException interrupted) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return process.waitFor();
+                } catch (InterruptedException interrupt) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
