@@ -97,6 +97,10 @@ public final class IdleConnectionBenchmark {
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("server")) {
+            if (args.length != 2) {
+                throw new IllegalArgumentException("server needs exactly one server name, was " + (args.length - 1)
+                        + " arguments; known: " + SERVERS);
+            }
             serve(args[1]);
             return;
         }
@@ -108,8 +112,8 @@ public final class IdleConnectionBenchmark {
                 throw new IllegalArgumentException("option " + args[i] + " needs a value");
             }
             switch (args[i]) {
-                case "--connections" -> connections = Integer.parseInt(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+                case "--connections" -> connections = atLeastOne(args[i], args[i + 1]);
+                case "--rounds" -> rounds = atLeastOne(args[i], args[i + 1]);
                 case "--servers" -> servers = List.of(args[i + 1].split(","));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + "; known: --connections N --rounds R --servers " + String.join(",", SERVERS));
@@ -246,6 +250,24 @@ public final class IdleConnectionBenchmark {
     }
 
     /**
+     * The whole number an option names.
+     *
+     * @throws IllegalArgumentException naming the option and its value unless the value is a number of at least 1
+     */
+    static int atLeastOne(String option, String value) {
+        int number;
+        try {
+            number = Integer.parseInt(value);
+        } catch (NumberFormatException notANumber) {
+            throw new IllegalArgumentException(option + " must be a number of at least 1, was '" + value + "'");
+        }
+        if (number < 1) {
+            throw new IllegalArgumentException(option + " must be a number of at least 1, was " + number);
+        }
+        return number;
+    }
+
+    /**
      * Opens {@code connections} blocking loopback connections from {@link #CLIENT_THREADS} threads; each closes
      * with a reset (linger 0), so rounds leave no sockets in {@code TIME_WAIT}.
      */
@@ -274,10 +296,21 @@ public final class IdleConnectionBenchmark {
                 }
             }));
         }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ROUND_TIMEOUT_SECONDS);
+        boolean late = false;
         for (Thread thread : threads) {
-            if (!thread.join(java.time.Duration.ofSeconds(ROUND_TIMEOUT_SECONDS))) {
-                throw new IllegalStateException("connecting did not finish in " + ROUND_TIMEOUT_SECONDS + " s");
+            long left = Math.max(1, deadline - System.nanoTime());
+            late |= !thread.join(java.time.Duration.ofNanos(left));
+        }
+        if (late) {
+            // A blocking connect ends on interrupt (ClosedByInterruptException), and each thread hands what it
+            // opened to `into` in its finally: once they are joined, the caller's closing of `into` sees every
+            // channel and none is added after.
+            threads.forEach(Thread::interrupt);
+            for (Thread thread : threads) {
+                thread.join();
             }
+            throw new IllegalStateException("connecting did not finish in " + ROUND_TIMEOUT_SECONDS + " s");
         }
         if (!failures.isEmpty()) {
             throw new IllegalStateException("a connection failed: " + failures.getFirst(), failures.getFirst());
