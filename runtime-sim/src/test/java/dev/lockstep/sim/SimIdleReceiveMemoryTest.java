@@ -52,8 +52,14 @@ class SimIdleReceiveMemoryTest {
             for (Connection server : servers) {
                 receives.add(ctx.child("receive").spawn(c -> server.stream().recv(64).await()));
             }
-            // Every receive reaches the ring and waits there: nothing was sent.
-            ctx.sleep(Duration.ofMillis(10));
+            // Every receive reaches the ring and waits there (nothing was sent); the measurement below means
+            // something only once all of them do.
+            for (int step = 0; step < 100 && gauge(meters, "lockstep.requests.inflight") < CONNECTIONS; step++) {
+                ctx.sleep(Duration.ofMillis(1));
+            }
+            long inFlight = gauge(meters, "lockstep.requests.inflight");
+            assertTrue(inFlight >= CONNECTIONS, "only " + inFlight + " requests in flight, not the " + CONNECTIONS
+                    + " receives");
             long waiting = reserved(meters) - before;
             assertTrue(waiting < MOST_GROWTH, CONNECTIONS + " waiting receives reserved " + waiting
                     + " bytes of pool memory");
@@ -71,9 +77,14 @@ class SimIdleReceiveMemoryTest {
     }
 
     private static long reserved(List<Meter> meters) {
+        return gauge(meters, "lockstep.buffers.reserved");
+    }
+
+    /** The gauge {@code name} summed over the workers. */
+    private static long gauge(List<Meter> meters, String name) {
         long sum = 0;
         for (Meter meter : meters) {
-            if (meter instanceof Meter.Gauge gauge && gauge.name().equals("lockstep.buffers.reserved")) {
+            if (meter instanceof Meter.Gauge gauge && gauge.name().equals(name)) {
                 sum += gauge.value().getAsLong();
             }
         }
