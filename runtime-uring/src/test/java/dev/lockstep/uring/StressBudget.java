@@ -11,12 +11,34 @@ final class StressBudget {
     static final String PROPERTY = "lockstep.stress.seconds";
     /** The budget when the property is not set. */
     static final long DEFAULT_SECONDS = 6;
-    /** The budget of each race. */
-    static final long SECONDS = seconds(System.getProperty(PROPERTY));
-    /** {@link #SECONDS} in nanoseconds. */
-    static final long NANOS = TimeUnit.SECONDS.toNanos(SECONDS);
+    /**
+     * The largest budget: below the shortest {@code @Timeout} of a stress test (90 s) with room for its setup and
+     * teardown, so a long budget makes a race longer, never a timeout.
+     */
+    static final long MAX_SECONDS = 60;
+    /** The budget once read; 0 until then. Read lazily so a bad value fails each test that uses it, by name. */
+    private static volatile long seconds;
 
     private StressBudget() {
+    }
+
+    /**
+     * The budget of each race, from the property.
+     *
+     * @throws IllegalArgumentException naming the property's value when it is not a budget (see {@link #seconds(String)})
+     */
+    static long seconds() {
+        long read = seconds;
+        if (read == 0) {
+            read = seconds(System.getProperty(PROPERTY));
+            seconds = read;
+        }
+        return read;
+    }
+
+    /** {@link #seconds()} in nanoseconds. */
+    static long nanos() {
+        return TimeUnit.SECONDS.toNanos(seconds());
     }
 
     /**
@@ -24,7 +46,8 @@ final class StressBudget {
      *
      * @param value the property's value, or null when unset
      * @return the seconds
-     * @throws IllegalArgumentException naming the value unless it is a whole number of seconds, at least 1
+     * @throws IllegalArgumentException naming the value unless it is a whole number of seconds, 1 to
+     *         {@link #MAX_SECONDS}
      */
     static long seconds(String value) {
         if (value == null) {
@@ -36,8 +59,9 @@ final class StressBudget {
         } catch (NumberFormatException notANumber) {
             throw new IllegalArgumentException(PROPERTY + " must be a whole number of seconds, was '" + value + "'");
         }
-        if (seconds < 1 || seconds > TimeUnit.DAYS.toSeconds(1)) {
-            throw new IllegalArgumentException(PROPERTY + " must be between 1 and 86400 seconds, was " + seconds);
+        if (seconds < 1 || seconds > MAX_SECONDS) {
+            throw new IllegalArgumentException(PROPERTY + " must be between 1 and " + MAX_SECONDS + " seconds, was "
+                    + seconds);
         }
         return seconds;
     }

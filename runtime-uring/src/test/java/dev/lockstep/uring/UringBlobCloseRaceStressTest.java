@@ -49,7 +49,7 @@ class UringBlobCloseRaceStressTest {
             SplittableRandom random = new SplittableRandom(7);
             long start = System.nanoTime();
             for (int round = 0; round < MAX_ROUNDS && problem.get() == null
-                    && System.nanoTime() - start < StressBudget.NANOS; round++) {
+                    && System.nanoTime() - start < StressBudget.nanos(); round++) {
                 Blob blob = ctx.open("race", "blob").await().blob();
                 boolean write = (round & 1) == 0;
                 int spin = random.nextInt(40_000);
@@ -126,7 +126,7 @@ class UringBlobCloseRaceStressTest {
             long start = System.nanoTime();
             try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
                 for (int round = 0; round < MAX_ROUNDS && problem.get() == null
-                        && System.nanoTime() - start < StressBudget.NANOS; round++) {
+                        && System.nanoTime() - start < StressBudget.nanos(); round++) {
                     var accepted = listener.accept();
                     Connection client = ctx.dial(listener.localAddress()).await();
                     Connection server = accepted.await();

@@ -42,7 +42,7 @@ class UringCancelTaskWorkStressTest {
         int fdsBefore = OpenDescriptors.fdCount();
         forceSetupChoice(choice);
         try {
-            long seconds = StressBudget.SECONDS;
+            long seconds = StressBudget.seconds();
             long start = System.nanoTime();
             int[] counts = new int[3];
             String[] flags = new String[1];

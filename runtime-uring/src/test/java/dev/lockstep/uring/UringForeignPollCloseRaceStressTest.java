@@ -33,8 +33,9 @@ class UringForeignPollCloseRaceStressTest {
         UringRunner.builder().workers(3).ringEntries(16).build().start(ctx -> {
             SplittableRandom random = new SplittableRandom(5);
             long start = System.nanoTime();
+            long budget = StressBudget.nanos();
             try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
-                for (int round = 0; problem.get() == null && System.nanoTime() - start < StressBudget.NANOS; round++) {
+                for (int round = 0; problem.get() == null && System.nanoTime() - start < budget; round++) {
                     int worker = round % 3;
                     boolean accept = round % 4 == 3;
                     Operation<?> operation = ctx.child("make").spawnOn(worker, m -> accept

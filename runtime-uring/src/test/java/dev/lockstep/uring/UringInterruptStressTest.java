@@ -61,7 +61,7 @@ class UringInterruptStressTest {
             Thread interrupter = Thread.ofPlatform().name("interrupter").start(() -> {
                 SplittableRandom random = new SplittableRandom(99);
                 long start = System.nanoTime();
-                while (System.nanoTime() - start < StressBudget.NANOS) {
+                while (System.nanoTime() - start < StressBudget.nanos()) {
                     int target = random.nextInt(FIBERS);
                     Thread thread = fiberThreads.get(target);
                     if (thread != null) {

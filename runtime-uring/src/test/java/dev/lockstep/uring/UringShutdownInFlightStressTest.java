@@ -21,7 +21,7 @@ class UringShutdownInFlightStressTest {
         int fdsBefore = OpenDescriptors.fdCount();
         long start = System.nanoTime();
         int runs = 0;
-        while (System.nanoTime() - start < StressBudget.NANOS
+        while (System.nanoTime() - start < StressBudget.nanos()
                 && runs < 400) {
             List<Thread> foreign = new ArrayList<>();
             UringRunner.builder().workers(3).ringEntries(8).build().start(ctx -> {
@@ -64,7 +64,7 @@ class UringShutdownInFlightStressTest {
         long start = System.nanoTime();
         int runs = 0;
         long children = 0;
-        while (System.nanoTime() - start < StressBudget.NANOS
+        while (System.nanoTime() - start < StressBudget.nanos()
                 && runs < 2000) {
             Duration lifetime = Duration.ofNanos(random.nextLong(300_000));
             java.util.concurrent.atomic.AtomicLong spawned = new java.util.concurrent.atomic.AtomicLong();

@@ -114,7 +114,7 @@ class UringStopAtShutdownTest {
         long start = System.nanoTime();
         int runs = 0;
         java.util.SplittableRandom random = new java.util.SplittableRandom(11);
-        while (System.nanoTime() - start < StressBudget.NANOS) {
+        while (System.nanoTime() - start < StressBudget.nanos()) {
             AtomicReference<Context> escaped = new AtomicReference<>();
             AtomicReference<Signal> held = new AtomicReference<>();
             CountDownLatch ready = new CountDownLatch(1);

@@ -134,7 +134,7 @@ class UringStorageRaceStressTest {
         AtomicLong refused = new AtomicLong();
         SplittableRandom random = new SplittableRandom(42);
         long start = System.nanoTime();
-        while (System.nanoTime() - start < StressBudget.NANOS && problem.get() == null) {
+        while (System.nanoTime() - start < StressBudget.nanos() && problem.get() == null) {
             int round = rounds.getAndIncrement();
             String name = "log" + round;
             ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
@@ -221,7 +221,7 @@ class UringStorageRaceStressTest {
         long mark = (long) slots * recordLength;
         long start = System.nanoTime();
         List<String> lengthMismatches = new ArrayList<>();
-        while (System.nanoTime() - start < StressBudget.NANOS && problem.get() == null) {
+        while (System.nanoTime() - start < StressBudget.nanos() && problem.get() == null) {
             int round = rounds.getAndIncrement();
             String name = "resize" + round;
             ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
@@ -304,7 +304,7 @@ class UringStorageRaceStressTest {
         AtomicInteger rounds = new AtomicInteger();
         int recordLength = 3000; // straddles pages: short writes before ENOSPC
         long start = System.nanoTime();
-        while (System.nanoTime() - start < StressBudget.NANOS && problem.get() == null) {
+        while (System.nanoTime() - start < StressBudget.nanos() && problem.get() == null) {
             int round = rounds.getAndIncrement();
             Path root = tmpfs.resolve("r" + round);
             ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
@@ -370,7 +370,7 @@ class UringStorageRaceStressTest {
         AtomicLong closedRefusals = new AtomicLong();
         SplittableRandom random = new SplittableRandom(9);
         long start = System.nanoTime();
-        while (System.nanoTime() - start < StressBudget.NANOS && problem.get() == null) {
+        while (System.nanoTime() - start < StressBudget.nanos() && problem.get() == null) {
             int round = rounds.getAndIncrement();
             String name = "rm" + round;
             long removeAfterMicros = random.nextLong(5000);
