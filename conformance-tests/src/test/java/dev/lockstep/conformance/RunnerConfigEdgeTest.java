@@ -79,7 +79,6 @@ class RunnerConfigEdgeTest {
 
         public static void main(String[] args) throws Exception {
             UringRunner.builder().workers(1).build().start(ctx -> 1);
-            Thread.sleep(200);
             int threads = Thread.activeCount();
             long fds = fds();
             try {
@@ -88,7 +87,12 @@ class RunnerConfigEdgeTest {
             } catch (RuntimeException refused) {
                 System.out.println("refused: " + refused);
             }
-            Thread.sleep(300);
+            // The runner joins its workers and closes their rings before start returns; the poll only lets a
+            // thread of the JDK's own that the run woke settle, and is bounded well inside the parent's 60 s.
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+            while ((Thread.activeCount() > threads || fds() > fds) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
             System.out.println("threads " + (Thread.activeCount() == threads ? "same" : Thread.activeCount() + " vs "
                     + threads) + " fds " + (fds() == fds ? "same" : fds() + " vs " + fds));
         }
