@@ -255,11 +255,10 @@ final class RaftScenario {
 
     /**
      * Liveness of a failover, with no fault but the leader's loss: {@link #FAILOVERS} times, the leader loses power
-     * just after it sent its followers the same AppendEntries (the followers' election timers then start within a
-     * network delay of each other, the case randomized timeouts exist for), and another node must lead a newer
-     * term within {@link #FAILOVER_BOUND}; the old leader is restarted before the next. With timeouts drawn from
-     * 20 to 40 ms a failover took 20 to 70 ms in 60 probes; with a fixed timeout the split votes repeat and it took
-     * up to 780 ms, 40% of them over the bound.
+     * wherever in its heartbeat cycle the check finds it, and another node must lead a newer term within
+     * {@link #FAILOVER_BOUND}; the old leader is restarted before the next. The followers last heard the same
+     * heartbeat, so their election timers run out close together: the split votes randomized timeouts exist to
+     * break, which a fixed timeout repeats (BENCHMARKS.md has how long failovers take).
      */
     private void checkFailovers(Context ctx, SimCluster cluster) {
         java.util.function.IntPredicate running = id -> cluster.node(id).state() == SimNode.State.RUNNING;

@@ -40,7 +40,7 @@ class ModelCheckingTest {
      * Interleavings explored per test. These scenarios have two or three threads and a handful of shared
      * accesses each. At these counts each scenario found the race it was checked against, with that race put
      * back: the two-flag connection sides (double release, a shutdown after the close), a take that does not
-     * re-check for a close after {@code retain()} (the lost wake-up fixed in {@link ResultChannel#poll}), a take that
+     * re-check for a close after {@code retain()} (the lost wake-up that {@link ResultChannel#poll}'s re-check prevents), a take that
      * does not mark its value taken, and a receiver close that releases another thread's waker.
      */
     private static final int INVOCATIONS = 40;

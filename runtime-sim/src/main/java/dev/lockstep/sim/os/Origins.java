@@ -5,8 +5,9 @@ package dev.lockstep.sim.os;
  *
  * <p>Every fd created takes the calling stack ({@link #caller()}), but only as the JVM's compact backtrace: the
  * frames become text, and the application's line is picked from them, only when a report reads the origin
- * ({@code toString()}), which few runs ever do. Taking frames as objects at every fd (a {@link StackWalker} walk)
- * was one of the larger costs of a simulated connection. Ring buffers, made for every request, record no stack.
+ * ({@code toString()}), which few runs ever do: taking frames as objects at every fd (a {@link StackWalker} walk)
+ * would make every simulated connection pay for a report few runs read. Ring buffers, made for every request,
+ * record no stack.
  * Stack frames never reach the generator or the audit chain, so they cannot change a run.
  */
 final class Origins {
