@@ -84,6 +84,31 @@ class RaftScenarioTest {
     }
 
     @Test
+    void theFailoverBoundIsFourOfTheLongestElectionTimeouts() {
+        java.util.List<java.net.InetSocketAddress> one = java.util.List.of(
+                new java.net.InetSocketAddress("127.0.0.1", RaftScenario.PORT));
+        dev.lockstep.demo.raft.RaftConfig config = dev.lockstep.demo.raft.RaftConfig.of(1, one);
+        assertEquals(java.time.Duration.ofMillis(160), RaftScenario.failoverBound(config));
+        assertEquals(java.time.Duration.ofMillis(200), RaftScenario.failoverBound(config.withTiming(
+                config.heartbeat(), config.electionTimeoutMin(), java.time.Duration.ofMillis(50), config.rpcTimeout())));
+    }
+
+    @Test
+    @Timeout(120) // a bound for the loaded 2-core machine, not an expectation
+    void everyFailoverRunsAndItsCrashesAreCounted() {
+        Scenario.Spec spec = new Scenario.Spec(1, FaultConfig.parse("crash"), Workload.REPLICATED, InjectedBug.NONE);
+        Scenario.Result result = Scenario.run(spec, 100);
+        assertTrue(result.passed(), () -> spec.line() + ": " + result.failure());
+        for (int failover = 1; failover <= RaftScenario.FAILOVERS; failover++) {
+            String started = "failover " + failover + ": leader node";
+            assertTrue(result.notable().stream().anyMatch(line -> line.contains(started)),
+                    () -> started + " not in " + result.notable());
+        }
+        assertEquals(result.lifetimes() - 1, result.crashes(), "every restart follows a crash");
+        assertTrue(result.crashes() >= RaftScenario.FAILOVERS, "the failovers' crashes are counted: " + result);
+    }
+
+    @Test
     void replicatedReplayLinesRoundTrip() {
         Scenario.Spec spec = new Scenario.Spec(3, FaultConfig.parse("partition"), Workload.REPLICATED_5,
                 InjectedBug.FIGURE_8);
