@@ -91,7 +91,7 @@ final class WorkerClosure {
                 worker.unborrow();
             }
             try {
-                worker.ring().close();
+                worker.ring().closeAbandoned();
             } catch (RuntimeException | Error failure) {
                 worker.engine().fail(failure);
             }

@@ -217,4 +217,13 @@ public interface Ring extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * Releases the ring while requests may still be in flight, because it cannot be drained: memory the kernel
+     * may write during its own teardown (receive buffers it selects) stays allocated. By default {@link #close()},
+     * for a ring that holds no such memory.
+     */
+    default void closeAbandoned() {
+        close();
+    }
 }

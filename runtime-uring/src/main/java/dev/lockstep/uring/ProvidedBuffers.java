@@ -4,10 +4,13 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.BitSet;
 
 /**
  * A ring's receive buffers that the kernel selects when data arrives: a provided buffer ring
@@ -18,7 +21,10 @@ import java.lang.invoke.VarHandle;
  * buffer out, a receive that finds data completes with {@code -ENOBUFS} and takes nothing from the socket.
  *
  * <p>Memory: the ring of descriptors and the buffers are anonymous private mappings, so only the pages the kernel
- * has written to are resident: {@code count × bufferBytes} at most per ring, however many receives wait.
+ * has written to are resident: {@code count × bufferBytes} at most per ring, however many receives wait. They are
+ * not the ring arena's: {@link #unmap} releases them after a drained close, when no receive can select a buffer
+ * any more; a ring abandoned with receives in flight leaves them mapped, as the kernel may still write them while
+ * its teardown runs.
  *
  * <p>Threads: the owning ring's thread only (its service turns and its fibers' inline turns), as every
  * completion is delivered there. The tail is published to the kernel with a release store, as liburing's
@@ -47,8 +53,8 @@ final class ProvidedBuffers {
     private final MemorySegment buffers;
     /** The next tail to publish (16 bits wrap, as the kernel's). Owner only. */
     private int tail;
-    /** Buffers the kernel filled and not yet given back. Owner only; read by tests. */
-    private int lent;
+    /** Buffers the kernel filled and not yet given back, by id. Owner only; read by tests. */
+    private final BitSet lent;
     /** Receives that found every buffer out ({@code -ENOBUFS}). Owner only; read by tests. */
     private long exhaustions;
 
@@ -57,6 +63,7 @@ final class ProvidedBuffers {
         this.bufferBytes = bufferBytes;
         this.descriptors = descriptors;
         this.buffers = buffers;
+        this.lent = new BitSet(count);
         for (int id = 0; id < count; id++) {
             add(id);
         }
@@ -65,17 +72,19 @@ final class ProvidedBuffers {
 
     /**
      * Maps {@code count} buffers and registers them with the ring, or returns null where the kernel has no provided
-     * buffer rings (it refuses the registration, before Linux 5.19) or the mapping is refused.
+     * buffer rings: it refuses the registration with {@code EINVAL}, before Linux 5.19. The buffers are unmapped at
+     * once when the kernel refuses them; once registered, they are the caller's to {@link #unmap}.
      *
-     * @param arena the ring's arena: closing it unmaps the buffers, after the ring's fd was closed
+     * @param arena the ring's arena, for the registration argument only
      * @param callState where {@code errno} is captured
      * @param ringFd the ring
      * @param count buffers, a power of two in {@code [1, 32768]}
      * @param bufferBytes bytes each, positive
      * @param subject the ring, for messages
      * @return the buffers, registered, or null
+     * @throws KernelException naming {@code mmap} or {@code io_uring_register} and the errno if the mapping or the
+     *     registration fails otherwise
      */
-    @SuppressWarnings("restricted")
     static ProvidedBuffers register(Arena arena, MemorySegment callState, int ringFd, int count, int bufferBytes,
                                     String subject) {
         if (count < 1 || count > 32768 || Integer.bitCount(count) != 1 || bufferBytes < 1) {
@@ -84,15 +93,13 @@ final class ProvidedBuffers {
         }
         long descriptorBytes = Math.max(PAGE, count * DESCRIPTOR_BYTES);
         long bufferSpace = (long) count * bufferBytes;
-        MemorySegment descriptors;
+        MemorySegment descriptors = map(callState, descriptorBytes, subject);
         MemorySegment buffers;
         try {
-            descriptors = Libc.mmap(callState, descriptorBytes, Libc.PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0,
-                    subject).reinterpret(descriptorBytes, arena, m -> Libc.munmapQuietly(m, descriptorBytes));
-            buffers = Libc.mmap(callState, bufferSpace, Libc.PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0,
-                    subject).reinterpret(bufferSpace, arena, m -> Libc.munmapQuietly(m, bufferSpace));
-        } catch (dev.lockstep.kernel.KernelException refused) {
-            return null;
+            buffers = map(callState, bufferSpace, subject);
+        } catch (RuntimeException | Error failure) {
+            Libc.munmapQuietly(descriptors, descriptorBytes);
+            throw failure;
         }
         ProvidedBuffers provided = new ProvidedBuffers(count, bufferBytes, descriptors, buffers);
         MemorySegment registration = arena.allocate(REGISTRATION_BYTES, 8);
@@ -101,7 +108,30 @@ final class ProvidedBuffers {
         registration.set(JAVA_SHORT, 12, (short) GROUP);
         long result = Libc.syscall(callState, Libc.SYS_IO_URING_REGISTER, ringFd, REGISTER_PBUF_RING,
                 registration.address(), 1, 0, 0);
-        return result < 0 ? null : provided;
+        if (result >= 0) {
+            return provided;
+        }
+        provided.unmap();
+        if (result == -Errno.EINVAL) {
+            return null;
+        }
+        throw new KernelException((int) -result, "io_uring_register",
+                subject + ": IORING_REGISTER_PBUF_RING of " + count + " buffers of " + bufferBytes + " bytes");
+    }
+
+    @SuppressWarnings("restricted")
+    private static MemorySegment map(MemorySegment callState, long bytes, String subject) {
+        return Libc.mmap(callState, bytes, Libc.PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0, subject)
+                .reinterpret(bytes);
+    }
+
+    /**
+     * Unmaps the descriptors and the buffers. Only once no receive can select a buffer: the kernel refused them, or
+     * the ring was closed with every request completed.
+     */
+    void unmap() {
+        Libc.munmapQuietly(descriptors, descriptors.byteSize());
+        Libc.munmapQuietly(buffers, buffers.byteSize());
     }
 
     /** Writes buffer {@code id}'s descriptor at the tail, not yet published. */
@@ -119,11 +149,15 @@ final class ProvidedBuffers {
      *
      * @param completionFlags flags with {@code IORING_CQE_F_BUFFER}
      * @return the buffer, {@link #bufferBytes()} long
-     * @throws IllegalArgumentException if the id is not one of these buffers
+     * @throws IllegalArgumentException if the id is not one of these buffers, or that buffer is lent already
      */
     MemorySegment take(int completionFlags) {
         int id = idOf(completionFlags);
-        lent++;
+        if (lent.get(id)) {
+            throw new IllegalArgumentException("buffer " + id + " (completion flags 0x"
+                    + Integer.toHexString(completionFlags) + ") is lent already");
+        }
+        lent.set(id);
         return buffers.asSlice((long) id * bufferBytes, bufferBytes);
     }
 
@@ -131,12 +165,17 @@ final class ProvidedBuffers {
      * Gives a buffer back: the kernel may select it for the next receive.
      *
      * @param completionFlags the flags of the completion that lent it
+     * @throws IllegalArgumentException if the id is not one of these buffers, or that buffer is not lent
      */
     void give(int completionFlags) {
         int id = idOf(completionFlags);
+        if (!lent.get(id)) {
+            throw new IllegalArgumentException("buffer " + id + " (completion flags 0x"
+                    + Integer.toHexString(completionFlags) + ") is not lent: given back twice or never taken");
+        }
+        lent.clear(id);
         add(id);
         SHARED_SHORT.setRelease(descriptors, TAIL_OFFSET, (short) tail);
-        lent--;
     }
 
     /** A receive found every buffer out. */
@@ -163,7 +202,7 @@ final class ProvidedBuffers {
 
     /** Buffers the kernel filled whose receives have not given them back yet. */
     int lent() {
-        return lent;
+        return lent.cardinality();
     }
 
     /** Receives that completed with {@code -ENOBUFS} so far. */

@@ -92,6 +92,15 @@ final class ReceiveSelection {
         return provided == null ? 0 : provided.exhaustions();
     }
 
+    /**
+     * Unmaps the buffers, if any: only once no receive can select one (see {@link ProvidedBuffers#unmap}).
+     */
+    void unmap() {
+        if (provided != null) {
+            provided.unmap();
+        }
+    }
+
     /** Whether the kernel refused the buffers asked for (older than Linux 5.19), so receives bring their own. */
     boolean refused() {
         return refused;

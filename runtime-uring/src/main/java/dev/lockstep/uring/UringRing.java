@@ -97,7 +97,11 @@ public final class UringRing implements Ring {
 
     /** Receive buffers a ring's kernel selects, by default: see {@link ProvidedBuffers}. */
     static final int RECEIVE_BUFFERS = 64;
-    /** Bytes of each: the engine's read-ahead chunk, so a receive reads as much at once as with its own buffer. */
+    /**
+     * Bytes of each: the engine's read-ahead chunk. A selecting receive asks for at most this much, so a read that
+     * wants more takes several receives, where one with its own buffer could take up to the engine's largest
+     * receive chunk (64 KiB) at once.
+     */
     static final int RECEIVE_BUFFER_BYTES = 16 * 1024;
 
     /** Completions of offloaded calls, posted by offload threads ({@link #offloaded}), delivered by {@link #enter}. */
@@ -193,6 +197,9 @@ public final class UringRing implements Ring {
                 ring.enterCalls.unregisterRingFd(); // the registration holds the ring's file: the close alone would not free it
             }
             closeQuietly(callState, ringFd);
+            if (ring != null) {
+                ring.selection.unmap(); // no receive was staged yet
+            }
             arena.close();
             throw failure;
         }
@@ -564,12 +571,29 @@ public final class UringRing implements Ring {
      * {@inheritDoc}
      *
      * <p>Closes the eventfd and the ring fd (the kernel cancels the internal wake-up poll) and unmaps the
-     * ring. Idempotent.
+     * ring and its selected receive buffers. Idempotent.
      *
      * @throws WrongThreadException off the owning thread, the first time
      */
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>As {@link #close()}, but the selected receive buffers stay mapped: a receive still in flight may have
+     * one selected, which the kernel may write while its teardown runs.
+     *
+     * @throws WrongThreadException off the owning thread, the first time
+     */
+    @Override
+    public void closeAbandoned() {
+        close(false);
+    }
+
+    private void close(boolean drained) {
         if (closed) {
             return;
         }
@@ -582,6 +606,9 @@ public final class UringRing implements Ring {
             closeQuietly(callState, ringFd);
         } finally {
             bufferCache.freeAll();
+            if (drained) {
+                selection.unmap();
+            }
             arena.close();
         }
     }

@@ -4,17 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
+import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -25,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * Receives whose buffer the kernel selects (a provided buffer ring): a receive that waits holds no buffer; the one
  * the kernel filled is named in the completion and comes back when given back; with every buffer out a receive
  * that finds data completes with {@code ENOBUFS} and takes no byte from the socket; a cancelled receive holds none.
- * On a ring of two buffers, so that three receives run them out.
+ * On a ring of two buffers, so that three receives run them out. Skipped where the kernel has no provided buffer
+ * rings (before Linux 5.19), where receives bring their own buffers.
  */
 class UringSelectedBuffersTest {
     private static final SystemCalls SYSTEM = new UringKernel().system();
@@ -51,7 +58,7 @@ class UringSelectedBuffersTest {
 
     @Test
     void theKernelSelectsABufferWhenDataArrivesAndRunsOutWithEnobufsTakingNoByte() {
-        assertEquals(UringRing.RECEIVE_BUFFER_BYTES, ring.selectedBufferBytes(), "this kernel (6.18) has them");
+        assumeSelectedBuffers();
         List<Pair> pairs = List.of(connectedPair(), connectedPair(), connectedPair());
         for (int i = 0; i < 3; i++) {
             stage(selectingReceive(pairs.get(i).accepted(), 16, i + 1));
@@ -100,6 +107,7 @@ class UringSelectedBuffersTest {
 
     @Test
     void aCancelledSelectingReceiveHoldsNoBufferAndBothBuffersServeLaterReceives() {
+        assumeSelectedBuffers();
         Pair first = connectedPair();
         Pair second = connectedPair();
         stage(selectingReceive(first.accepted(), 16, 1));
@@ -131,15 +139,6 @@ class UringSelectedBuffersTest {
     @Test
     void aRingWithoutSelectedBuffersAndAReceiveLongerThanOneAreRefusedAtStage() {
         Pair pair = connectedPair();
-        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
-                () -> ring.stage(selectingReceive(pair.accepted(), UringRing.RECEIVE_BUFFER_BYTES + 1, 1)));
-        assertTrue(tooLong.getMessage().contains("receive of " + (UringRing.RECEIVE_BUFFER_BYTES + 1) + " bytes"),
-                tooLong.getMessage());
-        Submission withBuffer = selectingReceive(pair.accepted(), 16, 2);
-        withBuffer.buffer = allocate(16);
-        assertThrows(IllegalArgumentException.class, () -> ring.stage(withBuffer));
-        assertThrows(IllegalArgumentException.class, () -> ring.selectedBuffer(0), "flags naming no buffer");
-
         UringRing without = new UringKernel(0).openRing(8);
         try {
             assertEquals(0, without.selectedBufferBytes());
@@ -150,6 +149,104 @@ class UringSelectedBuffersTest {
         } finally {
             without.close();
         }
+
+        assumeSelectedBuffers();
+        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+                () -> ring.stage(selectingReceive(pair.accepted(), UringRing.RECEIVE_BUFFER_BYTES + 1, 1)));
+        assertTrue(tooLong.getMessage().contains("receive of " + (UringRing.RECEIVE_BUFFER_BYTES + 1) + " bytes"),
+                tooLong.getMessage());
+        Submission withBuffer = selectingReceive(pair.accepted(), 16, 2);
+        withBuffer.buffer = allocate(16);
+        assertThrows(IllegalArgumentException.class, () -> ring.stage(withBuffer));
+        assertThrows(IllegalArgumentException.class, () -> ring.selectedBuffer(0), "flags naming no buffer");
+    }
+
+    @Test
+    void aBufferIsLentOnceAndGivenBackOnce() {
+        assumeSelectedBuffers();
+        Pair pair = connectedPair();
+        stage(send(pair.client(), "once", 1));
+        stage(selectingReceive(pair.accepted(), 16, 2));
+        completions.awaitAll(ring, 1, 2);
+        int flags = completions.all().get(2L).flags();
+        assertTrue((flags & Ring.COMPLETION_BUFFER) != 0, () -> "completion " + completions.all().get(2L));
+        String id = "buffer " + (flags >>> 16);
+
+        IllegalArgumentException neverTaken = assertThrows(IllegalArgumentException.class,
+                () -> ring.returnSelected(flags));
+        assertTrue(neverTaken.getMessage().startsWith(id + " (completion flags 0x"), neverTaken.getMessage());
+        ring.selectedBuffer(flags);
+        IllegalArgumentException takenTwice = assertThrows(IllegalArgumentException.class,
+                () -> ring.selectedBuffer(flags));
+        assertTrue(takenTwice.getMessage().contains(id + " (completion flags 0x"
+                + Integer.toHexString(flags) + ") is lent already"), takenTwice.getMessage());
+        assertEquals(1, ring.selectedBuffersLent());
+        ring.returnSelected(flags);
+        IllegalArgumentException givenTwice = assertThrows(IllegalArgumentException.class,
+                () -> ring.returnSelected(flags));
+        assertTrue(givenTwice.getMessage().contains("is not lent"), givenTwice.getMessage());
+        assertEquals(0, ring.selectedBuffersLent(), "given back once, not twice");
+    }
+
+    /**
+     * A drained close unmaps the buffers; an abandoned one (receives may still be in flight) leaves them mapped for
+     * the kernel's teardown to write, which leaks this test's two buffers on purpose.
+     */
+    @Test
+    void aDrainedCloseUnmapsTheBuffersAndAnAbandonedCloseLeavesThemMapped() throws IOException {
+        assumeSelectedBuffers();
+        for (boolean drained : new boolean[] {true, false}) {
+            UringRing other = new UringKernel(2).openRing(8);
+            long address;
+            try {
+                Pair pair = connectedPairOn(other);
+                Completions received = new Completions();
+                stageOn(other, send(pair.client(), "x", 1));
+                stageOn(other, selectingReceive(pair.accepted(), 16, 2));
+                received.awaitAll(other, 1, 2);
+                int flags = received.all().get(2L).flags();
+                address = other.selectedBuffer(flags).address();
+                other.returnSelected(flags);
+                assertTrue(mapped(address), "the buffer is mapped while the ring is open");
+            } finally {
+                if (drained) {
+                    other.close();
+                } else {
+                    other.closeAbandoned();
+                }
+            }
+            assertEquals(!drained, mapped(address), drained ? "a drained close unmaps" : "an abandoned close does not");
+        }
+    }
+
+    @Test
+    void aRegistrationTheKernelRefusesForAnotherReasonThanAgeIsAKernelExceptionNamingTheErrno() {
+        assumeSelectedBuffers();
+        try (Arena arena = Arena.ofConfined()) {
+            KernelException refused = assertThrows(KernelException.class, () -> ProvidedBuffers.register(arena,
+                    Libc.newCallState(arena), ring.ringFd(), 2, 16, "the test's ring"));
+            assertEquals(Errno.EEXIST, refused.errno(), "group 0 is registered already: " + refused.getMessage());
+            assertEquals("io_uring_register", refused.call());
+        }
+    }
+
+    private void assumeSelectedBuffers() {
+        assumeTrue(ring.selectedBufferBytes() > 0, "the kernel has no provided buffer rings (Linux 5.19+)");
+        assertEquals(UringRing.RECEIVE_BUFFER_BYTES, ring.selectedBufferBytes());
+        assertFalse(ring.receiveBuffersRefused());
+    }
+
+    /** Whether a mapping of this process covers {@code address}, from {@code /proc/self/maps}. */
+    private static boolean mapped(long address) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {
+            String[] range = line.substring(0, line.indexOf(' ')).split("-");
+            long start = Long.parseUnsignedLong(range[0], 16);
+            long end = Long.parseUnsignedLong(range[1], 16);
+            if (Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Submission selectingReceive(int fd, int length, long userData) {
@@ -191,7 +288,11 @@ class UringSelectedBuffersTest {
     }
 
     private void stage(Submission submission) {
-        assertTrue(ring.stage(submission), () -> "ring refused " + submission);
+        stageOn(ring, submission);
+    }
+
+    private static void stageOn(UringRing on, Submission submission) {
+        assertTrue(on.stage(submission), () -> "ring refused " + submission);
     }
 
     private record Pair(int client, int accepted) {
@@ -200,6 +301,11 @@ class UringSelectedBuffersTest {
     private long nextUserData = 1000;
 
     private Pair connectedPair() {
+        return connectedPairOn(ring);
+    }
+
+    private Pair connectedPairOn(UringRing ring) {
+        Completions completions = ring == this.ring ? this.completions : new Completions();
         int listener = keep(SYSTEM.socket(LOOPBACK_ANY_PORT));
         SYSTEM.bindAndListen(listener, LOOPBACK_ANY_PORT, 16);
         InetSocketAddress listening = SYSTEM.localAddress(listener);
@@ -212,15 +318,19 @@ class UringSelectedBuffersTest {
         acceptIt.opcode = Opcode.ACCEPT;
         acceptIt.fd = listener;
         acceptIt.userData = accept;
-        stage(acceptIt);
+        stageOn(ring, acceptIt);
         Submission connectIt = new Submission();
         connectIt.opcode = Opcode.CONNECT;
         connectIt.fd = client;
         connectIt.buffer = sockaddr;
         connectIt.length = (int) sockaddr.byteSize();
         connectIt.userData = connect;
-        stage(connectIt);
+        stageOn(ring, connectIt);
         completions.awaitAll(ring, accept, connect);
+        if (ring != this.ring) {
+            ring.free(sockaddr);
+            memoryToFree.remove(sockaddr);
+        }
         assertEquals(0, completions.all().get(connect).result(), "connect");
         int accepted = completions.all().get(accept).result();
         assertTrue(accepted >= 0, () -> "accept failed: " + accepted);
