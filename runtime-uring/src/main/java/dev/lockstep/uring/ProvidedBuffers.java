@@ -55,6 +55,8 @@ final class ProvidedBuffers {
     private int tail;
     /** Buffers the kernel filled and not yet given back, by id. Owner only; read by tests. */
     private final BitSet lent;
+    /** Buffers taken by receives so far. Owner only; read by tests. */
+    private long takes;
     /** Receives that found every buffer out ({@code -ENOBUFS}). Owner only; read by tests. */
     private long exhaustions;
 
@@ -158,6 +160,7 @@ final class ProvidedBuffers {
                     + Integer.toHexString(completionFlags) + ") is lent already");
         }
         lent.set(id);
+        takes++;
         return buffers.asSlice((long) id * bufferBytes, bufferBytes);
     }
 
@@ -203,6 +206,11 @@ final class ProvidedBuffers {
     /** Buffers the kernel filled whose receives have not given them back yet. */
     int lent() {
         return lent.cardinality();
+    }
+
+    /** Buffers taken by receives so far: receives that completed through a selected buffer. */
+    long takes() {
+        return takes;
     }
 
     /** Receives that completed with {@code -ENOBUFS} so far. */

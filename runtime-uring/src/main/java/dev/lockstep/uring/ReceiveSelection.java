@@ -87,6 +87,11 @@ final class ReceiveSelection {
         return provided == null ? 0 : provided.lent();
     }
 
+    /** Buffers taken by receives so far, 0 without buffers. */
+    long takes() {
+        return provided == null ? 0 : provided.takes();
+    }
+
     /** Receives that found every buffer out so far, 0 without buffers. */
     long exhaustions() {
         return provided == null ? 0 : provided.exhaustions();

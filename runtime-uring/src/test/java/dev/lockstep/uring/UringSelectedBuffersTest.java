@@ -180,12 +180,12 @@ class UringSelectedBuffersTest {
                 () -> ring.selectedBuffer(flags));
         assertTrue(takenTwice.getMessage().contains(id + " (completion flags 0x"
                 + Integer.toHexString(flags) + ") is lent already"), takenTwice.getMessage());
-        assertEquals(1, ring.selectedBuffersLent());
+        assertEquals(1, ring.receiveSelection().lent());
         ring.returnSelected(flags);
         IllegalArgumentException givenTwice = assertThrows(IllegalArgumentException.class,
                 () -> ring.returnSelected(flags));
         assertTrue(givenTwice.getMessage().contains("is not lent"), givenTwice.getMessage());
-        assertEquals(0, ring.selectedBuffersLent(), "given back once, not twice");
+        assertEquals(0, ring.receiveSelection().lent(), "given back once, not twice");
     }
 
     /**
@@ -233,7 +233,7 @@ class UringSelectedBuffersTest {
     private void assumeSelectedBuffers() {
         assumeTrue(ring.selectedBufferBytes() > 0, "the kernel has no provided buffer rings (Linux 5.19+)");
         assertEquals(UringRing.RECEIVE_BUFFER_BYTES, ring.selectedBufferBytes());
-        assertFalse(ring.receiveBuffersRefused());
+        assertFalse(ring.receiveSelection().refused());
     }
 
     /** Whether a mapping of this process covers {@code address}, from {@code /proc/self/maps}. */
