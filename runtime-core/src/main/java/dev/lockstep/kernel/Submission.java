@@ -81,6 +81,29 @@ public final class Submission {
     }
 
     /**
+     * {@link #validate()}, and for a ring whose selected receive buffers are {@code selectedBufferBytes} long (0
+     * for none, {@link Ring#selectedBufferBytes()}): a receive into a buffer the ring selects needs such buffers
+     * and must fit one. What every ring's {@link Ring#stage} checks, so that both runtimes refuse alike.
+     *
+     * @param selectedBufferBytes bytes of each of the ring's selected receive buffers, 0 for none
+     * @throws NullPointerException if {@link #opcode} is null
+     * @throws IllegalArgumentException naming the bad value and the submission
+     */
+    public void validateFor(int selectedBufferBytes) {
+        validate();
+        if (opcode != Opcode.RECV || (flags & SELECT_BUFFER) == 0) {
+            return;
+        }
+        if (selectedBufferBytes <= 0) {
+            throw new IllegalArgumentException("the ring selects no receive buffers: " + this);
+        }
+        if (length > selectedBufferBytes) {
+            throw new IllegalArgumentException("a receive of " + length + " bytes does not fit the ring's "
+                    + selectedBufferBytes + "-byte selected buffers: " + this);
+        }
+    }
+
+    /**
      * Checks what every ring refuses before it stages anything, so both runtimes refuse the same submissions with
      * the same message: a ring calls this first in {@link Ring#stage}. The rules are the ones a real kernel needs
      * to be safe with the submission's memory.

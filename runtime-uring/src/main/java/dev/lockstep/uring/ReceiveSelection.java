@@ -1,6 +1,5 @@
 package dev.lockstep.uring;
 
-import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 import java.lang.foreign.Arena;
@@ -8,8 +7,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A ring's side of the receive buffers the kernel selects: the {@link ProvidedBuffers} it registered, or none
- * (none asked for, or refused by a kernel older than Linux 5.19), the check a selecting receive passes before it is
- * staged, and which buffer a completion's flags name.
+ * (none asked for, or refused by a kernel older than Linux 5.19), their size, which a selecting receive must fit
+ * ({@link Submission#validateFor(int)}), and which buffer a completion's flags name.
  *
  * <p>Threads: the owning ring's thread only, which the ring checks; the counts for tests also once its thread ended.
  */
@@ -40,21 +39,6 @@ final class ReceiveSelection {
                                      String subject) {
         ProvidedBuffers provided = ProvidedBuffers.register(arena, callState, ringFd, count, bufferBytes, subject);
         return new ReceiveSelection(provided, provided == null, subject);
-    }
-
-    /**
-     * Refuses a receive that asks for a selected buffer this ring lacks, or one too small for it.
-     *
-     * @throws IllegalArgumentException naming the submission
-     */
-    void checkStaged(Submission submission) {
-        boolean selects = submission.opcode == Opcode.RECV && (submission.flags & Submission.SELECT_BUFFER) != 0;
-        if (selects && (provided == null || submission.length > provided.bufferBytes())) {
-            throw new IllegalArgumentException(provided == null
-                    ? "the " + subject + " ring selects no receive buffers: " + submission
-                    : "a receive of " + submission.length + " bytes does not fit the " + subject + " ring's "
-                    + provided.bufferBytes() + "-byte selected buffers: " + submission);
-        }
     }
 
     /** Bytes of each selected buffer, 0 without them. */

@@ -291,8 +291,8 @@ public final class UringRing implements Ring {
      * (see "Submitting reads and writes in small batches"). A failure of that submission is left for
      * {@link #enter}, which submits what the kernel did not take and reports a failed ring.
      *
-     * @throws IllegalArgumentException what {@link Submission#validate()} refuses, or if the user data (or a
-     *     cancellation's target) is {@link #WAKE_USER_DATA}
+     * @throws IllegalArgumentException what {@link Submission#validateFor(int)} refuses for this ring's selected
+     *     receive buffers, or if the user data (or a cancellation's target) is {@link #WAKE_USER_DATA}
      * @throws WrongThreadException off the owning thread
      * @throws IllegalStateException after {@link #close()}
      */
@@ -300,13 +300,12 @@ public final class UringRing implements Ring {
     public boolean stage(Submission submission) {
         requireOwnerAndOpen();
         Objects.requireNonNull(submission, "submission");
-        submission.validate();
+        submission.validateFor(selection.bufferBytes());
         long userData = submission.userData;
         if (userData == WAKE_USER_DATA) {
             throw new IllegalArgumentException("user data 0x" + Long.toHexString(userData)
                     + " is reserved for the ring's wake-up: " + submission);
         }
-        selection.checkStaged(submission);
         if (submissions.freeSlots() == 0) {
             return false;
         }

@@ -199,13 +199,13 @@ public final class SimRing implements Ring {
      *
      * @param submission the request; not referenced afterwards (its buffer is, until completion)
      * @return false if the ring is at capacity for this kind of entry
-     * @throws IllegalArgumentException what {@link Submission#validate()} refuses, as on runtime-uring
+     * @throws IllegalArgumentException what {@link Submission#validateFor(int)} refuses, as on runtime-uring
      */
     @Override
     public boolean stage(Submission submission) {
         checkOpen();
         Objects.requireNonNull(submission, "submission");
-        submission.validate();
+        submission.validateFor(selectedBufferBytes());
         SimRequest request = new SimRequest(this, nextSequence, submission);
         boolean cancel = request.isCancel();
         boolean storage = request.isStorage();

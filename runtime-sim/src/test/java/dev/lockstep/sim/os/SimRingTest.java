@@ -479,6 +479,14 @@ class SimRingTest {
                 () -> ring.stage(Harness.io(Opcode.STATX, file, native8, 8, 0, 8)));
         assertTrue(statx.getMessage().contains("was 8"), statx.getMessage());
         ring.free(unterminated);
+        // A receive into a buffer the ring selects must fit one, refused at stage as runtime-uring refuses it.
+        int selectable = ring.selectedBufferBytes();
+        Submission selecting = Harness.io(Opcode.RECV, file, null, selectable + 1, 0, 9);
+        selecting.flags = Submission.SELECT_BUFFER;
+        IllegalArgumentException notFitting = assertThrows(IllegalArgumentException.class,
+                () -> ring.stage(selecting));
+        assertTrue(notFitting.getMessage().contains("a receive of " + (selectable + 1) + " bytes does not fit the"
+                + " ring's " + selectable + "-byte selected buffers"), notFitting.getMessage());
         assertEquals(0, ring.staged(), "nothing refused was staged");
         // Memory of one ring works on another ring of the kernel and is freed by it, as the C heap is shared.
         SimRing other = kernel.openRing(4);
