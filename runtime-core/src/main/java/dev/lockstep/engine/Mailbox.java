@@ -22,7 +22,7 @@ public final class Mailbox {
      * @param id the request
      * @param channel where the result goes
      */
-    public record Forward(WaiterId id, ResultChannel<Object> channel) implements Message { }
+    record Forward(WaiterId id, ResultChannel<Object> channel) implements Message { }
 
     /**
      * Close request {@code id}.

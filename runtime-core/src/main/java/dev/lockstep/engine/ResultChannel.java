@@ -23,7 +23,7 @@ import dev.lockstep.Waker;
  *
  * @param <T> the value
  */
-public final class ResultChannel<T> {
+final class ResultChannel<T> {
     /** Guards every field below. */
     private final FiberSafeLock lock = new FiberSafeLock();
     private Poll<T> outcome;
@@ -40,7 +40,7 @@ public final class ResultChannel<T> {
      *
      * @param closedMessage the message
      */
-    public ResultChannel(String closedMessage) {
+    ResultChannel(String closedMessage) {
         this.closedMessage = closedMessage;
     }
 
@@ -51,7 +51,7 @@ public final class ResultChannel<T> {
      * @param result the outcome
      * @return true if this call set it and a receiver may still take it
      */
-    public boolean send(Poll<T> result) {
+    boolean send(Poll<T> result) {
         Waker toWake = null;
         boolean delivered = false;
         lock.lock();
@@ -84,7 +84,7 @@ public final class ResultChannel<T> {
      *
      * @return true if this call set the outcome
      */
-    public boolean closeSender() {
+    boolean closeSender() {
         return send(Poll.failed(new ClosedException(closedMessage)));
     }
 
@@ -93,7 +93,7 @@ public final class ResultChannel<T> {
      *
      * @return true if nothing more will be observed
      */
-    public boolean isDone() {
+    boolean isDone() {
         lock.lock();
         try {
             return outcome != null || receiverClosed;
@@ -107,7 +107,7 @@ public final class ResultChannel<T> {
      *
      * @return true once the sender is done
      */
-    public boolean hasOutcome() {
+    boolean hasOutcome() {
         lock.lock();
         try {
             return outcome != null;
@@ -121,7 +121,7 @@ public final class ResultChannel<T> {
      *
      * @return true if closed
      */
-    public boolean isReceiverClosed() {
+    boolean isReceiverClosed() {
         lock.lock();
         try {
             return receiverClosed;
@@ -139,7 +139,7 @@ public final class ResultChannel<T> {
      * @param newWaker the waker
      * @return the outcome, or pending
      */
-    public Poll<T> poll(Waker newWaker) {
+    Poll<T> poll(Waker newWaker) {
         Waker installed;
         lock.lock();
         try {
@@ -191,7 +191,7 @@ public final class ResultChannel<T> {
      * @param newWaker the waker
      * @return the outcome (taken), or pending
      */
-    public Poll<T> take(Waker newWaker) {
+    Poll<T> take(Waker newWaker) {
         Poll<T> polled = poll(newWaker);
         if (!polled.isReady()) {
             return polled;
@@ -209,7 +209,7 @@ public final class ResultChannel<T> {
     }
 
     /** The receiver goes away: {@link #closeReceiver(Thread)} from the calling thread. */
-    public void closeReceiver() {
+    void closeReceiver() {
         closeReceiver(Thread.currentThread());
     }
 
@@ -220,7 +220,7 @@ public final class ResultChannel<T> {
      *
      * @param closer the closing thread
      */
-    public void closeReceiver(Thread closer) {
+    void closeReceiver(Thread closer) {
         Waker displaced;
         Thread installer;
         Poll<T> untaken = null;

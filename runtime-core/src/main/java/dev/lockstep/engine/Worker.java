@@ -501,7 +501,7 @@ public final class Worker {
      * @param request the sync
      * @return the channel
      */
-    public ResultChannel<Object> registerDetached(Request request) {
+    ResultChannel<Object> registerDetached(Request request) {
         if (current() != this) {
             checkOwner("registering " + request.describe());
         }

@@ -345,7 +345,7 @@ public final class SimRing implements Ring {
      *
      * @return buffers out
      */
-    public int selectedBuffersLent() {
+    int selectedBuffersLent() {
         return provided.lent();
     }
 
