@@ -219,7 +219,7 @@ final class EngineNetwork {
             long use = link.begin();
             // The connection is made in a service turn: a kernel that names where descriptors come from names
             // this call instead.
-            Object requestedFrom = engine.kernel().callerSite();
+            dev.lockstep.kernel.CallSite requestedFrom = engine.kernel().callerSite();
             Registration<Connection> operation = worker.registerCurrent(new RingRequest(held) {
                 @Override
                 public void release(Ring ring) {

@@ -47,7 +47,7 @@ final class MetadataRequest extends Request implements BlockingCall {
     private static final int ABANDONED = 2;
 
     /** The application line that asked for the call, when the kernel records callers; else null. */
-    private final Object requestedFrom;
+    private final dev.lockstep.kernel.CallSite requestedFrom;
 
     /**
      * @param lane the partition's lane
@@ -71,7 +71,7 @@ final class MetadataRequest extends Request implements BlockingCall {
     }
 
     @Override
-    public Object requestedFrom() {
+    public dev.lockstep.kernel.CallSite requestedFrom() {
         return requestedFrom;
     }
 

@@ -40,7 +40,7 @@ abstract class PathChain extends Request {
     private final MetadataLane lane;
     private final String description;
     /** The application line that asked, for a kernel that names where fds come from; else null. */
-    private final Object requestedFrom;
+    private final dev.lockstep.kernel.CallSite requestedFrom;
     protected final SystemCalls system;
     /** The current step's path or statx memory, or null. */
     private MemorySegment stepMemory;

@@ -37,10 +37,9 @@ public interface BlockingCall {
      * The application's source line that asked for this call, when the kernel {@linkplain Kernel#callerSite()
      * records one}; for diagnostics only (never part of what the call does).
      *
-     * @return what {@link Kernel#callerSite()} returned (its {@code toString()} is the line), or null when not
-     *     recorded
+     * @return what {@link Kernel#callerSite()} returned, or null when not recorded
      */
-    default Object requestedFrom() {
+    default CallSite requestedFrom() {
         return null;
     }
 }

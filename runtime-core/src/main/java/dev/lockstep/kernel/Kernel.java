@@ -33,12 +33,11 @@ public interface Kernel {
      * request ({@link BlockingCall#requestedFrom()}): the call itself runs in a worker's service turn or on
      * another thread, where no application frame is on the stack, so a kernel that names where a resource came
      * from (the simulator's leak reports) needs the line taken at the call. Called on the requesting thread.
-     * Only the returned object's {@code toString()} is the line, so that a kernel may take the stack cheaply and
-     * turn it into text only when a report reads it.
+     * A kernel may take the stack cheaply and turn it into text only when a report reads {@link CallSite#line()}.
      *
-     * @return the line (its {@code toString()}), or null (the default) when this kernel records none
+     * @return the call site, or null (the default) when this kernel records none
      */
-    default Object callerSite() {
+    default CallSite callerSite() {
         return null;
     }
 

@@ -55,9 +55,9 @@ public final class Submission {
      * The application line that asked for a request that creates a resource (an {@link Opcode#OPENAT}, an
      * {@link Opcode#ACCEPT}), for a
      * kernel that names where resources come from ({@link Kernel#callerSite()}); null otherwise. Diagnostics
-     * only: never part of what the request does; its {@code toString()} is the line.
+     * only: never part of what the request does.
      */
-    public Object requestedFrom;
+    public CallSite requestedFrom;
 
     /**
      * Resets every field to its default, for reuse.

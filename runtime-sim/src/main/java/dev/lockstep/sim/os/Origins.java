@@ -1,5 +1,7 @@
 package dev.lockstep.sim.os;
 
+import dev.lockstep.kernel.CallSite;
+
 /**
  * Where the simulated kernel was asked to create a resource: the source line a leak report names.
  *
@@ -19,30 +21,30 @@ final class Origins {
     }
 
     /**
-     * The calling stack, whose {@code toString()} is the first frame of application code on it; failing that (a
+     * The calling stack, whose {@link CallSite#line()} is the first frame of application code on it; failing that (a
      * call the engine makes in a worker's service turn, where no application frame is on the stack), the first
      * engine frame.
      */
-    static Object caller() {
+    static CallSite caller() {
         return new CallerStack();
     }
 
     /**
-     * What a description's origin says: the call that created it, when, and the line that asked ({@code from}'s
-     * {@code toString()}), put into words when read.
+     * What a description's origin says: the call that created it, when, and the line that asked, put into words
+     * when read.
      */
-    record Opened(String call, long nanos, Object from) {
+    record Opened(String call, long nanos, CallSite from) {
         @Override
         public String toString() {
-            return call + " at " + nanos + " ns, from " + from;
+            return call + " at " + nanos + " ns, from " + from.line();
         }
     }
 
     /**
      * A stack taken and not thrown: the JVM fills in the backtrace at construction (no message, no suppression)
-     * and turns it into {@link StackTraceElement}s only when {@link #toString()} asks for them.
+     * and turns it into {@link StackTraceElement}s only when {@link #line()} asks for them.
      */
-    private static final class CallerStack extends Throwable {
+    private static final class CallerStack extends Throwable implements CallSite {
         private static final long serialVersionUID = 1L;
         /** The line, once read; the simulator's thread only, as every description is. */
         private transient String line;
@@ -52,11 +54,16 @@ final class Origins {
         }
 
         @Override
-        public String toString() {
+        public String line() {
             if (line == null) {
                 line = firstCaller(getStackTrace());
             }
             return line;
+        }
+
+        @Override
+        public String toString() {
+            return line();
         }
     }
 

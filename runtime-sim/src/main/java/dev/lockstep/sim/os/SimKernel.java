@@ -297,10 +297,10 @@ public final class SimKernel implements Kernel {
      * The application line on the calling stack ({@link Origins#caller()}): a leak report names the line that
      * created each fd, and an fd a blocking call opens is opened where no application frame is on the stack.
      *
-     * @return the line (its {@code toString()}, read only by a report)
+     * @return the call site (its line read only by a report)
      */
     @Override
-    public Object callerSite() {
+    public dev.lockstep.kernel.CallSite callerSite() {
         return Origins.caller();
     }
 
@@ -549,9 +549,9 @@ public final class SimKernel implements Kernel {
      * Installs a description at the lowest free fd; {@code requestedFrom}, if not null, is the application line
      * that asked for it (a ring request completed in a service turn, where no application frame is on the stack).
      */
-    int install(Description description, String call, Object requestedFrom) {
+    int install(Description description, String call, dev.lockstep.kernel.CallSite requestedFrom) {
         int fd = fds.install(description, call);
-        Object from = requestedFrom != null ? requestedFrom
+        dev.lockstep.kernel.CallSite from = requestedFrom != null ? requestedFrom
                 : syscallLatency.offloadedFrom() != null ? syscallLatency.offloadedFrom() : Origins.caller();
         description.origin = new Origins.Opened(call, clock.nowNanos(), from);
         return fd;

@@ -204,7 +204,7 @@ final class SimOpcodes {
             }
 
             @Override
-            public Object requestedFrom() {
+            public dev.lockstep.kernel.CallSite requestedFrom() {
                 return request.requestedFrom;
             }
         };

@@ -27,7 +27,7 @@ final class SimRequest implements SimSocket.Waiter {
     /** The body of a {@link Opcode#BLOCKING_CALL}, or null. */
     final dev.lockstep.kernel.BlockingCall call;
     /** The application line that asked for a path request ({@link Submission#requestedFrom}), or null. */
-    final Object requestedFrom;
+    final dev.lockstep.kernel.CallSite requestedFrom;
     /** What the fd named at submission; null if nothing (then the request fails EBADF). */
     Description description;
     long submittedAtNanos;

@@ -15,7 +15,7 @@ final class SyscallLatency {
     private boolean offloading;
     private long offloadedNanos;
     /** Where the running blocking call was asked for ({@link BlockingCall#requestedFrom}). */
-    private Object offloadedFrom;
+    private dev.lockstep.kernel.CallSite offloadedFrom;
 
     SyscallLatency(SimClock clock) {
         this.clock = clock;
@@ -66,7 +66,7 @@ final class SyscallLatency {
     }
 
     /** Where the blocking call running now was asked for, or null outside one. */
-    Object offloadedFrom() {
+    dev.lockstep.kernel.CallSite offloadedFrom() {
         return offloadedFrom;
     }
 }
