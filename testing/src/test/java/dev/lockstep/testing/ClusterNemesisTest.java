@@ -62,6 +62,70 @@ class ClusterNemesisTest {
         }
     }
 
+    /** Every node running in its first lifetime and no pair cut: the nemesis changed nothing or undid it all. */
+    private void assertUntouched(SimControl control, SimCluster cluster, boolean restartsAllowed) {
+        for (SimNode node : cluster.nodes()) {
+            assertEquals(SimNode.State.RUNNING, node.state(), node + " left down; events " + events);
+            if (!restartsAllowed) {
+                assertEquals(1, node.lifetime(), node + " was restarted; events " + events);
+            }
+        }
+        assertEquals(Set.of(), cutPairs(control, cluster.nodes()), "no split left; events " + events);
+    }
+
+    private boolean saw(String text) {
+        return events.stream().anyMatch(line -> line.contains(text));
+    }
+
+    @SimulationTest(seeds = 2, checkDeterminism = true)
+    void ackThenLeaderLossWithNoLeaderStrikesNothing(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 3);
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ACK_THEN_LEADER_LOSS),
+                Duration.ofMillis(10), () -> ClusterNemesis.NO_LEADER, events::add);
+        runFor(ctx, nemesis::run, 100);
+        assertTrue(saw("no leader to strike"), "events " + events);
+        assertUntouched(control, cluster, false);
+    }
+
+    @SimulationTest(seeds = 2, checkDeterminism = true)
+    void ackThenLeaderLossWhoseAcknowledgersNeverAnswerHealsItsSplitAndBringsThemBack(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 5);      // idle nodes answer nothing: the armed crashes never fire
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ACK_THEN_LEADER_LOSS),
+                Duration.ofMillis(10), () -> 1, events::add);
+        runFor(ctx, nemesis::run, 100);
+        assertTrue(saw("armed to crash once they answered"), "events " + events);
+        assertTrue(saw("not every acknowledger answered"), "events " + events);
+        assertUntouched(control, cluster, true);
+    }
+
+    @SimulationTest(seeds = 2, checkDeterminism = true)
+    void answeredVoteWithNoContestStrikesNothing(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 3);
+        ClusterNemesis withHook = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ANSWERED_VOTE),
+                Duration.ofMillis(10), () -> ClusterNemesis.NO_LEADER, () -> ClusterNemesis.NO_LEADER, () -> null,
+                events::add);
+        runFor(ctx, withHook::run, 100);
+        assertTrue(saw("no contested election within"), "events " + events);
+        assertUntouched(control, cluster, false);
+        // A contest naming a node that is not running is no contest either.
+        cluster.node(3).crash();
+        events.clear();
+        ClusterNemesis downVoter = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ANSWERED_VOTE),
+                Duration.ofMillis(10), () -> ClusterNemesis.NO_LEADER, () -> ClusterNemesis.NO_LEADER,
+                () -> new ClusterNemesis.Contest(1, 2, 3), events::add);
+        runFor(ctx, downVoter::run, 100);
+        assertTrue(saw("no contested election within"), "events " + events);
+        assertEquals(SimNode.State.DOWN, cluster.node(3).state(), "the nemesis left the down node alone");
+        cluster.node(3).restart();
+        assertEquals(Set.of(), cutPairs(control, cluster.nodes()));
+    }
+
     @SimulationTest(seeds = 3)
     void isolatingANodeCutsItFromEveryOtherBothWaysAndOneHealRestoresEveryPair(Context ctx) {
         SimControl control = SimRunner.control(ctx);
