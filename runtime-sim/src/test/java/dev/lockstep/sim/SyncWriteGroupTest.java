@@ -10,8 +10,6 @@ import dev.lockstep.Handle;
 import dev.lockstep.StorageIoException;
 import dev.lockstep.WriteOptions;
 import dev.lockstep.engine.DurabilityPermit;
-import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -72,50 +70,8 @@ class SyncWriteGroupTest {
      */
     @Test
     void everyAcknowledgedSyncWriteSurvivesTheCrash() {
-        int fibers = 6;
-        for (long seed = 1; seed <= 12; seed++) {
-            long[] acknowledged = new long[fibers];
-            long[] writes = new long[1];
-            SimConfig config = SimConfig.builder().seed(seed).workers(2).crashWithin(Duration.ofMillis(300)).build();
-            Recovered<Void> recovered = SimRunner.of(config).startAndRecover(ctx -> {
-                try (Blob blob = ctx.open("p", "appends").await().blob()) {
-                    List<Handle<Void>> writers = new ArrayList<>();
-                    for (int fiber = 0; fiber < fibers; fiber++) {
-                        int index = fiber;
-                        writers.add(ctx.child("writer" + fiber).spawnOn(fiber % 2, child -> {
-                            for (long round = 1; ; round++) {
-                                byte[] bytes = ByteBuffer.allocate(Long.BYTES).putLong(round).array();
-                                blob.writeAt((long) index * Long.BYTES, new byte[][] {bytes}, WriteOptions.SYNC)
-                                        .await();
-                                acknowledged[index] = round;
-                                writes[0]++;
-                            }
-                        }));
-                    }
-                    for (Handle<Void> writer : writers) {
-                        writer.await();
-                    }
-                    return null;
-                }
-            });
-            long checkedSeed = seed;
-            assertTrue(recovered.outcome().crashed(), () -> "seed " + checkedSeed + ": " + recovered.outcome());
-            List<byte[]> files = new ArrayList<>();
-            recovered.checkpoint().storage().files().forEach((path, contents) -> {
-                if (path.startsWith("/lockstep/p/")) {
-                    files.add(contents);
-                }
-            });
-            assertEquals(1, files.size());
-            ByteBuffer durable = ByteBuffer.wrap(files.getFirst());
-            for (int fiber = 0; fiber < fibers; fiber++) {
-                long onDisk = durable.remaining() >= (fiber + 1) * Long.BYTES ? durable.getLong(fiber * Long.BYTES)
-                        : 0;
-                assertTrue(onDisk >= acknowledged[fiber], "seed " + seed + ", fiber " + fiber + ": round "
-                        + acknowledged[fiber] + " was acknowledged, the disk has round " + onDisk);
-            }
-            assertTrue(writes[0] > fibers, "seed " + seed + ": the crash came after some writes (" + writes[0] + ")");
-        }
+        AcknowledgedRounds.surviveTheCrash(6, 12, (blob, offset, bytes) ->
+                blob.writeAt(offset, new byte[][] {bytes}, WriteOptions.SYNC).await());
     }
 
     /**
