@@ -491,28 +491,37 @@ public final class Engine {
         Thread thread = Fibers.unstarted(builder, "lockstep-" + home.index() + "-" + handle.label, () -> {
             Fibers.bind(fiber);
             Worker.enter(home);
+            // The outcome is published only after the supervision tree has taken in the task's end, so a fiber
+            // that awaits this handle (on any worker) sees every node below the spawner already aborted.
+            Runnable resolve;
             try {
                 if (fiber.isAborted() || node.isAborted()) {
-                    handle.closed("was aborted before it ran", closeUnrun(owned));
+                    Throwable closeFailure = closeUnrun(owned);
+                    resolve = () -> handle.closed("was aborted before it ran", closeFailure);
                 } else {
                     T value = owned == null ? task.run(context) : runOwning(task, context, owned);
                     if (fiber.isAborted()) {
-                        handle.closed("was aborted");
+                        resolve = () -> handle.closed("was aborted");
                     } else {
-                        handle.succeed(value);
+                        resolve = () -> handle.succeed(value);
                     }
                 }
             } catch (Throwable thrown) {
                 if (fiber.isAborted()) {
-                    handle.closed("was aborted", owned == null ? null : closeFailure(thrown));
+                    Throwable closeFailure = owned == null ? null : closeFailure(thrown);
+                    resolve = () -> handle.closed("was aborted", closeFailure);
                 } else {
-                    handle.failWith(thrown);
+                    RuntimeException reported = handle.reported(thrown);
+                    resolve = () -> handle.fail(reported);
                 }
-            } finally {
+            }
+            try {
                 if (spawner != null) {
                     supervision.spawnedTaskFinished(spawner);
                 }
                 supervision.abortBelow(node, false);
+            } finally {
+                resolve.run();
                 fibers.remove(fiber);
                 // Nudge before the counts drop: the fiber may still unmount here (a contended monitor inside the
                 // nudge), and its worker must keep running fibers until the last one has really finished.

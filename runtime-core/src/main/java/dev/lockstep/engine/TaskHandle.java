@@ -59,9 +59,17 @@ final class TaskHandle<T> implements Handle<T> {
         finish(Poll.ready(value));
     }
 
-    void failWith(Throwable failure) {
-        RuntimeException reported = failure instanceof ClosedException closed && isAborted() ? closed
+    /**
+     * What awaiting this handle throws for a body that threw {@code failure}: its own ClosedException passes
+     * through when the task was aborted (the abort's), anything else is wrapped in ExitedException. Decided when
+     * the body ends, before the end of the task aborts the nodes below it.
+     */
+    RuntimeException reported(Throwable failure) {
+        return failure instanceof ClosedException closed && isAborted() ? closed
                 : new ExitedException("task '" + label + "' failed: " + failure, failure);
+    }
+
+    void fail(RuntimeException reported) {
         finish(Poll.failed(reported));
     }
 
