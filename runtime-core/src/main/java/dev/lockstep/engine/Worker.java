@@ -25,10 +25,11 @@ import dev.lockstep.Waker;
  * {@link CriticalSection}: in short, nothing that can park.
  *
  * <h2>Parts</h2>
- * This class holds the state and admits requests; the parts that work on it are package-private:
- * {@link CriticalSection} (the borrow flag and the guard against parking inside), {@link ServiceTurn} (the
- * thread's turns: mailbox, timers, staging, the ring's enter), {@link InlineTurns} (turns its fibers make
- * themselves, within a budget) and {@link WorkerClosure} (retiring).
+ * This class holds the state and is what callers register with; the parts that work on it are package-private:
+ * {@link CriticalSection} (the borrow flag and the guard against parking inside), {@link WorkerAdmission}
+ * (requests admitted, refused and closed), {@link ServiceTurn} (the thread's turns: mailbox, timers, staging, the
+ * ring's enter), {@link InlineTurns} (turns its fibers make themselves, within a budget) and {@link WorkerClosure}
+ * (retiring).
  */
 public final class Worker {
     private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
@@ -52,6 +53,7 @@ public final class Worker {
     private final CriticalSection section = new CriticalSection(this);
     private final InlineTurns inlineTurns = new InlineTurns(this);
     private final ServiceTurn serviceTurn = new ServiceTurn(this);
+    private final WorkerAdmission admission = new WorkerAdmission(this);
     /** Read by fibers of other workers and plain threads (a spawn placing a fiber here, a poll): volatile. */
     private volatile boolean closing;
     private long nowNanos;
@@ -414,111 +416,30 @@ public final class Worker {
         if (current() != this) {
             checkOwner("registering " + request.describe());
         }
-        return registerCurrent(request);
+        return admission.registerCurrent(request);
     }
 
     /**
      * {@link #register} for a caller that found this worker with {@link #current()} earlier in the same call, on
      * the same thread: the check that the caller is this worker's is already made, so it is not made again.
-     *
-     * @param request the request
-     * @param <T> the operation's value
-     * @return the operation
      */
     <T> Registration<T> registerCurrent(Request request) {
-        Driver slab = borrow();
-        try {
-            if (!closing && slab != null) {
-                return new Registration<>(this, slab.admit(request, null, nowNanos));
-            }
-        } finally {
-            unborrow();
-        }
-        // Described before the release, which may hand the request to a recycler.
-        String refused = "worker " + index + " is closed: " + request.describe() + " refused";
-        request.release(ring);
-        return Registration.closed(refused);
+        return admission.registerCurrent(request);
     }
 
-    /**
-     * {@link #registerCurrent} that re-points {@code reuse}, a fiber's reusable registration of this worker
-     * ({@link Registration#reusable}), at the admitted request instead of making a new one; with {@code reuse}
-     * null, or of another worker, it makes one as {@link #registerCurrent} does. A refused request gets a new
-     * refused operation, as there.
-     *
-     * @param request the request
-     * @param reuse the calling fiber's idle reusable registration, or null
-     * @param <T> the operation's value
-     * @return the operation
-     */
-    @SuppressWarnings("unchecked")
+    /** {@link WorkerAdmission#registerCurrent(Request, Registration)}: reuses the fiber's idle registration. */
     <T> Registration<T> registerCurrent(Request request, Registration<?> reuse) {
-        if (reuse == null || reuse.owner() != this) {
-            return registerCurrent(request);
-        }
-        Driver slab = borrow();
-        try {
-            if (!closing && slab != null) {
-                reuse.reuse(slab.admit(request, null, nowNanos));
-                return (Registration<T>) reuse;
-            }
-        } finally {
-            unborrow();
-        }
-        String refused = "worker " + index + " is closed: " + request.describe() + " refused";
-        request.release(ring);
-        return Registration.closed(refused);
+        return admission.registerCurrent(request, reuse);
     }
 
-    /**
-     * Closes the request an operation of this worker names, from any thread: at once on this worker outside
-     * its critical section, through the {@link Mailbox} elsewhere. A key whose request retired names a retired
-     * generation, which is ignored, so a late close cannot reach a later request in the same slot.
-     *
-     * @param key the request's user data ({@link WaiterId#userData()})
-     * @param closer the closing thread: a waker it installed itself is released, any other is woken
-     */
+    /** {@link WorkerAdmission#closeRequest}: closes an operation's request from any thread. */
     void closeRequest(long key, Thread closer) {
-        if (current() == this && !isBorrowed()) {
-            Driver slab = borrow();
-            try {
-                if (slab != null) {
-                    slab.close(key, closer);
-                }
-            } finally {
-                unborrow();
-            }
-        } else {
-            Engine.checkForeignCaller(this, "Operation.close");
-            mailbox.send(new Mailbox.Cancel(WaiterId.fromUserData(key)));
-        }
+        admission.closeRequest(key, closer);
     }
 
-    /**
-     * Admits a sync whose result goes to a channel nobody has to poll: returns at once, even with a full ring.
-     * A closing worker publishes {@link ClosedException} on the channel.
-     *
-     * @param request the sync
-     * @return the channel
-     */
+    /** {@link WorkerAdmission#registerDetached}: a sync whose result goes to a channel nobody has to poll. */
     ResultChannel<Object> registerDetached(Request request) {
-        if (current() != this) {
-            checkOwner("registering " + request.describe());
-        }
-        ResultChannel<Object> channel = new ResultChannel<>("worker " + index + " closed before " + request.describe()
-                + " finished");
-        Driver slab = borrow();
-        try {
-            if (!closing && slab != null) {
-                slab.admit(request, channel, nowNanos);
-                return channel;
-            }
-        } finally {
-            unborrow();
-        }
-        request.release(ring);
-        channel.closeSender();
-        return channel;
+        return admission.registerDetached(request);
     }
 
     /**
