@@ -60,9 +60,11 @@ import java.util.Objects;
  *
  * <h2>Parts</h2>
  * This class is the {@link Ring} contract and its owner checks; the parts it drives are package-private:
- * {@link UringSetup} (set-up with its fallbacks, feature and opcode probes), {@link SubmissionQueue} and
+ * {@link RingOpening} (acquiring the ring's resources in order, undone on failure), {@link UringSetup} (set-up
+ * with its fallbacks, feature and opcode probes), {@link SubmissionQueue} and
  * {@link CompletionQueue} (the mapped queues), {@link SqeEncoder} (a submission's SQE, or its offloaded call),
- * {@link RingEnter} (the {@code io_uring_enter} calls and the ring fd's registration), {@link RingWakeUp} (the
+ * {@link RingEnter} (the {@code io_uring_enter} calls and the ring fd's registration), {@link EnterLoop} (one
+ * {@link #enter}: submit, deliver, reap, wait until a completion or a wake), {@link RingWakeUp} (the
  * eventfd and its poll), {@link RingMemory} (the mappings shared with the kernel), {@link NativeBufferCache},
  * {@link ReceiveSelection} and {@link ProvidedBuffers} (the receive buffers the kernel selects),
  * {@link PageCacheRead} ({@link #readWithoutWaiting}), {@link OffloadedCompletions} and {@link ProcessClock}. The
@@ -84,16 +86,17 @@ public final class UringRing implements Ring {
     private final int setupFlags;
     /** The {@code IORING_FEAT_*} bits the kernel reported at set-up. */
     private final int features;
-    private final String subject;
+    final String subject;
 
     private final SubmissionQueue submissions;
     private final SqeEncoder encoder;
-    private final RingEnter enterCalls;
+    final RingEnter enterCalls;
     private final CompletionQueue completions;
     private final RingWakeUp wakeUp;
+    final EnterLoop loop;
     private final NativeBufferCache bufferCache = new NativeBufferCache();
-    /** The receive buffers the kernel selects, or none: set once by {@link #open(int, int)} before it returns. */
-    private ReceiveSelection selection;
+    /** The receive buffers the kernel selects, or none: set once by {@link RingOpening} before it returns the ring. */
+    ReceiveSelection selection;
 
     /** Receive buffers a ring's kernel selects, by default: see {@link ProvidedBuffers}. */
     static final int RECEIVE_BUFFERS = 64;
@@ -114,7 +117,7 @@ public final class UringRing implements Ring {
     static final int READ_WRITE_SUBMIT_BATCH = 4;
 
     private boolean closed;
-    private UringRing(int entries, Arena arena, MemorySegment callState, int ringFd, int eventFd,
+    UringRing(int entries, Arena arena, MemorySegment callState, int ringFd, int eventFd,
                       MemorySegment params) {
         this.entries = entries;
         this.owner = Thread.currentThread();
@@ -138,6 +141,7 @@ public final class UringRing implements Ring {
         this.encoder = new SqeEncoder(this, submissions, arena.allocate(1));
 
         this.enterCalls = new RingEnter(arena, callState, ringFd, subject, submissions);
+        this.loop = new EnterLoop(this, submissions, completions, enterCalls, wakeUp, offloadedCompletions, subject);
     }
 
     /**
@@ -163,46 +167,7 @@ public final class UringRing implements Ring {
      * @throws IllegalStateException on a virtual thread, which the kernel cannot tell apart from its carrier
      */
     static UringRing open(int entries, int receiveBuffers) {
-        if (Thread.currentThread().isVirtual()) {
-            throw new IllegalStateException("an io_uring ring must be opened by the platform thread that will "
-                    + "drive it, not by virtual thread " + Thread.currentThread());
-        }
-        // Shared, not confined: the ring's memory is touched by its owner's fibers too (inline turns), which are
-        // virtual threads the arena's confinement check would refuse, though they run on the owner's thread.
-        // Who may touch it is this class's own check (requireOwner); the arena only keeps it alive until close.
-        Arena arena = Arena.ofShared();
-        MemorySegment callState = Libc.newCallState(arena);
-        int ringFd = -1;
-        int eventFd = -1;
-        UringRing ring = null;
-        try {
-            MemorySegment params = arena.allocate(UringSetup.PARAMS_BYTES, 8);
-            ringFd = UringSetup.setup(entries, params, callState);
-            eventFd = (int) Libc.check(Libc.invoke(callState, state ->
-                    (int) Libc.EVENTFD.invokeExact(state, 0, Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC)),
-                    "eventfd", "io_uring fd " + ringFd);
-            ring = new UringRing(entries, arena, callState, ringFd, eventFd, params);
-            UringSetup.probeOpcodes(arena, callState, ringFd);
-            if (receiveBuffers > 0) {
-                ring.selection = ReceiveSelection.register(arena, callState, ringFd, receiveBuffers,
-                        RECEIVE_BUFFER_BYTES, ring.subject);
-            }
-            ring.enterCalls.registerRingFd();
-            ring.armWakePollNow();
-            RingReport.opened(ring);
-            return ring;
-        } catch (RuntimeException | Error failure) {
-            closeQuietly(callState, eventFd);
-            if (ring != null) {
-                ring.enterCalls.unregisterRingFd(); // the registration holds the ring's file: the close alone would not free it
-            }
-            closeQuietly(callState, ringFd);
-            if (ring != null) {
-                ring.selection.unmap(); // no receive was staged yet
-            }
-            arena.close();
-            throw failure;
-        }
+        return RingOpening.open(entries, receiveBuffers);
     }
 
     /**
@@ -395,16 +360,6 @@ public final class UringRing implements Ring {
         return selection;
     }
 
-    /** Arms the wake-up before the ring is handed out, so that no user entry ever has to make room for it. */
-    private void armWakePollNow() {
-        wakeUp.stagePoll(submissions);
-        int result;
-        do {
-            result = enterCalls.enterOnce(false, Long.MAX_VALUE);
-        } while (result == -Libc.EINTR || result == -Libc.EAGAIN || result == -Libc.EBUSY);
-        Libc.check(result, "io_uring_enter", subject);
-    }
-
     /**
      * {@inheritDoc}
      *
@@ -422,42 +377,7 @@ public final class UringRing implements Ring {
     public int enter(boolean wait, long timeoutNanos, CompletionSink sink) {
         requireOwnerAndOpen();
         Objects.requireNonNull(sink, "sink");
-        boolean timed = wait && timeoutNanos != Long.MAX_VALUE;
-        long start = timed ? System.nanoTime() : 0;
-        int delivered = 0;
-        wakeUp.clearWoken();
-        while (true) {
-            wakeUp.armIfNeeded(submissions);
-            delivered += offloadedCompletions.deliver(sink);
-            // Without an armed wake-up poll a wait could miss a wake, so this turn only submits and re-arms.
-            // A blocking call that finishes after the drain above wakes the ring, so this wait returns for it.
-            boolean waitNow = wait && delivered == 0 && !wakeUp.woken() && !wakeUp.needsArming();
-            long remaining = timed ? Math.max(0, timeoutNanos - (System.nanoTime() - start)) : Long.MAX_VALUE;
-            int result = enterCalls.enterOnce(waitNow, remaining);
-            delivered += reap(sink);
-            delivered += offloadedCompletions.deliver(sink);
-            if (result == -Libc.ETIME) {
-                return delivered;
-            }
-            if (result == -Libc.EAGAIN || result == -Libc.EBUSY) {
-                // Out of kernel resources or a backlog to flush: what could be reaped was; try again.
-                Thread.yield();
-                continue;
-            }
-            if (result == -Libc.EINTR) {
-                if (!wait) {
-                    continue;
-                }
-            } else if (result < 0) {
-                throw new KernelException(-result, "io_uring_enter", subject);
-            }
-            if (!wait || delivered > 0 || wakeUp.woken()) {
-                return delivered;
-            }
-            if (timed && System.nanoTime() - start >= timeoutNanos) {
-                return delivered;
-            }
-        }
+        return loop.enter(wait, timeoutNanos, sink);
     }
 
     /**
@@ -485,20 +405,6 @@ public final class UringRing implements Ring {
     int submitWithoutReaping() {
         requireOwnerAndOpen();
         return enterCalls.submitWithoutReaping();
-    }
-
-    /** Delivers every visible completion, flushing the kernel's overflow backlog into the queue first. */
-    private int reap(CompletionSink sink) {
-        int delivered = completions.reapVisible(sink, wakeUp);
-        if (submissions.completionsOverflowed()) {
-            completions.countOverflow();
-            RingReport.overflowed(this);
-        }
-        while (submissions.completionsOverflowed()) {
-            enterCalls.flushOverflow();
-            delivered += completions.reapVisible(sink, wakeUp);
-        }
-        return delivered;
     }
 
     /**
