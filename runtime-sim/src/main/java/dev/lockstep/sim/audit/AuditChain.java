@@ -86,7 +86,7 @@ final class AuditChain {
         pending[pendingLength++] = (byte) fields;
     }
 
-    void putKind(Auditor.Kind kind) {
+    void putKind(AuditKind kind) {
         byte[] encoded = kind.encoded;
         if (encoded.length == 1) {
             ensure(1);

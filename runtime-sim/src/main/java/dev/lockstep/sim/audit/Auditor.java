@@ -14,14 +14,14 @@ import java.util.HexFormat;
  * <h2>Format</h2>
  * Each event {@code (kind, f1 .. fn)} is encoded as
  * <pre>kind  varint(n)  varint(len(f1)) f1 ... varint(len(fn)) fn</pre>
- * where {@code kind} is one byte, the kind's code in {@link #KINDS} (1 for {@code KINDS[0]}, and so on), or for a
- * kind not listed there a 0 byte, then {@code varint(len(name))} and the name in UTF-8; and {@code varint} is
- * unsigned LEB128 (7 bits a byte, low bits first, the top bit set on every byte but the last). Every part of an
+ * where {@code kind} is one byte, the kind's code in {@link AuditKind#KINDS} (1 for {@code KINDS[0]}, and so on),
+ * or for a kind not listed there a 0 byte, then {@code varint(len(name))} and the name in UTF-8; and {@code varint}
+ * is unsigned LEB128 (7 bits a byte, low bits first, the top bit set on every byte but the last). Every part of an
  * event says where it ends, so the encoding of a sequence of events is a concatenation of self-delimiting events
  * and no two different sequences have the same encoding. Fields are bytes; the helpers {@link #u64}, {@link #u32}
  * and {@link #utf8} give them a fixed encoding (a number is its big-endian bytes without leading zeros: 0 is the
- * empty field, 255 one byte), and the allocation-free {@code record*} methods below encode exactly as
- * {@link #record} does with those helpers.
+ * empty field, 255 one byte), and the allocation-free {@code record*} methods below encode exactly as {@link
+ * #record} does with those helpers.
  *
  * <p>A field of {@value #BLOCK_BYTES} bytes or more is encoded by blocks: after {@code varint(len)}, each whole
  * {@value #BLOCK_BYTES}-byte block of it, from its first byte, is replaced by the block's SHA-256 (32 bytes), and
@@ -46,8 +46,8 @@ import java.util.HexFormat;
  * <p>The format, its one generic writer and the allocation-free writers of the simulator's frequent events, which
  * must encode byte for byte as the generic one does, are kept here so that a change to one is seen beside the
  * others. They write through {@link AuditChain}, which holds the encoded bytes, encodes each part of an event and
- * hashes the chunks and the blocks of long fields; the generic writer finds a kind's code in a {@link KindTable};
- * a traced auditor's kept events are {@link AuditTrace}'s.
+ * hashes the chunks and the blocks of long fields; the kinds' encodings are {@link AuditKind}s, which the generic
+ * writer finds by name in a {@link KindTable}; a traced auditor's kept events are {@link AuditTrace}'s.
  */
 public final class Auditor {
 
@@ -57,72 +57,6 @@ public final class Auditor {
     public static final int CHUNK_BYTES = 16 * 1024;
     /** The size of a block of a long field, encoded as its SHA-256: see the class doc. */
     public static final int BLOCK_BYTES = 4096;
-
-    /**
-     * The event kinds encoded as one byte, {@code KINDS[i]} as {@code i + 1}: every kind the simulator records.
-     * Append only: moving or removing a kind changes the encoding of every later one, so every pinned digest.
-     */
-    static final java.util.List<String> KINDS = java.util.List.of(
-            "draw", "fiber.run", "ring.now", "ring.enter", "ring.complete", "ring.stage", "ring.submit",
-            "clock.slip", "ring.stageRefused", "ring.allocate", "ring.free", "ring.close", "sys", "fiber.parked",
-            "kernel.boot", "kernel.openRing", "sim.start", "sim.crash", "sim.crashPolicy", "sim.ticker",
-            "sim.setLinks", "sim.networkConfig", "sim.storageFaults", "net.partition", "net.heal", "net.resetAll",
-            "net.reset", "fs.powerOff", "fs.crash", "fs.processDied", "node.start", "node.pause", "node.resume",
-            "node.drift", "node.step", "node.crash", "node.kill");
-
-    /**
-     * An event kind with its encoding worked out once: what the simulator's most frequent events pass, so that
-     * recording one looks nothing up.
-     */
-    static final class Kind {
-        final String name;
-        final byte[] encoded;
-
-        private Kind(String name) {
-            this.name = name;
-            int code = KINDS.indexOf(name);
-            if (code >= 0) {
-                encoded = new byte[] {(byte) (code + 1)};
-            } else {
-                byte[] utf8 = utf8(name);
-                byte[] length = AuditChain.varint(utf8.length);
-                encoded = new byte[1 + length.length + utf8.length];
-                System.arraycopy(length, 0, encoded, 1, length.length);
-                System.arraycopy(utf8, 0, encoded, 1 + length.length, utf8.length);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return name;
-        }
-    }
-
-    /**
-     * The kind named {@code name}, encoded.
-     *
-     * @param name the kind
-     * @return its encoding, for the allocation-free {@code record*} methods
-     */
-    static Kind kind(String name) {
-        return new Kind(name);
-    }
-
-    static final Kind DRAW = kind("draw");
-    public static final Kind FIBER_RUN = kind("fiber.run");
-    public static final Kind RING_NOW = kind("ring.now");
-    static final Kind RING_ENTER = kind("ring.enter");
-    static final Kind RING_COMPLETE = kind("ring.complete");
-    public static final Kind CLOCK_SLIP = kind("clock.slip");
-    static final Kind RING_STAGE = kind("ring.stage");
-    static final Kind RING_SUBMIT = kind("ring.submit");
-    static final Kind SYS = kind("sys");
-
-    static {
-        if (KINDS.size() > 255 || new java.util.HashSet<>(KINDS).size() != KINDS.size()) {
-            throw new ExceptionInInitializerError("Auditor.KINDS must be at most 255 distinct kinds");
-        }
-    }
 
     /**
      * A copy of an auditor's chain, for checkpoints: an auditor restored from it continues the same chain.
@@ -307,7 +241,7 @@ public final class Auditor {
     }
 
     /** {@code record(kind.name, u64(only))} without allocating: the same encoding (a fiber step, a clock slip). */
-    public void recordU64(Kind kind, long only) {
+    public void recordU64(AuditKind kind, long only) {
         out.ensure(SMALL_EVENT_BYTES + kind.encoded.length);
         out.putKind(kind);
         out.putCount(1);
@@ -319,7 +253,7 @@ public final class Auditor {
     }
 
     /** {@code record(kind.name, u64(first), u64(second))} without allocating: the same encoding (a clock read). */
-    public void recordU64U64(Kind kind, long first, long second) {
+    public void recordU64U64(AuditKind kind, long first, long second) {
         out.ensure(SMALL_EVENT_BYTES + kind.encoded.length);
         out.putKind(kind);
         out.putCount(2);
@@ -337,7 +271,7 @@ public final class Auditor {
      */
     public void recordRingEnter(long ring, int wait, long timeoutNanos, long now, int staged) {
         out.ensure(SMALL_EVENT_BYTES);
-        out.putKind(RING_ENTER);
+        out.putKind(AuditKind.RING_ENTER);
         out.putCount(5);
         out.putNumber(ring);
         out.putNumber(wait & 0xFFFF_FFFFL);
@@ -345,7 +279,7 @@ public final class Auditor {
         out.putNumber(now);
         out.putNumber(staged & 0xFFFF_FFFFL);
         if (trace != null) {
-            keep(RING_ENTER.name, new byte[][] {u64(ring), u32(wait), u64(timeoutNanos), u64(now),
+            keep(AuditKind.RING_ENTER.name, new byte[][] {u64(ring), u32(wait), u64(timeoutNanos), u64(now),
                 u32(staged)});
         }
         out.endEvent();
@@ -364,7 +298,7 @@ public final class Auditor {
     public void recordRingComplete(long ring, long sequence, byte[] opcode, long userData, int result, long now,
             java.lang.foreign.MemorySegment buffer, int movedBytes, byte[] unchanging) {
         out.ensure(SMALL_EVENT_BYTES + opcode.length);
-        out.putKind(RING_COMPLETE);
+        out.putKind(AuditKind.RING_COMPLETE);
         out.putCount(7);
         out.putNumber(ring);
         out.putNumber(sequence);
@@ -375,7 +309,7 @@ public final class Auditor {
         out.putPayload(null, buffer, movedBytes, unchanging);
         if (trace != null) {
             byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            keep(RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
+            keep(AuditKind.RING_COMPLETE.name, new byte[][] {u64(ring), u64(sequence), opcode, u64(userData),
                 u32(result), u64(now), moved});
         }
         out.endEvent();
@@ -395,7 +329,7 @@ public final class Auditor {
     public void recordPositionedRead(byte[] name, int fd, long offset, int length, int result,
             java.lang.foreign.MemorySegment buffer, int movedBytes, byte[] unchanging) {
         out.ensure(SMALL_EVENT_BYTES + 16 + name.length);
-        out.putKind(SYS);
+        out.putKind(AuditKind.SYS);
         out.putCount(7);
         out.putField(name);
         out.putNumber(fd & 0xFFFF_FFFFL);
@@ -406,7 +340,7 @@ public final class Auditor {
         out.putPayload(null, buffer, movedBytes, unchanging);
         if (trace != null) {
             byte[] moved = buffer.asSlice(0, movedBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-            keep(SYS.name, new byte[][] {name, u32(fd), u64(offset), u32(length), u32(0),
+            keep(AuditKind.SYS.name, new byte[][] {name, u32(fd), u64(offset), u32(length), u32(0),
                 utf8(String.valueOf(result)), moved});
         }
         out.endEvent();
@@ -420,7 +354,7 @@ public final class Auditor {
     public void recordRingStage(long ring, long sequence, byte[] opcode, int fd, long offset, int length, int rwFlags,
             int flags, long userData, long target) {
         out.ensure(SMALL_EVENT_BYTES + 40 + opcode.length);
-        out.putKind(RING_STAGE);
+        out.putKind(AuditKind.RING_STAGE);
         out.putCount(10);
         out.putNumber(ring);
         out.putNumber(sequence);
@@ -433,7 +367,7 @@ public final class Auditor {
         out.putNumber(userData);
         out.putNumber(target);
         if (trace != null) {
-            keep(RING_STAGE.name, new byte[][] {u64(ring), u64(sequence), opcode, u32(fd), u64(offset),
+            keep(AuditKind.RING_STAGE.name, new byte[][] {u64(ring), u64(sequence), opcode, u32(fd), u64(offset),
                 u32(length), u32(rwFlags), u32(flags), u64(userData), u64(target)});
         }
         out.endEvent();
@@ -445,14 +379,14 @@ public final class Auditor {
      */
     public void recordRingSubmit(long ring, long sequence, long earliestNanos, int decided) {
         out.ensure(SMALL_EVENT_BYTES);
-        out.putKind(RING_SUBMIT);
+        out.putKind(AuditKind.RING_SUBMIT);
         out.putCount(4);
         out.putNumber(ring);
         out.putNumber(sequence);
         out.putNumber(earliestNanos);
         out.putNumber(decided & 0xFFFF_FFFFL);
         if (trace != null) {
-            keep(RING_SUBMIT.name, new byte[][] {u64(ring), u64(sequence), u64(earliestNanos),
+            keep(AuditKind.RING_SUBMIT.name, new byte[][] {u64(ring), u64(sequence), u64(earliestNanos),
                 u32(decided)});
         }
         out.endEvent();
@@ -464,7 +398,7 @@ public final class Auditor {
      */
     void recordDraw(Site site, long drawn) {
         out.ensure(SMALL_EVENT_BYTES);
-        out.putKind(DRAW);
+        out.putKind(AuditKind.DRAW);
         out.putCount(2);
         out.putNumber(site.ordinal());
         out.putNumber(drawn);

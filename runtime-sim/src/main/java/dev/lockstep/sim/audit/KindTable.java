@@ -8,11 +8,11 @@ package dev.lockstep.sim.audit;
  */
 final class KindTable {
     private String[] keys = new String[64];
-    private Auditor.Kind[] values = new Auditor.Kind[64];
+    private AuditKind[] values = new AuditKind[64];
     private int count;
 
     /** The encoded kind named {@code kind}, worked out once per kind and table. */
-    Auditor.Kind of(String kind) {
+    AuditKind of(String kind) {
         int mask = keys.length - 1;
         int h = kind.hashCode();
         for (int i = (h ^ (h >>> 16)) & mask; ; i = (i + 1) & mask) {
@@ -29,12 +29,12 @@ final class KindTable {
         }
     }
 
-    private Auditor.Kind add(String kind) {
+    private AuditKind add(String kind) {
         if ((count + 1) * 2 > keys.length) {
             String[] oldKeys = keys;
-            Auditor.Kind[] oldValues = values;
+            AuditKind[] oldValues = values;
             keys = new String[oldKeys.length * 2];
-            values = new Auditor.Kind[oldKeys.length * 2];
+            values = new AuditKind[oldKeys.length * 2];
             count = 0;
             for (int i = 0; i < oldKeys.length; i++) {
                 if (oldKeys[i] != null) {
@@ -42,12 +42,12 @@ final class KindTable {
                 }
             }
         }
-        Auditor.Kind encoded = Auditor.kind(kind);
+        AuditKind encoded = AuditKind.of(kind);
         insert(kind, encoded);
         return encoded;
     }
 
-    private void insert(String kind, Auditor.Kind encoded) {
+    private void insert(String kind, AuditKind encoded) {
         int mask = keys.length - 1;
         int h = kind.hashCode();
         int i = (h ^ (h >>> 16)) & mask;

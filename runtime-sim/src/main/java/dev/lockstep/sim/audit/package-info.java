@@ -6,7 +6,8 @@
  *       {@link dev.lockstep.sim.audit.Site} (new sites are appended, so existing seeds keep their draws).</li>
  *   <li>{@link dev.lockstep.sim.audit.Auditor}: the SHA-256 chain over every event, whose digest is a run's
  *       fingerprint. It encodes through {@code AuditChain} (the bytes, the chunked chain; the 4 KiB blocks it
- *       hashed lately, kept from run to run, in {@code RememberedBlocks}), finds the kinds recorded by name in a
+ *       hashed lately, kept from run to run, in {@code RememberedBlocks}), takes the event kinds and their
+ *       encodings from {@link dev.lockstep.sim.audit.AuditKind}, finds those recorded by name in a
  *       {@code KindTable}, and keeps a traced run's events in an {@code AuditTrace}.</li>
  *   <li>{@link dev.lockstep.sim.audit.SearchState}: one run's search state: the fault points drawn, the
  *       {@code sometimes} labels reached and the coverage the run reports.</li>

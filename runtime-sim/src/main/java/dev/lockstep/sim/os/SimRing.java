@@ -6,6 +6,7 @@ import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 import dev.lockstep.sim.KernelBehavior;
+import dev.lockstep.sim.audit.AuditKind;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.audit.Generator;
 import dev.lockstep.sim.audit.Site;
@@ -391,7 +392,7 @@ public final class SimRing implements Ring {
             // stage a request, enter the ring, park, finish — is an event of its own, and the next read that
             // differs (time moved) is recorded: a schedule cannot part from another one without showing elsewhere.
             lastReadNanos = now;
-            auditor().recordU64U64(Auditor.RING_NOW, id, now);
+            auditor().recordU64U64(AuditKind.RING_NOW, id, now);
         }
         return now;
     }

@@ -6,6 +6,7 @@ import dev.lockstep.engine.Worker;
 import dev.lockstep.sim.Priorities;
 import dev.lockstep.sim.Scheduling;
 import dev.lockstep.sim.SimCluster;
+import dev.lockstep.sim.audit.AuditKind;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.audit.Generator;
 import dev.lockstep.sim.audit.Site;
@@ -490,7 +491,7 @@ public final class Scheduler {
             throw new AssertionError("no worker for pick " + pick);
         }
         clockSlips++;
-        auditor.recordU64(Auditor.CLOCK_SLIP, slipTo);
+        auditor.recordU64(AuditKind.CLOCK_SLIP, slipTo);
         clock.advanceTo(slipTo);
         return Action.SLIP;
     }
@@ -514,7 +515,7 @@ public final class Scheduler {
         lastFiber = next.fiber();
         beforeFiberStep.accept(next.fiber());
         // The worker alone: the step's number would be the count of fiber.run events before it, which the chain has.
-        auditor.recordU64(Auditor.FIBER_RUN, next.worker().index());
+        auditor.recordU64(AuditKind.FIBER_RUN, next.worker().index());
         next.continuation().run();
         while (nextChange < changePoints.length && changePoints[nextChange] == fiberSteps) {
             // PCT's i-th change point: the fiber that just ran drops to depth - i, below every initial priority

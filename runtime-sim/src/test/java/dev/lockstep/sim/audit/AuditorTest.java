@@ -17,7 +17,7 @@ class AuditorTest {
 
     @Test
     void digestMatchesTheDocumentedFormat() {
-        // Computed independently (Python hashlib): a kind outside Auditor.KINDS is 0, varint(len), UTF-8; a listed
+        // Computed independently (Python hashlib): a kind outside AuditKind.KINDS is 0, varint(len), UTF-8; a listed
         // kind its code (ring.now is 3); then varint(fields) and each field as varint(len) and its bytes, numbers
         // big-endian without leading zeros; digest = SHA-256(32 zero bytes || the encoded events) within a chunk.
         Auditor auditor = new Auditor();
@@ -28,14 +28,14 @@ class AuditorTest {
                 "asking for the digest changes nothing");
         auditor.record("next");
         assertEquals("512b4cf312a4cf5811643cfbb66f02349ce041eafeb3121668050ea31de5e2bb", auditor.digest());
-        auditor.recordU64U64(Auditor.RING_NOW, 3, 0x1234);
+        auditor.recordU64U64(AuditKind.RING_NOW, 3, 0x1234);
         assertEquals("0c560c1eb6b4dd8b427d7bf0af6449e44b8d8d825812ed82ba001ac7d78e8d83", auditor.digest());
         assertEquals(3, auditor.events());
     }
 
     @Test
     void kindsRecordedByNameKeepTheirEncodingAsTheTableOfKindsGrows() throws Exception {
-        // 150 kinds outside Auditor.KINDS, each recorded three times, interleaved with a listed one: the auditor's
+        // 150 kinds outside AuditKind.KINDS, each recorded three times, interleaved with a listed one: the auditor's
         // table of kinds grows twice on the way, and every event must still encode as the format says (0,
         // varint(len), the name; then varint(0) fields), or a listed kind as its code (sys is 13).
         Auditor auditor = new Auditor();
@@ -166,7 +166,7 @@ class AuditorTest {
         sameDigest(auditor -> auditor.recordRingSubmit(2, 3, Long.MAX_VALUE, Integer.MIN_VALUE),
                 auditor -> auditor.record("ring.submit", Auditor.u64(2), Auditor.u64(3),
                         Auditor.u64(Long.MAX_VALUE), Auditor.u32(Integer.MIN_VALUE)));
-        sameDigest(auditor -> auditor.recordU64(Auditor.CLOCK_SLIP, 42),
+        sameDigest(auditor -> auditor.recordU64(AuditKind.CLOCK_SLIP, 42),
                 auditor -> auditor.record("clock.slip", Auditor.u64(42)));
         // A read at the call: every sign and number of digits of the result, payloads of none, a few bytes, and
         // more than a block (hashed by blocks), each as SimSystemCalls' generic audit would record it.
@@ -314,9 +314,9 @@ class AuditorTest {
     /** The digest of one event before a completion, the completion, and one event after it. */
     private static String completionDigest(byte[] opcode, MemorySegment buffer, int moved, long userDataFlip) {
         Auditor auditor = new Auditor();
-        auditor.recordU64U64(Auditor.RING_NOW, 1, 1_000);
+        auditor.recordU64U64(AuditKind.RING_NOW, 1, 1_000);
         auditor.recordRingComplete(1, 2, opcode, 0x55L ^ userDataFlip, moved, 1_000, buffer, moved, null);
-        auditor.recordU64(Auditor.FIBER_RUN, 0);
+        auditor.recordU64(AuditKind.FIBER_RUN, 0);
         return auditor.digest();
     }
 }
