@@ -2,7 +2,6 @@ package dev.lockstep.sim;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.Handle;
-import dev.lockstep.Poll;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
 import dev.lockstep.engine.FiberScheduler;
@@ -56,7 +55,8 @@ import java.util.List;
  * machine's crash and the checkpoint it takes; {@link RunLeaks} names what the run holds at its end and what waits
  * in a stall; {@link RunConfinement} says which threads may touch the run and keeps the first determinism leak
  * another thread caused; {@link RunTrace} is what a traced run keeps beside its events; {@link RunRecord} is what
- * the run reports about itself (digest, counts, CPU time, replay line, the user's call site). This class sets the
+ * the run reports about itself (digest, counts, CPU time, replay line, the user's call site); {@link RunVerdict} is
+ * its first failure and what it ends with (the failure, what it left open, an interrupt). This class sets the
  * run up, runs the loop and answers for the run's identity: which thread and engines are the run's.
  */
 final class Simulation implements OwningRun {
@@ -96,8 +96,8 @@ final class Simulation implements OwningRun {
     private boolean interrupted;
     /** The carrier the run is on, whose queue catches work handed to the common pool; null if run elsewhere. */
     private SimCarrier carrier;
-    /** The first failure, with when it happened; null while the run is fine. Simulator thread only. */
-    private String failure;
+    /** The run's first failure, and at its end what it throws. */
+    private final RunVerdict verdict;
     private boolean shuttingDown;
     /** Settles each fiber step: the scheduler callback, the hand-off and the held stray continuations. */
     private final StepSettler steps = new StepSettler(this);
@@ -126,6 +126,7 @@ final class Simulation implements OwningRun {
         this.kernel.simulation = this;
         this.leaks = new RunLeaks(this);
         this.crash = new RunCrash(this, config.crashPolicy());
+        this.verdict = new RunVerdict(this, crash);
         this.control = new SimControl(this);
         this.search = new SearchState(generator, auditor, config.faultPoints());
         auditor.namedEventListener(search::onEvent);
@@ -382,50 +383,10 @@ final class Simulation implements OwningRun {
             auditor.releaseRememberedBlocks();
         }
         record.cpuEnds();
-        String leaked = leaks.report();
-        // A runtime failure (a waker callback threw, a ring failed) is the run's verdict: what its aborted tasks
-        // left open is listed by SimRunner.leaks() but does not replace the failure the user must see.
-        // After a determinism leak, what the run holds at its end (a fiber still inside Thread.join or not) depends
-        // on how far a thread outside the simulation got: the verdict, which must be the same on every run of the
-        // seed, is the leak alone.
-        boolean determinismLeak = failure != null && failure.startsWith("determinism leak");
-        SimulationFailure leakBesideRootFailure = null;
-        if (leaked != null && config.failOnLeaks() && engine.failure() == null && !determinismLeak && !interrupted) {
-            if (failure == null && rootFailedOnItsOwn(rootHandle)) {
-                // The task's exception is what the user must see (SimRunner's contract): what it left open rides
-                // along as a suppressed failure, with the same message the leak alone would have failed with.
-                leakBesideRootFailure = new SimulationFailure(leaked, origin, record.replayLine(), record.caller());
-            } else {
-                failure = failure == null ? leaked : failure + "; and " + leaked;
-            }
-        }
-        if (interrupted) {
-            // As runtime-uring answers: the caller asked the run to stop, so it stopped; nothing else is claimed.
-            throw new dev.lockstep.AbortedException(INTERRUPTED);
-        }
-        if (failure != null) {
-            throw new SimulationFailure(failure, origin, record.replayLine(), record.caller());
-        }
+        SimulationFailure leakBesideRootFailure = verdict.end(leaks.report(), rootHandle, interrupted);
         Checkpoint checkpoint = crash.checkpoint();
         return new Result<>(rootHandle, engine, crash.crashed(), crash.rootDoneAtCrash(), crash.reason(),
                 checkpoint == null ? null : checkpoint.crashedAt(), leakBesideRootFailure);
-    }
-
-    /**
-     * Whether the root task ended by throwing, of its own accord: not aborted by a crash that came first (in a
-     * {@link SimRunner#startAndRecover} run the crash, not the task, is then the outcome).
-     */
-    private boolean rootFailedOnItsOwn(Handle<?> rootHandle) {
-        if (rootHandle == null || !rootHandle.isDone() || (crash.crashed() && !crash.rootDoneAtCrash())) {
-            return false;
-        }
-        Poll<?> outcome = rootHandle.poll(null);
-        try {
-            outcome.get();
-            return false;
-        } catch (RuntimeException | Error thrown) {
-            return true;
-        }
     }
 
     /**
@@ -448,14 +409,14 @@ final class Simulation implements OwningRun {
         };
     }
 
-    private String loop(Handle<?> rootHandle, long limit, long crashAt) {
+    private void loop(Handle<?> rootHandle, long limit, long crashAt) {
         while (true) {
             if (interruptRequested && !interrupted) {
                 interrupted = true;
                 fail("interrupted: " + INTERRUPTED);
             }
             String foreign = confinement.firstLeak();
-            if (foreign != null && failure == null) {
+            if (foreign != null && !verdict.failed()) {
                 // Once: fail() aborts every task, and aborting again on every turn would wake a fiber stuck in JDK
                 // I/O over and over (it parks again at once), so the loop never saw an idle step and spun.
                 fail("determinism leak: " + foreign);
@@ -489,10 +450,10 @@ final class Simulation implements OwningRun {
                 continue;
             }
             if (shuttingDown && liveFibers() == 0) {
-                return failure;
+                return;
             }
             String outside = fiberWaitingOutsideLockstep();
-            if (outside != null && failure == null) {
+            if (outside != null && !verdict.failed()) {
                 // Jumping the clock now would let a JDK thread decide when this fiber resumes.
                 fail("determinism leak: " + outside);
                 continue;
@@ -509,7 +470,7 @@ final class Simulation implements OwningRun {
             if (nextEvent == Long.MAX_VALUE) {
                 if (shuttingDown) {
                     // Aborted fibers blocked outside Lockstep can never resume; leave them.
-                    return failure;
+                    return;
                 }
                 fail("stalled: no fiber can run and nothing is scheduled (" + liveFibers()
                         + " fibers waiting: " + leaks.describeWaitingFibers() + ")" + leaks.describeRings());
@@ -533,8 +494,8 @@ final class Simulation implements OwningRun {
      * not change the verdict); every task is aborted.
      */
     private void fail(String message) {
-        if (failure == null) {
-            failure = message + " (at " + now() + ", after " + scheduler.fiberSteps() + " steps)";
+        if (!verdict.failed()) {
+            verdict.first(message + " (at " + now() + ", after " + scheduler.fiberSteps() + " steps)");
             if (message.startsWith("determinism leak")) {
                 // What the run does after it depends on a thread outside the simulation (a JDK timer ending a
                 // sleep while the run shuts down, or not): the run's record is what came before.
@@ -560,7 +521,7 @@ final class Simulation implements OwningRun {
 
     /** Whether the run has its verdict (its first failure): it only shuts down from then on. Simulator thread. */
     boolean failed() {
-        return failure != null;
+        return verdict.failed();
     }
 
     /** Whether {@link #interrupt()} was called: long real-time waits of the simulator's thread give up then. */
