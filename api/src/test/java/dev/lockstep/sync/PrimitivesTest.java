@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.ClosedException;
+import dev.lockstep.CountingWaker;
 import dev.lockstep.Handle;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,29 +27,6 @@ import org.junit.jupiter.api.Test;
  * {@link PrimitivesStressTest}; the runtimes' proof is conformance-tests' {@code SyncConformanceTest}.
  */
 class PrimitivesTest {
-    /** Counts the waker protocol's calls. */
-    static final class CountingWaker implements Waker {
-        final AtomicInteger retains = new AtomicInteger();
-        final AtomicInteger wakes = new AtomicInteger();
-        final AtomicInteger releases = new AtomicInteger();
-
-        @Override
-        public void wake() {
-            wakes.incrementAndGet();
-        }
-
-        @Override
-        public Waker retain() {
-            retains.incrementAndGet();
-            return this;
-        }
-
-        @Override
-        public void release() {
-            releases.incrementAndGet();
-        }
-    }
-
     private static <T> T ready(Operation<T> operation) {
         Poll<T> poll = operation.poll(Waker.noop());
         assertTrue(poll.isReady(), "expected ready");
@@ -68,11 +45,11 @@ class PrimitivesTest {
         Operation<Void> third = channel.send(3);
         CountingWaker sender = new CountingWaker();
         pending(third, sender);
-        assertEquals(1, sender.retains.get());
+        assertEquals(1, sender.retains());
         pending(third, sender); // the same waker is not retained twice
-        assertEquals(1, sender.retains.get());
+        assertEquals(1, sender.retains());
         assertEquals(1, ready(channel.receive()));
-        assertEquals(1, sender.wakes.get()); // room made: the waiting send was accepted and woken
+        assertEquals(1, sender.wakes()); // room made: the waiting send was accepted and woken
         ready(third);
         assertEquals(2, ready(channel.receive()));
         assertEquals(3, ready(channel.receive()));
@@ -91,8 +68,8 @@ class PrimitivesTest {
         pending(first, one);
         pending(second, two);
         ready(channel.send("a"));
-        assertEquals(1, one.wakes.get());
-        assertEquals(0, two.wakes.get());
+        assertEquals(1, one.wakes());
+        assertEquals(0, two.wakes());
         assertEquals("a", ready(first));
         assertEquals(0, channel.size());
     }
@@ -106,7 +83,7 @@ class PrimitivesTest {
         pending(blocked, sender);
         channel.close();
         channel.close(); // idempotent
-        assertEquals(1, sender.wakes.get());
+        assertEquals(1, sender.wakes());
         ClosedException refused = assertThrows(ClosedException.class, () -> ready(blocked));
         assertEquals("cannot send to a closed channel (capacity 1)", refused.getMessage());
         assertThrows(ClosedException.class, () -> ready(channel.send(3)));
@@ -124,8 +101,8 @@ class PrimitivesTest {
         CountingWaker waker = new CountingWaker();
         pending(receive, waker);
         receive.close();
-        assertEquals(1, waker.releases.get());
-        assertEquals(0, waker.wakes.get());
+        assertEquals(1, waker.releases());
+        assertEquals(0, waker.wakes());
         ready(channel.send(7)); // went to the buffer, not to the closed receive
         assertEquals(1, channel.size());
         Operation<Void> send = channel.send(8);
@@ -144,8 +121,8 @@ class PrimitivesTest {
         pending(receive, waker);
         Thread closer = Thread.ofPlatform().name("closer").start(receive::close);
         closer.join();
-        assertEquals(1, waker.wakes.get(), "close means close: the awaiter of another thread is woken");
-        assertEquals(0, waker.releases.get());
+        assertEquals(1, waker.wakes(), "close means close: the awaiter of another thread is woken");
+        assertEquals(0, waker.releases());
         assertThrows(ClosedException.class, () -> ready(receive));
         assertTrue(channel.trySend(7), "the closed receive left the line");
         assertEquals(7, channel.tryReceive());
@@ -216,7 +193,7 @@ class PrimitivesTest {
         CountingWaker waiter = new CountingWaker();
         pending(small, waiter);
         big.close();
-        assertEquals(1, waiter.wakes.get());
+        assertEquals(1, waiter.wakes());
         ready(small).close();
         one.close();
         assertEquals(2, semaphore.available());
@@ -250,7 +227,7 @@ class PrimitivesTest {
         assertTrue(value.complete("v"));
         assertFalse(value.complete("w"));
         assertFalse(value.fail(new IllegalStateException("late")));
-        assertEquals(1, waker.wakes.get());
+        assertEquals(1, waker.wakes());
         assertEquals("v", ready(early));
         assertEquals("v", ready(value.get()));
         OneShot<String> failed = new OneShot<>();
@@ -270,7 +247,7 @@ class PrimitivesTest {
         CountingWaker waker = new CountingWaker();
         pending(race, waker);
         ready(b.send("bee"));
-        assertEquals(1, waker.wakes.get());
+        assertEquals(1, waker.wakes());
         ready(a.send("ay"));   // now both are ready: the race polls in order, but a's receive got "ay" later
         Selected<String> winner = ready(race);
         assertEquals(0, winner.index()); // both ready at the poll: the earlier in the list wins
@@ -377,7 +354,7 @@ class PrimitivesTest {
         CountingWaker waker = new CountingWaker();
         pending(operation, waker);
         source.complete(42);
-        assertEquals(1, waker.wakes.get());
+        assertEquals(1, waker.wakes());
         assertEquals(42, ready(operation));
         CompletableFuture<Integer> failing = new CompletableFuture<>();
         failing.completeExceptionally(new java.io.IOException("disk"));

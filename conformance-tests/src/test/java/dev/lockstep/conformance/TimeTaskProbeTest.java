@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
 import dev.lockstep.Context;
+import dev.lockstep.CountingWaker;
 import dev.lockstep.Handle;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
@@ -60,34 +61,6 @@ class TimeTaskProbeTest {
     private static Object sleepForever(Context ctx) {
         ctx.sleep(FOREVER);
         return "woke";
-    }
-
-    /** Counts what the runtime does with a waker. */
-    static final class CountingWaker implements Waker {
-        final AtomicInteger retains = new AtomicInteger();
-        final AtomicInteger wakes = new AtomicInteger();
-        final AtomicInteger releases = new AtomicInteger();
-
-        @Override
-        public void wake() {
-            wakes.incrementAndGet();
-        }
-
-        @Override
-        public Waker retain() {
-            retains.incrementAndGet();
-            return this;
-        }
-
-        @Override
-        public void release() {
-            releases.incrementAndGet();
-        }
-
-        @Override
-        public String toString() {
-            return "retain=" + retains + " wake=" + wakes + " release=" + releases;
-        }
     }
 
     // ------------------------------------------------------------------------------------------------- clock
