@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Handle;
 import dev.lockstep.Task;
+import dev.lockstep.WatchdogRace;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -15,36 +16,8 @@ import org.junit.jupiter.api.Test;
  * replays what it found, and leaves runs without it as they were.
  */
 class PrioritiesTest {
-    /** How many steps the watchdog waits for a heartbeat. */
-    private static final int WATCHDOG_STEPS = 20;
-
-    /**
-     * The planted bug: a watchdog declares its peer dead after {@value #WATCHDOG_STEPS} steps without a heartbeat,
-     * and the peer's heartbeat comes at its second step. The peer is never dead, but a schedule that runs the
-     * watchdog's steps before the peer's second says it is. Uniform choice between the two fibers does that about
-     * once in 2^{@value #WATCHDOG_STEPS} runs; priority scheduling whenever the watchdog's priority is the higher.
-     *
-     * @return true if the watchdog declared the live peer dead
-     */
-    static final Task<Boolean> WATCHDOG_RACE = ctx -> {
-        AtomicBoolean heartbeat = new AtomicBoolean();
-        Handle<Boolean> watchdog = ctx.child("watchdog").spawn(c -> {
-            for (int step = 0; step < WATCHDOG_STEPS; step++) {
-                if (heartbeat.get()) {
-                    return false;
-                }
-                Thread.yield();
-            }
-            return !heartbeat.get();
-        });
-        Handle<Void> peer = ctx.child("peer").spawn(c -> {
-            Thread.yield();
-            heartbeat.set(true);
-            return null;
-        });
-        peer.await();
-        return watchdog.await();
-    };
+    /** The planted ordering bug: true when a run's schedule let the watchdog declare its live peer dead. */
+    static final Task<Boolean> WATCHDOG_RACE = WatchdogRace.DECLARES_LIVE_PEER_DEAD;
 
     private static SimConfig config(long seed, Priorities priorities) {
         return SimConfig.builder().seed(seed).priorities(priorities).build();

@@ -1,11 +1,10 @@
 package dev.lockstep.testing;
 
-import dev.lockstep.Handle;
 import dev.lockstep.Search;
 import dev.lockstep.Task;
+import dev.lockstep.WatchdogRace;
 import dev.lockstep.sim.SimRunner;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 
 /**
@@ -16,33 +15,13 @@ final class PlantedSearchBugs {
     private PlantedSearchBugs() {
     }
 
-    /** How many steps the watchdog of {@link #WATCHDOG_RACE} waits for a heartbeat. */
-    static final int WATCHDOG_STEPS = 20;
-
     /**
-     * An ordering bug: a watchdog declares its peer dead after {@value #WATCHDOG_STEPS} steps without a heartbeat,
-     * and the peer sends its heartbeat at its second step. The peer is never dead, but a schedule that runs all
-     * the watchdog's steps before the peer's second says so. The uniform choice of the next fiber does that about
-     * once in 2^{@value #WATCHDOG_STEPS} runs; priority scheduling whenever the watchdog's priority is the higher.
+     * An ordering bug ({@link WatchdogRace}): a watchdog declares its live peer dead when every one of its steps
+     * runs before the peer's heartbeat, which the uniform choice of the next fiber almost never does and priority
+     * scheduling does whenever the watchdog's priority is the higher.
      */
     static final Task<Void> WATCHDOG_RACE = ctx -> {
-        AtomicBoolean heartbeat = new AtomicBoolean();
-        Handle<Boolean> watchdog = ctx.child("watchdog").spawn(c -> {
-            for (int step = 0; step < WATCHDOG_STEPS; step++) {
-                if (heartbeat.get()) {
-                    return false;
-                }
-                Thread.yield();
-            }
-            return !heartbeat.get();
-        });
-        Handle<Void> peer = ctx.child("peer").spawn(c -> {
-            Thread.yield();
-            heartbeat.set(true);
-            return null;
-        });
-        peer.await();
-        if (watchdog.await()) {
+        if (WatchdogRace.DECLARES_LIVE_PEER_DEAD.run(ctx)) {
             throw new AssertionError("the watchdog declared a live peer dead");
         }
         return null;
