@@ -1,12 +1,8 @@
 package dev.lockstep.sync;
 
-import dev.lockstep.AbortedException;
 import dev.lockstep.Operation;
-import dev.lockstep.Poll;
-import dev.lockstep.Waker;
 import dev.lockstep.spi.Awaiter;
 import java.util.ServiceLoader;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Finds the runtime's {@link Awaiter} once. Without a runtime on the class path (a plain unit test of a data
@@ -23,38 +19,10 @@ final class Awaiting {
         for (Awaiter found : ServiceLoader.load(Awaiter.class, Awaiter.class.getClassLoader())) {
             return found;
         }
-        return Awaiting::parkThread;
+        return Awaiter::parkThread;
     }
 
     static <T> T await(Operation<T> operation) {
         return AWAITER.await(operation);
-    }
-
-    private static <T> T parkThread(Operation<T> operation) {
-        Thread thread = Thread.currentThread();
-        Waker waker = new Waker() {
-            @Override
-            public void wake() {
-                LockSupport.unpark(thread);
-            }
-
-            @Override
-            public boolean willWake(Waker other) {
-                return other == this;
-            }
-        };
-        while (true) {
-            Poll<T> poll = operation.poll(waker);
-            if (poll.isReady()) {
-                return poll.get();
-            }
-            // Checked before each park, which returns at once while the status is set: never a spin.
-            if (thread.isInterrupted()) {
-                operation.close();
-                throw new AbortedException(thread + " was interrupted while awaiting " + operation
-                        + ": the operation is closed");
-            }
-            LockSupport.park(operation);
-        }
     }
 }

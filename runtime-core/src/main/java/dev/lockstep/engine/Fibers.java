@@ -6,7 +6,6 @@ import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.UnsupportedJdkException;
-import dev.lockstep.Waker;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
 
@@ -125,7 +124,7 @@ public final class Fibers {
     public static <T> T await(Operation<T> operation) {
         Fiber fiber = CURRENT.get();
         if (fiber == null) {
-            return awaitOnPlainThread(operation);
+            return dev.lockstep.spi.Awaiter.parkThread(operation);
         }
         boolean interrupted = false;
         try {
@@ -155,42 +154,6 @@ public final class Fibers {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    /**
-     * A plain thread's wait: the JDK's rule for an interruptible blocking call, with {@link AbortedException} in
-     * place of the checked {@code InterruptedException} and the status kept. The status is read after each poll
-     * that found the result pending, and {@code LockSupport.park} returns at once while it is set, so an interrupt
-     * before the wait or during it ends the wait at the next check; a result already ready is returned.
-     */
-    private static <T> T awaitOnPlainThread(Operation<T> operation) {
-        Thread thread = Thread.currentThread();
-        Waker waker = new ThreadWaker(thread);
-        while (true) {
-            Poll<T> poll = operation.poll(waker);
-            if (poll.isReady()) {
-                return poll.get();
-            }
-            if (thread.isInterrupted()) {
-                operation.close();
-                throw new AbortedException(thread + " was interrupted while awaiting " + operation
-                        + ": the operation is closed");
-            }
-            LockSupport.park(operation);
-        }
-    }
-
-    /** Unparks one thread; equal to any other waker of the same thread. */
-    private record ThreadWaker(Thread thread) implements Waker {
-        @Override
-        public void wake() {
-            LockSupport.unpark(thread);
-        }
-
-        @Override
-        public boolean willWake(Waker other) {
-            return equals(other);
         }
     }
 
