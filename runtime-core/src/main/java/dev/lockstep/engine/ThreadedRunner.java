@@ -109,6 +109,21 @@ public final class ThreadedRunner implements Runner {
         interruptGraceNanos = grace.toNanos();
     }
 
+    /** The test seam of {@link #beforeStartCheck}: null unless a test set it before {@code start}. */
+    private volatile java.util.function.IntConsumer beforeStartCheck;
+
+    /**
+     * A test seam, unset in production: {@code hook} runs on each worker's thread, given the worker's index, just
+     * before the thread looks whether another worker's start failed already (and if so skips opening its ring).
+     * It lets a test order the workers' starts around a refused ring instead of leaving it to the OS's scheduling.
+     * The hook must return, and must not throw: the run waits for every worker's start. Set before {@code start}.
+     *
+     * @param hook called with the worker's index
+     */
+    void beforeStartCheck(java.util.function.IntConsumer hook) {
+        beforeStartCheck = hook;
+    }
+
     /**
      * @param kernel the kernel
      * @param workers worker threads, {@code >= 1}
@@ -215,10 +230,14 @@ public final class ThreadedRunner implements Runner {
         CountDownLatch created = new CountDownLatch(workers);
         Throwable[] startFailure = new Throwable[1];
         engine.onFailure(() -> engine.workers().forEach(Worker::nudge));
+        java.util.function.IntConsumer startHook = beforeStartCheck;
         for (int i = 0; i < workers; i++) {
             int index = i;
             threads[i] = Thread.ofPlatform().name(name + "-worker-" + i).unstarted(() -> {
                 Worker worker;
+                if (startHook != null) {
+                    startHook.accept(index);
+                }
                 synchronized (startFailure) {
                     if (startFailure[0] != null) {
                         // Another worker's ring was refused already: the run will not start, so opening (and
