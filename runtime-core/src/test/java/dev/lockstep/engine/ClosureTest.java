@@ -64,16 +64,10 @@ class ClosureTest {
                 assertTrue(rootReturned.await(10, TimeUnit.SECONDS));
                 Worker worker = closing.get();
                 var ring = (ScriptedKernel.ScriptedRing) worker.ring();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (!worker.isClosing() && !startReturned.get()) {
-                    assertTrue(System.nanoTime() < deadline, "the worker began closing within 10 s");
-                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-                }
+                BoundedWait.parking("the worker began closing", () -> worker.isClosing() || startReturned.get());
                 int waitsWhenClosing = ring.waits.get();
-                while (ring.waits.get() == waitsWhenClosing && !startReturned.get()) {
-                    assertTrue(System.nanoTime() < deadline, "the closing worker waited in its ring within 10 s");
-                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-                }
+                BoundedWait.parking("the closing worker waited in its ring",
+                        () -> ring.waits.get() != waitsWhenClosing || startReturned.get());
                 closureWaitedForTheWrite.set(!startReturned.get());
                 kernel.complete(retainedWrite.get(), 1);
             } catch (InterruptedException e) {

@@ -83,14 +83,9 @@ class FiberSafeLockTest {
      */
     private static void awaitQueuedBehind(Thread owner) {
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (java.util.Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds()))
-                .noneMatch(info -> info != null && info.getLockOwnerId() == owner.threadId())) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no thread queued within 10 s for the lock " + owner + " holds");
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
+        BoundedWait.parking("a thread queued for the lock " + owner + " holds",
+                () -> java.util.Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds()))
+                        .anyMatch(info -> info != null && info.getLockOwnerId() == owner.threadId()));
     }
 
     private static void takeOnce(FiberSafeLock lock, AtomicInteger entered) {

@@ -110,11 +110,8 @@ class InterruptedStartTest {
             release.set(true);
         }
         // Released, the fiber ends and its worker retires on its own: nothing stays behind.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("wedged-worker-0"))) {
-            assertTrue(System.nanoTime() < deadline, "the released worker retired");
-            Thread.sleep(10);
-        }
+        BoundedWait.parking("the released worker retired", () -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.getName().equals("wedged-worker-0")));
         assertFalse(starter.thread.isAlive());
     }
 }

@@ -277,7 +277,7 @@ class StorageEngineTest {
             // The fiber parks on the sync below, leaving its worker nothing to do but wait for the permit.
             Support.Started releaser = Support.startPlain(() -> {
                 try {
-                    awaitCondition("the worker waited in its ring while its sync waited for the permit",
+                    BoundedWait.parking("the worker waited in its ring while its sync waited for the permit",
                             () -> ring.waits.get() > waitsBefore);
                 } finally {
                     blob.permit().release();
@@ -288,17 +288,6 @@ class StorageEngineTest {
             blob.close();
             return null;
         });
-    }
-
-    /** Waits on a plain thread, bounded by 10 s of real time, until {@code condition} holds. */
-    private static void awaitCondition(String what, java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 10 s: " + what);
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(100_000); // a poll, leaving the cores to the worker
-        }
     }
 
     /**
@@ -323,11 +312,7 @@ class StorageEngineTest {
             Operation<Void> resize = blob.resize(10);
             resizeAdmitted.set(true);
             // Spin without yielding: worker 0 cannot service, so the truncate waits while worker 1 syncs.
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-            while (!otherSynced.get()) {
-                assertTrue(System.nanoTime() < deadline, "the other worker's sync finished within 10 s");
-                Thread.onSpinWait();
-            }
+            BoundedWait.spinning("the other worker's sync finished", otherSynced::get);
             other.await();
             int fsyncsBeforeTruncate = kernel.files.fsyncs;
             resize.await();

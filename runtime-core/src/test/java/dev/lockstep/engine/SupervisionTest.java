@@ -24,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,17 +39,6 @@ class SupervisionTest {
 
     private ThreadedRunner runner() {
         return new ThreadedRunner(kernel, 1, 4, null, "supervision");
-    }
-
-    /** Lets other fibers of this worker run until {@code condition} holds (bounded by 10 s of real time). */
-    private static void until(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("within 10 s: " + what);
-            }
-            Thread.yield();
-        }
     }
 
     /** A task that advances the manual clock by {@code step} per turn until aborted. */
@@ -174,12 +162,12 @@ class SupervisionTest {
                     finallyRan.set(true);
                 }
             });
-            until("the victim started", started::get);
+            BoundedWait.yielding("the victim started", started::get);
             victim.abort();
             victim.abort();
             assertThrows(ClosedException.class, victim::await);
             assertTrue(victim.isDone());
-            until("the victim's finally ran", finallyRan::get);
+            BoundedWait.yielding("the victim's finally ran", finallyRan::get);
             return null;
         });
         assertInstanceOf(ClosedException.class, seenByTask.get());
@@ -204,7 +192,7 @@ class SupervisionTest {
                 }
                 return null;
             });
-            until("the victim started", started::get);
+            BoundedWait.yielding("the victim started", started::get);
             victim.abort();
             assertThrows(ClosedException.class, victim::await);
             assertTrue(finallyRan.get(), "the handle resolved while the aborted task had not unwound yet");
@@ -231,12 +219,12 @@ class SupervisionTest {
         runner().start(ctx -> {
             Handle<String> parent = ctx.child("parent").spawn(pc -> {
                 child.set(sleeper(pc.child("kid"), started, finished));
-                until("the child started", () -> started.get() == 1);
+                BoundedWait.yielding("the child started", () -> started.get() == 1);
                 return "parent done";
             });
             assertEquals("parent done", parent.await());
             assertThrows(ClosedException.class, child.get()::await);
-            until("the child's finally ran", () -> finished.get() == 1);
+            BoundedWait.yielding("the child's finally ran", () -> finished.get() == 1);
             return null;
         });
     }
@@ -269,14 +257,14 @@ class SupervisionTest {
                 tc.sleep(FOREVER);
                 return "woke";
             });
-            until("all nine descendants started", () -> started.get() == 9);
+            BoundedWait.yielding("all nine descendants started", () -> started.get() == 9);
             assertEquals(9, handles.size());
             top.abort();
             assertThrows(ClosedException.class, top::await);
             for (Handle<String> handle : handles) {
                 assertThrows(ClosedException.class, handle::await);
             }
-            until("every finally ran", () -> finished.get() == 9);
+            BoundedWait.yielding("every finally ran", () -> finished.get() == 9);
             return null;
         });
     }
@@ -293,7 +281,7 @@ class SupervisionTest {
                 c.sleep(Duration.ofMillis(5));
                 return "survived";
             });
-            until("both started", () -> started.get() == 2);
+            BoundedWait.yielding("both started", () -> started.get() == 2);
             assertEquals("quick", quick.await());
             aborted.abort();
             assertThrows(ClosedException.class, aborted::await);
@@ -316,12 +304,12 @@ class SupervisionTest {
                 Context chain = pc.child("a").child("b").child("c").child("d");
                 assertEquals("p.a.b.c.d", chain.label());
                 deep.set(sleeper(chain, started, finished));
-                until("deep task started", () -> started.get() == 1);
+                BoundedWait.yielding("deep task started", () -> started.get() == 1);
                 return "p";
             });
             assertEquals("p", parent.await());
             assertThrows(ClosedException.class, deep.get()::await);
-            until("deep finally ran", () -> finished.get() == 1);
+            BoundedWait.yielding("deep finally ran", () -> finished.get() == 1);
             return null;
         });
     }
@@ -345,10 +333,10 @@ class SupervisionTest {
                 c.sleep(Duration.ofMillis(3));
                 return "other";
             });
-            until("both started", () -> started.get() == 2);
+            BoundedWait.yielding("both started", () -> started.get() == 2);
             assertEquals("a", a.spawn(c -> "a").await());
             assertThrows(ClosedException.class, belowTask::await);
-            until("below finally ran", () -> finished.get() == 1);
+            BoundedWait.yielding("below finally ran", () -> finished.get() == 1);
             assertFalse(otherTask.isDone(), "a task outside the finished task's context survives");
             Handle<Void> ticker = ticker(ctx, Duration.ofMillis(1));
             String result = otherTask.await();
@@ -368,7 +356,7 @@ class SupervisionTest {
                 pc.sleep(FOREVER);
                 return null;
             });
-            until("the parent saved a context", () -> saved.get() != null);
+            BoundedWait.yielding("the parent saved a context", () -> saved.get() != null);
             parent.abort();
             assertThrows(ClosedException.class, parent::await);
             Handle<String> late = saved.get().spawn(c -> {
@@ -414,12 +402,12 @@ class SupervisionTest {
         runner().start(ctx -> {
             Handle<Void> failing = ctx.child("failing").spawn(fc -> {
                 child.set(sleeper(fc.child("kid"), started, finished));
-                until("kid started", () -> started.get() == 1);
+                BoundedWait.yielding("kid started", () -> started.get() == 1);
                 throw new IllegalStateException("parent failed");
             });
             assertThrows(ExitedException.class, failing::await);
             assertThrows(ClosedException.class, child.get()::await);
-            until("kid's finally ran", () -> finished.get() == 1);
+            BoundedWait.yielding("kid's finally ran", () -> finished.get() == 1);
             return null;
         });
     }
@@ -440,7 +428,7 @@ class SupervisionTest {
                 }
             });
             Handle<Void> ticker = ticker(ctx, Duration.ofMillis(1));
-            until("the child looped", () -> iterations.get() >= 3);
+            BoundedWait.yielding("the child looped", () -> iterations.get() >= 3);
             ticker.abort();
             return "root";
         });
@@ -461,7 +449,7 @@ class SupervisionTest {
                     return signal.await();
                 }
             });
-            until("the waiter holds its signal", holding::get);
+            BoundedWait.yielding("the waiter holds its signal", holding::get);
             ctx.stop(7, null);
             assertEquals(7, waiter.await());
             try (Signal late = ctx.stopped()) {
@@ -480,7 +468,7 @@ class SupervisionTest {
                 c.stop(5, null);
                 return null;
             });
-            until("the first stop was signalled", () -> held.poll() != null);
+            BoundedWait.yielding("the first stop was signalled", () -> held.poll() != null);
             assertEquals(5, held.poll());
             held.close();
             first.await();
@@ -512,7 +500,7 @@ class SupervisionTest {
                     return null;
                 });
             }
-            until("three holders", () -> holding.get() == 3);
+            BoundedWait.yielding("three holders", () -> holding.get() == 3);
             Handle<Void> ticker = ticker(ctx, Duration.ofMillis(1));
             ctx.stop(3, null);
             assertEquals(List.of(1, 2, 3), List.copyOf(closed), "stop returned before every holder closed");
@@ -758,10 +746,10 @@ class SupervisionTest {
                 pc.sleep(FOREVER);
                 return null;
             });
-            until("kid started", () -> started.get() == 1);
+            BoundedWait.yielding("kid started", () -> started.get() == 1);
             parent.abort();
             assertThrows(ClosedException.class, parent::await);
-            until("kid's finally ran", () -> finished.get() == 1);
+            BoundedWait.yielding("kid's finally ran", () -> finished.get() == 1);
             return null;
         });
         assertEquals(List.of(workers - 1, workers - 1), homes);

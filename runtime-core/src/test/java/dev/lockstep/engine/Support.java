@@ -3,7 +3,6 @@ package dev.lockstep.engine;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.Waker;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -35,13 +34,7 @@ final class Support {
      * @param condition checked on the fiber between turns
      */
     static void serviceUntil(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("within 10 s: " + what);
-            }
-            Thread.yield();
-        }
+        BoundedWait.yielding(what, condition);
     }
 
     /** Lets the worker run {@code turns} service turns. */
@@ -70,13 +63,7 @@ final class Support {
                 failure.set(t);
             }
         });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (thread.isAlive()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("foreign thread did not finish within 10 s");
-            }
-            Thread.onSpinWait();
-        }
+        BoundedWait.spinning("the foreign thread finished", () -> !thread.isAlive());
         rethrow(failure.get());
         return value.get();
     }
@@ -160,13 +147,7 @@ final class Support {
 
         /** Joins (from a fiber: yielding, so the worker keeps servicing) and rethrows the thread's failure. */
         void join() {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (thread.isAlive()) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("helper thread did not finish within 10 s");
-                }
-                Thread.yield();
-            }
+            BoundedWait.yielding("the helper thread finished", () -> !thread.isAlive());
             rethrow(failure.get());
         }
     }
