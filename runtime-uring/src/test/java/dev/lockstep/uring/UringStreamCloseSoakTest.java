@@ -1,24 +1,19 @@
 package dev.lockstep.uring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
 import dev.lockstep.Handle;
 import dev.lockstep.IoBuffer;
 import dev.lockstep.Listener;
-import dev.lockstep.RecvFailedException;
-import dev.lockstep.SendFailedException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,10 +41,7 @@ class UringStreamCloseSoakTest {
 
     @Test
     void aStreamClosedFromAPlainThreadClosesItsReceiveAndNothingElse() throws Exception {
-        int fdsBefore = OpenDescriptors.fdCount();
-        AtomicReference<String> problem = new AtomicReference<>();
-        List<Thread> closers = new ArrayList<>();
-        int[] outstandingBuffers = new int[WORKERS];
+        CloseSoak soak = new CloseSoak(WORKERS);
         List<UringRing> rings = new java.util.concurrent.CopyOnWriteArrayList<>();
         UringRunner.builder().workers(WORKERS).ringEntries(32).ringOpened(rings::add).build().start(ctx -> {
             SplittableRandom random = new SplittableRandom(23);
@@ -61,47 +53,23 @@ class UringStreamCloseSoakTest {
                     Connection server = accepted.await();
                     int serverWorker = c % WORKERS;
                     int clientWorker = (c + 1) % WORKERS;
-                    int closeAfter = random.nextInt(MOST_ECHOES);
-                    CountDownLatch echoes = new CountDownLatch(closeAfter);
+                    CountDownLatch echoes = new CountDownLatch(random.nextInt(MOST_ECHOES));
                     endings.add(ctx.child("echo").spawnOn(serverWorker, e -> echo(e, server, echoes)));
-                    endings.add(ctx.child("client").spawnOn(clientWorker, k -> client(client, problem)));
-                    Thread closer = Thread.ofPlatform().name("closer-" + c).start(() -> {
-                        // Bounded: the echo loop counts every echo down and, however it ends, the rest.
-                        try {
-                            echoes.await(30, TimeUnit.SECONDS);
-                        } catch (InterruptedException interrupted) {
-                            Thread.currentThread().interrupt();
-                        }
-                        server.stream().close();
-                    });
-                    closers.add(closer);
+                    endings.add(ctx.child("client").spawnOn(clientWorker,
+                            k -> CloseSoak.client(client, -1, MESSAGE)));
+                    soak.closeAfter("closer-" + c, echoes, Duration.ofSeconds(30), server.stream());
                 }
-                for (Handle<String> ending : endings) {
-                    String how = ending.await();
-                    if (how != null) {
-                        problem.compareAndSet(null, how);
-                    }
-                }
+                soak.awaitEndings(endings);
             }
-            for (int w = 0; w < WORKERS; w++) {
-                outstandingBuffers[w] = ctx.child("count").spawnOn(w, b -> b.buffers().outstanding()).await();
-            }
+            soak.countBuffers(ctx);
             return null;
         });
-        for (Thread closer : closers) {
-            closer.join(java.time.Duration.ofSeconds(30));
-            assertTrue(!closer.isAlive(), closer.getName() + " did not finish");
-        }
-        assertNull(problem.get());
-        for (int w = 0; w < WORKERS; w++) {
-            assertEquals(0, outstandingBuffers[w], "buffers of worker " + w + " not returned");
-        }
+        soak.assertNothingLeft();
         assertEquals(WORKERS, rings.size());
         for (UringRing ring : rings) {
             // Read after the run: the rings' threads have ended.
             assertEquals(0, ring.receiveSelection().lent(), "selected receive buffers not given back to " + ring);
         }
-        assertEquals(fdsBefore, OpenDescriptors.fdCount(), "fds leaked: " + OpenDescriptors.fds());
     }
 
     /**
@@ -130,32 +98,6 @@ class UringStreamCloseSoakTest {
             while (echoes.getCount() > 0) {
                 echoes.countDown();
             }
-        }
-    }
-
-    /**
-     * Sends numbered messages and checks each echo until the server closes the connection: the only way this
-     * loop may end (a receive that reads the end, or a send the peer reset).
-     *
-     * @return null, or what went wrong
-     */
-    private static String client(Connection client, AtomicReference<String> problem) {
-        try (client) {
-            for (long n = 0; ; n++) {
-                byte[] message = new byte[MESSAGE];
-                java.util.Arrays.fill(message, (byte) n);
-                message[0] = (byte) (n >>> 8);
-                client.sink().send(message).await();
-                byte[] echo = client.stream().recv(MESSAGE).await();
-                if (!java.util.Arrays.equals(message, echo)) {
-                    return "echo " + n + " differed from the message sent";
-                }
-            }
-        } catch (RecvFailedException | SendFailedException serverClosed) {
-            // The server closed: the echo's receive saw the end, or the next send was reset.
-            return null;
-        } catch (RuntimeException other) {
-            return "the client ended with " + other + " instead of the server closing the connection";
         }
     }
 }

@@ -1,9 +1,5 @@
 package dev.lockstep.uring;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.lockstep.ClosedException;
 import dev.lockstep.Connection;
 import dev.lockstep.Context;
@@ -11,15 +7,13 @@ import dev.lockstep.Handle;
 import dev.lockstep.IoBuffer;
 import dev.lockstep.Listener;
 import dev.lockstep.RecvFailedException;
-import dev.lockstep.SendFailedException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -54,10 +48,7 @@ class UringWaitingCallsCloseSoakTest {
 
     @Test
     void aStreamClosedFromAPlainThreadNeverClosesTheCallTheFiberMovedOnTo() throws Exception {
-        int fdsBefore = OpenDescriptors.fdCount();
-        AtomicReference<String> problem = new AtomicReference<>();
-        List<Thread> closers = new ArrayList<>();
-        int[] outstandingBuffers = new int[WORKERS];
+        CloseSoak soak = new CloseSoak(WORKERS);
         UringRunner.builder().workers(WORKERS).ringEntries(32).build().start(ctx -> {
             SplittableRandom random = new SplittableRandom(31);
             try (Listener listener = ctx.bind(LOOPBACK).await()) {
@@ -73,39 +64,18 @@ class UringWaitingCallsCloseSoakTest {
                     int clientWorker = (p + 1) % WORKERS;
                     CountDownLatch echoes = new CountDownLatch(random.nextInt(MOST_DOOMED_ECHOES));
                     endings.add(ctx.child("echo").spawnOn(serverWorker, e -> echo(e, doomed, steady, echoes)));
-                    endings.add(ctx.child("doomed").spawnOn(clientWorker, k -> client(doomedClient, -1)));
-                    endings.add(ctx.child("steady").spawnOn(clientWorker, k -> client(steadyClient, STEADY_ECHOES)));
-                    closers.add(Thread.ofPlatform().name("closer-" + p).start(() -> {
-                        // Bounded: the echo loop counts every doomed echo down and, however it ends, the rest.
-                        try {
-                            echoes.await(60, TimeUnit.SECONDS);
-                        } catch (InterruptedException interrupted) {
-                            Thread.currentThread().interrupt();
-                        }
-                        doomed.stream().close();
-                    }));
+                    endings.add(ctx.child("doomed").spawnOn(clientWorker,
+                            k -> CloseSoak.client(doomedClient, -1, MESSAGE)));
+                    endings.add(ctx.child("steady").spawnOn(clientWorker,
+                            k -> CloseSoak.client(steadyClient, STEADY_ECHOES, MESSAGE)));
+                    soak.closeAfter("closer-" + p, echoes, Duration.ofSeconds(60), doomed.stream());
                 }
-                for (Handle<String> ending : endings) {
-                    String how = ending.await();
-                    if (how != null) {
-                        problem.compareAndSet(null, how);
-                    }
-                }
+                soak.awaitEndings(endings);
             }
-            for (int w = 0; w < WORKERS; w++) {
-                outstandingBuffers[w] = ctx.child("count").spawnOn(w, b -> b.buffers().outstanding()).await();
-            }
+            soak.countBuffers(ctx);
             return null;
         });
-        for (Thread closer : closers) {
-            closer.join(java.time.Duration.ofSeconds(30));
-            assertTrue(!closer.isAlive(), closer.getName() + " did not finish");
-        }
-        assertNull(problem.get());
-        for (int w = 0; w < WORKERS; w++) {
-            assertEquals(0, outstandingBuffers[w], "buffers of worker " + w + " not returned");
-        }
-        assertEquals(fdsBefore, OpenDescriptors.fdCount(), "fds leaked: " + OpenDescriptors.fds());
+        soak.assertNothingLeft();
     }
 
     /**
@@ -146,32 +116,6 @@ class UringWaitingCallsCloseSoakTest {
             while (echoes.getCount() > 0) {
                 echoes.countDown();
             }
-        }
-    }
-
-    /**
-     * Sends numbered messages and checks each echo: {@code messages} of them, then closes; or, with -1, until the
-     * server closes the connection.
-     *
-     * @return null, or what went wrong
-     */
-    private static String client(Connection client, int messages) {
-        try (client) {
-            for (long n = 0; messages < 0 || n < messages; n++) {
-                byte[] message = new byte[MESSAGE];
-                java.util.Arrays.fill(message, (byte) n);
-                message[0] = (byte) (n >>> 8);
-                client.sink().send(message).await();
-                byte[] echo = client.stream().recv(MESSAGE).await();
-                if (!java.util.Arrays.equals(message, echo)) {
-                    return "echo " + n + " differed from the message sent";
-                }
-            }
-            return null;
-        } catch (RecvFailedException | SendFailedException serverClosed) {
-            return messages < 0 ? null : "the steady client's connection failed: " + serverClosed;
-        } catch (RuntimeException other) {
-            return "a client ended with " + other;
         }
     }
 }
