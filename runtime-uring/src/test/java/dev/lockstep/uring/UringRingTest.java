@@ -16,9 +16,6 @@ import dev.lockstep.kernel.SystemCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,75 +23,22 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 @ExtendWith(FdLeakCheck.class)
-class UringRingTest {
+class UringRingTest extends RingFixture {
     private static final UringKernel KERNEL = new UringKernel();
-    private static final SystemCalls SYSTEM = KERNEL.system();
     /** Waits on the test's own thread are bounded; unbounded ones run in {@link #onOwnRing}. */
     private static final long FIVE_SECONDS_NANOS = 5_000_000_000L;
-    private static final InetSocketAddress LOOPBACK_ANY_PORT =
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
     @TempDir
     Path temp;
 
-    private UringRing ring;
-    private final Completions completions = new Completions();
-    private final List<Integer> fdsToClose = new ArrayList<>();
-    private final List<MemorySegment> memoryToFree = new ArrayList<>();
-
-    @BeforeEach
-    void openRing() {
-        ring = KERNEL.openRing(8);
-    }
-
-    @AfterEach
-    void release() {
-        fdsToClose.forEach(SYSTEM::close);
-        memoryToFree.forEach(ring::free);
-        ring.close();
-    }
-
-    private MemorySegment allocate(long bytes) {
-        MemorySegment memory = ring.allocate(bytes);
-        memoryToFree.add(memory);
-        return memory;
-    }
-
-    private MemorySegment bytes(String text) {
-        byte[] encoded = text.getBytes(StandardCharsets.UTF_8);
-        MemorySegment memory = allocate(encoded.length);
-        MemorySegment.copy(encoded, 0, memory, ValueLayout.JAVA_BYTE, 0, encoded.length);
-        return memory;
-    }
-
-    private static String text(MemorySegment memory, int length) {
-        return new String(memory.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-    }
-
-    private int keep(int fd) {
-        fdsToClose.add(fd);
-        return fd;
-    }
-
-    private static Submission submission(Opcode opcode, int fd, MemorySegment buffer, long userData) {
-        Submission submission = new Submission();
-        submission.opcode = opcode;
-        submission.fd = fd;
-        submission.buffer = buffer;
-        submission.length = (int) buffer.byteSize();
-        submission.userData = userData;
-        return submission;
-    }
-
-    private void stage(Submission submission) {
-        assertTrue(ring.stage(submission), () -> "ring refused " + submission);
+    @Override
+    UringRing openRing() {
+        return KERNEL.openRing(8);
     }
 
     /**
@@ -199,28 +143,6 @@ class UringRingTest {
         stage(write);
 
         assertEquals(3, completions.result(ring, 1));
-    }
-
-    /** A connected loopback pair: the connecting socket and the one the listener accepted. */
-    private record Pair(int client, int accepted, InetSocketAddress listening) {
-    }
-
-    private Pair connectedPair() {
-        int listener = keep(SYSTEM.socket(LOOPBACK_ANY_PORT));
-        SYSTEM.bindAndListen(listener, LOOPBACK_ANY_PORT, 16);
-        InetSocketAddress listening = SYSTEM.localAddress(listener);
-        int client = keep(SYSTEM.socket(listening));
-        MemorySegment sockaddr = SYSTEM.sockaddr(ring, listening);
-        memoryToFree.add(sockaddr);
-
-        stage(submission(Opcode.ACCEPT, listener, MemorySegment.NULL, 100));
-        stage(submission(Opcode.CONNECT, client, sockaddr, 101));
-        completions.awaitAll(ring, 100, 101);
-
-        assertEquals(0, completions.all().get(101L).result(), "connect");
-        int accepted = completions.all().get(100L).result();
-        assertTrue(accepted >= 0, () -> "accept failed: " + accepted);
-        return new Pair(client, keep(accepted), listening);
     }
 
     @Test

@@ -11,20 +11,13 @@ import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
-import dev.lockstep.kernel.SystemCalls;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,26 +27,10 @@ import org.junit.jupiter.api.Test;
  * On a ring of two buffers, so that three receives run them out. Skipped where the kernel has no provided buffer
  * rings (before Linux 5.19), where receives bring their own buffers.
  */
-class UringSelectedBuffersTest {
-    private static final SystemCalls SYSTEM = new UringKernel().system();
-    private static final InetSocketAddress LOOPBACK_ANY_PORT =
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-
-    private UringRing ring;
-    private final Completions completions = new Completions();
-    private final List<Integer> fdsToClose = new ArrayList<>();
-    private final List<MemorySegment> memoryToFree = new ArrayList<>();
-
-    @BeforeEach
-    void openRing() {
-        ring = new UringKernel(2).openRing(8);
-    }
-
-    @AfterEach
-    void release() {
-        fdsToClose.forEach(SYSTEM::close);
-        memoryToFree.forEach(ring::free);
-        ring.close();
+class UringSelectedBuffersTest extends RingFixture {
+    @Override
+    UringRing openRing() {
+        return new UringKernel(2).openRing(8);
     }
 
     @Test
@@ -260,80 +237,6 @@ class UringSelectedBuffersTest {
     }
 
     private Submission send(int fd, String text, long userData) {
-        byte[] encoded = text.getBytes(StandardCharsets.UTF_8);
-        MemorySegment memory = allocate(encoded.length);
-        MemorySegment.copy(encoded, 0, memory, ValueLayout.JAVA_BYTE, 0, encoded.length);
-        Submission submission = new Submission();
-        submission.opcode = Opcode.SEND;
-        submission.fd = fd;
-        submission.buffer = memory;
-        submission.length = encoded.length;
-        submission.userData = userData;
-        return submission;
-    }
-
-    private static String text(MemorySegment memory, int length) {
-        return new String(memory.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-    }
-
-    private MemorySegment allocate(long bytes) {
-        MemorySegment memory = ring.allocate(bytes);
-        memoryToFree.add(memory);
-        return memory;
-    }
-
-    private int keep(int fd) {
-        fdsToClose.add(fd);
-        return fd;
-    }
-
-    private void stage(Submission submission) {
-        stageOn(ring, submission);
-    }
-
-    private static void stageOn(UringRing on, Submission submission) {
-        assertTrue(on.stage(submission), () -> "ring refused " + submission);
-    }
-
-    private record Pair(int client, int accepted) {
-    }
-
-    private long nextUserData = 1000;
-
-    private Pair connectedPair() {
-        return connectedPairOn(ring);
-    }
-
-    private Pair connectedPairOn(UringRing ring) {
-        Completions completions = ring == this.ring ? this.completions : new Completions();
-        int listener = keep(SYSTEM.socket(LOOPBACK_ANY_PORT));
-        SYSTEM.bindAndListen(listener, LOOPBACK_ANY_PORT, 16);
-        InetSocketAddress listening = SYSTEM.localAddress(listener);
-        int client = keep(SYSTEM.socket(listening));
-        MemorySegment sockaddr = SYSTEM.sockaddr(ring, listening);
-        memoryToFree.add(sockaddr);
-        long accept = nextUserData++;
-        long connect = nextUserData++;
-        Submission acceptIt = new Submission();
-        acceptIt.opcode = Opcode.ACCEPT;
-        acceptIt.fd = listener;
-        acceptIt.userData = accept;
-        stageOn(ring, acceptIt);
-        Submission connectIt = new Submission();
-        connectIt.opcode = Opcode.CONNECT;
-        connectIt.fd = client;
-        connectIt.buffer = sockaddr;
-        connectIt.length = (int) sockaddr.byteSize();
-        connectIt.userData = connect;
-        stageOn(ring, connectIt);
-        completions.awaitAll(ring, accept, connect);
-        if (ring != this.ring) {
-            ring.free(sockaddr);
-            memoryToFree.remove(sockaddr);
-        }
-        assertEquals(0, completions.all().get(connect).result(), "connect");
-        int accepted = completions.all().get(accept).result();
-        assertTrue(accepted >= 0, () -> "accept failed: " + accepted);
-        return new Pair(client, keep(accepted));
+        return submission(Opcode.SEND, fd, bytes(text), userData);
     }
 }
