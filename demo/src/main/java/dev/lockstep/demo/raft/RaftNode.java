@@ -4,7 +4,6 @@ import dev.lockstep.Context;
 import dev.lockstep.Listener;
 import dev.lockstep.NetworkException;
 import dev.lockstep.Operation;
-import dev.lockstep.Search;
 import dev.lockstep.Task;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.demo.kv.InjectedBug;
@@ -44,18 +43,8 @@ import java.util.List;
  * command to commit, a peer task with nothing to send) waits through {@link Changes}, which loses no wake-up.
  *
  * <h2>Fault points</h2>
- * Rare but legal paths a simulated run may take ({@link Search#faultPoint}; never on runtime-uring), to widen what a
- * search reaches: {@code raft.append-cut-short} (a leader sends one entry where it could send a batch),
- * {@code raft.drop-peer-reply} (a node handles a peer's request and the answer is lost, as on a network that drops
- * it), {@code raft.leader-commit-late} and {@code raft.follower-commit-late} (the commit index moves at a later
- * message instead of this one), {@code raft.election-early} (a follower's election timeout cut short),
- * {@code raft.contest-election} (a follower asked for its vote in a new term stands in that term itself, so two
- * candidates contest it), {@code raft.append-handled-late} (a node handles an AppendEntries after the leader gave
- * up on it, so a newer one may come first), {@code raft.append-from-earlier} (a leader sends a batch from
- * further back than the follower needs) and {@code raft.sync-slow} (the sync of what a peer's request changed
- * takes 2 ms more, as on a slow disk). None of them breaks a Raft invariant: the unmutated Raft passes with
- * them. Once the observer says the harness is {@linkplain RaftObserver#quiet() quiet} they are not reached, as FoundationDB
- * turns BUGGIFY off for its quiescence check, so that the liveness bound after the faults stop measures the Raft.
+ * Rare but legal paths a simulated run may take, to widen what a search reaches: {@link RarePaths} names and
+ * explains each. When what a peer's request changed is synced is {@link PeerSyncs}'s.
  */
 public final class RaftNode implements RaftView {
     /**
@@ -64,15 +53,15 @@ public final class RaftNode implements RaftView {
      * catch-up takes (a commit index bounded by the last entry sent) are exercised.
      */
     static final int MAX_BATCH = 8;
-    /** How long a sync the fault point {@code raft.sync-slow} slows down waits first: a slow disk's fsync. */
-    private static final Duration SLOW_SYNC = Duration.ofMillis(2);
     private final RaftConfig config;
     private final RaftObserver observer;
+    private final RarePaths rarePaths;
     private final InjectedBug bug;
     private final int self;
     private final Mutex lock = new Mutex();
 
     private DurableState state;
+    private PeerSyncs peerSyncs;
     private ElectionTimeouts timeouts;
     private Role role = Role.FOLLOWER;
     private int leaderHint;
@@ -85,13 +74,11 @@ public final class RaftNode implements RaftView {
     private final Ballot ballot;
     /** As a leader: what each follower holds, and which read rounds it confirmed. */
     private final FollowerProgress progress;
-    /** A sync an injected bug put off until after the answer. */
-    private boolean metaSyncOwed;
-    private boolean logSyncOwed;
 
     private RaftNode(RaftConfig config, RaftObserver observer) {
         this.config = config;
         this.observer = observer;
+        this.rarePaths = new RarePaths(observer);
         this.bug = config.bug();
         this.self = config.self();
         int members = config.members().size();
@@ -114,6 +101,7 @@ public final class RaftNode implements RaftView {
         try (DurableState recovered = DurableState.open(ctx, bug);
              Listener listener = ctx.bind(config.members().get(self - 1)).await()) {
             state = recovered;
+            peerSyncs = new PeerSyncs(recovered, bug, rarePaths);
             timeouts = ElectionTimeouts.forLifetime(ctx, config);
             electionDeadlineNanos = ctx.monotonicNanos() + timeouts.next().toNanos();
             observer.started(this, recovered.recovery());
@@ -135,7 +123,7 @@ public final class RaftNode implements RaftView {
             Duration wait;
             try (Lease held = lock.lock().await()) {
                 if (role != Role.LEADER && (ctx.monotonicNanos() - electionDeadlineNanos >= 0
-                        || role == Role.FOLLOWER && rarePath("raft.election-early"))) {
+                        || role == Role.FOLLOWER && rarePath(RarePaths.ELECTION_EARLY))) {
                     startElection(ctx);        // early: a timeout cut short, as a slow leader's follower may see
                 }
                 wait = role == Role.LEADER ? config.heartbeat()
@@ -177,7 +165,7 @@ public final class RaftNode implements RaftView {
 
     private VoteReply onRequestVote(Context ctx, RequestVote request) {
         boolean metaWritten = false;
-        if (request.term() > state.term() && role == Role.FOLLOWER && rarePath("raft.contest-election")) {
+        if (request.term() > state.term() && role == Role.FOLLOWER && rarePath(RarePaths.CONTEST_ELECTION)) {
             return standInTerm(ctx, request.term());
         }
         if (request.term() > state.term()) {
@@ -200,12 +188,7 @@ public final class RaftNode implements RaftView {
             electionDeadlineNanos = ctx.monotonicNanos() + timeouts.next().toNanos();
         }
         if (metaWritten) {
-            if (bug == InjectedBug.UNSYNCED_VOTE) {
-                metaSyncOwed = true;     // the bug: answered first, synced after
-            } else {
-                slowDisk(ctx);
-                state.syncMeta();
-            }
+            peerSyncs.meta(ctx);
         }
         return new VoteReply(state.term(), grant);
     }
@@ -266,16 +249,11 @@ public final class RaftNode implements RaftView {
             written = true;
         }
         if (written) {
-            if (bug == InjectedBug.FOLLOWER_ACK_BEFORE_SYNC) {
-                logSyncOwed = true;                            // the bug: acknowledged first, synced after
-            } else {
-                slowDisk(ctx);
-                state.syncLog();
-            }
+            peerSyncs.log(ctx);
         }
         long newCommit = Math.min(request.leaderCommit(),
                 bug == InjectedBug.COMMIT_PAST_MATCH ? state.lastIndex() : lastNew);
-        if (newCommit > commitIndex && !rarePath("raft.follower-commit-late")) {
+        if (newCommit > commitIndex && !rarePath(RarePaths.FOLLOWER_COMMIT_LATE)) {
             commitIndex = newCommit;
             apply();
             changed();
@@ -311,11 +289,11 @@ public final class RaftNode implements RaftView {
                         if (next <= state.lastIndex() || progress.unconfirmed(peer, round)
                                 || sinceSent.compareTo(config.heartbeat()) >= 0) {
                             long prev = next - 1;
-                            if (prev > 0 && rarePath("raft.append-from-earlier")) {
+                            if (prev > 0 && rarePath(RarePaths.APPEND_FROM_EARLIER)) {
                                 prev = Math.max(0, prev - MAX_BATCH);  // legal: the follower skips what it has
                             }
                             int count = (int) Math.min(MAX_BATCH, state.lastIndex() - prev);
-                            if (count > 1 && rarePath("raft.append-cut-short")) {
+                            if (count > 1 && rarePath(RarePaths.APPEND_CUT_SHORT)) {
                                 count = 1;          // legal: the rest goes in the next AppendEntries
                             }
                             request = new AppendEntries(state.term(), self, prev, state.termAt(prev), commitIndex,
@@ -389,7 +367,7 @@ public final class RaftNode implements RaftView {
      */
     private void advanceCommit() {
         long majorityHolds = progress.majorityHolds(state.lastIndex(), config.majority());
-        if (majorityHolds > commitIndex && !rarePath("raft.leader-commit-late")
+        if (majorityHolds > commitIndex && !rarePath(RarePaths.LEADER_COMMIT_LATE)
                 && (bug == InjectedBug.FIGURE_8 || state.termAt(majorityHolds) == state.term())) {
             for (long index = commitIndex + 1; index <= majorityHolds; index++) {
                 observer.committed(self, state.term(), index, state.entry(index));
@@ -400,9 +378,9 @@ public final class RaftNode implements RaftView {
         }
     }
 
-    /** A fault point of this node: reached only while the harness injects faults. */
+    /** A fault point of this node ({@link RarePaths}): reached only while the harness injects faults. */
     boolean rarePath(String name) {
-        return !observer.quiet() && Search.faultPoint(name);
+        return rarePaths.take(name);
     }
 
     /** Lock held. The state machine is the observer's: entries are handed to it in order. */
@@ -537,34 +515,9 @@ public final class RaftNode implements RaftView {
     /** The answer to a request was sent (or dropped): what an injected bug put off is done now. */
     void answered(Context ctx) {
         if (bug != InjectedBug.NONE) {
-            payOwedSyncs(ctx);
-        }
-    }
-
-    /** What an injected bug put off until after the answer. */
-    private void payOwedSyncs(Context ctx) {
-        try (Lease held = lock.lock().await()) {
-            if (metaSyncOwed || logSyncOwed) {
-                slowDisk(ctx);
+            try (Lease held = lock.lock().await()) {
+                peerSyncs.payOwed(ctx);
             }
-            if (metaSyncOwed) {
-                metaSyncOwed = false;
-                state.syncMeta();
-            }
-            if (logSyncOwed) {
-                logSyncOwed = false;
-                state.syncLog();
-            }
-        }
-    }
-
-    /**
-     * Lock held, before the sync of what a peer's request changed: the fault point {@code raft.sync-slow}, a disk
-     * whose sync takes a while (the lock stays held, as it does during a real slow sync).
-     */
-    private void slowDisk(Context ctx) {
-        if (rarePath("raft.sync-slow")) {
-            ctx.sleep(SLOW_SYNC);
         }
     }
 

@@ -62,14 +62,14 @@ final class RequestServer {
         try (connection) {
             while (true) {
                 Message request = Messages.receive(connection);
-                if (request instanceof AppendEntries && node.rarePath("raft.append-handled-late")) {
+                if (request instanceof AppendEntries && node.rarePath(RarePaths.APPEND_HANDLED_LATE)) {
                     // Legal: a slow node. The leader gives up on this request, dials again and sends a newer one,
                     // which may be handled before this one.
                     ctx.sleep(config.rpcTimeout().multipliedBy(2));
                 }
                 Message reply = node.answer(ctx, request);
                 boolean peerRequest = request instanceof RequestVote || request instanceof AppendEntries;
-                if (peerRequest && node.rarePath("raft.drop-peer-reply")) {
+                if (peerRequest && node.rarePath(RarePaths.DROP_PEER_REPLY)) {
                     // Legal: as if the network lost the answer. The asker times out, dials again and retries,
                     // while what this request changed here stays.
                     node.answered(ctx);

@@ -10,7 +10,10 @@
  *       candidate's votes): the node's bookkeeping, under its lock.</li>
  *   <li>{@code RequestServer} (connections accepted, requests answered) and {@code PeerLink} (the connection a node
  *       dials to a peer): how messages come and go; {@code Changes}: how a node's tasks wait for its state.</li>
- *   <li>{@code DurableState}: the term, vote and log on disk, and recovery (a torn or lost tail is cut off).</li>
+ *   <li>{@code DurableState}: the term, vote and log on disk, and recovery (a torn or lost tail is cut off);
+ *       {@code PeerSyncs}: when what a peer's request changed is synced (before the answer, or after it where a
+ *       planted bug says so).</li>
+ *   <li>{@code RarePaths}: the node's fault points, rare but legal paths a simulated run may take.</li>
  *   <li>{@code Messages}: the wire format; malformed input is refused with
  *       {@link dev.lockstep.demo.raft.MalformedMessageException} and closes its connection.</li>
  *   <li>{@link dev.lockstep.demo.raft.RaftClient}: append a command, read a committed one, read the commit index
