@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link FiberScheduler}).
  *
  * <p>Thread-safe: workers are published once created; the tree, stop state and failure are guarded.
+ *
+ * <p>How a task runs as a fiber, from its start on its home worker to the report of its end, is
+ * {@link TaskFibers}'.
  */
 public final class Engine {
     /** Largest ring a runtime accepts. */
@@ -46,6 +49,8 @@ public final class Engine {
     private final StopState stop = new StopState();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final LiveFibers fibers = new LiveFibers();
+    /** Starts each task's fiber and reports its end. */
+    private final TaskFibers tasks;
     /** Guards {@link #workers}, which workers fill in from their own threads while fibers look them up. */
     private final FiberSafeLock workersLock = new FiberSafeLock();
     private final EngineStorage storage;
@@ -105,6 +110,7 @@ public final class Engine {
         this.workerCount = workers;
         this.ringEntries = ringEntries;
         this.scheduler = scheduler;
+        this.tasks = new TaskFibers(this, scheduler, supervision, fibers);
         this.workers = new Worker[workers];
         this.metrics = new WorkerMetrics[workers];
         for (int i = 0; i < workers; i++) {
@@ -377,7 +383,7 @@ public final class Engine {
      */
     public <T> Handle<T> startRoot(Task<T> root) {
         Supervision.Node node = supervision.root();
-        return startFiber(worker(0), node, null, "", root);
+        return tasks.start(worker(0), node, null, "", root, null);
     }
 
     /** Aborts every task; the runner calls this when the root finished. */
@@ -427,113 +433,7 @@ public final class Engine {
                     + workerIndex);
         }
         Supervision.Node node = supervision.child(spawner);
-        return startFiber(worker(workerIndex), node, spawner, label, task, owned);
-    }
-
-    /** Closes what a task that never ran was handed; the close's failure, or null. */
-    private static Throwable closeUnrun(AutoCloseable owned) {
-        if (owned == null) {
-            return null;
-        }
-        try {
-            owned.close();
-            return null;
-        } catch (Exception failure) {
-            return failure;
-        }
-    }
-
-    /**
-     * What an aborted task's close of its owned resource threw, to attach to its outcome as Spawner promises:
-     * {@code thrown} itself when the close failed after the body returned, else what try-with-resources attached
-     * to the body's exception (the abort's own ClosedException is not a close failure). Null when the close did
-     * not fail.
-     */
-    private static Throwable closeFailure(Throwable thrown) {
-        if (!(thrown instanceof dev.lockstep.ClosedException)) {
-            return thrown;
-        }
-        Throwable[] suppressed = thrown.getSuppressed();
-        return suppressed.length == 0 ? null : suppressed[0];
-    }
-
-    /** Runs the body of a task handed {@code owned}, closing it after, as try-with-resources does. */
-    private static <T> T runOwning(Task<T> task, Context context, AutoCloseable owned) throws Exception {
-        try (owned) {
-            return task.run(context);
-        }
-    }
-
-    private <T> Handle<T> startFiber(Worker home, Supervision.Node node, Supervision.Node spawner, String label,
-                                     Task<T> task) {
-        return startFiber(home, node, spawner, label, task, null);
-    }
-
-    private <T> Handle<T> startFiber(Worker home, Supervision.Node node, Supervision.Node spawner, String label,
-                                     Task<T> task, AutoCloseable owned) {
-        TaskHandle<T> handle = new TaskHandle<>(this, node, label.isEmpty() ? "root" : label);
-        node.setTask(handle);
-        if (node.isAborted() || home == null || home.isClosing()) {
-            handle.closed("was not started: its supervisor was aborted or its worker closed", closeUnrun(owned));
-            return handle;
-        }
-        if (!home.countFiber()) {
-            // The worker began closing since the look above (its thread may be ending): see Worker.countFiber.
-            handle.closed("was not started: its worker closed", closeUnrun(owned));
-            return handle;
-        }
-        Fiber fiber = new Fiber(home, handle.label, scheduler);
-        handle.fiber = fiber;
-        EngineContext context = new EngineContext(this, node, label, spawner == null);
-        fibers.counting();
-        Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, fiber,
-                fiber.guarded(continuation)));
-        Thread thread = Fibers.unstarted(builder, "lockstep-" + home.index() + "-" + handle.label, () -> {
-            Fibers.bind(fiber);
-            Worker.enter(home);
-            // The outcome is published only after the supervision tree has taken in the task's end, so a fiber
-            // that awaits this handle (on any worker) sees every node below the spawner already aborted.
-            Runnable resolve;
-            try {
-                if (fiber.isAborted() || node.isAborted()) {
-                    Throwable closeFailure = closeUnrun(owned);
-                    resolve = () -> handle.closed("was aborted before it ran", closeFailure);
-                } else {
-                    T value = owned == null ? task.run(context) : runOwning(task, context, owned);
-                    if (fiber.isAborted()) {
-                        resolve = () -> handle.closed("was aborted");
-                    } else {
-                        resolve = () -> handle.succeed(value);
-                    }
-                }
-            } catch (Throwable thrown) {
-                if (fiber.isAborted()) {
-                    Throwable closeFailure = owned == null ? null : closeFailure(thrown);
-                    resolve = () -> handle.closed("was aborted", closeFailure);
-                } else {
-                    RuntimeException reported = handle.reported(thrown);
-                    resolve = () -> handle.fail(reported);
-                }
-            }
-            try {
-                if (spawner != null) {
-                    supervision.spawnedTaskFinished(spawner);
-                }
-                supervision.abortBelow(node, false);
-            } finally {
-                resolve.run();
-                fibers.remove(fiber);
-                // Nudge before the counts drop: the fiber may still unmount here (a contended monitor inside the
-                // nudge), and its worker must keep running fibers until the last one has really finished.
-                home.nudge();
-                fibers.uncount();
-                home.fibers.decrementAndGet();
-            }
-        });
-        fiber.attach(thread);
-        fibers.add(fiber);
-        thread.start();
-        return handle;
+        return tasks.start(worker(workerIndex), node, spawner, label, task, owned);
     }
 
     /**

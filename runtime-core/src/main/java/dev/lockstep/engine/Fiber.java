@@ -31,7 +31,7 @@ public final class Fiber {
     final class OwnWaker implements Waker {
         /**
          * The fiber's home worker if the calling thread is the fiber's own thread, else null: what {@link
-         * Worker#current()} answers on that thread (Engine.startFiber enters the home worker before the task
+         * Worker#current()} answers on that thread (TaskFibers.start enters the home worker before the task
          * runs, and a fiber never enters another worker), found without a thread-local lookup. {@code thread} is
          * written before the thread starts (a happens-before edge to everything the thread does), so the fiber's
          * own thread always reads itself; another thread can never read its own thread there.

@@ -445,7 +445,7 @@ class ModelCheckingTest {
 
     /**
      * A spawn counting its fiber on a worker while the worker's thread decides whether to end, as {@code
-     * Engine.startFiber} and {@code ThreadedRunner}'s loop make them ({@link Worker#countFiber}, {@link
+     * TaskFibers.start} and {@code ThreadedRunner}'s loop make them ({@link Worker#countFiber}, {@link
      * Worker#closeIfNoFibers}): never both a counted fiber and an ended thread (the fiber would be queued to nobody
      * and never run); a spawn that backs off leaves nothing counted, and nudges the worker in case it stayed for
      * it. With the spawn's look at {@code closing} before its count, or the thread's look at the count before it
@@ -469,7 +469,7 @@ class ModelCheckingTest {
     }
 
     /**
-     * A spawn racing an abort of its supervisor, as {@code Engine.startFiber} makes it: a child node, the task set
+     * A spawn racing an abort of its supervisor, as {@code TaskFibers.start} makes it: a child node, the task set
      * on it, then a look at whether it is aborted. Whichever the order, the task never runs unaborted under an
      * aborted node: either the spawn's look sees the abort (and the engine closes the handle without starting it),
      * or the abort found the task on the node and closed it. What {@link Supervision} answers for: a child made
