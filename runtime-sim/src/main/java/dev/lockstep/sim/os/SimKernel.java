@@ -6,7 +6,6 @@ import dev.lockstep.kernel.KernelException;
 import dev.lockstep.sim.KernelBehavior;
 import dev.lockstep.sim.NetworkConfig;
 import dev.lockstep.sim.SimCluster;
-import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimNode;
 import dev.lockstep.sim.SimRunner;
 import dev.lockstep.sim.StorageFaults;
@@ -16,7 +15,6 @@ import dev.lockstep.sim.audit.Site;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The simulated operating system of one simulated host: its rings, its fd table, its file system, and its
@@ -43,7 +41,9 @@ import java.util.Objects;
  *
  * <h2>Parts</h2>
  * The kernel is the seam between the engine's SPI and the simulated host: it builds the host, opens its rings and
- * answers for its time and addresses ({@link LoopbackHosts}). What it holds lives beside it: the fd table
+ * answers for its time and addresses ({@link LoopbackHosts}); {@link SimKernelBuilder} is how a host is put
+ * together (file system, network, address, behaviour, open-file limit, node clock). What it holds lives beside it:
+ * the fd table
  * ({@link FdTable}) and what the fds name ({@link Description}), the rings' native memory ({@link RingMemory}),
  * where a system call's latency goes ({@link SyscallLatency}); the rings ({@link SimRing}), the synchronous calls
  * ({@link SimSystemCalls}), the file system ({@link SimFileSystem}) and the network ({@link SimNetwork}) are
@@ -108,7 +108,7 @@ public final class SimKernel implements Kernel {
         return syncsInFlight;
     }
 
-    private SimKernel(Builder builder) {
+    SimKernel(SimKernelBuilder builder) {
         this.generator = builder.generator;
         this.auditor = builder.auditor;
         this.clock = builder.clock;
@@ -137,119 +137,8 @@ public final class SimKernel implements Kernel {
      * @param clock simulated time
      * @return the builder
      */
-    public static Builder builder(Generator generator, Auditor auditor, SimClock clock) {
-        return new Builder(generator, auditor, clock);
-    }
-
-    /** Builds a {@link SimKernel}. */
-    public static final class Builder {
-        private final Generator generator;
-        private final Auditor auditor;
-        private final SimClock clock;
-        private SimFileSystem fileSystem;
-        private SimNetwork network;
-        private InetAddress hostAddress = workerHost(0);
-        private KernelBehavior behavior = KernelBehavior.DEFAULT;
-        private int openFileLimit = MAX_FDS;
-        private boolean workerHosts;
-        private NodeClock nodeClock;
-
-        private Builder(Generator generator, Auditor auditor, SimClock clock) {
-            this.generator = Objects.requireNonNull(generator, "generator");
-            this.auditor = Objects.requireNonNull(auditor, "auditor");
-            this.clock = Objects.requireNonNull(clock, "clock");
-        }
-
-        /**
-         * The host's file system; by default a new empty one without faults. Pass the same file system to the
-         * kernel that restarts a crashed host.
-         *
-         * @param fileSystem the file system
-         * @return this
-         */
-        public Builder fileSystem(SimFileSystem fileSystem) {
-            this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
-            return this;
-        }
-
-        /**
-         * The network the host is on; by default a new one with {@link NetworkConfig#DEFAULT}. Hosts that talk
-         * to each other share one.
-         *
-         * @param network the network
-         * @return this
-         */
-        public Builder network(SimNetwork network) {
-            this.network = Objects.requireNonNull(network, "network");
-            return this;
-        }
-
-        /**
-         * The host's one address; by default {@code 127.0.0.1}.
-         *
-         * @param hostAddress the address
-         * @return this
-         */
-        public Builder hostAddress(InetAddress hostAddress) {
-            this.hostAddress = Objects.requireNonNull(hostAddress, "hostAddress");
-            return this;
-        }
-
-        /**
-         * The rings' behaviour; by default {@link KernelBehavior#DEFAULT}.
-         *
-         * @param behavior the behaviour
-         * @return this
-         */
-        public Builder behavior(KernelBehavior behavior) {
-            this.behavior = Objects.requireNonNull(behavior, "behavior");
-            return this;
-        }
-
-        /**
-         * The process's open-file limit ({@link SimConfig#openFileLimit()}); by default {@link #MAX_FDS}.
-         *
-         * @param limit above {@link #FIRST_FD}, at most {@link #MAX_FDS}
-         * @return this
-         * @throws IllegalArgumentException naming the value otherwise
-         */
-        public Builder openFileLimit(int limit) {
-            if (limit <= FIRST_FD || limit > MAX_FDS) {
-                throw new IllegalArgumentException("an open-file limit is above " + FIRST_FD + " and at most "
-                        + MAX_FDS + ", was " + limit);
-            }
-            this.openFileLimit = limit;
-            return this;
-        }
-
-        /**
-         * Makes each worker of the engine over this kernel its own host: a socket opened by worker {@code i} is on
-         * host {@link #workerHost(int) 127.0.0.(i+1)}, so partitions between workers' addresses apply to their
-         * traffic. The kernel owns the whole loopback range, as a Linux machine does: a socket may bind any
-         * {@code 127.0.0.0/8} address or {@code ::1} (the socket then is on that host), and a wildcard listener
-         * accepts connections to every loopback address. The network must have no other kernel claiming that.
-         *
-         * @return this
-         */
-        public Builder workerHosts() {
-            this.workerHosts = true;
-            return this;
-        }
-
-        /** The clock of a {@link SimCluster} node: what this kernel's rings report as the time. */
-        public Builder nodeClock(NodeClock clock) {
-            this.nodeClock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * Builds the kernel; records its boot in the auditor.
-         *
-         * @return the kernel
-         */
-        public SimKernel build() {
-            return new SimKernel(this);
-        }
+    public static SimKernelBuilder builder(Generator generator, Auditor auditor, SimClock clock) {
+        return new SimKernelBuilder(generator, auditor, clock);
     }
 
     // ------------------------------------------------------------------------------------------------ Kernel
@@ -404,7 +293,7 @@ public final class SimKernel implements Kernel {
     }
 
     /**
-     * Whether each worker is its own host (see {@link Builder#workerHosts()}).
+     * Whether each worker is its own host (see {@link SimKernelBuilder#workerHosts()}).
      *
      * @return true if so
      */
