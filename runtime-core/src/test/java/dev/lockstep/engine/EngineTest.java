@@ -14,7 +14,6 @@ import dev.lockstep.kernel.Kernel;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
-import dev.lockstep.kernel.SystemCalls;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -271,23 +270,13 @@ class EngineTest {
     void aRefusedRingKeepsTheWorkersStartedLaterFromOpeningTheirs() {
         int workers = 1024;
         AtomicInteger attempts = new AtomicInteger();
-        Kernel refusingTheFirstRing = new Kernel() {
+        Kernel refusingTheFirstRing = new ForwardingKernel(kernel) {
             @Override
             public Ring openRing(int entries) {
                 if (attempts.incrementAndGet() == 1) {
                     throw new KernelException(Errno.EMFILE, "io_uring_setup", "ring");
                 }
                 return kernel.openRing(entries);
-            }
-
-            @Override
-            public int maxEntries() {
-                return kernel.maxEntries();
-            }
-
-            @Override
-            public SystemCalls system() {
-                return kernel.system();
             }
         };
         ThreadedRunner runner = new ThreadedRunner(refusingTheFirstRing, workers, 1, null, "refused");

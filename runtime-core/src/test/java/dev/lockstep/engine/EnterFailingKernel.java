@@ -5,7 +5,6 @@ import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Kernel;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Ring;
-import dev.lockstep.kernel.SystemCalls;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -14,20 +13,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and "injected failure N") instead of reaching the wrapped kernel's ring. How tests inject a ring failure
  * between the engine and a real or scripted ring; shared with the runtimes through the test jar.
  */
-public final class EnterFailingKernel implements Kernel {
+public final class EnterFailingKernel extends ForwardingKernel {
     /** Enters still to fail; set by the test. */
     public final AtomicInteger failNextEnters = new AtomicInteger();
     /** Failures thrown so far. */
     public final AtomicInteger thrown = new AtomicInteger();
     /** Of {@link #thrown}, those thrown into a fiber's own turn of the ring (an inline turn). */
     public final AtomicInteger thrownInFibers = new AtomicInteger();
-    private final Kernel kernel;
 
     /**
      * @param kernel the kernel whose rings and calls are used otherwise
      */
     public EnterFailingKernel(Kernel kernel) {
-        this.kernel = kernel;
+        super(kernel);
     }
 
     @Override
@@ -45,15 +43,5 @@ public final class EnterFailingKernel implements Kernel {
                 return ring.enter(wait, timeoutNanos, sink);
             }
         };
-    }
-
-    @Override
-    public int maxEntries() {
-        return kernel.maxEntries();
-    }
-
-    @Override
-    public SystemCalls system() {
-        return kernel.system();
     }
 }
