@@ -1,69 +1,55 @@
 package dev.lockstep.demo;
 
+import static dev.lockstep.demo.CommandLineRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.demo.kv.InjectedBug;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** The command line refuses bad usage with status 2 and a message naming the bad value, before any work starts. */
 class CommandLineTest {
-    private record Outcome(int status, String errors, String output) {
-    }
-
-    private static Outcome run(String... args) {
-        CommandLine line = Main.commandLine();
-        StringWriter errors = new StringWriter();
-        StringWriter output = new StringWriter();
-        line.setErr(new PrintWriter(errors, true));
-        line.setOut(new PrintWriter(output, true));
-        int status = line.execute(args);
-        return new Outcome(status, errors.toString(), output.toString());
-    }
-
     @Test
     void unknownOptionIsAUsageErrorNamingIt() {
-        Outcome outcome = run("demo", "--bogus", "1");
+        CommandLineRun outcome = run("demo", "--bogus", "1");
         assertEquals(2, outcome.status());
         assertTrue(outcome.errors().contains("--bogus"), outcome.errors());
     }
 
     @Test
     void respRefusesBadValuesNamingThem() {
-        Outcome fsync = run("resp", "--dir", "unused", "--fsync", "sometimes");
+        CommandLineRun fsync = run("resp", "--dir", "unused", "--fsync", "sometimes");
         assertEquals(2, fsync.status());
         assertTrue(fsync.errors().contains("--fsync must be always or everysec, was 'sometimes'"), fsync.errors());
-        Outcome port = run("resp", "--dir", "unused", "--port", "70000");
+        CommandLineRun port = run("resp", "--dir", "unused", "--port", "70000");
         assertEquals(2, port.status());
         assertTrue(port.errors().contains("--port must be 0 to 65535, was 70000"), port.errors());
-        Outcome workers = run("resp", "--dir", "unused", "--workers", "0");
+        CommandLineRun workers = run("resp", "--dir", "unused", "--workers", "0");
         assertEquals(2, workers.status());
         assertTrue(workers.errors().contains("--workers must be at least 1, was 0"), workers.errors());
-        Outcome noDir = run("resp");
+        CommandLineRun noDir = run("resp");
         assertEquals(2, noDir.status());
         assertTrue(noDir.errors().contains("--dir"), noDir.errors());
     }
 
     @Test
     void tooFewSeedsNamesTheValue() {
-        Outcome outcome = run("explore", "--seeds", "0");
+        CommandLineRun outcome = run("explore", "--seeds", "0");
         assertEquals(2, outcome.status());
         assertTrue(outcome.errors().contains("--seeds must be at least 1, was 0"), outcome.errors());
     }
 
     @Test
     void unknownWorkloadAndFaultAndBugNameTheirValues() {
-        Outcome workload = run("explore", "--workload", "nope");
+        CommandLineRun workload = run("explore", "--workload", "nope");
         assertEquals(2, workload.status());
         assertTrue(workload.errors().contains("nope"), workload.errors());
-        Outcome faults = run("explore", "--faults", "gremlins");
+        CommandLineRun faults = run("explore", "--faults", "gremlins");
         assertEquals(2, faults.status());
         assertTrue(faults.errors().contains("gremlins"), faults.errors());
-        Outcome bug = run("demo", "--quick", "--inject-bug", "nonsense");
+        CommandLineRun bug = run("demo", "--quick", "--inject-bug", "nonsense");
         assertEquals(2, bug.status());
         assertTrue(bug.errors().contains("nonsense"), bug.errors());
     }
@@ -73,7 +59,7 @@ class CommandLineTest {
         // swarm and swarm+crash are the swarm profiles; anything else starting with "swarm" was let through and
         // the sweep then died with an IllegalArgumentException's stack trace and status 1.
         for (String profile : new String[] {"swarmy", "swarm+partition"}) {
-            Outcome outcome = run("explore", "--seeds", "1", "--threads", "1", "--faults", profile);
+            CommandLineRun outcome = run("explore", "--seeds", "1", "--threads", "1", "--faults", profile);
             assertEquals(2, outcome.status(), outcome.errors());
             assertTrue(outcome.errors().contains("unknown fault"), outcome.errors());
             assertTrue(!outcome.errors().contains("\tat "), outcome.errors());
@@ -88,23 +74,23 @@ class CommandLineTest {
     void aSweepPastTheLargestSeedIsRefusedNamingIt() {
         // It wrapped: seeds 9223372036854775807, -9223372036854775808, ... were run.
         for (String command : new String[] {"explore", "demo"}) {
-            Outcome outcome = run(command, "--first-seed", Long.toString(Long.MAX_VALUE), "--seeds", "3");
+            CommandLineRun outcome = run(command, "--first-seed", Long.toString(Long.MAX_VALUE), "--seeds", "3");
             assertEquals(2, outcome.status(), outcome.errors());
             assertTrue(outcome.errors().contains("--first-seed 9223372036854775807 with --seeds 3 goes past the"
                     + " largest seed"), outcome.errors());
         }
-        Outcome last = run("explore", "--first-seed", Long.toString(Long.MAX_VALUE - 1), "--seeds", "2",
+        CommandLineRun last = run("explore", "--first-seed", Long.toString(Long.MAX_VALUE - 1), "--seeds", "2",
                 "--faults", "none");
         assertEquals(0, last.status(), last.errors());
     }
 
     @Test
     void aBugOfOneWorkloadIsRefusedWithTheOther() {
-        Outcome replication = run("explore", "--seeds", "1", "--inject-bug", "figure-8");
+        CommandLineRun replication = run("explore", "--seeds", "1", "--inject-bug", "figure-8");
         assertEquals(2, replication.status());
         assertTrue(replication.errors().contains("--inject-bug figure-8 is a Raft bug: it needs --workload"
                 + " replicated or replicated-5"), replication.errors());
-        Outcome store = run("explore", "--seeds", "1", "--workload", "replicated", "--inject-bug", "ack-before-sync");
+        CommandLineRun store = run("explore", "--seeds", "1", "--workload", "replicated", "--inject-bug", "ack-before-sync");
         assertEquals(2, store.status());
         assertTrue(store.errors().contains("--inject-bug ack-before-sync is in the key-value store"), store.errors());
     }
@@ -113,7 +99,7 @@ class CommandLineTest {
     void aFaultTheReplicatedWorkloadNeverInjectsIsRefusedWhenNamed() throws Exception {
         // Named one by one, a kind the cluster never injects would pass every seed untried: refused, naming it and
         // what the workload does inject. "all" and the swarm profiles stay accepted: they say which kinds apply.
-        Outcome named = run("explore", "--seeds", "1", "--workload", "replicated", "--faults", "partition+sync-errors");
+        CommandLineRun named = run("explore", "--seeds", "1", "--workload", "replicated", "--faults", "partition+sync-errors");
         assertEquals(2, named.status());
         assertTrue(named.errors().contains("--faults sync-errors is not injected by --workload replicated, which"
                 + " injects crash, torn-writes, partition, connection-reset"), named.errors());
@@ -132,12 +118,12 @@ class CommandLineTest {
     void aSweepTooLongForTheHeapIsRefusedBeforeItStartsAndAShardOfItIsNot() {
         // 2,000,000,000 seeds in one process would need hundreds of GB of results: refused at once, naming the
         // value and the way out, instead of an OutOfMemoryError. A shard small enough to fit is accepted.
-        Outcome outcome = run("explore", "--seeds", "2000000000");
+        CommandLineRun outcome = run("explore", "--seeds", "2000000000");
         assertEquals(2, outcome.status());
         assertTrue(outcome.errors().contains("--seeds 2000000000 is 2,000,000,000 seeds in one process"),
                 outcome.errors());
         assertTrue(outcome.errors().contains("--shard K/N") && outcome.errors().contains("--merge"), outcome.errors());
-        Outcome demo = run("demo", "--seeds", "2000000000");
+        CommandLineRun demo = run("demo", "--seeds", "2000000000");
         assertEquals(2, demo.status());
         assertTrue(demo.errors().contains("--seeds 2000000000 is 2,000,000,000 seeds in one process"), demo.errors());
         assertEquals(2_097_152, Explorer.seedsThatFit(2L << 30), "a 2 GiB heap keeps two million seeds' results");
@@ -190,12 +176,12 @@ class CommandLineTest {
             {"kv:seed=2:bug=figure-8", "bug=figure-8 is a Raft bug"},
         };
         for (String[] line : lines) {
-            Outcome outcome = run("replay", line[0]);
+            CommandLineRun outcome = run("replay", line[0]);
             assertEquals(2, outcome.status(), line[0]);
             assertTrue(outcome.errors().contains(line[1]), line[0] + ": " + outcome.errors());
             assertTrue(!outcome.errors().contains("\tat "), "no stack trace: " + outcome.errors());
         }
-        Outcome negative = run("replay", "--trace", "-1", "kv:seed=2");
+        CommandLineRun negative = run("replay", "--trace", "-1", "kv:seed=2");
         assertEquals(2, negative.status());
         assertTrue(negative.errors().contains("--trace"), negative.errors());
     }
@@ -204,14 +190,14 @@ class CommandLineTest {
     void numbersAreDecimalAsciiDigitsOnly() {
         // picocli's converters read 010 as octal 8, and Arabic-Indic digits and a '+' as a number.
         for (String bad : new String[] {"\u0661\u0662", "+5", "0x10", "\uFF15", "1_000"}) {
-            Outcome outcome = run("explore", "--seeds", bad, "--faults", "none");
+            CommandLineRun outcome = run("explore", "--seeds", bad, "--faults", "none");
             assertEquals(2, outcome.status(), bad + ": " + outcome.errors());
             assertTrue(outcome.errors().contains("'" + bad + "' is not a whole number in decimal digits"),
                     outcome.errors());
-            Outcome firstSeed = run("explore", "--first-seed", bad);
+            CommandLineRun firstSeed = run("explore", "--first-seed", bad);
             assertEquals(2, firstSeed.status(), bad + ": " + firstSeed.errors());
         }
-        Outcome shard = run("explore", "--shard", "\u0660/2");
+        CommandLineRun shard = run("explore", "--shard", "\u0660/2");
         assertEquals(2, shard.status(), shard.errors());
         assertTrue(shard.errors().contains("whole numbers in decimal digits"), shard.errors());
         assertEquals(new Shard(1, 10), Shard.parse("1/010"));
@@ -220,17 +206,17 @@ class CommandLineTest {
     @Test
     void emptyOptionsAreRefusedNamingThem() {
         // --faults '' ran with no faults at all; --report '' and --merge '' meant the current directory.
-        Outcome faults = run("explore", "--seeds", "1", "--faults", "");
+        CommandLineRun faults = run("explore", "--seeds", "1", "--faults", "");
         assertEquals(2, faults.status(), faults.errors());
         assertTrue(faults.errors().contains("an empty fault profile ''"), faults.errors());
-        Outcome blank = run("explore", "--seeds", "1", "--faults", " @2");
+        CommandLineRun blank = run("explore", "--seeds", "1", "--faults", " @2");
         assertEquals(2, blank.status(), blank.errors());
         assertTrue(blank.errors().contains("an empty fault profile"), blank.errors());
-        Outcome report = run("explore", "--seeds", "1", "--report", "");
+        CommandLineRun report = run("explore", "--seeds", "1", "--report", "");
         assertEquals(2, report.status(), report.errors());
         assertTrue(report.errors().contains("--report") && report.errors().contains("an empty path"),
                 report.errors());
-        Outcome merge = run("explore", "--merge", "");
+        CommandLineRun merge = run("explore", "--merge", "");
         assertEquals(2, merge.status(), merge.errors());
         assertTrue(merge.errors().contains("an empty path"), merge.errors());
     }
@@ -240,7 +226,7 @@ class CommandLineTest {
         // The merge takes the sweep from its reports; --seeds was ignored without a word.
         for (String[] option : new String[][] {{"--seeds", "5"}, {"--first-seed", "3"}, {"--faults", "none"},
                 {"--workload", "mixed"}, {"--inject-bug", "none"}, {"--shard", "0/2"}, {"--threads", "1"}}) {
-            Outcome outcome = run("explore", "--merge", "reports", option[0], option[1]);
+            CommandLineRun outcome = run("explore", "--merge", "reports", option[0], option[1]);
             assertEquals(2, outcome.status(), outcome.errors());
             assertTrue(outcome.errors().contains("--merge takes the sweep from its reports; " + option[0]
                     + " cannot be given with it"), outcome.errors());
@@ -268,7 +254,7 @@ class CommandLineTest {
     void aReportDirectoryThatCannotBeMadeIsRefusedBeforeTheSweep(@org.junit.jupiter.api.io.TempDir java.nio.file.Path
             temporary) throws Exception {
         java.nio.file.Path file = java.nio.file.Files.writeString(temporary.resolve("a-file"), "x");
-        Outcome outcome = run("explore", "--seeds", "1", "--report", file.resolve("reports").toString());
+        CommandLineRun outcome = run("explore", "--seeds", "1", "--report", file.resolve("reports").toString());
         assertEquals(2, outcome.status());
         assertTrue(outcome.errors().contains("--report " + file.resolve("reports") + ": the directory cannot be made"),
                 outcome.errors());
@@ -288,32 +274,32 @@ class CommandLineTest {
         Main.enoughOpenFiles(line, 64, 1024); // the default fits the smallest usual limit
         Main.enoughOpenFiles(line, 924, 1024);
         assertTrue(Main.openFileLimit() > 0);
-        Outcome huge = run("demo", "--clients", "2000000000");
+        CommandLineRun huge = run("demo", "--clients", "2000000000");
         assertEquals(2, huge.status());
         assertTrue(huge.errors().contains("--clients 2000000000 needs about 2,000,000,100 open files"), huge.errors());
     }
 
     @Test
     void notANumberIsAUsageError() {
-        Outcome outcome = run("demo", "--duration", "ten");
+        CommandLineRun outcome = run("demo", "--duration", "ten");
         assertEquals(2, outcome.status());
         assertTrue(outcome.errors().contains("ten"), outcome.errors());
     }
 
     @Test
     void noCommandAsksForOne() {
-        Outcome outcome = run();
+        CommandLineRun outcome = run();
         assertEquals(2, outcome.status());
         assertTrue(outcome.errors().contains("a command is needed"), outcome.errors());
     }
 
     @Test
     void helpListsTheCommandsAndTheBugNames() {
-        Outcome top = run("--help");
+        CommandLineRun top = run("--help");
         assertEquals(0, top.status());
         assertTrue(top.output().contains("demo") && top.output().contains("explore")
                 && top.output().contains("replay"), top.output());
-        Outcome demo = run("demo", "--help");
+        CommandLineRun demo = run("demo", "--help");
         assertEquals(0, demo.status());
         assertTrue(demo.output().contains("--quick"), demo.output());
         assertTrue(demo.output().contains("ack-before-sync"), demo.output());
@@ -345,7 +331,7 @@ class CommandLineTest {
         String before = System.getProperty("lockstep.commit");
         System.setProperty("lockstep.commit", "0123456789ab");
         try {
-            Outcome outcome = run("--version");
+            CommandLineRun outcome = run("--version");
             assertEquals(0, outcome.status());
             // Classes from a directory carry no manifest: the version says so rather than printing nothing.
             assertTrue(outcome.output().matches("lockstep (\\S+|\\(unpackaged build\\)) \\(commit 0123456789ab\\)\\R"),
@@ -364,10 +350,10 @@ class CommandLineTest {
         // The script checks explore's arguments before it trains the JVM's cache: a typo must not wait for it.
         System.setProperty(Main.CHECK_ARGUMENTS_PROPERTY, "true");
         try {
-            Outcome good = run("explore", "--seeds", "100000", "--threads", "1");
+            CommandLineRun good = run("explore", "--seeds", "100000", "--threads", "1");
             assertEquals(0, good.status(), good.errors());
             assertTrue(good.output().isEmpty(), "no sweep ran: " + good.output());
-            Outcome bad = run("explore", "--bogus");
+            CommandLineRun bad = run("explore", "--bogus");
             assertEquals(2, bad.status());
             assertTrue(bad.errors().contains("--bogus"), bad.errors());
         } finally {

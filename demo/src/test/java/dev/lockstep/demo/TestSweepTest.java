@@ -1,11 +1,10 @@
 package dev.lockstep.demo;
 
+import static dev.lockstep.demo.CommandLineRun.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.demo.usertest.UnsyncedCounterFixture;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,7 +12,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code explore --test} sweeps a user's own {@code @SimulationTest} method from the class path they name, with a
@@ -24,19 +22,6 @@ class TestSweepTest {
     private static final String FIXTURE = UnsyncedCounterFixture.class.getName() + "#acknowledgedValuesSurviveACrash";
     /** Where Maven compiled the fixture: the user's class path. */
     private static final String CLASS_PATH = "target/test-classes";
-
-    private record Outcome(int status, String errors, String output) {
-    }
-
-    private static Outcome run(String... args) {
-        CommandLine line = Main.commandLine();
-        StringWriter errors = new StringWriter();
-        StringWriter output = new StringWriter();
-        line.setErr(new PrintWriter(errors, true));
-        line.setOut(new PrintWriter(output, true));
-        int status = line.execute(args);
-        return new Outcome(status, errors.toString(), output.toString());
-    }
 
     /** The arguments of the {@code ./lockstep replay ...} command a sweep printed for its first failure. */
     private static List<String> replayArguments(String output) {
@@ -55,7 +40,7 @@ class TestSweepTest {
     void exploreFindsThePlantedBugInAUsersTestAndItsReplayCommandReproducesIt(@TempDir Path reports)
             throws Exception {
         for (String strategy : List.of("random", "guided")) {
-            Outcome sweep = run("explore", "--test", FIXTURE, "--classpath", CLASS_PATH, "--seeds", "40",
+            CommandLineRun sweep = run("explore", "--test", FIXTURE, "--classpath", CLASS_PATH, "--seeds", "40",
                     "--strategy", strategy, "--stop-at-first-failure", "--report", reports.toString());
             assertEquals(Main.FAILED, sweep.status(), sweep.output() + sweep.errors());
             assertTrue(sweep.output().contains("1 failed"), sweep.output());
@@ -63,7 +48,7 @@ class TestSweepTest {
             List<String> replay = replayArguments(sweep.output());
             assertEquals(List.of("replay", "--test", FIXTURE, "--classpath", CLASS_PATH), replay.subList(0, 5),
                     sweep.output());
-            Outcome again = run(replay.toArray(String[]::new));
+            CommandLineRun again = run(replay.toArray(String[]::new));
             assertEquals(Main.FAILED, again.status(), again.output() + again.errors());
             assertTrue(again.output().contains("an exact replay"), again.output());
 
@@ -77,7 +62,7 @@ class TestSweepTest {
     void shardsOfAUsersSweepRunEachSeedOnce() {
         int runs = 0;
         for (int shard = 0; shard < 2; shard++) {
-            Outcome part = run("explore", "--test", FIXTURE, "--classpath", CLASS_PATH, "--seeds", "5",
+            CommandLineRun part = run("explore", "--test", FIXTURE, "--classpath", CLASS_PATH, "--seeds", "5",
                     "--first-seed", "1000", "--shard", shard + "/2");
             String summary = part.output().lines().filter(l -> l.matches("\\d+ runs?: .*")).findFirst()
                     .orElseThrow(() -> new AssertionError(part.output() + part.errors()));
@@ -89,10 +74,10 @@ class TestSweepTest {
 
     @Test
     void aReplayWhoseDigestIsNotTheRunsExitsWithThree() {
-        Outcome sweep = run("explore", "--test", FIXTURE, "--classpath", CLASS_PATH, "--stop-at-first-failure");
+        CommandLineRun sweep = run("explore", "--test", FIXTURE, "--classpath", CLASS_PATH, "--stop-at-first-failure");
         List<String> replay = new ArrayList<>(replayArguments(sweep.output()));
         replay.set(replay.size() - 1, "0123456789abcdef");
-        Outcome other = run(replay.toArray(String[]::new));
+        CommandLineRun other = run(replay.toArray(String[]::new));
         assertEquals(Main.DIFFERENT_RUN, other.status(), other.output());
     }
 
@@ -117,12 +102,12 @@ class TestSweepTest {
                         CLASS_PATH, "seed=1"),
                 new Bad("0xfeed", "replay", "--test", FIXTURE, "--classpath", CLASS_PATH, "--digest", "0xfeed",
                         "seed=1"))) {
-            Outcome outcome = run(bad.args());
+            CommandLineRun outcome = run(bad.args());
             assertEquals(Main.USAGE, outcome.status(), String.join(" ", bad.args()) + "\n" + outcome.output());
             assertTrue(outcome.errors().contains(bad.named()), bad.named() + " not in: " + outcome.errors());
         }
         // A replay text the method's extension refuses: the run does not start, and the value is named.
-        Outcome text = run("replay", "--test", FIXTURE, "--classpath", CLASS_PATH, "seed=1", "colour=red");
+        CommandLineRun text = run("replay", "--test", FIXTURE, "--classpath", CLASS_PATH, "seed=1", "colour=red");
         assertEquals(Main.USAGE, text.status(), text.output());
         assertTrue(text.output().contains("colour"), text.output());
     }
