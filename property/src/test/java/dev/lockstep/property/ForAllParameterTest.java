@@ -4,38 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import dev.lockstep.property.FixtureRun.Finished;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.launcher.TestExecutionListener;
-import org.junit.platform.launcher.TestIdentifier;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
 
 /** @ForAll parameters the docs promise: any type with a named generator, found on the test class. */
 class ForAllParameterTest {
-
-    record Finished(String name, TestExecutionResult result) {
-    }
-
-    static Finished only(Class<?> type) {
-        List<Finished> finished = new ArrayList<>();
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(type))
-                .build(), new TestExecutionListener() {
-                    @Override
-                    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
-                        if (id.isTest()) {
-                            finished.add(new Finished(id.getDisplayName(), result));
-                        }
-                    }
-                });
-        assertEquals(1, finished.size(), finished::toString);
-        return finished.getFirst();
-    }
 
     static class PrimitiveDouble {
         @Property(tries = 5, seed = 1)
@@ -50,7 +28,7 @@ class ForAllParameterTest {
 
     @Test
     void aPrimitiveDoubleWithANamedGeneratorIsSupported() {
-        Finished f = only(PrimitiveDouble.class);
+        Finished f = FixtureRun.only(PrimitiveDouble.class);
         assertEquals(TestExecutionResult.Status.SUCCESSFUL, f.result().getStatus(), f::toString);
     }
 
@@ -72,7 +50,7 @@ class ForAllParameterTest {
     @Test
     void anInheritedPropertyFindsTheGeneratorOfTheTestClass() {
         Contract.seen.clear();
-        Finished f = only(StringContract.class);
+        Finished f = FixtureRun.only(StringContract.class);
         assertEquals(TestExecutionResult.Status.SUCCESSFUL, f.result().getStatus(), f::toString);
         assertEquals(List.of("s", "s", "s"), Contract.seen);
     }

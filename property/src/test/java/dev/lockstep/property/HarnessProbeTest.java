@@ -4,43 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import dev.lockstep.property.FixtureRun.Finished;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.launcher.TestExecutionListener;
-import org.junit.platform.launcher.TestIdentifier;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
 
 /** Probes of the harness as a user meets it. */
 class HarnessProbeTest {
-
-    record Finished(String name, TestExecutionResult result) {
-    }
-
-    static List<Finished> run(Class<?> type) {
-        List<Finished> finished = new ArrayList<>();
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(type))
-                .build(), new TestExecutionListener() {
-                    @Override
-                    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
-                        if (id.isTest()) {
-                            finished.add(new Finished(id.getDisplayName(), result));
-                        }
-                    }
-                });
-        return finished;
-    }
-
-    static Finished only(Class<?> type) {
-        List<Finished> finished = run(type);
-        assertEquals(1, finished.size(), finished::toString);
-        return finished.getFirst();
-    }
 
     private static PropertyFailure failure(Runnable run) {
         return assertThrows(PropertyFailure.class, run::run);
@@ -154,7 +127,7 @@ class HarnessProbeTest {
     void triesAndNested() {
         Lifecycle.befores = 0;
         Lifecycle.bodies = 0;
-        List<Finished> finished = run(Lifecycle.class);
+        List<Finished> finished = FixtureRun.run(Lifecycle.class);
         assertEquals(2, finished.size(), finished::toString);
         finished.forEach(f -> assertEquals(TestExecutionResult.Status.SUCCESSFUL, f.result().getStatus(),
                 f::toString));
@@ -171,7 +144,7 @@ class HarnessProbeTest {
 
     @Test
     void aTimeoutCoversTheTries() {
-        Finished f = only(Timed.class);
+        Finished f = FixtureRun.only(Timed.class);
         assertEquals(TestExecutionResult.Status.FAILED, f.result().getStatus(), f::toString);
     }
 
@@ -197,7 +170,7 @@ class HarnessProbeTest {
 
     @Test
     void checkedExceptionsAndErrorsFailAndShrink() {
-        for (Finished f : run(Checked.class)) {
+        for (Finished f : FixtureRun.run(Checked.class)) {
             assertEquals(TestExecutionResult.Status.FAILED, f.result().getStatus(), f::toString);
             PropertyFailure p = assertInstanceOf(PropertyFailure.class, f.result().getThrowable().get());
             assertEquals(List.of(21), p.shrunk(), p::getMessage);

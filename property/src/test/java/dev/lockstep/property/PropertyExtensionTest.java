@@ -3,16 +3,12 @@ package dev.lockstep.property;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import dev.lockstep.property.FixtureRun.Finished;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.launcher.TestExecutionListener;
-import org.junit.platform.launcher.TestIdentifier;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
 
 /** {@code @Property} as JUnit runs it: tries, named and default generators, the failure report, the seed. */
 class PropertyExtensionTest {
@@ -48,27 +44,10 @@ class PropertyExtensionTest {
         }
     }
 
-    record Finished(String name, TestExecutionResult result) {
-    }
-
-    private static List<Finished> run() {
-        List<Finished> finished = new ArrayList<>();
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(Fixture.class))
-                .build(), new TestExecutionListener() {
-                    @Override
-                    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
-                        if (id.isTest()) {
-                            finished.add(new Finished(id.getDisplayName(), result));
-                        }
-                    }
-                });
-        return finished;
-    }
-
     @Test
     void propertiesRunTheirTriesAndAFailureIsShrunkAndReported() {
         Fixture.seen.clear();
-        List<Finished> finished = run();
+        List<Finished> finished = FixtureRun.run(Fixture.class);
         assertEquals(3, finished.size(), finished::toString);
         for (Finished f : finished) {
             if (f.name().startsWith("passes")) {
@@ -89,7 +68,7 @@ class PropertyExtensionTest {
         List<String> again = Fixture.seen.stream().filter(s -> !s.startsWith("replayed")).toList();
         assertEquals(7, again.size());
         Fixture.seen.clear();
-        run();
+        FixtureRun.run(Fixture.class);
         assertEquals(again, Fixture.seen.stream().filter(s -> !s.startsWith("replayed")).toList(),
                 "the same seed draws the same tries");
     }
