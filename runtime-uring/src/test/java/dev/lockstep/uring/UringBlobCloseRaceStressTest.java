@@ -54,16 +54,7 @@ class UringBlobCloseRaceStressTest {
                 boolean write = (round & 1) == 0;
                 int spin = random.nextInt(40_000);
                 AtomicLong calls = new AtomicLong();
-                Thread closer = Thread.ofPlatform().start(() -> {
-                    while (calls.get() == 0) {
-                        Thread.onSpinWait();
-                    }
-                    long until = System.nanoTime() + spin;
-                    while (System.nanoTime() < until) {
-                        Thread.onSpinWait();
-                    }
-                    blob.close();
-                });
+                Thread closer = RacingCloser.start(() -> calls.get() > 0, spin, blob::close);
                 String how = ctx.child("user").spawnOn(round % WORKERS, c -> {
                     IoBuffer buffer = c.buffers().allocate(LENGTH);
                     try {
@@ -132,16 +123,7 @@ class UringBlobCloseRaceStressTest {
                     Connection server = accepted.await();
                     int spin = random.nextInt(40_000);
                     AtomicLong calls = new AtomicLong();
-                    Thread closer = Thread.ofPlatform().start(() -> {
-                        while (calls.get() == 0) {
-                            Thread.onSpinWait();
-                        }
-                        long until = System.nanoTime() + spin;
-                        while (System.nanoTime() < until) {
-                            Thread.onSpinWait();
-                        }
-                        server.close();
-                    });
+                    Thread closer = RacingCloser.start(() -> calls.get() > 0, spin, server::close);
                     int home = round % WORKERS;
                     var drain = ctx.child("drain").spawnOn((home + 1) % WORKERS, d -> {
                         try (client) {

@@ -44,13 +44,7 @@ class UringForeignPollCloseRaceStressTest {
                     CountDownLatch woken = new CountDownLatch(1);
                     Poll<?>[] first = new Poll<?>[1];
                     Thread poller = Thread.ofPlatform().start(() -> first[0] = operation.poll(woken::countDown));
-                    Thread closer = Thread.ofPlatform().start(() -> {
-                        long until = System.nanoTime() + spin;
-                        while (System.nanoTime() < until) {
-                            Thread.onSpinWait();
-                        }
-                        operation.close();
-                    });
+                    Thread closer = RacingCloser.start(() -> true, spin, operation::close);
                     try {
                         poller.join();
                         closer.join();

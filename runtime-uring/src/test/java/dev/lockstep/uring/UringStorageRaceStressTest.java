@@ -146,16 +146,8 @@ class UringStorageRaceStressTest {
                 recordLength[0] = length;
                 AtomicLong next = new AtomicLong();
                 AtomicInteger started = new AtomicInteger();
-                Thread closer = Thread.ofPlatform().start(() -> {
-                    while (started.get() < FIBERS / 2) {
-                        Thread.onSpinWait();
-                    }
-                    long until = System.nanoTime() + closeAfterMicros * 1000;
-                    while (System.nanoTime() < until) {
-                        Thread.onSpinWait();
-                    }
-                    blob.close();
-                });
+                Thread closer = RacingCloser.start(() -> started.get() >= FIBERS / 2, closeAfterMicros * 1000,
+                        blob::close);
                 List<Handle<Void>> handles = new ArrayList<>();
                 for (int f = 0; f < FIBERS; f++) {
                     int fiber = f;
