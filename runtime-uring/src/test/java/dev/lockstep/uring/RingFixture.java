@@ -88,6 +88,15 @@ abstract class RingFixture {
         return submission;
     }
 
+    /** A cancellation of the submission staged under {@code target}, completing under {@code userData}. */
+    static Submission cancel(long target, long userData) {
+        Submission cancel = new Submission();
+        cancel.opcode = Opcode.ASYNC_CANCEL;
+        cancel.target = target;
+        cancel.userData = userData;
+        return cancel;
+    }
+
     /** Stages on the test's ring, which must have room. */
     final void stage(Submission submission) {
         stageOn(ring, submission);

@@ -172,11 +172,7 @@ class UringRingTest extends RingFixture {
         ring.enter(false, 0, completions);
         assertFalse(completions.all().containsKey(7L), "nothing was sent, so the receive must still wait");
 
-        Submission cancel = new Submission();
-        cancel.opcode = Opcode.ASYNC_CANCEL;
-        cancel.target = 7;
-        cancel.userData = 8;
-        stage(cancel);
+        stage(cancel(7, 8));
         completions.awaitAll(ring, 7, 8);
 
         assertEquals(-Errno.ECANCELED, completions.all().get(7L).result());
@@ -185,11 +181,7 @@ class UringRingTest extends RingFixture {
 
     @Test
     void cancellingWhatIsNotInFlightReportsEnoent() {
-        Submission cancel = new Submission();
-        cancel.opcode = Opcode.ASYNC_CANCEL;
-        cancel.target = 12345;
-        cancel.userData = 1;
-        stage(cancel);
+        stage(cancel(12345, 1));
 
         assertEquals(-Errno.ENOENT, completions.result(ring, 1));
     }

@@ -89,11 +89,7 @@ class UringSelectedBuffersTest extends RingFixture {
         Pair second = connectedPair();
         stage(selectingReceive(first.accepted(), 16, 1));
         ring.enter(false, 0, completions);
-        Submission cancel = new Submission();
-        cancel.opcode = Opcode.ASYNC_CANCEL;
-        cancel.target = 1;
-        cancel.userData = 2;
-        stage(cancel);
+        stage(cancel(1, 2));
         completions.awaitAll(ring, 1, 2);
         assertEquals(-Errno.ECANCELED, completions.all().get(1L).result());
         assertEquals(0, completions.all().get(1L).flags() & Ring.COMPLETION_BUFFER, "no buffer was taken");
