@@ -3,8 +3,8 @@ package dev.lockstep.uring;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.Submissions;
 import dev.lockstep.kernel.SystemCalls;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -20,7 +20,8 @@ import org.junit.jupiter.api.BeforeEach;
  * The fixture of the tests that drive one {@link UringRing} by hand from the test's thread ({@link UringRingTest},
  * {@link UringSelectedBuffersTest}): a ring opened before each test by {@link #openRing()}, the completions it
  * delivered, and what its submissions point to — native memory and fds — given back after each test, then the
- * ring closed. Helpers build and stage submissions and connect loopback pairs through the ring.
+ * ring closed. Helpers stage submissions ({@link Submissions} builds them) and connect loopback pairs through
+ * the ring.
  */
 abstract class RingFixture {
     static final SystemCalls SYSTEM = new UringKernel().system();
@@ -77,26 +78,6 @@ abstract class RingFixture {
         return fd;
     }
 
-    /** A submission of {@code opcode} on {@code fd} whose buffer is the whole of {@code buffer}. */
-    static Submission submission(Opcode opcode, int fd, MemorySegment buffer, long userData) {
-        Submission submission = new Submission();
-        submission.opcode = opcode;
-        submission.fd = fd;
-        submission.buffer = buffer;
-        submission.length = (int) buffer.byteSize();
-        submission.userData = userData;
-        return submission;
-    }
-
-    /** A cancellation of the submission staged under {@code target}, completing under {@code userData}. */
-    static Submission cancel(long target, long userData) {
-        Submission cancel = new Submission();
-        cancel.opcode = Opcode.ASYNC_CANCEL;
-        cancel.target = target;
-        cancel.userData = userData;
-        return cancel;
-    }
-
     /** Stages on the test's ring, which must have room. */
     final void stage(Submission submission) {
         stageOn(ring, submission);
@@ -125,8 +106,8 @@ abstract class RingFixture {
         MemorySegment sockaddr = SYSTEM.sockaddr(on, listening);
         long accept = nextUserData++;
         long connect = nextUserData++;
-        stageOn(on, submission(Opcode.ACCEPT, listener, MemorySegment.NULL, accept));
-        stageOn(on, submission(Opcode.CONNECT, client, sockaddr, connect));
+        stageOn(on, Submissions.accept(listener, accept));
+        stageOn(on, Submissions.connect(client, sockaddr, connect));
         seen.awaitAll(on, accept, connect);
         on.free(sockaddr); // the connect has completed: the kernel reads the address no more
         assertEquals(0, seen.all().get(connect).result(), "connect");

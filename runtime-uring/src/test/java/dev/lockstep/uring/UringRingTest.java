@@ -12,6 +12,7 @@ import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.Submissions;
 import dev.lockstep.kernel.SystemCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -99,17 +100,17 @@ class UringRingTest extends RingFixture {
     void bytesWrittenThroughTheRingAreReadBackAndReadingPastTheEndGivesZero() {
         int fd = keep(SYSTEM.open(temp.resolve("data").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
         MemorySegment written = bytes("hello, ring");
-        Submission write = submission(Opcode.WRITE, fd, written, 1);
+        Submission write = Submissions.whole(Opcode.WRITE, fd, written, 1);
         write.offset = 5;
         stage(write);
         assertEquals(11, completions.result(ring, 1));
         assertEquals(16, SYSTEM.size(fd));
 
         MemorySegment read = allocate(64);
-        Submission readBack = submission(Opcode.READ, fd, read, 2);
+        Submission readBack = Submissions.whole(Opcode.READ, fd, read, 2);
         readBack.offset = 5;
         stage(readBack);
-        Submission pastEnd = submission(Opcode.READ, fd, allocate(8), 3);
+        Submission pastEnd = Submissions.whole(Opcode.READ, fd, allocate(8), 3);
         pastEnd.offset = 16;
         stage(pastEnd);
         completions.awaitAll(ring, 2, 3);
@@ -122,13 +123,13 @@ class UringRingTest extends RingFixture {
     @Test
     void fsyncAndFdatasyncComplete() {
         int fd = keep(SYSTEM.open(temp.resolve("synced").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
-        stage(submission(Opcode.WRITE, fd, bytes("durable"), 1));
+        stage(Submissions.whole(Opcode.WRITE, fd, bytes("durable"), 1));
         assertEquals(7, completions.result(ring, 1));
 
-        Submission fdatasync = submission(Opcode.FSYNC, fd, MemorySegment.NULL, 2);
+        Submission fdatasync = Submissions.whole(Opcode.FSYNC, fd, MemorySegment.NULL, 2);
         fdatasync.flags = Submission.FSYNC_DATASYNC;
         stage(fdatasync);
-        stage(submission(Opcode.FSYNC, fd, MemorySegment.NULL, 3));
+        stage(Submissions.whole(Opcode.FSYNC, fd, MemorySegment.NULL, 3));
         completions.awaitAll(ring, 2, 3);
 
         assertEquals(0, completions.all().get(2L).result());
@@ -138,7 +139,7 @@ class UringRingTest extends RingFixture {
     @Test
     void aWriteWithDsyncCompletes() {
         int fd = keep(SYSTEM.open(temp.resolve("dsync").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
-        Submission write = submission(Opcode.WRITE, fd, bytes("now"), 1);
+        Submission write = Submissions.whole(Opcode.WRITE, fd, bytes("now"), 1);
         write.rwFlags = Submission.RWF_DSYNC;
         stage(write);
 
@@ -152,27 +153,27 @@ class UringRingTest extends RingFixture {
         assertEquals(pair.listening(), SYSTEM.peerAddress(pair.client()));
         assertEquals(SYSTEM.localAddress(pair.client()), SYSTEM.peerAddress(pair.accepted()));
 
-        stage(submission(Opcode.SEND, pair.client(), bytes("ping"), 1));
+        stage(Submissions.whole(Opcode.SEND, pair.client(), bytes("ping"), 1));
         MemorySegment received = allocate(16);
-        stage(submission(Opcode.RECV, pair.accepted(), received, 2));
+        stage(Submissions.whole(Opcode.RECV, pair.accepted(), received, 2));
         completions.awaitAll(ring, 1, 2);
         assertEquals(4, completions.all().get(1L).result());
         assertEquals(4, completions.all().get(2L).result());
         assertEquals("ping", text(received, 4));
 
         SYSTEM.shutdownWrite(pair.client());
-        stage(submission(Opcode.RECV, pair.accepted(), allocate(16), 3));
+        stage(Submissions.whole(Opcode.RECV, pair.accepted(), allocate(16), 3));
         assertEquals(0, completions.result(ring, 3), "end of stream after the peer shut down writing");
     }
 
     @Test
     void aRecvWaitingForDataIsCancelled() {
         Pair pair = connectedPair();
-        stage(submission(Opcode.RECV, pair.accepted(), allocate(16), 7));
+        stage(Submissions.whole(Opcode.RECV, pair.accepted(), allocate(16), 7));
         ring.enter(false, 0, completions);
         assertFalse(completions.all().containsKey(7L), "nothing was sent, so the receive must still wait");
 
-        stage(cancel(7, 8));
+        stage(Submissions.cancel(7, 8));
         completions.awaitAll(ring, 7, 8);
 
         assertEquals(-Errno.ECANCELED, completions.all().get(7L).result());
@@ -181,7 +182,7 @@ class UringRingTest extends RingFixture {
 
     @Test
     void cancellingWhatIsNotInFlightReportsEnoent() {
-        stage(cancel(12345, 1));
+        stage(Submissions.cancel(12345, 1));
 
         assertEquals(-Errno.ENOENT, completions.result(ring, 1));
     }
@@ -213,7 +214,7 @@ class UringRingTest extends RingFixture {
             for (int block = 0; block < blocks; block++) {
                 MemorySegment bytes = bytes("block " + (char) ('a' + block));
                 written.add(bytes);
-                Submission write = submission(Opcode.WRITE, fd, bytes, 100 + block);
+                Submission write = Submissions.whole(Opcode.WRITE, fd, bytes, 100 + block);
                 write.offset = 7L * block;
                 assertTrue(small.stage(write), () -> "staging " + write + " needed an enter");
             }
@@ -231,7 +232,7 @@ class UringRingTest extends RingFixture {
             for (int block = 0; block < blocks; block++) {
                 MemorySegment into = allocate(7);
                 read.add(into);
-                Submission readBack = submission(Opcode.READ, fd, into, 200 + block);
+                Submission readBack = Submissions.whole(Opcode.READ, fd, into, 200 + block);
                 readBack.offset = 7L * block;
                 assertTrue(small.stage(readBack), () -> "staging " + readBack + " needed an enter");
             }
@@ -393,16 +394,16 @@ class UringRingTest extends RingFixture {
     @Test
     void stageRejectsWhatTheKernelCannotUse() {
         try (Arena arena = Arena.ofConfined()) {
-            Submission heap = submission(Opcode.READ, 0, MemorySegment.ofArray(new byte[8]), 1);
+            Submission heap = Submissions.whole(Opcode.READ, 0, MemorySegment.ofArray(new byte[8]), 1);
             assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(heap)).getMessage()
                     .contains("native"));
 
-            Submission tooLong = submission(Opcode.WRITE, 0, arena.allocate(8), 1);
+            Submission tooLong = Submissions.whole(Opcode.WRITE, 0, arena.allocate(8), 1);
             tooLong.length = 9;
             assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(tooLong)).getMessage()
                     .contains("9"));
 
-            Submission negativeOffset = submission(Opcode.READ, 0, arena.allocate(8), 1);
+            Submission negativeOffset = Submissions.whole(Opcode.READ, 0, arena.allocate(8), 1);
             negativeOffset.offset = -1;
             assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(negativeOffset)).getMessage()
                     .contains("-1"));
@@ -414,11 +415,11 @@ class UringRingTest extends RingFixture {
             // A path must end in its NUL within the buffer; a statx needs the whole struct.
             MemorySegment unterminated = arena.allocate(4);
             unterminated.fill((byte) 'a');
-            Submission openat = submission(Opcode.OPENAT, Submission.AT_FDCWD, unterminated, 1);
+            Submission openat = Submissions.whole(Opcode.OPENAT, Submission.AT_FDCWD, unterminated, 1);
             openat.length = 4;
             assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(openat)).getMessage()
                     .contains("NUL byte after its 4 bytes"));
-            Submission statx = submission(Opcode.STATX, 0, arena.allocate(64), 1);
+            Submission statx = Submissions.whole(Opcode.STATX, 0, arena.allocate(64), 1);
             statx.length = 64;
             assertTrue(assertThrows(IllegalArgumentException.class, () -> ring.stage(statx)).getMessage()
                     .contains("was 64"));

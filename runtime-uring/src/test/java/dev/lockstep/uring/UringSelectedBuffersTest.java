@@ -11,6 +11,7 @@ import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.Submissions;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -89,7 +90,7 @@ class UringSelectedBuffersTest extends RingFixture {
         Pair second = connectedPair();
         stage(selectingReceive(first.accepted(), 16, 1));
         ring.enter(false, 0, completions);
-        stage(cancel(1, 2));
+        stage(Submissions.cancel(1, 2));
         completions.awaitAll(ring, 1, 2);
         assertEquals(-Errno.ECANCELED, completions.all().get(1L).result());
         assertEquals(0, completions.all().get(1L).flags() & Ring.COMPLETION_BUFFER, "no buffer was taken");
@@ -233,6 +234,6 @@ class UringSelectedBuffersTest extends RingFixture {
     }
 
     private Submission send(int fd, String text, long userData) {
-        return submission(Opcode.SEND, fd, bytes(text), userData);
+        return Submissions.whole(Opcode.SEND, fd, bytes(text), userData);
     }
 }

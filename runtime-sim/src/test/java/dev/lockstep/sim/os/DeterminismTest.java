@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.Submissions;
 import dev.lockstep.sim.CrashPolicy;
 import dev.lockstep.sim.CrashReport;
 import dev.lockstep.sim.KernelBehavior;
@@ -59,7 +60,7 @@ class DeterminismTest {
         int transfer(SimRing ring, Opcode opcode, int fd, MemorySegment buffer, int length, long offset) {
             while (true) {
                 long userData = nextUserData++;
-                int result = harness.run(ring, Harness.io(opcode, fd, buffer, length, offset, userData));
+                int result = harness.run(ring, Submissions.io(opcode, fd, buffer, length, offset, userData));
                 if (result != -Errno.EAGAIN && result != -Errno.EINTR) {
                     return result;
                 }
@@ -106,11 +107,11 @@ class DeterminismTest {
                 Arrays.fill(data, (byte) ('a' + i));
                 MemorySegment buffer = Harness.bytes(ringA, data);
                 buffers.add(buffer);
-                Harness.stage(ringA, Harness.io(Opcode.WRITE, fd, buffer, 700, i * 300L, nextUserData++));
+                Harness.stage(ringA, Submissions.io(Opcode.WRITE, fd, buffer, 700, i * 300L, nextUserData++));
             }
             harness.drain();
             buffers.forEach(ringA::free);
-            Submission sync = Harness.fsync(fd, nextUserData++);
+            Submission sync = Submissions.fsync(fd, nextUserData++);
             sync.flags = Submission.FSYNC_DATASYNC;
             harness.run(ringA, sync);
             transferAll(ringA, Opcode.WRITE, fd, "unsynced tail".getBytes(), 2000);
@@ -130,9 +131,9 @@ class DeterminismTest {
             }
             MemorySegment pending = ringA.allocate(64);
             long recvUserData = nextUserData++;
-            Harness.stage(ringA, Harness.io(Opcode.RECV, connection.clientFd(), pending, 64, 0, recvUserData));
+            Harness.stage(ringA, Submissions.io(Opcode.RECV, connection.clientFd(), pending, 64, 0, recvUserData));
             harness.pump();
-            Harness.stage(ringA, Harness.cancel(recvUserData, nextUserData++));
+            Harness.stage(ringA, Submissions.cancel(recvUserData, nextUserData++));
             harness.drain();
             ringA.free(pending);
             b.system().close(connection.listenerFd());

@@ -1,7 +1,7 @@
 package dev.lockstep.sim.os;
 
-import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.Submissions;
 import dev.lockstep.sim.KernelBehavior;
 import dev.lockstep.sim.NetworkConfig;
 import dev.lockstep.sim.StorageFaults;
@@ -139,52 +139,6 @@ public final class Harness {
 
     // ------------------------------------------------------------------------------------ submissions
 
-    static Submission nop(long userData) {
-        Submission submission = new Submission();
-        submission.opcode = Opcode.NOP;
-        submission.userData = userData;
-        return submission;
-    }
-
-    static Submission io(Opcode opcode, int fd, MemorySegment buffer, int length, long offset, long userData) {
-        Submission submission = new Submission();
-        submission.opcode = opcode;
-        submission.fd = fd;
-        submission.buffer = buffer;
-        submission.length = length;
-        submission.offset = offset;
-        submission.userData = userData;
-        return submission;
-    }
-
-    static Submission fsync(int fd, long userData) {
-        Submission submission = new Submission();
-        submission.opcode = Opcode.FSYNC;
-        submission.fd = fd;
-        submission.userData = userData;
-        return submission;
-    }
-
-    static Submission accept(int fd, long userData) {
-        Submission submission = new Submission();
-        submission.opcode = Opcode.ACCEPT;
-        submission.fd = fd;
-        submission.userData = userData;
-        return submission;
-    }
-
-    static Submission connect(int fd, MemorySegment sockaddr, long userData) {
-        return io(Opcode.CONNECT, fd, sockaddr, (int) sockaddr.byteSize(), 0, userData);
-    }
-
-    static Submission cancel(long target, long userData) {
-        Submission submission = new Submission();
-        submission.opcode = Opcode.ASYNC_CANCEL;
-        submission.target = target;
-        submission.userData = userData;
-        return submission;
-    }
-
     static MemorySegment bytes(SimRing ring, byte[] data) {
         MemorySegment segment = ring.allocate(data.length);
         MemorySegment.copy(data, 0, segment, ValueLayout.JAVA_BYTE, 0, data.length);
@@ -218,8 +172,8 @@ public final class Harness {
         server.system().bindAndListen(listener, address, 16);
         int clientFd = client.system().socket(address);
         MemorySegment sockaddr = client.system().sockaddr(clientRing, address);
-        stage(clientRing, connect(clientFd, sockaddr, 9001));
-        stage(serverRing, accept(listener, 9002));
+        stage(clientRing, Submissions.connect(clientFd, sockaddr, 9001));
+        stage(serverRing, Submissions.accept(listener, 9002));
         int connected = await(9001).result();
         if (connected != 0) {
             throw new AssertionError("connect failed: " + connected);

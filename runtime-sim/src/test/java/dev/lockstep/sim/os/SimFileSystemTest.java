@@ -14,6 +14,7 @@ import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.Submissions;
 import dev.lockstep.kernel.SystemCalls;
 import dev.lockstep.sim.CrashPolicy;
 import java.lang.foreign.MemorySegment;
@@ -36,7 +37,7 @@ class SimFileSystemTest {
 
     private int write(int fd, long offset, String text, int rwFlags) {
         MemorySegment buffer = Harness.text(ring, text);
-        Submission submission = Harness.io(Opcode.WRITE, fd, buffer, (int) buffer.byteSize(), offset, nextUserData++);
+        Submission submission = Submissions.io(Opcode.WRITE, fd, buffer, (int) buffer.byteSize(), offset, nextUserData++);
         submission.rwFlags = rwFlags;
         int result = harness.run(ring, submission);
         ring.free(buffer);
@@ -45,7 +46,7 @@ class SimFileSystemTest {
 
     private String read(int fd, long offset, int length) {
         MemorySegment buffer = ring.allocate(length);
-        int result = harness.run(ring, Harness.io(Opcode.READ, fd, buffer, length, offset, nextUserData++));
+        int result = harness.run(ring, Submissions.io(Opcode.READ, fd, buffer, length, offset, nextUserData++));
         assertTrue(result >= 0, "read failed: " + result);
         String text = Harness.text(buffer, result);
         ring.free(buffer);
@@ -53,7 +54,7 @@ class SimFileSystemTest {
     }
 
     private int fsync(int fd) {
-        return harness.run(ring, Harness.fsync(fd, nextUserData++));
+        return harness.run(ring, Submissions.fsync(fd, nextUserData++));
     }
 
     private static String text(byte[] bytes) {

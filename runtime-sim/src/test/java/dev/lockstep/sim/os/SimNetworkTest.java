@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
+import dev.lockstep.kernel.Submissions;
 import dev.lockstep.sim.KernelBehavior;
 import dev.lockstep.sim.LinkProfile;
 import dev.lockstep.sim.NetworkConfig;
@@ -32,7 +33,7 @@ class SimNetworkTest {
     private long send(SimRing ring, int fd, String text) {
         MemorySegment buffer = Harness.text(ring, text);
         long userData = nextUserData++;
-        Harness.stage(ring, Harness.io(Opcode.SEND, fd, buffer, (int) buffer.byteSize(), 0, userData));
+        Harness.stage(ring, Submissions.io(Opcode.SEND, fd, buffer, (int) buffer.byteSize(), 0, userData));
         return userData;
     }
 
@@ -42,7 +43,7 @@ class SimNetworkTest {
     private Receive recv(SimRing ring, int fd, int length) {
         MemorySegment buffer = ring.allocate(length);
         long userData = nextUserData++;
-        Harness.stage(ring, Harness.io(Opcode.RECV, fd, buffer, length, 0, userData));
+        Harness.stage(ring, Submissions.io(Opcode.RECV, fd, buffer, length, 0, userData));
         return new Receive(userData, buffer);
     }
 
@@ -114,7 +115,7 @@ class SimNetworkTest {
         int fd = client.system().socket(address);
         MemorySegment sockaddr = client.system().sockaddr(clientRing, address);
         long startedAt = harness.clock.nowNanos();
-        assertEquals(-Errno.ETIMEDOUT, harness.run(clientRing, Harness.connect(fd, sockaddr, 1)));
+        assertEquals(-Errno.ETIMEDOUT, harness.run(clientRing, Submissions.connect(fd, sockaddr, 1)));
         assertEquals(startedAt + NetworkConfig.DEFAULT.connectTimeoutNanos(), harness.clock.nowNanos());
     }
 
@@ -180,7 +181,7 @@ class SimNetworkTest {
         int fd = client.system().socket(address);
         MemorySegment sockaddr = client.system().sockaddr(clientRing, address);
         long startedAt = harness.clock.nowNanos();
-        assertEquals(-Errno.ECONNREFUSED, harness.run(clientRing, Harness.connect(fd, sockaddr, 1)));
+        assertEquals(-Errno.ECONNREFUSED, harness.run(clientRing, Submissions.connect(fd, sockaddr, 1)));
         assertEquals(startedAt + 2 * LATENCY, harness.clock.nowNanos(), "refused after one round trip");
     }
 
@@ -253,7 +254,7 @@ class SimNetworkTest {
         Harness.Connection connection = harness.connect(server, serverRing, client, clientRing, 7000);
         Receive cancelled = recv(serverRing, connection.serverFd(), 64);
         harness.pump();
-        Harness.stage(serverRing, Harness.cancel(cancelled.userData(), 500));
+        Harness.stage(serverRing, Submissions.cancel(cancelled.userData(), 500));
         assertEquals(-Errno.ECANCELED, harness.await(cancelled.userData()).result());
         assertEquals(0, harness.await(500).result());
 
@@ -272,7 +273,7 @@ class SimNetworkTest {
         Receive cancelled = recv(serverRing, connection.serverFd(), 64);
         Receive waiting = recv(serverRing, connection.serverFd(), 64);
         harness.pump();
-        Harness.stage(serverRing, Harness.cancel(cancelled.userData(), 500));
+        Harness.stage(serverRing, Submissions.cancel(cancelled.userData(), 500));
         long sentAt = harness.clock.nowNanos();
         harness.await(send(clientRing, connection.clientFd(), "only"));
         assertEquals(-Errno.ECANCELED, harness.await(cancelled.userData()).result());
@@ -323,13 +324,13 @@ class SimNetworkTest {
         InetSocketAddress address = new InetSocketAddress(server.hostAddress(), 7000);
         int listener = server.system().socket(address);
         server.system().bindAndListen(listener, address, 4);
-        Harness.stage(serverRing, Harness.accept(listener, 600));
+        Harness.stage(serverRing, Submissions.accept(listener, 600));
         harness.pump();
         assertEquals(Long.MAX_VALUE, serverRing.nextEventNanos(), "nobody connects yet");
         int fd = client.system().socket(address);
         MemorySegment sockaddr = client.system().sockaddr(clientRing, address);
         long connectAt = harness.clock.nowNanos();
-        Harness.stage(clientRing, Harness.connect(fd, sockaddr, 601));
+        Harness.stage(clientRing, Submissions.connect(fd, sockaddr, 601));
         harness.pump();
         assertEquals(connectAt + LATENCY, serverRing.nextEventNanos(), "the connection reaches the listener");
         assertTrue(harness.await(600).result() >= 0);

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.Submissions;
 import dev.lockstep.sim.KernelBehavior;
 import dev.lockstep.sim.StorageFaults;
 import java.lang.foreign.MemorySegment;
@@ -48,7 +49,7 @@ class SimRingTest {
         assertTrue(ring.readsWithoutWaiting());
         int fd = kernel.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment data = Harness.text(ring, "cached bytes");
-        assertEquals(12, harness.run(ring, Harness.io(Opcode.WRITE, fd, data, 12, 0, 1)));
+        assertEquals(12, harness.run(ring, Submissions.io(Opcode.WRITE, fd, data, 12, 0, 1)));
         MemorySegment into = ring.allocate(16);
         long calls = kernel.systemCalls;
         assertEquals(5, ring.readWithoutWaiting(fd, into, 2, 5, 7));
@@ -73,7 +74,7 @@ class SimRingTest {
         SimRing other = uncached.openRing(4);
         int otherFd = uncached.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment otherData = Harness.text(other, "cached bytes");
-        assertEquals(12, never.run(other, Harness.io(Opcode.WRITE, otherFd, otherData, 12, 0, 1)));
+        assertEquals(12, never.run(other, Submissions.io(Opcode.WRITE, otherFd, otherData, 12, 0, 1)));
         assertEquals(-Errno.EAGAIN, other.readWithoutWaiting(otherFd, other.allocate(16), 0, 5, 0),
                 "at rate 0 no page is ever found cached");
     }
@@ -91,7 +92,7 @@ class SimRingTest {
         SimRing ring = kernel.openRing(4);
         int fd = kernel.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment data = Harness.text(ring, "cached bytes");
-        Submission durable = Harness.io(Opcode.WRITE, fd, data, 12, 0, 1);
+        Submission durable = Submissions.io(Opcode.WRITE, fd, data, 12, 0, 1);
         durable.rwFlags = Submission.RWF_DSYNC;
         Harness.stage(ring, durable);
         List<Long> first = new ArrayList<>();
@@ -101,7 +102,7 @@ class SimRingTest {
         MemorySegment into = ring.allocate(16);
         assertEquals(12, ring.readWithoutWaiting(fd, into, 0, 12, 0), "cached pages need no device: no injected EIO");
         assertEquals("cached bytes", Harness.text(into, 12));
-        assertEquals(-Errno.EIO, harness.run(ring, Harness.io(Opcode.READ, fd, into, 12, 0, 2)),
+        assertEquals(-Errno.EIO, harness.run(ring, Submissions.io(Opcode.READ, fd, into, 12, 0, 2)),
                 "the ring's read goes to the device, which fails every read");
 
         Harness shortened = harness(24);
@@ -109,7 +110,7 @@ class SimRingTest {
         SimRing other = cutting.openRing(4);
         int otherFd = cutting.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment otherData = Harness.text(other, "cached bytes");
-        assertEquals(12, shortened.run(other, Harness.io(Opcode.WRITE, otherFd, otherData, 12, 0, 1)));
+        assertEquals(12, shortened.run(other, Submissions.io(Opcode.WRITE, otherFd, otherData, 12, 0, 1)));
         int read = other.readWithoutWaiting(otherFd, other.allocate(16), 0, 12, 0);
         assertTrue(read >= 1 && read < 12, "a read at the call cut short: " + read);
     }
@@ -129,14 +130,14 @@ class SimRingTest {
         MemorySegment buffer = ring.allocate(16);
         MemorySegment data = Harness.text(ring, "hello");
         MemorySegment readBack = ring.allocate(5);
-        Harness.stage(ring, Harness.io(Opcode.RECV, pair.serverFd(), buffer, 16, 0, 1));
-        Harness.stage(ring, Harness.io(Opcode.SEND, pair.clientFd(), data, 5, 0, 2));
-        Harness.stage(ring, Harness.io(Opcode.WRITE, fd, data, 5, 0, 3));
-        Harness.stage(ring, Harness.nop(4));
+        Harness.stage(ring, Submissions.io(Opcode.RECV, pair.serverFd(), buffer, 16, 0, 1));
+        Harness.stage(ring, Submissions.io(Opcode.SEND, pair.clientFd(), data, 5, 0, 2));
+        Harness.stage(ring, Submissions.io(Opcode.WRITE, fd, data, 5, 0, 3));
+        Harness.stage(ring, Submissions.nop(4));
         java.util.Map<Long, Integer> first = new java.util.TreeMap<>();
         ring.enter(false, 0, (userData, result, flags) -> first.put(userData, result));
         assertEquals(java.util.Map.of(2L, 5, 3L, 5), first, "the send and the write, in the enter that submitted them");
-        Harness.stage(ring, Harness.io(Opcode.READ, fd, readBack, 5, 0, 5));
+        Harness.stage(ring, Submissions.io(Opcode.READ, fd, readBack, 5, 0, 5));
         java.util.Map<Long, Integer> second = new java.util.TreeMap<>();
         ring.enter(false, 0, (userData, result, flags) -> second.put(userData, result));
         assertEquals(java.util.Map.of(5L, 5), second, "the read of cached bytes, at once; the receive waits for the"
@@ -151,7 +152,7 @@ class SimRingTest {
         SimKernel fixed = kernel(waiting, FIXED_LATENCY);
         Pair other = loopback(waiting, fixed);
         MemorySegment sent = Harness.text(other.ring(), "hello");
-        Harness.stage(other.ring(), Harness.io(Opcode.SEND, other.clientFd(), sent, 5, 0, 2));
+        Harness.stage(other.ring(), Submissions.io(Opcode.SEND, other.clientFd(), sent, 5, 0, 2));
         List<Long> delivered = new ArrayList<>();
         other.ring().enter(false, 0, (userData, result, flags) -> delivered.add(userData));
         assertEquals(List.of(), delivered, "at rate 0 the send waits its latency");
@@ -163,20 +164,20 @@ class SimRingTest {
         Harness harness = harness(1);
         SimRing ring = kernel(harness, FIXED_LATENCY).openRing(1);
         assertEquals(1, ring.entries());
-        assertTrue(ring.stage(Harness.nop(1)));
-        assertFalse(ring.stage(Harness.nop(2)), "staged + in flight = entries");
+        assertTrue(ring.stage(Submissions.nop(1)));
+        assertFalse(ring.stage(Submissions.nop(2)), "staged + in flight = entries");
         assertEquals(0, ring.enter(false, 0, (u, r, f) -> { }));
         assertEquals(1, ring.inFlight());
-        assertFalse(ring.stage(Harness.nop(2)), "still in flight");
-        assertTrue(ring.stage(Harness.cancel(1, 3)), "cancellations have their own bound");
-        assertFalse(ring.stage(Harness.cancel(1, 4)));
+        assertFalse(ring.stage(Submissions.nop(2)), "still in flight");
+        assertTrue(ring.stage(Submissions.cancel(1, 3)), "cancellations have their own bound");
+        assertFalse(ring.stage(Submissions.cancel(1, 4)));
         harness.clock.advanceBy(LATENCY);
         List<Long> delivered = new ArrayList<>();
         ring.enter(false, 0, (userData, result, flags) -> delivered.add(userData));
         assertTrue(delivered.contains(1L));
         harness.drain();
         assertEquals(0, ring.inFlight());
-        assertTrue(ring.stage(Harness.nop(2)));
+        assertTrue(ring.stage(Submissions.nop(2)));
     }
 
     @Test
@@ -189,27 +190,27 @@ class SimRingTest {
         // Receives that wait for a peer: four fill the submission queue, and once submitted four more fit.
         for (long userData = 100; userData < 108; userData++) {
             if (userData == 104) {
-                assertFalse(ring.stage(Harness.io(Opcode.RECV, connection.serverFd(), buffer, 16, 0, userData)),
+                assertFalse(ring.stage(Submissions.io(Opcode.RECV, connection.serverFd(), buffer, 16, 0, userData)),
                         "four staged and not submitted fill the submission queue");
                 ring.enter(false, 0, (u, r, f) -> { });
             }
-            Harness.stage(ring, Harness.io(Opcode.RECV, connection.serverFd(), buffer, 16, 0, userData));
+            Harness.stage(ring, Submissions.io(Opcode.RECV, connection.serverFd(), buffer, 16, 0, userData));
         }
         ring.enter(false, 0, (u, r, f) -> { });
         assertEquals(8, ring.inFlight(), "eight receives in flight on a ring of four");
         // Storage is bounded by the entries, whatever the network holds.
         for (long userData = 0; userData < 4; userData++) {
-            Harness.stage(ring, Harness.nop(userData));
+            Harness.stage(ring, Submissions.nop(userData));
         }
         ring.enter(false, 0, (u, r, f) -> { });
-        assertFalse(ring.stage(Harness.nop(4)), "four storage requests in flight on a ring of four");
+        assertFalse(ring.stage(Submissions.nop(4)), "four storage requests in flight on a ring of four");
         harness.clock.advanceBy(LATENCY);
         ring.enter(false, 0, (u, r, f) -> { });
-        assertTrue(ring.stage(Harness.nop(4)), "a storage entry freed as the no-ops completed");
+        assertTrue(ring.stage(Submissions.nop(4)), "a storage entry freed as the no-ops completed");
         ring.enter(false, 0, (u, r, f) -> { });
         // Cancellations keep their own bound of the entries: four at a time.
         for (long userData = 100; userData < 108; userData++) {
-            Harness.stage(ring, Harness.cancel(userData, userData | 0x1000));
+            Harness.stage(ring, Submissions.cancel(userData, userData | 0x1000));
             if (userData % 4 == 3) {
                 ring.enter(false, 0, (u, r, f) -> { });
                 harness.clock.advanceBy(LATENCY);
@@ -259,7 +260,7 @@ class SimRingTest {
     void completionsArriveOnlyOnceTheClockReachesTheirTime() {
         Harness harness = harness(2);
         SimRing ring = kernel(harness, FIXED_LATENCY).openRing(4);
-        Harness.stage(ring, Harness.nop(7));
+        Harness.stage(ring, Submissions.nop(7));
         assertEquals(Long.MAX_VALUE, ring.nextEventNanos(), "staged entries have no time until submitted");
         assertEquals(0, ring.enter(true, Long.MAX_VALUE, (u, r, f) -> { }), "enter never blocks");
         assertEquals(LATENCY, ring.nextEventNanos());
@@ -279,7 +280,7 @@ class SimRingTest {
         Harness harness = harness(seed);
         SimRing ring = kernel(harness, FIXED_LATENCY).openRing(16);
         for (long userData = 0; userData < 16; userData++) {
-            Harness.stage(ring, Harness.nop(userData));
+            Harness.stage(ring, Submissions.nop(userData));
         }
         ring.enter(false, 0, (u, r, f) -> { });
         harness.clock.advanceBy(LATENCY);
@@ -312,11 +313,11 @@ class SimRingTest {
         Pair pair = loopback(harness, kernel);
         SimRing ring = pair.ring();
         MemorySegment buffer = ring.allocate(16);
-        Harness.stage(ring, Harness.io(Opcode.RECV, pair.serverFd(), buffer, 16, 0, 60));
+        Harness.stage(ring, Submissions.io(Opcode.RECV, pair.serverFd(), buffer, 16, 0, 60));
         harness.pump();
         assertEquals(Long.MAX_VALUE, ring.nextEventNanos(), "nothing was sent: the receive waits for ever");
         MemorySegment data = Harness.bytes(ring, "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        Harness.stage(ring, Harness.io(Opcode.SEND, pair.clientFd(), data, 5, 0, 61));
+        Harness.stage(ring, Submissions.io(Opcode.SEND, pair.clientFd(), data, 5, 0, 61));
         harness.pump();
         long sendDue = ring.nextEventNanos();
         assertEquals(harness.clock.nowNanos() + LATENCY, sendDue, "the send is due one latency after it was submitted");
@@ -337,16 +338,16 @@ class SimRingTest {
         SimKernel kernel = kernel(harness, FIXED_LATENCY.withCancelRaceRate(1.0));
         Pair pair = loopback(harness, kernel);
         MemorySegment buffer = pair.ring().allocate(16);
-        Harness.stage(pair.ring(), Harness.io(Opcode.RECV, pair.serverFd(), buffer, 16, 0, 50));
+        Harness.stage(pair.ring(), Submissions.io(Opcode.RECV, pair.serverFd(), buffer, 16, 0, 50));
         harness.pump();
-        Harness.stage(pair.ring(), Harness.cancel(50, 51));
+        Harness.stage(pair.ring(), Submissions.cancel(50, 51));
         assertThrows(IllegalStateException.class, () -> pair.ring().free(buffer), "the receive may still write it");
         assertEquals(-Errno.ECANCELED, harness.await(50).result(), "a waiting receive is never running: no race");
         assertEquals(0, harness.await(51).result());
         pair.ring().free(buffer);
 
-        assertEquals(-Errno.ENOENT, harness.run(pair.ring(), Harness.cancel(50, 52)), "already completed");
-        assertEquals(-Errno.ENOENT, harness.run(pair.ring(), Harness.cancel(12345, 53)), "never existed");
+        assertEquals(-Errno.ENOENT, harness.run(pair.ring(), Submissions.cancel(50, 52)), "already completed");
+        assertEquals(-Errno.ENOENT, harness.run(pair.ring(), Submissions.cancel(12345, 53)), "never existed");
     }
 
     @Test
@@ -356,9 +357,9 @@ class SimRingTest {
         SimRing ring = kernel.openRing(4);
         int fd = kernel.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment data = Harness.text(ring, "written anyway");
-        Harness.stage(ring, Harness.io(Opcode.WRITE, fd, data, 14, 0, 60));
+        Harness.stage(ring, Submissions.io(Opcode.WRITE, fd, data, 14, 0, 60));
         harness.pump();
-        Harness.stage(ring, Harness.cancel(60, 61));
+        Harness.stage(ring, Submissions.cancel(60, 61));
         int cancelResult = harness.await(61).result();
         assertTrue(cancelResult == 0 || cancelResult == -Errno.EALREADY, "was " + cancelResult);
         assertEquals(14, harness.await(60).result(), "the target completes with its real result");
@@ -369,9 +370,9 @@ class SimRingTest {
         SimRing winningRing = winning.openRing(4);
         int winningFd = winning.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment other = Harness.text(winningRing, "never");
-        Harness.stage(winningRing, Harness.io(Opcode.WRITE, winningFd, other, 5, 0, 70));
+        Harness.stage(winningRing, Submissions.io(Opcode.WRITE, winningFd, other, 5, 0, 70));
         winningHarness.pump();
-        Harness.stage(winningRing, Harness.cancel(70, 71));
+        Harness.stage(winningRing, Submissions.cancel(70, 71));
         assertEquals(-Errno.ECANCELED, winningHarness.await(70).result());
         assertEquals(0, winningHarness.await(71).result());
         assertEquals(0, winning.fileSystem().contents("/f").length, "a cancelled write has no effect");
@@ -381,10 +382,10 @@ class SimRingTest {
     void cancelOfARequestWhoseResultIsDueFindsNothing() {
         Harness harness = harness(12);
         SimRing ring = kernel(harness, FIXED_LATENCY).openRing(2);
-        Harness.stage(ring, Harness.nop(80));
+        Harness.stage(ring, Submissions.nop(80));
         ring.enter(false, 0, (u, r, f) -> { });
         harness.clock.advanceBy(LATENCY);
-        Harness.stage(ring, Harness.cancel(80, 81));
+        Harness.stage(ring, Submissions.cancel(80, 81));
         assertEquals(0, harness.await(80).result(), "the real result arrives");
         assertEquals(-Errno.ENOENT, harness.await(81).result(), "a real kernel completed it before the cancel");
     }
@@ -400,7 +401,7 @@ class SimRingTest {
         long userData = 1;
         while (written < content.length) {
             MemorySegment chunk = Harness.bytes(ring, new byte[content.length - written]);
-            int result = harness.run(ring, Harness.io(Opcode.WRITE, fd, chunk, content.length - written, written,
+            int result = harness.run(ring, Submissions.io(Opcode.WRITE, fd, chunk, content.length - written, written,
                     userData++));
             assertTrue(result >= 1 && result < content.length - written || content.length - written == 1,
                     "short write of " + result);
@@ -409,10 +410,10 @@ class SimRingTest {
         }
         MemorySegment buffer = ring.allocate(100);
         for (int i = 0; i < 50; i++) {
-            int result = harness.run(ring, Harness.io(Opcode.READ, fd, buffer, 100, i * 10, userData++));
+            int result = harness.run(ring, Submissions.io(Opcode.READ, fd, buffer, 100, i * 10, userData++));
             assertTrue(result >= 1 && result <= 99, "short read of " + result);
         }
-        assertEquals(0, harness.run(ring, Harness.io(Opcode.READ, fd, buffer, 100, 1000, userData++)));
+        assertEquals(0, harness.run(ring, Submissions.io(Opcode.READ, fd, buffer, 100, 1000, userData++)));
     }
 
     @Test
@@ -422,16 +423,16 @@ class SimRingTest {
         SimRing ring = interrupted.openRing(4);
         int fd = interrupted.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment buffer = ring.allocate(8);
-        assertEquals(-Errno.EINTR, harness.run(ring, Harness.io(Opcode.WRITE, fd, buffer, 8, 0, 1)));
-        assertEquals(-Errno.EINTR, harness.run(ring, Harness.io(Opcode.READ, fd, buffer, 8, 0, 2)));
+        assertEquals(-Errno.EINTR, harness.run(ring, Submissions.io(Opcode.WRITE, fd, buffer, 8, 0, 1)));
+        assertEquals(-Errno.EINTR, harness.run(ring, Submissions.io(Opcode.READ, fd, buffer, 8, 0, 2)));
 
         Harness other = harness(8);
         SimKernel again = kernel(other, FIXED_LATENCY.withSpuriousErrors(1.0, 0));
         SimRing againRing = again.openRing(4);
         int againFd = again.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment againBuffer = againRing.allocate(8);
-        assertEquals(-Errno.EAGAIN, other.run(againRing, Harness.io(Opcode.WRITE, againFd, againBuffer, 8, 0, 1)));
-        assertEquals(0, other.run(againRing, Harness.fsync(againFd, 2)), "fsync is never spurious");
+        assertEquals(-Errno.EAGAIN, other.run(againRing, Submissions.io(Opcode.WRITE, againFd, againBuffer, 8, 0, 1)));
+        assertEquals(0, other.run(againRing, Submissions.fsync(againFd, 2)), "fsync is never spurious");
     }
 
     @Test
@@ -440,11 +441,11 @@ class SimRingTest {
         SimKernel kernel = kernel(harness, FIXED_LATENCY);
         SimRing ring = kernel.openRing(4);
         MemorySegment buffer = ring.allocate(8);
-        assertEquals(-Errno.EBADF, harness.run(ring, Harness.io(Opcode.READ, 42, buffer, 8, 0, 1)));
+        assertEquals(-Errno.EBADF, harness.run(ring, Submissions.io(Opcode.READ, 42, buffer, 8, 0, 1)));
         int file = kernel.system().open("/f", O_RDWR | O_CREAT);
-        assertEquals(-Errno.ENOTSOCK, harness.run(ring, Harness.io(Opcode.RECV, file, buffer, 8, 0, 2)));
-        assertEquals(-Errno.ENOTSOCK, harness.run(ring, Harness.accept(file, 3)));
-        assertEquals(0, harness.run(ring, Harness.nop(5)));
+        assertEquals(-Errno.ENOTSOCK, harness.run(ring, Submissions.io(Opcode.RECV, file, buffer, 8, 0, 2)));
+        assertEquals(-Errno.ENOTSOCK, harness.run(ring, Submissions.accept(file, 3)));
+        assertEquals(0, harness.run(ring, Submissions.nop(5)));
     }
 
     @Test
@@ -455,33 +456,33 @@ class SimRingTest {
         int file = kernel.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment native8 = ring.allocate(8);
         assertTrue(native8.isNative() && native8.address() != 0, "allocate hands out native memory: " + native8);
-        assertEquals(8, harness.run(ring, Harness.io(Opcode.WRITE, file, native8, 8, 0, 1)));
+        assertEquals(8, harness.run(ring, Submissions.io(Opcode.WRITE, file, native8, 8, 0, 1)));
         MemorySegment heap = MemorySegment.ofArray(new byte[8]);
         for (Opcode opcode : List.of(Opcode.READ, Opcode.WRITE, Opcode.RECV, Opcode.SEND)) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                    () -> ring.stage(Harness.io(opcode, file, heap, 8, 0, 2)), opcode.name());
+                    () -> ring.stage(Submissions.io(opcode, file, heap, 8, 0, 2)), opcode.name());
             assertTrue(refused.getMessage().contains("native buffer"), refused.getMessage());
         }
         IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
-                () -> ring.stage(Harness.io(Opcode.WRITE, file, native8, 9, 0, 3)));
+                () -> ring.stage(Submissions.io(Opcode.WRITE, file, native8, 9, 0, 3)));
         assertTrue(tooLong.getMessage().contains("length 9"), tooLong.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> ring.stage(Harness.io(Opcode.READ, file, native8, -1, 0, 4)));
+        assertThrows(IllegalArgumentException.class, () -> ring.stage(Submissions.io(Opcode.READ, file, native8, -1, 0, 4)));
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
-                () -> ring.stage(Harness.io(Opcode.READ, file, native8, 8, -1, 5)));
+                () -> ring.stage(Submissions.io(Opcode.READ, file, native8, 8, -1, 5)));
         assertTrue(negative.getMessage().contains("offset"), negative.getMessage());
         // The path and statx rules of Submission.validate(), which both rings apply, with its messages.
         MemorySegment unterminated = ring.allocate(4);
         unterminated.fill((byte) 'a');
-        Submission openat = Harness.io(Opcode.OPENAT, Submission.AT_FDCWD, unterminated, 4, 0, 7);
+        Submission openat = Submissions.io(Opcode.OPENAT, Submission.AT_FDCWD, unterminated, 4, 0, 7);
         IllegalArgumentException path = assertThrows(IllegalArgumentException.class, () -> ring.stage(openat));
         assertTrue(path.getMessage().contains("NUL byte after its 4 bytes"), path.getMessage());
         IllegalArgumentException statx = assertThrows(IllegalArgumentException.class,
-                () -> ring.stage(Harness.io(Opcode.STATX, file, native8, 8, 0, 8)));
+                () -> ring.stage(Submissions.io(Opcode.STATX, file, native8, 8, 0, 8)));
         assertTrue(statx.getMessage().contains("was 8"), statx.getMessage());
         ring.free(unterminated);
         // A receive into a buffer the ring selects must fit one, refused at stage as runtime-uring refuses it.
         int selectable = ring.selectedBufferBytes();
-        Submission selecting = Harness.io(Opcode.RECV, file, null, selectable + 1, 0, 9);
+        Submission selecting = Submissions.io(Opcode.RECV, file, null, selectable + 1, 0, 9);
         selecting.flags = Submission.SELECT_BUFFER;
         IllegalArgumentException notFitting = assertThrows(IllegalArgumentException.class,
                 () -> ring.stage(selecting));
@@ -490,7 +491,7 @@ class SimRingTest {
         assertEquals(0, ring.staged(), "nothing refused was staged");
         // Memory of one ring works on another ring of the kernel and is freed by it, as the C heap is shared.
         SimRing other = kernel.openRing(4);
-        assertEquals(8, harness.run(other, Harness.io(Opcode.READ, file, native8, 8, 0, 6)));
+        assertEquals(8, harness.run(other, Submissions.io(Opcode.READ, file, native8, 8, 0, 6)));
         other.free(native8);
         assertEquals(List.of(), kernel.heldResources().stream().filter(r -> r.contains("buffer")).toList());
     }
@@ -503,7 +504,7 @@ class SimRingTest {
         int file = kernel.system().open("/f", O_RDWR | O_CREAT);
         MemorySegment buffer = ring.allocate(16);
         ring.allocate(8);
-        assertEquals(16, harness.run(ring, Harness.io(Opcode.WRITE, file, buffer, 16, 0, 1)));
+        assertEquals(16, harness.run(ring, Submissions.io(Opcode.WRITE, file, buffer, 16, 0, 1)));
         List<String> held = kernel.heldResources();
         assertEquals(4, held.size(), held.toString());
         assertTrue(held.get(0).startsWith("fd " + file + " (file /f), opened by open at "), held.get(0));
@@ -526,14 +527,14 @@ class SimRingTest {
         assertThrows(IllegalArgumentException.class, () -> ring.free(segment), "double free");
         assertThrows(IllegalArgumentException.class, () -> ring.free(MemorySegment.ofArray(new byte[4])));
         assertThrows(IllegalArgumentException.class, () -> ring.allocate(-1));
-        Harness.stage(ring, Harness.nop(1));
+        Harness.stage(ring, Submissions.nop(1));
         ring.enter(false, 0, (u, r, f) -> { });
         assertThrows(IllegalStateException.class, ring::close);
         harness.drain();
         ring.close();
         assertTrue(ring.isClosed());
         assertEquals(List.of(), kernel.rings());
-        assertThrows(IllegalStateException.class, () -> ring.stage(Harness.nop(2)));
+        assertThrows(IllegalStateException.class, () -> ring.stage(Submissions.nop(2)));
     }
 
     @Test

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.Submissions;
 import dev.lockstep.kernel.SystemCalls;
 import dev.lockstep.sim.CrashPolicy;
 import dev.lockstep.sim.StorageFaults;
@@ -56,7 +57,7 @@ class StorageFaultsTest {
 
         int write(long offset, byte[] data, int rwFlags) {
             MemorySegment buffer = Harness.bytes(ring, data);
-            Submission write = Harness.io(Opcode.WRITE, fd, buffer, data.length, offset, nextUserData++);
+            Submission write = Submissions.io(Opcode.WRITE, fd, buffer, data.length, offset, nextUserData++);
             write.rwFlags = rwFlags;
             int result = harness.run(ring, write);
             ring.free(buffer);
@@ -65,13 +66,13 @@ class StorageFaultsTest {
 
         int read(long offset, int length) {
             MemorySegment buffer = ring.allocate(length);
-            int result = harness.run(ring, Harness.io(Opcode.READ, fd, buffer, length, offset, nextUserData++));
+            int result = harness.run(ring, Submissions.io(Opcode.READ, fd, buffer, length, offset, nextUserData++));
             ring.free(buffer);
             return result;
         }
 
         int fsync() {
-            return harness.run(ring, Harness.fsync(fd, nextUserData++));
+            return harness.run(ring, Submissions.fsync(fd, nextUserData++));
         }
     }
 
