@@ -17,7 +17,8 @@ import java.util.function.IntPredicate;
  * Checks Raft's safety properties (the Raft paper, Figure 3) as the nodes of one simulated run decide, through
  * {@link RaftObserver}:
  * <ul>
- *   <li><b>Election Safety</b>: at most one leader per term;</li>
+ *   <li><b>Election Safety</b>: at most one leader per term, and no node acting as the leader of a term it did not
+ *       win;</li>
  *   <li><b>Leader Completeness</b>: an entry committed in a term is in the log of every leader of a later term
  *       (checked when a leader is elected, against every commit seen so far, and when a commit is seen, against
  *       every later term's leader seen so far);</li>
@@ -85,6 +86,7 @@ final class RaftChecker implements RaftObserver {
 
     @Override
     public void committed(int leader, long term, long index, Entry entry) {
+        checkClaims();
         Commit earlier = commits.get(index);
         if (earlier != null && !earlier.entry().equals(entry)) {
             violation("State Machine Safety: entry #" + index + " committed as " + earlier.entry() + " in term "
@@ -101,10 +103,28 @@ final class RaftChecker implements RaftObserver {
 
     @Override
     public void applied(int node, long index, Entry entry) {
+        checkClaims();
         Entry earlier = applied.putIfAbsent(index, entry);
         if (earlier != null && !earlier.equals(entry)) {
             violation("State Machine Safety: node " + node + " applied " + entry + " at #" + index + ", where "
                     + earlier + " was applied before");
+        }
+    }
+
+    /**
+     * Election Safety as the nodes' views show it, between their decisions: no node's current lifetime acts as the
+     * leader of a term it did not win (as a node would that wrote a newer term before stepping down). Checked at
+     * every commit, apply and leader lookup.
+     */
+    private void checkClaims() {
+        for (RaftView view : views.values()) {
+            if (view.role() == RaftView.Role.LEADER) {
+                Integer won = leaders.get(view.term());
+                if (won == null || won != view.id()) {
+                    violation("Election Safety: node " + view.id() + " acts as the leader of term " + view.term()
+                            + ", which " + (won == null ? "no node" : "node " + won) + " won");
+                }
+            }
         }
     }
 
@@ -151,6 +171,7 @@ final class RaftChecker implements RaftObserver {
      * @return its id, or empty if no running node leads
      */
     OptionalInt leader(IntPredicate running) {
+        checkClaims();
         OptionalInt best = OptionalInt.empty();
         long bestTerm = -1;
         for (RaftView view : views.values()) {
@@ -182,28 +203,42 @@ final class RaftChecker implements RaftObserver {
     }
 
     /**
-     * An election contested now: two running candidates of the highest term that has two, the lowest ids first, and
-     * a running node that has voted for neither in that term (its term is older, or it has not voted in it).
+     * An election contested now: two running candidates of the highest term that has two and a free voter, the
+     * lowest ids first, and the running node of the lowest id that has voted for neither in that term (its term is
+     * older, or it has not voted in it). An older term's candidates are stale: they step down at the newer term's
+     * first message.
      *
      * @param running whether node {@code id} is running (not down or paused)
      * @return the contest, or null if there is none
      */
     ClusterNemesis.Contest contest(IntPredicate running) {
+        ClusterNemesis.Contest best = null;
+        long bestTerm = -1;
         for (RaftView first : views.values()) {
-            if (first.role() != RaftView.Role.CANDIDATE || !running.test(first.id())) {
+            if (first.role() != RaftView.Role.CANDIDATE || !running.test(first.id()) || first.term() <= bestTerm) {
                 continue;
             }
             long term = first.term();
-            for (RaftView second : views.values()) {
-                if (second.id() <= first.id() || second.role() != RaftView.Role.CANDIDATE
-                        || second.term() != term || !running.test(second.id())) {
-                    continue;
-                }
-                for (RaftView voter : views.values()) {
-                    if (voter != first && voter != second && running.test(voter.id())
-                            && (voter.term() < term || voter.term() == term && voter.votedFor() == 0)) {
-                        return new ClusterNemesis.Contest(first.id(), second.id(), voter.id());
-                    }
+            ClusterNemesis.Contest found = contestOf(first, term, running);
+            if (found != null) {
+                best = found;
+                bestTerm = term;
+            }
+        }
+        return best;
+    }
+
+    /** The contest of {@code term} in which {@code first} is the lower-id candidate, or null. */
+    private ClusterNemesis.Contest contestOf(RaftView first, long term, IntPredicate running) {
+        for (RaftView second : views.values()) {
+            if (second.id() <= first.id() || second.role() != RaftView.Role.CANDIDATE || second.term() != term
+                    || !running.test(second.id())) {
+                continue;
+            }
+            for (RaftView voter : views.values()) {
+                if (voter != first && voter != second && running.test(voter.id())
+                        && (voter.term() < term || voter.term() == term && voter.votedFor() == 0)) {
+                    return new ClusterNemesis.Contest(first.id(), second.id(), voter.id());
                 }
             }
         }

@@ -50,6 +50,17 @@ class RaftCheckerContestTest {
     }
 
     @Test
+    void theContestOfTheHighestTermIsNamedWhateverTheIds() {
+        // Term 4's candidates have the lower ids; term 6's contest is the live one, and a candidate of term 4 has
+        // not voted in term 6.
+        RaftChecker twoTerms = checker(candidate(1, 4), candidate(2, 4), candidate(3, 6), candidate(4, 6),
+                new View(5, RaftView.Role.FOLLOWER, 3, 0));
+        assertEquals(new ClusterNemesis.Contest(3, 4, 1), twoTerms.contest(ALL_RUNNING));
+        assertEquals(new ClusterNemesis.Contest(1, 2, 5), twoTerms.contest(id -> id != 4),
+                "with a candidate of term 6 down, term 4's contest is the one left");
+    }
+
+    @Test
     void noContestWithoutTwoRunningCandidatesOfOneTermAndAFreeVoter() {
         assertNull(checker().contest(ALL_RUNNING), "no node started");
         assertNull(checker(candidate(1, 4), new View(2, RaftView.Role.FOLLOWER, 3, 0),

@@ -155,11 +155,15 @@ public final class RaftNode implements RaftView {
         }
     }
 
-    /** Lock held. Seen a higher term: follow, the new term synced before anything is answered in it. */
+    /**
+     * Lock held. Seen a higher term: follow, the new term synced before anything is answered in it. The node steps
+     * down before it writes, so that while the write and the sync are under way no view shows it leading a term it
+     * never led.
+     */
     private void adoptTerm(long term) {
+        role = Role.FOLLOWER;
         state.saveTermAndVote(term, 0);
         state.syncMeta();
-        role = Role.FOLLOWER;
         changed();
     }
 
@@ -169,8 +173,8 @@ public final class RaftNode implements RaftView {
             return standInTerm(ctx, request.term());
         }
         if (request.term() > state.term()) {
+            role = Role.FOLLOWER;                              // stepped down before the newer term is written
             state.saveTermAndVote(request.term(), 0);
-            role = Role.FOLLOWER;
             metaWritten = true;
             changed();
         }
