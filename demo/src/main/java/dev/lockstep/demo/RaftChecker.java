@@ -44,6 +44,8 @@ final class RaftChecker implements RaftObserver {
     private final Map<Long, Commit> commits = new TreeMap<>();
     private final Map<Long, Entry> applied = new HashMap<>();
     private final List<String> violations = new ArrayList<>();
+    /** The false claims of leadership reported so far, {@code node@term}: each is reported once. */
+    private final java.util.Set<String> falseClaims = new java.util.HashSet<>();
     private boolean quiet;
 
     /**
@@ -120,7 +122,7 @@ final class RaftChecker implements RaftObserver {
         for (RaftView view : views.values()) {
             if (view.role() == RaftView.Role.LEADER) {
                 Integer won = leaders.get(view.term());
-                if (won == null || won != view.id()) {
+                if ((won == null || won != view.id()) && falseClaims.add(view.id() + "@" + view.term())) {
                     violation("Election Safety: node " + view.id() + " acts as the leader of term " + view.term()
                             + ", which " + (won == null ? "no node" : "node " + won) + " won");
                 }

@@ -311,9 +311,8 @@ final class RaftScenario {
             failoverCrashesNotRestarted++;
             trace.notable("failover " + failover + ": leader node " + old.id() + " of term " + oldTerm
                     + " powered off; a new leader is due within " + failoverBound.toMillis() + " ms");
-            // Another node leading a term at least the old one's: a new leader, or the one that already led when
-            // the old node was caught between saving a newer term and stepping down (its view then shows a leader
-            // of that term for a step).
+            // Another node leading a term at least the old one's: a new leader (the old one's own term, if the old
+            // node had seen a newer term when it was powered off).
             java.util.function.IntPredicate successor = id -> id != old.id() && running.test(id);
             java.time.Instant deadline = ctx.now().plus(failoverBound);
             OptionalInt next = checker.leader(successor);

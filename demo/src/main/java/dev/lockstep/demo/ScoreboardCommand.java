@@ -35,6 +35,10 @@ final class ScoreboardCommand implements Callable<Integer> {
             + " 5 (default 3,5, quick 3)")
     List<Integer> nodes;
 
+    @Option(names = "--mutants", paramLabel = "NAME[,NAME]", split = ",", description = "only these rows: mutants"
+            + " by their --inject-bug names, 'none' for the unmutated protocols (default: every row)")
+    List<String> mutants;
+
     @Option(names = "--ranges", paramLabel = "N", defaultValue = "3", description = "disjoint seed ranges per"
             + " mutant, the medians' sample (${DEFAULT-VALUE})")
     int ranges;
@@ -74,6 +78,14 @@ final class ScoreboardCommand implements Callable<Integer> {
         List<Scoreboard.Target> rows;
         try {
             rows = Scoreboard.rows(nodes == null ? (quick ? List.of(3) : List.of(3, 5)) : nodes);
+            if (mutants != null) {
+                java.util.Set<dev.lockstep.demo.kv.InjectedBug> chosenBugs = java.util.EnumSet.noneOf(
+                        dev.lockstep.demo.kv.InjectedBug.class);
+                for (String name : mutants) {
+                    chosenBugs.add(dev.lockstep.demo.kv.InjectedBug.parse(name.strip()));
+                }
+                rows = rows.stream().filter(row -> chosenBugs.contains(row.bug())).toList();
+            }
         } catch (IllegalArgumentException bad) {
             throw new CommandLine.ParameterException(line, bad.getMessage());
         }

@@ -66,15 +66,16 @@ interface SearchStrategy {
 
     /**
      * What works together: for the Raft, {@code ClusterNemesis} aimed at the leader and at elections with every
-     * single-step disturbance (three seeds in eight), with the two-step strikes too (three in eight) or a swarm of
-     * them (one in four), and the fault-point probabilities of
+     * single-step disturbance (three seeds in eight), with the two-step strikes too (three in sixteen), with the
+     * placed strikes alone (three in sixteen: {@code nemesis=placed}) or a swarm of them (one in four), and the
+     * fault-point probabilities of
      * {@link #FAULT_POINTS}; one seed in four also gets the priority scheduling of {@link #PCT}. The key-value rows
      * run with the fault points and priorities (the store has no fault points of its own). Every choice is the
      * seed's, in its replay line.
      */
-    SearchStrategy COMBINED = new Named("combined", "targeted, striking or swarm cluster nemesis (Raft rows), fault-point"
-            + " probabilities and, on one seed in four, fiber priorities, all chosen by the seed", (seed, workload,
-            bug) -> {
+    SearchStrategy COMBINED = new Named("combined", "targeted, striking, placed or swarm cluster nemesis (Raft rows),"
+            + " fault-point probabilities and, on one seed in four, fiber priorities, all chosen by the seed",
+            (seed, workload, bug) -> {
                 Scenario.Spec points = FAULT_POINTS.spec(seed, workload, bug);
                 java.util.SplittableRandom choices = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L
                         + 0x434F4DL);
@@ -87,6 +88,9 @@ interface SearchStrategy {
                 }
                 if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
                     nemesis = NemesisStrategy.STRIKES;      // drawn last: the other seeds' runs stay as they were
+                    if (choices.nextInt(2) == 0) {
+                        nemesis = NemesisStrategy.PLACED;   // the placed strikes alone
+                    }
                 }
                 return new Scenario.Spec(seed, points.faults(), workload, bug, nemesis, settings);
             });

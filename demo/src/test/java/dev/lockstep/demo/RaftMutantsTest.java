@@ -34,7 +34,7 @@ class RaftMutantsTest {
                 + ":nemesis=targeted:faultpoints=0.5/0.1:priorities=2/500|Leader Completeness|nemesis:",
         "unsynced-vote|kv:seed=8:faults=torn-writes+connection-reset:workload=replicated:bug=unsynced-vote"
                 + ":nemesis=strikes:faultpoints=1.0/0.25:priorities=2/5000|Election Safety"
-                + "|armed to crash once it answered",
+                + "|election contested by nodes",
         "follower-ack-before-sync|kv:seed=81:faults=crash+connection-reset:workload=replicated"
                 + ":bug=follower-ack-before-sync:nemesis=strikes:faultpoints=0.5/0.25|Leader Completeness"
                 + "|armed to crash once they answered",

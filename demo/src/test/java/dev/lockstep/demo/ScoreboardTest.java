@@ -194,7 +194,7 @@ class ScoreboardTest {
                 + " targeted, nemesis-swarm, combined, guided"), strategy.getMessage());
         for (String[] args : new String[][] {{"--strategy", "bogus"}, {"--nodes", "4"},
                 {"--budget", "0"},
-                {"--ranges", "0"}}) {
+                {"--ranges", "0"}, {"--mutants", "figure-9"}}) {
             CommandLine line = Main.commandLine();
             StringWriter errors = new StringWriter();
             line.setErr(new PrintWriter(errors, true));

@@ -129,14 +129,28 @@ public final class ClusterNemesis {
         ACK_THEN_LEADER_LOSS,
         /**
          * A vote answered and then lost: waits (at most the disturbance's while) until the contest hook names two
-         * running candidates of one term and a running voter that has voted for neither, arms the voter to crash
-         * just after it answered ({@link SimNode.IoBoundary#ANSWERED}: the candidate it answered holds the vote),
-         * cuts off the candidate that then claims the term (named by the leader hook within a millisecond) so that
-         * it tells the other nothing, and restarts the voter after up to {@code meanPause / 8}, within the other
-         * candidate's election timeout, which then asks it again in the same term. Without a contest hook, or with no
-         * contest within the while, nothing happens. Part of {@link #STRIKES}.
+         * running candidates of one term and a running voter that has voted for neither, and arms that voter and
+         * every other running node but the candidates to crash just after it answered
+         * ({@link SimNode.IoBoundary#ANSWERED}: the candidate it answered holds the vote; with five nodes one vote
+         * does not decide). It cuts off the candidate that then claims the term (named by the leader hook within
+         * three milliseconds of the first crash) so that it tells the other nothing, and restarts the crashed voters
+         * after up to {@code meanPause / 8}, within the other candidate's election timeout, which then asks them
+         * again in the same term; the armed nodes that answered nothing are disarmed. Without a contest hook, or
+         * with no contest within the while, nothing happens. Part of {@link #STRIKES}.
          */
-        ANSWERED_VOTE
+        ANSWERED_VOTE,
+        /**
+         * A leader of an older term that leads again (the Raft paper's Figure 8): the leader named by the leader hook
+         * is cut off with a bare minority of followers ({@code (n - 1) / 2 - 1} of them, drawn), takes what clients
+         * send it for a draw of up to {@code meanPause / 4} and loses power. Once the hook names a new leader on the
+         * majority's side, that leader is cut off alone at once (before it passes on what it takes next), the first
+         * split is healed and the old leader restarted: a leader of a third term is elected among the others,
+         * passing on what the old leader's side holds. After a draw of up to {@code meanPause / 8} it loses power
+         * and the isolated leader, whose last entry is of a newer term than what the third leader passed on, is
+         * healed: a vote may then go to it. Each wait is bounded by four mean pauses; without a leader, nothing
+         * happens. Only {@link #PLACED} has it, so a nemesis of {@link #STRIKES} runs as it did without it.
+         */
+        OLD_LEADER_RETURNS
     }
 
     /**
@@ -146,9 +160,16 @@ public final class ClusterNemesis {
     public static final Set<Disturbance> STRIKES = Collections.unmodifiableSet(EnumSet.of(
             Disturbance.ACK_THEN_LEADER_LOSS, Disturbance.ANSWERED_VOTE));
 
-    /** Every disturbance but the {@link #STRIKES}: what {@link #swarm} draws from. */
+    /**
+     * The strikes placed at a moment the hooks name, each a sequence of several steps: the {@link #STRIKES} and
+     * {@link Disturbance#OLD_LEADER_RETURNS}.
+     */
+    public static final Set<Disturbance> PLACED = Collections.unmodifiableSet(EnumSet.of(
+            Disturbance.ACK_THEN_LEADER_LOSS, Disturbance.ANSWERED_VOTE, Disturbance.OLD_LEADER_RETURNS));
+
+    /** Every disturbance but the {@link #PLACED} strikes: what {@link #swarm} draws from. */
     public static final Set<Disturbance> SINGLE_STEP = Collections.unmodifiableSet(EnumSet.complementOf(
-            EnumSet.copyOf(STRIKES)));
+            EnumSet.copyOf(PLACED)));
 
     /**
      * An election contested by two candidates of one term, and a voter that has voted for neither in it: what a
@@ -326,7 +347,7 @@ public final class ClusterNemesis {
         RandomGenerator random = control.random();
         List<Disturbance> choices = new ArrayList<>(disturbances);
         List<SimNode> down = new ArrayList<>();
-        NetworkSplit[] split = {null};
+        NetworkSplit[] split = {null, null};
         PlacedStrikes strikes = new PlacedStrikes(meanPause, leader, contest, this::event);
         try {
             while (true) {
@@ -396,6 +417,7 @@ public final class ClusterNemesis {
                     case ACK_THEN_LEADER_LOSS -> strikes.ackThenLeaderLoss(ctx, control, cluster, length, random,
                             down, split);
                     case ANSWERED_VOTE -> strikes.answeredVote(ctx, control, cluster, length, random, down, split);
+                    case OLD_LEADER_RETURNS -> strikes.oldLeaderReturns(ctx, control, cluster, random, down, split);
                     case LONG_ISOLATE -> {
                         Duration longer = meanPause.multipliedBy(3).plus(Duration.ofNanos(
                                 random.nextLong(2 * meanPause.toNanos() + 1)));
@@ -552,10 +574,12 @@ public final class ClusterNemesis {
     }
 
     private void bringBack(List<SimNode> down, NetworkSplit[] split) {
-        if (split[0] != null) {
-            split[0].heal();
-            event("healed " + split[0]);
-            split[0] = null;
+        for (int i = 0; i < split.length; i++) {
+            if (split[i] != null) {
+                split[i].heal();
+                event("healed " + split[i]);
+                split[i] = null;
+            }
         }
         for (SimNode node : down) {
             node.disarm();

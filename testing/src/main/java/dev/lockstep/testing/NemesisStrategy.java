@@ -25,7 +25,13 @@ public enum NemesisStrategy {
      * As {@link #TARGETED}, with the two-step {@link ClusterNemesis#STRIKES} too: an acknowledgement counted and
      * then lost with the leader, a vote answered and then lost while another candidate of its term waits.
      */
-    STRIKES;
+    STRIKES,
+    /**
+     * {@link ClusterNemesis} with the {@link ClusterNemesis#PLACED} strikes alone, aimed through every hook: each
+     * disturbance is a sequence placed at a moment where a protocol's subtle bugs show (an answer, a contested vote,
+     * an old leader's return), with no single-step disturbance between them to spoil it.
+     */
+    PLACED;
 
     /**
      * The nemesis task for one run.
@@ -62,7 +68,8 @@ public enum NemesisStrategy {
      * @param meanPause the mean time between two disturbances and the mean time one lasts
      * @param leader the leader hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
      * @param election the election hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
-     * @param contest the contest hook (see {@link ClusterNemesis}), or null; only {@link #STRIKES} uses it
+     * @param contest the contest hook (see {@link ClusterNemesis}), or null; only {@link #STRIKES} and
+     *     {@link #PLACED} use it
      * @param events receives one line per disturbance
      * @return a task to spawn in the run's controller; it runs until aborted
      */
@@ -74,9 +81,17 @@ public enum NemesisStrategy {
             case TARGETED -> new ClusterNemesis(ClusterNemesis.SINGLE_STEP, meanPause, leader, election,
                     events)::run;
             case SWARM -> ClusterNemesis.swarm(seed, meanPause, leader, election, events)::run;
-            case STRIKES -> new ClusterNemesis(EnumSet.allOf(ClusterNemesis.Disturbance.class), meanPause, leader,
-                    election, contest, events)::run;
+            case STRIKES -> new ClusterNemesis(strikes(), meanPause, leader, election, contest, events)::run;
+            case PLACED -> new ClusterNemesis(ClusterNemesis.PLACED, meanPause, leader, election, contest,
+                    events)::run;
         };
+    }
+
+    /** {@link #STRIKES}' disturbances: every single-step one and the two-step {@link ClusterNemesis#STRIKES}. */
+    private static EnumSet<ClusterNemesis.Disturbance> strikes() {
+        EnumSet<ClusterNemesis.Disturbance> strikes = EnumSet.copyOf(ClusterNemesis.SINGLE_STEP);
+        strikes.addAll(ClusterNemesis.STRIKES);
+        return strikes;
     }
 
     /**

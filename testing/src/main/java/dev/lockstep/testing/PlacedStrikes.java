@@ -13,17 +13,21 @@ import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
- * The two-step strikes of {@link ClusterNemesis}: a crash placed at the moment a node answered, followed at once by
- * what makes that answer count against the protocol. {@link ClusterNemesis.Disturbance#ACK_THEN_LEADER_LOSS} and
- * {@link ClusterNemesis.Disturbance#ANSWERED_VOTE} say what each does and why. Each leaves what it took down in
- * {@code down} and what it cut in {@code split[0]}, for the nemesis to bring back. Not thread-safe: the nemesis's
- * task calls it on the simulator's one thread.
+ * The placed strikes of {@link ClusterNemesis} ({@link ClusterNemesis#PLACED}): a crash or a cut placed at the moment
+ * the protocol's hooks name, followed at once by what makes it count against the protocol.
+ * {@link ClusterNemesis.Disturbance#ACK_THEN_LEADER_LOSS}, {@link ClusterNemesis.Disturbance#ANSWERED_VOTE} and
+ * {@link ClusterNemesis.Disturbance#OLD_LEADER_RETURNS} say what each does and why. Each leaves what it took down in
+ * {@code down} and what it cut in {@code split} (two cuts at most), for the nemesis to bring back. Not thread-safe:
+ * the nemesis's task calls it on the simulator's one thread.
  */
 final class PlacedStrikes {
     /** How often a strike looks at the cluster while it waits: about one network delay of a local link. */
     static final Duration POLL = Duration.ofNanos(50_000);
-    /** How long a strike waits, after a voter's crash, for the candidate it answered to claim the term. */
-    private static final Duration WINNER_WAIT = Duration.ofMillis(1);
+    /**
+     * How long a strike waits, after a voter's first crash, for a candidate to claim the term: the other votes it
+     * needs come within a disk write and a network delay.
+     */
+    private static final Duration WINNER_WAIT = Duration.ofMillis(3);
 
     private final Duration meanPause;
     private final IntSupplier leader;
@@ -117,42 +121,54 @@ final class PlacedStrikes {
         if (contest == null) {
             return;
         }
-        ClusterNemesis.Contest seen = null;
+        List<Integer> candidates = null;
         long waitedNanos = 0;
-        while (seen == null && waitedNanos < length.toNanos()) {
+        while (candidates == null && waitedNanos < length.toNanos()) {
             ClusterNemesis.Contest now = contest.get();
             if (now != null && running(cluster, now.first()) != null && running(cluster, now.second()) != null
                     && running(cluster, now.voter()) != null) {
-                seen = now;
+                candidates = List.of(now.first(), now.second());
             } else {
                 ctx.sleep(POLL);
                 waitedNanos += POLL.toNanos();
             }
         }
-        if (seen == null) {
+        if (candidates == null) {
             events.accept("no contested election within " + length.toMillis() + " ms");
             return;
         }
-        SimNode voter = cluster.node(seen.voter());
-        down.add(voter);
-        voter.crashAt(SimNode.IoBoundary.ANSWERED);
-        events.accept("election contested by nodes " + seen.first() + " and " + seen.second() + ": node "
-                + voter.id() + " armed to crash once it answered");
-        while (voter.state() != SimNode.State.DOWN && waitedNanos < length.toNanos()) {
+        // Every running node but the candidates is armed: a voter that answers loses what it did not sync, and
+        // with five nodes one vote does not decide.
+        List<SimNode> armed = new ArrayList<>();
+        for (SimNode node : cluster.nodes()) {
+            if (!candidates.contains(node.id()) && node.state() == SimNode.State.RUNNING) {
+                armed.add(node);
+            }
+        }
+        if (armed.isEmpty()) {
+            return;
+        }
+        for (SimNode node : armed) {
+            down.add(node);
+            node.crashAt(SimNode.IoBoundary.ANSWERED);
+        }
+        events.accept("election contested by nodes " + candidates + ": nodes " + NetworkSplit.ids(armed)
+                + " armed to crash once they answered");
+        while (noneDown(armed) && waitedNanos < length.toNanos()) {
             ctx.sleep(POLL);
             waitedNanos += POLL.toNanos();
         }
-        if (voter.state() != SimNode.State.DOWN) {
-            events.accept("node " + voter.id() + " answered nothing");
+        if (noneDown(armed)) {
+            events.accept("nodes " + NetworkSplit.ids(armed) + " answered nothing");
             return;
         }
-        // The candidate that read the vote claims the term; cut it off before it tells the other candidate, which
-        // then asks the restarted voter again in the same term.
+        // The candidate that read the votes claims the term; cut it off before it tells the other candidate, which
+        // then asks the restarted voters again in the same term.
         SimNode winner = null;
         for (long waited = 0; winner == null && waited < WINNER_WAIT.toNanos(); waited += POLL.toNanos()) {
             ctx.sleep(POLL);
             SimNode leading = running(cluster, leader == null ? ClusterNemesis.NO_LEADER : leader.getAsInt());
-            if (leading != null && (leading.id() == seen.first() || leading.id() == seen.second())) {
+            if (leading != null && candidates.contains(leading.id())) {
                 winner = leading;
             }
         }
@@ -161,12 +177,108 @@ final class PlacedStrikes {
         }
         Duration outage = Duration.ofNanos(1 + random.nextLong(Math.max(1, meanPause.toNanos() / 8)));
         ctx.sleep(outage);
-        if (voter.state() == SimNode.State.DOWN) {
-            voter.restart();
+        List<SimNode> crashed = new ArrayList<>();
+        for (SimNode node : armed) {
+            if (node.state() == SimNode.State.DOWN) {
+                crashed.add(node);
+                node.restart();
+            } else {
+                node.disarm();
+            }
         }
-        events.accept("node " + voter.id() + " crashed after answering, back after " + outage.toMillis() + " ms"
-                + (winner == null ? "" : "; " + split[0] + " for " + length.toMillis() + " ms"));
+        events.accept("nodes " + NetworkSplit.ids(crashed) + " crashed after answering, back after "
+                + outage.toMillis() + " ms" + (winner == null ? "" : "; " + split[0] + " for " + length.toMillis()
+                + " ms"));
         ctx.sleep(length);
+    }
+
+    private static boolean noneDown(List<SimNode> nodes) {
+        for (SimNode node : nodes) {
+            if (node.state() == SimNode.State.DOWN) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@link ClusterNemesis.Disturbance#OLD_LEADER_RETURNS}: see there. */
+    void oldLeaderReturns(Context ctx, SimControl control, SimCluster cluster, RandomGenerator random,
+            List<SimNode> down, NetworkSplit[] split) {
+        SimNode first = running(cluster, leader == null ? ClusterNemesis.NO_LEADER : leader.getAsInt());
+        if (first == null) {
+            events.accept("no leader to strike");
+            return;
+        }
+        long bound = meanPause.toNanos() * 4;
+        // The old leader's side: a bare minority, so that what it takes there is on too few nodes to commit.
+        List<SimNode> side = new ArrayList<>(List.of(first));
+        List<SimNode> others = new ArrayList<>(cluster.nodes());
+        others.remove(first);
+        while (side.size() < (cluster.nodes().size() - 1) / 2) {
+            side.add(others.remove(random.nextInt(others.size())));
+        }
+        NetworkSplit oldSide = NetworkSplit.between(control, side, others);
+        split[0] = oldSide;
+        Duration taking = Duration.ofNanos(1 + random.nextLong(Math.max(1, meanPause.toNanos() / 4)));
+        events.accept("leader node " + first.id() + " cut off with " + oldSide + " for " + taking.toMillis()
+                + " ms, then powered off");
+        ctx.sleep(taking);
+        if (first.state() == SimNode.State.RUNNING || first.state() == SimNode.State.PAUSED) {
+            down.add(first);
+            first.crash();
+        }
+        // A leader of the majority's side: cut off alone at once, so that what it takes stays its own.
+        SimNode second = awaitLeader(ctx, cluster, bound, node -> others.contains(node));
+        if (second == null) {
+            events.accept("no leader on the majority's side of " + oldSide + " within " + bound / 1_000_000 + " ms");
+            return;
+        }
+        // Both cuts stand for a while: no side has a majority, and the clients, whose calls to the old leader
+        // fail, find the new one, which takes their commands in its term.
+        split[1] = NetworkSplit.isolate(control, second, cluster.nodes());
+        Duration alone = Duration.ofNanos(meanPause.toNanos() / 4 + random.nextLong(Math.max(1,
+                meanPause.toNanos() * 3 / 4)));
+        events.accept("new leader node " + second.id() + " isolated for " + alone.toMillis() + " ms");
+        ctx.sleep(alone);
+        oldSide.heal();
+        split[1].heal();                                       // the old side's heal restored some of its pairs
+        split[1] = null;
+        split[0] = NetworkSplit.isolate(control, second, cluster.nodes());
+        if (first.state() == SimNode.State.DOWN) {
+            first.restart();
+            down.remove(first);
+        }
+        events.accept("node " + first.id() + " back, " + split[0]);
+        // A third leader among the others passes on what the old leader's side holds; then it loses power and the
+        // isolated leader, whose last entry is newer than any the third one passed on, comes back.
+        SimNode third = awaitLeader(ctx, cluster, bound, node -> node != second);
+        if (third == null) {
+            events.accept("no leader besides node " + second.id() + " within " + bound / 1_000_000 + " ms");
+            return;
+        }
+        // The clients still wait on the isolated leader: the third one's first entries are the old leader's.
+        ctx.sleep(Duration.ofNanos(meanPause.toNanos() / 8 + random.nextLong(Math.max(1, meanPause.toNanos() / 8))));
+        if (third.state() == SimNode.State.RUNNING || third.state() == SimNode.State.PAUSED) {
+            down.add(third);
+            third.crash();
+        }
+        split[0].heal();
+        split[0] = null;
+        events.accept("leader node " + third.id() + " powered off; node " + second.id() + " healed");
+        ctx.sleep(Duration.ofNanos(bound));
+    }
+
+    /** The running node the leader hook names once it is one that {@code eligible} accepts, or null after the bound. */
+    private SimNode awaitLeader(Context ctx, SimCluster cluster, long boundNanos,
+            java.util.function.Predicate<SimNode> eligible) {
+        for (long waited = 0; waited < boundNanos; waited += POLL.toNanos()) {
+            SimNode leading = running(cluster, leader == null ? ClusterNemesis.NO_LEADER : leader.getAsInt());
+            if (leading != null && eligible.test(leading)) {
+                return leading;
+            }
+            ctx.sleep(POLL);
+        }
+        return null;
     }
 
     private static boolean allDown(List<SimNode> nodes) {

@@ -126,6 +126,58 @@ class ClusterNemesisTest {
         assertEquals(Set.of(), cutPairs(control, cluster.nodes()));
     }
 
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void anOldLeaderReturnsAfterANewerOneWasCutOffAndTheThirdLeaderLosesPower(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 5);
+        SimNode old = cluster.node(1);
+        int[] newer = {ClusterNemesis.NO_LEADER};
+        // A scripted protocol: node 1 leads; while it is down, the lowest running node cut off from it leads; once
+        // node 1 is back it leads again, as an old leader of an older term that wins again.
+        java.util.function.IntSupplier leader = () -> {
+            if (old.state() == SimNode.State.RUNNING) {
+                return 1;
+            }
+            for (SimNode node : cluster.nodes()) {
+                if (node != old && node.state() == SimNode.State.RUNNING
+                        && control.isPartitioned(old.address(), node.address())) {
+                    newer[0] = node.id();
+                    return node.id();
+                }
+            }
+            return ClusterNemesis.NO_LEADER;
+        };
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.OLD_LEADER_RETURNS),
+                Duration.ofMillis(10), leader, events::add);
+        runFor(ctx, nemesis::run, 200);
+        assertTrue(saw("leader node 1 cut off with nodes [1, "), "a bare minority of two: " + events);
+        assertTrue(saw("new leader node " + newer[0] + " isolated for"), "events " + events);
+        assertTrue(saw("node 1 back, nodes [" + newer[0] + "] | "), "events " + events);
+        assertTrue(saw("leader node 1 powered off; node " + newer[0] + " healed"), "events " + events);
+        assertTrue(old.lifetime() >= 3, "node 1 lost power as the old leader and as the third: " + events);
+        assertUntouched(control, cluster, true);
+    }
+
+    @SimulationTest(seeds = 2, checkDeterminism = true)
+    void anOldLeaderStrikeWithoutASecondLeaderHealsAndRestarts(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 3);
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.OLD_LEADER_RETURNS),
+                Duration.ofMillis(10), () -> 1, events::add);
+        runFor(ctx, nemesis::run, 200);
+        assertTrue(saw("leader node 1 cut off with nodes [1] | [2, 3]"), "alone, at three nodes: " + events);
+        assertTrue(saw("no leader on the majority's side"), "events " + events);
+        assertUntouched(control, cluster, true);
+        ClusterNemesis none = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.OLD_LEADER_RETURNS),
+                Duration.ofMillis(10), () -> ClusterNemesis.NO_LEADER, events::add);
+        events.clear();
+        runFor(ctx, none::run, 100);
+        assertTrue(saw("no leader to strike"), "events " + events);
+        assertUntouched(control, cluster, true);
+    }
+
     @SimulationTest(seeds = 3)
     void isolatingANodeCutsItFromEveryOtherBothWaysAndOneHealRestoresEveryPair(Context ctx) {
         SimControl control = SimRunner.control(ctx);
@@ -468,7 +520,7 @@ class ClusterNemesisTest {
         }
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
                 () -> NemesisStrategy.parse("leader"));
-        assertEquals("unknown nemesis strategy 'leader'; known: uniform, targeted, swarm, strikes",
+        assertEquals("unknown nemesis strategy 'leader'; known: uniform, targeted, swarm, strikes, placed",
                 unknown.getMessage());
         IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
                 () -> new ClusterNemesis(Set.of(), Duration.ofMillis(1), null, e -> { }));
