@@ -10,11 +10,11 @@ import dev.lockstep.sim.audit.Generator;
 import dev.lockstep.sim.audit.Site;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.BitSet;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The socket state machine of a {@link SimNetwork}: every transition of a {@link SimSocket} (open, bind, listen,
@@ -36,8 +36,11 @@ final class SocketStateMachine {
     private final SimClock clock;
     /** Listening sockets by local address key. */
     private final TreeMap<String, SimSocket> listeners = new TreeMap<>();
-    /** Ports in use, by host address. */
-    private final TreeMap<String, TreeSet<Integer>> portsInUse = new TreeMap<>();
+    /**
+     * Ports in use, by host address, a bit per port: the lowest free ephemeral port is the set's next clear bit
+     * from {@link SimNetwork#FIRST_EPHEMERAL_PORT}, found without a boxed lookup per port in use.
+     */
+    private final TreeMap<String, BitSet> portsInUse = new TreeMap<>();
     /** Every socket not yet closed, in creation order: what partitions, heals and breaks walk. */
     private final LinkedHashMap<Long, SimSocket> sockets = new LinkedHashMap<>();
     private long nextSocketId = 1;
@@ -101,8 +104,8 @@ final class SocketStateMachine {
     }
 
     private boolean portUsed(String hostIp, int port) {
-        TreeSet<Integer> used = portsInUse.get(hostIp);
-        return used != null && used.contains(port);
+        BitSet used = portsInUse.get(hostIp);
+        return used != null && used.get(port);
     }
 
     /**
@@ -112,8 +115,8 @@ final class SocketStateMachine {
      * IPv4 wildcard and a specific IPv6 address (e.g. {@code ::1}) do not collide.
      */
     private boolean loopbackPortTaken(String ip, int port) {
-        for (java.util.Map.Entry<String, TreeSet<Integer>> entry : portsInUse.entrySet()) {
-            if (entry.getValue().contains(port) && collide(ip, entry.getKey())) {
+        for (java.util.Map.Entry<String, BitSet> entry : portsInUse.entrySet()) {
+            if (entry.getValue().get(port) && collide(ip, entry.getKey())) {
                 return true;
             }
         }
@@ -139,13 +142,7 @@ final class SocketStateMachine {
         }
         String ip = ip(requested);
         if (port == 0) {
-            port = -1;
-            for (int candidate = SimNetwork.FIRST_EPHEMERAL_PORT; candidate <= SimNetwork.LAST_EPHEMERAL_PORT; candidate++) {
-                if (!loopbackPortTaken(ip, candidate)) {
-                    port = candidate;
-                    break;
-                }
-            }
+            port = lowestFreeLoopbackPort(ip);
             if (port < 0) {
                 throw new KernelException(Errno.EADDRNOTAVAIL, "bind", subject);
             }
@@ -183,22 +180,40 @@ final class SocketStateMachine {
         return listener;
     }
 
-    private int ephemeralPort(String hostIp, String call, String subject) {
+    /**
+     * The lowest ephemeral port free on the loopback machine for a bind to {@code ip}: in use on no address that
+     * collides with it ({@link #loopbackPortTaken}); -1 if none is.
+     */
+    private int lowestFreeLoopbackPort(String ip) {
+        BitSet taken = new BitSet();
+        for (java.util.Map.Entry<String, BitSet> entry : portsInUse.entrySet()) {
+            if (collide(ip, entry.getKey())) {
+                taken.or(entry.getValue());
+            }
+        }
+        int port = taken.nextClearBit(SimNetwork.FIRST_EPHEMERAL_PORT);
+        return port <= SimNetwork.LAST_EPHEMERAL_PORT ? port : -1;
+    }
+
+    private int ephemeralPort(String hostIp, String call, Object subject) {
         return ephemeralPort(hostIp, false, call, subject);
     }
 
-    private int ephemeralPort(String hostIp, boolean loopbackMachine, String call, String subject) {
-        TreeSet<Integer> used = portsInUse.computeIfAbsent(hostIp, ignored -> new TreeSet<>());
-        for (int port = SimNetwork.FIRST_EPHEMERAL_PORT; port <= SimNetwork.LAST_EPHEMERAL_PORT; port++) {
-            if (!used.contains(port) && !(loopbackMachine && loopbackPortTaken(hostIp, port))) {
-                return port;
-            }
+    /**
+     * The lowest ephemeral port free on {@code hostIp} (on the loopback machine: free on every address that collides
+     * with it); {@code subject} is put into words only for the error when none is.
+     */
+    private int ephemeralPort(String hostIp, boolean loopbackMachine, String call, Object subject) {
+        int port = loopbackMachine ? lowestFreeLoopbackPort(hostIp)
+                : portsInUse.computeIfAbsent(hostIp, ignored -> new BitSet()).nextClearBit(SimNetwork.FIRST_EPHEMERAL_PORT);
+        if (port < 0 || port > SimNetwork.LAST_EPHEMERAL_PORT) {
+            throw new KernelException(Errno.EADDRNOTAVAIL, call, String.valueOf(subject));
         }
-        throw new KernelException(Errno.EADDRNOTAVAIL, call, subject);
+        return port;
     }
 
     private void claimPort(String hostIp, int port) {
-        portsInUse.computeIfAbsent(hostIp, ignored -> new TreeSet<>()).add(port);
+        portsInUse.computeIfAbsent(hostIp, ignored -> new BitSet()).set(port);
     }
 
     /** An address as runtime-uring's system calls name it in their errors: {@code 0.0.0.0:80}, {@code [::1]:80}. */
@@ -209,9 +224,9 @@ final class SocketStateMachine {
     }
 
     private void freePort(InetSocketAddress address) {
-        TreeSet<Integer> used = portsInUse.get(address.getAddress().getHostAddress());
+        BitSet used = portsInUse.get(address.getAddress().getHostAddress());
         if (used != null) {
-            used.remove(address.getPort());
+            used.clear(address.getPort());
         }
     }
 
@@ -235,7 +250,7 @@ final class SocketStateMachine {
         int port = address.getPort();
         if (port == 0) {
             port = ephemeralPort(socket.hostIp, "bind", subject);
-        } else if (portsInUse.getOrDefault(socket.hostIp, new TreeSet<>()).contains(port)) {
+        } else if (portUsed(socket.hostIp, port)) {
             throw new KernelException(Errno.EADDRINUSE, "bind", subject);
         }
         claimPort(socket.hostIp, port);
@@ -266,7 +281,7 @@ final class SocketStateMachine {
         if (client.local == null) {
             int port;
             try {
-                port = ephemeralPort(client.hostIp, client.loopbackMachine, "connect", String.valueOf(remote));
+                port = ephemeralPort(client.hostIp, client.loopbackMachine, "connect", remote);
             } catch (KernelException e) {
                 return new SimNetwork.ConnectOutcome(-e.errno(), now);
             }

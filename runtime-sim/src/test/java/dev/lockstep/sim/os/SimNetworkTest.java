@@ -208,6 +208,36 @@ class SimNetworkTest {
         assertErrno(Errno.ENOTSOCK, () -> server.system().bindAndListen(file, address, 4));
     }
 
+    /**
+     * Port 0 takes the lowest ephemeral port not in use on the host: past ports bound explicitly inside the range,
+     * and again a port once its socket closed; a port in use on another host does not count.
+     */
+    @Test
+    void anEphemeralPortIsTheLowestFreeOneOnItsHost() {
+        InetSocketAddress any = new InetSocketAddress(server.hostAddress(), 0);
+        int first = SimNetwork.FIRST_EPHEMERAL_PORT;
+        int fixed = server.system().socket(any);
+        server.system().bindAndListen(fixed, new InetSocketAddress(server.hostAddress(), first + 1), 4);
+        int elsewhere = client.system().socket(any);
+        client.system().bindAndListen(elsewhere, new InetSocketAddress(client.hostAddress(), 0), 4);
+        assertEquals(first, client.system().localAddress(elsewhere).getPort());
+        int[] fds = new int[4];
+        for (int i = 0; i < fds.length; i++) {
+            fds[i] = server.system().socket(any);
+            server.system().bindAndListen(fds[i], any, 4);
+        }
+        assertEquals(List.of(first, first + 2, first + 3, first + 4),
+                java.util.Arrays.stream(fds).map(fd -> server.system().localAddress(fd).getPort()).boxed().toList());
+        server.system().close(fds[2]);
+        server.system().close(fds[0]);
+        int again = server.system().socket(any);
+        server.system().bindAndListen(again, any, 4);
+        assertEquals(first, server.system().localAddress(again).getPort());
+        int next = server.system().socket(any);
+        server.system().bindAndListen(next, any, 4);
+        assertEquals(first + 3, server.system().localAddress(next).getPort());
+    }
+
     @Test
     void closingAnFdDuringAReceiveKeepsTheSocketUntilTheReceiveCompletes() {
         Harness.Connection connection = harness.connect(server, serverRing, client, clientRing, 7000);
