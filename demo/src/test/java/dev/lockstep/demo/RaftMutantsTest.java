@@ -10,16 +10,18 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Each Raft mutant that only a search finds is reachable and caught: a seed the scoreboard's {@code combined}
- * strategy found (its replay line, without the digest) fails with the property the planted bug breaks, the fault
- * point or disturbance that reached it shows in the run's trace, and the same run of the unmutated Raft passes. A
- * change to the Raft, its fault points or the nemesis may move these runs: find a new seed with {@code ./lockstep
- * scoreboard --strategy combined} and put its line here.
+ * strategy, or one of the nemeses it draws, found (its replay line, without the digest) fails with the property the
+ * planted bug breaks, the fault point or disturbance that reached it shows in the run's trace, and the same run of
+ * the unmutated Raft passes. A change to the Raft, its fault points or the nemesis may move these runs: find a new
+ * seed with {@code ./lockstep scoreboard --strategy combined} and put its line here.
  */
 class RaftMutantsTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "figure-8|kv:seed=67:faults=crash+torn-writes+partition:workload=replicated:bug=figure-8:nemesis=targeted"
                 + ":faultpoints=1.0/0.5:priorities=3/5000|Leader Completeness|nemesis:",
+        "figure-8 at five nodes|kv:seed=7:faults=torn-writes:workload=replicated-5:bug=figure-8:nemesis=placed"
+                + ":faultpoints=0.25/0.01|Leader Completeness|isolated for",
         "forget-vote-on-reboot|kv:seed=35:faults=crash+torn-writes+connection-reset:workload=replicated"
                 + ":bug=forget-vote-on-reboot:nemesis=swarm:faultpoints=1.0/0.5|Election Safety|nemesis:",
         "truncate-on-stale-append|kv:seed=8:faults=torn-writes+connection-reset:workload=replicated"
