@@ -2,8 +2,7 @@ package dev.lockstep.sim.os;
 
 import dev.lockstep.kernel.Opcode;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
@@ -12,11 +11,10 @@ import java.util.List;
  */
 final class RingMemory {
     /**
-     * Native memory handed out and not yet freed, by address: every staged request's buffer is looked up here, so
-     * without a boxed key. Its walks go in slot order, which depends on where the C library put the memory; a leak
-     * report sorts by allocation number instead.
+     * Native memory handed out and not yet freed, by address. A linked map: its walks go in allocation order, so a
+     * leak report does not depend on where the C library put the memory.
      */
-    private final AddressTable<Allocation> allocations = new AddressTable<>();
+    private final LinkedHashMap<Long, Allocation> allocations = new LinkedHashMap<>();
     private long allocationsMade;
 
     /**
@@ -89,17 +87,16 @@ final class RingMemory {
 
     /** Adds a line per allocation not freed, in allocation order. */
     void describeHeld(List<String> held) {
-        List<Allocation> live = new ArrayList<>(allocations.size());
-        allocations.forEach(live::add);
-        live.sort(Comparator.comparingLong(allocation -> allocation.number));
-        for (Allocation allocation : live) {
+        for (Allocation allocation : allocations.values()) {
             held.add(allocation.describe());
         }
     }
 
     /** Frees every allocation still live. */
     void freeAll() {
-        allocations.forEach(allocation -> NativeMemory.free(allocation.segment));
+        for (Allocation allocation : allocations.values()) {
+            NativeMemory.free(allocation.segment);
+        }
         allocations.clear();
     }
 }
