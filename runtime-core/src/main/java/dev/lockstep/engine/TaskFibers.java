@@ -85,13 +85,20 @@ final class TaskFibers {
                 }
                 supervision.abortBelow(node, false);
             } finally {
-                resolve.run();
-                fibers.remove(fiber);
-                // Nudge before the counts drop: the fiber may still unmount here (a contended monitor inside the
-                // nudge), and its worker must keep running fibers until the last one has really finished.
-                home.nudge();
-                fibers.uncount();
-                home.fibers.decrementAndGet();
+                try {
+                    resolve.run();
+                } catch (Throwable wakerFailure) {
+                    // A poller's waker threw while the outcome woke it: the runner fails with it (Waker's
+                    // contract), and the counts below still drop, so the worker is not kept alive by this fiber.
+                    engine.fail(wakerFailure);
+                } finally {
+                    fibers.remove(fiber);
+                    // Nudge before the counts drop: the fiber may still unmount here (a contended monitor inside
+                    // the nudge), and its worker must keep running fibers until the last one has really finished.
+                    home.nudge();
+                    fibers.uncount();
+                    home.fibers.decrementAndGet();
+                }
             }
         });
         fiber.attach(thread);

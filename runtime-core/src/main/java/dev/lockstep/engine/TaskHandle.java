@@ -66,7 +66,16 @@ final class TaskHandle<T> implements Handle<T> {
      */
     RuntimeException reported(Throwable failure) {
         return failure instanceof ClosedException closed && isAborted() ? closed
-                : new ExitedException("task '" + label + "' failed: " + failure, failure);
+                : new ExitedException("task '" + label + "' failed: " + describe(failure), failure);
+    }
+
+    /** The failure's {@code toString}, or its class name when the user's {@code toString} itself throws. */
+    private static String describe(Throwable failure) {
+        try {
+            return String.valueOf(failure);
+        } catch (RuntimeException | StackOverflowError unprintable) {
+            return failure.getClass().getName() + " (its toString threw " + unprintable.getClass().getName() + ")";
+        }
     }
 
     void fail(RuntimeException reported) {
