@@ -32,6 +32,20 @@ public interface FiberScheduler {
     }
 
     /**
+     * A fiber of {@code worker} is ending on the calling thread, after its task's outcome was published and before
+     * the worker's count of live fibers drops: wake the worker if it could otherwise miss that drop. The worker's
+     * loop ends only once it sees no live fiber, so a loop that could be waiting in its ring while the count drops
+     * must be nudged. The default nudges ({@link Worker#nudge()}: an eventfd write on runtime-uring, a flag in the
+     * simulator, whose scheduling reads it). A runner whose fibers run on their worker's own loop thread, which
+     * looks at the count again after every continuation it runs, has nothing to wake.
+     *
+     * @param worker the ending fiber's home
+     */
+    default void fiberEnding(Worker worker) {
+        worker.nudge();
+    }
+
+    /**
      * Whether a fiber of {@code worker}, running on the worker's thread and about to park for a request that
      * usually completes at submission, may instead make a turn of the worker's ring itself
      * ({@link InlineTurns#turn}): submit what is queued and take what completed, without waiting. Called by that

@@ -93,9 +93,9 @@ final class TaskFibers {
                     engine.fail(wakerFailure);
                 } finally {
                     fibers.remove(fiber);
-                    // Nudge before the counts drop: the fiber may still unmount here (a contended monitor inside
-                    // the nudge), and its worker must keep running fibers until the last one has really finished.
-                    home.nudge();
+                    // Before the counts drop: the fiber may still unmount here (a contended monitor inside a
+                    // nudge), and its worker must keep running fibers until the last one has really finished.
+                    scheduler.fiberEnding(home);
                     fibers.uncount();
                     home.fibers.decrementAndGet();
                 }

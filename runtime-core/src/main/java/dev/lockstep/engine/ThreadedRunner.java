@@ -205,6 +205,23 @@ public final class ThreadedRunner implements Runner {
             }
 
             /**
+             * A fiber ends on its own virtual thread, and every fiber of a worker is carried by that worker's
+             * thread alone (its continuations are queued only to that worker's queues above). When the ending
+             * fiber's carrier returns from the continuation, it is back in {@link #loop}, which looks at the
+             * worker's live fibers (and its queues: the awaiter this end woke went to the local queue) before it
+             * may wait in the ring. So the end of a fiber of this worker needs no eventfd write: the common case,
+             * a committing task that ends and resumes the fiber that awaited it. Any other caller (none today)
+             * still nudges, as the default does.
+             */
+            @Override
+            public void fiberEnding(Worker worker) {
+                Fiber ending = Fibers.current();
+                if (ending == null || ending.home() != worker) {
+                    worker.nudge();
+                }
+            }
+
+            /**
              * Nothing else of the worker is runnable: its local queue (this thread's, the caller runs on it) and
              * the shared queue (read without a lock; a fiber queued there a moment after the look only waits for
              * this fiber's next park or the next service turn, at most {@link InlineTurns#PER_SERVICE}

@@ -137,6 +137,11 @@ final class ScriptedKernel implements Kernel {
         return sumOverRings(ring -> ring.enters.get());
     }
 
+    /** The {@code wake} calls made so far on every ring of this kernel. */
+    int wakes() {
+        return sumOverRings(ring -> ring.wakes.get());
+    }
+
     /** The {@code enter} calls made so far by fibers (inline turns) on every ring of this kernel. */
     int fiberEnters() {
         return sumOverRings(ring -> ring.fiberEnters.get());
@@ -309,6 +314,8 @@ final class ScriptedKernel implements Kernel {
         final java.util.concurrent.atomic.AtomicInteger enters = new java.util.concurrent.atomic.AtomicInteger();
         /** Calls of {@link #enter} made by a fiber of the worker (inline turns, {@link InlineTurns#turn}). */
         final java.util.concurrent.atomic.AtomicInteger fiberEnters = new java.util.concurrent.atomic.AtomicInteger();
+        /** Calls of {@link #wake()}: what an eventfd write is on runtime-uring. */
+        final java.util.concurrent.atomic.AtomicInteger wakes = new java.util.concurrent.atomic.AtomicInteger();
         /** Calls of {@link #enter} that waited for an event: the worker had nothing to do. */
         final java.util.concurrent.atomic.AtomicInteger waits = new java.util.concurrent.atomic.AtomicInteger();
         /** Calls of {@link #enter} that blocked and were ended by the real-time cap, not by an event. */
@@ -444,6 +451,7 @@ final class ScriptedKernel implements Kernel {
         /** Lock-free, like a real ring's eventfd write: fibers call it, some inside a critical section. */
         @Override
         public void wake() {
+            wakes.incrementAndGet();
             woken.set(true);
             Thread blocked = waiter;
             if (blocked != null) {
