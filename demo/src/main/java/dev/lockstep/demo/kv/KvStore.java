@@ -3,16 +3,17 @@ package dev.lockstep.demo.kv;
 import dev.lockstep.BlobCorruptException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
-import dev.lockstep.ExitedException;
 import dev.lockstep.Handle;
+import dev.lockstep.TimeoutException;
 import dev.lockstep.demo.kv.KvOptions.Durability;
+import dev.lockstep.sync.OneShot;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -34,14 +35,26 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  *
  * <h2>Group commit</h2>
- * A write joins the open {@code Batch}. Each batch is a task spawned when the batch is created; it first waits
- * for the previous batch, then seals itself, writes all its records with one {@code writeAt} and syncs once.
- * While one batch syncs the next one fills, so under load many writes share one sync.
+ * A write joins the open {@code Batch}. Batches commit one at a time, in order, each with one {@code writeAt} of
+ * all its records and one sync; the fiber that awaits a write commits its batch itself when no commit is running
+ * (it seals the open batch, so writes arriving meanwhile fill the next one), and otherwise waits for the running
+ * commit to end. So a lone writer commits without a hand-off to another fiber, and under load many writes share
+ * one sync. A put that nobody awaits ({@link #submitPut}) is committed by the next await of a later write, by the
+ * once-a-second sync, or not at all when the store closes first (it was never acknowledged).
+ *
+ * <h2>A committer that is aborted or times out</h2>
+ * The committing fiber's task may be aborted, or its {@code Clock.timeout} expire, in the middle of a commit's
+ * I/O. That fiber's write then throws (its fate unknown, as for any failed write), but the store is not poisoned:
+ * the batch stays first in line, and the next fiber to await a write commits it again from where it stopped. Every
+ * step of an append writes the same bytes at the same place as before ({@code SegmentLog} advances its tail and
+ * its manifest only once a step completed), so a step redone after one that was cancelled, even one the kernel
+ * still finishes later, leaves the log as one run of it would.
  *
  * <h2>Threads</h2>
- * Any fiber of the runtime that opened the store may call it. {@code lock} guards the index, the open batch and
- * the counters; it is never held across an {@code await}. The log on disk ({@code SegmentLog}: the manifest, the
- * segments, the tail) is appended to only by the batch task that is committing, and batches commit one at a time.
+ * Any fiber of the runtime that opened the store may call it. {@code lock} guards the index, the open batch, the
+ * running commit and the counters; it is never held across an {@code await}. The log on disk ({@code SegmentLog}:
+ * the manifest, the segments, the tail) is appended to only by the fiber that holds the commit ({@code turn}),
+ * one at a time.
  */
 public final class KvStore implements AutoCloseable {
     /** The name of the manifest blob. */
@@ -115,14 +128,26 @@ public final class KvStore implements AutoCloseable {
         }
     }
 
-    /** A group of writes committed with one write and one sync. */
+    /**
+     * A group of writes committed with one write and one sync. Its fields are guarded by the store's lock, except
+     * the commit's progress ({@code chunks} to {@code written}), touched only by the fiber holding the commit.
+     */
     private static final class Batch {
         final List<Pending> entries = new ArrayList<>();
         long bytes;
-        boolean sealed;
         /** Sync the log when this batch commits, whatever the durability. */
         boolean sync;
-        Handle<Void> handle;
+        /** Set once the batch is committed. */
+        boolean committed;
+        /** Set if the batch will never commit: what its writers are told. */
+        StoreUnavailableException failed;
+        /** The encoded records, from the commit's first attempt on (sequence numbers are given once). */
+        byte[][] chunks;
+        long chunkBytes;
+        /** Where the records went, once appended. */
+        SegmentLog.Segment segment;
+        long offset = -1;
+        boolean synced;
     }
 
     /**
@@ -130,9 +155,11 @@ public final class KvStore implements AutoCloseable {
      * once or more.
      */
     public static final class Submitted {
+        private final KvStore store;
         private final Batch batch;
 
-        private Submitted(Batch batch) {
+        private Submitted(KvStore store, Batch batch) {
+            this.store = store;
             this.batch = batch;
         }
 
@@ -142,11 +169,10 @@ public final class KvStore implements AutoCloseable {
          * @throws StoreUnavailableException as {@link #put}
          */
         public void await() {
-            awaitCommit(batch);
+            store.awaitCommit(batch);
         }
     }
 
-    private final Context ctx;
     private final Context spawner;
     private final KvOptions options;
     private final ReentrantLock lock = new ReentrantLock();
@@ -157,6 +183,15 @@ public final class KvStore implements AutoCloseable {
 
     // Guarded by lock.
     private Batch open;
+    /**
+     * The running commit, or null: completed by the fiber holding it when it stops (the batch committed, failed, or
+     * its fiber was interrupted), which wakes every fiber waiting for a turn.
+     */
+    private OneShot<Void> turn;
+    /** A batch whose committer was interrupted: the next commit finishes it first. */
+    private Batch resumable;
+    /** Full batches waiting, in order, behind the running commit and before {@code open}. */
+    private final ArrayDeque<Batch> queued = new ArrayDeque<>();
     private RuntimeException failure;
     private long lastSequence;
     private long puts;
@@ -166,7 +201,6 @@ public final class KvStore implements AutoCloseable {
     private long bytesAppended;
 
     private KvStore(Context ctx, KvOptions options) {
-        this.ctx = ctx;
         this.spawner = ctx.child("kv");
         this.options = options;
     }
@@ -258,7 +292,7 @@ public final class KvStore implements AutoCloseable {
             throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
                     + " bytes, was " + value.length);
         }
-        return new Submitted(enqueue(new Pending(Records.PUT, key.clone(), value.clone()), false));
+        return new Submitted(this, enqueue(new Pending(Records.PUT, key.clone(), value.clone()), false));
     }
 
     /**
@@ -287,12 +321,12 @@ public final class KvStore implements AutoCloseable {
                 throw unavailable();
             }
             int size = pending == null ? 0 : Records.encodedSize(pending.key, pending.value);
-            if (open == null || open.sealed
-                    || (open.bytes + size > options.maxBatchBytes() && !open.entries.isEmpty())) {
-                Batch previous = open;
-                Batch next = new Batch();
-                next.handle = spawner.child("commit").spawn(c -> commit(next, previous));
-                open = next;
+            if (open == null || (open.bytes + size > options.maxBatchBytes() && !open.entries.isEmpty())) {
+                // A full batch stays queued behind the running commit; the new one commits after it.
+                if (open != null) {
+                    queued.add(open);
+                }
+                open = new Batch();
             }
             if (pending != null) {
                 open.entries.add(pending);
@@ -305,14 +339,89 @@ public final class KvStore implements AutoCloseable {
         }
     }
 
-    private static void awaitCommit(Batch batch) {
-        try {
-            batch.handle.await();
-        } catch (ExitedException exited) {
-            if (exited.getCause() instanceof StoreUnavailableException cause) {
-                throw new StoreUnavailableException(cause.getMessage(), cause.getCause());
+    /**
+     * Returns once {@code batch} is committed, committing it (and any batch before it) on this fiber when no
+     * commit is running.
+     *
+     * <p>No lost wake-up: a fiber decides under {@code lock} either to take the commit (no {@code turn} running)
+     * or to wait for the running {@code turn}; the fiber holding a turn clears it under the same lock before it
+     * completes it, and {@link OneShot#get} completes at once for a one-shot completed before the wait began. So a
+     * waiter either sees the turn it waits for end, or finds no turn the next time it looks.
+     */
+    private void awaitCommit(Batch batch) {
+        while (true) {
+            Batch head = null;
+            OneShot<Void> running;
+            lock.lock();
+            try {
+                if (batch.committed) {
+                    return;
+                }
+                if (batch.failed != null) {
+                    throw new StoreUnavailableException(batch.failed.getMessage(), batch.failed.getCause());
+                }
+                if (turn == null) {
+                    head = takeHead();
+                    turn = new OneShot<>();
+                }
+                running = turn;
+            } finally {
+                lock.unlock();
             }
-            throw new StoreUnavailableException("commit failed: " + exited.getCause(), exited.getCause());
+            if (head != null) {
+                commitHolding(head, running);
+            } else {
+                try {
+                    running.get().await();
+                } catch (StoreUnavailableException notOurs) {
+                    // Turns are only ever completed; kept for the contract of get.
+                }
+            }
+        }
+    }
+
+    /** The first batch in line, taken off it: one a committer left unfinished, a full one, or the open one. */
+    private Batch takeHead() {
+        Batch head;
+        if (resumable != null) {
+            head = resumable;
+            resumable = null;
+        } else if (!queued.isEmpty()) {
+            head = queued.poll();
+        } else {
+            head = open;
+            open = null;
+        }
+        return head;
+    }
+
+    /**
+     * Commits {@code batch} on this fiber, which holds {@code held}; ends the turn whatever happens. An abort or
+     * timeout of this fiber puts the batch back first in line and rethrows (see the class documentation); any
+     * other failure poisons the store and fails the batch.
+     */
+    private void commitHolding(Batch batch, OneShot<Void> held) {
+        Batch unfinished = null;
+        try {
+            commit(batch);
+        } catch (ClosedException | TimeoutException interrupted) {
+            unfinished = batch;
+            throw interrupted;
+        } finally {
+            lock.lock();
+            try {
+                if (unfinished != null) {
+                    if (failure != null) {
+                        batch.failed = unavailable();
+                    } else {
+                        resumable = unfinished;
+                    }
+                }
+                turn = null;
+            } finally {
+                lock.unlock();
+            }
+            held.complete(null);
         }
     }
 
@@ -321,61 +430,70 @@ public final class KvStore implements AutoCloseable {
                 + failure.getMessage(), failure);
     }
 
-    private Void commit(Batch batch, Batch previous) {
-        if (previous != null) {
+    /** Commits {@code batch}, or finishes a commit an interrupted fiber left, from the step it stopped at. */
+    private void commit(Batch batch) {
+        if (batch.chunks == null) {
+            lock.lock();
             try {
-                previous.handle.await();
-            } catch (ExitedException | ClosedException previousFailed) {
-                // It poisoned the store, or the runtime is stopping; either way checked below.
+                if (failure != null) {
+                    batch.failed = unavailable();
+                    return;
+                }
+                byte[][] chunks = new byte[batch.entries.size()][];
+                long bytes = 0;
+                for (int i = 0; i < chunks.length; i++) {
+                    Pending pending = batch.entries.get(i);
+                    pending.encoded = Records.encode(pending.type, ++lastSequence, pending.key, pending.value);
+                    chunks[i] = pending.encoded;
+                    bytes += chunks[i].length;
+                }
+                batch.chunkBytes = bytes;
+                batch.chunks = chunks;
+            } finally {
+                lock.unlock();
             }
+        } else if (isPoisoned()) {
+            lock.lock();
+            try {
+                batch.failed = unavailable();
+            } finally {
+                lock.unlock();
+            }
+            return;
         }
-        List<Pending> entries;
-        lock.lock();
         try {
-            batch.sealed = true;
-            if (failure != null) {
-                throw unavailable();
+            if (batch.segment == null) {
+                batch.segment = log.append(batch.chunks, batch.chunkBytes);
+                batch.offset = log.tail() - batch.chunkBytes;
             }
-            entries = batch.entries;
-            for (Pending pending : entries) {
-                pending.encoded = Records.encode(pending.type, ++lastSequence, pending.key, pending.value);
+            if (!batch.synced) {
+                if (options.bug() == InjectedBug.ACK_BEFORE_SYNC) {
+                    log.startSyncWithoutWaiting();
+                    batch.synced = true;
+                } else if (options.durability() == Durability.SYNC_BEFORE_ACK || batch.sync) {
+                    log.sync();
+                    batch.synced = true;
+                }
             }
-        } finally {
-            lock.unlock();
-        }
-        byte[][] chunks = new byte[entries.size()][];
-        long bytes = 0;
-        for (int i = 0; i < chunks.length; i++) {
-            chunks[i] = entries.get(i).encoded;
-            bytes += chunks[i].length;
-        }
-        long offset;
-        SegmentLog.Segment segment;
-        boolean synced = false;
-        try {
-            segment = log.append(chunks, bytes);
-            offset = log.tail() - bytes;
-            if (options.bug() == InjectedBug.ACK_BEFORE_SYNC) {
-                log.startSyncWithoutWaiting();
-                synced = true;
-            } else if (options.durability() == Durability.SYNC_BEFORE_ACK || batch.sync) {
-                log.sync();
-                synced = true;
-            }
-        } catch (ClosedException aborted) {
-            poison(aborted);
-            throw aborted;
+        } catch (ClosedException | TimeoutException interrupted) {
+            throw interrupted;
         } catch (RuntimeException failed) {
             poison(failed);
-            throw unavailableNow();
+            lock.lock();
+            try {
+                batch.failed = unavailable();
+            } finally {
+                lock.unlock();
+            }
+            return;
         }
         lock.lock();
         try {
-            long position = offset;
-            for (Pending pending : entries) {
+            long position = batch.offset;
+            for (Pending pending : batch.entries) {
                 Key key = new Key(pending.key);
                 if (pending.type == Records.PUT) {
-                    index.put(key, new Location(segment, position, pending.encoded.length));
+                    index.put(key, new Location(batch.segment, position, pending.encoded.length));
                     puts++;
                 } else {
                     index.remove(key);
@@ -383,14 +501,14 @@ public final class KvStore implements AutoCloseable {
                 }
                 position += pending.encoded.length;
             }
-            if (synced) {
+            if (batch.synced) {
                 syncs++;
             }
-            bytesAppended += bytes;
+            bytesAppended += batch.chunkBytes;
+            batch.committed = true;
         } finally {
             lock.unlock();
         }
-        return null;
     }
 
     /**
@@ -406,15 +524,6 @@ public final class KvStore implements AutoCloseable {
             } catch (StoreUnavailableException closedOrPoisoned) {
                 return null;
             }
-        }
-    }
-
-    private StoreUnavailableException unavailableNow() {
-        lock.lock();
-        try {
-            return unavailable();
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -540,28 +649,33 @@ public final class KvStore implements AutoCloseable {
     }
 
     /**
-     * Stops taking writes, waits for the batches in flight, and closes every blob. Acknowledged writes are
+     * Stops taking writes, fails the writes no commit has taken yet (never acknowledged, so never in the log as far
+     * as their writers know), waits for the commit in flight, and closes every blob. Acknowledged writes are
      * already durable, so there is no final sync; with {@link Durability#SYNC_EVERY_SECOND} the last second's
      * writes are in the page cache, and a clean close does not sync them either (as a kill would not). Idempotent.
      */
     @Override
     public void close() {
-        Batch last;
+        OneShot<Void> running;
         lock.lock();
         try {
             if (failure == null) {
                 failure = new StoreUnavailableException("store '" + options.partition() + "' is closed", null);
             }
-            last = open;
-            open = null;
+            // Nothing in line will commit now: its writers are told so when they next look.
+            StoreUnavailableException closed = unavailable();
+            for (Batch batch = takeHead(); batch != null; batch = takeHead()) {
+                batch.failed = closed;
+            }
+            running = turn;
         } finally {
             lock.unlock();
         }
-        if (last != null) {
+        if (running != null) {
             try {
-                last.handle.await();
-            } catch (ExitedException | ClosedException done) {
-                // Finished, one way or another: nothing is in flight any more.
+                running.get().await();
+            } catch (ClosedException stopping) {
+                // The runtime is stopping: the commit's own I/O ends with it.
             }
         }
         if (syncer != null) {

@@ -97,6 +97,32 @@ class KvStoreTest {
     }
 
     @Test
+    void aWriterThatTimesOutWhileCommittingLeavesItsBatchToTheNextWriter() {
+        SimRunner.seeded(6).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, KvOptions.defaults("kv"))) {
+                // The lone writer commits its own batch; its timeout expires in the commit's write or sync.
+                assertThrows(dev.lockstep.TimeoutException.class, () -> ctx.timeout(
+                        java.time.Duration.ofNanos(1), () -> {
+                            store.put(b("a"), b("1"));
+                            return null;
+                        }));
+                assertTrue(!store.isPoisoned(), "a committer's timeout is not a failure of the log: "
+                        + store.failure());
+                // The next writer commits the interrupted batch first, then its own.
+                store.put(b("b"), b("2"));
+                assertArrayEquals(b("1"), store.get(b("a")));
+                assertArrayEquals(b("2"), store.get(b("b")));
+            }
+            try (KvStore store = KvStore.open(ctx, KvOptions.defaults("kv"))) {
+                assertEquals(2, store.recovery().records(), "each record written once");
+                assertArrayEquals(b("1"), store.get(b("a")));
+                assertArrayEquals(b("2"), store.get(b("b")));
+            }
+            return null;
+        });
+    }
+
+    @Test
     void syncEverySecondAcknowledgesBeforeTheSyncAndSyncsWithinASecond() {
         KvOptions options = KvOptions.defaults("kv").withDurability(KvOptions.Durability.SYNC_EVERY_SECOND);
         SimConfig config = SimConfig.builder().seed(5).failOnLeaks(false).build();
