@@ -208,8 +208,9 @@ public final class KvStore implements AutoCloseable {
     /**
      * Opens the store, recovering it from what the partition holds, creating it if empty.
      *
-     * <p>{@code ctx} is used for the store's I/O and to spawn its batch tasks below a child node: the store
-     * works as long as the task that owns {@code ctx} runs.
+     * <p>{@code ctx} is used to open the store's blobs and, with {@link Durability#SYNC_EVERY_SECOND}, to spawn its
+     * syncer below a child node: the store works as long as the task that owns {@code ctx} runs. Writes are
+     * committed by the fibers that await them (see Group commit).
      *
      * @param ctx the opening task's context
      * @param options the layout
