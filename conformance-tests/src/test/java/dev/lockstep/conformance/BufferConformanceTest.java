@@ -18,14 +18,6 @@ import dev.lockstep.OpenOptions;
 import dev.lockstep.Operation;
 import dev.lockstep.RecvFailedException;
 import dev.lockstep.WriteOptions;
-import dev.lockstep.engine.Request;
-import dev.lockstep.engine.Worker;
-import dev.lockstep.kernel.Errno;
-import dev.lockstep.kernel.Opcode;
-import dev.lockstep.kernel.Ring;
-import dev.lockstep.kernel.Submission;
-import dev.lockstep.kernel.SystemCalls;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
@@ -350,92 +342,4 @@ class BufferConformanceTest {
         });
     }
 
-    /** One raw read or write on the kernel SPI, completing with the kernel's result as it came. */
-    private static final class RawTransfer extends Request {
-        private final Opcode opcode;
-        private final int fd;
-        private final MemorySegment buffer;
-        private final int length;
-        private final long offset;
-
-        RawTransfer(Opcode opcode, int fd, MemorySegment buffer, int length, long offset) {
-            this.opcode = opcode;
-            this.fd = fd;
-            this.buffer = buffer;
-            this.length = length;
-            this.offset = offset;
-        }
-
-        @Override
-        public Kind kind() {
-            return Kind.RING;
-        }
-
-        @Override
-        public void prepare(Submission submission, Ring ring) {
-            submission.opcode = opcode;
-            submission.fd = fd;
-            submission.buffer = buffer;
-            submission.length = length;
-            submission.offset = offset;
-        }
-
-        @Override
-        public boolean complete(int result) {
-            return result == -Errno.EINTR || result == -Errno.EAGAIN ? false : succeed(result);
-        }
-
-        @Override
-        public String describe() {
-            return "raw " + opcode + " of " + length + " bytes at " + offset;
-        }
-    }
-
-    /**
-     * Below the engine's checks, the kernels agree: on an {@code O_DIRECT} file a transfer whose offset or length
-     * is not a multiple of the alignment fails with {@code EINVAL}, an aligned one moves its bytes (from a
-     * misaligned address too, as ext4 does), and a direct read at or past the end of the file returns 0.
-     */
-    @Conformance
-    void testKernelRefusesMisalignedDirectIo(Runtimes rt) throws Exception {
-        java.nio.file.Path directory = rt.isSim() ? null : java.nio.file.Files.createTempDirectory("lockstep-dio");
-        try {
-            rt.runner().start(ctx -> {
-                Worker worker = rt.probe().worker();
-                SystemCalls system = worker.engine().kernel().system();
-                String path = rt.isSim() ? "/raw-direct" : directory.resolve("raw").toString();
-                int fd = system.open(path, SystemCalls.O_RDWR | SystemCalls.O_CREAT | SystemCalls.O_DIRECT);
-                try (Arena arena = Arena.ofShared()) {
-                    int alignment = system.directIoAlignment(fd);
-                    assertEquals(512, alignment, "the machine these tests run on has 512-byte blocks, as the simulator");
-                    MemorySegment memory = arena.allocate(3L * alignment, BufferPool.PAGE_BYTES);
-                    assertEquals(alignment, raw(worker, Opcode.WRITE, fd, memory, alignment, 0));
-                    assertEquals(-Errno.EINVAL, raw(worker, Opcode.WRITE, fd, memory, alignment, 1));
-                    assertEquals(-Errno.EINVAL, raw(worker, Opcode.WRITE, fd, memory, alignment / 2, 0));
-                    // ext4 moves bytes from and to a misaligned address (the engine refuses one at the call).
-                    assertEquals(alignment, raw(worker, Opcode.WRITE, fd, memory.asSlice(1), alignment, 0));
-                    assertEquals(alignment, raw(worker, Opcode.READ, fd, memory.asSlice(alignment), alignment, 0));
-                    assertEquals(-Errno.EINVAL, raw(worker, Opcode.READ, fd, memory, alignment, alignment / 2));
-                    assertEquals(-Errno.EINVAL, raw(worker, Opcode.READ, fd, memory, 100, 0));
-                    assertEquals(alignment, raw(worker, Opcode.READ, fd, memory.asSlice(8), alignment, 0));
-                    // At the end of the file a direct read returns 0 before any alignment check.
-                    assertEquals(0, raw(worker, Opcode.READ, fd, memory, alignment, alignment));
-                    assertEquals(0, raw(worker, Opcode.READ, fd, memory, alignment, alignment + 3));
-                } finally {
-                    system.close(fd);
-                }
-                return null;
-            });
-        } finally {
-            if (directory != null) {
-                try (var entries = java.nio.file.Files.walk(directory)) {
-                    entries.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
-            }
-        }
-    }
-
-    private static int raw(Worker worker, Opcode opcode, int fd, MemorySegment buffer, int length, long offset) {
-        return (Integer) worker.register(new RawTransfer(opcode, fd, buffer, length, offset)).await();
-    }
 }

@@ -1,6 +1,6 @@
 package dev.lockstep.conformance;
 
-import static dev.lockstep.conformance.Turns.until;
+import static dev.lockstep.Turns.until;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +16,7 @@ import dev.lockstep.Listener;
 import dev.lockstep.OpenedBlob;
 import dev.lockstep.Operation;
 import dev.lockstep.ReadOptions;
+import dev.lockstep.Turns;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -60,19 +61,26 @@ class ClosingConformanceTest {
         ctx.sleep(java.time.Duration.ofMillis(1));
     }
 
-    /** Closing an operation another fiber awaits — on this worker or the last one — wakes it with Closed. */
+    /**
+     * Closing an operation another fiber awaits — on this worker or the last one — wakes it with Closed. A closed
+     * receive poisons its stream, so each awaiter gets a connection of its own.
+     */
     @Conformance
     void testClosingAnOperationWakesItsAwaiter(Runtimes rt) {
         int workers = rt.config().workers();
         rt.runner().start(ctx -> {
-            try (SocketPair pair = rt.probe().socketPair(ctx)) {
+            try (Listener listener = ctx.bind(ANY_PORT).await()) {
                 for (int worker : java.util.stream.IntStream.of(0, workers - 1).distinct().toArray()) {
-                    Operation<byte[]> receive = pair.recv();
-                    Handle<String> waiting = awaiter(ctx, worker, receive);
-                    letItWait(ctx);
-                    assertFalse(waiting.isDone(), "nothing was sent: the awaiter waits");
-                    receive.close();
-                    assertEquals("closed", waiting.await(), "the awaiter on worker " + worker + " woke");
+                    Operation<Connection> accepted = listener.accept();
+                    try (Connection client = ctx.dial(listener.localAddress()).await();
+                         Connection server = accepted.await()) {
+                        Operation<byte[]> receive = server.stream().recv(1);
+                        Handle<String> waiting = awaiter(ctx, worker, receive);
+                        letItWait(ctx);
+                        assertFalse(waiting.isDone(), "nothing was sent: the awaiter waits");
+                        receive.close();
+                        assertEquals("closed", waiting.await(), "the awaiter on worker " + worker + " woke");
+                    }
                 }
             }
             return null;
@@ -107,7 +115,7 @@ class ClosingConformanceTest {
     void testClosingAListenerCancelsItsAcceptAndAcceptsNothingMore(Runtimes rt) {
         Probe probe = rt.probe();
         rt.runner().start(ctx -> {
-            Set<Integer> before = probe.openFds();
+            Set<Integer> before = probe.openFds(ctx);
             Listener listener = ctx.bind(ANY_PORT).await();
             InetSocketAddress address = listener.localAddress();
             Operation<Connection> accepting = listener.accept();
@@ -116,9 +124,9 @@ class ClosingConformanceTest {
             listener.close();
             assertEquals("closed", waiting.await(), "the pending accept was closed with its listener");
             assertThrows(ClosedException.class, listener::accept);
-            until(ctx, "the listening socket is closed", () -> probe.openFds().equals(before));
+            until(ctx, "the listening socket is closed", () -> probe.openFds(ctx).equals(before));
             assertThrows(dev.lockstep.ConnectionFailedException.class, () -> ctx.dial(address).await());
-            until(ctx, "the failed dial's socket is closed", () -> probe.openFds().equals(before));
+            until(ctx, "the failed dial's socket is closed", () -> probe.openFds(ctx).equals(before));
             return null;
         });
     }
@@ -154,20 +162,20 @@ class ClosingConformanceTest {
     void testUnobservedResultsAreClosedWithTheirOperations(Runtimes rt) {
         Probe probe = rt.probe();
         rt.runner().start(ctx -> {
-            Set<Integer> before = probe.openFds();
+            Set<Integer> before = probe.openFds(ctx);
             Listener listener = ctx.bind(ANY_PORT).await();
             Operation<Connection> accepting = listener.accept();
             Operation<Connection> dialling = ctx.dial(listener.localAddress());
             Operation<Listener> binding = ctx.bind(ANY_PORT);
             Operation<OpenedBlob> opening = ctx.open("unobserved", "blob");
             // Two listeners, both ends of the connection and the blob: every result is ready, none observed.
-            until(ctx, "every result is ready", () -> probe.openFds().size() >= before.size() + 5);
+            until(ctx, "every result is ready", () -> probe.openFds(ctx).size() >= before.size() + 5);
             accepting.close();
             dialling.close();
             binding.close();
             opening.close();
             listener.close();
-            until(ctx, "every fd is released", () -> probe.openFds().equals(before));
+            until(ctx, "every fd is released", () -> probe.openFds(ctx).equals(before));
             return null;
         });
     }
@@ -181,7 +189,7 @@ class ClosingConformanceTest {
     void testAnAbortedAcceptLeavesNoFdBehind(Runtimes rt) {
         Probe probe = rt.probe();
         rt.runner().start(ctx -> {
-            Set<Integer> before = probe.openFds();
+            Set<Integer> before = probe.openFds(ctx);
             Listener listener = ctx.bind(ANY_PORT).await();
             Handle<Void> holder = ctx.child("holder").spawn(c -> {
                 try (Connection accepted = listener.accept().await()) {
@@ -195,7 +203,7 @@ class ClosingConformanceTest {
             assertThrows(ClosedException.class, holder::await);
             client.close();
             listener.close();
-            until(ctx, "every fd is released", () -> probe.openFds().equals(before));
+            until(ctx, "every fd is released", () -> probe.openFds(ctx).equals(before));
             return null;
         });
     }

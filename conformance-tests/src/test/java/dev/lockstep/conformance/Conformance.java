@@ -22,13 +22,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestTemplate
 @ExtendWith(RuntimeExtension.class)
 public @interface Conformance {
-    /** The default ring size: large enough that no case but the seed's is ring-bound. */
+    /** The default ring size: large enough that no case is ring-bound unless it asks for a smaller ring. */
     int DEFAULT_RING = 64;
 
     /**
      * Ring entries per worker of every runner the test makes.
      *
-     * @return a power of two; the seed's tests use 1
+     * @return a power of two
      */
     int ring() default DEFAULT_RING;
 

@@ -1,6 +1,6 @@
 package dev.lockstep.conformance;
 
-import static dev.lockstep.conformance.Turns.until;
+import static dev.lockstep.Turns.until;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +16,7 @@ import dev.lockstep.Handle;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.TimeoutException;
+import dev.lockstep.Turns;
 import dev.lockstep.sync.Channel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,6 +1,6 @@
 package dev.lockstep.conformance;
 
-import static dev.lockstep.conformance.Turns.until;
+import static dev.lockstep.Turns.until;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,6 +21,7 @@ import dev.lockstep.Operation;
 import dev.lockstep.RecvFailedException;
 import dev.lockstep.SendFailedException;
 import dev.lockstep.TimeoutException;
+import dev.lockstep.Turns;
 import dev.lockstep.Waker;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -240,10 +241,10 @@ class NetworkConformanceTest {
     void testUnresolvedAddressesAreRefusedAtTheCall(Runtimes rt) {
         InetSocketAddress unresolved = InetSocketAddress.createUnresolved("lockstep.invalid", 7000);
         List<String> messages = rt.runner().start(ctx -> {
-            java.util.Set<Integer> before = rt.probe().openFds();
+            java.util.Set<Integer> before = rt.probe().openFds(ctx);
             IllegalArgumentException bind = assertThrows(IllegalArgumentException.class, () -> ctx.bind(unresolved));
             IllegalArgumentException dial = assertThrows(IllegalArgumentException.class, () -> ctx.dial(unresolved));
-            assertEquals(before, rt.probe().openFds(), "a refused call opens no socket");
+            assertEquals(before, rt.probe().openFds(ctx), "a refused call opens no socket");
             return List.of(bind.getMessage(), dial.getMessage());
         });
         assertEquals(List.of("address must be resolved, was lockstep.invalid/<unresolved>:7000",

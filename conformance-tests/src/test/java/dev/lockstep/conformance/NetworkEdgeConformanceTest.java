@@ -1,6 +1,6 @@
 package dev.lockstep.conformance;
 
-import static dev.lockstep.conformance.Turns.until;
+import static dev.lockstep.Turns.until;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,6 +20,7 @@ import dev.lockstep.Operation;
 import dev.lockstep.RecvFailedException;
 import dev.lockstep.SendFailedException;
 import dev.lockstep.TimeoutException;
+import dev.lockstep.Turns;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -66,13 +67,13 @@ class NetworkEdgeConformanceTest {
     @Conformance
     void testNullAddresses(Runtimes rt) {
         rt.runner().start(ctx -> {
-            Set<Integer> before = rt.probe().openFds();
+            Set<Integer> before = rt.probe().openFds(ctx);
             NullPointerException bind = assertThrows(NullPointerException.class, () -> ctx.bind(null));
             NullPointerException dial = assertThrows(NullPointerException.class, () -> ctx.dial(null));
             report(rt, "null", bind.getMessage() + " | " + dial.getMessage());
             assertEquals("address", bind.getMessage());
             assertEquals("address", dial.getMessage());
-            assertEquals(before, rt.probe().openFds());
+            assertEquals(before, rt.probe().openFds(ctx));
             return null;
         });
     }
@@ -178,7 +179,7 @@ class NetworkEdgeConformanceTest {
     void testDialsAcrossAddressFamilies(Runtimes rt) {
         rt.runner().start(ctx -> {
             List<String> outcomes = new ArrayList<>();
-            Set<Integer> before = rt.probe().openFds();
+            Set<Integer> before = rt.probe().openFds(ctx);
             String[][] cases = {
                 {"::", "127.0.0.1"}, {"::", "::1"}, {"0.0.0.0", "127.0.0.1"}, {"0.0.0.0", "127.0.0.2"},
                 {"0.0.0.0", "::1"}, {"127.0.0.1", "::1"}, {"::1", "127.0.0.1"}, {"127.0.0.1", "127.0.0.2"},
@@ -209,7 +210,7 @@ class NetworkEdgeConformanceTest {
                 accepting.close();
                 listener.close();
                 // Closed once the kernel let go of its accept: wait for that, so the next case's dial cannot reach it.
-                until(ctx, "the listener is closed", () -> rt.probe().openFds().equals(before));
+                until(ctx, "the listener is closed", () -> rt.probe().openFds(ctx).equals(before));
                 outcomes.add(bindAndDial[0] + " dialled at " + bindAndDial[1] + ": " + outcome);
                 report(rt, "dial outcome", outcomes.getLast());
             }
@@ -311,7 +312,7 @@ class NetworkEdgeConformanceTest {
     void testCloseDuringReceiveFromAFiber(Runtimes rt) {
         int workers = rt.workers();
         rt.runner().start(ctx -> {
-            Set<Integer> before = rt.probe().openFds();
+            Set<Integer> before = rt.probe().openFds(ctx);
             Listener listener = ctx.bind(ANY_PORT).await();
             Connection[] ends = pair(ctx, listener);
             Operation<byte[]> receive = ends[0].stream().recv(4);
@@ -335,7 +336,7 @@ class NetworkEdgeConformanceTest {
             assertThrows(RecvFailedException.class, () -> ends[1].stream().recv(1).await());
             ends[1].close();
             listener.close();
-            until(ctx, "every fd is released", () -> rt.probe().openFds().equals(before));
+            until(ctx, "every fd is released", () -> rt.probe().openFds(ctx).equals(before));
             return null;
         });
     }
@@ -344,7 +345,7 @@ class NetworkEdgeConformanceTest {
     @Conformance
     void testCloseDuringWaitsFromAPlainThread(Runtimes rt) {
         rt.runner().start(ctx -> {
-            Set<Integer> before = rt.probe().openFds();
+            Set<Integer> before = rt.probe().openFds(ctx);
             Listener listener = ctx.bind(ANY_PORT).await();
             Connection[] ends = pair(ctx, listener);
             Handle<String> receiving = ctx.child("receiver").spawn(c -> {
@@ -378,7 +379,7 @@ class NetworkEdgeConformanceTest {
             assertTrue(refused.getMessage().contains(String.valueOf(listener.localAddress().getPort())),
                     refused.getMessage());
             ends[1].close();
-            until(ctx, "every fd is released", () -> rt.probe().openFds().equals(before));
+            until(ctx, "every fd is released", () -> rt.probe().openFds(ctx).equals(before));
             return null;
         });
     }
@@ -449,7 +450,7 @@ class NetworkEdgeConformanceTest {
     @Conformance
     void testAnAcceptWaitingBesideAClosedOneGetsTheNextConnection(Runtimes rt) {
         rt.runner().start(ctx -> {
-            Set<Integer> before = rt.probe().openFds();
+            Set<Integer> before = rt.probe().openFds(ctx);
             try (Listener listener = ctx.bind(ANY_PORT).await()) {
                 Operation<Connection> first = listener.accept();
                 Operation<Connection> second = listener.accept();
@@ -463,7 +464,7 @@ class NetworkEdgeConformanceTest {
                     assertArrayEquals(bytes("y"), server.stream().recv(1).await());
                 }
             }
-            until(ctx, "every fd is released", () -> rt.probe().openFds().equals(before));
+            until(ctx, "every fd is released", () -> rt.probe().openFds(ctx).equals(before));
             return null;
         });
     }
@@ -476,7 +477,7 @@ class NetworkEdgeConformanceTest {
     @Conformance
     void testAcceptRightAfterAClosedAcceptGetsTheNextConnection(Runtimes rt) {
         rt.runner().start(ctx -> {
-            Set<Integer> before = rt.probe().openFds();
+            Set<Integer> before = rt.probe().openFds(ctx);
             List<String> outcomes = new ArrayList<>();
             for (String variant : List.of("closed", "timed out")) {
                 Listener listener = ctx.bind(ANY_PORT).await();
@@ -516,7 +517,7 @@ class NetworkEdgeConformanceTest {
                 report(rt, "accept after a " + variant + " accept", outcome);
                 outcomes.add(variant + ": " + outcome);
             }
-            until(ctx, "every fd is released", () -> rt.probe().openFds().equals(before));
+            until(ctx, "every fd is released", () -> rt.probe().openFds(ctx).equals(before));
             assertEquals(List.of("closed: accepted", "timed out: accepted"), outcomes);
             return null;
         });
@@ -526,7 +527,7 @@ class NetworkEdgeConformanceTest {
     @Conformance
     void testTimeoutsOnAcceptAndReceive(Runtimes rt) {
         rt.runner().start(ctx -> {
-            Set<Integer> before = rt.probe().openFds();
+            Set<Integer> before = rt.probe().openFds(ctx);
             Listener listener = ctx.bind(ANY_PORT).await();
             TimeoutException timedOut = assertThrows(TimeoutException.class,
                     () -> ctx.timeout(Duration.ofMillis(5), () -> listener.accept().await()));
@@ -540,7 +541,7 @@ class NetworkEdgeConformanceTest {
             ends[0].close();
             ends[1].close();
             listener.close();
-            until(ctx, "every fd is released", () -> rt.probe().openFds().equals(before));
+            until(ctx, "every fd is released", () -> rt.probe().openFds(ctx).equals(before));
             return null;
         });
     }

@@ -44,7 +44,7 @@ final class NetworkWorkload {
         SplittableRandom random = new SplittableRandom(seed);
         List<String> lines = new ArrayList<>();
         int workers = ctx.workers();
-        InetAddress host = probe.localHost();
+        InetAddress host = probe.localHost(ctx);
         Listener listener = ctx.bind(new InetSocketAddress(host, 0)).await();
         InetSocketAddress address = listener.localAddress();
         lines.add("net: bind listener -> ok");

@@ -1,26 +1,18 @@
 package dev.lockstep.conformance;
 
-import dev.lockstep.Blob;
 import dev.lockstep.Context;
-import dev.lockstep.Operation;
+import dev.lockstep.ReceiveLimits;
 import dev.lockstep.Runner;
-import dev.lockstep.engine.DurabilityPermit;
-import dev.lockstep.engine.Registration;
-import dev.lockstep.engine.WaiterId;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.spi.MetricsSink;
+import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.Set;
 
 /**
- * The test SPI: what the seed's tests inspect inside a runtime, implemented for both runtimes.
- *
- * <p>The worker-level hooks are the Java forms of the seed's reaches into {@code Local}: requests admitted and
- * not yet retired ({@code driver.len()}), whether the worker's state is borrowed right now (the seed's
- * {@code check_local}), marking the worker closing ({@code local.closing = true}), the worker's cached clock
- * ({@code local.now}) and an operation's identity ({@code operation.key()}). Both runtimes run the same engine,
- * so these read the current {@link Worker}; what differs per runtime is how a runner is built (a ring of size
- * 1 included) and how the test writes the peer of a {@link SocketPair} directly, past the runtime.
- *
- * <p>Every method but {@link #runner} runs on a fiber of the runtime.
+ * What differs per runtime in building a runner and in what a case may observe beyond the calls it makes, each
+ * through the runtime's public API: the runner's builder, its metrics sink, the fds its kernel has open
+ * ({@code SimControl.openFds(ctx)} in the simulator, this process's {@code /proc/self/fd} in production) and the
+ * loopback address a worker binds ({@code SimControl.host()}). Cases use nothing of the engine.
  */
 public interface Probe {
 
@@ -38,13 +30,14 @@ public interface Probe {
      * A fresh runner.
      *
      * @param config the configuration
-     * @param ringEntries ring entries per worker (1: the seed's "one in-flight request")
+     * @param ringEntries ring entries per worker
      * @param storage the storage directory (runtime-uring; the simulator's disk is its own)
      * @param leakChecked whether a run that ends holding resources it did not start with fails (the simulator;
      *     runtime-uring closes what is left either way)
+     * @param metrics the runner's metrics sink
      * @return the runner
      */
-    Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked);
+    Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked, MetricsSink metrics);
 
     /**
      * A fresh runner without storage whose buffered receive memory is bounded by {@code limits}.
@@ -52,132 +45,36 @@ public interface Probe {
      * @param config the configuration
      * @param ringEntries ring entries per worker
      * @param limits the bounds
+     * @param metrics the runner's metrics sink
      * @return the runner
      */
-    Runner runner(RuntimeConfig config, int ringEntries, dev.lockstep.ReceiveLimits limits);
+    Runner runner(RuntimeConfig config, int ringEntries, ReceiveLimits limits, MetricsSink metrics);
 
     /**
-     * Bytes of buffered receive memory the calling fiber's runner holds now (see {@link dev.lockstep.ReceiveLimits}).
+     * Bytes of buffered receive memory {@code runner} holds now (see {@link ReceiveLimits}): the runner's own
+     * {@code receiveBufferBytes()}.
      *
+     * @param runner a runner this probe made
      * @return bytes
      */
-    default long receiveBufferBytes() {
-        return worker().engine().receiveBufferBytes();
-    }
+    long receiveBufferBytes(Runner runner);
 
     /**
-     * Writes {@code data} into the peer socket directly, as the seed's {@code peer.write_all}: not through a
-     * worker's ring, so it never competes with the one in-flight slot of a ring of size 1.
-     *
-     * @param peerFd the peer's fd
-     * @param data the bytes, all of which are written
-     */
-    void writeDirect(int peerFd, byte[] data);
-
-    /**
-     * The loopback address the calling fiber's worker binds: {@code 127.0.0.1} in production; in the simulator,
-     * where each worker is its own host, that worker's address ({@code 127.0.0.(i+1)}).
-     *
-     * @return the address
-     */
-    default java.net.InetAddress localHost() {
-        return java.net.InetAddress.getLoopbackAddress();
-    }
-
-    /**
-     * The file descriptors the runtime's kernel has open right now, for leak checks: the simulated kernel's fd
-     * table, or this process's {@code /proc/self/fd} in production.
-     *
-     * @return the open fds
-     */
-    java.util.Set<Integer> openFds();
-
-    /**
-     * The worker of the calling fiber.
-     *
-     * @return the worker
-     * @throws IllegalStateException on a plain thread
-     */
-    default Worker worker() {
-        Worker worker = Worker.current();
-        if (worker == null) {
-            throw new IllegalStateException("the probe must be used from a fiber of the runtime");
-        }
-        return worker;
-    }
-
-    /**
-     * Requests admitted to the current worker and not yet retired: the seed's {@code admitted()}.
-     *
-     * @return the count
-     */
-    default int admitted() {
-        return worker().admitted();
-    }
-
-    /**
-     * Whether the current worker's state is borrowed right now. A waker callback that sees true runs inside the
-     * critical section. On a plain thread there is no current worker: false.
-     *
-     * @return true while borrowed
-     */
-    default boolean borrowed() {
-        Worker worker = Worker.current();
-        return worker != null && worker.isBorrowed();
-    }
-
-    /**
-     * The critical section the calling thread is inside, for {@link dev.lockstep.Reentrant}: the current worker's
-     * borrow, or null outside one.
-     *
-     * @return a description, or null
-     */
-    default String criticalSection() {
-        return borrowed() ? "the current worker's borrow" : null;
-    }
-
-    /** Marks the current worker closing: the seed's {@code local.closing = true}. */
-    default void markClosing() {
-        worker().markClosing();
-    }
-
-    /**
-     * The current worker's cached clock: the seed's {@code local.now}.
-     *
-     * @return epoch nanoseconds
-     */
-    default long nowNanos() {
-        return worker().nowNanos();
-    }
-
-    /**
-     * The identity of an operation registered on a worker: the seed's {@code operation.key()}.
-     *
-     * @param operation the operation
-     * @return its waiter id, or null for one refused by a closing worker
-     */
-    default WaiterId key(Operation<?> operation) {
-        return ((Registration<?>) operation).key();
-    }
-
-    /**
-     * The durability permit of an open blob: the seed's {@code shared.durability}. The blob implementation is
-     * the engine's, shared by both runtimes.
-     *
-     * @param blob an open blob of this runtime
-     * @return its permit
-     */
-    default DurabilityPermit permit(Blob blob) {
-        return DurabilityPermit.of(blob);
-    }
-
-    /**
-     * A connected socket pair on loopback; see {@link SocketPair}.
+     * The loopback address the calling task's worker binds: {@code 127.0.0.1} in production; in the simulator,
+     * where each worker is its own host, that worker's address.
      *
      * @param ctx the calling task's context
-     * @return the pair
+     * @return the address
      */
-    default SocketPair socketPair(Context ctx) {
-        return SocketPair.open(this, ctx);
+    default InetAddress localHost(Context ctx) {
+        return InetAddress.getLoopbackAddress();
     }
+
+    /**
+     * The file descriptors the runtime's kernel has open right now, for leak checks.
+     *
+     * @param ctx the calling task's context
+     * @return the open fds, a fresh set the caller may change
+     */
+    Set<Integer> openFds(Context ctx);
 }

@@ -6,14 +6,6 @@ package dev.lockstep.conformance;
  * and holds the README's table and totals to those counts.
  */
 enum ReadmeGroup {
-    SEED_REENTRANCY("Seed: waker reentrancy (`Reentrant` fixture: retains, wakes, releases, borrow check, one callback"
-            + " armed to throw)", "commonware `Operation`"),
-    SEED_CLOSURE("Seed: closure", "commonware `Operation`"),
-    SEED_FORWARDING("Seed: forwarding across threads", "commonware `Operation`"),
-    SEED_FULL_RING("Seed: full ring (ring of one entry)", "commonware `Operation`"),
-    SEED_DEADLINES("Seed: deadlines and timers", "commonware `Operation`"),
-    SEED_DURABILITY("Seed: durability and sync", "commonware `Operation`"),
-    SEED_CANCELLATION("Seed: cancellation", "commonware `Operation`"),
     RUNNER("Runtime: runner (single use, the root's failure and checked exceptions), read/write options",
             "commonware `lib.rs`"),
     CLOCK("Runtime: clock (sleep, sleep-until, far future, timeout, a ready body under an expired timeout, negative"
@@ -21,8 +13,6 @@ enum ReadmeGroup {
     MONOTONIC_CLOCK("Runtime: monotonic clock (measures sleeps, never back across workers, sleep-until waits on it)",
             "Lockstep's own"),
     RANDOM("Runtime: `Context.random()` on every worker", "Lockstep's own"),
-    PLACEMENT("Runtime: default placement of `spawn` (round-robin from the root, then the spawner's worker)",
-            "Lockstep's own"),
     SUPERVISION("Runtime: supervision (spawn, abort, cascades, clone and sparse chains, sibling, root finishing)",
             "commonware `lib.rs`"),
     FAILURES("Runtime: failures (root, caught as `ExitedException`, several)", "commonware `lib.rs`"),
@@ -63,11 +53,9 @@ enum ReadmeGroup {
     HALF_CLOSE("Network: half-close (a request ended by it and its response, a pending receive)", "Lockstep's own"),
     SOCKET_OPTIONS("Network: socket options (every option set, small buffers make a sender wait, default buffers,"
             + " refusals)", "Lockstep's own"),
-    FLOW_CONTROL("Network: flow control (a peer that never reads, two senders that never read, pieces, reset on"
-            + " close)", "Lockstep's own"),
+    FLOW_CONTROL("Network: flow control (a peer that never reads, two senders that never read, reset on close)", "Lockstep's own"),
     RECEIVE_MEMORY("Network: receive memory bounded by `ReceiveLimits` and by what arrived", "Lockstep's own"),
-    PROPERTIES("Properties (`@Property`): storage sequences against a model; forwarding, polls and closes across"
-            + " workers and threads", "Lockstep", "60 + 50 tries"),
+    PROPERTIES("Properties (`@Property`): storage sequences against a model", "Lockstep", "60 tries"),
     DIFFERENTIAL("Differential: seeded storage and network sequences, byte for byte, error for error"
             + " (`differences.md`)", "Lockstep", "12 seeds × 1 and 2 workers");
 

@@ -62,8 +62,8 @@ class ReadmeTableTest {
         String right = table(counts);
         String readme = "# Title\n\nBefore.\n\n" + right + "\nper configuration.\n";
         assertEquals(readme, withTable(readme, right), "a README with the right table is left as it is");
-        String wrongRow = readme.replace("| Seed: closure | " + counts.rows().get(ReadmeGroup.SEED_CLOSURE) + " |",
-                "| Seed: closure | 99 |");
+        String row = "| " + ReadmeGroup.CLOCK.behaviour + " | ";
+        String wrongRow = readme.replace(row + counts.rows().get(ReadmeGroup.CLOCK) + " |", row + "99 |");
         assertTrue(!wrongRow.equals(readme), "the row was changed");
         assertEquals(readme, withTable(wrongRow, right));
         String wrongTotal = TOTALS.matcher(readme).replaceFirst("The 1 `@Conformance` cases make 5 runs (five runtime"

@@ -13,6 +13,7 @@ import dev.lockstep.Operation;
 import dev.lockstep.ReceiveLimitException;
 import dev.lockstep.ReceiveLimits;
 import dev.lockstep.RecvFailedException;
+import dev.lockstep.Runner;
 import dev.lockstep.Stream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * Memory a runner holds for received bytes grows with what arrived and stays within its {@link ReceiveLimits},
@@ -47,8 +49,8 @@ class ReceiveMemoryConformanceTest {
     }
 
     /** Waits (without a deadline of its own: the test's timeout bounds it) until the runner holds {@code bytes}. */
-    private static void awaitHeld(Context ctx, Probe probe, long bytes) {
-        while (probe.receiveBufferBytes() < bytes) {
+    private static void awaitHeld(Context ctx, LongSupplier buffered, long bytes) {
+        while (buffered.getAsLong() < bytes) {
             ctx.sleep(Duration.ofMillis(1));
         }
     }
@@ -60,26 +62,27 @@ class ReceiveMemoryConformanceTest {
      */
     @Conformance
     void testAReceiveHoldsWhatArrivedNotWhatWasAnnounced(Runtimes rt) {
-        rt.runner().start(ctx -> {
-            Probe probe = rt.probe();
+        Runner runner = rt.runner();
+        runner.start(ctx -> {
+            LongSupplier buffered = () -> rt.probe().receiveBufferBytes(runner);
             try (Listener listener = ctx.bind(ANY_PORT).await()) {
                 Connection[] ends = pair(ctx, listener);
                 int length = 4 << 20;
                 byte[] message = pattern(length);
                 Operation<byte[]> pending = ends[1].stream().recv(length);
-                assertEquals(0, probe.receiveBufferBytes(), "held before a byte arrived");
+                assertEquals(0, buffered.getAsLong(), "held before a byte arrived");
                 int sent = 0;
                 for (int piece : new int[] {1_000, 1_000, 30_000}) {
                     ends[0].sink().send(Arrays.copyOfRange(message, sent, sent + piece)).await();
                     sent += piece;
-                    awaitHeld(ctx, probe, sent);
-                    long held = probe.receiveBufferBytes();
+                    awaitHeld(ctx, buffered, sent);
+                    long held = buffered.getAsLong();
                     assertTrue(held <= 2L * sent, "held " + held + " bytes after " + sent + " of " + length
                             + " arrived");
                 }
                 ends[0].sink().send(Arrays.copyOfRange(message, sent, length)).await();
                 assertArrayEquals(message, pending.await());
-                assertEquals(0, probe.receiveBufferBytes(), "held after the message was returned");
+                assertEquals(0, buffered.getAsLong(), "held after the message was returned");
                 ends[0].close();
                 ends[1].close();
             }
@@ -93,8 +96,9 @@ class ReceiveMemoryConformanceTest {
      */
     @Conformance
     void testPeersThatAnnounceMaximalMessagesCostWhatTheySentAndNothingOnceGone(Runtimes rt) {
-        rt.runner().start(ctx -> {
-            Probe probe = rt.probe();
+        Runner runner = rt.runner();
+        runner.start(ctx -> {
+            LongSupplier buffered = () -> rt.probe().receiveBufferBytes(runner);
             try (Listener listener = ctx.bind(ANY_PORT).await()) {
                 List<Connection[]> pairs = new ArrayList<>();
                 List<Operation<byte[]>> receives = new ArrayList<>();
@@ -104,8 +108,8 @@ class ReceiveMemoryConformanceTest {
                     receives.add(ends[1].stream().recv(Stream.MAX_RECV_BYTES));
                     ends[0].sink().send(new byte[100]).await();
                 }
-                awaitHeld(ctx, probe, 32 * 100);
-                long held = probe.receiveBufferBytes();
+                awaitHeld(ctx, buffered, 32 * 100);
+                long held = buffered.getAsLong();
                 assertTrue(held <= 2 * 32 * 100, "32 peers that sent 100 bytes each hold " + held + " bytes");
                 for (Connection[] ends : pairs) {
                     ends[0].close();
@@ -113,7 +117,7 @@ class ReceiveMemoryConformanceTest {
                 for (Operation<byte[]> receive : receives) {
                     assertThrows(RecvFailedException.class, receive::await);
                 }
-                assertEquals(0, probe.receiveBufferBytes(), "held after the peers left");
+                assertEquals(0, buffered.getAsLong(), "held after the peers left");
                 for (Connection[] ends : pairs) {
                     ends[1].close();
                 }
@@ -129,8 +133,9 @@ class ReceiveMemoryConformanceTest {
      */
     @Conformance
     void testAReceivePastThePerConnectionBoundIsRefusedAndReadAheadStaysWithinIt(Runtimes rt) {
-        rt.runner(new ReceiveLimits(1_024, 1 << 20)).start(ctx -> {
-            Probe probe = rt.probe();
+        Runner runner = rt.runner(new ReceiveLimits(1_024, 1 << 20));
+        runner.start(ctx -> {
+            LongSupplier buffered = () -> rt.probe().receiveBufferBytes(runner);
             try (Listener listener = ctx.bind(ANY_PORT).await()) {
                 Connection[] refused = pair(ctx, listener);
                 ReceiveLimitException tooLong = assertThrows(ReceiveLimitException.class,
@@ -152,13 +157,13 @@ class ReceiveMemoryConformanceTest {
                     at += piece;
                     int ahead = served[1].stream().peek(1 << 20).length;
                     assertTrue(ahead <= 1_024, "read " + ahead + " bytes ahead under a bound of 1024");
-                    assertTrue(probe.receiveBufferBytes() <= 1_024, "held " + probe.receiveBufferBytes());
+                    assertTrue(buffered.getAsLong() <= 1_024, "held " + buffered.getAsLong());
                 }
                 assertArrayEquals(message, received);
                 for (Connection end : List.of(refused[0], refused[1], served[0], served[1])) {
                     end.close();
                 }
-                assertEquals(0, probe.receiveBufferBytes(), "held after every stream closed");
+                assertEquals(0, buffered.getAsLong(), "held after every stream closed");
             }
             return null;
         });
@@ -171,15 +176,16 @@ class ReceiveMemoryConformanceTest {
      */
     @Conformance
     void testAReceivePastThePerRunnerBoundFailsAloneAndOthersGoOn(Runtimes rt) {
-        rt.runner(new ReceiveLimits(Stream.MAX_RECV_BYTES, 64 << 10)).start(ctx -> {
-            Probe probe = rt.probe();
+        Runner runner = rt.runner(new ReceiveLimits(Stream.MAX_RECV_BYTES, 64 << 10));
+        runner.start(ctx -> {
+            LongSupplier buffered = () -> rt.probe().receiveBufferBytes(runner);
             try (Listener listener = ctx.bind(ANY_PORT).await()) {
                 Connection[] first = pair(ctx, listener);
                 Connection[] second = pair(ctx, listener);
                 byte[] message = pattern(40_000);
                 Operation<byte[]> holding = first[1].stream().recv(message.length);
                 first[0].sink().send(Arrays.copyOf(message, 30_000)).await();
-                awaitHeld(ctx, probe, 30_000);
+                awaitHeld(ctx, buffered, 30_000);
                 Operation<byte[]> refused = second[1].stream().recv(message.length);
                 second[0].sink().send(message).await();
                 ReceiveLimitException full = assertThrows(ReceiveLimitException.class, refused::await);
@@ -191,7 +197,7 @@ class ReceiveMemoryConformanceTest {
                 for (Connection end : List.of(first[0], first[1], second[0], second[1])) {
                     end.close();
                 }
-                assertEquals(0, probe.receiveBufferBytes(), "held after every stream closed");
+                assertEquals(0, buffered.getAsLong(), "held after every stream closed");
             }
             return null;
         });

@@ -1,6 +1,8 @@
 package dev.lockstep.conformance;
 
 import dev.lockstep.Runner;
+import dev.lockstep.spi.Meter;
+import dev.lockstep.spi.MetricsSink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,9 +15,11 @@ import java.util.stream.Stream;
 /**
  * What a conformance case gets: fresh runners of one {@link RuntimeConfig}, the ring size it asked for, and the
  * {@link Probe} of that runtime. Every runtime-uring runner gets its own storage directory under the system's
- * temporary directory, deleted by {@link #close()}; every simulator runner has its own simulated disk.
+ * temporary directory, deleted by {@link #close()}; every simulator runner has its own simulated disk. Every
+ * runner reports its metrics here, so a case can read the requests its run has outstanding
+ * ({@link #requestsOutstanding()}).
  *
- * <p>Not thread-safe: one case uses one instance.
+ * <p>Not thread-safe: one case uses one instance (the metrics are read from any thread; see {@link Meter}).
  */
 public final class Runtimes implements AutoCloseable {
     private final RuntimeConfig config;
@@ -23,6 +27,14 @@ public final class Runtimes implements AutoCloseable {
     private final boolean leakChecked;
     private final List<Path> directories = new ArrayList<>();
     private int runners;
+    /** The meters of the run that started last; the runner's thread writes, a case's fibers read. */
+    private volatile List<Meter> meters = List.of();
+    private final MetricsSink sink = new MetricsSink() {
+        @Override
+        public void runStarted(List<Meter> started) {
+            meters = started;
+        }
+    };
 
     /**
      * @param config the configuration
@@ -60,7 +72,7 @@ public final class Runtimes implements AutoCloseable {
      */
     public Runner runner(int ringEntries) {
         runners++;
-        return probe().runner(config, ringEntries, isSim() ? null : freshDirectory(), leakChecked);
+        return probe().runner(config, ringEntries, isSim() ? null : freshDirectory(), leakChecked, sink);
     }
 
     /**
@@ -72,7 +84,7 @@ public final class Runtimes implements AutoCloseable {
      */
     public Runner runner(dev.lockstep.ReceiveLimits limits) {
         runners++;
-        return probe().runner(config, ring, limits);
+        return probe().runner(config, ring, limits, sink);
     }
 
     /**
@@ -85,7 +97,7 @@ public final class Runtimes implements AutoCloseable {
      */
     public Runner runnerOn(Path directory) {
         runners++;
-        return isSim() ? runner() : probe().runner(config, ring, directory, leakChecked);
+        return isSim() ? runner() : probe().runner(config, ring, directory, leakChecked, sink);
     }
 
     /**
@@ -111,6 +123,24 @@ public final class Runtimes implements AutoCloseable {
         Path directory = freshDirectory();
         runnerOn(directory).start(first);
         return runnerOn(directory).start(second);
+    }
+
+    /**
+     * Requests the run that started last has submitted to its kernel and not yet seen complete, or admitted and
+     * not yet submitted, over all its workers: the sum of its {@code lockstep.requests.inflight} and
+     * {@code lockstep.requests.queued} gauges. 0 once everything the run asked of its kernel is done.
+     *
+     * @return the count
+     */
+    public int requestsOutstanding() {
+        long outstanding = 0;
+        for (Meter meter : meters) {
+            if (meter instanceof Meter.Gauge gauge && (gauge.name().equals("lockstep.requests.inflight")
+                    || gauge.name().equals("lockstep.requests.queued"))) {
+                outstanding += gauge.value().getAsLong();
+            }
+        }
+        return Math.toIntExact(outstanding);
     }
 
     /**

@@ -1,18 +1,17 @@
 package dev.lockstep.conformance;
 
+import dev.lockstep.Context;
+import dev.lockstep.ReceiveLimits;
 import dev.lockstep.Runner;
 import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimRunner;
-import dev.lockstep.sim.os.SimKernel;
+import dev.lockstep.spi.MetricsSink;
+import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
 
-/**
- * The test SPI of runtime-sim.
- *
- * <p>A direct peer write hands the bytes to the simulated network exactly as the simulated kernel does for a
- * {@code SEND} that completes in full: the simulator is single-threaded and the caller is a fiber on its thread,
- * so calling the network here is as safe as the kernel calling it ({@link SimKernel#sendDirect}).
- */
+/** The probe of runtime-sim, through {@link SimRunner}, {@link SimConfig} and {@code SimControl}. */
 final class SimProbe implements Probe {
     static final SimProbe INSTANCE = new SimProbe();
 
@@ -20,37 +19,33 @@ final class SimProbe implements Probe {
     }
 
     @Override
-    public Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked) {
-        // The seed's cross-thread cases run plain threads while the fiber spins (Turns): allowed here.
+    public Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked,
+                         MetricsSink metrics) {
+        // Some cases run plain threads while the fiber spins (Turns): allowed here.
         return SimRunner.of(SimConfig.builder().seed(config.seed()).workers(config.workers())
-                .ringEntries(ringEntries).failOnLeaks(leakChecked).build()).allowingForeignThreads();
+                .ringEntries(ringEntries).failOnLeaks(leakChecked).build()).allowingForeignThreads()
+                .metrics(metrics);
     }
 
     @Override
-    public Runner runner(RuntimeConfig config, int ringEntries, dev.lockstep.ReceiveLimits limits) {
+    public Runner runner(RuntimeConfig config, int ringEntries, ReceiveLimits limits, MetricsSink metrics) {
         return SimRunner.of(SimConfig.builder().seed(config.seed()).workers(config.workers())
-                .ringEntries(ringEntries).receiveLimits(limits).build());
+                .ringEntries(ringEntries).receiveLimits(limits).build()).metrics(metrics);
     }
 
     @Override
-    public java.net.InetAddress localHost() {
-        SimKernel kernel = (SimKernel) worker().engine().kernel();
-        return kernel.hasWorkerHosts() ? SimKernel.workerHost(worker().index()) : kernel.hostAddress();
+    public long receiveBufferBytes(Runner runner) {
+        return ((SimRunner) runner).receiveBufferBytes();
     }
 
     @Override
-    public java.util.Set<Integer> openFds() {
-        return new java.util.TreeSet<>(((SimKernel) worker().engine().kernel()).openFds());
+    public InetAddress localHost(Context ctx) {
+        return SimRunner.control(ctx).host();
     }
 
     @Override
-    public void writeDirect(int peerFd, byte[] data) {
-        SimKernel kernel = (SimKernel) worker().engine().kernel();
-        int sent = kernel.sendDirect(peerFd, data);
-        if (sent != data.length) {
-            throw new IllegalStateException("direct write of " + data.length + " bytes to simulated fd " + peerFd
-                    + " returned " + sent);
-        }
+    public Set<Integer> openFds(Context ctx) {
+        return new TreeSet<>(SimRunner.control(ctx).openFds());
     }
 
     @Override

@@ -18,6 +18,7 @@ import dev.lockstep.PartitionMissingException;
 import dev.lockstep.PartitionNameInvalidException;
 import dev.lockstep.ReadOptions;
 import dev.lockstep.StorageHeldException;
+import dev.lockstep.Turns;
 import dev.lockstep.WriteOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -785,55 +786,6 @@ class StorageConformanceTest {
     }
 
     // ------------------------------------------------------------------------------- Lockstep's own promises
-
-    /**
-     * Calls refused by a closing worker release what they took: after a {@code readAt}, {@code writeAt},
-     * {@code resize}, {@code sync} or {@code startSync} is refused and its blob closed, the blob's file is
-     * closed. One blob per call, so a leak names the call.
-     */
-    @Group(ReadmeGroup.STORAGE_OWN)
-    @Conformance
-    void testRefusedCallsReleaseTheFile(Runtimes rt) {
-        Probe probe = rt.probe();
-        List<String> calls = List.of("readAt", "writeAt", "resize", "sync", "startSync");
-        List<String> leaking = rt.runner().start(ctx -> {
-            List<Blob> blobs = new ArrayList<>();
-            List<Integer> fds = new ArrayList<>();
-            for (String call : calls) {
-                java.util.Set<Integer> before = probe.openFds();
-                Blob blob = open(ctx, "partition", call);
-                blob.writeAt(0, bytes("data")).await();
-                java.util.Set<Integer> opened = probe.openFds();
-                opened.removeAll(before);
-                assertEquals(1, opened.size(), "opening a blob opens one file");
-                blobs.add(blob);
-                fds.add(opened.iterator().next());
-            }
-            probe.markClosing();
-            List<Runnable> refused = List.of(
-                    () -> blobs.get(0).readAt(0, 1).await(),
-                    () -> blobs.get(1).writeAt(0, bytes("x")).await(),
-                    () -> blobs.get(2).resize(10).await(),
-                    () -> blobs.get(3).sync().await(),
-                    () -> blobs.get(4).startSync().await());
-            List<String> leaks = new ArrayList<>();
-            for (int i = 0; i < calls.size(); i++) {
-                assertThrows(ClosedException.class, refused.get(i)::run, calls.get(i));
-                blobs.get(i).close();
-                // Releases may be deferred to the worker's next turn (outside its critical section); a closing
-                // worker refuses sleeps, so plain turns.
-                int fd = fds.get(i);
-                for (int turn = 0; turn < 1000 && probe.openFds().contains(fd); turn++) {
-                    Turns.reschedule();
-                }
-                if (probe.openFds().contains(fd)) {
-                    leaks.add(calls.get(i));
-                }
-            }
-            return leaks;
-        });
-        assertEquals(List.of(), leaking, "refused calls whose blob's file stayed open after close");
-    }
 
     /**
      * Blob names are byte strings of 1 to 127 bytes (Storage's contract): the longest and ones with any byte

@@ -11,6 +11,7 @@ import dev.lockstep.OpenOptions;
 import dev.lockstep.OpenedBlob;
 import dev.lockstep.Operation;
 import dev.lockstep.ReadOptions;
+import dev.lockstep.Turns;
 import dev.lockstep.WriteOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -400,7 +401,7 @@ class StorageEdgeProbeTest {
         Probe probe = rt.probe();
         Map<String, String> actual = rt.runner().start(ctx -> {
             Map<String, String> t = new LinkedHashMap<>();
-            Set<Integer> before = probe.openFds();
+            Set<Integer> before = probe.openFds(ctx);
             Blob blob = ctx.open("p", "c").await().blob();
             blob.writeAt(0, bytes("01234567")).await();
             IoBuffer buffer = ctx.buffers().allocate(4096);
@@ -475,10 +476,10 @@ class StorageEdgeProbeTest {
             });
             ctx.remove("p", null).await();
             // Releases may be deferred to the worker's next turn.
-            for (int turn = 0; turn < 1000 && !probe.openFds().equals(before); turn++) {
+            for (int turn = 0; turn < 1000 && !probe.openFds(ctx).equals(before); turn++) {
                 Turns.reschedule();
             }
-            Set<Integer> after = new java.util.TreeSet<>(probe.openFds());
+            Set<Integer> after = new java.util.TreeSet<>(probe.openFds(ctx));
             after.removeAll(before);
             record(t, "fds left open", null, () -> after);
             return t;

@@ -1,93 +1,63 @@
 package dev.lockstep.conformance;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
+import dev.lockstep.Context;
+import dev.lockstep.ReceiveLimits;
 import dev.lockstep.Runner;
+import dev.lockstep.spi.MetricsSink;
 import dev.lockstep.uring.UringRunner;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
-/**
- * The test SPI of runtime-uring. A direct peer write is a plain {@code send(2)} on the peer's socket from the
- * calling thread, past the ring, like the seed's {@code peer.write_all} on a {@code UnixStream}.
- */
+/** The probe of runtime-uring, through {@link UringRunner} and this process's {@code /proc/self/fd}. */
 final class UringProbe implements Probe {
     static final UringProbe INSTANCE = new UringProbe();
-    private static final int MSG_DONTWAIT = 0x40;
-    private static final int MSG_NOSIGNAL = 0x4000;
-    @SuppressWarnings("restricted")
-    private static final MethodHandle SEND = Linker.nativeLinker().downcallHandle(
-            Linker.nativeLinker().defaultLookup().find("send").orElseThrow(),
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
 
     private UringProbe() {
     }
 
     @Override
-    public Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked) {
-        return UringRunner.builder().workers(config.workers()).ringEntries(ringEntries).storage(storage).build();
+    public Runner runner(RuntimeConfig config, int ringEntries, Path storage, boolean leakChecked,
+                         MetricsSink metrics) {
+        return UringRunner.builder().workers(config.workers()).ringEntries(ringEntries).storage(storage)
+                .metrics(metrics).build();
     }
 
     @Override
-    public Runner runner(RuntimeConfig config, int ringEntries, dev.lockstep.ReceiveLimits limits) {
-        return UringRunner.builder().workers(config.workers()).ringEntries(ringEntries).receiveLimits(limits).build();
+    public Runner runner(RuntimeConfig config, int ringEntries, ReceiveLimits limits, MetricsSink metrics) {
+        return UringRunner.builder().workers(config.workers()).ringEntries(ringEntries).receiveLimits(limits)
+                .metrics(metrics).build();
     }
 
     @Override
-    public java.util.Set<Integer> openFds() {
-        java.util.Set<Integer> fds = new java.util.TreeSet<>();
-        try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {
+    public long receiveBufferBytes(Runner runner) {
+        return ((UringRunner) runner).receiveBufferBytes();
+    }
+
+    @Override
+    public Set<Integer> openFds(Context ctx) {
+        Set<Integer> fds = new TreeSet<>();
+        try (Stream<Path> entries = Files.list(Path.of("/proc/self/fd"))) {
             entries.forEach(entry -> {
                 try {
                     // The listing's own directory fd takes the lowest free number (often one just closed): skip it.
-                    String target = java.nio.file.Files.readSymbolicLink(entry).toString();
+                    String target = Files.readSymbolicLink(entry).toString();
                     if (target.startsWith("/proc/") && target.endsWith("/fd")) {
                         return;
                     }
-                } catch (java.io.IOException closedMeanwhile) {
+                } catch (IOException closedMeanwhile) {
                     return;
                 }
                 fds.add(Integer.parseInt(entry.getFileName().toString()));
             });
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         return fds;
-    }
-
-    @Override
-    public void writeDirect(int peerFd, byte[] data) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buffer = arena.allocate(Math.max(1, data.length));
-            MemorySegment.copy(data, 0, buffer, ValueLayout.JAVA_BYTE, 0, data.length);
-            long done = 0;
-            int attempts = 0;
-            while (done < data.length) {
-                long sent = (long) SEND.invokeExact(peerFd, buffer.asSlice(done), (long) data.length - done,
-                        MSG_DONTWAIT | MSG_NOSIGNAL);
-                if (sent < 0) {
-                    // A full socket buffer (EAGAIN): the receiver drains it; try again.
-                    if (++attempts > 1_000_000) {
-                        throw new IllegalStateException("direct write to fd " + peerFd + " made no progress");
-                    }
-                    Thread.onSpinWait();
-                    continue;
-                }
-                done += sent;
-            }
-        } catch (Throwable e) {
-            if (e instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException("send(2) on fd " + peerFd + " failed: " + e, e);
-        }
     }
 
     @Override

@@ -17,6 +17,7 @@ import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.RecvFailedException;
 import dev.lockstep.TimeoutException;
+import dev.lockstep.Turns;
 import dev.lockstep.WriteOptions;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

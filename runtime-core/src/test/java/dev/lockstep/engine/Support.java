@@ -2,6 +2,7 @@ package dev.lockstep.engine;
 
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
+import dev.lockstep.Turns;
 import dev.lockstep.Waker;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -64,7 +65,7 @@ final class Support {
             }
         });
         BoundedWait.spinning("the foreign thread finished", () -> !thread.isAlive());
-        rethrow(failure.get());
+        Turns.rethrow(failure.get());
         return value.get();
     }
 
@@ -105,7 +106,7 @@ final class Support {
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }
-        rethrow(failure.get());
+        Turns.rethrow(failure.get());
         return value.get();
     }
 
@@ -148,19 +149,7 @@ final class Support {
         /** Joins (from a fiber: yielding, so the worker keeps servicing) and rethrows the thread's failure. */
         void join() {
             BoundedWait.yielding("the helper thread finished", () -> !thread.isAlive());
-            rethrow(failure.get());
-        }
-    }
-
-    static void rethrow(Throwable failure) {
-        if (failure instanceof RuntimeException runtime) {
-            throw runtime;
-        }
-        if (failure instanceof Error error) {
-            throw error;
-        }
-        if (failure != null) {
-            throw new AssertionError(failure);
+            Turns.rethrow(failure.get());
         }
     }
 }

@@ -137,6 +137,22 @@ public final class SimControl {
     }
 
     /**
+     * The file descriptors the calling task's simulated kernel has open now, ascending: for a test's own leak checks
+     * while the run goes on ({@link SimRunner#leaks()} says what the run held at its end). Reading draws nothing and
+     * changes nothing.
+     *
+     * @return the open fds, an unmodifiable list
+     */
+    public java.util.List<Integer> openFds() {
+        check("openFds");
+        Worker worker = Worker.current();
+        if (worker == null) {
+            throw new IllegalStateException("SimControl.openFds must be called from a task of the simulation");
+        }
+        return java.util.List.copyOf(((SimKernel) worker.engine().kernel()).openFds());
+    }
+
+    /**
      * Cuts both directions between two hosts: connects across fail {@code ETIMEDOUT} after
      * {@link NetworkConfig#connectTimeoutNanos()}, data sent across is held until {@link #heal} (connections
      * are not broken: use deadlines, as with a real network). Idempotent.

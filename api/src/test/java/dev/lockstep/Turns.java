@@ -1,17 +1,15 @@
-package dev.lockstep.conformance;
+package dev.lockstep;
 
-import dev.lockstep.Clock;
-import dev.lockstep.Operation;
-import dev.lockstep.Poll;
-import dev.lockstep.Waker;
-import dev.lockstep.engine.Fibers;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
- * Letting a worker run, and involving other threads, the same way on both runtimes.
+ * Letting a worker run, and involving other threads, the same way on both runtimes: the test fixture the
+ * conformance suite and the runtimes' white-box cases share. It uses the public API alone, so a case of either
+ * kind reads the same.
  *
  * <p>No assertion here depends on wall-clock time: waits are bounded by a number of turns, and the suite's
  * JUnit default timeout is only a guard against a hang. A turn is a yield of the calling fiber — on both
@@ -19,9 +17,9 @@ import java.util.function.Supplier;
  * eighth turn a short {@code ctx.sleep}, so the simulator's clock can reach a completion that has latency
  * (the simulator jumps time only when no fiber is runnable, and a yielding fiber always is).
  */
-final class Turns {
+public final class Turns {
     /** Turns a wait may take before it fails: far more than any case needs. */
-    static final int LIMIT = 400_000;
+    public static final int LIMIT = 400_000;
     private static final Duration NAP = Duration.ofNanos(50_000);
 
     private Turns() {
@@ -30,7 +28,7 @@ final class Turns {
     /**
      * The seed's {@code reschedule().await}: lets the worker run one service turn before the fiber continues.
      */
-    static void reschedule() {
+    public static void reschedule() {
         requireFiber("reschedule");
         Thread.yield();
     }
@@ -42,7 +40,7 @@ final class Turns {
      * @param what described in the failure
      * @param condition checked between turns, on the fiber
      */
-    static void until(Clock clock, String what, BooleanSupplier condition) {
+    public static void until(Clock clock, String what, BooleanSupplier condition) {
         requireFiber("until");
         for (int turn = 0; !condition.getAsBoolean(); turn++) {
             if (turn >= LIMIT) {
@@ -60,11 +58,11 @@ final class Turns {
      * The seed's {@code drained().await}: services the worker until every request admitted to it retired.
      *
      * @param clock the calling task's clock
-     * @param probe the runtime's probe
+     * @param admitted reads the requests admitted and not yet retired, on the fiber
      */
-    static void drained(Clock clock, Probe probe) {
-        until(clock, "every request admitted to the worker retired (" + probe.admitted() + " left)",
-                () -> probe.admitted() == 0);
+    public static void drained(Clock clock, IntSupplier admitted) {
+        until(clock, "every request admitted retired (" + admitted.getAsInt() + " left)",
+                () -> admitted.getAsInt() == 0);
     }
 
     /**
@@ -76,7 +74,7 @@ final class Turns {
      * @param <T> its value
      * @return the foreign poll's outcome
      */
-    static <T> Poll<T> pollOnForeignThread(Operation<T> operation, Waker waker) {
+    public static <T> Poll<T> pollOnForeignThread(Operation<T> operation, Waker waker) {
         return onForeignThreadBlockingWorker(() -> operation.poll(waker));
     }
 
@@ -88,7 +86,7 @@ final class Turns {
      * @param <T> its value
      * @return its value; its exception is rethrown
      */
-    static <T> T onForeignThreadBlockingWorker(Supplier<T> body) {
+    public static <T> T onForeignThreadBlockingWorker(Supplier<T> body) {
         AtomicReference<T> value = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread thread = Thread.ofPlatform().daemon().name("conformance-foreign").start(() -> {
@@ -114,7 +112,7 @@ final class Turns {
      * @param <T> its value
      * @return its value; its exception is rethrown
      */
-    static <T> T onPlainThread(Clock clock, Supplier<T> body) {
+    public static <T> T onPlainThread(Clock clock, Supplier<T> body) {
         AtomicReference<T> value = new AtomicReference<>();
         Started thread = startPlain(() -> value.set(body.get()));
         thread.join(clock);
@@ -127,12 +125,12 @@ final class Turns {
      * @param body the work
      * @return the thread
      */
-    static Started startPlain(Runnable body) {
+    public static Started startPlain(Runnable body) {
         return new Started(body);
     }
 
     /** A platform thread whose failure {@link #join} rethrows. */
-    static final class Started {
+    public static final class Started {
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final Thread thread;
 
@@ -151,7 +149,7 @@ final class Turns {
          *
          * @param clock the calling task's clock
          */
-        void join(Clock clock) {
+        public void join(Clock clock) {
             until(clock, "thread " + thread.getName() + " finished", () -> !thread.isAlive());
             rethrow(failure.get());
         }
@@ -161,17 +159,17 @@ final class Turns {
          *
          * @return its state now
          */
-        Thread.State state() {
+        public Thread.State state() {
             return thread.getState();
         }
 
         /** Interrupts the thread. */
-        void interrupt() {
+        public void interrupt() {
             thread.interrupt();
         }
 
         /** From a plain thread (the test's): joins and rethrows the thread's failure. */
-        void join() {
+        public void join() {
             try {
                 thread.join();
             } catch (InterruptedException e) {
@@ -182,7 +180,13 @@ final class Turns {
         }
     }
 
-    static void rethrow(Throwable failure) {
+    /**
+     * Rethrows what a helper thread threw: an unchecked exception or error as it is, anything else inside an
+     * {@link AssertionError}; nothing for null.
+     *
+     * @param failure the thread's failure, or null
+     */
+    public static void rethrow(Throwable failure) {
         if (failure instanceof RuntimeException runtime) {
             throw runtime;
         }
@@ -194,8 +198,9 @@ final class Turns {
         }
     }
 
+    /** A fiber of either runtime is a virtual thread; a plain thread would spin here without letting one run. */
     private static void requireFiber(String what) {
-        if (Fibers.current() == null) {
+        if (!Thread.currentThread().isVirtual()) {
             throw new IllegalStateException(what + " must run on a fiber of the runtime");
         }
     }

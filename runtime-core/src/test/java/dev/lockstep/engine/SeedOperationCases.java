@@ -1,11 +1,11 @@
-package dev.lockstep.conformance;
+package dev.lockstep.engine;
 
-import static dev.lockstep.conformance.Turns.drained;
-import static dev.lockstep.conformance.Turns.onForeignThreadBlockingWorker;
-import static dev.lockstep.conformance.Turns.onPlainThread;
-import static dev.lockstep.conformance.Turns.pollOnForeignThread;
-import static dev.lockstep.conformance.Turns.reschedule;
-import static dev.lockstep.conformance.Turns.until;
+import static dev.lockstep.Turns.drained;
+import static dev.lockstep.Turns.onForeignThreadBlockingWorker;
+import static dev.lockstep.Turns.onPlainThread;
+import static dev.lockstep.Turns.pollOnForeignThread;
+import static dev.lockstep.Turns.reschedule;
+import static dev.lockstep.Turns.until;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,16 +17,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Reentrant;
+import dev.lockstep.Runner;
 import dev.lockstep.Blob;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.TimeoutException;
+import dev.lockstep.Turns;
 import dev.lockstep.Waker;
-import dev.lockstep.engine.DurabilityPermit;
-import dev.lockstep.engine.Mailbox;
-import dev.lockstep.engine.WaiterId;
-import dev.lockstep.engine.Worker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,7 +42,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code poll!(&mut op)} polls with the task's own waker; here {@code op.poll(Waker.noop())}, or a
  *       {@link Reentrant} when the test must later see the completion's wake.</li>
  *   <li>{@code reschedule().await} is {@link Turns#reschedule()}; {@code drained().await} is
- *       {@link Turns#drained}: the worker runs until {@link Probe#admitted()} is 0.</li>
+ *       {@link Turns#drained}: the worker runs until {@link WhiteBoxRuntime#admitted()} is 0.</li>
  *   <li>{@code catch_unwind} of a waker panic is {@code assertThrows} of the exception the armed callback
  *       threw; its message is the seed's ({@code waker callback panic N}).</li>
  *   <li>{@code Arc::strong_count(&fd) == 1} is {@code fd.held() == 0}; {@code Arc::strong_count(&callbacks)
@@ -56,8 +54,12 @@ import java.util.concurrent.atomic.AtomicReference;
  *       fd until observed). Where the seed drains with such a result outstanding, the port waits for the
  *       completion's wake instead.</li>
  * </ul>
+ *
+ * <p>White-box: the cases register raw requests on the kernel SPI ({@link SocketPair}) and read the worker's
+ * admitted requests, borrow, closing flag and durability permits. runtime-sim's {@code SimSeedOperationTest} and
+ * runtime-uring's {@code UringSeedOperationTest} run them.
  */
-class SeedOperationTest {
+public abstract class SeedOperationCases extends WhiteBoxCases {
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
@@ -72,12 +74,11 @@ class SeedOperationTest {
      * once on the fiber while the only ring slot is held (a blocking call would hang the worker), the sync is
      * already admitted to the worker, and the fixture's waker is untouched.
      */
-    @Group(ReadmeGroup.SEED_FULL_RING)
-    @Conformance(ring = 1)
-    void testStartSyncReturnsWhileRingIsFull(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testStartSyncReturnsWhileRingIsFull(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         Reentrant callbacks = new Reentrant(probe::criticalSection);
-        rt.runner().start(ctx -> {
+        runner(rt, 1).start(ctx -> {
             Blob blob = ctx.open("observer_sync", "file").await().blob();
             blob.writeAt(0, bytes("dirty")).await();
             try (SocketPair pair = probe.socketPair(ctx)) {
@@ -102,12 +103,11 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_queued_operation_completes_without_further_polls}. */
-    @Group(ReadmeGroup.SEED_FULL_RING)
-    @Conformance(ring = 1)
-    void testQueuedOperationCompletesWithoutFurtherPolls(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testQueuedOperationCompletesWithoutFurtherPolls(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         Reentrant callbacks = new Reentrant(probe::criticalSection);
-        rt.runner().start(ctx -> {
+        runner(rt, 1).start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<byte[]> blocker = pair.recv();
                 assertFalse(blocker.poll(Waker.noop()).isReady());
@@ -136,11 +136,10 @@ class SeedOperationTest {
     // ------------------------------------------------------------------------------------ deadlines, timers
 
     /** Seed: {@code test_queued_deadline_and_timer_progress_with_full_ring}. */
-    @Group(ReadmeGroup.SEED_DEADLINES)
-    @Conformance(ring = 1)
-    void testQueuedDeadlineAndTimerProgressWithFullRing(Runtimes rt) {
-        Probe probe = rt.probe();
-        rt.runner().start(ctx -> {
+    @WhiteBoxCase
+    void testQueuedDeadlineAndTimerProgressWithFullRing(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
+        runner(rt, 1).start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<byte[]> first = pair.recv();
                 assertFalse(first.poll(Waker.noop()).isReady());
@@ -160,12 +159,11 @@ class SeedOperationTest {
     // -------------------------------------------------------------------------------------------- closure
 
     /** Seed: {@code test_worker_closure_rejects_registration_and_polling}. */
-    @Group(ReadmeGroup.SEED_CLOSURE)
-    @Conformance(ring = 1)
-    void testWorkerClosureRejectsRegistrationAndPolling(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testWorkerClosureRejectsRegistrationAndPolling(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         Reentrant callbacks = new Reentrant(probe::criticalSection);
-        rt.runner().start(ctx -> {
+        runner(rt, 1).start(ctx -> {
             Blob blob = ctx.open("observer_closed", "file").await().blob();
             // Dirty the open so startSync submits a request to the closed worker.
             blob.writeAt(0, bytes("x")).await();
@@ -195,13 +193,13 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_escaped_operation_observes_worker_closure}. */
-    @Group(ReadmeGroup.SEED_CLOSURE)
-    @Conformance(ring = 1, leavesOpen = "its receive and socket pair escape start")
-    void testEscapedOperationObservesWorkerClosure(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testEscapedOperationObservesWorkerClosure(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         AtomicReference<SocketPair> pair = new AtomicReference<>();
         // Return the handle without awaiting it, then poll it after cleanup.
-        Operation<byte[]> operation = rt.runner().start(ctx -> {
+        Runner runner = runnerLeavingOpen(rt, 1, "its receive and socket pair escape start");
+        Operation<byte[]> operation = runner.start(ctx -> {
             pair.set(probe.socketPair(ctx));
             Operation<byte[]> op = pair.get().recv();
             assertFalse(op.poll(Waker.noop()).isReady());
@@ -215,16 +213,15 @@ class SeedOperationTest {
     /**
      * Seed: {@code test_foreign_gate_waiter_observes_origin_closure}. The seed holds the permit of a detached
      * {@code Shared}; here the permit of a freshly opened blob (the engine's {@code Shared}), reached through
-     * {@link Probe#permit}. The sync is the blob's own {@code sync()}: the seed's {@code Request::Sync}.
+     * {@link WhiteBoxRuntime#permit}. The sync is the blob's own {@code sync()}: the seed's {@code Request::Sync}.
      */
-    @Group(ReadmeGroup.SEED_CLOSURE)
-    @Conformance(ring = 1, leavesOpen = "its blob and sync escape start")
-    void testForeignGateWaiterObservesOriginClosure(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testForeignGateWaiterObservesOriginClosure(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         AtomicReference<Thread> release = new AtomicReference<>();
         AtomicReference<Throwable> releaseFailure = new AtomicReference<>();
         AtomicReference<Blob> blob = new AtomicReference<>();
-        Operation<Void> operation = rt.runner().start(ctx -> {
+        Operation<Void> operation = runnerLeavingOpen(rt, 1, "its blob and sync escape start").start(ctx -> {
             blob.set(ctx.open("gate", "blob").await().blob());
             DurabilityPermit gate = probe.permit(blob.get());
             Mailbox mailbox = probe.worker().mailbox();
@@ -270,17 +267,16 @@ class SeedOperationTest {
      * with the result unobserved; Lockstep counts that result as admitted (see the class comment), so the port
      * waits for the completion's wake of the locally installed waker instead.
      */
-    @Group(ReadmeGroup.SEED_FORWARDING)
-    @Conformance(ring = 1)
-    void testOperationCanMoveBetweenThreads(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testOperationCanMoveBetweenThreads(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         boolean[][] states = {{false, false}, {true, false}, {true, true}};
         for (boolean[] state : states) {
             boolean inFlight = state[0];
             boolean completed = state[1];
             for (boolean returnToOwner : new boolean[] {false, true}) {
                 Reentrant local = new Reentrant(probe::criticalSection);
-                rt.runner().start(ctx -> {
+                runner(rt, 1).start(ctx -> {
                     try (SocketPair pair = probe.socketPair(ctx)) {
                         Operation<byte[]> operation = pair.recv();
                         assertFalse(operation.poll(local.waker()).isReady());
@@ -309,12 +305,11 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_local_drop_overtakes_forwarding}. */
-    @Group(ReadmeGroup.SEED_FORWARDING)
-    @Conformance(ring = 1)
-    void testLocalDropOvertakesForwarding(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testLocalDropOvertakesForwarding(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         for (boolean inFlight : new boolean[] {false, true}) {
-            rt.runner().start(ctx -> {
+            runner(rt, 1).start(ctx -> {
                 try (SocketPair pair = probe.socketPair(ctx)) {
                     Operation<byte[]> operation = pair.recv();
                     assertFalse(operation.poll(Waker.noop()).isReady());
@@ -334,7 +329,7 @@ class SeedOperationTest {
                         assertNotEquals(old.generation(), current.generation());
                     }
                     assertNull(replacement.await());
-                    drained(ctx, probe);
+                    drained(ctx, probe::admitted);
                 }
                 return null;
             });
@@ -347,17 +342,17 @@ class SeedOperationTest {
      * dropped when that thread ends. Only the first is a stored copy with a Java form, so the port asserts at
      * least one release.
      */
-    @Group(ReadmeGroup.SEED_FORWARDING)
-    @Conformance(ring = 1, leavesOpen = "its receive and socket pair escape start")
-    void testForwardedObserverCallbacksAndShutdown(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testForwardedObserverCallbacksAndShutdown(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         boolean[][] cases = {{false, false}, {true, false}, {true, true}};
         for (boolean[] kase : cases) {
             boolean promoted = kase[0];
             boolean completed = kase[1];
             Reentrant callbacks = new Reentrant(probe::criticalSection);
             AtomicReference<SocketPair> pair = new AtomicReference<>();
-            Operation<byte[]> operation = rt.runner().start(ctx -> {
+            Runner runner = runnerLeavingOpen(rt, 1, "its receive and socket pair escape start");
+        Operation<byte[]> operation = runner.start(ctx -> {
                 pair.set(probe.socketPair(ctx));
                 Operation<byte[]> op = pair.get().recv();
                 assertFalse(op.poll(callbacks.waker()).isReady());
@@ -368,7 +363,7 @@ class SeedOperationTest {
                 }
                 if (completed) {
                     pair.get().writePeer(bytes("x"));
-                    drained(ctx, probe);
+                    drained(ctx, probe::admitted);
                 }
                 return op;
             });
@@ -392,11 +387,10 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_forwarded_receive_cancelled_after_promotion}. */
-    @Group(ReadmeGroup.SEED_CANCELLATION)
-    @Conformance(ring = 1)
-    void testForwardedReceiveCancelledAfterPromotion(Runtimes rt) {
-        Probe probe = rt.probe();
-        rt.runner().start(ctx -> {
+    @WhiteBoxCase
+    void testForwardedReceiveCancelledAfterPromotion(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
+        runner(rt, 1).start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<byte[]> operation = pair.recv();
                 assertFalse(operation.poll(Waker.noop()).isReady());
@@ -406,7 +400,7 @@ class SeedOperationTest {
                     operation.close();
                     return null;
                 });
-                drained(ctx, probe);
+                drained(ctx, probe::admitted);
             }
             return null;
         });
@@ -417,12 +411,11 @@ class SeedOperationTest {
      * operation by value and returns it; here the operation object is shared, with the thread's start and
      * join as the hand-over edges.
      */
-    @Group(ReadmeGroup.SEED_FORWARDING)
-    @Conformance(ring = 1)
-    void testForwardedObserverClonePanicKeepsCancellation(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testForwardedObserverClonePanicKeepsCancellation(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         Reentrant callbacks = new Reentrant(probe::criticalSection);
-        rt.runner().start(ctx -> {
+        runner(rt, 1).start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<byte[]> operation = pair.recv();
                 assertFalse(operation.poll(Waker.noop()).isReady());
@@ -439,7 +432,7 @@ class SeedOperationTest {
                 assertNotNull(panic, "receiver waker clone must panic");
                 assertEquals("waker callback panic 1", panic.getMessage());
                 operation.close();
-                drained(ctx, probe);
+                drained(ctx, probe::admitted);
             }
             return null;
         });
@@ -447,12 +440,11 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_forwarded_write_finishes_after_drop}. */
-    @Group(ReadmeGroup.SEED_DURABILITY)
-    @Conformance(ring = 1)
-    void testForwardedWriteFinishesAfterDrop(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testForwardedWriteFinishesAfterDrop(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         for (boolean promoted : new boolean[] {false, true}) {
-            rt.runner().start(ctx -> {
+            runner(rt, 1).start(ctx -> {
                 Blob blob = ctx.open("forwarded_write", "file").await().blob();
                 try (SocketPair pair = probe.socketPair(ctx)) {
                     Operation<byte[]> blocker = pair.recv();
@@ -467,7 +459,7 @@ class SeedOperationTest {
                     }
                     write.close();
                     blocker.close();
-                    drained(ctx, probe);
+                    drained(ctx, probe::admitted);
 
                     byte[] read = blob.readAt(0, 8).await();
                     assertArrayEquals(bytes("retained"), read);
@@ -482,15 +474,14 @@ class SeedOperationTest {
     // ------------------------------------------------------------------------------------- cancellation
 
     /** Seed: {@code test_foreign_drop_releases_registration}. */
-    @Group(ReadmeGroup.SEED_CANCELLATION)
-    @Conformance(ring = 1)
-    void testForeignDropReleasesRegistration(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testForeignDropReleasesRegistration(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         boolean[][] cases = {{false, false}, {false, true}, {true, false}, {true, true}};
         for (boolean[] kase : cases) {
             boolean inFlight = kase[0];
             boolean pollFirst = kase[1];
-            rt.runner().start(ctx -> {
+            runner(rt, 1).start(ctx -> {
                 try (SocketPair pair = probe.socketPair(ctx)) {
                     Operation<byte[]> operation = pair.recv();
                     assertFalse(operation.poll(Waker.noop()).isReady());
@@ -512,7 +503,7 @@ class SeedOperationTest {
 
                     // The owner must process the foreign message and finish any kernel cancellation before the
                     // registration can retire.
-                    drained(ctx, probe);
+                    drained(ctx, probe::admitted);
                 }
                 return null;
             });
@@ -522,12 +513,11 @@ class SeedOperationTest {
     // --------------------------------------------------------------------------------- waker reentrancy
 
     /** Seed: {@code test_pending_observers_retain_equivalent_wakers}. */
-    @Group(ReadmeGroup.SEED_REENTRANCY)
-    @Conformance(ring = 1)
-    void testPendingObserversRetainEquivalentWakers(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testPendingObserversRetainEquivalentWakers(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         Reentrant callbacks = new Reentrant(probe::criticalSection);
-        rt.runner().start(ctx -> {
+        runner(rt, 1).start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<byte[]> first = pair.recv();
                 Operation<byte[]> queued = pair.recv();
@@ -562,12 +552,11 @@ class SeedOperationTest {
      * displaced clone and the test's own original waker. The latter is not a stored copy and has no Java form,
      * so the port counts 1 release; {@link Reentrant#assertBalanced()} is the seed's {@code strong_count == 1}.
      */
-    @Group(ReadmeGroup.SEED_REENTRANCY)
-    @Conformance(ring = 1)
-    void testObserverCloneWakeAndDropRunOutsideLocalBorrows(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testObserverCloneWakeAndDropRunOutsideLocalBorrows(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         Reentrant callbacks = new Reentrant(probe::criticalSection);
-        rt.runner().start(ctx -> {
+        runner(rt, 1).start(ctx -> {
             try (SocketPair pair = probe.socketPair(ctx)) {
                 Operation<Void> operation = pair.send();
                 Waker waker = callbacks.waker();
@@ -605,14 +594,13 @@ class SeedOperationTest {
      * ring of one whose slot holds the observed receive cannot give, so the callback registers its receive on
      * the test's own socket — still another identity registered, polled and cancelled from inside the clone.
      */
-    @Group(ReadmeGroup.SEED_REENTRANCY)
-    @Conformance(ring = 1)
-    void testObserverCloneCanRegisterAndCancelOtherWork(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testObserverCloneCanRegisterAndCancelOtherWork(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         for (boolean inFlight : new boolean[] {false, true}) {
             Reentrant callbacks = new Reentrant(probe::criticalSection);
             List<Throwable> callbackFailures = new ArrayList<>();
-            rt.runner().start(ctx -> {
+            runner(rt, 1).start(ctx -> {
                 try (SocketPair pair = probe.socketPair(ctx)) {
                     callbacks.onRetain = () -> {
                         try {
@@ -647,7 +635,7 @@ class SeedOperationTest {
                     byte[] buffer = operation.await();
                     assertEquals(1, buffer.length, "receive failed after observer replacement");
                     assertArrayEquals(bytes("x"), buffer);
-                    drained(ctx, probe);
+                    drained(ctx, probe::admitted);
                 }
                 return null;
             });
@@ -664,12 +652,11 @@ class SeedOperationTest {
      * The poll must return that result. The seed's {@code admitting_waker} is a {@link Reentrant} whose
      * {@code onClone} admits the second sync.
      */
-    @Group(ReadmeGroup.SEED_REENTRANCY)
-    @Conformance(ring = 1)
-    void testObserverCloneAdmittingAWaitingSyncKeepsTheObservedResult(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testObserverCloneAdmittingAWaitingSyncKeepsTheObservedResult(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         Reentrant admitting = new Reentrant(probe::criticalSection);
-        String outcome = rt.runner().start(ctx -> {
+        String outcome = runner(rt, 1).start(ctx -> {
             Blob blob = ctx.open("observer_refresh", "blob").await().blob();
             // Hold the open's permit so the sync waits for it in the driver.
             DurabilityPermit permit = probe.permit(blob);
@@ -704,7 +691,7 @@ class SeedOperationTest {
             // Report the poll's outcome, then let both syncs retire.
             sync.close();
             admitted.forEach(Operation::close);
-            drained(ctx, probe);
+            drained(ctx, probe::admitted);
             blob.close();
             return seen;
         });
@@ -715,14 +702,13 @@ class SeedOperationTest {
     }
 
     /** Seed: {@code test_observer_clone_panic_preserves_queued_and_in_flight_cancellation}. */
-    @Group(ReadmeGroup.SEED_REENTRANCY)
-    @Conformance(ring = 1, leavesOpen = "its socket pair outlives start, as in the seed")
-    void testObserverClonePanicPreservesQueuedAndInFlightCancellation(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testObserverClonePanicPreservesQueuedAndInFlightCancellation(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         for (boolean queued : new boolean[] {false, true}) {
             Reentrant callbacks = new Reentrant(probe::criticalSection);
             AtomicReference<SocketPair> pair = new AtomicReference<>();
-            rt.runner().start(ctx -> {
+            runnerLeavingOpen(rt, 1, "its socket pair outlives start, as in the seed").start(ctx -> {
                 pair.set(probe.socketPair(ctx));
                 SocketPair socket = pair.get();
                 Operation<byte[]> blocker = queued ? socket.recv() : null;
@@ -763,17 +749,17 @@ class SeedOperationTest {
      * finished: the seed's {@code local.driver.is_none()} is {@link Worker#isRetired()}, and
      * {@code Local::current().is_none()} is {@link Worker#current()} being null on the caller's thread.
      */
-    @Group(ReadmeGroup.SEED_REENTRANCY)
-    @Conformance(ring = 1, leavesOpen = "its socket pair outlives start, as in the seed")
-    void testObserverWakeAndDropPanicsFinishWorkerRetirement(Runtimes rt) {
-        Probe probe = rt.probe();
+    @WhiteBoxCase
+    void testObserverWakeAndDropPanicsFinishWorkerRetirement(WhiteBoxRuntime rt) {
+        WhiteBoxRuntime probe = rt;
         for (Reentrant.Callback callback : new Reentrant.Callback[] {Reentrant.Callback.WAKE,
                 Reentrant.Callback.RELEASE}) {
             Reentrant callbacks = new Reentrant(probe::criticalSection);
             AtomicReference<SocketPair> pair = new AtomicReference<>();
             // Keep the worker to inspect its cleanup after start has returned.
             AtomicReference<Worker> retainedLocal = new AtomicReference<>();
-            RuntimeException panic = assertThrows(RuntimeException.class, () -> rt.runner().start(ctx -> {
+            Runner runner = runnerLeavingOpen(rt, 1, "its socket pair outlives start, as in the seed");
+            RuntimeException panic = assertThrows(RuntimeException.class, () -> runner.start(ctx -> {
                 retainedLocal.set(probe.worker());
                 pair.set(probe.socketPair(ctx));
                 Operation<?> operation = callback == Reentrant.Callback.WAKE ? pair.get().send() : pair.get().recv();

@@ -1,13 +1,10 @@
-package dev.lockstep.conformance;
+package dev.lockstep.engine;
 
 import dev.lockstep.ConnectionFailedException;
 import dev.lockstep.Context;
 import dev.lockstep.Operation;
 import dev.lockstep.RecvFailedException;
 import dev.lockstep.SendFailedException;
-import dev.lockstep.engine.Registration;
-import dev.lockstep.engine.Request;
-import dev.lockstep.engine.Worker;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
@@ -23,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * peer the test writes directly.
  *
  * <p>The pair is made on loopback with the runtime's own calls: a listener bound on port 0 of the worker's
- * loopback address ({@link Probe#localHost()}: {@code 127.0.0.1}, or the worker's simulated host), a
+ * loopback address ({@link WhiteBoxRuntime#localHost()}: {@code 127.0.0.1}, or the worker's simulated host), a
  * connect, then an accept — the accepted socket is the peer. It is built from the kernel SPI (the same
  * {@code socket}/{@code bindAndListen} calls and {@code CONNECT}/{@code ACCEPT} requests {@code ctx.bind} and
  * {@code ctx.dial} make), not from {@code ctx.bind}/{@code ctx.dial}, because the seed's requests need what the
@@ -37,17 +34,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the driver releases it, and {@link RawFd#held()} is the seed's {@code Arc::strong_count(&fd) - 1}.
  */
 public final class SocketPair implements AutoCloseable {
-    private final Probe probe;
+    private final WhiteBoxRuntime probe;
     private final RawFd local;
     private final RawFd peer;
 
-    private SocketPair(Probe probe, RawFd local, RawFd peer) {
+    private SocketPair(WhiteBoxRuntime probe, RawFd local, RawFd peer) {
         this.probe = probe;
         this.local = local;
         this.peer = peer;
     }
 
-    static SocketPair open(Probe probe, Context ctx) {
+    static SocketPair open(WhiteBoxRuntime probe, Context ctx) {
         Worker worker = probe.worker();
         SystemCalls system = worker.engine().kernel().system();
         InetSocketAddress any = new InetSocketAddress(probe.localHost(), 0);

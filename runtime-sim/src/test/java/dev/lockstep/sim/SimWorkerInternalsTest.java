@@ -1,0 +1,16 @@
+package dev.lockstep.sim;
+
+import dev.lockstep.engine.WhiteBoxRuntime;
+import dev.lockstep.engine.WorkerInternalsCases;
+import java.util.List;
+
+/**
+ * The engine's white-box cases of placement, a closing worker and raw kernel requests
+ * ({@link WorkerInternalsCases}) on the simulator.
+ */
+class SimWorkerInternalsTest extends WorkerInternalsCases {
+    @Override
+    protected List<WhiteBoxRuntime> runtimes() {
+        return SimWhiteBox.ALL;
+    }
+}
