@@ -19,6 +19,6 @@
  *
  * <p>Uses the public API alone: {@code dev.lockstep}, {@code dev.lockstep.spi}, {@code dev.lockstep.sync}, the
  * runtimes' user API ({@code dev.lockstep.uring}, {@code dev.lockstep.sim}) and the test fixtures of api's test
- * jar; never the engine, the kernel SPI or the simulator's rooms.
+ * jar; never the engine, the kernel SPI or the simulator's rooms ({@code PublicApiOnlyTest} checks it).
  */
 package dev.lockstep.conformance;
