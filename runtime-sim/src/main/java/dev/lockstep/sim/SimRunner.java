@@ -204,8 +204,8 @@ public final class SimRunner implements Runner {
     /**
      * Lets the run's tasks create threads and poll, await or close operations from them: for harnesses that run
      * a plain thread while the calling fiber spins without yielding (the seed's cross-thread tests, which the
-     * conformance suite runs on every runtime), so that the thread's calls happen at a fixed point of the run.
-     * Without it, a thread created by a task is a determinism leak and a call from a plain thread is refused;
+     * engine's white-box cases run on every runtime), so that the thread's calls happen at a fixed point of the
+     * run. Without it, a thread created by a task is a determinism leak and a call from a plain thread is refused;
      * with it, the harness alone answers for the order of those calls. Call before {@code start}.
      *
      * @return this runner
