@@ -2,12 +2,10 @@ package dev.lockstep.bench;
 
 import com.sun.nio.file.ExtendedOpenOption;
 import dev.lockstep.Handle;
-import dev.lockstep.engine.Request;
+import dev.lockstep.engine.RawTransfer;
 import dev.lockstep.engine.Worker;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
-import dev.lockstep.kernel.Ring;
-import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
 import dev.lockstep.uring.LinuxSystemCalls;
 import dev.lockstep.uring.UringRunner;
@@ -37,8 +35,8 @@ import tools.jackson.databind.ObjectMapper;
  * <ol>
  *   <li><b>Lockstep</b>: one {@link UringRunner} worker; {@code depth} fibers on it, each registering one read
  *       at a time with {@link Worker#register} and awaiting it. The public {@code Blob} API has no direct-I/O
- *       option and copies into a {@code byte[]}, so this drives the engine below it: a {@link Request} of our
- *       own on an fd opened with {@code O_DIRECT} through {@link LinuxSystemCalls}, reading into a
+ *       option and copies into a {@code byte[]}, so this drives the engine below it: a raw {@link RawTransfer}
+ *       (runtime-core's test fixture) on an fd opened with {@code O_DIRECT} through {@link LinuxSystemCalls}, reading into a
  *       4096-aligned buffer from an {@link Arena}. It measures the ring path — admission to the driver, the
  *       submission, one {@code io_uring_enter} per loop turn, the completion, the fiber's park and resume —
  *       not the {@code Blob} layer.</li>
@@ -171,54 +169,6 @@ public final class DirectReadBenchmark {
 
     // ---- Lockstep ----
 
-    /**
-     * One 4 KiB read into a caller-owned aligned buffer at an aligned offset. The buffer outlives the request:
-     * the fiber that registered it awaits it before reusing the buffer, and the arena is closed after every
-     * fiber finished.
-     */
-    static final class DirectRead extends Request {
-        private final int fd;
-        private final MemorySegment buffer;
-        private final long offset;
-
-        DirectRead(int fd, MemorySegment buffer, long offset) {
-            this.fd = fd;
-            this.buffer = buffer;
-            this.offset = offset;
-        }
-
-        @Override
-        public Kind kind() {
-            return Kind.RING;
-        }
-
-        @Override
-        public void prepare(Submission submission, Ring ring) {
-            submission.opcode = Opcode.READ;
-            submission.fd = fd;
-            submission.buffer = buffer;
-            submission.length = BLOCK;
-            submission.offset = offset;
-        }
-
-        @Override
-        public boolean complete(int result) {
-            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
-                return false;
-            }
-            if (result != BLOCK) {
-                return fail(new IllegalStateException(describe() + " returned "
-                        + (result < 0 ? Errno.describe(-result) : result + " bytes")));
-            }
-            return succeed(null);
-        }
-
-        @Override
-        public String describe() {
-            return "direct read of " + BLOCK + " bytes at offset " + offset + " of fd " + fd;
-        }
-    }
-
     private static Result lockstep(Settings settings, int depth) {
         long blocks = settings.blocks();
         Histogram merged = UringRunner.builder().workers(1).ringEntries(64).build().start(ctx -> {
@@ -242,7 +192,15 @@ public final class DirectReadBenchmark {
                                 return latency;
                             }
                             long offset = random.nextLong(blocks) * BLOCK;
-                            worker.<Void>register(new DirectRead(fd, buffer, offset)).await();
+                            // The buffer outlives the read: this fiber awaits it before reusing the buffer, and the
+                            // arena is closed after every reader finished.
+                            int read = worker.<Integer>register(
+                                    new RawTransfer(Opcode.READ, fd, buffer, BLOCK, offset)).await();
+                            if (read != BLOCK) {
+                                throw new IllegalStateException("direct read of " + BLOCK + " bytes at offset "
+                                        + offset + " of fd " + fd + " returned "
+                                        + (read < 0 ? Errno.describe(-read) : read + " bytes"));
+                            }
                             if (begin >= measureFrom) {
                                 latency.recordValue(System.nanoTime() - begin);
                             }

@@ -10,8 +10,6 @@ import dev.lockstep.ClosedException;
 import dev.lockstep.Handle;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
-import dev.lockstep.kernel.Ring;
-import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -191,46 +189,5 @@ public abstract class WorkerInternalsCases extends WhiteBoxCases {
 
     private static int raw(Worker worker, Opcode opcode, int fd, MemorySegment buffer, int length, long offset) {
         return (Integer) worker.register(new RawTransfer(opcode, fd, buffer, length, offset)).await();
-    }
-
-    /** One raw read or write on the kernel SPI, completing with the kernel's result as it came. */
-    private static final class RawTransfer extends Request {
-        private final Opcode opcode;
-        private final int fd;
-        private final MemorySegment buffer;
-        private final int length;
-        private final long offset;
-
-        RawTransfer(Opcode opcode, int fd, MemorySegment buffer, int length, long offset) {
-            this.opcode = opcode;
-            this.fd = fd;
-            this.buffer = buffer;
-            this.length = length;
-            this.offset = offset;
-        }
-
-        @Override
-        public Kind kind() {
-            return Kind.RING;
-        }
-
-        @Override
-        public void prepare(Submission submission, Ring ring) {
-            submission.opcode = opcode;
-            submission.fd = fd;
-            submission.buffer = buffer;
-            submission.length = length;
-            submission.offset = offset;
-        }
-
-        @Override
-        public boolean complete(int result) {
-            return result == -Errno.EINTR || result == -Errno.EAGAIN ? false : succeed(result);
-        }
-
-        @Override
-        public String describe() {
-            return "raw " + opcode + " of " + length + " bytes at " + offset;
-        }
     }
 }
