@@ -2,8 +2,9 @@ package dev.lockstep.engine;
 
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.SystemCalls;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What the two sides of one connection share: the fd, and which sides are closed. The fd is released once,
@@ -23,7 +24,17 @@ final class ConnectionSides {
     final SharedFd fd;
     final InetSocketAddress peer;
     final SystemCalls system;
-    private final AtomicInteger closed = new AtomicInteger();
+    /** The closed sides; changed only through {@link #CLOSED} (a field: one object less per connection). */
+    private volatile int closed;
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(ConnectionSides.class, "closed", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     ConnectionSides(SharedFd fd, InetSocketAddress peer, SystemCalls system) {
         this.fd = fd;
@@ -38,7 +49,7 @@ final class ConnectionSides {
      * @return true once closed
      */
     boolean isClosed(int side) {
-        return (closed.get() & side) != 0;
+        return (closed & side) != 0;
     }
 
     /**
@@ -49,12 +60,12 @@ final class ConnectionSides {
      */
     boolean closeSide(int side) {
         while (true) {
-            int was = closed.get();
+            int was = closed;
             if ((was & side) != 0) {
                 return false;
             }
             int now = was | side;
-            if (closed.compareAndSet(was, now)) {
+            if (CLOSED.compareAndSet(this, was, now)) {
                 if (now == BOTH) {
                     fd.release();
                 }

@@ -17,20 +17,28 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Pattern;
 
 /**
  * The {@link Context} of both runtimes: a node of the supervision tree plus the engine's clock, storage and
  * network, all registering on the calling fiber's worker.
  */
 final class EngineContext implements Context {
-    private static final Pattern LABEL = Pattern.compile("[a-zA-Z][a-zA-Z0-9_]*");
 
     private final Engine engine;
     private final Supervision.Node node;
     private final String label;
-    private final AtomicBoolean consumed = new AtomicBoolean();
+    /** Set by the one spawn this context makes; changed only through {@link #CONSUMED} (one object less per task). */
+    private volatile boolean consumed;
+    private static final java.lang.invoke.VarHandle CONSUMED;
+
+    static {
+        try {
+            CONSUMED = java.lang.invoke.MethodHandles.lookup().findVarHandle(EngineContext.class, "consumed",
+                    boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /**
      * Whether this is the root task's context or a {@link #child} of it (with no task between): a spawn from it
      * makes a root-level task, which {@link #spawn} spreads over the workers.
@@ -64,7 +72,7 @@ final class EngineContext implements Context {
      */
     @Override
     public <T> Handle<T> spawn(Task<T> task) {
-        if (rootLevel && !consumed.get()) {
+        if (rootLevel && !consumed) {
             return spawnOn(engine.placeRootLevel(), task);
         }
         Worker here = Worker.current();
@@ -81,7 +89,7 @@ final class EngineContext implements Context {
     public <T> Handle<T> spawn(AutoCloseable resource, Task<T> task) {
         java.util.Objects.requireNonNull(resource, "resource");
         java.util.Objects.requireNonNull(task, "task");
-        if (rootLevel && !consumed.get()) {
+        if (rootLevel && !consumed) {
             return spawnOwning(engine.placeRootLevel(), resource, task);
         }
         Worker here = Worker.current();
@@ -101,7 +109,7 @@ final class EngineContext implements Context {
             throw new IllegalArgumentException("worker must be between 0 and " + (engine.workerCount() - 1)
                     + ", was " + worker);
         }
-        if (!consumed.compareAndSet(false, true)) {
+        if (!CONSUMED.compareAndSet(this, false, true)) {
             throw new IllegalStateException("context '" + label + "' already spawned a task; take child(label) for"
                     + " each task you spawn");
         }
@@ -110,7 +118,7 @@ final class EngineContext implements Context {
 
     @Override
     public Context child(String childLabel) {
-        if (childLabel == null || !LABEL.matcher(childLabel).matches()) {
+        if (childLabel == null || !isLabel(childLabel)) {
             throw new IllegalArgumentException("label must match [a-zA-Z][a-zA-Z0-9_]*, was '" + childLabel + "'");
         }
         if (childLabel.startsWith("runtime")) {
@@ -118,6 +126,27 @@ final class EngineContext implements Context {
         }
         return new EngineContext(engine, engine.supervision().child(node),
                 label.isEmpty() ? childLabel : label + "." + childLabel, rootLevel);
+    }
+
+    /**
+     * Whether {@code text} matches {@code [a-zA-Z][a-zA-Z0-9_]*}: checked by hand, as a server takes a child
+     * context per connection and a regular expression's matcher is an allocation each.
+     */
+    static boolean isLabel(String text) {
+        if (text.isEmpty() || !isAsciiLetter(text.charAt(0))) {
+            return false;
+        }
+        for (int i = 1; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (!isAsciiLetter(c) && !(c >= '0' && c <= '9') && c != '_') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isAsciiLetter(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     }
 
     @Override

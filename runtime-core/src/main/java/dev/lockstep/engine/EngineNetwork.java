@@ -98,7 +98,7 @@ final class EngineNetwork {
                 // TCP_NODELAY is a latency hint; a socket that refuses it still works.
             }
         }
-        SharedFd shared = new SharedFd(fd, system, "connection to " + peer);
+        SharedFd shared = new SharedFd(fd, system, "connection to", peer);
         ConnectionSides sides = new ConnectionSides(shared, peer, system);
         Connection connection = new Connection(new EngineSink(sides), new EngineStream(sides, engine.receiveMemory()), peer);
         engine.own(shared, connection::close);

@@ -30,14 +30,19 @@ final class EngineStream implements Stream {
     private final ConnectionSides sides;
     private final ReceiveMemory memory;
     /**
-     * What a receive answered at once is called: built once, since a receive of bytes already buffered (the
-     * common case of a protocol that reads a header, then a body) would otherwise format the peer's address
-     * on every call.
+     * What a receive answered at once is called: formatted at the first such receive and kept, since a receive of
+     * bytes already buffered (the common case of a protocol that reads a header, then a body) would otherwise
+     * format the peer's address on every call, while a connection that only waits never formats it. Written by
+     * whichever receiving thread formats it first; two that race write equal strings, safely published (a
+     * {@code String}'s fields are final).
      */
-    private final String receiveName;
+    private String receiveName;
     private volatile String poisoned;
-    /** Receives admitted and not yet retired; closing the stream closes them (close means close). */
-    private final PendingSet pending = new PendingSet();
+    /**
+     * Receives admitted and not yet retired; closing the stream closes them (close means close). Guarded by
+     * {@link #bufferedLock} too: its sections and the set's are each a few field writes that never nest.
+     */
+    private final PendingSet pending;
     /**
      * The stream's last retired receive, for its next one ({@link Spare}): a connection receiving message after
      * message, on the buffer path or the array path, makes no request object per message.
@@ -309,6 +314,15 @@ final class EngineStream implements Stream {
         }
     }
 
+    private String receiveName() {
+        String name = receiveName;
+        if (name == null) {
+            name = "receive from " + sides.peer;
+            receiveName = name;
+        }
+        return name;
+    }
+
     /** The stream's kept receive, or a new one, for a call on the calling fiber. */
     private Receive takeReceive() {
         Receive receive = spare.take();
@@ -335,7 +349,7 @@ final class EngineStream implements Stream {
     EngineStream(ConnectionSides sides, ReceiveMemory memory) {
         this.sides = sides;
         this.memory = memory;
-        this.receiveName = "receive from " + sides.peer;
+        this.pending = new PendingSet(bufferedLock);
     }
 
     /**
@@ -373,7 +387,7 @@ final class EngineStream implements Stream {
         poisoned = "a receive refused by the per-connection receive bound";
         String message = "receive of " + length + " bytes from " + sides.peer + " is past the per-connection bound"
                 + " of " + bound + " bytes (ReceiveLimits.perConnectionBytes)";
-        return worker.register(new Immediate(receiveName, () -> {
+        return worker.register(new Immediate(receiveName(), () -> {
             throw new ReceiveLimitException(message, bound, length);
         }));
     }
@@ -392,7 +406,7 @@ final class EngineStream implements Stream {
         }
         Worker worker = EngineContext.currentWorker("Stream.recv");
         if (poisoned != null) {
-            return worker.register(new Immediate(receiveName, () -> {
+            return worker.register(new Immediate(receiveName(), () -> {
                 throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
             }));
         }
@@ -405,7 +419,7 @@ final class EngineStream implements Stream {
                 byte[] ready = Arrays.copyOf(buffered, length);
                 buffered = Arrays.copyOfRange(buffered, length, buffered.length);
                 memory.release(length);
-                return worker.register(new Immediate(receiveName, () -> ready));
+                return worker.register(new Immediate(receiveName(), () -> ready));
             }
         } finally {
             bufferedLock.unlock();
@@ -443,7 +457,7 @@ final class EngineStream implements Stream {
         Worker worker = EngineContext.currentWorker("Stream.recvInto");
         PooledBuffer buffer = WorkerBuffers.check(worker, into, at, length, "Stream.recvInto");
         if (poisoned != null) {
-            return worker.register(new Immediate(receiveName, () -> {
+            return worker.register(new Immediate(receiveName(), () -> {
                 throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
             }));
         }
@@ -464,7 +478,7 @@ final class EngineStream implements Stream {
             bufferedLock.unlock();
         }
         if (already == length) {
-            return worker.register(new Immediate(receiveName, () -> null));
+            return worker.register(new Immediate(receiveName(), () -> null));
         }
         // The fd reference first: a stream closed meanwhile throws here, with the buffer still the caller's.
         SharedFd held = sides.fd.acquire();

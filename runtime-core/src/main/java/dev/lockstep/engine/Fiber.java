@@ -54,8 +54,11 @@ public final class Fiber {
      * at the first such call. Touched only by the fiber itself.
      */
     private Registration<Object> reusable;
-    /** Open {@code Clock.timeout} scopes, innermost last. Touched only by the fiber itself. */
-    private final List<TimeoutScope> scopes = new ArrayList<>();
+    /**
+     * Open {@code Clock.timeout} scopes, innermost last; null until the fiber's first scope, since most fibers
+     * never open one. Touched only by the fiber itself.
+     */
+    private List<TimeoutScope> scopes;
 
     /**
      * Continuations run so far: how many times the fiber was mounted (once to start, once per resumption after a
@@ -228,6 +231,10 @@ public final class Fiber {
 
     /** An expired timeout scope closes what the fiber waits on; checked only while it is still pending. */
     void checkTimeouts(Operation<?> waitingOn) {
+        List<TimeoutScope> scopes = this.scopes;
+        if (scopes == null) {
+            return;
+        }
         for (int i = 0; i < scopes.size(); i++) {
             if (scopes.get(i).expired) {
                 waitingOn.close();
@@ -238,6 +245,9 @@ public final class Fiber {
 
     TimeoutScope openScope(long durationNanos, Operation<Void> timer) {
         TimeoutScope scope = new TimeoutScope(durationNanos, timer);
+        if (scopes == null) {
+            scopes = new ArrayList<>(2);
+        }
         scopes.add(scope);
         return scope;
     }

@@ -102,12 +102,27 @@ final class PendingSet {
         }
     }
 
-    private final FiberSafeLock lock = new FiberSafeLock();
+    private final FiberSafeLock lock;
     /** The linked requests; guarded by {@link #lock}. */
     private Link first;
     private int size;
     /** Set once by {@link #closeAll}; written under the lock, volatile so {@link #isClosed} needs none. */
     private volatile boolean closed;
+
+    /** A set with a lock of its own. */
+    PendingSet() {
+        this(new FiberSafeLock());
+    }
+
+    /**
+     * A set guarded by {@code lock}, which its owner may share with state of its own whose sections, like this
+     * set's, are a few field writes that never take a second lock, wake or call out (so sharing nests nothing).
+     *
+     * @param lock the lock
+     */
+    PendingSet(FiberSafeLock lock) {
+        this.lock = lock;
+    }
 
     /**
      * Tracks the operation of a request just admitted, or closes it if the set closed meanwhile.

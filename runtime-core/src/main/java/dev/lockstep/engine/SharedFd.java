@@ -2,7 +2,8 @@ package dev.lockstep.engine;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.kernel.SystemCalls;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A file descriptor shared by its owner (a blob, a socket) and the requests using it. The fd is closed when
@@ -17,9 +18,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SharedFd {
     private final int fd;
     private final SystemCalls system;
+    /** What it is, or the first word of it when {@link #named} completes it. */
     private final String subject;
-    /** One reference for the owner plus one per live request; 0 means closed. */
-    private final AtomicInteger references = new AtomicInteger(1);
+    /** What {@link #subject} names (an address), formatted only when a message needs it; null if nothing. */
+    private final Object named;
+    /**
+     * One reference for the owner plus one per live request; 0 means closed. Changed only through
+     * {@link #REFERENCES} (a field, not an {@code AtomicInteger}: one object less per open socket).
+     */
+    private volatile int references = 1;
+    private static final VarHandle REFERENCES;
+
+    static {
+        try {
+            REFERENCES = MethodHandles.lookup().findVarHandle(SharedFd.class, "references", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * @param fd the fd, owned from now on
@@ -27,9 +43,23 @@ public final class SharedFd {
      * @param subject what it is, for messages (a path or an address)
      */
     public SharedFd(int fd, SystemCalls system, String subject) {
+        this(fd, system, subject, null);
+    }
+
+    /**
+     * A fd whose subject is {@code kind + " " + named}, formatted only when a message needs it: an accepted
+     * connection's peer address is not turned into text unless something fails.
+     *
+     * @param fd the fd, owned from now on
+     * @param system closes it
+     * @param kind what it is ({@code "connection to"})
+     * @param named what it names (the peer's address)
+     */
+    public SharedFd(int fd, SystemCalls system, String kind, Object named) {
         this.fd = fd;
         this.system = system;
-        this.subject = subject;
+        this.subject = kind;
+        this.named = named;
     }
 
     /**
@@ -47,7 +77,7 @@ public final class SharedFd {
      * @return a path or an address
      */
     public String subject() {
-        return subject;
+        return named == null ? subject : subject + " " + named;
     }
 
     /**
@@ -58,11 +88,11 @@ public final class SharedFd {
      */
     public SharedFd acquire() {
         while (true) {
-            int count = references.get();
+            int count = references;
             if (count == 0) {
-                throw new ClosedException(subject + " is closed");
+                throw new ClosedException(subject() + " is closed");
             }
-            if (references.compareAndSet(count, count + 1)) {
+            if (REFERENCES.compareAndSet(this, count, count + 1)) {
                 return this;
             }
         }
@@ -76,11 +106,11 @@ public final class SharedFd {
      */
     public boolean tryAcquire() {
         while (true) {
-            int count = references.get();
+            int count = references;
             if (count == 0) {
                 return false;
             }
-            if (references.compareAndSet(count, count + 1)) {
+            if (REFERENCES.compareAndSet(this, count, count + 1)) {
                 return true;
             }
         }
@@ -100,7 +130,7 @@ public final class SharedFd {
 
     /** Drops a reference; the last one closes the fd. */
     public void release() {
-        if (references.decrementAndGet() == 0) {
+        if ((int) REFERENCES.getAndAdd(this, -1) == 1) {
             try {
                 system.close(fd);
             } finally {
@@ -118,6 +148,6 @@ public final class SharedFd {
      * @return true until the last reference went
      */
     public boolean isOpen() {
-        return references.get() > 0;
+        return references > 0;
     }
 }

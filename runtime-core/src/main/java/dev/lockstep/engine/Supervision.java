@@ -19,7 +19,17 @@ final class Supervision {
         final Node parent;
         /** The whole tree's lock (one per runtime, so two runtimes in one JVM never contend). */
         final FiberSafeLock tree;
-        final List<Node> children = new ArrayList<>();
+        /**
+         * The children in the order they were made, as an intrusive doubly linked list, guarded by {@link #tree}:
+         * a node costs no list of its own, and a finished task's node leaves its parent in constant time however
+         * many siblings it has (a listener's parent context may hold one per open connection).
+         */
+        private Node firstChild;
+        private Node lastChild;
+        private Node previousSibling;
+        private Node nextSibling;
+        /** Whether this node is in its parent's children now; guarded. */
+        private boolean linked;
         TaskHandle<?> task;
         boolean aborted;
 
@@ -66,7 +76,7 @@ final class Supervision {
             Node node = new Node(parent, lock);
             node.aborted = parent.aborted;
             if (!parent.aborted) {
-                parent.children.add(node);
+                link(parent, node);
             }
             return node;
         } finally {
@@ -101,7 +111,17 @@ final class Supervision {
                 }
             }
             collect(node, victims);
-            node.children.clear();
+            // Detached: each child leaves the list, so a later unlink of one of them changes nothing.
+            Node child = node.firstChild;
+            node.firstChild = null;
+            node.lastChild = null;
+            while (child != null) {
+                Node next = child.nextSibling;
+                child.previousSibling = null;
+                child.nextSibling = null;
+                child.linked = false;
+                child = next;
+            }
         } finally {
             lock.unlock();
         }
@@ -116,13 +136,64 @@ final class Supervision {
         }
     }
 
+    /** Links {@code child} last among {@code parent}'s children; under the lock. */
+    private static void link(Node parent, Node child) {
+        child.previousSibling = parent.lastChild;
+        if (parent.lastChild != null) {
+            parent.lastChild.nextSibling = child;
+        } else {
+            parent.firstChild = child;
+        }
+        parent.lastChild = child;
+        child.linked = true;
+    }
+
+    /** Takes {@code child} out of its parent's children, if it is there; under the lock. */
+    private static void unlink(Node child) {
+        if (!child.linked) {
+            return;
+        }
+        if (child.previousSibling != null) {
+            child.previousSibling.nextSibling = child.nextSibling;
+        } else {
+            child.parent.firstChild = child.nextSibling;
+        }
+        if (child.nextSibling != null) {
+            child.nextSibling.previousSibling = child.previousSibling;
+        } else {
+            child.parent.lastChild = child.previousSibling;
+        }
+        child.previousSibling = null;
+        child.nextSibling = null;
+        child.linked = false;
+    }
+
     private static void collect(Node node, List<TaskHandle<?>> victims) {
-        for (Node child : node.children) {
+        for (Node child = node.firstChild; child != null; child = child.nextSibling) {
             child.aborted = true;
             if (child.task != null) {
                 victims.add(child.task);
             }
             collect(child, victims);
+        }
+    }
+
+    /**
+     * The children of {@code node} now, in the order they were made (for tests).
+     *
+     * @param node the node
+     * @return a snapshot
+     */
+    List<Node> children(Node node) {
+        lock.lock();
+        try {
+            List<Node> children = new ArrayList<>();
+            for (Node child = node.firstChild; child != null; child = child.nextSibling) {
+                children.add(child);
+            }
+            return children;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -139,9 +210,7 @@ final class Supervision {
             // A pure child() node was consumed by the spawn; a task's own node lives on with its task.
             if (spawner != root && spawner.task == null) {
                 spawner.aborted = true;
-                if (spawner.parent != null) {
-                    spawner.parent.children.remove(spawner);
-                }
+                unlink(spawner);
             }
         } finally {
             lock.unlock();

@@ -16,12 +16,15 @@ final class TaskFibers {
     private final FiberScheduler scheduler;
     private final Supervision supervision;
     private final LiveFibers fibers;
+    /** The names of the fibers' virtual threads. */
+    private final FiberNames names;
 
     TaskFibers(Engine engine, FiberScheduler scheduler, Supervision supervision, LiveFibers fibers) {
         this.engine = engine;
         this.scheduler = scheduler;
         this.supervision = supervision;
         this.fibers = fibers;
+        this.names = new FiberNames(engine.workerCount());
     }
 
     /**
@@ -52,7 +55,7 @@ final class TaskFibers {
         fibers.counting();
         Thread.Builder.OfVirtual builder = Fibers.builder(continuation -> scheduler.schedule(home, fiber,
                 fiber.guarded(continuation)));
-        Thread thread = Fibers.unstarted(builder, "lockstep-" + home.index() + "-" + handle.label, () -> {
+        Thread thread = Fibers.unstarted(builder, names.of(home.index(), handle.label), () -> {
             Fibers.bind(fiber);
             Worker.enter(home);
             // The outcome is published only after the supervision tree has taken in the task's end, so a fiber

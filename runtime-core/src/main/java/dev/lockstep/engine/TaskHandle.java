@@ -29,10 +29,12 @@ final class TaskHandle<T> implements Handle<T> {
     private final Engine engine;
     final Supervision.Node node;
     final String label;
+    /** Guards both lists below: each of their sections touches one list only, so one lock serves both. */
+    private final dev.lockstep.sync.FiberSafeLock waitersLock = new dev.lockstep.sync.FiberSafeLock();
     /** The copies listed by direct {@link #poll}s, one per polling party. */
-    private final WaitList pollers = new WaitList();
+    private final WaitList pollers = new WaitList(waitersLock);
     /** The copies listed by {@link #await}s' conditions, one per await. */
-    private final WaitList awaiters = new WaitList();
+    private final WaitList awaiters = new WaitList(waitersLock);
     /**
      * Null until the task ends, then its outcome for good (see the class doc): set by the fiber finishing the task,
      * or by a worker thread aborting a task that never ran; read by any thread.

@@ -21,9 +21,24 @@ import java.util.function.BooleanSupplier;
  * one copy per party instead ({@link #addUnlessEquivalent}).
  */
 final class WaitList {
-    private final FiberSafeLock lock = new FiberSafeLock();
-    /** Guarded by {@link #lock}. */
-    private final List<Waker> waiters = new ArrayList<>();
+    private final FiberSafeLock lock;
+    /** Guarded by {@link #lock}; null until the first waker is listed, as most lists never hold one. */
+    private List<Waker> waiters;
+
+    /** A list with a lock of its own. */
+    WaitList() {
+        this(new FiberSafeLock());
+    }
+
+    /**
+     * A list guarded by {@code lock}, which its owner may share between its lists: each section under it is a
+     * few field writes of one list, never a second lock or a wake-up, so sharing it nests nothing.
+     *
+     * @param lock the lock
+     */
+    WaitList(FiberSafeLock lock) {
+        this.lock = lock;
+    }
 
     /**
      * Lists a retained copy of {@code waker} for one registration.
@@ -35,7 +50,7 @@ final class WaitList {
         Waker copy = waker.retain();
         lock.lock();
         try {
-            waiters.add(copy);
+            listed().add(copy);
         } finally {
             lock.unlock();
         }
@@ -59,7 +74,7 @@ final class WaitList {
         try {
             listed = equivalent(waker);
             if (listed == null) {
-                waiters.add(copy);
+                listed().add(copy);
                 return copy;
             }
         } finally {
@@ -73,6 +88,9 @@ final class WaitList {
     boolean isListed(Waker copy) {
         lock.lock();
         try {
+            if (waiters == null) {
+                return false;
+            }
             for (Waker existing : waiters) {
                 if (existing == copy) {
                     return true;
@@ -95,6 +113,9 @@ final class WaitList {
 
     /** The listed copy equivalent to {@code waker}, or null; under the lock. */
     private Waker equivalent(Waker waker) {
+        if (waiters == null) {
+            return null;
+        }
         for (Waker existing : waiters) {
             if (existing == waker || existing.willWake(waker)) {
                 return existing;
@@ -114,7 +135,7 @@ final class WaitList {
         boolean removed;
         lock.lock();
         try {
-            removed = waiters.removeIf(existing -> existing == copy);
+            removed = waiters != null && waiters.removeIf(existing -> existing == copy);
         } finally {
             lock.unlock();
         }
@@ -128,14 +149,24 @@ final class WaitList {
         List<Waker> woken;
         lock.lock();
         try {
-            woken = new ArrayList<>(waiters);
-            waiters.clear();
+            woken = waiters;
+            waiters = null;
         } finally {
             lock.unlock();
         }
-        for (Waker waker : woken) {
-            waker.wake();
+        if (woken != null) {
+            for (Waker waker : woken) {
+                waker.wake();
+            }
         }
+    }
+
+    /** The list, made at its first waker; under the lock. */
+    private List<Waker> listed() {
+        if (waiters == null) {
+            waiters = new ArrayList<>(2);
+        }
+        return waiters;
     }
 
     /** An operation that is ready once {@code ready} holds. */
