@@ -36,8 +36,9 @@ import java.util.Objects;
  * {@link IllegalArgumentException} naming the value.
  *
  * <h2>Threads</h2>
- * Thread-safe and stateless: each call uses its own confined native memory, so it may run on any thread,
- * including a fiber (a virtual thread; the downcall pins its carrier for the call's duration).
+ * Thread-safe and stateless: each call uses its own confined native memory, or for the socket calls made per
+ * connection on a platform thread that thread's {@link SocketCallScratch}, so it may run on any thread, including a
+ * fiber (a virtual thread; the downcall pins its carrier for the call's duration).
  */
 public final class LinuxSystemCalls implements SystemCalls {
     private static final LinuxSystemCalls INSTANCE = new LinuxSystemCalls();
@@ -411,6 +412,14 @@ public final class LinuxSystemCalls implements SystemCalls {
     }
 
     private static void setIntOption(int fd, int level, int option, int value, String name) {
+        SocketCallScratch scratch = SocketCallScratch.ofCurrentThread();
+        if (scratch != null) {
+            scratch.option.set(JAVA_INT, 0, value);
+            MemorySegment enabled = scratch.option;
+            Libc.check(retryInterrupted((state, ignored) -> (int) Libc.SETSOCKOPT.invokeExact(state, fd, level,
+                    option, enabled, (int) enabled.byteSize()), scratch.callState, null), name, fd(fd));
+            return;
+        }
         call(name, fd(fd), (callState, arena) -> {
             MemorySegment enabled = arena.allocateFrom(JAVA_INT, value);
             return (int) Libc.SETSOCKOPT.invokeExact(callState, fd, level, option, enabled,
@@ -429,16 +438,25 @@ public final class LinuxSystemCalls implements SystemCalls {
     }
 
     private static InetSocketAddress socketAddress(int fd, String name, boolean local) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment callState = Libc.newCallState(arena);
-            MemorySegment sockaddr = arena.allocate(SOCKADDR_STORAGE_BYTES, 8);
-            MemorySegment length = arena.allocateFrom(JAVA_INT, SOCKADDR_STORAGE_BYTES);
-            long result = retryInterrupted((state, ignored) -> local
-                    ? (int) Libc.GETSOCKNAME.invokeExact(state, fd, sockaddr, length)
-                    : (int) Libc.GETPEERNAME.invokeExact(state, fd, sockaddr, length), callState, arena);
-            Libc.check(result, name, fd(fd));
-            return decodeSockaddr(sockaddr, fd);
+        SocketCallScratch scratch = SocketCallScratch.ofCurrentThread();
+        if (scratch != null) {
+            return socketAddress(fd, name, local, scratch.callState, scratch.sockaddr, scratch.length);
         }
+        try (Arena arena = Arena.ofConfined()) {
+            return socketAddress(fd, name, local, Libc.newCallState(arena),
+                    arena.allocate(SOCKADDR_STORAGE_BYTES, 8), arena.allocate(JAVA_INT));
+        }
+    }
+
+    /** {@code getsockname} or {@code getpeername} through the given memory, which outlives the call. */
+    private static InetSocketAddress socketAddress(int fd, String name, boolean local, MemorySegment callState,
+                                                   MemorySegment sockaddr, MemorySegment length) {
+        length.set(JAVA_INT, 0, SOCKADDR_STORAGE_BYTES);
+        long result = retryInterrupted((state, ignored) -> local
+                ? (int) Libc.GETSOCKNAME.invokeExact(state, fd, sockaddr, length)
+                : (int) Libc.GETPEERNAME.invokeExact(state, fd, sockaddr, length), callState, null);
+        Libc.check(result, name, fd(fd));
+        return decodeSockaddr(sockaddr, fd);
     }
 
     @Override
@@ -508,11 +526,13 @@ public final class LinuxSystemCalls implements SystemCalls {
         int port = Short.toUnsignedInt(source.get(NETWORK_SHORT, 2));
         try {
             if (family == Libc.AF_INET) {
-                byte[] bytes = source.asSlice(4, 4).toArray(JAVA_BYTE);
+                byte[] bytes = new byte[4];
+                MemorySegment.copy(source, JAVA_BYTE, 4, bytes, 0, 4);
                 return new InetSocketAddress(Inet4Address.getByAddress(bytes), port);
             }
             if (family == Libc.AF_INET6) {
-                byte[] bytes = source.asSlice(8, 16).toArray(JAVA_BYTE);
+                byte[] bytes = new byte[16];
+                MemorySegment.copy(source, JAVA_BYTE, 8, bytes, 0, 16);
                 int scopeId = source.get(JAVA_INT, 24);
                 InetAddress ip = scopeId == 0 ? InetAddress.getByAddress(bytes)
                         : Inet6Address.getByAddress(null, bytes, scopeId);

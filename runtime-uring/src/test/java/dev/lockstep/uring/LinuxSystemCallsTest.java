@@ -220,6 +220,42 @@ class LinuxSystemCallsTest {
     }
 
     @Test
+    void socketAddressesReadWholeAfterShorterOnesAndFailuresOnPlatformAndVirtualThreads() throws Exception {
+        // A platform thread reuses one scratch for these calls: the IPv4 address (16 bytes) read first must not
+        // shorten the IPv6 one (28 bytes) read after it, and a failed call leaves nothing behind. A virtual thread
+        // uses memory of its own per call; both answer the same.
+        InetSocketAddress ipv6Loopback = new InetSocketAddress(InetAddress.getByName("::1"), 0);
+        int ipv4 = keep(SYSTEM.socket(LOOPBACK_ANY_PORT));
+        SYSTEM.bindAndListen(ipv4, LOOPBACK_ANY_PORT, 8);
+        int ipv6 = keep(SYSTEM.socket(ipv6Loopback));
+        SYSTEM.bindAndListen(ipv6, ipv6Loopback, 8);
+        int unconnected = keep(SYSTEM.socket(LOOPBACK_ANY_PORT));
+        java.util.concurrent.Callable<List<Object>> calls = () -> {
+            List<Object> answers = new ArrayList<>();
+            answers.add(SYSTEM.localAddress(ipv4));
+            answers.add(failsWith(Errno.ENOTCONN, () -> SYSTEM.peerAddress(unconnected)).subject());
+            SYSTEM.noDelay(ipv4);
+            answers.add(SYSTEM.localAddress(ipv6));
+            answers.add(SYSTEM.localAddress(ipv4));
+            return answers;
+        };
+        List<Object> onPlatform = calls.call();
+        assertEquals(InetAddress.getByName("::1"), ((InetSocketAddress) onPlatform.get(2)).getAddress());
+        assertEquals(onPlatform.get(0), onPlatform.get(3));
+        assertEquals("fd " + unconnected, onPlatform.get(1));
+        List<List<Object>> onVirtual = new ArrayList<>();
+        Thread virtual = Thread.ofVirtual().start(() -> {
+            try {
+                onVirtual.add(calls.call());
+            } catch (Exception failed) {
+                throw new AssertionError(failed);
+            }
+        });
+        virtual.join();
+        assertEquals(List.of(onPlatform), onVirtual);
+    }
+
+    @Test
     void unresolvedAddressesAndNulInPathsAreRejected() {
         InetSocketAddress unresolved = InetSocketAddress.createUnresolved("example.invalid", 80);
         assertThrows(IllegalArgumentException.class, () -> SYSTEM.socket(unresolved));
