@@ -66,10 +66,15 @@ public final class Fiber {
      */
     private int mounts;
 
-    /** The last continuation wrapped by {@link #guarded}, and its wrapper: one pair, published whole. */
+    /** The last continuation wrapped by {@link #guarded}, in its wrapper: published whole. */
     private volatile Guarded guarded;
 
-    private record Guarded(Runnable continuation, Runnable wrapper) { }
+    private record Guarded(Fiber fiber, Runnable continuation) implements Runnable {
+        @Override
+        public void run() {
+            fiber.runContinuation(continuation);
+        }
+    }
 
     /**
      * The simulator's scheduling priority for this fiber (its priority scheduling), 0 until it gives one. Only the
@@ -94,11 +99,11 @@ public final class Fiber {
     Runnable guarded(Runnable continuation) {
         Guarded last = guarded;
         if (last != null && last.continuation == continuation) {
-            return last.wrapper;
+            return last;
         }
-        Guarded made = new Guarded(continuation, () -> runContinuation(continuation));
+        Guarded made = new Guarded(this, continuation);
         guarded = made;
-        return made.wrapper;
+        return made;
     }
 
     /**

@@ -15,7 +15,12 @@ final class OwnedResources {
     /** Records {@code fd}, owned by a blob, listener or connection handed to user code, with its close. */
     void own(SharedFd fd, Runnable closeOwner) {
         owned.put(fd, closeOwner);
-        fd.whenClosed(() -> owned.remove(fd));
+        fd.ownedBy(this);
+    }
+
+    /** Forgets {@code fd}, which has closed; any thread, must not throw. */
+    void forget(SharedFd fd) {
+        owned.remove(fd);
     }
 
     /**

@@ -116,16 +116,16 @@ public final class SharedFd {
         }
     }
 
-    /** Run once the fd is closed: the engine forgets it as a resource to close when the run ends. */
-    private volatile Runnable onClosed;
+    /** Told once the fd is closed: the engine's record of what to close when the run ends forgets it. */
+    private volatile OwnedResources owner;
 
     /**
-     * Sets what runs once the last reference went and the fd was closed.
+     * Sets the record that forgets this fd once the last reference went and the fd was closed.
      *
-     * @param action the action, run on the releasing thread; must not throw
+     * @param resources the record; its {@link OwnedResources#forget} runs on the releasing thread
      */
-    void whenClosed(Runnable action) {
-        this.onClosed = action;
+    void ownedBy(OwnedResources resources) {
+        this.owner = resources;
     }
 
     /** Drops a reference; the last one closes the fd. */
@@ -134,9 +134,9 @@ public final class SharedFd {
             try {
                 system.close(fd);
             } finally {
-                Runnable action = onClosed;
-                if (action != null) {
-                    action.run();
+                OwnedResources resources = owner;
+                if (resources != null) {
+                    resources.forget(this);
                 }
             }
         }
