@@ -4,11 +4,9 @@ import dev.lockstep.BlobCorruptException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
 import dev.lockstep.Handle;
-import dev.lockstep.TimeoutException;
 import dev.lockstep.demo.kv.KvOptions.Durability;
 import dev.lockstep.sync.OneShot;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -40,7 +38,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * (it seals the open batch, so writes arriving meanwhile fill the next one), and otherwise waits for the running
  * commit to end. So a lone writer commits without a hand-off to another fiber, and under load many writes share
  * one sync. A put that nobody awaits ({@link #submitPut}) is committed by the next await of a later write, by the
- * once-a-second sync, or not at all when the store closes first (it was never acknowledged).
+ * once-a-second sync, or not at all when the store closes first (it was never acknowledged). {@code CommitLine}
+ * holds the batches in line, the turn and the steps of an unfinished commit.
  *
  * <h2>A committer that is aborted or times out</h2>
  * The committing fiber's task may be aborted, or its {@code Clock.timeout} expire, in the middle of a commit's
@@ -51,10 +50,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * still finishes later, leaves the log as one run of it would.
  *
  * <h2>Threads</h2>
- * Any fiber of the runtime that opened the store may call it. {@code lock} guards the index, the open batch, the
- * running commit and the counters; it is never held across an {@code await}. The log on disk ({@code SegmentLog}:
- * the manifest, the segments, the tail) is appended to only by the fiber that holds the commit ({@code turn}),
- * one at a time.
+ * Any fiber of the runtime that opened the store may call it. {@code lock} guards the index, the failure and the
+ * counters here, and the open batch and the running commit in {@code CommitLine}, which shares it; it is never held
+ * across an {@code await}. The log on disk ({@code SegmentLog}: the manifest, the segments, the tail) is appended
+ * to only by the fiber that holds the commit ({@code turn}), one at a time.
  */
 public final class KvStore implements AutoCloseable {
     /** The name of the manifest blob. */
@@ -114,52 +113,16 @@ public final class KvStore implements AutoCloseable {
         }
     }
 
-    /** One write waiting in a batch. */
-    private static final class Pending {
-        final byte type;
-        final byte[] key;
-        final byte[] value;
-        byte[] encoded;
-
-        Pending(byte type, byte[] key, byte[] value) {
-            this.type = type;
-            this.key = key;
-            this.value = value;
-        }
-    }
-
-    /**
-     * A group of writes committed with one write and one sync. Its fields are guarded by the store's lock, except
-     * the commit's progress ({@code chunks} to {@code written}), touched only by the fiber holding the commit.
-     */
-    private static final class Batch {
-        final List<Pending> entries = new ArrayList<>();
-        long bytes;
-        /** Sync the log when this batch commits, whatever the durability. */
-        boolean sync;
-        /** Set once the batch is committed. */
-        boolean committed;
-        /** Set if the batch will never commit: what its writers are told. */
-        StoreUnavailableException failed;
-        /** The encoded records, from the commit's first attempt on (sequence numbers are given once). */
-        byte[][] chunks;
-        long chunkBytes;
-        /** Where the records went, once appended. */
-        SegmentLog.Segment segment;
-        long offset = -1;
-        boolean synced;
-    }
-
     /**
      * A put submitted with {@link #submitPut} and not yet awaited. Any fiber of the store's runtime may await it,
      * once or more.
      */
     public static final class Submitted {
-        private final KvStore store;
-        private final Batch batch;
+        private final CommitLine line;
+        private final CommitLine.Batch batch;
 
-        private Submitted(KvStore store, Batch batch) {
-            this.store = store;
+        private Submitted(CommitLine line, CommitLine.Batch batch) {
+            this.line = line;
             this.batch = batch;
         }
 
@@ -169,7 +132,7 @@ public final class KvStore implements AutoCloseable {
          * @throws StoreUnavailableException as {@link #put}
          */
         public void await() {
-            store.awaitCommit(batch);
+            line.awaitCommit(batch);
         }
     }
 
@@ -178,22 +141,14 @@ public final class KvStore implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Key, Location> index = new HashMap<>();
     private SegmentLog log;
+    private CommitLine line;
     private Recovery recovery;
     private Handle<Void> syncer;
+    /** The highest sequence number recovery replayed: touched only by recovery, before the store is shared. */
+    private long lastSequence;
 
     // Guarded by lock.
-    private Batch open;
-    /**
-     * The running commit, or null: completed by the fiber holding it when it stops (the batch committed, failed, or
-     * its fiber was interrupted), which wakes every fiber waiting for a turn.
-     */
-    private OneShot<Void> turn;
-    /** A batch whose committer was interrupted: the next commit finishes it first. */
-    private Batch resumable;
-    /** Full batches waiting, in order, behind the running commit and before {@code open}. */
-    private final ArrayDeque<Batch> queued = new ArrayDeque<>();
     private RuntimeException failure;
-    private long lastSequence;
     private long puts;
     private long deletes;
     private long gets;
@@ -222,6 +177,7 @@ public final class KvStore implements AutoCloseable {
         KvStore store = new KvStore(ctx, options);
         SegmentLog.Recovered recovered = SegmentLog.recover(ctx, options, store::apply);
         store.log = recovered.log();
+        store.line = new CommitLine(store, store.lock, store.log, options, store.lastSequence);
         SegmentLog.Replayed replayed = recovered.replayed();
         store.recovery = new Recovery(replayed.segments(), replayed.records(), store.index.size(),
                 replayed.truncatedBytes(), replayed.manifestTruncatedBytes(), replayed.removedSegments());
@@ -273,7 +229,7 @@ public final class KvStore implements AutoCloseable {
             throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
                     + " bytes, was " + value.length);
         }
-        awaitCommit(enqueue(new Pending(Records.PUT, key.clone(), value.clone()), false));
+        line.awaitCommit(line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value.clone()), false));
     }
 
     /**
@@ -293,7 +249,8 @@ public final class KvStore implements AutoCloseable {
             throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
                     + " bytes, was " + value.length);
         }
-        return new Submitted(this, enqueue(new Pending(Records.PUT, key.clone(), value.clone()), false));
+        return new Submitted(line, line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value.clone()),
+                false));
     }
 
     /**
@@ -304,7 +261,7 @@ public final class KvStore implements AutoCloseable {
      */
     public void delete(byte[] key) {
         checkKey(key);
-        awaitCommit(enqueue(new Pending(Records.DELETE, key.clone(), null), false));
+        line.awaitCommit(line.enqueue(new CommitLine.Pending(Records.DELETE, key.clone(), null), false));
     }
 
     private static void checkKey(byte[] key) {
@@ -314,202 +271,37 @@ public final class KvStore implements AutoCloseable {
         }
     }
 
-    /** Adds {@code pending} (or, when null, only a sync) to the open batch, opening one if needed. */
-    private Batch enqueue(Pending pending, boolean sync) {
-        lock.lock();
-        try {
-            if (failure != null) {
-                throw unavailable();
-            }
-            int size = pending == null ? 0 : Records.encodedSize(pending.key, pending.value);
-            if (open == null || (open.bytes + size > options.maxBatchBytes() && !open.entries.isEmpty())) {
-                // A full batch stays queued behind the running commit; the new one commits after it.
-                if (open != null) {
-                    queued.add(open);
-                }
-                open = new Batch();
-            }
-            if (pending != null) {
-                open.entries.add(pending);
-                open.bytes += size;
-            }
-            open.sync |= sync;
-            return open;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Returns once {@code batch} is committed, committing it (and any batch before it) on this fiber when no
-     * commit is running.
-     *
-     * <p>No lost wake-up: a fiber decides under {@code lock} either to take the commit (no {@code turn} running)
-     * or to wait for the running {@code turn}; the fiber holding a turn clears it under the same lock before it
-     * completes it, and {@link OneShot#get} completes at once for a one-shot completed before the wait began. So a
-     * waiter either sees the turn it waits for end, or finds no turn the next time it looks.
-     */
-    private void awaitCommit(Batch batch) {
-        while (true) {
-            Batch head = null;
-            OneShot<Void> running;
-            lock.lock();
-            try {
-                if (batch.committed) {
-                    return;
-                }
-                if (batch.failed != null) {
-                    throw new StoreUnavailableException(batch.failed.getMessage(), batch.failed.getCause());
-                }
-                if (turn == null) {
-                    head = takeHead();
-                    turn = new OneShot<>();
-                }
-                running = turn;
-            } finally {
-                lock.unlock();
-            }
-            if (head != null) {
-                commitHolding(head, running);
-            } else {
-                try {
-                    running.get().await();
-                } catch (StoreUnavailableException notOurs) {
-                    // Turns are only ever completed; kept for the contract of get.
-                }
-            }
-        }
-    }
-
-    /** The first batch in line, taken off it: one a committer left unfinished, a full one, or the open one. */
-    private Batch takeHead() {
-        Batch head;
-        if (resumable != null) {
-            head = resumable;
-            resumable = null;
-        } else if (!queued.isEmpty()) {
-            head = queued.poll();
-        } else {
-            head = open;
-            open = null;
-        }
-        return head;
-    }
-
-    /**
-     * Commits {@code batch} on this fiber, which holds {@code held}; ends the turn whatever happens. An abort or
-     * timeout of this fiber puts the batch back first in line and rethrows (see the class documentation); any
-     * other failure poisons the store and fails the batch.
-     */
-    private void commitHolding(Batch batch, OneShot<Void> held) {
-        Batch unfinished = null;
-        try {
-            commit(batch);
-        } catch (ClosedException | TimeoutException interrupted) {
-            unfinished = batch;
-            throw interrupted;
-        } finally {
-            lock.lock();
-            try {
-                if (unfinished != null) {
-                    if (failure != null) {
-                        batch.failed = unavailable();
-                    } else {
-                        resumable = unfinished;
-                    }
-                }
-                turn = null;
-            } finally {
-                lock.unlock();
-            }
-            held.complete(null);
-        }
-    }
-
     private StoreUnavailableException unavailable() {
         return new StoreUnavailableException("store '" + options.partition() + "' is unavailable: "
                 + failure.getMessage(), failure);
     }
 
-    /** Commits {@code batch}, or finishes a commit an interrupted fiber left, from the step it stopped at. */
-    private void commit(Batch batch) {
-        if (batch.chunks == null) {
-            lock.lock();
-            try {
-                if (failure != null) {
-                    batch.failed = unavailable();
-                    return;
-                }
-                byte[][] chunks = new byte[batch.entries.size()][];
-                long bytes = 0;
-                for (int i = 0; i < chunks.length; i++) {
-                    Pending pending = batch.entries.get(i);
-                    pending.encoded = Records.encode(pending.type, ++lastSequence, pending.key, pending.value);
-                    chunks[i] = pending.encoded;
-                    bytes += chunks[i].length;
-                }
-                batch.chunkBytes = bytes;
-                batch.chunks = chunks;
-            } finally {
-                lock.unlock();
+    /** With {@code lock} held: what a write is told now that the store is poisoned or closed, or null if not. */
+    StoreUnavailableException unavailableOrNull() {
+        return failure == null ? null : unavailable();
+    }
+
+    /**
+     * With {@code lock} held, by the commit line once {@code batch} is appended (and synced as its durability
+     * asks): makes its writes visible to gets and counts them.
+     */
+    void indexCommitted(CommitLine.Batch batch) {
+        long position = batch.offset;
+        for (CommitLine.Pending pending : batch.entries) {
+            Key key = new Key(pending.key);
+            if (pending.type == Records.PUT) {
+                index.put(key, new Location(batch.segment, position, pending.encoded.length));
+                puts++;
+            } else {
+                index.remove(key);
+                deletes++;
             }
-        } else if (isPoisoned()) {
-            lock.lock();
-            try {
-                batch.failed = unavailable();
-            } finally {
-                lock.unlock();
-            }
-            return;
+            position += pending.encoded.length;
         }
-        try {
-            if (batch.segment == null) {
-                batch.segment = log.append(batch.chunks, batch.chunkBytes);
-                batch.offset = log.tail() - batch.chunkBytes;
-            }
-            if (!batch.synced) {
-                if (options.bug() == InjectedBug.ACK_BEFORE_SYNC) {
-                    log.startSyncWithoutWaiting();
-                    batch.synced = true;
-                } else if (options.durability() == Durability.SYNC_BEFORE_ACK || batch.sync) {
-                    log.sync();
-                    batch.synced = true;
-                }
-            }
-        } catch (ClosedException | TimeoutException interrupted) {
-            throw interrupted;
-        } catch (RuntimeException failed) {
-            poison(failed);
-            lock.lock();
-            try {
-                batch.failed = unavailable();
-            } finally {
-                lock.unlock();
-            }
-            return;
+        if (batch.synced) {
+            syncs++;
         }
-        lock.lock();
-        try {
-            long position = batch.offset;
-            for (Pending pending : batch.entries) {
-                Key key = new Key(pending.key);
-                if (pending.type == Records.PUT) {
-                    index.put(key, new Location(batch.segment, position, pending.encoded.length));
-                    puts++;
-                } else {
-                    index.remove(key);
-                    deletes++;
-                }
-                position += pending.encoded.length;
-            }
-            if (batch.synced) {
-                syncs++;
-            }
-            bytesAppended += batch.chunkBytes;
-            batch.committed = true;
-        } finally {
-            lock.unlock();
-        }
+        bytesAppended += batch.chunkBytes;
     }
 
     /**
@@ -521,14 +313,15 @@ public final class KvStore implements AutoCloseable {
         while (true) {
             c.sleep(SYNC_INTERVAL);
             try {
-                awaitCommit(enqueue(null, true));
+                line.awaitCommit(line.enqueue(null, true));
             } catch (StoreUnavailableException closedOrPoisoned) {
                 return null;
             }
         }
     }
 
-    private void poison(RuntimeException cause) {
+    /** Poisons the store with {@code cause} unless it already is; called by the commit line on a failed write. */
+    void poison(RuntimeException cause) {
         lock.lock();
         try {
             if (failure == null) {
@@ -664,11 +457,7 @@ public final class KvStore implements AutoCloseable {
                 failure = new StoreUnavailableException("store '" + options.partition() + "' is closed", null);
             }
             // Nothing in line will commit now: its writers are told so when they next look.
-            StoreUnavailableException closed = unavailable();
-            for (Batch batch = takeHead(); batch != null; batch = takeHead()) {
-                batch.failed = closed;
-            }
-            running = turn;
+            running = line.failEveryBatchInLine(unavailable());
         } finally {
             lock.unlock();
         }

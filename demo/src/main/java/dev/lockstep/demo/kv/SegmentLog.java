@@ -14,8 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The store's log on disk: the manifest and the segments it lists, the segment being appended to and its tail.
  * {@link #recover} reads it back on open; {@link #append} and {@link #sync} write it; {@link #roll} adds a segment.
- * {@link KvStore} owns what the log means (the index, the batches, acknowledgements); this class owns where the
- * bytes go and in what order they become durable (see the package documentation).
+ * {@link KvStore} and its {@link CommitLine} own what the log means (the index, the batches, acknowledgements);
+ * this class owns where the bytes go and in what order they become durable (see the package documentation).
  *
  * <h2>Threads</h2>
  * The tail is touched only by the batch that is committing (batches commit one at a time) and by recovery, before

@@ -17,12 +17,13 @@
  * </ul>
  *
  * <h2>Durability</h2>
- * Puts and deletes are group-committed: a write joins the open batch; batches commit one at a time, each as one
- * write of all its records and one sync; a write is acknowledged, and becomes visible to gets, only after its
- * batch's sync completed. Recovery (on every open) reads the manifest, removes unlisted segments, replays every
- * listed segment into the in-memory index and truncates a torn tail of the last one, durably, before the store
- * accepts a write. A failed write or sync poisons the store ({@link dev.lockstep.demo.kv.StoreUnavailableException});
- * {@link dev.lockstep.demo.kv.KvServer} then drains and reopens it, which recovers from what the disk holds.
+ * Puts and deletes are group-committed ({@code CommitLine}): a write joins the open batch; batches commit one at
+ * a time, each as one write of all its records and one sync; a write is acknowledged, and becomes visible to
+ * gets, only after its batch's sync completed. Recovery (on every open) reads the manifest, removes unlisted
+ * segments, replays every listed segment into the in-memory index and truncates a torn tail of the last one,
+ * durably, before the store accepts a write. A failed write or sync poisons the store
+ * ({@link dev.lockstep.demo.kv.StoreUnavailableException}); {@link dev.lockstep.demo.kv.KvServer} then drains
+ * and reopens it, which recovers from what the disk holds.
  *
  * <h2>Threads</h2>
  * The store is used by fibers of every worker: its state is guarded by one lock that is never held across an
