@@ -1,9 +1,11 @@
 package dev.lockstep.demo;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.demo.kv.InjectedBug;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -57,5 +59,17 @@ class RaftMutantsTest {
                 spec.nemesis(), spec.search());
         Scenario.Result passed = Scenario.run(unmutated, 0);
         assertTrue(passed.passed(), () -> "false alarm on " + unmutated.line() + ": " + passed.failure());
+    }
+
+    /** A run of the placed strikes (two cuts at once, the old leader back) replays decision for decision. */
+    @Test
+    @Timeout(300) // two seeds on the loaded 2-core machine, not an expectation
+    void aFailureOfThePlacedStrikesReplaysExactlyFromItsLine() {
+        Scenario.Result found = Scenario.run(Scenario.Spec.parse("kv:seed=7:faults=torn-writes:workload=replicated-5"
+                + ":bug=figure-8:nemesis=placed:faultpoints=0.25/0.01"), 0);
+        assertFalse(found.passed(), "the seed of figure-8 at five nodes fails");
+        Scenario.Result replayed = Scenario.run(Scenario.Spec.parse(Explorer.replayLine(found)), 0);
+        assertEquals(found.failure(), replayed.failure(), "the replay line reruns the failure");
+        assertEquals(found.digest(), replayed.digest(), "the same run, decision for decision");
     }
 }
