@@ -64,12 +64,28 @@ final class CloseSoak {
         }
     }
 
-    /** From the run's root once its tasks have ended: the buffers each worker has not had back. */
+    /**
+     * From the run's root once its tasks have ended: the buffers each worker has not had back. A buffer that a
+     * closed receive still lent to the kernel comes back when the worker reaps the cancelled request's completion,
+     * which may be a few ring turns after the task that held it ended; so each worker is asked until it has every
+     * buffer back or {@link #BUFFER_RETURN_BOUND} has passed, and what is still out then is a leak.
+     */
     void countBuffers(Context ctx) {
         for (int w = 0; w < workers; w++) {
-            outstandingBuffers[w] = ctx.child("count").spawnOn(w, b -> b.buffers().outstanding()).await();
+            outstandingBuffers[w] = ctx.child("count").spawnOn(w, b -> {
+                long deadline = System.nanoTime() + BUFFER_RETURN_BOUND.toNanos();
+                int outstanding = b.buffers().outstanding();
+                while (outstanding != 0 && System.nanoTime() < deadline) {
+                    b.sleep(Duration.ofMillis(1));
+                    outstanding = b.buffers().outstanding();
+                }
+                return outstanding;
+            }).await();
         }
     }
+
+    /** How long a worker may take to reap the completions that give its last lent buffers back. */
+    private static final Duration BUFFER_RETURN_BOUND = Duration.ofSeconds(10);
 
     /** After the run: every closer ended, no task reported a problem, no buffer is out and no fd is left open. */
     void assertNothingLeft() throws InterruptedException {
