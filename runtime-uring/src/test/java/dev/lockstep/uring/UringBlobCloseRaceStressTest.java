@@ -54,7 +54,7 @@ class UringBlobCloseRaceStressTest {
                 boolean write = (round & 1) == 0;
                 int spin = random.nextInt(40_000);
                 AtomicLong calls = new AtomicLong();
-                Thread closer = RacingCloser.start(() -> calls.get() > 0, spin, blob::close);
+                RacingCloser closer = RacingCloser.start(() -> calls.get() > 0, spin, blob::close);
                 String how = ctx.child("user").spawnOn(round % WORKERS, c -> {
                     IoBuffer buffer = c.buffers().allocate(LENGTH);
                     try {
@@ -79,10 +79,9 @@ class UringBlobCloseRaceStressTest {
                     }
                     return null;
                 }).await();
-                try {
-                    closer.join();
-                } catch (InterruptedException interrupted) {
-                    throw new IllegalStateException(interrupted);
+                String gaveUp = closer.join();
+                if (gaveUp != null) {
+                    problem.compareAndSet(null, "round " + round + ": " + gaveUp);
                 }
                 if (how != null) {
                     problem.compareAndSet(null, "round " + round + ": " + how);
@@ -123,7 +122,7 @@ class UringBlobCloseRaceStressTest {
                     Connection server = accepted.await();
                     int spin = random.nextInt(40_000);
                     AtomicLong calls = new AtomicLong();
-                    Thread closer = RacingCloser.start(() -> calls.get() > 0, spin, server::close);
+                    RacingCloser closer = RacingCloser.start(() -> calls.get() > 0, spin, server::close);
                     int home = round % WORKERS;
                     var drain = ctx.child("drain").spawnOn((home + 1) % WORKERS, d -> {
                         try (client) {
@@ -149,10 +148,9 @@ class UringBlobCloseRaceStressTest {
                             buffer.close();
                         }
                     }).await();
-                    try {
-                        closer.join();
-                    } catch (InterruptedException interrupted) {
-                        throw new IllegalStateException(interrupted);
+                    String gaveUp = closer.join();
+                    if (gaveUp != null) {
+                        problem.compareAndSet(null, "round " + round + ": " + gaveUp);
                     }
                     drain.await();
                     if (how != null) {

@@ -44,11 +44,13 @@ class UringForeignPollCloseRaceStressTest {
                     CountDownLatch woken = new CountDownLatch(1);
                     Poll<?>[] first = new Poll<?>[1];
                     Thread poller = Thread.ofPlatform().start(() -> first[0] = operation.poll(woken::countDown));
-                    Thread closer = RacingCloser.start(() -> true, spin, operation::close);
+                    RacingCloser closer = RacingCloser.start(() -> true, spin, operation::close);
                     try {
                         poller.join();
-                        closer.join();
-                        if (!first[0].isReady() && !woken.await(1, TimeUnit.SECONDS)) {
+                        String gaveUp = closer.join();
+                        if (gaveUp != null) {
+                            problem.set("round " + round + ": " + gaveUp);
+                        } else if (!first[0].isReady() && !woken.await(1, TimeUnit.SECONDS)) {
                             problem.set("round " + round + (accept ? " (accept)" : " (sleeper)")
                                     + ": the foreign poller was never woken after the close");
                         } else if (!first[0].isReady()) {

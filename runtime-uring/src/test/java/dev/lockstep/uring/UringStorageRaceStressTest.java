@@ -146,7 +146,7 @@ class UringStorageRaceStressTest {
                 recordLength[0] = length;
                 AtomicLong next = new AtomicLong();
                 AtomicInteger started = new AtomicInteger();
-                Thread closer = RacingCloser.start(() -> started.get() >= FIBERS / 2, closeAfterMicros * 1000,
+                RacingCloser closer = RacingCloser.start(() -> started.get() >= FIBERS / 2, closeAfterMicros * 1000,
                         blob::close);
                 List<Handle<Void>> handles = new ArrayList<>();
                 for (int f = 0; f < FIBERS; f++) {
@@ -186,10 +186,9 @@ class UringStorageRaceStressTest {
                 for (Handle<Void> handle : handles) {
                     handle.await();
                 }
-                try {
-                    closer.join();
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
+                String gaveUp = closer.join();
+                if (gaveUp != null) {
+                    problem.compareAndSet(null, "round " + round + ": " + gaveUp);
                 }
                 return null;
             });
