@@ -27,7 +27,8 @@ public interface Awaiter {
 
     /**
      * The wait of a plain thread, which has no fiber to park: the operation is polled with a waker that unparks
-     * the calling thread, which parks between polls. What a runtime's {@link #await} does on a thread that is not
+     * the calling thread (equivalent, by {@link Waker#willWake}, to any other such waker of the same thread), which
+     * parks between polls. What a runtime's {@link #await} does on a thread that is not
      * one of its fibers, and what {@code dev.lockstep.sync} does when no runtime is on the class path.
      *
      * <p>The JDK's rule for an interruptible blocking call, with {@link AbortedException} in place of the checked
@@ -44,8 +45,9 @@ public interface Awaiter {
      */
     static <T> T parkThread(Operation<T> operation) {
         Thread thread = Thread.currentThread();
-        // One waker for the whole wait: equal to itself only, which is all the polls of this one wait need.
-        Waker waker = () -> LockSupport.unpark(thread);
+        // Equivalent to any waker of this thread, so an operation polled by an earlier wait of the thread (one
+        // that was interrupted, say) keeps one listed copy, not one per wait.
+        Waker waker = new ThreadWaker(thread);
         while (true) {
             Poll<T> poll = operation.poll(waker);
             if (poll.isReady()) {
