@@ -116,7 +116,8 @@ public final class ThreadedRunner implements Runner {
      * A test seam, unset in production: {@code hook} runs on each worker's thread, given the worker's index, just
      * before the thread looks whether another worker's start failed already (and if so skips opening its ring).
      * It lets a test order the workers' starts around a refused ring instead of leaving it to the OS's scheduling.
-     * The hook must return, and must not throw: the run waits for every worker's start. Set before {@code start}.
+     * The hook must return (the run waits for every worker's start); one that throws fails the start with what it
+     * threw, as a refused ring would, and that worker opens no ring. Set before {@code start}.
      *
      * @param hook called with the worker's index
      */
@@ -253,7 +254,19 @@ public final class ThreadedRunner implements Runner {
             threads[i] = Thread.ofPlatform().name(name + "-worker-" + i).unstarted(() -> {
                 Worker worker;
                 if (startHook != null) {
-                    startHook.accept(index);
+                    try {
+                        startHook.accept(index);
+                    } catch (Throwable failure) {
+                        // A hook that throws fails the start as a refused ring would; the count-down is what the
+                        // starting thread waits for, so it happens whatever the hook did.
+                        synchronized (startFailure) {
+                            if (startFailure[0] == null) {
+                                startFailure[0] = failure;
+                            }
+                        }
+                        created.countDown();
+                        return;
+                    }
                 }
                 synchronized (startFailure) {
                     if (startFailure[0] != null) {

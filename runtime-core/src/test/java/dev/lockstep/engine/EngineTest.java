@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The driver's state transitions, end to end through a worker over the scripted kernel. */
 class EngineTest {
@@ -286,14 +287,16 @@ class EngineTest {
                 first.complete(Thread.currentThread());
                 return;
             }
-            // Bounded, and never throwing (the run waits for every worker's start): a worker that gives up here
-            // looks early, and the count of attempts below says so.
+            // Bounded: a worker whose wait for worker 0 runs out fails the start with the assertion below, so the
+            // test reports the unordered start instead of passing without it.
             try {
-                first.get(10, TimeUnit.SECONDS).join(Duration.ofSeconds(10));
+                assertTrue(first.get(10, TimeUnit.SECONDS).join(Duration.ofSeconds(10)),
+                        "worker 0's thread had not ended 10 s after it began; worker " + index + " would look early");
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();
+                throw new AssertionError("worker " + index + " was interrupted waiting for worker 0", interrupted);
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException unordered) {
-                // Looks early: see above.
+                throw new AssertionError("worker 0 had not begun 10 s after worker " + index, unordered);
             }
         });
         KernelException refused = assertThrows(KernelException.class, () -> runner.start(ctx -> 1));
@@ -301,6 +304,24 @@ class EngineTest {
         assertEquals(1, attempts.get(), "workers that started after the first ring was refused opened rings");
         assertEquals(0, kernel.ringsOpened());
         assertEquals(0, kernel.ringsStillOpen(), "rings left open after the refused start");
+    }
+
+    /**
+     * A start check that throws fails the start with what it threw, instead of leaving the start waiting (without
+     * interruption: hence the timeout on a separate thread).
+     */
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aThrowingStartCheckFailsTheStart() {
+        ThreadedRunner runner = new ThreadedRunner(kernel, 2, 1, null, "hook");
+        runner.beforeStartCheck(index -> {
+            if (index == 1) {
+                throw new IllegalStateException("the check refused worker 1");
+            }
+        });
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> runner.start(ctx -> 1));
+        assertEquals("the check refused worker 1", refused.getMessage());
+        assertEquals(0, kernel.ringsStillOpen(), "rings left open after the failed start");
     }
 
     @Test
