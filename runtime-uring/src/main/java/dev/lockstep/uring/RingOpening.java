@@ -5,9 +5,11 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * How a {@link UringRing} is opened on the calling thread: its memory, the {@code io_uring_setup} call
- * ({@link UringSetup}), the wake-up eventfd, the mapped queues, the opcode probe, the receive buffers the kernel
- * selects, the ring fd's registration with its owner and the armed wake-up poll, in that order. A failure at any
- * step undoes the steps before it, in reverse, and rethrows: nothing stays open, mapped or registered.
+ * ({@link UringSetup}), the wake-up eventfd, the receive buffers the kernel selects, the mapped queues, the opcode
+ * probe, the ring fd's registration with its owner and the armed wake-up poll, in that order. A failure at any
+ * step undoes what was done, in this order, and rethrows: the eventfd is closed, the ring fd unregistered (the
+ * registration holds the ring's file) and closed, the receive buffers unmapped (no receive was staged yet), and
+ * the arena closed, which frees the memory and the queues' mappings. Nothing stays open, mapped or registered.
  */
 final class RingOpening {
     private RingOpening() {
@@ -32,6 +34,7 @@ final class RingOpening {
         MemorySegment callState = Libc.newCallState(arena);
         int ringFd = -1;
         int eventFd = -1;
+        ReceiveSelection selection = null;
         UringRing ring = null;
         try {
             MemorySegment params = arena.allocate(UringSetup.PARAMS_BYTES, 8);
@@ -39,25 +42,25 @@ final class RingOpening {
             eventFd = (int) Libc.check(Libc.invoke(callState, state ->
                     (int) Libc.EVENTFD.invokeExact(state, 0, Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC)),
                     "eventfd", "io_uring fd " + ringFd);
-            ring = new UringRing(entries, arena, callState, ringFd, eventFd, params);
+            String subject = "io_uring fd " + ringFd;
+            selection = receiveBuffers > 0
+                    ? ReceiveSelection.register(arena, callState, ringFd, receiveBuffers,
+                            UringRing.RECEIVE_BUFFER_BYTES, subject)
+                    : ReceiveSelection.none(subject);
+            ring = new UringRing(entries, arena, callState, ringFd, eventFd, params, selection);
             UringSetup.probeOpcodes(arena, callState, ringFd);
-            if (receiveBuffers > 0) {
-                ring.selection = ReceiveSelection.register(arena, callState, ringFd, receiveBuffers,
-                        UringRing.RECEIVE_BUFFER_BYTES, ring.subject);
-            }
-            ring.enterCalls.registerRingFd();
-            ring.loop.armWakePollNow();
+            ring.registerRingFdAndArmWakePoll();
             RingReport.opened(ring);
             return ring;
         } catch (RuntimeException | Error failure) {
             UringRing.closeQuietly(callState, eventFd);
             if (ring != null) {
                 // The registration holds the ring's file: the close alone would not free it.
-                ring.enterCalls.unregisterRingFd();
+                ring.unregisterRingFd();
             }
             UringRing.closeQuietly(callState, ringFd);
-            if (ring != null) {
-                ring.selection.unmap(); // no receive was staged yet
+            if (selection != null) {
+                selection.unmap(); // no receive was staged yet
             }
             arena.close();
             throw failure;

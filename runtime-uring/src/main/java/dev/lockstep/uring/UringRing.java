@@ -86,17 +86,17 @@ public final class UringRing implements Ring {
     private final int setupFlags;
     /** The {@code IORING_FEAT_*} bits the kernel reported at set-up. */
     private final int features;
-    final String subject;
+    private final String subject;
 
     private final SubmissionQueue submissions;
     private final SqeEncoder encoder;
-    final RingEnter enterCalls;
+    private final RingEnter enterCalls;
     private final CompletionQueue completions;
     private final RingWakeUp wakeUp;
-    final EnterLoop loop;
+    private final EnterLoop loop;
     private final NativeBufferCache bufferCache = new NativeBufferCache();
-    /** The receive buffers the kernel selects, or none: set once by {@link RingOpening} before it returns the ring. */
-    ReceiveSelection selection;
+    /** The receive buffers the kernel selects, or none. */
+    private final ReceiveSelection selection;
 
     /** Receive buffers a ring's kernel selects, by default: see {@link ProvidedBuffers}. */
     static final int RECEIVE_BUFFERS = 64;
@@ -118,7 +118,7 @@ public final class UringRing implements Ring {
 
     private boolean closed;
     UringRing(int entries, Arena arena, MemorySegment callState, int ringFd, int eventFd,
-                      MemorySegment params) {
+                      MemorySegment params, ReceiveSelection selection) {
         this.entries = entries;
         this.owner = Thread.currentThread();
         this.arena = arena;
@@ -126,7 +126,7 @@ public final class UringRing implements Ring {
         this.callState = callState;
         this.ringFd = ringFd;
         this.subject = "io_uring fd " + ringFd;
-        this.selection = ReceiveSelection.none(subject);
+        this.selection = selection;
         this.wakeUp = new RingWakeUp(eventFd, arena, callState, subject);
         this.setupFlags = params.get(JAVA_INT, UringSetup.PARAMS_FLAGS);
         int features = params.get(JAVA_INT, UringSetup.PARAMS_FEATURES);
@@ -142,6 +142,20 @@ public final class UringRing implements Ring {
 
         this.enterCalls = new RingEnter(arena, callState, ringFd, subject, submissions);
         this.loop = new EnterLoop(this, submissions, completions, enterCalls, wakeUp, offloadedCompletions, subject);
+    }
+
+    /**
+     * The last steps of {@link RingOpening}: registers the ring fd with the owner thread, so that enters skip the fd
+     * lookup, and arms the wake-up poll.
+     */
+    void registerRingFdAndArmWakePoll() {
+        enterCalls.registerRingFd();
+        loop.armWakePollNow();
+    }
+
+    /** Undoes the ring fd's registration, if it was taken: for {@link RingOpening}'s undo on a failed opening. */
+    void unregisterRingFd() {
+        enterCalls.unregisterRingFd();
     }
 
     /**
