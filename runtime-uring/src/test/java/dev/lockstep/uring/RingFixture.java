@@ -106,10 +106,15 @@ abstract class RingFixture {
         MemorySegment sockaddr = SYSTEM.sockaddr(on, listening);
         long accept = nextUserData++;
         long connect = nextUserData++;
-        stageOn(on, Submissions.accept(listener, accept));
-        stageOn(on, Submissions.connect(client, sockaddr, connect));
-        seen.awaitAll(on, accept, connect);
-        on.free(sockaddr); // the connect has completed: the kernel reads the address no more
+        try {
+            stageOn(on, Submissions.accept(listener, accept));
+            stageOn(on, Submissions.connect(client, sockaddr, connect));
+            seen.awaitAll(on, accept, connect);
+        } finally {
+            // Freed whether or not the connect completed: the kernel copies the address when it takes the
+            // submission, and the memory goes back to the ring's allocator, not to the system.
+            on.free(sockaddr);
+        }
         assertEquals(0, seen.all().get(connect).result(), "connect");
         int accepted = seen.all().get(accept).result();
         assertTrue(accepted >= 0, () -> "accept failed: " + accepted);
