@@ -7,10 +7,10 @@ import dev.lockstep.Handle;
 import dev.lockstep.Operation;
 import dev.lockstep.StorageIoException;
 import dev.lockstep.engine.DurabilityPermit;
-import dev.lockstep.engine.ImmediateRequests;
 import dev.lockstep.engine.Request;
 import dev.lockstep.engine.SharedFd;
 import dev.lockstep.engine.Worker;
+import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
@@ -72,19 +72,11 @@ class PlantedResizeRaceTest {
             this.bookkeeping = bookkeeping;
         }
 
-        /** The resize: a synchronous ftruncate, run by the worker's service turn. */
         Operation<Void> resize(long length) {
             if (bookkeeping == Bookkeeping.DIRTY_AT_ADMISSION) {
                 permit.markDirty(); // the planted bug: the ftruncate has not run yet
             }
-            // The owner's fd: the blob is closed only after every resize and sync has been awaited.
-            return Worker.current().register(ImmediateRequests.of("planted resize to " + length, () -> {
-                system.truncate(fd.fd(), length);
-                if (bookkeeping == Bookkeeping.DIRTY_AFTER_TRUNCATE) {
-                    permit.markDirty();
-                }
-                return null;
-            }));
+            return Worker.current().register(new Resize(fd.acquire(), length));
         }
 
         Operation<Void> sync() {
@@ -94,6 +86,45 @@ class PlantedResizeRaceTest {
         /** Drops the owner's reference: the fd closes once no request holds it. */
         void close() {
             fd.release();
+        }
+
+        /** The resize: a synchronous ftruncate run by the worker's service turn. */
+        private final class Resize extends Request {
+            private final SharedFd file;
+            private final long length;
+
+            Resize(SharedFd file, long length) {
+                this.file = file;
+                this.length = length;
+            }
+
+            @Override
+            public Kind kind() {
+                return Kind.IMMEDIATE;
+            }
+
+            @Override
+            public void runImmediate() {
+                try {
+                    system.truncate(file.fd(), length);
+                    if (bookkeeping == Bookkeeping.DIRTY_AFTER_TRUNCATE) {
+                        permit.markDirty();
+                    }
+                    succeed(null);
+                } catch (KernelException failure) {
+                    fail(new StorageIoException(describe() + ": " + failure.getMessage()));
+                }
+            }
+
+            @Override
+            public void release(Ring ring) {
+                file.release();
+            }
+
+            @Override
+            public String describe() {
+                return "planted resize to " + length;
+            }
         }
 
         /** The sync: holds the permit, skips the kernel when the open is clean. */
