@@ -185,13 +185,23 @@ final class SocketStateMachine {
      * collides with it ({@link #loopbackPortTaken}); -1 if none is.
      */
     private int lowestFreeLoopbackPort(String ip) {
-        BitSet taken = new BitSet();
-        for (java.util.Map.Entry<String, BitSet> entry : portsInUse.entrySet()) {
-            if (collide(ip, entry.getKey())) {
-                taken.or(entry.getValue());
+        // Each colliding set moves the candidate up to its own next free port; every port skipped is taken in the
+        // set that skipped it, so a pass that moves nothing ends on the lowest port free in all of them, with no
+        // allocation per bind or connect.
+        int port = SimNetwork.FIRST_EPHEMERAL_PORT;
+        boolean moved = true;
+        while (moved && port <= SimNetwork.LAST_EPHEMERAL_PORT) {
+            moved = false;
+            for (java.util.Map.Entry<String, BitSet> entry : portsInUse.entrySet()) {
+                if (collide(ip, entry.getKey())) {
+                    int free = entry.getValue().nextClearBit(port);
+                    if (free != port) {
+                        port = free;
+                        moved = true;
+                    }
+                }
             }
         }
-        int port = taken.nextClearBit(SimNetwork.FIRST_EPHEMERAL_PORT);
         return port <= SimNetwork.LAST_EPHEMERAL_PORT ? port : -1;
     }
 
