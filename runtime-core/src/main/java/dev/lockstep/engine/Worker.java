@@ -422,6 +422,10 @@ public final class Worker {
     /**
      * {@link #register} for a caller that found this worker with {@link #current()} earlier in the same call, on
      * the same thread: the check that the caller is this worker's is already made, so it is not made again.
+     *
+     * @param request the request
+     * @param <T> the operation's value
+     * @return the operation
      */
     <T> Registration<T> registerCurrent(Request request) {
         return admission.registerCurrent(request);
