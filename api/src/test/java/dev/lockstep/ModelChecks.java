@@ -12,17 +12,22 @@ import org.jetbrains.lincheck.LincheckSettings;
  * held to {@link ModelChecksCalibrationTest}: it must find races planted on purpose. Test code only.
  */
 public final class ModelChecks {
+    /**
+     * How many times a scenario Lincheck declared hung is explored before the verdict stands: a real hang hangs on
+     * every look, while a timer that a loaded machine ran out may run out on the next look too.
+     */
+    private static final int HUNG_LOOKS = 3;
+
     private ModelChecks() {
     }
 
     /**
      * Lincheck's model check of {@code scenario}, which must explore every one of the {@code invocations}
      * interleavings asked for: an exploration that ends early fails (see {@link #SETTINGS} for why it can). One
-     * verdict is looked at again: "Concurrent test has hung" is Lincheck's timer (30 s for one interleaving),
-     * and the first interleaving of a scenario also pays for instrumenting every class it meets; on a loaded 2-core
-     * machine that alone ran out the timer (1 run in 3 of the worker scenario), and a heavily loaded one ran it out
-     * again on the next look. A scenario that really hangs hangs on every one of the {@link #HUNG_LOOKS} looks (the
-     * later ones pay no instrumentation), so it still fails; every other failure fails at once.
+     * verdict is looked at again: "Concurrent test has hung" is Lincheck's wall-clock timer of 30 s per
+     * interleaving, so a loaded machine can run it out (the first interleaving also pays for instrumenting every
+     * class it meets). A scenario that really hangs hangs on every one of the {@link #HUNG_LOOKS} looks, so it
+     * still fails; every other failure fails at once.
      *
      * @param invocations interleavings to explore; no more than the scenario has (a scenario with fewer than that
      *     fails here: ask for what it has)
@@ -43,12 +48,6 @@ public final class ModelChecks {
             }
         }
     }
-
-    /**
-     * How many times a scenario Lincheck declared hung is explored before the verdict stands: a real hang hangs on
-     * every look; a loaded machine (a load average of 25 on two cores) ran out the timer on two looks in a row.
-     */
-    private static final int HUNG_LOOKS = 3;
 
     /**
      * Lincheck's loop bounds, raised from its defaults (a thread switch forced after 10 visits of a loop's head, a
