@@ -111,6 +111,26 @@ class SimNetworkApiTest {
         assertEquals("abc", seen[1]);
     }
 
+    /**
+     * On the loopback machine, port 0 takes the lowest ephemeral port free on every address that collides with the
+     * one bound (the address itself and the wildcard), whichever of them holds each lower port; a port in use on
+     * another loopback address does not count.
+     */
+    @Test
+    void anEphemeralLoopbackPortIsFreeOnEveryCollidingAddress() {
+        int first = dev.lockstep.sim.os.SimNetwork.FIRST_EPHEMERAL_PORT;
+        int chosen = runner(5, 1).start(ctx -> {
+            try (Listener own = ctx.bind(new InetSocketAddress("127.0.0.1", first)).await();
+                 Listener wildcard = ctx.bind(new InetSocketAddress("0.0.0.0", first + 1)).await();
+                 Listener ownAgain = ctx.bind(new InetSocketAddress("127.0.0.1", first + 2)).await();
+                 Listener elsewhere = ctx.bind(new InetSocketAddress("127.0.0.9", first + 3)).await();
+                 Listener ephemeral = ctx.bind(new InetSocketAddress("127.0.0.1", 0)).await()) {
+                return ephemeral.localAddress().getPort();
+            }
+        });
+        assertEquals(first + 3, chosen);
+    }
+
     @Test
     void bindFailuresAreTyped() {
         runner(3, 1).start(ctx -> {
