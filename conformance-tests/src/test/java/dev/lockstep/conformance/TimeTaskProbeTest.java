@@ -428,7 +428,9 @@ class TimeTaskProbeTest {
 
             // abort of a task that catches the abort and tries to go on
             AtomicInteger closedSeen = new AtomicInteger();
+            dev.lockstep.sync.OneShot<Boolean> stubbornStarted = new dev.lockstep.sync.OneShot<>();
             Handle<String> stubborn = ctx.child("stubborn").spawn(x -> {
+                stubbornStarted.complete(true);
                 for (int i = 0; i < 3; i++) {
                     try {
                         x.sleep(Duration.ofHours(1));
@@ -438,19 +440,21 @@ class TimeTaskProbeTest {
                 }
                 return "ignored the abort";
             });
-            ctx.sleep(Duration.ofMillis(2));
+            stubbornStarted.get().await(); // its body runs (an abort before it would skip the body altogether)
             stubborn.abort();
             record(t, "stubborn: await", null, stubborn::await);
             record(t, "stubborn: every later wait closed", null, closedSeen::get);
 
             // abort while awaiting another handle; the grandchild is below and goes too
             AtomicReference<Handle<Object>> grand = new AtomicReference<>();
+            dev.lockstep.sync.OneShot<Boolean> grandSpawned = new dev.lockstep.sync.OneShot<>();
             Handle<Object> awaiting = ctx.child("awaiting").spawn(x -> {
                 Handle<Object> g = x.child("g").spawnOn(0, y -> sleepForever(y));
                 grand.set(g);
+                grandSpawned.complete(true);
                 return g.await();
             });
-            ctx.sleep(Duration.ofMillis(2));
+            grandSpawned.get().await();
             awaiting.abort();
             record(t, "abort awaiting: await", null, awaiting::await);
             record(t, "abort awaiting: grandchild", null, () -> grand.get().await());
@@ -458,14 +462,19 @@ class TimeTaskProbeTest {
             // abort of a parent whose children sleep on every worker
             List<AtomicBoolean> finals = new ArrayList<>();
             List<Handle<Object>> kids = new ArrayList<>();
+            // Each child says it began: an abort before a body begins skips it, finally blocks included.
+            List<dev.lockstep.sync.OneShot<Boolean>> kidsBegan = new ArrayList<>();
             for (int w = 0; w < ctx.workers(); w++) {
                 finals.add(new AtomicBoolean());
+                kidsBegan.add(new dev.lockstep.sync.OneShot<>());
             }
             Handle<Object> parent = ctx.child("parent").spawnOn(0, x -> {
                 for (int w = 0; w < x.workers(); w++) {
                     AtomicBoolean done = finals.get(w);
+                    dev.lockstep.sync.OneShot<Boolean> began = kidsBegan.get(w);
                     synchronized (kids) {
                         kids.add(x.child("k" + w).spawnOn(w, y -> {
+                            began.complete(true);
                             try {
                                 return sleepForever(y);
                             } finally {
@@ -476,7 +485,9 @@ class TimeTaskProbeTest {
                 }
                 return sleepForever(x);
             });
-            ctx.sleep(Duration.ofMillis(5));
+            for (dev.lockstep.sync.OneShot<Boolean> began : kidsBegan) {
+                began.get().await();
+            }
             parent.abort();
             record(t, "abort parent: await", null, parent::await);
             record(t, "abort parent: children", null, () -> {
@@ -561,10 +572,15 @@ class TimeTaskProbeTest {
         AtomicInteger stubbornClosed = new AtomicInteger();
         AtomicReference<Handle<String>> finished = new AtomicReference<>();
         Object result = rt.runner().start(ctx -> {
+            // Each child says it began: the root's end aborts them, and an abort before a body begins skips it.
+            List<dev.lockstep.sync.OneShot<Boolean>> started = new ArrayList<>();
             for (int w = 0; w < ctx.workers(); w++) {
                 AtomicBoolean done = new AtomicBoolean();
                 finals.add(done);
+                dev.lockstep.sync.OneShot<Boolean> began = new dev.lockstep.sync.OneShot<>();
+                started.add(began);
                 handles.add(ctx.child("k" + w).spawnOn(w, y -> {
+                    began.complete(true);
                     try {
                         return sleepForever(y);
                     } finally {
@@ -572,7 +588,10 @@ class TimeTaskProbeTest {
                     }
                 }));
             }
+            dev.lockstep.sync.OneShot<Boolean> stubbornBegan = new dev.lockstep.sync.OneShot<>();
+            started.add(stubbornBegan);
             handles.add(ctx.child("stubborn").spawn(y -> {
+                stubbornBegan.complete(true);
                 for (int i = 0; i < 3; i++) {
                     try {
                         y.sleep(Duration.ofHours(1));
@@ -585,7 +604,9 @@ class TimeTaskProbeTest {
             Handle<String> quick = ctx.child("quick").spawn(y -> "q");
             quick.await();
             finished.set(quick);
-            ctx.sleep(Duration.ofMillis(2));
+            for (dev.lockstep.sync.OneShot<Boolean> began : started) {
+                began.get().await();
+            }
             return null;
         });
         Map<String, String> actual = new LinkedHashMap<>();
