@@ -182,9 +182,6 @@ public final class ClusterNemesis {
     public record Contest(int first, int second, int voter) {
     }
 
-    /** How often {@link Disturbance#ELECTION} looks for a candidate: about one network delay of a local link. */
-    private static final Duration ELECTION_POLL = Duration.ofNanos(50_000);
-
     private final Set<Disturbance> disturbances;
     private final Duration meanPause;
     private final IntSupplier leader;
@@ -349,6 +346,7 @@ public final class ClusterNemesis {
         List<SimNode> down = new ArrayList<>();
         NetworkSplit[] split = {null, null};
         PlacedStrikes strikes = new PlacedStrikes(meanPause, leader, contest, this::event);
+        CrashSequences sequences = new CrashSequences(meanPause, election, this::event);
         try {
             while (true) {
                 ctx.sleep(pause(random));
@@ -394,7 +392,7 @@ public final class ClusterNemesis {
                         ctx.sleep(length);
                     }
                     case POWER_LOSS -> {
-                        List<SimNode> victims = majorityWith(cluster, running, target, random);
+                        List<SimNode> victims = CrashSequences.majorityWith(cluster, running, target, random);
                         for (SimNode victim : victims) {
                             down.add(victim);
                             victim.crash();
@@ -412,8 +410,9 @@ public final class ClusterNemesis {
                                 + " ms");
                         ctx.sleep(length);
                     }
-                    case CRASH_IN_RECOVERY -> crashInRecovery(ctx, cluster, running, target, length, random, down);
-                    case ELECTION -> strikeElection(ctx, cluster, length, random, down);
+                    case CRASH_IN_RECOVERY -> sequences.crashInRecovery(ctx, cluster, running, target, length, random,
+                            down);
+                    case ELECTION -> sequences.strikeElection(ctx, cluster, length, random, down);
                     case ACK_THEN_LEADER_LOSS -> strikes.ackThenLeaderLoss(ctx, control, cluster, length, random,
                             down, split);
                     case ANSWERED_VOTE -> strikes.answeredVote(ctx, control, cluster, length, random, down, split);
@@ -452,101 +451,6 @@ public final class ClusterNemesis {
                 // The run is ending: nothing left to bring back.
             }
         }
-    }
-
-    /** {@link Disturbance#CRASH_IN_RECOVERY}: see there. */
-    private void crashInRecovery(Context ctx, SimCluster cluster, List<SimNode> running, SimNode target,
-            Duration length, RandomGenerator random, List<SimNode> down) {
-        List<SimNode> victims = majorityWith(cluster, running, target, random);
-        for (SimNode victim : victims) {
-            down.add(victim);
-            victim.crash();
-        }
-        event("power loss of nodes " + NetworkSplit.ids(victims) + " for " + length.toMillis() + " ms, then a crash"
-                + " at each one's first sync");
-        ctx.sleep(length);
-        for (SimNode victim : victims) {
-            if (victim.state() == SimNode.State.DOWN) {
-                victim.restart();
-                victim.crashAt(SimNode.IoBoundary.SYNC_IN_FLIGHT);
-            }
-        }
-        ctx.sleep(length);
-        for (SimNode victim : victims) {
-            if (victim.state() == SimNode.State.DOWN) {
-                event("node " + victim.id() + " crashed at its first sync after the restart");
-            }
-        }
-    }
-
-    /** {@link Disturbance#ELECTION}: see there. */
-    private void strikeElection(Context ctx, SimCluster cluster, Duration length, RandomGenerator random,
-            List<SimNode> down) {
-        if (election == null) {
-            return;
-        }
-        long waitedNanos = 0;
-        SimNode candidate = null;
-        while (candidate == null && waitedNanos < length.toNanos()) {
-            int id = election.getAsInt();
-            if (id >= 1 && id <= cluster.nodes().size() && cluster.node(id).state() == SimNode.State.RUNNING) {
-                candidate = cluster.node(id);
-            } else {
-                ctx.sleep(ELECTION_POLL);
-                waitedNanos += ELECTION_POLL.toNanos();
-            }
-        }
-        if (candidate == null) {
-            event("no election within " + length.toMillis() + " ms");
-            return;
-        }
-        List<SimNode> voters = running(cluster);
-        voters.remove(candidate);
-        if (voters.isEmpty()) {
-            return;
-        }
-        SimNode voter = voters.get(random.nextInt(voters.size()));
-        Duration outage = Duration.ofNanos(1 + random.nextLong(Math.max(1, meanPause.toNanos() / 2)));
-        down.add(voter);
-        switch (random.nextInt(3)) {
-            case 0 -> {
-                voter.crashAt(SimNode.IoBoundary.SYNC_IN_FLIGHT);
-                event("election of node " + candidate.id() + ": node " + voter.id() + " armed to crash at its next"
-                        + " sync, down " + outage.toMillis() + " ms");
-                ctx.sleep(outage);
-                if (voter.state() == SimNode.State.DOWN) {
-                    ctx.sleep(outage);
-                }
-            }
-            case 1, 2 -> {
-                boolean crash = random.nextBoolean();
-                ctx.sleep(Duration.ofNanos(1 + random.nextLong(Math.max(1, meanPause.toNanos() / 8))));
-                if (voter.state() == SimNode.State.RUNNING || voter.state() == SimNode.State.PAUSED) {
-                    if (crash) {
-                        voter.crash();
-                    } else {
-                        voter.kill();
-                    }
-                    event("election of node " + candidate.id() + ": " + (crash ? "crash" : "kill") + " node "
-                            + voter.id() + " for " + outage.toMillis() + " ms");
-                    ctx.sleep(outage);
-                }
-            }
-            default -> throw new AssertionError();
-        }
-    }
-
-    /** A majority of the cluster's nodes, {@code target} first, the rest drawn from {@code running}. */
-    private static List<SimNode> majorityWith(SimCluster cluster, List<SimNode> running, SimNode target,
-            RandomGenerator random) {
-        int majority = cluster.nodes().size() / 2 + 1;
-        List<SimNode> victims = new ArrayList<>(List.of(target));
-        List<SimNode> rest = new ArrayList<>(running);
-        rest.remove(target);
-        while (victims.size() < majority && !rest.isEmpty()) {
-            victims.add(rest.remove(random.nextInt(rest.size())));
-        }
-        return victims;
     }
 
     private SimNode target(SimCluster cluster, List<SimNode> running, RandomGenerator random) {
@@ -594,7 +498,7 @@ public final class ClusterNemesis {
         down.clear();
     }
 
-    private static List<SimNode> running(SimCluster cluster) {
+    static List<SimNode> running(SimCluster cluster) {
         List<SimNode> running = new ArrayList<>();
         for (SimNode node : cluster.nodes()) {
             if (node.state() == SimNode.State.RUNNING) {
