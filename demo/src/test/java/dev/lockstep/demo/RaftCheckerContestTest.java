@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link RaftChecker#contest}: what the nemesis's ANSWERED_VOTE strike is aimed at. A contest is two running
- * candidates of one term and a running node that has not voted in it; anything less is none.
+ * candidates of one term and a running node that has not voted in it; anything less is none. Also: a double
+ * leadership of one term is one violation, not two, of the checker's bounded list.
  */
 class RaftCheckerContestTest {
     private record View(int id, RaftView.Role role, long term, int votedFor) implements RaftView {
@@ -74,5 +75,23 @@ class RaftCheckerContestTest {
         assertNull(three.contest(id -> id != 3), "the voter is down");
         assertNull(checker(candidate(1, 4), new View(2, RaftView.Role.LEADER, 4, 2),
                 new View(3, RaftView.Role.FOLLOWER, 3, 0)).contest(ALL_RUNNING), "a leader is no candidate");
+    }
+
+    @Test
+    void aDoubleLeadershipIsReportedOnceWhicheverCheckSeesItFirst() {
+        RaftChecker electedFirst = checker(new View(1, RaftView.Role.LEADER, 5, 1),
+                new View(2, RaftView.Role.LEADER, 5, 2));
+        electedFirst.becameLeader(1, 5, List.of());
+        electedFirst.becameLeader(2, 5, List.of());
+        electedFirst.leader(ALL_RUNNING);
+        assertEquals(List.of("Election Safety: nodes 1 and 2 both lead term 5"), electedFirst.violations());
+
+        RaftChecker claimSeenFirst = checker(new View(1, RaftView.Role.LEADER, 5, 1),
+                new View(2, RaftView.Role.LEADER, 5, 2));
+        claimSeenFirst.becameLeader(1, 5, List.of());
+        claimSeenFirst.leader(ALL_RUNNING);
+        claimSeenFirst.becameLeader(2, 5, List.of());
+        assertEquals(List.of("Election Safety: node 2 acts as the leader of term 5, which node 1 won"),
+                claimSeenFirst.violations());
     }
 }
