@@ -311,17 +311,15 @@ final class RaftScenario {
             failoverCrashesNotRestarted++;
             trace.notable("failover " + failover + ": leader node " + old.id() + " of term " + oldTerm
                     + " powered off; a new leader is due within " + failoverBound.toMillis() + " ms");
-            // Another node leading a term at least the old one's: a new leader (the old one's own term, if the old
-            // node had seen a newer term when it was powered off).
             java.util.function.IntPredicate successor = id -> id != old.id() && running.test(id);
             java.time.Instant deadline = ctx.now().plus(failoverBound);
             OptionalInt next = checker.leader(successor);
-            while ((next.isEmpty() || checker.view(next.getAsInt()).term() < oldTerm)
+            while ((next.isEmpty() || checker.view(next.getAsInt()).term() <= oldTerm)
                     && ctx.now().isBefore(deadline)) {
                 ctx.sleep(Duration.ofMillis(1));
                 next = checker.leader(successor);
             }
-            if (next.isEmpty() || checker.view(next.getAsInt()).term() < oldTerm) {
+            if (next.isEmpty() || checker.view(next.getAsInt()).term() <= oldTerm) {
                 checker.violation("liveness: no leader within " + failoverBound.toMillis() + " ms of the loss of"
                         + " leader node " + old.id() + " (failover " + failover + ", after the faults stopped)");
                 return;
