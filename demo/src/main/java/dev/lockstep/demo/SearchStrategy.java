@@ -87,7 +87,8 @@ interface SearchStrategy {
                             .priorities(), settings.chain());
                 }
                 if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
-                    nemesis = NemesisStrategy.STRIKES;      // drawn last: the other seeds' runs stay as they were
+                    // Drawn last, so a seed's targeted or swarm choice and its priorities do not depend on it.
+                    nemesis = NemesisStrategy.STRIKES;
                     if (choices.nextInt(2) == 0) {
                         nemesis = NemesisStrategy.PLACED;   // the placed strikes alone
                     }

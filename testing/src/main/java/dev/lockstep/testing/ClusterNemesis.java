@@ -148,7 +148,7 @@ public final class ClusterNemesis {
          * passing on what the old leader's side holds. After a draw of up to {@code meanPause / 8} it loses power
          * and the isolated leader, whose last entry is of a newer term than what the third leader passed on, is
          * healed: a vote may then go to it. Each wait is bounded by four mean pauses; without a leader, nothing
-         * happens. Only {@link #PLACED} has it, so a nemesis of {@link #STRIKES} runs as it did without it.
+         * happens. {@link #PLACED} has it, {@link #STRIKES} does not.
          */
         OLD_LEADER_RETURNS
     }
