@@ -76,6 +76,30 @@ final class Scoreboard {
      * @throws IllegalArgumentException naming a node count there is no workload for
      */
     static List<Target> rows(List<Integer> nodes) {
+        return rows(nodes, null);
+    }
+
+    /**
+     * The rows of {@link #rows(List)} whose bug {@code mutants} names ({@code --mutants}).
+     *
+     * @param nodes the Raft cluster sizes, each 3 or 5
+     * @param mutants {@code --inject-bug} names, {@code none} for the unmutated rows; null for every row
+     * @return the rows, in the table's order
+     * @throws IllegalArgumentException naming a node count there is no workload for, or an unknown mutant
+     */
+    static List<Target> rows(List<Integer> nodes, List<String> mutants) {
+        List<Target> rows = every(nodes);
+        if (mutants == null) {
+            return rows;
+        }
+        java.util.Set<InjectedBug> chosen = java.util.EnumSet.noneOf(InjectedBug.class);
+        for (String name : mutants) {
+            chosen.add(InjectedBug.parse(name.strip()));
+        }
+        return rows.stream().filter(row -> chosen.contains(row.bug())).toList();
+    }
+
+    private static List<Target> every(List<Integer> nodes) {
         List<Target> rows = new ArrayList<>();
         rows.add(new Target(InjectedBug.NONE, Workload.MIXED));
         for (InjectedBug bug : InjectedBug.values()) {

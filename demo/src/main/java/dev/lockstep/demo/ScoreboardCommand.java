@@ -77,15 +77,7 @@ final class ScoreboardCommand implements Callable<Integer> {
         }
         List<Scoreboard.Target> rows;
         try {
-            rows = Scoreboard.rows(nodes == null ? (quick ? List.of(3) : List.of(3, 5)) : nodes);
-            if (mutants != null) {
-                java.util.Set<dev.lockstep.demo.kv.InjectedBug> chosenBugs = java.util.EnumSet.noneOf(
-                        dev.lockstep.demo.kv.InjectedBug.class);
-                for (String name : mutants) {
-                    chosenBugs.add(dev.lockstep.demo.kv.InjectedBug.parse(name.strip()));
-                }
-                rows = rows.stream().filter(row -> chosenBugs.contains(row.bug())).toList();
-            }
+            rows = Scoreboard.rows(nodes == null ? (quick ? List.of(3) : List.of(3, 5)) : nodes, mutants);
         } catch (IllegalArgumentException bad) {
             throw new CommandLine.ParameterException(line, bad.getMessage());
         }

@@ -9,8 +9,6 @@ import dev.lockstep.testing.FaultConfig;
 import dev.lockstep.testing.NemesisStrategy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
 
 /** The scoreboard: its failures replay exactly, its medians and its table say what the ranges found. */
 class ScoreboardTest {
@@ -177,13 +174,12 @@ class ScoreboardTest {
             assertEquals(new Scenario.Spec(seed, FaultConfig.parse("partition"), Workload.REPLICATED,
                     InjectedBug.FIGURE_8), Explorer.specFor(told, seed));
         }
-        CommandLine line = Main.commandLine();
-        StringWriter errors = new StringWriter();
-        line.setErr(new PrintWriter(errors, true));
-        assertEquals(2, line.execute("explore", "--seeds", "1", "--strategy", "bogus"));
-        assertTrue(errors.toString().contains("--strategy: unknown strategy 'bogus'"), errors.toString());
-        assertEquals(2, line.execute("explore", "--seeds", "1", "--strategy", "guided"));
-        assertTrue(errors.toString().contains("--strategy guided: the demo's sweep runs seeds"), errors.toString());
+        CommandLineRun bogus = CommandLineRun.run("explore", "--seeds", "1", "--strategy", "bogus");
+        assertEquals(2, bogus.status());
+        assertTrue(bogus.errors().contains("--strategy: unknown strategy 'bogus'"), bogus.errors());
+        CommandLineRun guided = CommandLineRun.run("explore", "--seeds", "1", "--strategy", "guided");
+        assertEquals(2, guided.status());
+        assertTrue(guided.errors().contains("--strategy guided: the demo's sweep runs seeds"), guided.errors());
     }
 
     @Test
@@ -195,14 +191,31 @@ class ScoreboardTest {
         for (String[] args : new String[][] {{"--strategy", "bogus"}, {"--nodes", "4"},
                 {"--budget", "0"},
                 {"--ranges", "0"}, {"--mutants", "figure-9"}}) {
-            CommandLine line = Main.commandLine();
-            StringWriter errors = new StringWriter();
-            line.setErr(new PrintWriter(errors, true));
             String[] full = new String[args.length + 1];
             full[0] = "scoreboard";
             System.arraycopy(args, 0, full, 1, args.length);
-            assertEquals(2, line.execute(full), String.join(" ", args));
-            assertTrue(errors.toString().contains(args[1]), errors.toString());
+            CommandLineRun run = CommandLineRun.run(full);
+            assertEquals(2, run.status(), String.join(" ", args));
+            assertTrue(run.errors().contains(args[1]), run.errors());
         }
+    }
+
+    @Test
+    void mutantsSelectsTheRowsOfTheNamedBugsAtEveryNodeCountAndNoneTheUnmutatedRows() {
+        assertEquals(List.of(new Scoreboard.Target(InjectedBug.FIGURE_8, Workload.REPLICATED),
+                new Scoreboard.Target(InjectedBug.FIGURE_8, Workload.REPLICATED_5)),
+                Scoreboard.rows(List.of(3, 5), List.of("figure-8")));
+        assertEquals(List.of(new Scoreboard.Target(InjectedBug.NONE, Workload.MIXED),
+                new Scoreboard.Target(InjectedBug.NONE, Workload.REPLICATED),
+                new Scoreboard.Target(InjectedBug.NONE, Workload.REPLICATED_5)),
+                Scoreboard.rows(List.of(3, 5), List.of("none")));
+        assertEquals(List.of(new Scoreboard.Target(InjectedBug.ACK_BEFORE_SYNC, Workload.MIXED),
+                new Scoreboard.Target(InjectedBug.UNSYNCED_VOTE, Workload.REPLICATED)),
+                Scoreboard.rows(List.of(3), List.of("unsynced-vote", " ack-before-sync")),
+                "the table's order, whatever the order named");
+        assertEquals(Scoreboard.rows(List.of(3, 5)), Scoreboard.rows(List.of(3, 5), null), "no --mutants: every row");
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> Scoreboard.rows(List.of(3), List.of("figure-9")));
+        assertTrue(unknown.getMessage().contains("figure-9"), unknown.getMessage());
     }
 }
