@@ -46,7 +46,8 @@ import java.util.random.RandomGenerator;
  *
  * <h2>The contest hook</h2>
  * A {@link Supplier} of the same kind: a {@link Contest} (two candidates of one term and a voter that has voted for
- * neither) while the protocol's test sees one, else null. {@link Disturbance#ANSWERED_VOTE} watches it.
+ * neither) while the protocol's test sees one, else null. {@link Disturbance#ANSWERED_VOTE} and
+ * {@link Disturbance#ANSWERED_VOTES} watch it.
  *
  * <h2>Swarm</h2>
  * {@link #swarm} decides, from the seed alone, which disturbances a run uses and whether it aims at the leader:
@@ -129,16 +130,22 @@ public final class ClusterNemesis {
         ACK_THEN_LEADER_LOSS,
         /**
          * A vote answered and then lost: waits (at most the disturbance's while) until the contest hook names two
-         * running candidates of one term and a running voter that has voted for neither, and arms that voter and
-         * every other running node but the candidates to crash just after it answered
-         * ({@link SimNode.IoBoundary#ANSWERED}: the candidate it answered holds the vote; with five nodes one vote
-         * does not decide). It cuts off the candidate that then claims the term (named by the leader hook within
-         * three milliseconds of the first crash) so that it tells the other nothing, and restarts the crashed voters
-         * after up to {@code meanPause / 8}, within the other candidate's election timeout, which then asks them
-         * again in the same term; the armed nodes that answered nothing are disarmed. Without a contest hook, or
-         * with no contest within the while, nothing happens. Part of {@link #STRIKES}.
+         * running candidates of one term and a running voter that has voted for neither, arms the voter to crash
+         * just after it answered ({@link SimNode.IoBoundary#ANSWERED}: the candidate it answered holds the vote),
+         * cuts off the candidate that then claims the term (named by the leader hook within a millisecond) so that
+         * it tells the other nothing, and restarts the voter after up to {@code meanPause / 8}, within the other
+         * candidate's election timeout, which then asks it again in the same term. Without a contest hook, or with no
+         * contest within the while, nothing happens. Part of {@link #STRIKES}.
          */
         ANSWERED_VOTE,
+        /**
+         * {@link #ANSWERED_VOTE} with every running node but the two candidates armed, not only the named voter
+         * (with five nodes one vote does not decide), and the candidate that claims the term named by the leader hook
+         * within three milliseconds of the first crash, time for the other votes it needs to be written and sent;
+         * the armed nodes that answered nothing are disarmed when the crashed ones are restarted. Part of
+         * {@link #PLACED}.
+         */
+        ANSWERED_VOTES,
         /**
          * A leader of an older term that leads again (the Raft paper's Figure 8): the leader named by the leader hook
          * is cut off with a bare minority of followers ({@code (n - 1) / 2 - 1} of them, drawn), takes what clients
@@ -154,22 +161,24 @@ public final class ClusterNemesis {
     }
 
     /**
-     * The two-step strikes, each a crash at an answer followed by what makes the answer count: only a nemesis given
-     * them draws them, so the runs of one given the other disturbances ({@link #SINGLE_STEP}) are unchanged.
+     * The two-step strikes, each a crash at an answer followed by what makes the answer count. {@link #swarm} never
+     * draws them.
      */
     public static final Set<Disturbance> STRIKES = Collections.unmodifiableSet(EnumSet.of(
             Disturbance.ACK_THEN_LEADER_LOSS, Disturbance.ANSWERED_VOTE));
 
     /**
-     * The strikes placed at a moment the hooks name, each a sequence of several steps: the {@link #STRIKES} and
-     * {@link Disturbance#OLD_LEADER_RETURNS}.
+     * The strikes placed at a moment the hooks name, each a sequence of several steps:
+     * {@link Disturbance#ACK_THEN_LEADER_LOSS}, {@link Disturbance#ANSWERED_VOTES} (the {@link #STRIKES}' vote strike
+     * with every voter armed) and {@link Disturbance#OLD_LEADER_RETURNS}.
      */
     public static final Set<Disturbance> PLACED = Collections.unmodifiableSet(EnumSet.of(
-            Disturbance.ACK_THEN_LEADER_LOSS, Disturbance.ANSWERED_VOTE, Disturbance.OLD_LEADER_RETURNS));
+            Disturbance.ACK_THEN_LEADER_LOSS, Disturbance.ANSWERED_VOTES, Disturbance.OLD_LEADER_RETURNS));
 
-    /** Every disturbance but the {@link #PLACED} strikes: what {@link #swarm} draws from. */
+    /** Every disturbance but the {@link #STRIKES} and the {@link #PLACED} strikes: what {@link #swarm} draws from. */
     public static final Set<Disturbance> SINGLE_STEP = Collections.unmodifiableSet(EnumSet.complementOf(
-            EnumSet.copyOf(PLACED)));
+            EnumSet.of(Disturbance.ACK_THEN_LEADER_LOSS, Disturbance.ANSWERED_VOTE, Disturbance.ANSWERED_VOTES,
+                    Disturbance.OLD_LEADER_RETURNS)));
 
     /**
      * An election contested by two candidates of one term, and a voter that has voted for neither in it: what a
@@ -415,7 +424,8 @@ public final class ClusterNemesis {
                     case ELECTION -> sequences.strikeElection(ctx, cluster, length, random, down);
                     case ACK_THEN_LEADER_LOSS -> strikes.ackThenLeaderLoss(ctx, control, cluster, length, random,
                             down, split);
-                    case ANSWERED_VOTE -> strikes.answeredVote(ctx, control, cluster, length, random, down, split);
+                    case ANSWERED_VOTE, ANSWERED_VOTES -> strikes.answeredVote(ctx, control, cluster, length, random,
+                            down, split, disturbance == Disturbance.ANSWERED_VOTES);
                     case OLD_LEADER_RETURNS -> strikes.oldLeaderReturns(ctx, control, cluster, random, down, split);
                     case LONG_ISOLATE -> {
                         Duration longer = meanPause.multipliedBy(3).plus(Duration.ofNanos(

@@ -15,19 +15,22 @@ import java.util.random.RandomGenerator;
 /**
  * The placed strikes of {@link ClusterNemesis} ({@link ClusterNemesis#PLACED}): a crash or a cut placed at the moment
  * the protocol's hooks name, followed at once by what makes it count against the protocol.
- * {@link ClusterNemesis.Disturbance#ACK_THEN_LEADER_LOSS}, {@link ClusterNemesis.Disturbance#ANSWERED_VOTE} and
- * {@link ClusterNemesis.Disturbance#OLD_LEADER_RETURNS} say what each does and why. Each leaves what it took down in
+ * {@link ClusterNemesis.Disturbance#ACK_THEN_LEADER_LOSS}, {@link ClusterNemesis.Disturbance#ANSWERED_VOTE},
+ * {@link ClusterNemesis.Disturbance#ANSWERED_VOTES} and {@link ClusterNemesis.Disturbance#OLD_LEADER_RETURNS} say
+ * what each does and why (the {@link ClusterNemesis#STRIKES} are placed the same way). Each leaves what it took down in
  * {@code down} and what it cut in {@code split} (two cuts at most), for the nemesis to bring back. Not thread-safe:
  * the nemesis's task calls it on the simulator's one thread.
  */
 final class PlacedStrikes {
     /** How often a strike looks at the cluster while it waits: about one network delay of a local link. */
     static final Duration POLL = Duration.ofNanos(50_000);
+    /** How long {@link ClusterNemesis.Disturbance#ANSWERED_VOTE} waits, after the voter's crash, for a winner. */
+    private static final Duration WINNER_WAIT = Duration.ofMillis(1);
     /**
-     * How long a strike waits, after a voter's first crash, for a candidate to claim the term: the other votes it
-     * needs come within a disk write and a network delay.
+     * How long {@link ClusterNemesis.Disturbance#ANSWERED_VOTES} waits, after a voter's first crash, for a candidate
+     * to claim the term: the other votes it needs come within a disk write and a network delay.
      */
-    private static final Duration WINNER_WAIT = Duration.ofMillis(3);
+    private static final Duration WINNER_WAIT_OF_EVERY_VOTER = Duration.ofMillis(3);
 
     private final Duration meanPause;
     private final IntSupplier leader;
@@ -115,19 +118,24 @@ final class PlacedStrikes {
         ctx.sleep(leaderDown);
     }
 
-    /** {@link ClusterNemesis.Disturbance#ANSWERED_VOTE}: see there. */
+    /**
+     * {@link ClusterNemesis.Disturbance#ANSWERED_VOTE}, or with {@code everyVoter}
+     * {@link ClusterNemesis.Disturbance#ANSWERED_VOTES}: see there. Both draw the same.
+     */
     void answeredVote(Context ctx, SimControl control, SimCluster cluster, Duration length, RandomGenerator random,
-            List<SimNode> down, NetworkSplit[] split) {
+            List<SimNode> down, NetworkSplit[] split, boolean everyVoter) {
         if (contest == null) {
             return;
         }
         List<Integer> candidates = null;
+        SimNode voter = null;
         long waitedNanos = 0;
         while (candidates == null && waitedNanos < length.toNanos()) {
             ClusterNemesis.Contest now = contest.get();
             if (now != null && running(cluster, now.first()) != null && running(cluster, now.second()) != null
                     && running(cluster, now.voter()) != null) {
                 candidates = List.of(now.first(), now.second());
+                voter = cluster.node(now.voter());
             } else {
                 ctx.sleep(POLL);
                 waitedNanos += POLL.toNanos();
@@ -137,11 +145,12 @@ final class PlacedStrikes {
             events.accept("no contested election within " + length.toMillis() + " ms");
             return;
         }
-        // Every running node but the candidates is armed: a voter that answers loses what it did not sync, and
-        // with five nodes one vote does not decide.
+        // With everyVoter, every running node but the candidates is armed: a voter that answers loses what it did not
+        // sync, and with five nodes one vote does not decide.
         List<SimNode> armed = new ArrayList<>();
         for (SimNode node : cluster.nodes()) {
-            if (!candidates.contains(node.id()) && node.state() == SimNode.State.RUNNING) {
+            if (!candidates.contains(node.id()) && node.state() == SimNode.State.RUNNING
+                    && (everyVoter || node == voter)) {
                 armed.add(node);
             }
         }
@@ -165,7 +174,8 @@ final class PlacedStrikes {
         // The candidate that read the votes claims the term; cut it off before it tells the other candidate, which
         // then asks the restarted voters again in the same term.
         SimNode winner = null;
-        for (long waited = 0; winner == null && waited < WINNER_WAIT.toNanos(); waited += POLL.toNanos()) {
+        long winnerWait = (everyVoter ? WINNER_WAIT_OF_EVERY_VOTER : WINNER_WAIT).toNanos();
+        for (long waited = 0; winner == null && waited < winnerWait; waited += POLL.toNanos()) {
             ctx.sleep(POLL);
             SimNode leading = running(cluster, leader == null ? ClusterNemesis.NO_LEADER : leader.getAsInt());
             if (leading != null && candidates.contains(leading.id())) {

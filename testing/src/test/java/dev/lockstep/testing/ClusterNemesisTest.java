@@ -126,6 +126,30 @@ class ClusterNemesisTest {
         assertEquals(Set.of(), cutPairs(control, cluster.nodes()));
     }
 
+    @SimulationTest(seeds = 2, checkDeterminism = true)
+    void answeredVoteArmsTheNamedVoterAndAnsweredVotesEveryNodeButTheCandidates(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 5);      // idle nodes answer nothing: the armed crashes never fire
+        assertTrue(ClusterNemesis.STRIKES.contains(ClusterNemesis.Disturbance.ANSWERED_VOTE)
+                && !ClusterNemesis.STRIKES.contains(ClusterNemesis.Disturbance.ANSWERED_VOTES));
+        assertTrue(ClusterNemesis.PLACED.contains(ClusterNemesis.Disturbance.ANSWERED_VOTES)
+                && !ClusterNemesis.PLACED.contains(ClusterNemesis.Disturbance.ANSWERED_VOTE));
+        for (ClusterNemesis.Disturbance strike : List.of(ClusterNemesis.Disturbance.ANSWERED_VOTE,
+                ClusterNemesis.Disturbance.ANSWERED_VOTES)) {
+            events.clear();
+            ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(strike), Duration.ofMillis(10),
+                    () -> ClusterNemesis.NO_LEADER, () -> ClusterNemesis.NO_LEADER,
+                    () -> new ClusterNemesis.Contest(1, 2, 4), events::add);
+            runFor(ctx, nemesis::run, 100);
+            String armed = strike == ClusterNemesis.Disturbance.ANSWERED_VOTE ? "[4]" : "[3, 4, 5]";
+            assertTrue(saw("election contested by nodes [1, 2]: nodes " + armed + " armed to crash once they"
+                    + " answered"), strike + ": events " + events);
+            assertTrue(saw("nodes " + armed + " answered nothing"), strike + ": events " + events);
+            assertUntouched(control, cluster, false);
+        }
+    }
+
     @SimulationTest(seeds = 3, checkDeterminism = true)
     void anOldLeaderReturnsAfterANewerOneWasCutOffAndTheThirdLeaderLosesPower(Context ctx) {
         SimControl control = SimRunner.control(ctx);
