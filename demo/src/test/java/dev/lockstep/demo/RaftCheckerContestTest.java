@@ -11,7 +11,7 @@ import java.util.function.IntPredicate;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link RaftChecker#contest}: what the nemesis's ANSWERED_VOTE strike is aimed at. A contest is two running
+ * {@link RaftChecker#contest}: what the nemesis's ANSWERED_VOTE(S) strikes aim at. A contest is two running
  * candidates of one term and a running node that has not voted in it; anything less is none. Also: a double
  * leadership of one term is one violation, not two, of the checker's bounded list.
  */
