@@ -33,7 +33,7 @@ final class AcknowledgedRounds {
      * @param seeds how many seeds
      * @param durableWrite one round's durable write
      */
-    static void surviveTheCrash(int fibers, int seeds, DurableWrite durableWrite) {
+    static void assertAcknowledgedRoundsSurviveTheCrash(int fibers, int seeds, DurableWrite durableWrite) {
         for (long seed = 1; seed <= seeds; seed++) {
             long[] acknowledged = new long[fibers];
             long[] rounds = new long[1];

@@ -14,7 +14,7 @@ class GroupSyncCrashTest {
 
     @Test
     void everyAcknowledgedSyncSurvivesTheCrashWhenSyncsCoalesce() {
-        AcknowledgedRounds.surviveTheCrash(FIBERS, 12, (blob, offset, bytes) -> {
+        AcknowledgedRounds.assertAcknowledgedRoundsSurviveTheCrash(FIBERS, 12, (blob, offset, bytes) -> {
             blob.writeAt(offset, bytes).await();
             blob.sync().await();
         });

@@ -70,7 +70,7 @@ class SyncWriteGroupTest {
      */
     @Test
     void everyAcknowledgedSyncWriteSurvivesTheCrash() {
-        AcknowledgedRounds.surviveTheCrash(6, 12, (blob, offset, bytes) ->
+        AcknowledgedRounds.assertAcknowledgedRoundsSurviveTheCrash(6, 12, (blob, offset, bytes) ->
                 blob.writeAt(offset, new byte[][] {bytes}, WriteOptions.SYNC).await());
     }
 
