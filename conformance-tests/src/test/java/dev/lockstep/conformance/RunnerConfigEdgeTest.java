@@ -53,7 +53,7 @@ class RunnerConfigEdgeTest {
     void aLateRingRefusalFailsNamingItAndLeavesNoThreadOrFd() throws Exception {
         String cp = System.getProperty("java.class.path");
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder("sh", "-c", "ulimit -n 150 && exec \"$0\" \"$@\"", javaBin,
+        ProcessBuilder builder = new ProcessBuilder("sh", "-c", "ulimit -n 150 && exec \"$0\" \"$@\"", javaBin, "-ea",
                 "--enable-native-access=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
                 "-cp", cp, LateRefusal.class.getName(), Integer.toString(UringRunner.MAX_WORKERS))
                 .redirectErrorStream(true);

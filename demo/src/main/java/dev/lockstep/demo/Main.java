@@ -476,6 +476,9 @@ public final class Main implements Callable<Integer> {
     static List<String> javaCommand(String... arguments) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        if (Main.class.desiredAssertionStatus()) {
+            command.add("-ea"); // a test's child checks the invariants as its test JVM does; the command line's does not
+        }
         command.add("--enable-native-access=ALL-UNNAMED");
         command.add("--add-opens");
         command.add("java.base/java.lang=ALL-UNNAMED");

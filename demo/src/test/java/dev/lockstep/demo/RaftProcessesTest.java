@@ -117,7 +117,7 @@ class RaftProcessesTest {
         Files.createDirectories(data);
         String list = members.stream().map(m -> m.getAddress().getHostAddress() + ":" + m.getPort())
                 .collect(Collectors.joining(","));
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-ea",
                 "--enable-native-access=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 RaftProcess.class.getName(), Integer.toString(id), data.toString(), list);

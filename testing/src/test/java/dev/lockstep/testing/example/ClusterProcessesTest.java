@@ -96,7 +96,8 @@ class ClusterProcessesTest {
         Path data = base.resolve("node-" + id);
         Files.createDirectories(data);
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--enable-native-access=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+                .toString(), "-ea", "--enable-native-access=ALL-UNNAMED", "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), LogServer.class.getName(),
                 address.getAddress().getHostAddress(), Integer.toString(address.getPort()), data.toString()));
         return new ProcessBuilder(command).redirectErrorStream(true)
