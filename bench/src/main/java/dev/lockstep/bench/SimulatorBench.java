@@ -163,12 +163,55 @@ final class SimulatorBench {
         StringBuilder section = new StringBuilder("### Simulator throughput (SimThroughput"
                 + (quick ? ", a quarter of the runs" : "")
                 + ", one run: nothing to compare it with side by side)\n\n```\n");
-        for (String line : BenchProcesses.command(java, "--enable-native-access=ALL-UNNAMED", "--add-opens",
+        List<String> output = BenchProcesses.command(java, "--enable-native-access=ALL-UNNAMED", "--add-opens",
                 "java.base/java.lang=ALL-UNNAMED", "-cp", classpath,
-                "dev.lockstep.sim.SimThroughput", quick ? "0.25" : "1")) {
+                "dev.lockstep.sim.SimThroughput", quick ? "0.25" : "1");
+        for (String line : output) {
             section.append(line).append('\n');
         }
-        return section.append("```\n").toString();
+        section.append("```\n\n");
+        return section.append(againstTarget(output)).toString();
+    }
+
+    /** The simulated I/O operations per CPU second that the storage and network workloads are to reach. */
+    static final double IO_OPS_TARGET = 1_000_000;
+
+    private static final String IO_OPS_COLUMN = "I/O ops/cpu-s";
+
+    /**
+     * SimThroughput's storage and network rows against {@link #IO_OPS_TARGET}. SimThroughput right-aligns each
+     * header to its column's width, so a row's figure is the token that ends where the header's name ends.
+     *
+     * @param output SimThroughput's lines
+     * @return a Markdown table, or a line saying which figure was not found
+     */
+    static String againstTarget(List<String> output) {
+        int end = -1;
+        StringBuilder table = new StringBuilder("Against the target of " + String.format(Locale.ROOT, "%,.0f",
+                IO_OPS_TARGET) + " simulated I/O operations per CPU second of the simulator's thread:\n\n"
+                + "| SimThroughput workload | I/O ops/cpu-s | ÷ target |\n|---|---:|---:|\n");
+        int rows = 0;
+        for (String line : output) {
+            int header = line.indexOf(IO_OPS_COLUMN);
+            if (line.startsWith("workload") && header >= 0) {
+                end = header + IO_OPS_COLUMN.length();
+                continue;
+            }
+            if (end < 0 || line.length() < end || !(line.startsWith("storage") || line.startsWith("network"))) {
+                continue;
+            }
+            int start = line.lastIndexOf(' ', end - 1) + 1;
+            try {
+                double rate = Double.parseDouble(line.substring(start, end));
+                table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f |%n",
+                        line.substring(0, Math.min(line.length(), 72)).strip(), rate, rate / IO_OPS_TARGET));
+                rows++;
+            } catch (NumberFormatException notANumber) {
+                return "SimThroughput's row has no figure under \"" + IO_OPS_COLUMN + "\": " + line + "\n";
+            }
+        }
+        return rows == 0 ? "SimThroughput printed no storage or network row under a \"" + IO_OPS_COLUMN
+                + "\" header\n" : table.toString();
     }
 
     private static double median(double[] values) {
