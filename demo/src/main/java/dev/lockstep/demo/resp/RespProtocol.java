@@ -135,8 +135,7 @@ final class RespProtocol {
                         : RespCodec.error("only database 0 exists"));
                 case "CONFIG" -> replies.add(config(request));
                 case "COMMAND" -> replies.add(EMPTY_ARRAY);
-                case "INFO" -> replies.add(RespCodec.bulk("# Server\r\nredis_version:7.0.0\r\nlockstep:1\r\n"
-                        .getBytes(StandardCharsets.UTF_8)));
+                case "INFO" -> replies.add(info());
                 case "SET" -> set(request);
                 case "GET" -> get(request);
                 case "DEL" -> countKeys(request, "DEL", true);
@@ -144,6 +143,24 @@ final class RespProtocol {
                 default -> replies.add(RespCodec.error("unknown command '" + truncated(name) + "'"));
             }
             return true;
+        }
+
+        /**
+         * {@code INFO}: the server section {@code redis-benchmark} and {@code redis-cli} look for, and the store's
+         * counters since it was opened ({@link KvStore.Stats}): acknowledged puts and the syncs that made batches
+         * durable, so that a client can see how many writes share a sync.
+         */
+        private byte[] info() {
+            StringBuilder text = new StringBuilder("# Server\r\nredis_version:7.0.0\r\nlockstep:1\r\n");
+            KvStore current = store.get();
+            if (current != null) {
+                KvStore.Stats stats = current.stats();
+                text.append("# Persistence\r\nlockstep_puts:").append(stats.puts())
+                        .append("\r\nlockstep_deletes:").append(stats.deletes())
+                        .append("\r\nlockstep_syncs:").append(stats.syncs())
+                        .append("\r\nlockstep_bytes_appended:").append(stats.bytesAppended()).append("\r\n");
+            }
+            return RespCodec.bulk(text.toString().getBytes(StandardCharsets.UTF_8));
         }
 
         /**

@@ -86,6 +86,14 @@ class RespProtocolTest {
             assertEquals(oks.toString(), exchange(client, sets.toString(), oks.length()));
             long syncs = server.store().stats().syncs() - syncsBefore;
             assertTrue(syncs >= 1 && syncs < 10, "100 pipelined SETs took " + syncs + " syncs");
+            // INFO reports the store's counters, so that a client can see how many writes share a sync.
+            KvStore.Stats stats = server.store().stats();
+            String info = "# Server\r\nredis_version:7.0.0\r\nlockstep:1\r\n# Persistence\r\nlockstep_puts:"
+                    + stats.puts() + "\r\nlockstep_deletes:" + stats.deletes() + "\r\nlockstep_syncs:" + stats.syncs()
+                    + "\r\nlockstep_bytes_appended:" + stats.bytesAppended() + "\r\n";
+            String bulk = "$" + info.length() + "\r\n" + info + "\r\n";
+            assertEquals(bulk, exchange(client, "INFO\r\n", bulk.length()));
+            assertTrue(info.contains("lockstep_puts:101\r\n"), info);
             seen.add("syncs shared");
         }
         try (Connection client = ctx.dial(address).await()) {
