@@ -46,6 +46,7 @@ public final class Lease implements AutoCloseable {
 
     /** Marks the lease released; false if it already was. Called under the semaphore's lock. */
     boolean releaseLocked() {
+        assert semaphore.lock.isHeldByCurrentThread() : "a lease of " + permits + " released without its lock";
         if (released) {
             return false;
         }

@@ -117,6 +117,7 @@ public final class Semaphore {
         try {
             if (lease.releaseLocked()) {
                 available += lease.permits();
+                assert available <= total : available + " of " + total + " permits available after a give-back";
                 grantLocked(wakes);
             }
         } finally {
@@ -129,6 +130,7 @@ public final class Semaphore {
         while (!line.isEmpty() && line.peekFirst().permits <= available) {
             Acquire next = line.pollFirst();
             available -= next.permits;
+            assert available >= 0 : "granted " + next.permits + " permits, leaving " + available;
             wakes.wake(next.completeLocked(new Lease(this, next.permits), null));
         }
     }
@@ -151,6 +153,7 @@ public final class Semaphore {
         void dropLocked(Lease won, Wakes wakes) {
             if (won.releaseLocked()) {
                 available += won.permits();
+                assert available <= total : available + " of " + total + " permits available after a drop";
                 grantLocked(wakes);
             }
         }

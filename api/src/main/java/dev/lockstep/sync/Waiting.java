@@ -69,6 +69,7 @@ abstract class Waiting<T> implements Operation<T> {
      * @return the stored waker, or null
      */
     final Waker completeLocked(T result, RuntimeException error) {
+        assert lock.isHeldByCurrentThread() : describe() + " completed without its primitive's lock";
         if (state != PENDING) {
             throw new IllegalStateException(describe() + " completed twice");
         }
