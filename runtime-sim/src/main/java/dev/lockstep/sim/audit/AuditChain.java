@@ -83,6 +83,8 @@ final class AuditChain {
 
     /** The count of an event's fields, under 128 (one varint byte); the caller has made room for it. */
     void putCount(int fields) {
+        assert fields >= 0 && fields < 128 && pendingLength < pending.length : "a count of " + fields
+                + " fields at " + pendingLength + " of " + pending.length + " bytes";
         pending[pendingLength++] = (byte) fields;
     }
 
@@ -106,6 +108,8 @@ final class AuditChain {
     void putNumber(long value) {
         int bytes = (Long.SIZE + 7 - Long.numberOfLeadingZeros(value)) >>> 3;
         int at = pendingLength;
+        assert at + 1 + Long.BYTES <= pending.length : "a number at " + at + " of " + pending.length
+                + " bytes: its event made too little room";
         pending[at] = (byte) bytes;
         LONG_BIG_ENDIAN.set(pending, at + 1, bytes == 0 ? 0L : value << (Long.SIZE - 8 * bytes));
         pendingLength = at + 1 + bytes;

@@ -14,10 +14,12 @@ abstract sealed class Description permits FileDescription, SocketDescription {
     private boolean released;
 
     void retainForRequest() {
+        assert !released : "a request retains the released " + describe();
         requests++;
     }
 
     void releaseForRequest() {
+        assert requests > 0 : "a request releases " + describe() + ", which no request holds";
         requests--;
         releaseIfUnused();
     }

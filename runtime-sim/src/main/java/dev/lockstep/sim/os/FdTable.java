@@ -52,6 +52,7 @@ final class FdTable {
         while (descriptions.size() <= fd) {
             descriptions.add(null);
         }
+        assert descriptions.get(fd) == null : "free fd " + fd + " still names " + descriptions.get(fd).describe();
         descriptions.set(fd, description);
         return fd;
     }
@@ -68,6 +69,7 @@ final class FdTable {
     Description remove(int fd) {
         Description description = description(fd);
         if (description != null) {
+            assert usedFds.get(fd) : "fd " + fd + " names " + description.describe() + " but is marked free";
             descriptions.set(fd, null);
             usedFds.clear(fd);
             description.closeFd();

@@ -173,7 +173,10 @@ public final class NodeClock {
 
     private void reanchor(long globalNow) {
         remembered = false;
+        long monotonicBefore = monotonicAnchor;
         monotonicAnchor = toMonotonic(globalNow);
+        assert monotonicAnchor >= monotonicBefore : "the monotonic clock moved back from " + monotonicBefore
+                + " to " + monotonicAnchor + " ns at global " + globalNow;
         wallAnchor = toLocal(globalNow);
         globalAnchor = Math.max(globalAnchor, globalNow);
     }

@@ -25,6 +25,7 @@ final class RequestHeap {
 
     /** The earliest request; the heap must not be empty. */
     SimRequest first() {
+        assert size > 0 : "first() of an empty heap";
         return heap[0];
     }
 
@@ -38,6 +39,8 @@ final class RequestHeap {
     }
 
     void add(SimRequest request) {
+        assert request.heapIndex < 0 : "request " + request.sequence + " added while at index " + request.heapIndex
+                + " of a heap";
         if (size == heap.length) {
             heap = java.util.Arrays.copyOf(heap, size * 2);
         }
@@ -49,6 +52,8 @@ final class RequestHeap {
 
     void remove(SimRequest request) {
         int index = request.heapIndex;
+        assert index >= 0 && index < size && heap[index] == request : "request " + request.sequence
+                + " removed from index " + index + " of a heap of " + size + " that does not hold it there";
         request.heapIndex = -1;
         SimRequest last = heap[--size];
         heap[size] = null;
@@ -63,6 +68,9 @@ final class RequestHeap {
 
     /** Puts back in place a request whose {@code heapNanos} changed. */
     void moved(SimRequest request) {
+        assert request.heapIndex >= 0 && request.heapIndex < size && heap[request.heapIndex] == request
+                : "request " + request.sequence + " moved at index " + request.heapIndex + " of a heap of " + size
+                + " that does not hold it there";
         siftDown(request.heapIndex);
         siftUp(request.heapIndex);
         firstChanged();

@@ -54,6 +54,8 @@ final class RingInFlight {
      * {@link #queue()} once its time is decided.
      */
     void add(SimRequest request) {
+        assert requests.isEmpty() || requests.getLast().sequence < request.sequence : "request " + request.sequence
+                + " submitted after " + requests.getLast().sequence + " on ring " + ringId;
         requests.add(request);
         if (request.isCancel()) {
             cancels++;
@@ -91,6 +93,8 @@ final class RingInFlight {
                 kernel.syncRetired();
             }
         }
+        assert cancels >= 0 && storage >= 0 : "ring " + ringId + " counts " + cancels + " cancellations and "
+                + storage + " storage requests in flight";
         if (request.description != null) {
             request.description.releaseForRequest();
         }

@@ -73,6 +73,7 @@ final class SimProvidedBuffers {
 
     /** Gives buffer {@code id} back. */
     void give(int id) {
+        assert lent.get(id) : "buffer " + id + " given back but not lent";
         lent.clear(id);
     }
 

@@ -307,6 +307,9 @@ public final class Scheduler {
         } else {
             queuedNow[removed.slot()]--;
         }
+        assert queuedEarlier[removed.slot()] >= 0 && queuedNow[removed.slot()] >= 0 : "worker slot "
+                + removed.slot() + " counts " + queuedEarlier[removed.slot()] + " earlier and "
+                + queuedNow[removed.slot()] + " current continuations";
         EngineHooks.localRunnable(removed.worker(), queuedNow[removed.slot()] + queuedEarlier[removed.slot()]);
         return removed;
     }
@@ -490,6 +493,7 @@ public final class Scheduler {
             }
             throw new AssertionError("no worker for pick " + pick);
         }
+        assert slipTo > clock.nowNanos() : "a clock slip to " + slipTo + " at " + clock.nowNanos();
         clockSlips++;
         auditor.recordU64(AuditKind.CLOCK_SLIP, slipTo);
         clock.advanceTo(slipTo);
