@@ -7,6 +7,7 @@ import dev.lockstep.Handle;
 import dev.lockstep.Operation;
 import dev.lockstep.StorageIoException;
 import dev.lockstep.engine.DurabilityPermit;
+import dev.lockstep.engine.Immediate;
 import dev.lockstep.engine.Request;
 import dev.lockstep.engine.SharedFd;
 import dev.lockstep.engine.Worker;
@@ -72,11 +73,24 @@ class PlantedResizeRaceTest {
             this.bookkeeping = bookkeeping;
         }
 
+        /** The resize: a synchronous ftruncate run by the worker's service turn, holding the fd until it retires. */
         Operation<Void> resize(long length) {
             if (bookkeeping == Bookkeeping.DIRTY_AT_ADMISSION) {
                 permit.markDirty(); // the planted bug: the ftruncate has not run yet
             }
-            return Worker.current().register(new Resize(fd.acquire(), length));
+            SharedFd file = fd.acquire();
+            String description = "planted resize to " + length;
+            return Worker.current().register(Immediate.holding(file, description, () -> {
+                try {
+                    system.truncate(file.fd(), length);
+                } catch (KernelException failure) {
+                    throw new StorageIoException(description + ": " + failure.getMessage());
+                }
+                if (bookkeeping == Bookkeeping.DIRTY_AFTER_TRUNCATE) {
+                    permit.markDirty();
+                }
+                return null;
+            }));
         }
 
         Operation<Void> sync() {
@@ -86,45 +100,6 @@ class PlantedResizeRaceTest {
         /** Drops the owner's reference: the fd closes once no request holds it. */
         void close() {
             fd.release();
-        }
-
-        /** The resize: a synchronous ftruncate run by the worker's service turn. */
-        private final class Resize extends Request {
-            private final SharedFd file;
-            private final long length;
-
-            Resize(SharedFd file, long length) {
-                this.file = file;
-                this.length = length;
-            }
-
-            @Override
-            public Kind kind() {
-                return Kind.IMMEDIATE;
-            }
-
-            @Override
-            public void runImmediate() {
-                try {
-                    system.truncate(file.fd(), length);
-                    if (bookkeeping == Bookkeeping.DIRTY_AFTER_TRUNCATE) {
-                        permit.markDirty();
-                    }
-                    succeed(null);
-                } catch (KernelException failure) {
-                    fail(new StorageIoException(describe() + ": " + failure.getMessage()));
-                }
-            }
-
-            @Override
-            public void release(Ring ring) {
-                file.release();
-            }
-
-            @Override
-            public String describe() {
-                return "planted resize to " + length;
-            }
         }
 
         /** The sync: holds the permit, skips the kernel when the open is clean. */
