@@ -5,7 +5,7 @@ import dev.lockstep.kernel.KernelException;
 
 /**
  * The loop of one {@link UringRing#enter}: re-arm the wake-up poll where it ended, deliver the offloaded calls'
- * completions, one {@code io_uring_enter} that submits and may wait, reap what is visible (flushing the kernel's
+ * completions and those of the small writes made when staged ({@link InlineWrite}), one {@code io_uring_enter} that submits and may wait, reap what is visible (flushing the kernel's
  * overflow backlog), and decide from the result, the deliveries and a {@link UringRing#wake()} whether to go round
  * again. The ring's contract and its owner checks stay in {@link UringRing}; this class is how a turn is made.
  *
@@ -18,16 +18,18 @@ final class EnterLoop {
     private final RingEnter enterCalls;
     private final RingWakeUp wakeUp;
     private final OffloadedCompletions offloaded;
+    private final InlineWrite inlineWrites;
     private final String subject;
 
     EnterLoop(UringRing ring, SubmissionQueue submissions, CompletionQueue completions, RingEnter enterCalls,
-              RingWakeUp wakeUp, OffloadedCompletions offloaded, String subject) {
+              RingWakeUp wakeUp, OffloadedCompletions offloaded, InlineWrite inlineWrites, String subject) {
         this.ring = ring;
         this.submissions = submissions;
         this.completions = completions;
         this.enterCalls = enterCalls;
         this.wakeUp = wakeUp;
         this.offloaded = offloaded;
+        this.inlineWrites = inlineWrites;
         this.subject = subject;
     }
 
@@ -58,6 +60,8 @@ final class EnterLoop {
         while (true) {
             wakeUp.armIfNeeded(submissions);
             delivered += offloaded.deliver(sink);
+            // The small writes made when staged since the last enter: delivered first, so this turn does not wait.
+            delivered += inlineWrites.deliver(sink);
             // Without an armed wake-up poll a wait could miss a wake, so this turn only submits and re-arms.
             // A blocking call that finishes after the drain above wakes the ring, so this wait returns for it.
             boolean waitNow = wait && delivered == 0 && !wakeUp.woken() && !wakeUp.needsArming();
@@ -65,6 +69,7 @@ final class EnterLoop {
             int result = enterCalls.enterOnce(waitNow, remaining);
             delivered += reap(sink);
             delivered += offloaded.deliver(sink);
+            delivered += inlineWrites.deliver(sink);
             if (result == -Libc.ETIME) {
                 return delivered;
             }

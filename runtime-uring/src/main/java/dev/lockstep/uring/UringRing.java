@@ -52,6 +52,13 @@ import java.util.Objects;
  * {@code FALLOCATE} ({@code IORING_OP_FALLOCATE}) on a kernel older than 5.6, and so are the path opcodes ({@code OPENAT}, {@code MKDIRAT}, {@code UNLINKAT}, {@code RENAMEAT}, {@code STATX}) on a
  * kernel older than 5.15: each runs its one system call on an offload thread.
  *
+ * <h2>Small buffered writes</h2>
+ * A {@code WRITE} of at most {@value InlineWrite#DEFAULT_MAX_BYTES} bytes (system property
+ * {@value InlineWrite#MAX_BYTES_PROPERTY}; 0 turns it off) to a regular file opened without {@code O_DIRECT} takes
+ * no SQE either: {@link #stage} makes it at once with {@code pwrite} on the owning thread, instead of the io-wq
+ * thread io_uring would hand it to, and keeps its completion for the next {@link #enter}, which delivers it beside the
+ * offloaded calls' and the CQEs. {@link InlineWrite} says when this blocks the worker and why a fiber cannot tell.
+ *
  * <h2>Errors</h2>
  * Failures of the ring itself are {@link KernelException}s naming the call and {@code io_uring fd N}.
  * Submissions the kernel cannot take ({@link Submission#validate()}: a heap buffer, a length past the buffer, a
@@ -67,7 +74,7 @@ import java.util.Objects;
  * {@link #enter}: submit, deliver, reap, wait until a completion or a wake), {@link RingWakeUp} (the
  * eventfd and its poll), {@link RingMemory} (the mappings shared with the kernel), {@link NativeBufferCache},
  * {@link ReceiveSelection} and {@link ProvidedBuffers} (the receive buffers the kernel selects),
- * {@link PageCacheRead} ({@link #readWithoutWaiting}), {@link OffloadedCompletions} and {@link ProcessClock}. The
+ * {@link PageCacheRead} ({@link #readWithoutWaiting}), {@link InlineWrite} (small buffered writes), {@link OffloadedCompletions} and {@link ProcessClock}. The
  * system calls themselves are in {@link Libc}, the offload threads in {@link Offload}.
  */
 public final class UringRing implements Ring {
@@ -81,6 +88,7 @@ public final class UringRing implements Ring {
     private final Thread owner;
     private final Arena arena;
     private final PageCacheRead pageCacheRead;
+    private final InlineWrite inlineWrite;
     private final MemorySegment callState;
     private final int ringFd;
     private final int setupFlags;
@@ -123,6 +131,7 @@ public final class UringRing implements Ring {
         this.owner = Thread.currentThread();
         this.arena = arena;
         this.pageCacheRead = new PageCacheRead(arena, callState);
+        this.inlineWrite = new InlineWrite(arena, callState, InlineWrite.configuredMaxBytes());
         this.callState = callState;
         this.ringFd = ringFd;
         this.subject = "io_uring fd " + ringFd;
@@ -141,7 +150,8 @@ public final class UringRing implements Ring {
         this.encoder = new SqeEncoder(this, submissions, arena.allocate(1));
 
         this.enterCalls = new RingEnter(arena, callState, ringFd, subject, submissions);
-        this.loop = new EnterLoop(this, submissions, completions, enterCalls, wakeUp, offloadedCompletions, subject);
+        this.loop = new EnterLoop(this, submissions, completions, enterCalls, wakeUp, offloadedCompletions,
+                inlineWrite, subject);
     }
 
     /**
@@ -265,7 +275,8 @@ public final class UringRing implements Ring {
     /**
      * {@inheritDoc}
      *
-     * <p>Nothing reaches the kernel until the next {@link #enter}, except a read or write that makes
+     * <p>Nothing reaches the kernel until the next {@link #enter}, except a small buffered write, made here
+     * ({@link InlineWrite}; its completion still comes from the next {@link #enter}), and a read or write that makes
      * {@value #READ_WRITE_SUBMIT_BATCH} since the last submission: then every staged entry is submitted here
      * (see "Submitting reads and writes in small batches"). A failure of that submission is left for
      * {@link #enter}, which submits what the kernel did not take and reports a failed ring.
@@ -285,6 +296,10 @@ public final class UringRing implements Ring {
             throw new IllegalArgumentException("user data 0x" + Long.toHexString(userData)
                     + " is reserved for the ring's wake-up: " + submission);
         }
+        if (inlineWrite.tryWrite(submission)) {
+            // Made already: its completion goes out with the next enter's deliveries, never from here.
+            return true;
+        }
         if (submissions.freeSlots() == 0) {
             return false;
         }
@@ -294,6 +309,16 @@ public final class UringRing implements Ring {
             case OTHER -> { }
         }
         return true;
+    }
+
+    /**
+     * The writes made inline so far ({@link InlineWrite}): owner only, for tests.
+     *
+     * @return the count
+     */
+    long inlineWrites() {
+        requireOwner();
+        return inlineWrite.made();
     }
 
     /** Yes: {@link #readWithoutWaiting} asks the kernel's page cache. */
