@@ -29,7 +29,8 @@ import java.util.function.IntPredicate;
  * </ul>
  * It also keeps each node's latest {@link RaftView}, which says who leads now ({@link #leader}): the hook a nemesis
  * that targets the leader reads, and who stands for election ({@link #candidate}), which one that strikes elections
- * reads. Not thread-safe: a simulation has one thread.
+ * reads, and passes each vote about to be granted to the listener of the vote hook ({@link #listenForVotes}). Not
+ * thread-safe: a simulation has one thread.
  */
 final class RaftChecker implements RaftObserver {
     private static final int MAX_VIOLATIONS = 5;
@@ -47,6 +48,8 @@ final class RaftChecker implements RaftObserver {
     /** The false claims of leadership reported so far, {@code node@term}: each is reported once. */
     private final java.util.Set<String> falseClaims = new java.util.HashSet<>();
     private boolean quiet;
+    /** The vote hook's listener, or null: told of each vote about to be granted. */
+    private Consumer<ClusterNemesis.Vote> votes;
 
     /**
      * @param events receives one line per notable decision (elections, violations), for traces
@@ -69,6 +72,18 @@ final class RaftChecker implements RaftObserver {
     public void started(RaftView view, String recovery) {
         views.put(view.id(), view);
         events.accept("node " + view.id() + " started: recovered " + recovery);
+    }
+
+    /** The vote hook ({@link ClusterNemesis.VoteHook}): {@code listener} is told of each vote about to be granted. */
+    void listenForVotes(Consumer<ClusterNemesis.Vote> listener) {
+        votes = listener;
+    }
+
+    @Override
+    public void granting(int voter, int candidate, long term) {
+        if (votes != null) {
+            votes.accept(new ClusterNemesis.Vote(voter, candidate, term));
+        }
     }
 
     @Override

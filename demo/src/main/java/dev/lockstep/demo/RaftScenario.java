@@ -226,7 +226,7 @@ final class RaftScenario {
         java.util.function.Supplier<ClusterNemesis.Contest> contestHook = () -> checker.contest(
                 id -> cluster.node(id).state() == SimNode.State.RUNNING);
         Handle<Void> nodeFaults = ctx.child("nodes").spawn(spec.nemesis().nemesis(spec.seed(), NEMESIS_PAUSE,
-                leaderHook, electionHook, contestHook, trace::notable));
+                leaderHook, electionHook, contestHook, checker::listenForVotes, trace::notable));
         Nemesis network = new Nemesis(faults, hosts, Duration.ofMillis(60), trace::notable);
         Handle<Void> networkFaults = network.active() ? ctx.child("network").spawn(network::run) : null;
         List<Handle<Void>> clients = new ArrayList<>();

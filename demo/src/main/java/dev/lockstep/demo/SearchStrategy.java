@@ -66,14 +66,16 @@ interface SearchStrategy {
 
     /**
      * What works together: for the Raft, {@code ClusterNemesis} aimed at the leader and at elections with every
-     * single-step disturbance (three seeds in eight), with the two-step strikes too (three in sixteen), with the
-     * placed strikes alone (three in sixteen: {@code nemesis=placed}) or a swarm of them (one in four), and the
+     * single-step disturbance (three seeds in sixteen), with the two-step strikes too (three in sixteen), with the
+     * placed strikes alone (three in sixteen: {@code nemesis=placed}), with the vote strike alone, placed through the
+     * Raft's vote hook (three in sixteen: {@code nemesis=votes}) or a swarm of them (one in four), and the
      * fault-point probabilities of
      * {@link #FAULT_POINTS}; one seed in four also gets the priority scheduling of {@link #PCT}. The key-value rows
      * run with the fault points and priorities (the store has no fault points of its own). Every choice is the
      * seed's, in its replay line.
      */
-    SearchStrategy COMBINED = new Named("combined", "targeted, striking, placed or swarm cluster nemesis (Raft rows),"
+    SearchStrategy COMBINED = new Named("combined", "targeted, striking, placed, vote-striking or swarm cluster nemesis"
+            + " (Raft rows),"
             + " fault-point probabilities and, on one seed in four, fiber priorities, all chosen by the seed",
             (seed, workload, bug) -> {
                 Scenario.Spec points = FAULT_POINTS.spec(seed, workload, bug);
@@ -92,6 +94,8 @@ interface SearchStrategy {
                     if (choices.nextInt(2) == 0) {
                         nemesis = NemesisStrategy.PLACED;   // the placed strikes alone
                     }
+                } else if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
+                    nemesis = NemesisStrategy.VOTES;        // drawn after the rest: the vote strike alone
                 }
                 return new Scenario.Spec(seed, points.faults(), workload, bug, nemesis, settings);
             });

@@ -49,6 +49,11 @@ import java.util.random.RandomGenerator;
  * neither) while the protocol's test sees one, else null. {@link Disturbance#ANSWERED_VOTE} and
  * {@link Disturbance#ANSWERED_VOTES} watch it.
  *
+ * <h2>The vote hook</h2>
+ * A {@link VoteHook}: the protocol's test calls the listener it registers as a node is about to grant a vote,
+ * before the node writes or answers it. {@link Disturbance#GRANTED_VOTES} arms the voter's crash there, at the one
+ * moment a poll of the other hooks would miss.
+ *
  * <h2>Swarm</h2>
  * {@link #swarm} decides, from the seed alone, which disturbances a run uses and whether it aims at the leader:
  * some seeds then run with power losses only, others with splits and I/O crashes, and rare combinations each get
@@ -157,7 +162,20 @@ public final class ClusterNemesis {
          * healed: a vote may then go to it. Each wait is bounded by four mean pauses; without a leader, nothing
          * happens. {@link #PLACED} has it, {@link #STRIKES} does not.
          */
-        OLD_LEADER_RETURNS
+        OLD_LEADER_RETURNS,
+        /**
+         * Votes granted and then lost: waits (at most the disturbance's while) until the vote hook says a running
+         * node is about to grant a candidate its vote, and arms it to crash just after it answered
+         * ({@link SimNode.IoBoundary#ANSWERED}), so the crash lands on the grant itself: the candidate holds the vote
+         * while what the voter had not synced meets the crash policy. Every other voter that grants that candidate
+         * that term within three milliseconds is armed the same way; the candidate, once the leader hook names it
+         * in that window, is cut off from every other node for the disturbance's while, so it tells no one of its
+         * term, and the voters that crashed are back after up to {@code meanPause / 8}, well within an election
+         * timeout: a voter that lost its vote may grant it again in the same term, to another node. Without a vote
+         * hook, or with no vote within the while, nothing happens. No built-in set has it: {@link NemesisStrategy#VOTES}
+         * runs it alone.
+         */
+        GRANTED_VOTES
     }
 
     /**
@@ -175,10 +193,13 @@ public final class ClusterNemesis {
     public static final Set<Disturbance> PLACED = Collections.unmodifiableSet(EnumSet.of(
             Disturbance.ACK_THEN_LEADER_LOSS, Disturbance.ANSWERED_VOTES, Disturbance.OLD_LEADER_RETURNS));
 
-    /** Every disturbance but the {@link #STRIKES} and the {@link #PLACED} strikes: what {@link #swarm} draws from. */
+    /**
+     * Every disturbance but the {@link #STRIKES}, the {@link #PLACED} strikes and {@link Disturbance#GRANTED_VOTES}:
+     * what {@link #swarm} draws from.
+     */
     public static final Set<Disturbance> SINGLE_STEP = Collections.unmodifiableSet(EnumSet.complementOf(
             EnumSet.of(Disturbance.ACK_THEN_LEADER_LOSS, Disturbance.ANSWERED_VOTE, Disturbance.ANSWERED_VOTES,
-                    Disturbance.OLD_LEADER_RETURNS)));
+                    Disturbance.OLD_LEADER_RETURNS, Disturbance.GRANTED_VOTES)));
 
     /**
      * An election contested by two candidates of one term, and a voter that has voted for neither in it: what a
@@ -191,11 +212,39 @@ public final class ClusterNemesis {
     public record Contest(int first, int second, int voter) {
     }
 
+    /**
+     * A vote a node is about to grant: decided, not yet answered (what a protocol's vote hook reports,
+     * {@link Disturbance#GRANTED_VOTES}).
+     *
+     * @param voter the id of the node granting its vote
+     * @param candidate the id of the node it grants it to
+     * @param term the term of the vote
+     */
+    public record Vote(int voter, int candidate, long term) {
+    }
+
+    /**
+     * The vote hook a protocol's test provides: the nemesis gives it, once at the start of its run, the listener to
+     * call each time a node is about to grant a vote, before the node writes or answers it. The test calls the
+     * listener on the simulator's thread from the node's code (its decision, under its lock); the listener may arm
+     * the node's crash and returns at once, without blocking; it draws nothing.
+     */
+    @FunctionalInterface
+    public interface VoteHook {
+        /**
+         * Registers the listener; a later call replaces it.
+         *
+         * @param listener to call with each vote about to be granted
+         */
+        void listen(Consumer<Vote> listener);
+    }
+
     private final Set<Disturbance> disturbances;
     private final Duration meanPause;
     private final IntSupplier leader;
     private final IntSupplier election;
     private final Supplier<Contest> contest;
+    private final VoteHook votes;
     private final Consumer<String> events;
     private final int[] counts = new int[Disturbance.values().length];
     private int restartsOfFailStopped;
@@ -237,6 +286,22 @@ public final class ClusterNemesis {
      */
     public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader, IntSupplier election,
             Supplier<Contest> contest, Consumer<String> events) {
+        this(disturbances, meanPause, leader, election, contest, null, events);
+    }
+
+    /**
+     * @param disturbances what it may do, at least one
+     * @param meanPause the mean time between two disturbances, and the mean time one lasts
+     * @param leader the leader hook (see the class doc), or null to draw every target uniformly
+     * @param election the election hook (see the class doc), or null: {@link Disturbance#ELECTION} then does nothing
+     * @param contest the contest hook (see the class doc), or null: {@link Disturbance#ANSWERED_VOTE} then does
+     *     nothing
+     * @param votes the vote hook (see the class doc), or null: {@link Disturbance#GRANTED_VOTES} then does nothing
+     * @param events receives one line per disturbance, for traces; may be a no-op
+     * @throws IllegalArgumentException if {@code disturbances} is empty or {@code meanPause} is not positive
+     */
+    public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader, IntSupplier election,
+            Supplier<Contest> contest, VoteHook votes, Consumer<String> events) {
         if (disturbances.isEmpty()) {
             throw new IllegalArgumentException("a cluster nemesis needs at least one disturbance");
         }
@@ -248,6 +313,7 @@ public final class ClusterNemesis {
         this.leader = leader;
         this.election = election;
         this.contest = contest;
+        this.votes = votes;
         this.events = Objects.requireNonNull(events, "events");
     }
 
@@ -356,6 +422,10 @@ public final class ClusterNemesis {
         NetworkSplit[] split = {null, null};
         PlacedStrikes strikes = new PlacedStrikes(meanPause, leader, contest, this::event);
         CrashSequences sequences = new CrashSequences(meanPause, election, this::event);
+        GrantedVotes granted = new GrantedVotes(meanPause, leader, this::event);
+        if (votes != null && disturbances.contains(Disturbance.GRANTED_VOTES)) {
+            votes.listen(granted::granting);
+        }
         try {
             while (true) {
                 ctx.sleep(pause(random));
@@ -427,6 +497,11 @@ public final class ClusterNemesis {
                     case ANSWERED_VOTE, ANSWERED_VOTES -> strikes.answeredVote(ctx, control, cluster, length, random,
                             down, split, disturbance == Disturbance.ANSWERED_VOTES);
                     case OLD_LEADER_RETURNS -> strikes.oldLeaderReturns(ctx, control, cluster, random, down, split);
+                    case GRANTED_VOTES -> {
+                        if (votes != null) {
+                            granted.strike(ctx, control, cluster, length, random, down, split);
+                        }
+                    }
                     case LONG_ISOLATE -> {
                         Duration longer = meanPause.multipliedBy(3).plus(Duration.ofNanos(
                                 random.nextLong(2 * meanPause.toNanos() + 1)));

@@ -31,7 +31,13 @@ public enum NemesisStrategy {
      * disturbance is a sequence placed at a moment where a protocol's subtle bugs show (an answer, a contested vote,
      * an old leader's return), with no single-step disturbance between them to spoil it.
      */
-    PLACED;
+    PLACED,
+    /**
+     * {@link ClusterNemesis} with {@link ClusterNemesis.Disturbance#GRANTED_VOTES} alone, aimed through the vote
+     * hook: each disturbance a crash of the voters just after they granted a candidate its vote, the winner cut off,
+     * the voters back in the same term.
+     */
+    VOTES;
 
     /**
      * The nemesis task for one run.
@@ -75,6 +81,24 @@ public enum NemesisStrategy {
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
             Supplier<ClusterNemesis.Contest> contest, Consumer<String> events) {
+        return nemesis(seed, meanPause, leader, election, contest, null, events);
+    }
+
+    /**
+     * The nemesis task for one run, with every hook.
+     *
+     * @param seed the run's seed (only {@link #SWARM} uses it, to decide its disturbances)
+     * @param meanPause the mean time between two disturbances and the mean time one lasts
+     * @param leader the leader hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
+     * @param election the election hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
+     * @param contest the contest hook (see {@link ClusterNemesis}), or null; only {@link #STRIKES} and
+     *     {@link #PLACED} use it
+     * @param votes the vote hook (see {@link ClusterNemesis}), or null; only {@link #VOTES} uses it
+     * @param events receives one line per disturbance
+     * @return a task to spawn in the run's controller; it runs until aborted
+     */
+    public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
+            Supplier<ClusterNemesis.Contest> contest, ClusterNemesis.VoteHook votes, Consumer<String> events) {
         Objects.requireNonNull(events, "events");
         return switch (this) {
             case UNIFORM -> new NodeNemesis(EnumSet.allOf(NodeNemesis.Action.class), meanPause, events)::run;
@@ -84,6 +108,8 @@ public enum NemesisStrategy {
             case STRIKES -> new ClusterNemesis(strikes(), meanPause, leader, election, contest, events)::run;
             case PLACED -> new ClusterNemesis(ClusterNemesis.PLACED, meanPause, leader, election, contest,
                     events)::run;
+            case VOTES -> new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES), meanPause,
+                    leader, election, contest, votes, events)::run;
         };
     }
 

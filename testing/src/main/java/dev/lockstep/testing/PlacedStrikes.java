@@ -301,7 +301,7 @@ final class PlacedStrikes {
     }
 
     /** Node {@code id} if it is running, else null. */
-    private static SimNode running(SimCluster cluster, int id) {
+    static SimNode running(SimCluster cluster, int id) {
         if (id < 1 || id > cluster.nodes().size()) {
             return null;
         }

@@ -5,7 +5,8 @@
  * {@link dev.lockstep.testing.NodeNemesis} for the nodes of a {@code SimCluster}, one at a time, and
  * {@link dev.lockstep.testing.ClusterNemesis} for consensus protocols: isolation and minority/majority splits
  * ({@link dev.lockstep.testing.NetworkSplit}), correlated power loss of a majority or of every node, crashes at a
- * node's syncs and during its recovery, strikes at the voters of an election, aim at the leader a protocol names,
+ * node's syncs and during its recovery, strikes at the voters of an election and at a vote as it is granted, aim at
+ * the leader a protocol names,
  * swarm of disturbances per seed; {@link dev.lockstep.testing.NemesisStrategy} names them for tools
  * that pick one),
  * {@link dev.lockstep.testing.Simulations} to run a task under a seed and faults (with crashes and restarts),

@@ -6,14 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Blob;
+import dev.lockstep.Connection;
 import dev.lockstep.Context;
 import dev.lockstep.Handle;
+import dev.lockstep.Listener;
 import dev.lockstep.OpenedBlob;
 import dev.lockstep.Task;
 import dev.lockstep.sim.SimCluster;
 import dev.lockstep.sim.SimControl;
 import dev.lockstep.sim.SimNode;
 import dev.lockstep.sim.SimRunner;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -148,6 +151,102 @@ class ClusterNemesisTest {
             assertTrue(saw("nodes " + armed + " answered nothing"), strike + ": events " + events);
             assertUntouched(control, cluster, false);
         }
+    }
+
+    /** The listener the vote hook was given, or null. */
+    private java.util.function.Consumer<ClusterNemesis.Vote> voteListener;
+
+    /**
+     * A voter of a scripted protocol: each connection brings one request, a vote for node 1 in term 7, which the node
+     * reports to the vote hook's listener before it answers it.
+     */
+    private Task<Void> voter(int self) {
+        return c -> {
+            try (Listener listener = c.bind(new InetSocketAddress(SimCluster.address(self), 7300)).await()) {
+                while (true) {
+                    Connection asker = listener.accept().await();
+                    try (asker) {
+                        asker.stream().recv(1).await();
+                        if (voteListener != null) {
+                            voteListener.accept(new ClusterNemesis.Vote(self, 1, 7));
+                        }
+                        asker.sink().send(new byte[] {1}).await();
+                    } catch (dev.lockstep.LockstepException askerGone) {
+                        // The next asker is served.
+                    }
+                }
+            }
+        };
+    }
+
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void grantedVotesCrashesTheVoterJustAfterItsGrantCutsOffTheWinnerAndBringsTheVoterBack(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        for (int id = 1; id <= 3; id++) {
+            cluster.start(voter(id));
+        }
+        int[] leading = {ClusterNemesis.NO_LEADER};
+        List<String> cutWhileStruck = new ArrayList<>();
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES),
+                Duration.ofMillis(10), () -> leading[0], null, null, listener -> voteListener = listener,
+                events::add);
+        assertFalse(ClusterNemesis.SINGLE_STEP.contains(ClusterNemesis.Disturbance.GRANTED_VOTES)
+                || ClusterNemesis.PLACED.contains(ClusterNemesis.Disturbance.GRANTED_VOTES)
+                || ClusterNemesis.STRIKES.contains(ClusterNemesis.Disturbance.GRANTED_VOTES), "no other set draws it");
+        Handle<Void> running = ctx.child("nemesis").spawn(nemesis::run);
+        // Node 1, the candidate, asks node 2 for its vote every 2 ms and leads once it got one; a voter's crash after
+        // its answer fails no call that already received the answer.
+        for (int ask = 0; ask < 40; ask++) {
+            ctx.sleep(Duration.ofMillis(2));
+            try {
+                ctx.timeout(Duration.ofMillis(5), () -> {
+                    try (Connection connection = ctx.dial(new InetSocketAddress(SimCluster.address(2), 7300))
+                            .await()) {
+                        connection.sink().send(new byte[] {0}).await();
+                        return connection.stream().recv(1).await();
+                    }
+                });
+                leading[0] = 1;
+                events.add("test: vote received");
+            } catch (dev.lockstep.LockstepException downOrCut) {
+                events.add("test: " + downOrCut);
+            }
+            if (!cutPairs(control, cluster.nodes()).isEmpty()) {
+                cutWhileStruck.add(cutPairs(control, cluster.nodes()).toString());
+            }
+        }
+        running.abort();
+        try {
+            running.await();
+        } catch (dev.lockstep.ClosedException aborted) {
+            // It ran its finally block: what it took down is back.
+        }
+        assertTrue(saw("vote of term 7 granted to node 1: nodes [2] of [2] crashed after granting it"),
+                "events " + events);
+        assertTrue(cluster.node(2).lifetime() > 1, "the voter crashed and was restarted; events " + events);
+        assertEquals(1, cluster.node(3).lifetime(), "no other node was touched; events " + events);
+        assertTrue(cutWhileStruck.contains("[1-2, 1-3, 2-1, 3-1]"), "the winner cut off from every node: "
+                + cutWhileStruck + "; events " + events);
+        assertUntouched(control, cluster, true);
+    }
+
+    @SimulationTest(seeds = 2, checkDeterminism = true)
+    void grantedVotesWithoutAVoteOrAVoteHookStrikesNothing(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        idleNodes(cluster, 3);
+        ClusterNemesis noVote = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES),
+                Duration.ofMillis(10), () -> 1, null, null, l -> { }, events::add);
+        runFor(ctx, noVote::run, 100);
+        assertTrue(saw("no vote granted within"), "events " + events);
+        assertUntouched(control, cluster, false);
+        events.clear();
+        ClusterNemesis noHook = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES),
+                Duration.ofMillis(10), () -> 1, null, null, null, events::add);
+        runFor(ctx, noHook::run, 100);
+        assertEquals(List.of(), events.stream().filter(line -> !line.contains(" back (lifetime")).toList());
+        assertUntouched(control, cluster, false);
     }
 
     @SimulationTest(seeds = 3, checkDeterminism = true)
@@ -544,7 +643,7 @@ class ClusterNemesisTest {
         }
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
                 () -> NemesisStrategy.parse("leader"));
-        assertEquals("unknown nemesis strategy 'leader'; known: uniform, targeted, swarm, strikes, placed",
+        assertEquals("unknown nemesis strategy 'leader'; known: uniform, targeted, swarm, strikes, placed, votes",
                 unknown.getMessage());
         IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
                 () -> new ClusterNemesis(Set.of(), Duration.ofMillis(1), null, e -> { }));

@@ -186,6 +186,7 @@ public final class RaftNode implements RaftView {
                 && (upToDate || bug == InjectedBug.VOTE_WITHOUT_LOG_CHECK);
         if (grant) {
             if (state.votedFor() != request.candidate()) {
+                observer.granting(self, request.candidate(), state.term());
                 state.saveTermAndVote(state.term(), request.candidate());
                 metaWritten = true;
             }

@@ -33,6 +33,17 @@ public interface RaftObserver {
     }
 
     /**
+     * A node is about to grant a candidate its vote: decided, not yet written or answered (a vote it already gave that
+     * candidate in that term is not reported again). The hook a nemesis that crashes a voter at its answer is built on.
+     *
+     * @param voter the id of the node granting its vote
+     * @param candidate the id of the candidate
+     * @param term the term of the vote
+     */
+    default void granting(int voter, int candidate, long term) {
+    }
+
+    /**
      * A leader advanced its commit index over an entry.
      *
      * @param leader the leader's id
