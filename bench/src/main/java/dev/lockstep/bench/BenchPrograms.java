@@ -29,6 +29,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -44,11 +45,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 
 /**
  * The Java programs {@link Bench} runs, one case per JVM so that each starts cold in the same way and its
@@ -358,6 +361,15 @@ public final class BenchPrograms {
 
     // ---- appends acknowledged after a sync ----
 
+    /** Deletes {@code root} and everything under it. */
+    static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+
     private static void appendSync(String engine, int writers, Path dir, long warmup, long measure)
             throws Exception {
         Files.createDirectories(dir);
@@ -390,6 +402,8 @@ public final class BenchPrograms {
                 blob.close();
                 return measured;
             });
+            // The log is hundreds of MiB after a run; each run has a directory of its own, which nothing reuses.
+            deleteTree(storage);
         } else {
             Path file = Files.createTempFile(dir, "filechannel-log", ".dat");
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
