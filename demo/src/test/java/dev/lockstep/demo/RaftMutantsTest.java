@@ -39,6 +39,8 @@ class RaftMutantsTest {
         "unsynced-vote|kv:seed=8:faults=torn-writes+connection-reset:workload=replicated:bug=unsynced-vote"
                 + ":nemesis=strikes:faultpoints=1.0/0.25:priorities=2/5000|Election Safety"
                 + "|election contested by nodes",
+        "unsynced-vote by the vote strike|kv:seed=56:faults=partition:workload=replicated:bug=unsynced-vote"
+                + ":nemesis=votes:faultpoints=0.25/0.01|Election Safety|crashed after granting it",
         "follower-ack-before-sync|kv:seed=81:faults=crash+connection-reset:workload=replicated"
                 + ":bug=follower-ack-before-sync:nemesis=strikes:faultpoints=0.5/0.25|Leader Completeness"
                 + "|armed to crash once they answered",
