@@ -79,6 +79,8 @@ final class CompletionQueue {
     int reapVisible(CompletionSink sink, RingWakeUp wakeUp) {
         int head = consumedHead;
         int tail = (int) SHARED_INT.getAcquire(cqRing, tailOffset);
+        assert tail - head >= 0 && tail - head <= mask + 1 : "the kernel's tail " + tail + " is "
+                + (tail - head) + " entries past the head " + head + " of a queue of " + (mask + 1);
         int delivered = 0;
         try {
             while (head != tail) {

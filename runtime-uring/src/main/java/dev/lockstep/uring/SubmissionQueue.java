@@ -95,6 +95,7 @@ final class SubmissionQueue {
      * @param userData returned in the completion
      */
     void write(byte opcode, int fd, long offset, long address, int length, int opcodeFlags, long userData) {
+        assert freeSlots() > 0 : "an SQE written into a full queue of " + entries + " (tail " + stagedTail + ")";
         long sqe = (long) (stagedTail & mask) * SQE_BYTES;
         // The whole entry as its eight little-endian words (x86-64 and aarch64, the supported targets), every
         // field this ring does not use zero: byte 0 the opcode, bytes 1-3 flags and priority (0), bytes 4-7
@@ -130,6 +131,7 @@ final class SubmissionQueue {
      */
     int publish() {
         int toSubmit = stagedTail - (int) SHARED_INT.getAcquire(sqRing, headOffset);
+        assert toSubmit >= 0 && toSubmit <= entries : toSubmit + " entries to submit in a queue of " + entries;
         SHARED_INT.setRelease(sqRing, tailOffset, stagedTail);
         return toSubmit;
     }
