@@ -23,17 +23,23 @@ import java.util.concurrent.locks.ReentrantLock;
  * the fiber that holds the commit ({@code turn}), one at a time.
  */
 final class CommitLine {
-    /** One write waiting in a batch. */
+    /**
+     * One write waiting in a batch: its record encoded when submitted (the key and value copied once, there),
+     * numbered and checksummed when its batch commits ({@link Records#seal}).
+     */
     static final class Pending {
         final byte type;
         final byte[] key;
-        final byte[] value;
-        byte[] encoded;
+        final byte[] encoded;
 
+        /**
+         * @param key the key, owned by the write from now on (the index keeps it)
+         * @param value the value, copied here; null for a delete
+         */
         Pending(byte type, byte[] key, byte[] value) {
             this.type = type;
             this.key = key;
-            this.value = value;
+            this.encoded = Records.encodeUnsealed(type, key, value);
         }
     }
 
@@ -105,7 +111,7 @@ final class CommitLine {
             if (unavailable != null) {
                 throw unavailable;
             }
-            int size = pending == null ? 0 : Records.encodedSize(pending.key, pending.value);
+            int size = pending == null ? 0 : pending.encoded.length;
             if (open == null || (open.bytes + size > options.maxBatchBytes() && !open.entries.isEmpty())) {
                 // A full batch stays queued behind the running commit; the new one commits after it.
                 if (open != null) {
@@ -237,7 +243,7 @@ final class CommitLine {
                 long bytes = 0;
                 for (int i = 0; i < chunks.length; i++) {
                     Pending pending = batch.entries.get(i);
-                    pending.encoded = Records.encode(pending.type, ++lastSequence, pending.key, pending.value);
+                    Records.seal(pending.encoded, ++lastSequence);
                     chunks[i] = pending.encoded;
                     bytes += chunks[i].length;
                 }

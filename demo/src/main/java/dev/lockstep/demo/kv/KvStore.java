@@ -100,16 +100,31 @@ public final class KvStore implements AutoCloseable {
     private record Location(SegmentLog.Segment segment, long offset, int length) {
     }
 
-    /** A key with content equality. */
-    private record Key(byte[] bytes) {
+    /**
+     * A key with content equality and its hash computed once: the index rehashes every key as it grows, and a
+     * lookup compares hashes before bytes.
+     */
+    private static final class Key {
+        private final byte[] bytes;
+        private final int hash;
+
+        Key(byte[] bytes) {
+            this.bytes = bytes;
+            this.hash = Arrays.hashCode(bytes);
+        }
+
+        byte[] bytes() {
+            return bytes;
+        }
+
         @Override
         public boolean equals(Object other) {
-            return other instanceof Key key && Arrays.equals(bytes, key.bytes);
+            return other instanceof Key key && hash == key.hash && Arrays.equals(bytes, key.bytes);
         }
 
         @Override
         public int hashCode() {
-            return Arrays.hashCode(bytes);
+            return hash;
         }
     }
 
@@ -229,7 +244,7 @@ public final class KvStore implements AutoCloseable {
             throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
                     + " bytes, was " + value.length);
         }
-        line.awaitCommit(line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value.clone()), false));
+        line.awaitCommit(line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value), false));
     }
 
     /**
@@ -249,8 +264,7 @@ public final class KvStore implements AutoCloseable {
             throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
                     + " bytes, was " + value.length);
         }
-        return new Submitted(line, line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value.clone()),
-                false));
+        return new Submitted(line, line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value), false));
     }
 
     /**

@@ -56,17 +56,6 @@ public final class Records {
     }
 
     /**
-     * The encoded size of a record.
-     *
-     * @param key the key
-     * @param value the value, or null for a delete
-     * @return header and body bytes
-     */
-    static int encodedSize(byte[] key, byte[] value) {
-        return RECORD_HEADER_BYTES + BODY_FIXED_BYTES + key.length + (value == null ? 0 : value.length);
-    }
-
-    /**
      * Encodes a record.
      *
      * @param type put or delete
@@ -76,21 +65,45 @@ public final class Records {
      * @return the bytes
      */
     public static byte[] encode(byte type, long sequence, byte[] key, byte[] value) {
+        byte[] out = encodeUnsealed(type, key, value);
+        seal(out, sequence);
+        return out;
+    }
+
+    /**
+     * A record's bytes without its sequence number and checksum, which {@link #seal} writes: so that a write's
+     * key and value are copied once, when it is submitted, and numbered when its batch commits.
+     *
+     * @param type put or delete
+     * @param key the key
+     * @param value the value; ignored for a delete
+     * @return the bytes: header, type, sequence, key length, key and value
+     */
+    static byte[] encodeUnsealed(byte type, byte[] key, byte[] value) {
         int valueLength = type == PUT ? value.length : 0;
         int bodyLength = BODY_FIXED_BYTES + key.length + valueLength;
         byte[] out = new byte[RECORD_HEADER_BYTES + bodyLength];
         ByteBuffer buffer = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
-        buffer.putInt(0, 0);
         buffer.putInt(4, bodyLength);
         buffer.put(8, type);
-        buffer.putLong(9, sequence);
         buffer.putShort(17, (short) key.length);
         System.arraycopy(key, 0, out, 19, key.length);
         if (valueLength > 0) {
             System.arraycopy(value, 0, out, 19 + key.length, valueLength);
         }
-        buffer.putInt(0, crc(out, 4, out.length - 4));
         return out;
+    }
+
+    /**
+     * Writes the sequence number and then the checksum into a record from {@link #encodeUnsealed}.
+     *
+     * @param record the record's bytes
+     * @param sequence its sequence number
+     */
+    static void seal(byte[] record, long sequence) {
+        ByteBuffer buffer = ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
+        buffer.putLong(9, sequence);
+        buffer.putInt(0, crc(record, 4, record.length - 4));
     }
 
     /**

@@ -88,12 +88,22 @@ class KvStoreTest {
                     put.await();
                 }
                 assertArrayEquals(b("v29"), store.get(b("k")), "the last submitted put wins");
+                // A put owns copies of its key and value from the call on: the caller may reuse its arrays.
+                byte[] key = b("reused");
+                byte[] value = b("first");
+                KvStore.Submitted reused = store.submitPut(key, value);
+                value[0] = 'F';
+                key[0] = 'R';
+                reused.await();
+                assertArrayEquals(b("first"), store.get(b("reused")));
+                assertEquals(null, store.get(b("Reused")));
                 assertThrows(IllegalArgumentException.class, () -> store.submitPut(new byte[0], b("v")));
                 return store.stats();
             }
         });
-        assertEquals(30, stats.puts());
-        assertEquals(1, stats.syncs(), "30 puts submitted by one caller before it waits share one batch");
+        assertEquals(31, stats.puts());
+        assertEquals(2, stats.syncs(), "30 puts submitted by one caller before it waits share one batch (the put of"
+                + " the reused arrays is a second)");
     }
 
     @Test
