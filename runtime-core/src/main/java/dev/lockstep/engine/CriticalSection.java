@@ -79,6 +79,7 @@ final class CriticalSection {
 
     /** Leaves the section; a fiber stranded in it has resumed and ended its borrow. */
     void exit() {
+        assert borrowed : "worker " + worker.index() + " left a critical section it was not in";
         borrowed = false;
         stranded = null;
     }

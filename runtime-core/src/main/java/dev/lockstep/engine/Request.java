@@ -287,6 +287,7 @@ public abstract class Request {
      * @return true, for {@link #complete}
      */
     protected final boolean succeed(Object value) {
+        assert result == null : describe() + " succeeds after it ended with " + result;
         result = value == null ? DONE : Poll.ready(value);
         return true;
     }
@@ -298,6 +299,7 @@ public abstract class Request {
      * @return true, for {@link #complete}
      */
     protected final boolean fail(RuntimeException failure) {
+        assert result == null : describe() + " fails with " + failure + " after it ended with " + result;
         result = Poll.failed(failure);
         return true;
     }

@@ -130,7 +130,9 @@ public final class SharedFd {
 
     /** Drops a reference; the last one closes the fd. */
     public void release() {
-        if ((int) REFERENCES.getAndAdd(this, -1) == 1) {
+        int before = (int) REFERENCES.getAndAdd(this, -1);
+        assert before > 0 : subject() + " released with " + before + " references";
+        if (before == 1) {
             try {
                 system.close(fd);
             } finally {

@@ -26,12 +26,15 @@ final class SlotTable {
             slot = new Slot(slots.size());
             slots.add(slot);
         }
+        assert slot.state == Slot.State.FREE : "slot " + slot.index + " occupied while " + slot.state;
         occupied++;
         return slot;
     }
 
     /** The slot's request retired (its state is {@link Slot.State#FREE} again): its index may be reused. */
     void release(Slot slot) {
+        assert slot.state == Slot.State.FREE && occupied > 0 : "slot " + slot.index + " released while "
+                + slot.state + ", with " + occupied + " occupied";
         occupied--;
         if (slot.generation < WaiterId.MAX_GENERATION) {
             slot.generation++;

@@ -80,6 +80,8 @@ final class TimerHeap {
         Timer head = peek();
         if (head != null) {
             remove(head);
+            assert size == 0 || !heap[0].before(head) : "the heap's new first timer (" + heap[0].deadlineNanos
+                    + " ns) comes before the one it gave out (" + head.deadlineNanos + " ns)";
         }
         return head;
     }
@@ -94,6 +96,7 @@ final class TimerHeap {
         if (at < 0) {
             return;
         }
+        assert at < size && heap[at] == timer : "a timer at position " + at + " of " + size + " is not there";
         timer.position = -1;
         size--;
         if (at == size) {

@@ -391,6 +391,7 @@ public final class Worker {
 
     /** {@link #runDeferred()} on a thread that has entered this worker already (a service turn). */
     int runDeferredEntered() {
+        assert !section.isHeld() : "worker " + index + " runs its deferred callbacks inside its critical section";
         int ran = 0;
         while (!deferred.isEmpty()) {
             ran++;

@@ -283,6 +283,7 @@ final class WorkerBuffers implements BufferPool {
      * @param buffer the buffer
      */
     void landed(PooledBuffer buffer) {
+        assert buffer.inFlight : buffer + " landed but was not lent to the kernel";
         buffer.inFlight = false;
         if (buffer.releaseRequested) {
             reclaim(buffer);
@@ -331,6 +332,7 @@ final class WorkerBuffers implements BufferPool {
     }
 
     private void reclaim(PooledBuffer buffer) {
+        assert !buffer.inFlight : buffer + " returns to the pool while the kernel may use it";
         removeHandedOut(buffer);
         MemorySegment memory = buffer.memory;
         buffer.memory = null;
@@ -343,6 +345,8 @@ final class WorkerBuffers implements BufferPool {
     }
 
     private void removeHandedOut(PooledBuffer buffer) {
+        assert buffer.index >= 0 && buffer.index < handedOutCount && handedOut[buffer.index] == buffer
+                : buffer + " is not handed out at its index " + buffer.index + " of " + handedOutCount;
         int last = --handedOutCount;
         PooledBuffer moved = handedOut[last];
         handedOut[buffer.index] = moved;
