@@ -20,6 +20,7 @@ import dev.lockstep.Reentrant;
 import dev.lockstep.Runner;
 import dev.lockstep.Blob;
 import dev.lockstep.ClosedException;
+import dev.lockstep.Context;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.TimeoutException;
@@ -65,6 +66,29 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** A case's body on one socket pair: the task's context and the pair, which is closed after it. */
+    @FunctionalInterface
+    interface PairBody {
+        void run(Context ctx, SocketPair pair) throws Exception;
+    }
+
+    /** Runs {@code body} as the root task of a runner with a ring of one entry, on a fresh {@link SocketPair}. */
+    private void onSocketPair(WhiteBoxRuntime rt, PairBody body) {
+        runner(rt, 1).start(ctx -> {
+            try (SocketPair pair = rt.socketPair(ctx)) {
+                body.run(ctx, pair);
+            }
+            return null;
+        });
+    }
+
+    /** A one-byte receive on the pair's local end, polled once: pending, as the peer wrote nothing yet. */
+    private static Operation<byte[]> pendingReceive(SocketPair pair) {
+        Operation<byte[]> receive = pair.recv();
+        assertFalse(receive.poll(Waker.noop()).isReady(), "a receive with nothing written by the peer is pending");
+        return receive;
+    }
+
     // ------------------------------------------------------------------------------------------ full ring
 
     /**
@@ -76,20 +100,18 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
      */
     @WhiteBoxCase
     void testStartSyncReturnsWhileRingIsFull(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
-        Reentrant callbacks = new Reentrant(probe::criticalSection);
+        Reentrant callbacks = new Reentrant(rt::criticalSection);
         runner(rt, 1).start(ctx -> {
             Blob blob = ctx.open("observer_sync", "file").await().blob();
             blob.writeAt(0, bytes("dirty")).await();
-            try (SocketPair pair = probe.socketPair(ctx)) {
-                Operation<byte[]> blocker = pair.recv();
-                assertFalse(blocker.poll(Waker.noop()).isReady());
+            try (SocketPair pair = rt.socketPair(ctx)) {
+                Operation<byte[]> blocker = pendingReceive(pair);
                 reschedule();
 
                 // The only in-flight slot is occupied, but sync accepts ownership now.
-                int before = probe.admitted();
+                int before = rt.admitted();
                 Operation<Void> handle = blob.startSync();
-                assertEquals(before + 1, probe.admitted(), "the sync is the worker's as soon as startSync returns");
+                assertEquals(before + 1, rt.admitted(), "the sync is the worker's as soon as startSync returns");
                 assertEquals(0, callbacks.retainCalls());
                 assertEquals(0, callbacks.wakes());
 
@@ -105,30 +127,25 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_queued_operation_completes_without_further_polls}. */
     @WhiteBoxCase
     void testQueuedOperationCompletesWithoutFurtherPolls(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
-        Reentrant callbacks = new Reentrant(probe::criticalSection);
-        runner(rt, 1).start(ctx -> {
-            try (SocketPair pair = probe.socketPair(ctx)) {
-                Operation<byte[]> blocker = pair.recv();
-                assertFalse(blocker.poll(Waker.noop()).isReady());
-                reschedule();
+        Reentrant callbacks = new Reentrant(rt::criticalSection);
+        onSocketPair(rt, (ctx, pair) -> {
+            Operation<byte[]> blocker = pendingReceive(pair);
+            reschedule();
 
-                Operation<Void> queued = pair.send();
-                Waker waker = callbacks.waker();
-                assertFalse(queued.poll(waker).isReady());
-                blocker.close();
+            Operation<Void> queued = pair.send();
+            Waker waker = callbacks.waker();
+            assertFalse(queued.poll(waker).isReady());
+            blocker.close();
 
-                // Let a later request drive the worker. The queued operation receives no polls, and its
-                // unconsumed result must not occupy the sole in-flight slot needed by this later request.
-                assertNull(pair.send().await());
-                assertEquals(1, callbacks.retainCalls());
-                assertEquals(1, callbacks.wakes());
-                Poll<Void> poll = queued.poll(waker);
-                assertTrue(poll.isReady());
-                assertNull(poll.get());
-                assertEquals(1, callbacks.retainCalls());
-            }
-            return null;
+            // Let a later request drive the worker. The queued operation receives no polls, and its
+            // unconsumed result must not occupy the sole in-flight slot needed by this later request.
+            assertNull(pair.send().await());
+            assertEquals(1, callbacks.retainCalls());
+            assertEquals(1, callbacks.wakes());
+            Poll<Void> poll = queued.poll(waker);
+            assertTrue(poll.isReady());
+            assertNull(poll.get());
+            assertEquals(1, callbacks.retainCalls());
         });
         callbacks.assertBalanced();
     }
@@ -138,21 +155,16 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_queued_deadline_and_timer_progress_with_full_ring}. */
     @WhiteBoxCase
     void testQueuedDeadlineAndTimerProgressWithFullRing(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
-        runner(rt, 1).start(ctx -> {
-            try (SocketPair pair = probe.socketPair(ctx)) {
-                Operation<byte[]> first = pair.recv();
-                assertFalse(first.poll(Waker.noop()).isReady());
-                // The seed's deadline on the queued receive is a Clock.timeout around its await here.
-                Operation<byte[]> waiting = pair.recv();
-                assertThrows(TimeoutException.class, () -> ctx.timeout(Duration.ofMillis(10), waiting::await));
+        onSocketPair(rt, (ctx, pair) -> {
+            Operation<byte[]> first = pendingReceive(pair);
+            // The seed's deadline on the queued receive is a Clock.timeout around its await here.
+            Operation<byte[]> waiting = pair.recv();
+            assertThrows(TimeoutException.class, () -> ctx.timeout(Duration.ofMillis(10), waiting::await));
 
-                // The untimed receive still occupies the only in-flight slot. Sleeper expiry must also
-                // progress independently of that slot.
-                ctx.sleep(Duration.ofMillis(1));
-                first.close();
-            }
-            return null;
+            // The untimed receive still occupies the only in-flight slot. Sleeper expiry must also
+            // progress independently of that slot.
+            ctx.sleep(Duration.ofMillis(1));
+            first.close();
         });
     }
 
@@ -161,17 +173,16 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_worker_closure_rejects_registration_and_polling}. */
     @WhiteBoxCase
     void testWorkerClosureRejectsRegistrationAndPolling(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
-        Reentrant callbacks = new Reentrant(probe::criticalSection);
+        Reentrant callbacks = new Reentrant(rt::criticalSection);
         runner(rt, 1).start(ctx -> {
             Blob blob = ctx.open("observer_closed", "file").await().blob();
             // Dirty the open so startSync submits a request to the closed worker.
             blob.writeAt(0, bytes("x")).await();
-            try (SocketPair pair = probe.socketPair(ctx)) {
+            try (SocketPair pair = rt.socketPair(ctx)) {
                 Operation<byte[]> operation = pair.recv();
                 Waker waker = callbacks.waker();
 
-                probe.markClosing();
+                rt.markClosing();
                 Poll<byte[]> poll = operation.poll(waker);
                 assertTrue(poll.isReady());
                 assertThrows(ClosedException.class, poll::get);
@@ -184,7 +195,7 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
                 assertThrows(ClosedException.class, refused::get);
                 Operation<Void> handle = blob.startSync();
                 assertThrows(ClosedException.class, handle::await);
-                assertEquals(0, probe.admitted());
+                assertEquals(0, rt.admitted());
             }
             blob.close();
             return null;
@@ -195,12 +206,11 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_escaped_operation_observes_worker_closure}. */
     @WhiteBoxCase
     void testEscapedOperationObservesWorkerClosure(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         AtomicReference<SocketPair> pair = new AtomicReference<>();
         // Return the handle without awaiting it, then poll it after cleanup.
         Runner runner = runnerLeavingOpen(rt, 1, "its receive and socket pair escape start");
         Operation<byte[]> operation = runner.start(ctx -> {
-            pair.set(probe.socketPair(ctx));
+            pair.set(rt.socketPair(ctx));
             Operation<byte[]> op = pair.get().recv();
             assertFalse(op.poll(Waker.noop()).isReady());
             return op;
@@ -217,14 +227,13 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
      */
     @WhiteBoxCase
     void testForeignGateWaiterObservesOriginClosure(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         AtomicReference<Thread> release = new AtomicReference<>();
         AtomicReference<Throwable> releaseFailure = new AtomicReference<>();
         AtomicReference<Blob> blob = new AtomicReference<>();
         Operation<Void> operation = runnerLeavingOpen(rt, 1, "its blob and sync escape start").start(ctx -> {
             blob.set(ctx.open("gate", "blob").await().blob());
-            DurabilityPermit gate = probe.permit(blob.get());
-            Mailbox mailbox = probe.worker().mailbox();
+            DurabilityPermit gate = rt.permit(blob.get());
+            Mailbox mailbox = rt.worker().mailbox();
             CountDownLatch acquired = new CountDownLatch(1);
             release.set(Thread.ofPlatform().daemon().name("gate-holder").start(() -> {
                 try {
@@ -269,35 +278,31 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
      */
     @WhiteBoxCase
     void testOperationCanMoveBetweenThreads(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         boolean[][] states = {{false, false}, {true, false}, {true, true}};
         for (boolean[] state : states) {
             boolean inFlight = state[0];
             boolean completed = state[1];
             for (boolean returnToOwner : new boolean[] {false, true}) {
-                Reentrant local = new Reentrant(probe::criticalSection);
-                runner(rt, 1).start(ctx -> {
-                    try (SocketPair pair = probe.socketPair(ctx)) {
-                        Operation<byte[]> operation = pair.recv();
-                        assertFalse(operation.poll(local.waker()).isReady());
-                        if (inFlight) {
-                            reschedule();
-                        }
-                        if (completed) {
-                            pair.writePeer(bytes("x"));
-                            until(ctx, "the receive completed", () -> local.wakes() == 1);
-                        }
-
-                        assertFalse(pollOnForeignThread(operation, Waker.noop()).isReady());
-
-                        if (!completed) {
-                            pair.writePeer(bytes("x"));
-                        }
-                        byte[] buffer = returnToOwner ? operation.await() : onPlainThread(ctx, operation::await);
-                        assertEquals(1, buffer.length, "receive failed after moving between threads");
-                        assertArrayEquals(bytes("x"), buffer);
+                Reentrant local = new Reentrant(rt::criticalSection);
+                onSocketPair(rt, (ctx, pair) -> {
+                    Operation<byte[]> operation = pair.recv();
+                    assertFalse(operation.poll(local.waker()).isReady());
+                    if (inFlight) {
+                        reschedule();
                     }
-                    return null;
+                    if (completed) {
+                        pair.writePeer(bytes("x"));
+                        until(ctx, "the receive completed", () -> local.wakes() == 1);
+                    }
+
+                    assertFalse(pollOnForeignThread(operation, Waker.noop()).isReady());
+
+                    if (!completed) {
+                        pair.writePeer(bytes("x"));
+                    }
+                    byte[] buffer = returnToOwner ? operation.await() : onPlainThread(ctx, operation::await);
+                    assertEquals(1, buffer.length, "receive failed after moving between threads");
+                    assertArrayEquals(bytes("x"), buffer);
                 });
                 local.assertBalanced();
             }
@@ -307,31 +312,26 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_local_drop_overtakes_forwarding}. */
     @WhiteBoxCase
     void testLocalDropOvertakesForwarding(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         for (boolean inFlight : new boolean[] {false, true}) {
-            runner(rt, 1).start(ctx -> {
-                try (SocketPair pair = probe.socketPair(ctx)) {
-                    Operation<byte[]> operation = pair.recv();
-                    assertFalse(operation.poll(Waker.noop()).isReady());
-                    if (inFlight) {
-                        reschedule();
-                    }
-                    WaiterId old = probe.key(operation);
-                    assertFalse(pollOnForeignThread(operation, Waker.noop()).isReady());
-
-                    // Local cancellation runs before the queued forwarding message. A new request can reuse a
-                    // queued operation's released slot.
-                    operation.close();
-                    Operation<Void> replacement = pair.send();
-                    if (!inFlight) {
-                        WaiterId current = probe.key(replacement);
-                        assertEquals(old.index(), current.index());
-                        assertNotEquals(old.generation(), current.generation());
-                    }
-                    assertNull(replacement.await());
-                    drained(ctx, probe::admitted);
+            onSocketPair(rt, (ctx, pair) -> {
+                Operation<byte[]> operation = pendingReceive(pair);
+                if (inFlight) {
+                    reschedule();
                 }
-                return null;
+                WaiterId old = rt.key(operation);
+                assertFalse(pollOnForeignThread(operation, Waker.noop()).isReady());
+
+                // Local cancellation runs before the queued forwarding message. A new request can reuse a
+                // queued operation's released slot.
+                operation.close();
+                Operation<Void> replacement = pair.send();
+                if (!inFlight) {
+                    WaiterId current = rt.key(replacement);
+                    assertEquals(old.index(), current.index());
+                    assertNotEquals(old.generation(), current.generation());
+                }
+                assertNull(replacement.await());
+                drained(ctx, rt::admitted);
             });
         }
     }
@@ -344,16 +344,15 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
      */
     @WhiteBoxCase
     void testForwardedObserverCallbacksAndShutdown(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         boolean[][] cases = {{false, false}, {true, false}, {true, true}};
         for (boolean[] kase : cases) {
             boolean promoted = kase[0];
             boolean completed = kase[1];
-            Reentrant callbacks = new Reentrant(probe::criticalSection);
+            Reentrant callbacks = new Reentrant(rt::criticalSection);
             AtomicReference<SocketPair> pair = new AtomicReference<>();
             Runner runner = runnerLeavingOpen(rt, 1, "its receive and socket pair escape start");
         Operation<byte[]> operation = runner.start(ctx -> {
-                pair.set(probe.socketPair(ctx));
+                pair.set(rt.socketPair(ctx));
                 Operation<byte[]> op = pair.get().recv();
                 assertFalse(op.poll(callbacks.waker()).isReady());
                 assertFalse(pollOnForeignThread(op, callbacks.waker()).isReady());
@@ -363,7 +362,7 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
                 }
                 if (completed) {
                     pair.get().writePeer(bytes("x"));
-                    drained(ctx, probe::admitted);
+                    drained(ctx, rt::admitted);
                 }
                 return op;
             });
@@ -389,20 +388,15 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_forwarded_receive_cancelled_after_promotion}. */
     @WhiteBoxCase
     void testForwardedReceiveCancelledAfterPromotion(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
-        runner(rt, 1).start(ctx -> {
-            try (SocketPair pair = probe.socketPair(ctx)) {
-                Operation<byte[]> operation = pair.recv();
-                assertFalse(operation.poll(Waker.noop()).isReady());
-                assertFalse(pollOnForeignThread(operation, Waker.noop()).isReady());
-                reschedule();
-                onForeignThreadBlockingWorker(() -> {
-                    operation.close();
-                    return null;
-                });
-                drained(ctx, probe::admitted);
-            }
-            return null;
+        onSocketPair(rt, (ctx, pair) -> {
+            Operation<byte[]> operation = pendingReceive(pair);
+            assertFalse(pollOnForeignThread(operation, Waker.noop()).isReady());
+            reschedule();
+            onForeignThreadBlockingWorker(() -> {
+                operation.close();
+                return null;
+            });
+            drained(ctx, rt::admitted);
         });
     }
 
@@ -413,28 +407,23 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
      */
     @WhiteBoxCase
     void testForwardedObserverClonePanicKeepsCancellation(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
-        Reentrant callbacks = new Reentrant(probe::criticalSection);
-        runner(rt, 1).start(ctx -> {
-            try (SocketPair pair = probe.socketPair(ctx)) {
-                Operation<byte[]> operation = pair.recv();
-                assertFalse(operation.poll(Waker.noop()).isReady());
-                callbacks.arm(Reentrant.Callback.RETAIN);
-                RuntimeException panic = onForeignThreadBlockingWorker(() -> {
-                    Waker waker = callbacks.waker();
-                    try {
-                        operation.poll(waker);
-                        return null;
-                    } catch (RuntimeException e) {
-                        return e;
-                    }
-                });
-                assertNotNull(panic, "receiver waker clone must panic");
-                assertEquals("waker callback panic 1", panic.getMessage());
-                operation.close();
-                drained(ctx, probe::admitted);
-            }
-            return null;
+        Reentrant callbacks = new Reentrant(rt::criticalSection);
+        onSocketPair(rt, (ctx, pair) -> {
+            Operation<byte[]> operation = pendingReceive(pair);
+            callbacks.arm(Reentrant.Callback.RETAIN);
+            RuntimeException panic = onForeignThreadBlockingWorker(() -> {
+                Waker waker = callbacks.waker();
+                try {
+                    operation.poll(waker);
+                    return null;
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            });
+            assertNotNull(panic, "receiver waker clone must panic");
+            assertEquals("waker callback panic 1", panic.getMessage());
+            operation.close();
+            drained(ctx, rt::admitted);
         });
         callbacks.assertBalanced();
     }
@@ -442,13 +431,11 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_forwarded_write_finishes_after_drop}. */
     @WhiteBoxCase
     void testForwardedWriteFinishesAfterDrop(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         for (boolean promoted : new boolean[] {false, true}) {
             runner(rt, 1).start(ctx -> {
                 Blob blob = ctx.open("forwarded_write", "file").await().blob();
-                try (SocketPair pair = probe.socketPair(ctx)) {
-                    Operation<byte[]> blocker = pair.recv();
-                    assertFalse(blocker.poll(Waker.noop()).isReady());
+                try (SocketPair pair = rt.socketPair(ctx)) {
+                    Operation<byte[]> blocker = pendingReceive(pair);
                     reschedule();
 
                     Operation<Void> write = blob.writeAt(0, bytes("retained"));
@@ -459,7 +446,7 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
                     }
                     write.close();
                     blocker.close();
-                    drained(ctx, probe::admitted);
+                    drained(ctx, rt::admitted);
 
                     byte[] read = blob.readAt(0, 8).await();
                     assertArrayEquals(bytes("retained"), read);
@@ -476,36 +463,31 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_foreign_drop_releases_registration}. */
     @WhiteBoxCase
     void testForeignDropReleasesRegistration(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         boolean[][] cases = {{false, false}, {false, true}, {true, false}, {true, true}};
         for (boolean[] kase : cases) {
             boolean inFlight = kase[0];
             boolean pollFirst = kase[1];
-            runner(rt, 1).start(ctx -> {
-                try (SocketPair pair = probe.socketPair(ctx)) {
-                    Operation<byte[]> operation = pair.recv();
-                    assertFalse(operation.poll(Waker.noop()).isReady());
+            onSocketPair(rt, (ctx, pair) -> {
+                Operation<byte[]> operation = pendingReceive(pair);
 
-                    // A queued receive retires locally. A staged receive must wait for its own completion after
-                    // cancellation.
-                    if (inFlight) {
-                        reschedule();
-                    }
-                    onForeignThreadBlockingWorker(() -> {
-                        if (pollFirst) {
-                            assertFalse(operation.poll(Waker.noop()).isReady());
-                        }
-                        // Closing must release the original registration whether or not its observer has moved
-                        // to another thread.
-                        operation.close();
-                        return null;
-                    });
-
-                    // The owner must process the foreign message and finish any kernel cancellation before the
-                    // registration can retire.
-                    drained(ctx, probe::admitted);
+                // A queued receive retires locally. A staged receive must wait for its own completion after
+                // cancellation.
+                if (inFlight) {
+                    reschedule();
                 }
-                return null;
+                onForeignThreadBlockingWorker(() -> {
+                    if (pollFirst) {
+                        assertFalse(operation.poll(Waker.noop()).isReady());
+                    }
+                    // Closing must release the original registration whether or not its observer has moved
+                    // to another thread.
+                    operation.close();
+                    return null;
+                });
+
+                // The owner must process the foreign message and finish any kernel cancellation before the
+                // registration can retire.
+                drained(ctx, rt::admitted);
             });
         }
     }
@@ -515,34 +497,30 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_pending_observers_retain_equivalent_wakers}. */
     @WhiteBoxCase
     void testPendingObserversRetainEquivalentWakers(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
-        Reentrant callbacks = new Reentrant(probe::criticalSection);
-        runner(rt, 1).start(ctx -> {
-            try (SocketPair pair = probe.socketPair(ctx)) {
-                Operation<byte[]> first = pair.recv();
-                Operation<byte[]> queued = pair.recv();
-                Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
-                Waker waker = callbacks.waker();
-                assertFalse(first.poll(waker).isReady());
-                reschedule();
-                assertFalse(queued.poll(waker).isReady());
-                assertFalse(sleep.poll(waker).isReady());
+        Reentrant callbacks = new Reentrant(rt::criticalSection);
+        onSocketPair(rt, (ctx, pair) -> {
+            Operation<byte[]> first = pair.recv();
+            Operation<byte[]> queued = pair.recv();
+            Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
+            Waker waker = callbacks.waker();
+            assertFalse(first.poll(waker).isReady());
+            reschedule();
+            assertFalse(queued.poll(waker).isReady());
+            assertFalse(sleep.poll(waker).isReady());
 
-                // Equivalent wakers need no replacement for an in-flight request, a queued request, or a
-                // registered sleep. (Rust clones of one waker are will_wake-equal; every waker of the fixture
-                // is equivalent, so a second one is checked too.)
-                int clones = callbacks.retainCalls();
-                for (Waker again : List.of(waker, callbacks.waker())) {
-                    assertFalse(first.poll(again).isReady());
-                    assertFalse(queued.poll(again).isReady());
-                    assertFalse(sleep.poll(again).isReady());
-                }
-                assertEquals(clones, callbacks.retainCalls());
-                first.close();
-                queued.close();
-                sleep.close();
+            // Equivalent wakers need no replacement for an in-flight request, a queued request, or a
+            // registered sleep. (Rust clones of one waker are will_wake-equal; every waker of the fixture
+            // is equivalent, so a second one is checked too.)
+            int clones = callbacks.retainCalls();
+            for (Waker again : List.of(waker, callbacks.waker())) {
+                assertFalse(first.poll(again).isReady());
+                assertFalse(queued.poll(again).isReady());
+                assertFalse(sleep.poll(again).isReady());
             }
-            return null;
+            assertEquals(clones, callbacks.retainCalls());
+            first.close();
+            queued.close();
+            sleep.close();
         });
         callbacks.assertBalanced();
     }
@@ -554,31 +532,27 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
      */
     @WhiteBoxCase
     void testObserverCloneWakeAndDropRunOutsideLocalBorrows(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
-        Reentrant callbacks = new Reentrant(probe::criticalSection);
-        runner(rt, 1).start(ctx -> {
-            try (SocketPair pair = probe.socketPair(ctx)) {
-                Operation<Void> operation = pair.send();
-                Waker waker = callbacks.waker();
-                assertFalse(operation.poll(waker).isReady());
+        Reentrant callbacks = new Reentrant(rt::criticalSection);
+        onSocketPair(rt, (ctx, pair) -> {
+            Operation<Void> operation = pair.send();
+            Waker waker = callbacks.waker();
+            assertFalse(operation.poll(waker).isReady());
 
-                // Replace the observer with a no-op waker, then restore it. The old observer must be dropped
-                // after the worker borrow ends.
-                assertFalse(operation.poll(Waker.noop()).isReady());
-                assertFalse(operation.poll(waker).isReady());
+            // Replace the observer with a no-op waker, then restore it. The old observer must be dropped
+            // after the worker borrow ends.
+            assertFalse(operation.poll(Waker.noop()).isReady());
+            assertFalse(operation.poll(waker).isReady());
 
-                until(ctx, "the send's completion woke the installed copy", () -> callbacks.wakes() > 0);
+            until(ctx, "the send's completion woke the installed copy", () -> callbacks.wakes() > 0);
 
-                // A different waker would need cloning if the request were pending. Consuming the completed
-                // result must skip that callback entirely.
-                Reentrant ready = new Reentrant(probe::criticalSection);
-                Poll<Void> poll = operation.poll(ready.waker());
-                assertTrue(poll.isReady());
-                assertNull(poll.get());
-                assertEquals(0, ready.retainCalls());
-                ready.assertBalanced();
-            }
-            return null;
+            // A different waker would need cloning if the request were pending. Consuming the completed
+            // result must skip that callback entirely.
+            Reentrant ready = new Reentrant(rt::criticalSection);
+            Poll<Void> poll = operation.poll(ready.waker());
+            assertTrue(poll.isReady());
+            assertNull(poll.get());
+            assertEquals(0, ready.retainCalls());
+            ready.assertBalanced();
         });
 
         // Two installations, one completion wake, and release of the displaced clone.
@@ -596,48 +570,44 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
      */
     @WhiteBoxCase
     void testObserverCloneCanRegisterAndCancelOtherWork(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         for (boolean inFlight : new boolean[] {false, true}) {
-            Reentrant callbacks = new Reentrant(probe::criticalSection);
+            Reentrant callbacks = new Reentrant(rt::criticalSection);
             List<Throwable> callbackFailures = new ArrayList<>();
-            runner(rt, 1).start(ctx -> {
-                try (SocketPair pair = probe.socketPair(ctx)) {
-                    callbacks.onRetain = () -> {
-                        try {
-                            Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
-                            Operation<byte[]> operation = pair.recv();
-                            assertFalse(sleep.poll(Waker.noop()).isReady());
-                            assertFalse(operation.poll(Waker.noop()).isReady());
-                            operation.close();
-                            sleep.close();
-                        } catch (Throwable t) {
-                            callbackFailures.add(t);
-                        }
-                    };
-
-                    Operation<byte[]> operation = pair.recv();
-                    Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
-                    assertFalse(operation.poll(Waker.noop()).isReady());
-                    assertFalse(sleep.poll(Waker.noop()).isReady());
-                    if (inFlight) {
-                        reschedule();
+            onSocketPair(rt, (ctx, pair) -> {
+                callbacks.onRetain = () -> {
+                    try {
+                        Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
+                        Operation<byte[]> operation = pair.recv();
+                        assertFalse(sleep.poll(Waker.noop()).isReady());
+                        assertFalse(operation.poll(Waker.noop()).isReady());
+                        operation.close();
+                        sleep.close();
+                    } catch (Throwable t) {
+                        callbackFailures.add(t);
                     }
+                };
 
-                    // Each replacement may register and cancel other identities. The current registrations
-                    // still need their own completion.
-                    Waker waker = callbacks.waker();
-                    assertFalse(operation.poll(waker).isReady());
-                    assertFalse(sleep.poll(waker).isReady());
-                    assertEquals(2, callbacks.retainCalls());
-
-                    sleep.close();
-                    pair.writePeer(bytes("x"));
-                    byte[] buffer = operation.await();
-                    assertEquals(1, buffer.length, "receive failed after observer replacement");
-                    assertArrayEquals(bytes("x"), buffer);
-                    drained(ctx, probe::admitted);
+                Operation<byte[]> operation = pair.recv();
+                Operation<Void> sleep = ctx.sleeper(Duration.ofSeconds(60));
+                assertFalse(operation.poll(Waker.noop()).isReady());
+                assertFalse(sleep.poll(Waker.noop()).isReady());
+                if (inFlight) {
+                    reschedule();
                 }
-                return null;
+
+                // Each replacement may register and cancel other identities. The current registrations
+                // still need their own completion.
+                Waker waker = callbacks.waker();
+                assertFalse(operation.poll(waker).isReady());
+                assertFalse(sleep.poll(waker).isReady());
+                assertEquals(2, callbacks.retainCalls());
+
+                sleep.close();
+                pair.writePeer(bytes("x"));
+                byte[] buffer = operation.await();
+                assertEquals(1, buffer.length, "receive failed after observer replacement");
+                assertArrayEquals(bytes("x"), buffer);
+                drained(ctx, rt::admitted);
             });
             assertEquals(List.of(), callbackFailures);
             callbacks.assertBalanced();
@@ -654,12 +624,11 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
      */
     @WhiteBoxCase
     void testObserverCloneAdmittingAWaitingSyncKeepsTheObservedResult(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
-        Reentrant admitting = new Reentrant(probe::criticalSection);
+        Reentrant admitting = new Reentrant(rt::criticalSection);
         String outcome = runner(rt, 1).start(ctx -> {
             Blob blob = ctx.open("observer_refresh", "blob").await().blob();
             // Hold the open's permit so the sync waits for it in the driver.
-            DurabilityPermit permit = probe.permit(blob);
+            DurabilityPermit permit = rt.permit(blob);
             assertTrue(permit.tryAcquire());
             Operation<Void> sync = blob.sync();
             assertFalse(sync.poll(Waker.noop()).isReady());
@@ -691,7 +660,7 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
             // Report the poll's outcome, then let both syncs retire.
             sync.close();
             admitted.forEach(Operation::close);
-            drained(ctx, probe::admitted);
+            drained(ctx, rt::admitted);
             blob.close();
             return seen;
         });
@@ -704,12 +673,11 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
     /** Seed: {@code test_observer_clone_panic_preserves_queued_and_in_flight_cancellation}. */
     @WhiteBoxCase
     void testObserverClonePanicPreservesQueuedAndInFlightCancellation(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         for (boolean queued : new boolean[] {false, true}) {
-            Reentrant callbacks = new Reentrant(probe::criticalSection);
+            Reentrant callbacks = new Reentrant(rt::criticalSection);
             AtomicReference<SocketPair> pair = new AtomicReference<>();
             runnerLeavingOpen(rt, 1, "its socket pair outlives start, as in the seed").start(ctx -> {
-                pair.set(probe.socketPair(ctx));
+                pair.set(rt.socketPair(ctx));
                 SocketPair socket = pair.get();
                 Operation<byte[]> blocker = queued ? socket.recv() : null;
                 if (blocker != null) {
@@ -721,13 +689,13 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
                 assertFalse(operation.poll(Waker.noop()).isReady());
                 reschedule();
 
-                WaiterId registration = probe.key(operation);
+                WaiterId registration = rt.key(operation);
                 callbacks.arm(Reentrant.Callback.RETAIN);
                 RuntimeException panic = assertThrows(RuntimeException.class, () -> operation.poll(waker),
                         "observer clone must panic");
                 assertEquals("waker callback panic 1", panic.getMessage());
                 assertSame(callbacks.thrown(), panic);
-                assertEquals(registration, probe.key(operation), "clone panic lost cancellation identity");
+                assertEquals(registration, rt.key(operation), "clone panic lost cancellation identity");
 
                 // A clone panic must retain the identity needed to cancel both queued and in-flight requests.
                 operation.close();
@@ -751,17 +719,16 @@ public abstract class SeedOperationCases extends WhiteBoxCases {
      */
     @WhiteBoxCase
     void testObserverWakeAndDropPanicsFinishWorkerRetirement(WhiteBoxRuntime rt) {
-        WhiteBoxRuntime probe = rt;
         for (Reentrant.Callback callback : new Reentrant.Callback[] {Reentrant.Callback.WAKE,
                 Reentrant.Callback.RELEASE}) {
-            Reentrant callbacks = new Reentrant(probe::criticalSection);
+            Reentrant callbacks = new Reentrant(rt::criticalSection);
             AtomicReference<SocketPair> pair = new AtomicReference<>();
             // Keep the worker to inspect its cleanup after start has returned.
             AtomicReference<Worker> retainedLocal = new AtomicReference<>();
             Runner runner = runnerLeavingOpen(rt, 1, "its socket pair outlives start, as in the seed");
             RuntimeException panic = assertThrows(RuntimeException.class, () -> runner.start(ctx -> {
-                retainedLocal.set(probe.worker());
-                pair.set(probe.socketPair(ctx));
+                retainedLocal.set(rt.worker());
+                pair.set(rt.socketPair(ctx));
                 Operation<?> operation = callback == Reentrant.Callback.WAKE ? pair.get().send() : pair.get().recv();
                 Waker waker = callbacks.waker();
                 assertFalse(operation.poll(waker).isReady());

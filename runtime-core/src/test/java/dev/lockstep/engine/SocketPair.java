@@ -197,70 +197,86 @@ public final class SocketPair implements AutoCloseable {
         }
     }
 
-    /** A connect of the local socket. */
-    private static final class ConnectRequest extends Request {
-        private final RawFd fd;
-        private final InetSocketAddress address;
-        private MemorySegment sockaddr;
+    /**
+     * A raw ring request of the pair: its description, and what it holds until the driver releases it (a native
+     * buffer, a reference to the fd it names, if any).
+     */
+    private abstract static class RawRequest extends Request {
+        /** The fd named, whose reference the request holds; null for none (an accept names the listener). */
+        final RawFd fd;
+        private final String description;
+        /** Ring memory the submission points at, allocated at the first prepare; freed on release. */
+        MemorySegment buffer;
 
-        ConnectRequest(RawFd fd, InetSocketAddress address) {
+        RawRequest(RawFd fd, String description) {
             this.fd = fd;
-            this.address = address;
+            this.description = description;
+        }
+
+        /** Whether the kernel's result asks for the same submission again. */
+        static boolean retried(int result) {
+            return result == -Errno.EINTR || result == -Errno.EAGAIN;
         }
 
         @Override
-        public Kind kind() {
+        public final Kind kind() {
             return Kind.RING;
         }
 
         @Override
-        public void prepare(Submission submission, Ring ring) {
-            if (sockaddr == null) {
-                sockaddr = fd.system.sockaddr(ring, address);
-            }
-            submission.opcode = Opcode.CONNECT;
-            submission.fd = fd.fd();
-            submission.buffer = sockaddr;
-            submission.length = (int) sockaddr.byteSize();
-        }
-
-        @Override
-        public boolean complete(int result) {
-            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
-                return false;
-            }
-            return result < 0 ? fail(new ConnectionFailedException("test connect to " + address + ": "
-                    + Errno.describe(-result))) : succeed(null);
-        }
-
-        @Override
-        public String describe() {
-            return "test connect to " + address;
+        public final String describe() {
+            return description;
         }
 
         @Override
         public void release(Ring ring) {
-            if (sockaddr != null) {
-                ring.free(sockaddr);
-                sockaddr = null;
+            if (buffer != null) {
+                ring.free(buffer);
+                buffer = null;
             }
-            fd.release();
+            if (fd != null) {
+                fd.release();
+            }
         }
     }
 
-    /** An accept on the test's listener; yields the accepted fd. */
-    private static final class AcceptRequest extends Request {
-        private final int listener;
+    /** A connect of the local socket. */
+    private static final class ConnectRequest extends RawRequest {
         private final InetSocketAddress address;
 
-        AcceptRequest(int listener, InetSocketAddress address) {
-            this.listener = listener;
+        ConnectRequest(RawFd fd, InetSocketAddress address) {
+            super(fd, "test connect to " + address);
             this.address = address;
         }
 
         @Override
-        public Kind kind() {
-            return Kind.RING;
+        public void prepare(Submission submission, Ring ring) {
+            if (buffer == null) {
+                buffer = fd.system.sockaddr(ring, address);
+            }
+            submission.opcode = Opcode.CONNECT;
+            submission.fd = fd.fd();
+            submission.buffer = buffer;
+            submission.length = (int) buffer.byteSize();
+        }
+
+        @Override
+        public boolean complete(int result) {
+            if (retried(result)) {
+                return false;
+            }
+            return result < 0 ? fail(new ConnectionFailedException(describe() + ": " + Errno.describe(-result)))
+                    : succeed(null);
+        }
+    }
+
+    /** An accept on the test's listener; yields the accepted fd. */
+    private static final class AcceptRequest extends RawRequest {
+        private final int listener;
+
+        AcceptRequest(int listener, InetSocketAddress address) {
+            super(null, "test accept on " + address);
+            this.listener = listener;
         }
 
         @Override
@@ -271,49 +287,41 @@ public final class SocketPair implements AutoCloseable {
 
         @Override
         public boolean complete(int result) {
-            if (result == -Errno.EINTR || result == -Errno.EAGAIN || result == -Errno.ECONNABORTED) {
+            if (retried(result) || result == -Errno.ECONNABORTED) {
                 return false;
             }
-            return result < 0 ? fail(new ConnectionFailedException("test accept on " + address + ": "
-                    + Errno.describe(-result))) : succeed(result);
-        }
-
-        @Override
-        public String describe() {
-            return "test accept on " + address;
+            return result < 0 ? fail(new ConnectionFailedException(describe() + ": " + Errno.describe(-result)))
+                    : succeed(result);
         }
     }
 
-    /** An exact receive of {@code length} bytes; a short receive is resubmitted. */
-    static final class RecvRequest extends Request {
-        private final RawFd fd;
-        private final int length;
-        /** Every completion's result, in order, or null: how many pieces the kernel took. */
-        private final java.util.List<Integer> pieces;
-        private MemorySegment buffer;
+    /** A transfer of exactly {@code length} bytes; a short one is resubmitted for the rest. */
+    private abstract static class ExactTransfer extends RawRequest {
+        private final Opcode opcode;
+        final int length;
         private int done;
 
-        RecvRequest(RawFd fd, int length) {
-            this(fd, length, null);
-        }
-
-        RecvRequest(RawFd fd, int length, java.util.List<Integer> pieces) {
-            this.fd = fd;
+        ExactTransfer(RawFd fd, Opcode opcode, int length, String description) {
+            super(fd, description);
+            this.opcode = opcode;
             this.length = length;
-            this.pieces = pieces;
         }
 
-        @Override
-        public Kind kind() {
-            return Kind.RING;
-        }
+        /** The buffer of {@code length} bytes, allocated from {@code ring} at the first prepare. */
+        abstract MemorySegment allocate(Ring ring);
+
+        /** The failure of a result {@code <= 0}. */
+        abstract RuntimeException failure(int result);
+
+        /** The operation's value once every byte moved. */
+        abstract Object value();
 
         @Override
         public void prepare(Submission submission, Ring ring) {
             if (buffer == null) {
-                buffer = ring.allocate(length);
+                buffer = allocate(ring);
             }
-            submission.opcode = Opcode.RECV;
+            submission.opcode = opcode;
             submission.fd = fd.fd();
             submission.buffer = buffer.asSlice(done);
             submission.length = length - done;
@@ -321,92 +329,81 @@ public final class SocketPair implements AutoCloseable {
 
         @Override
         public boolean complete(int result) {
-            if (pieces != null) {
-                pieces.add(result);
-            }
-            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
+            if (retried(result)) {
                 return false;
             }
             if (result <= 0) {
-                return fail(new RecvFailedException("test receive on " + fd + ": "
-                        + (result == 0 ? "end of stream" : Errno.describe(-result))));
+                return fail(failure(result));
             }
             done += result;
-            if (done < length) {
-                return false;
-            }
-            return succeed(buffer.toArray(ValueLayout.JAVA_BYTE));
-        }
-
-        @Override
-        public String describe() {
-            return "test receive of " + length + " bytes on " + fd;
-        }
-
-        @Override
-        public void release(Ring ring) {
-            if (buffer != null) {
-                ring.free(buffer);
-                buffer = null;
-            }
-            fd.release();
+            return done < length ? false : succeed(value());
         }
     }
 
-    /** A send of every byte; a short send is resubmitted. Cancellable, like the seed's send. */
-    static final class SendRequest extends Request {
-        private final RawFd fd;
-        private final byte[] data;
-        private MemorySegment buffer;
-        private int done;
+    /** An exact receive of {@code length} bytes; a short receive is resubmitted. */
+    static final class RecvRequest extends ExactTransfer {
+        /** Every completion's result, in order, or null: how many pieces the kernel took. */
+        private final java.util.List<Integer> pieces;
 
-        SendRequest(RawFd fd, byte[] data) {
-            this.fd = fd;
-            this.data = data;
+        RecvRequest(RawFd fd, int length) {
+            this(fd, length, null);
+        }
+
+        RecvRequest(RawFd fd, int length, java.util.List<Integer> pieces) {
+            super(fd, Opcode.RECV, length, "test receive of " + length + " bytes on " + fd);
+            this.pieces = pieces;
         }
 
         @Override
-        public Kind kind() {
-            return Kind.RING;
-        }
-
-        @Override
-        public void prepare(Submission submission, Ring ring) {
-            if (buffer == null) {
-                buffer = ring.allocate(data.length);
-                MemorySegment.copy(data, 0, buffer, ValueLayout.JAVA_BYTE, 0, data.length);
-            }
-            submission.opcode = Opcode.SEND;
-            submission.fd = fd.fd();
-            submission.buffer = buffer.asSlice(done);
-            submission.length = data.length - done;
+        MemorySegment allocate(Ring ring) {
+            return ring.allocate(length);
         }
 
         @Override
         public boolean complete(int result) {
-            if (result == -Errno.EINTR || result == -Errno.EAGAIN) {
-                return false;
+            if (pieces != null) {
+                pieces.add(result);
             }
-            if (result <= 0) {
-                return fail(new SendFailedException("test send on " + fd + ": "
-                        + (result == 0 ? "nothing sent" : Errno.describe(-result))));
-            }
-            done += result;
-            return done < data.length ? false : succeed(null);
+            return super.complete(result);
         }
 
         @Override
-        public String describe() {
-            return "test send of " + data.length + " bytes on " + fd;
+        RuntimeException failure(int result) {
+            return new RecvFailedException("test receive on " + fd + ": "
+                    + (result == 0 ? "end of stream" : Errno.describe(-result)));
         }
 
         @Override
-        public void release(Ring ring) {
-            if (buffer != null) {
-                ring.free(buffer);
-                buffer = null;
-            }
-            fd.release();
+        Object value() {
+            return buffer.toArray(ValueLayout.JAVA_BYTE);
+        }
+    }
+
+    /** A send of every byte; a short send is resubmitted. Cancellable, like the seed's send. */
+    static final class SendRequest extends ExactTransfer {
+        private final byte[] data;
+
+        SendRequest(RawFd fd, byte[] data) {
+            super(fd, Opcode.SEND, data.length, "test send of " + data.length + " bytes on " + fd);
+            this.data = data;
+        }
+
+        @Override
+        MemorySegment allocate(Ring ring) {
+            MemorySegment memory = ring.allocate(length);
+            MemorySegment.copy(data, 0, memory, ValueLayout.JAVA_BYTE, 0, length);
+            return memory;
+        }
+
+        @Override
+        RuntimeException failure(int result) {
+            return new SendFailedException("test send on " + fd + ": "
+                    + (result == 0 ? "nothing sent" : Errno.describe(-result)));
+        }
+
+        @Override
+        Object value() {
+            return null;
         }
     }
 }
