@@ -3,7 +3,7 @@ package dev.lockstep.bench;
 import com.sun.nio.file.ExtendedOpenOption;
 import dev.lockstep.Handle;
 import dev.lockstep.engine.RawTransfer;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.SystemCalls;

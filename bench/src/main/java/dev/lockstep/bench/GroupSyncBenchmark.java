@@ -2,7 +2,7 @@ package dev.lockstep.bench;
 
 import dev.lockstep.Blob;
 import dev.lockstep.Handle;
-import dev.lockstep.engine.DurabilityPermit;
+import dev.lockstep.engine.io.DurabilityPermit;
 import dev.lockstep.uring.UringRunner;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Test;
  * this module's class path (all but the benchmarks): a rule broken by a new import fails here, naming the class and
  * the dependency, instead of living on as a sentence nobody checks. That includes the simulator's rooms
  * (ARCHITECTURE.md §5): the audit uses no other room, the simulated OS knows neither the scheduler nor the run, and
- * the scheduler does not know the run.
+ * the scheduler does not know the run. And the engine's rooms (ARCHITECTURE.md §3): the buffers use no request,
+ * fiber or I/O room, fibers and supervision use neither the buffers nor I/O, and the two edges that run back up
+ * into the I/O room (the driver's permit and lane, the worker's recyclers) name their types.
  */
 class LayeringTest {
     private static JavaClasses main;
@@ -124,6 +126,58 @@ class LayeringTest {
                 .should().onlyDependOnClassesThat(outsideTheSimulatorOr(
                         List.of("dev.lockstep.sim.sched", "dev.lockstep.sim.os", "dev.lockstep.sim.audit"),
                         "Priorities", "Scheduling")));
+    }
+
+    @Test
+    void theBuffersUseNoRequestFiberOrIoRoom() {
+        check(classes().that().resideInAPackage("dev.lockstep.engine.buffer")
+                .should().onlyDependOnClassesThat(outsideTheEngineRoomsOr(
+                        List.of("dev.lockstep.engine.buffer", "dev.lockstep.engine.worker"))));
+    }
+
+    @Test
+    void theFibersAndSupervisionUseNeitherTheBuffersNorTheIoRoom() {
+        check(classes().that().resideInAPackage("dev.lockstep.engine.task")
+                .should().onlyDependOnClassesThat(outsideTheEngineRoomsOr(List.of("dev.lockstep.engine.task",
+                        "dev.lockstep.engine.worker", "dev.lockstep.engine.request"))));
+    }
+
+    @Test
+    void theRequestsReachTheIoRoomOnlyForThePermitAndTheLane() {
+        check(classes().that().resideInAPackage("dev.lockstep.engine.request")
+                .should().onlyDependOnClassesThat(outsideTheEngineRoomsOr(List.of("dev.lockstep.engine.request",
+                        "dev.lockstep.engine.worker", "dev.lockstep.engine.task"),
+                        "io.DurabilityPermit", "io.MetadataLane")));
+    }
+
+    @Test
+    void theWorkerReachesTheIoRoomOnlyForTheKindsItRecycles() {
+        check(classes().that().resideInAPackage("dev.lockstep.engine.worker")
+                .should().onlyDependOnClassesThat(outsideTheEngineRoomsOr(List.of("dev.lockstep.engine.worker",
+                        "dev.lockstep.engine.request", "dev.lockstep.engine.task", "dev.lockstep.engine.buffer"),
+                        "io.BlobReadRequest", "io.BlobWriteRequest", "io.EngineNetwork$SendRequest")));
+    }
+
+    /**
+     * Any class outside the engine's rooms (the engine's own package {@code dev.lockstep.engine}, which every room
+     * may use, included), a class of one of {@code rooms}, or one of the named types of a room (with its nested
+     * types), given relative to {@code dev.lockstep.engine}.
+     */
+    private static DescribedPredicate<JavaClass> outsideTheEngineRoomsOr(List<String> rooms, String... types) {
+        String description = "are outside the engine's rooms, in " + rooms + ", or one of " + List.of(types);
+        return DescribedPredicate.describe(description, type -> {
+            String name = type.getName();
+            if (!type.getPackageName().startsWith("dev.lockstep.engine.") || rooms.contains(type.getPackageName())) {
+                return true;
+            }
+            for (String named : types) {
+                String allowed = "dev.lockstep.engine." + named;
+                if (name.equals(allowed) || name.startsWith(allowed + "$")) {
+                    return true;
+                }
+            }
+            return false;
+        });
     }
 
     /**

@@ -49,6 +49,10 @@ class ModuleDescriptorsTest {
                         "dev.lockstep.spi", Set.of()),
                 "lockstep.runtime.core", Map.of(
                         "dev.lockstep.engine", Set.of("lockstep.runtime.uring", "lockstep.runtime.sim"),
+                        "dev.lockstep.engine.task", Set.of("lockstep.runtime.uring", "lockstep.runtime.sim"),
+                        "dev.lockstep.engine.worker", Set.of("lockstep.runtime.sim"),
+                        "dev.lockstep.engine.request", Set.of("lockstep.runtime.sim"),
+                        "dev.lockstep.engine.buffer", Set.of("lockstep.runtime.sim"),
                         "dev.lockstep.kernel", Set.of("lockstep.runtime.uring", "lockstep.runtime.sim")),
                 "lockstep.runtime.uring", Map.of("dev.lockstep.uring", Set.of()),
                 "lockstep.runtime.sim", Map.of("dev.lockstep.sim", Set.of()),
@@ -71,6 +75,9 @@ class ModuleDescriptorsTest {
         Set<String> simPackages = lockstep.find("lockstep.runtime.sim").orElseThrow().descriptor().packages();
         assertTrue(simPackages.contains("dev.lockstep.sim.sched"), "the scheduler room is in the module: "
                 + simPackages);
+        Set<String> corePackages = lockstep.find("lockstep.runtime.core").orElseThrow().descriptor().packages();
+        assertTrue(corePackages.contains("dev.lockstep.engine.io"), "the engine's storage and network room is in the "
+                + "module, exported to no one: " + corePackages);
     }
 
     @Test
@@ -91,7 +98,7 @@ class ModuleDescriptorsTest {
         ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(configuration,
                 ClassLoader.getPlatformClassLoader());
         ClassLoader loader = layer.findLoader("lockstep.api");
-        Map<String, String> providers = Map.of("dev.lockstep.spi.Awaiter", "dev.lockstep.engine.FiberAwaiter",
+        Map<String, String> providers = Map.of("dev.lockstep.spi.Awaiter", "dev.lockstep.engine.task.FiberAwaiter",
                 "dev.lockstep.spi.SearchHooks", "dev.lockstep.sim.SimSearchHooks");
         for (var service : providers.entrySet()) {
             List<String> found = ServiceLoader.load(layer, loader.loadClass(service.getKey())).stream()
@@ -109,7 +116,7 @@ class ModuleDescriptorsTest {
         String allowed = "import dev.lockstep.sim.SimRunner; public class App { Object runner = SimRunner.seeded(1); }";
         assertEquals("", compileConsumer(dir.resolve("allowed"), allowed));
         for (String internal : List.of("dev.lockstep.sim.os.SimKernel", "dev.lockstep.sim.sched.Scheduler",
-                ENGINE)) {
+                ENGINE, "dev.lockstep.engine.worker.Worker")) {
             String source = "public class App { Class<?> type = " + internal + ".class; }";
             String errors = compileConsumer(dir.resolve(internal), source);
             String pkg = internal.substring(0, internal.lastIndexOf('.'));

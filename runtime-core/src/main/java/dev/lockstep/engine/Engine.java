@@ -1,5 +1,18 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.engine.buffer.ReceiveMemory;
+import dev.lockstep.engine.io.EngineStorage;
+import dev.lockstep.engine.io.OwnedResources;
+import dev.lockstep.engine.io.SharedFd;
+import dev.lockstep.engine.task.Fiber;
+import dev.lockstep.engine.task.FiberScheduler;
+import dev.lockstep.engine.task.Fibers;
+import dev.lockstep.engine.task.LiveFibers;
+import dev.lockstep.engine.task.StopState;
+import dev.lockstep.engine.task.Supervision;
+import dev.lockstep.engine.task.TaskFibers;
+import dev.lockstep.engine.worker.Worker;
+import dev.lockstep.engine.worker.WorkerMetrics;
 import dev.lockstep.sync.FiberSafeLock;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
@@ -72,7 +85,7 @@ public final class Engine {
     }
 
     /** The run's buffered receive memory. */
-    ReceiveMemory receiveMemory() {
+    public ReceiveMemory receiveMemory() {
         return receiveMemory;
     }
 
@@ -86,7 +99,7 @@ public final class Engine {
     }
 
     /** Who runs fibers when; a worker asks it whether a fiber may turn the ring inline. */
-    FiberScheduler scheduler() {
+    public FiberScheduler scheduler() {
         return scheduler;
     }
 
@@ -205,7 +218,7 @@ public final class Engine {
         return kernel;
     }
 
-    Supervision supervision() {
+    public Supervision supervision() {
         return supervision;
     }
 
@@ -248,7 +261,7 @@ public final class Engine {
      * @param fd the owner's fd
      * @param closeOwner closes the owner (idempotent)
      */
-    void own(SharedFd fd, Runnable closeOwner) {
+    public void own(SharedFd fd, Runnable closeOwner) {
         owned.own(fd, closeOwner);
     }
 
@@ -360,7 +373,7 @@ public final class Engine {
      * {@link #checkForeignCaller} of {@code owner}'s engine; a worker built without an engine (the engine's own
      * model-checking tests drive bare workers) has no check to run.
      */
-    static void checkForeignCaller(Worker owner, String what) {
+    public static void checkForeignCaller(Worker owner, String what) {
         checkForeignCaller(owner.engine(), what);
     }
 
@@ -368,7 +381,7 @@ public final class Engine {
      * {@link #checkForeignCaller} of {@code engine}, if there is one (a task handle made by the model-checking tests
      * has none).
      */
-    static void checkForeignCaller(Engine engine, String what) {
+    public static void checkForeignCaller(Engine engine, String what) {
         if (engine != null) {
             engine.checkForeignCaller(what);
         }
@@ -404,7 +417,7 @@ public final class Engine {
     }
 
     /** Worker {@code index}'s counters. */
-    WorkerMetrics workerMetrics(int index) {
+    public WorkerMetrics workerMetrics(int index) {
         return metrics[index];
     }
 

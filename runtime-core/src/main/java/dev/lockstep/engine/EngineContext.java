@@ -12,6 +12,13 @@ import dev.lockstep.Operation;
 import dev.lockstep.Signal;
 import dev.lockstep.Task;
 import dev.lockstep.TimeoutException;
+import dev.lockstep.engine.io.EngineNetwork;
+import dev.lockstep.engine.request.TimerRequest;
+import dev.lockstep.engine.task.Fiber;
+import dev.lockstep.engine.task.Fibers;
+import dev.lockstep.engine.task.StopState;
+import dev.lockstep.engine.task.Supervision;
+import dev.lockstep.engine.worker.Worker;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,7 +29,7 @@ import java.util.concurrent.Callable;
  * The {@link Context} of both runtimes: a node of the supervision tree plus the engine's clock, storage and
  * network, all registering on the calling fiber's worker.
  */
-final class EngineContext implements Context {
+public final class EngineContext implements Context {
 
     private final Engine engine;
     private final Supervision.Node node;
@@ -45,14 +52,14 @@ final class EngineContext implements Context {
      */
     private final boolean rootLevel;
 
-    EngineContext(Engine engine, Supervision.Node node, String label, boolean rootLevel) {
+    public EngineContext(Engine engine, Supervision.Node node, String label, boolean rootLevel) {
         this.engine = engine;
         this.node = node;
         this.label = label;
         this.rootLevel = rootLevel;
     }
 
-    static Worker currentWorker(String what) {
+    public static Worker currentWorker(String what) {
         Worker worker = Worker.current();
         if (worker == null) {
             throw new IllegalStateException(what + " must be called from a task of a Lockstep runtime, not from thread "

@@ -1,5 +1,9 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.engine.task.FiberScheduler;
+import dev.lockstep.engine.task.Fibers;
+import dev.lockstep.engine.worker.Worker;
+
 /**
  * What a runtime that owns every thread and records every step (the simulator) needs from the engine beyond
  * scheduling ({@link FiberScheduler}): the calls the engine makes to it, installed with {@link Engine#hooks}

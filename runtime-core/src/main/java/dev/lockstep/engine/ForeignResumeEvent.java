@@ -1,5 +1,7 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.engine.task.Fiber;
+import dev.lockstep.engine.worker.Worker;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Enabled;

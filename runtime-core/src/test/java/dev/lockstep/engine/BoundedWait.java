@@ -10,7 +10,7 @@ import java.util.function.BooleanSupplier;
  * so a test whose condition never comes fails instead of hanging. How the waiter lets the others run between polls
  * depends on where it runs, hence one method per kind of waiter. The limit bounds a wait, it asserts no speed.
  */
-final class BoundedWait {
+public final class BoundedWait {
     static final int LIMIT_SECONDS = 10;
 
     private BoundedWait() {
@@ -33,7 +33,7 @@ final class BoundedWait {
      * @param what what is awaited, named in the failure
      * @param condition checked on the calling fiber
      */
-    static void spinning(String what, BooleanSupplier condition) {
+    public static void spinning(String what, BooleanSupplier condition) {
         until(what, condition, Thread::onSpinWait);
     }
 
@@ -43,7 +43,7 @@ final class BoundedWait {
      * @param what what is awaited, named in the failure
      * @param condition checked on the calling thread
      */
-    static void parking(String what, BooleanSupplier condition) {
+    public static void parking(String what, BooleanSupplier condition) {
         until(what, condition, () -> LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)));
     }
 

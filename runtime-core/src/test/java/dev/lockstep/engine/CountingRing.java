@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A ring for model-checking tests that drive a worker by hand: it accepts nothing into the kernel (no test here
  * submits ring work), never waits, and counts wakes.
  */
-final class CountingRing implements Ring {
-    final AtomicInteger wakes = new AtomicInteger();
+public final class CountingRing implements Ring {
+    public final AtomicInteger wakes = new AtomicInteger();
 
     @Override
     public int entries() {

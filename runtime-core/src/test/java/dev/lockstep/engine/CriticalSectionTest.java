@@ -3,6 +3,7 @@ package dev.lockstep.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.kernel.Ring;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

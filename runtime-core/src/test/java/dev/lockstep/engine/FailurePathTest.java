@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.ClosedException;
 import dev.lockstep.StorageIoException;
+import dev.lockstep.engine.request.Registration;
+import dev.lockstep.engine.request.Request;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.kernel.KernelException;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;

@@ -1,5 +1,7 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.engine.request.Immediate;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.sync.FiberSafeLock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

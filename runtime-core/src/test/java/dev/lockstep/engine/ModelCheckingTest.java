@@ -15,6 +15,19 @@ import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.Waker;
+import dev.lockstep.engine.io.ConnectionSides;
+import dev.lockstep.engine.io.DurabilityPermit;
+import dev.lockstep.engine.io.SharedFd;
+import dev.lockstep.engine.request.Registration;
+import dev.lockstep.engine.request.Request;
+import dev.lockstep.engine.request.ResultChannel;
+import dev.lockstep.engine.request.WaiterId;
+import dev.lockstep.engine.task.StopState;
+import dev.lockstep.engine.task.Supervision;
+import dev.lockstep.engine.task.TaskHandle;
+import dev.lockstep.engine.task.WaitList;
+import dev.lockstep.engine.worker.Mailbox;
+import dev.lockstep.engine.worker.Worker;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,7 +48,7 @@ import org.junit.jupiter.api.Timeout;
  * bound on a hang, not on speed.
  */
 @Timeout(300)
-class ModelCheckingTest {
+public class ModelCheckingTest {
     /**
      * Interleavings explored per test. These scenarios have two or three threads and a handful of shared
      * accesses each. At these counts each scenario found the race it was checked against, with that race put

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lockstep.Runner;
+import dev.lockstep.engine.request.Request;
+import dev.lockstep.engine.worker.Worker;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 

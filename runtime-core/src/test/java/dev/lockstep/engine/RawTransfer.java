@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.engine.request.Request;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;

@@ -1,5 +1,7 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.engine.request.WaiterId;
+import dev.lockstep.engine.worker.InlineTurns;
 import dev.lockstep.sync.FiberSafeLock;
 import dev.lockstep.kernel.CompletionSink;
 import dev.lockstep.kernel.Errno;
@@ -28,21 +30,21 @@ import java.util.function.ToIntFunction;
  * {@code -ECANCELED} and itself with 0 ({@code -ENOENT} if the target already completed). Time is manual:
  * {@link #advance} moves the clock and wakes the ring. Files live in memory so storage works.
  */
-final class ScriptedKernel implements Kernel {
+public final class ScriptedKernel implements Kernel {
     /** A submission the kernel has accepted and not completed. */
-    record Pending(Opcode opcode, int fd, long userData, int length, long offset, int rwFlags, long target,
+    public record Pending(Opcode opcode, int fd, long userData, int length, long offset, int rwFlags, long target,
                    MemorySegment buffer, ScriptedRing ring, dev.lockstep.kernel.BlockingCall call) {
-        Pending(Opcode opcode, int fd, long userData, int length, long offset, int rwFlags, long target,
+        public Pending(Opcode opcode, int fd, long userData, int length, long offset, int rwFlags, long target,
                 MemorySegment buffer, ScriptedRing ring) {
             this(opcode, fd, userData, length, offset, rwFlags, target, buffer, ring, null);
         }
 
-        WaiterId id() {
+        public WaiterId id() {
             return WaiterId.fromUserData(userData);
         }
     }
 
-    final AtomicLong nowNanos = new AtomicLong(1_700_000_000_000_000_000L);
+    public final AtomicLong nowNanos = new AtomicLong(1_700_000_000_000_000_000L);
     /**
      * Guards pending, rings, each ring's ready list and the files; package-private so a test can hold it. Not a
      * monitor: fibers take it (a test completing a submission) and so do their carriers (a ring enter), and a
@@ -51,7 +53,7 @@ final class ScriptedKernel implements Kernel {
     final FiberSafeLock lock = new FiberSafeLock();
     /** Signalled under {@link #lock} when pending or a ready list changes; waited on by platform threads only. */
     private final java.util.concurrent.locks.Condition changed = lock.newCondition();
-    final MemoryFiles files = new MemoryFiles(lock);
+    public final MemoryFiles files = new MemoryFiles(lock);
     private final List<Pending> pending = new ArrayList<>();
     private final List<ScriptedRing> rings = new ArrayList<>();
     private volatile ToIntFunction<Pending> autoComplete;
@@ -62,17 +64,17 @@ final class ScriptedKernel implements Kernel {
      *
      * @param rule maps a submission to its result, or to {@link Integer#MIN_VALUE} to leave it pending
      */
-    void autoComplete(ToIntFunction<Pending> rule) {
+    public void autoComplete(ToIntFunction<Pending> rule) {
         this.autoComplete = rule;
     }
 
     /** The rule {@link #autoComplete} set last, or null. */
-    ToIntFunction<Pending> autoCompleteRule() {
+    public ToIntFunction<Pending> autoCompleteRule() {
         return autoComplete;
     }
 
     /** Completes file I/O against the in-memory files automatically; leaves the rest pending. */
-    void autoCompleteFiles() {
+    public void autoCompleteFiles() {
         autoComplete(files::execute);
     }
 
@@ -99,7 +101,7 @@ final class ScriptedKernel implements Kernel {
     }
 
     /** Submissions in flight, in submission order. */
-    List<Pending> pending() {
+    public List<Pending> pending() {
         lock.lock();
         try {
             return new ArrayList<>(pending);
@@ -108,7 +110,7 @@ final class ScriptedKernel implements Kernel {
         }
     }
 
-    int submitted() {
+    public int submitted() {
         lock.lock();
         try {
             return submitted;
@@ -133,7 +135,7 @@ final class ScriptedKernel implements Kernel {
     }
 
     /** The {@code enter} calls made so far on every ring of this kernel. */
-    int enters() {
+    public int enters() {
         return sumOverRings(ring -> ring.enters.get());
     }
 
@@ -143,7 +145,7 @@ final class ScriptedKernel implements Kernel {
     }
 
     /** The {@code enter} calls made so far by fibers (inline turns) on every ring of this kernel. */
-    int fiberEnters() {
+    public int fiberEnters() {
         return sumOverRings(ring -> ring.fiberEnters.get());
     }
 
@@ -166,7 +168,7 @@ final class ScriptedKernel implements Kernel {
      * @param match the predicate
      * @return the first match
      */
-    Pending awaitPending(Predicate<Pending> match) {
+    public Pending awaitPending(Predicate<Pending> match) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         if (Thread.currentThread().isVirtual()) {
             // A fiber must not wait on the lock's condition: its only carrier is the worker, whose ring enter
@@ -218,7 +220,7 @@ final class ScriptedKernel implements Kernel {
      * @param entry the submission
      * @param result its result
      */
-    void complete(Pending entry, int result) {
+    public void complete(Pending entry, int result) {
         lock.lock();
         try {
             if (!pending.remove(entry)) {
@@ -236,12 +238,12 @@ final class ScriptedKernel implements Kernel {
      * Moves the clock forward without waking any ring, as real time passes while a worker runs fibers: a
      * worker notices only at its next service turn.
      */
-    void advanceSilently(long nanos) {
+    public void advanceSilently(long nanos) {
         nowNanos.addAndGet(nanos);
     }
 
     /** Moves the clock forward and wakes every ring. */
-    void advance(long nanos) {
+    public void advance(long nanos) {
         nowNanos.addAndGet(nanos);
         wakeAll();
     }
@@ -297,7 +299,7 @@ final class ScriptedKernel implements Kernel {
     }
 
     /** One worker's ring. */
-    final class ScriptedRing implements Ring {
+    public final class ScriptedRing implements Ring {
         private final int entries;
         private final List<Pending> staged = new ArrayList<>();
         /** Completions for this ring, not yet reaped; guarded by the kernel's lock. */
@@ -317,9 +319,10 @@ final class ScriptedKernel implements Kernel {
         /** Calls of {@link #wake()}: what an eventfd write is on runtime-uring. */
         final java.util.concurrent.atomic.AtomicInteger wakes = new java.util.concurrent.atomic.AtomicInteger();
         /** Calls of {@link #enter} that waited for an event: the worker had nothing to do. */
-        final java.util.concurrent.atomic.AtomicInteger waits = new java.util.concurrent.atomic.AtomicInteger();
+        public final java.util.concurrent.atomic.AtomicInteger waits = new java.util.concurrent.atomic.AtomicInteger();
         /** Calls of {@link #enter} that blocked and were ended by the real-time cap, not by an event. */
-        final java.util.concurrent.atomic.AtomicInteger cappedWaits = new java.util.concurrent.atomic.AtomicInteger();
+        public final java.util.concurrent.atomic.AtomicInteger cappedWaits =
+                new java.util.concurrent.atomic.AtomicInteger();
 
         ScriptedRing(int entries) {
             this.entries = entries;
@@ -478,13 +481,13 @@ final class ScriptedKernel implements Kernel {
             closed = true;
         }
 
-        boolean isClosed() {
+        public boolean isClosed() {
             return closed;
         }
     }
 
     /** Files and directories in memory; enough for the engine's storage code. */
-    static final class MemoryFiles implements SystemCalls {
+    public static final class MemoryFiles implements SystemCalls {
         /** The kernel's lock: file I/O runs under it in a ring enter, metadata calls and tests take it too. */
         private final FiberSafeLock guard;
         private final TreeMap<String, byte[]> fileData = new TreeMap<>();
@@ -493,13 +496,13 @@ final class ScriptedKernel implements Kernel {
         private final java.util.TreeSet<String> locked = new java.util.TreeSet<>();
         private final TreeMap<Integer, String> lockPaths = new TreeMap<>();
         private int nextFd = 100;
-        int fsyncs;
+        public int fsyncs;
 
         MemoryFiles(FiberSafeLock guard) {
             this.guard = guard;
         }
 
-        int openCount() {
+        public int openCount() {
             guard.lock();
             try {
                 return open.size();
@@ -508,7 +511,7 @@ final class ScriptedKernel implements Kernel {
             }
         }
 
-        int execute(Pending entry) {
+        public int execute(Pending entry) {
             guard.lock();
             try {
                 String path = open.get(entry.fd);
@@ -649,7 +652,7 @@ final class ScriptedKernel implements Kernel {
         }
 
         /** The next {@code count} fsyncs, synchronous or through a ring, fail with EIO. */
-        int failFsyncs;
+        public int failFsyncs;
 
         @Override
         public void syncFileSystem(int fd) {

@@ -1,5 +1,7 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.engine.request.Request;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Ring;
@@ -11,19 +13,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * its submissions and releases so tests see resubmission and retirement; {@code retained} makes it behave like
  * a write (never cancelled).
  */
-final class ScriptedRequest extends Request {
+public final class ScriptedRequest extends Request {
     static final AtomicInteger RELEASED = new AtomicInteger();
-    final String name;
+    public final String name;
     /** Releases of this instance: exactly one once it retired. */
-    final AtomicInteger releases = new AtomicInteger();
+    public final AtomicInteger releases = new AtomicInteger();
     /** Set if {@link #release} ran while its worker's state was borrowed (ARCHITECTURE.md §3.2 forbids it). */
-    volatile boolean releasedInsideBorrow;
+    public volatile boolean releasedInsideBorrow;
     final boolean retained;
     final int fd;
     int submissions;
-    boolean closedEarly;
+    public boolean closedEarly;
 
-    ScriptedRequest(String name, boolean retained) {
+    public ScriptedRequest(String name, boolean retained) {
         this(name, retained, 7);
     }
 

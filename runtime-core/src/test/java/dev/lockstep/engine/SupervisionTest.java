@@ -14,6 +14,7 @@ import dev.lockstep.ExitedException;
 import dev.lockstep.Handle;
 import dev.lockstep.Signal;
 import dev.lockstep.TimeoutException;
+import dev.lockstep.engine.worker.Worker;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

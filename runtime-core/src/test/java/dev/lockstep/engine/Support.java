@@ -4,12 +4,15 @@ import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.Turns;
 import dev.lockstep.Waker;
+import dev.lockstep.engine.request.Registration;
+import dev.lockstep.engine.request.Request;
+import dev.lockstep.engine.worker.Worker;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /** Helpers shared by the engine tests; the calling code runs on a fiber unless a method says otherwise. */
-final class Support {
+public final class Support {
     private Support() {
     }
 
@@ -19,12 +22,12 @@ final class Support {
      *
      * @return a description, or null
      */
-    static String criticalSection() {
+    public static String criticalSection() {
         Worker worker = Worker.current();
         return worker != null && worker.isBorrowed() ? "the borrow of " + worker : null;
     }
 
-    static <T> Registration<T> register(Request request) {
+    public static <T> Registration<T> register(Request request) {
         return Worker.current().register(request);
     }
 
@@ -34,12 +37,12 @@ final class Support {
      * @param what described in the failure
      * @param condition checked on the fiber between turns
      */
-    static void serviceUntil(String what, BooleanSupplier condition) {
+    public static void serviceUntil(String what, BooleanSupplier condition) {
         BoundedWait.yielding(what, condition);
     }
 
     /** Lets the worker run {@code turns} service turns. */
-    static void turns(int turns) {
+    public static void turns(int turns) {
         for (int i = 0; i < turns; i++) {
             Thread.yield();
         }
@@ -54,7 +57,7 @@ final class Support {
      * @param <T> its value
      * @return its value
      */
-    static <T> T onForeignThreadBlockingWorker(Supplier<T> body) {
+    public static <T> T onForeignThreadBlockingWorker(Supplier<T> body) {
         AtomicReference<T> value = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread thread = Thread.ofPlatform().name("foreign").start(() -> {
@@ -77,7 +80,7 @@ final class Support {
      * @param <T> its value
      * @return the poll
      */
-    static <T> Poll<T> pollOnForeignThread(Operation<T> operation, Waker waker) {
+    public static <T> Poll<T> pollOnForeignThread(Operation<T> operation, Waker waker) {
         return onForeignThreadBlockingWorker(() -> operation.poll(waker));
     }
 
@@ -89,7 +92,7 @@ final class Support {
      * @param <T> its value
      * @return its value
      */
-    static <T> T onPlainThread(Supplier<T> body) {
+    public static <T> T onPlainThread(Supplier<T> body) {
         AtomicReference<T> value = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread thread = Thread.ofPlatform().name("plain").start(() -> {
@@ -110,7 +113,7 @@ final class Support {
         return value.get();
     }
 
-    static void onPlainThread(Runnable body) {
+    public static void onPlainThread(Runnable body) {
         onPlainThread(() -> {
             body.run();
             return null;
@@ -123,12 +126,12 @@ final class Support {
      * @param body the work
      * @return the started thread
      */
-    static Started startPlain(Runnable body) {
+    public static Started startPlain(Runnable body) {
         return new Started(body);
     }
 
     /** A plain thread whose failure is kept for {@link #join()}. */
-    static final class Started {
+    public static final class Started {
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final Thread thread;
 
@@ -147,7 +150,7 @@ final class Support {
         }
 
         /** Joins (from a fiber: yielding, so the worker keeps servicing) and rethrows the thread's failure. */
-        void join() {
+        public void join() {
             BoundedWait.yielding("the helper thread finished", () -> !thread.isAlive());
             Turns.rethrow(failure.get());
         }

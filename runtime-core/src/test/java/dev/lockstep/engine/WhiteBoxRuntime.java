@@ -4,6 +4,10 @@ import dev.lockstep.Blob;
 import dev.lockstep.Context;
 import dev.lockstep.Operation;
 import dev.lockstep.Runner;
+import dev.lockstep.engine.io.DurabilityPermit;
+import dev.lockstep.engine.request.Registration;
+import dev.lockstep.engine.request.WaiterId;
+import dev.lockstep.engine.worker.Worker;
 import java.net.InetAddress;
 import java.nio.file.Path;
 

@@ -8,6 +8,8 @@ import dev.lockstep.Blob;
 import dev.lockstep.BufferPool;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Handle;
+import dev.lockstep.engine.request.Registration;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.SystemCalls;

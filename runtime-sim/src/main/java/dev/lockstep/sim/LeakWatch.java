@@ -1,6 +1,6 @@
 package dev.lockstep.sim;
 
-import dev.lockstep.engine.Fiber;
+import dev.lockstep.engine.task.Fiber;
 import dev.lockstep.sim.sched.Scheduler;
 import java.util.concurrent.locks.LockSupport;
 
@@ -79,7 +79,7 @@ final class LeakWatch {
 
     /**
      * Where a virtual thread stands after its step, read from the JDK's own state word ({@code VirtualThread.state},
-     * through {@link dev.lockstep.engine.JdkInternals#fiberState}). {@link Thread#getState}
+     * through {@link dev.lockstep.engine.task.JdkInternals#fiberState}). {@link Thread#getState}
      * reports three different things as {@code RUNNABLE}: a fiber that yielded, one whose wait was ended by another
      * thread (the wake is done, its continuation is being handed over), and one that was woken while it parked. Only
      * the state word tells them apart, and {@link StepSettler} must: a yield runs as a later step, a wait's end runs on
@@ -100,7 +100,7 @@ final class LeakWatch {
 
     /** Where {@code fiber} (a virtual thread the simulator carries, not running now) stands: see {@link Standing}. */
     static Standing standing(Thread fiber) {
-        return switch (dev.lockstep.engine.JdkInternals.fiberState(fiber)) {
+        return switch (dev.lockstep.engine.task.JdkInternals.fiberState(fiber)) {
             case DONE -> Standing.DONE;
             case YIELDED -> Standing.YIELDED;
             case WOKEN -> Standing.WOKEN;
@@ -117,7 +117,7 @@ final class LeakWatch {
      * Only on the simulator's thread, right after the fiber's step.
      */
     static String timedPark(Thread fiber) {
-        if (!dev.lockstep.engine.JdkInternals.hasParkTimer(fiber)) {
+        if (!dev.lockstep.engine.task.JdkInternals.hasParkTimer(fiber)) {
             return null;
         }
         return timedParkLeak(fiber, fiber.getStackTrace());
@@ -152,7 +152,7 @@ final class LeakWatch {
     /** Whether a fiber parked with this blocker parked in Lockstep (its blockers are all Lockstep's classes). */
     private static boolean isLockstepBlocker(Object blocker) {
         // A fiber's await parks on its Registration nearly every time: that answer needs no class lookup.
-        return blocker instanceof dev.lockstep.engine.Registration<?>
+        return blocker instanceof dev.lockstep.engine.request.Registration<?>
                 || (blocker != null && LOCKSTEP_CLASS.get(blocker.getClass()));
     }
 
@@ -200,7 +200,7 @@ final class LeakWatch {
             }
         }
         Thread creator = Thread.currentThread();
-        return (dev.lockstep.engine.Fibers.current() != null ? "fiber '" + creator.getName() + "'" : "thread '"
+        return (dev.lockstep.engine.task.Fibers.current() != null ? "fiber '" + creator.getName() + "'" : "thread '"
                 + creator.getName() + "'") + " created " + kind + where(stack) + ": that thread runs on the operating"
                 + " system's schedule, so whatever waits for it (Thread.join, Future.get, BlockingQueue.take, join) or"
                 + " reads what it did depends on real time; run the work as a task (ctx.spawn) instead";
@@ -360,7 +360,7 @@ final class LeakWatch {
 
     /** Why a fiber was resumed from a foreign thread, from that thread's name. */
     static String likelyCause(Thread caller) {
-        return switch (dev.lockstep.engine.JdkInternals.jdkThread(caller)) {
+        return switch (dev.lockstep.engine.task.JdkInternals.jdkThread(caller)) {
             case PARK_TIMER -> "a timed park (Thread.sleep, LockSupport.parkNanos, a timed wait or Future.get with a"
                     + " timeout) woke on wall-clock time; use ctx.sleep or ctx.timeout";
             case MONITOR_UNBLOCKER -> "a contended monitor (synchronized) held across an await was released by another"

@@ -5,7 +5,7 @@ import dev.lockstep.Handle;
 import dev.lockstep.Poll;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.os.IoBoundaryListener;
 import dev.lockstep.sim.os.SimFileSystem;
@@ -63,7 +63,7 @@ final class NodeRun implements IoBoundaryListener {
         kernel.nodeRun = this;
         this.engine = new Engine(kernel, node.workers(), config.ringEntries(), simulation.fiberScheduler(),
                 config.storageRoot());
-        engine.receiveMemory(new dev.lockstep.engine.ReceiveMemory(config.receiveLimits()));
+        engine.receiveMemory(new dev.lockstep.engine.buffer.ReceiveMemory(config.receiveLimits()));
         simulation.adopt(engine);
         for (int i = 0; i < node.workers(); i++) {
             Worker worker = engine.createWorker(i);
@@ -211,7 +211,7 @@ final class NodeRun implements IoBoundaryListener {
             held.add("node " + node.id() + " (lifetime " + lifetime + "): " + resource);
         }
         kernel.freeLeakedMemory();
-        for (dev.lockstep.engine.Fiber live : engine.fibers()) {
+        for (dev.lockstep.engine.task.Fiber live : engine.fibers()) {
             Thread fiber = live.thread();
             if (fiber != null && fiber.getState() != Thread.State.TERMINATED) {
                 held.add("node " + node.id() + " (lifetime " + lifetime + "): fiber '" + fiber.getName()

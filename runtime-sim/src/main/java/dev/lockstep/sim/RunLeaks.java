@@ -1,6 +1,6 @@
 package dev.lockstep.sim;
 
-import dev.lockstep.engine.Fiber;
+import dev.lockstep.engine.task.Fiber;
 import dev.lockstep.sim.os.SimRing;
 import java.util.ArrayList;
 import java.util.List;

@@ -335,7 +335,7 @@ final class SimCarrier extends ForkJoinWorkerThread {
 
     /**
      * Reads a thread's thread-local maps, which {@code java.lang} keeps to itself (through
-     * {@link dev.lockstep.engine.JdkInternals}; where this JDK does not let them be read, nothing is reused). Only
+     * {@link dev.lockstep.engine.task.JdkInternals}; where this JDK does not let them be read, nothing is reused). Only
      * the thread that owns the maps reads them: the carrier its own after a run, the caller its own before one.
      */
     private static final class ThreadLocals {
@@ -349,10 +349,10 @@ final class SimCarrier extends ForkJoinWorkerThread {
          * reach its value). The calling thread's own maps only.
          */
         static boolean holdNothing(Thread thread, boolean inheritable) {
-            if (!dev.lockstep.engine.JdkInternals.threadLocalsReadable()) {
+            if (!dev.lockstep.engine.task.JdkInternals.threadLocalsReadable()) {
                 return false;
             }
-            Object[] entries = dev.lockstep.engine.JdkInternals.threadLocalEntries(thread, inheritable);
+            Object[] entries = dev.lockstep.engine.task.JdkInternals.threadLocalEntries(thread, inheritable);
             if (entries == null) {
                 return true;
             }
@@ -365,7 +365,7 @@ final class SimCarrier extends ForkJoinWorkerThread {
                     continue;
                 }
                 Class<?> type = key.getClass();
-                if (dev.lockstep.engine.JdkInternals.threadLocalValue(entry) != null
+                if (dev.lockstep.engine.task.JdkInternals.threadLocalValue(entry) != null
                         || (type != ThreadLocal.class && type != InheritableThreadLocal.class)) {
                     return false;
                 }

@@ -298,8 +298,8 @@ public final class SimCluster {
     }
 
     /** The live fibers of every node, for a stall's message. */
-    List<dev.lockstep.engine.Fiber> fibers() {
-        List<dev.lockstep.engine.Fiber> fibers = new ArrayList<>();
+    List<dev.lockstep.engine.task.Fiber> fibers() {
+        List<dev.lockstep.engine.task.Fiber> fibers = new ArrayList<>();
         for (NodeRun run : all()) {
             fibers.addAll(run.engine.fibers());
         }
@@ -313,7 +313,7 @@ public final class SimCluster {
     }
 
     /** At the end of the run: every lifetime not yet retired retires, moving time with {@code onIdle}. */
-    void retireAll(java.util.function.Function<dev.lockstep.engine.Worker, Runnable> onIdle) {
+    void retireAll(java.util.function.Function<dev.lockstep.engine.worker.Worker, Runnable> onIdle) {
         for (NodeRun run : all()) {
             run.retire(simulation.scheduler(), onIdle);
             if (!run.isDead()) {

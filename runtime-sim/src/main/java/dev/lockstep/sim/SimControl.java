@@ -1,8 +1,8 @@
 package dev.lockstep.sim;
 
 import dev.lockstep.ClosedException;
-import dev.lockstep.engine.Fibers;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.task.Fibers;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.audit.Site;
 import dev.lockstep.sim.os.SimKernel;

@@ -6,8 +6,8 @@ import dev.lockstep.ExitedException;
 import dev.lockstep.Runner;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
-import dev.lockstep.engine.Fibers;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.task.Fibers;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.kernel.Kernel;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.os.SimKernel;
@@ -48,7 +48,7 @@ public final class SimRunner implements Runner {
      * The flag that opens the JDK's {@code java.lang} to Lockstep's fibers, {@value}; without it a run fails at its
      * start with an {@link IllegalStateException} whose message names it.
      */
-    public static final String OPENS_FLAG = dev.lockstep.engine.JdkInternals.REQUIRED_FLAG;
+    public static final String OPENS_FLAG = dev.lockstep.engine.task.JdkInternals.REQUIRED_FLAG;
     /** Every flag a JVM that runs the simulator on the class path needs, {@value}. */
     public static final String REQUIRED_JVM_FLAGS = "--enable-native-access=ALL-UNNAMED " + OPENS_FLAG;
     private final SimConfig config;

@@ -4,8 +4,8 @@ import dev.lockstep.ClosedException;
 import dev.lockstep.Handle;
 import dev.lockstep.Task;
 import dev.lockstep.engine.Engine;
-import dev.lockstep.engine.FiberScheduler;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.task.FiberScheduler;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.sim.audit.Auditor;
 import dev.lockstep.sim.audit.Generator;
 import dev.lockstep.sim.audit.SearchState;
@@ -335,10 +335,10 @@ final class Simulation implements OwningRun {
         record.cpuStarts();
         Thread simThread = thread;
         fiberScheduler = steps.fiberScheduler(simThread);
-        dev.lockstep.engine.JdkInternals.checkFiberStates(); // the JDK members LeakWatch reads: named if gone
+        dev.lockstep.engine.task.JdkInternals.checkFiberStates(); // the JDK members LeakWatch reads: named if gone
         engine = new Engine(kernel, config.workers(), config.ringEntries(), fiberScheduler, config.storageRoot());
         engine.hooks(engineHooks);
-        engine.receiveMemory(new dev.lockstep.engine.ReceiveMemory(config.receiveLimits()));
+        engine.receiveMemory(new dev.lockstep.engine.buffer.ReceiveMemory(config.receiveLimits()));
         // The run's meters, as runtime-uring's: reading them draws and records nothing (WorkerMetrics).
         List<dev.lockstep.spi.Meter> meters = engine.meters(java.util.Map.of());
         metrics.runStarted(meters);

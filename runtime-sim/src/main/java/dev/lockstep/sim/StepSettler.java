@@ -1,9 +1,9 @@
 package dev.lockstep.sim;
 
-import dev.lockstep.engine.Fiber;
-import dev.lockstep.engine.FiberScheduler;
-import dev.lockstep.engine.Fibers;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.task.Fiber;
+import dev.lockstep.engine.task.FiberScheduler;
+import dev.lockstep.engine.task.Fibers;
+import dev.lockstep.engine.worker.Worker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingDeque;

@@ -60,7 +60,8 @@
  * randomness, no threads, and no iteration over collections whose order depends on identity hashes (ordered maps
  * and lists only; identity maps are used for lookups alone).
  *
- * <p>Dependencies: the JDK, {@code runtime-core} ({@code dev.lockstep.kernel}, {@code dev.lockstep.engine}),
+ * <p>Dependencies: the JDK, {@code runtime-core} ({@code dev.lockstep.kernel}, {@code dev.lockstep.engine} and its
+ * rooms {@code worker}, {@code request}, {@code task}, {@code buffer}),
  * {@code api} ({@code dev.lockstep}) and the rooms.
  */
 package dev.lockstep.sim;

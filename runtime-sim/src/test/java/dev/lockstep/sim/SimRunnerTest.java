@@ -64,7 +64,7 @@ class SimRunnerTest {
         runner.start(ctx -> {
             for (int i = 0; i < 3; i++) {
                 ctx.sleep(Duration.ofNanos(1_000));
-                assertFalse(dev.lockstep.engine.Worker.current().hasReadyWork(),
+                assertFalse(dev.lockstep.engine.worker.Worker.current().hasReadyWork(),
                         "a retired sleep left its worker work to do, after sleep " + i);
             }
             List<Handle<Void>> sleepers = new ArrayList<>();

@@ -9,7 +9,7 @@ import dev.lockstep.Blob;
 import dev.lockstep.Handle;
 import dev.lockstep.StorageIoException;
 import dev.lockstep.WriteOptions;
-import dev.lockstep.engine.DurabilityPermit;
+import dev.lockstep.engine.io.DurabilityPermit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

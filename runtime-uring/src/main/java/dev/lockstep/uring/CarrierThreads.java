@@ -1,6 +1,6 @@
 package dev.lockstep.uring;
 
-import dev.lockstep.engine.JdkInternals;
+import dev.lockstep.engine.task.JdkInternals;
 
 /**
  * Which platform thread the calling code runs on: what a single-issuer ring asks of every caller, since the kernel

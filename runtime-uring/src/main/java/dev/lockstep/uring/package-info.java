@@ -9,8 +9,8 @@
  * <p>Supported: Linux 5.11 or newer (6.1 or newer for {@code SINGLE_ISSUER | DEFER_TASKRUN}) on x86-64 or
  * aarch64. The JVM must allow native access ({@code --enable-native-access=ALL-UNNAMED} or this module).
  *
- * <p>This package depends on the JDK and on runtime-core ({@code dev.lockstep.kernel}, and
- * {@code dev.lockstep.engine} for the runner) and the api ({@code dev.lockstep}); nothing depends on it but
- * the code that chooses the production runtime.
+ * <p>This package depends on the JDK and on runtime-core ({@code dev.lockstep.kernel}; the engine's
+ * {@code dev.lockstep.engine} for the runner and {@code dev.lockstep.engine.task} for the JDK's carrier threads)
+ * and the api ({@code dev.lockstep}); nothing depends on it but the code that chooses the production runtime.
  */
 package dev.lockstep.uring;

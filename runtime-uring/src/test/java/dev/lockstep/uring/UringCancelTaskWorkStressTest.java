@@ -8,7 +8,7 @@ import dev.lockstep.Connection;
 import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.TimeoutException;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.worker.Worker;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

@@ -19,7 +19,7 @@ import dev.lockstep.ReadOptions;
 import dev.lockstep.Poll;
 import dev.lockstep.TimeoutException;
 import dev.lockstep.Waker;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.worker.Worker;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

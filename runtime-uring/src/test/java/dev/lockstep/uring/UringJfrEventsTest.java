@@ -196,7 +196,7 @@ class UringJfrEventsTest {
     private static java.util.Map<String, Class<?>> eventClasses() {
         try {
             return java.util.Map.of(
-                    "lockstep.Sync", Class.forName("dev.lockstep.engine.SyncEvent"),
+                    "lockstep.Sync", Class.forName("dev.lockstep.engine.io.SyncEvent"),
                     "lockstep.WorkerStall", Class.forName("dev.lockstep.engine.WorkerStallEvent"),
                     "lockstep.ForeignResume", Class.forName("dev.lockstep.engine.ForeignResumeEvent"),
                     "lockstep.RingSetup", RingReport.RingSetupEvent.class,

@@ -11,7 +11,7 @@ import dev.lockstep.Listener;
 import dev.lockstep.Operation;
 import dev.lockstep.engine.EnterFailingKernel;
 import dev.lockstep.engine.ThreadedRunner;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.kernel.KernelException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

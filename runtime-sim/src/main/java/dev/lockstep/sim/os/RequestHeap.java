@@ -6,9 +6,9 @@ import java.util.List;
  * One of a {@link SimRing}'s binary min-heaps of requests by {@code heapNanos}, then by sequence; each request knows
  * its index. A request is in at most one heap. The simulator's thread only.
  *
- * <p>The engine's timer heap ({@code dev.lockstep.engine.TimerHeap}, package-private in runtime-core) has the same
- * sift code and stays a class of its own: one generic heap for both would be a new type that runtime-core exports
- * to runtime-sim, with an entry type both elements extend, for about forty lines. The rest differs: a request's
+ * <p>The engine's timer heap ({@code dev.lockstep.engine.request.TimerHeap}, package-private in runtime-core) has
+ * the same sift code and stays a class of its own: one generic heap for both would be a new type that runtime-core
+ * exports to runtime-sim, with an entry type both elements extend, for about forty lines. The rest differs: a request's
  * time changes while it is in the heap ({@link #moved}), the earliest time is cached for the scheduler, which asks
  * every ring for it every step, and every due request is collected at once ({@link #collectDue}); a timer's key
  * never changes, it takes its sequence from the heap, is polled one at a time, and the heap shrinks as timers

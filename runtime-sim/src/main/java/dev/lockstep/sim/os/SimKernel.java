@@ -309,7 +309,7 @@ public final class SimKernel implements Kernel {
         if (ipv6) {
             return LoopbackHosts.IPV6_LOOPBACK;
         }
-        dev.lockstep.engine.Worker worker = dev.lockstep.engine.Worker.current();
+        dev.lockstep.engine.worker.Worker worker = dev.lockstep.engine.worker.Worker.current();
         if (worker != null && worker.engine().kernel() == this) {
             return workerHost(worker.index());
         }

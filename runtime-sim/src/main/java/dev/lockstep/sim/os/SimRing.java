@@ -213,7 +213,7 @@ public final class SimRing implements Ring {
         boolean refused;
         if (cancel) {
             refused = stagedCancels + inFlight.cancels() >= entries;
-        } else if (entries < dev.lockstep.engine.Driver.SMALLEST_UNSHARED_RING) {
+        } else if (entries < dev.lockstep.engine.request.Driver.SMALLEST_UNSHARED_RING) {
             refused = staged.size() - stagedCancels + inFlight.size() - inFlight.cancels() >= entries;
         } else {
             refused = staged.size() - stagedCancels >= entries

@@ -1,8 +1,8 @@
 package dev.lockstep.sim.sched;
 
 import dev.lockstep.engine.EngineHooks;
-import dev.lockstep.engine.Fiber;
-import dev.lockstep.engine.Worker;
+import dev.lockstep.engine.task.Fiber;
+import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.sim.Priorities;
 import dev.lockstep.sim.Scheduling;
 import dev.lockstep.sim.SimCluster;

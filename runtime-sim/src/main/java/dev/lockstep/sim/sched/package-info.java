@@ -9,8 +9,9 @@
  *       simulation, queued by the next step.</li>
  * </ul>
  *
- * <p>Dependencies: the JDK, {@code dev.lockstep.engine}, {@code dev.lockstep.sim.os} (the kernel's rings and
- * clock), {@code dev.lockstep.sim.audit}, and the scheduling configuration of {@code dev.lockstep.sim}
- * ({@code Scheduling}, {@code Priorities}). Not the run: the run drives the scheduler.
+ * <p>Dependencies: the JDK, the engine ({@code dev.lockstep.engine} and its rooms {@code task} and
+ * {@code worker}), {@code dev.lockstep.sim.os} (the kernel's rings and clock), {@code dev.lockstep.sim.audit},
+ * and the scheduling configuration of {@code dev.lockstep.sim} ({@code Scheduling}, {@code Priorities}). Not the
+ * run: the run drives the scheduler.
  */
 package dev.lockstep.sim.sched;

@@ -1,0 +1,89 @@
+package dev.lockstep.engine.io;
+
+import dev.lockstep.PartitionMissingException;
+import dev.lockstep.kernel.Errno;
+import dev.lockstep.kernel.Ring;
+import dev.lockstep.kernel.Submission;
+import dev.lockstep.kernel.SystemCalls;
+import java.util.NavigableSet;
+
+/**
+ * {@code Storage.syncPartition} as ring operations ({@link PathChain}): open the partition's directory (a missing
+ * one is {@link PartitionMissingException}) and {@code fsync} it; if the partition's own entry in the storage root
+ * is not yet durable, the root is synced too. Then every entry of the partition is durable: its blobs leave the
+ * not-durable set. A failed sync leaves the set as it was, so later opens still sync what they find.
+ */
+final class SyncPartitionRequest extends PathChain {
+    private enum Step { OPEN_PARTITION, SYNC_PARTITION, OPEN_ROOT, SYNC_ROOT }
+
+    private final String partition;
+    private final String root;
+    private final String partitionPath;
+    private final NavigableSet<String> notDurable;
+    private Step step = Step.OPEN_PARTITION;
+
+    SyncPartitionRequest(MetadataLane lane, String description, SystemCalls system, String partition, String root,
+                         String partitionPath, NavigableSet<String> notDurable) {
+        super(lane, description, system);
+        this.partition = partition;
+        this.root = root;
+        this.partitionPath = partitionPath;
+        this.notDurable = notDurable;
+    }
+
+    @Override
+    void prepareStep(Submission submission, Ring ring) {
+        switch (step) {
+            case OPEN_PARTITION -> openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
+            case OPEN_ROOT -> openAt(submission, ring, root, SystemCalls.O_DIRECTORY);
+            case SYNC_PARTITION, SYNC_ROOT -> fsync(submission, directoryFd());
+        }
+    }
+
+    @Override
+    boolean completeStep(int result) {
+        switch (step) {
+            case OPEN_PARTITION -> {
+                if (result == -Errno.ENOENT || result == -Errno.ENOTDIR) {
+                    return fail(new PartitionMissingException("partition '" + partition + "' does not exist"));
+                }
+                if (result < 0) {
+                    throw failed(result, "open", partitionPath);
+                }
+                ownDirectory(result);
+                step = Step.SYNC_PARTITION;
+                return false;
+            }
+            case SYNC_PARTITION -> {
+                closeDirectory();
+                if (result < 0) {
+                    throw failed(result, "fsync", partitionPath);
+                }
+                // '0' follows '/' in ASCII: the subset is every blob of the partition.
+                notDurable.subSet(partitionPath + "/", partitionPath + "0").clear();
+                if (!notDurable.contains(partitionPath)) {
+                    return succeed(null);
+                }
+                step = Step.OPEN_ROOT;
+                return false;
+            }
+            case OPEN_ROOT -> {
+                if (result < 0) {
+                    throw failed(result, "open", root);
+                }
+                ownDirectory(result);
+                step = Step.SYNC_ROOT;
+                return false;
+            }
+            case SYNC_ROOT -> {
+                closeDirectory();
+                if (result < 0) {
+                    throw failed(result, "fsync", root);
+                }
+                notDurable.remove(partitionPath);
+                return succeed(null);
+            }
+        }
+        throw new IllegalStateException("step " + step);
+    }
+}

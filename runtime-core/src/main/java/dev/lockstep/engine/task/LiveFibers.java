@@ -1,0 +1,111 @@
+package dev.lockstep.engine.task;
+
+import dev.lockstep.engine.Engine;
+import dev.lockstep.sync.FiberSafeLock;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The fibers of one {@link Engine} that started and have not finished: a count every thread may read, and the
+ * fibers themselves in start order (insertion order keeps diagnostics deterministic), for leak reports and for
+ * the simulator's look for a fiber waiting outside Lockstep. Thread-safe.
+ */
+public final class LiveFibers {
+    private final AtomicInteger count = new AtomicInteger();
+    /**
+     * The live fibers in start order, guarded by {@link #lock}. Fibers add and remove themselves while worker
+     * threads snapshot the set (a {@link FiberSafeLock}, not a synchronized set: a fiber must never queue on a lock
+     * its carrier may take).
+     */
+    private final Set<Fiber> fibers = new LinkedHashSet<>();
+    private final FiberSafeLock lock = new FiberSafeLock();
+    /** The array {@link #firstWaitingOutsideLockstep} copies the fibers into; its caller's alone. */
+    private Fiber[] waitingScan = new Fiber[16];
+
+    /** A fiber is about to be made: counted before its thread exists, so a run cannot look finished meanwhile. */
+    void counting() {
+        count.incrementAndGet();
+    }
+
+    /** A fiber counted by {@link #counting} has ended: its thread no longer runs its task. */
+    void uncount() {
+        count.decrementAndGet();
+    }
+
+    /** Fibers counted and not yet uncounted; any thread. */
+    public int count() {
+        return count.get();
+    }
+
+    /** The fiber is about to start; {@link #remove} takes it out when its task ended. */
+    void add(Fiber fiber) {
+        lock.lock();
+        try {
+            fibers.add(fiber);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void remove(Fiber fiber) {
+        lock.lock();
+        try {
+            fibers.remove(fiber);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A snapshot of the live fibers, in the order they started. */
+    public List<Fiber> snapshot() {
+        lock.lock();
+        try {
+            return List.copyOf(fibers);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@link Engine#fiberWaitingOutsideLockstep()}. One caller at a time (the simulator asks from its own thread
+     * before every clock jump): the fibers are copied into an array kept for the next call rather than into a new
+     * list each time, and read outside the lock, whose section stays a copy.
+     */
+    public String firstWaitingOutsideLockstep() {
+        Fiber[] snapshot;
+        int live;
+        lock.lock();
+        try {
+            live = fibers.size();
+            snapshot = fibers.toArray(waitingScan);
+        } finally {
+            lock.unlock();
+        }
+        waitingScan = snapshot;
+        try {
+            return firstWaitingOutsideLockstep(snapshot, live);
+        } finally {
+            java.util.Arrays.fill(snapshot, 0, live, null); // holds no finished fiber until the next call
+        }
+    }
+
+    private static String firstWaitingOutsideLockstep(Fiber[] snapshot, int count) {
+        for (int i = 0; i < count; i++) {
+            Fiber fiber = snapshot[i];
+            Thread.State state = fiber.threadState();
+            if (state == Thread.State.TIMED_WAITING) {
+                return "fiber '" + fiber.label() + "' of worker " + fiber.home().index() + " is in a timed park"
+                        + " (Thread.sleep, LockSupport.parkNanos, a timed wait or Future.get with a timeout) that"
+                        + " wall-clock time would end; use ctx.sleep or ctx.timeout";
+            }
+            if (state == Thread.State.BLOCKED) {
+                return "fiber '" + fiber.label() + "' of worker " + fiber.home().index() + " is blocked on a"
+                        + " contended monitor (synchronized) that another thread releases; do not hold monitors"
+                        + " across awaits";
+            }
+        }
+        return null;
+    }
+}
