@@ -80,7 +80,7 @@ class PlantedResizeRaceTest {
             }
             SharedFd file = fd.acquire();
             String description = "planted resize to " + length;
-            return Worker.current().register(Immediate.holding(file, description, () -> {
+            return Worker.current().register(Immediate.holding(file::release, description, () -> {
                 try {
                     system.truncate(file.fd(), length);
                 } catch (KernelException failure) {

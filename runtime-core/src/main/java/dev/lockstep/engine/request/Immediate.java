@@ -14,8 +14,8 @@ public final class Immediate extends Request {
     private final Supplier<Object> body;
 
     private final java.util.function.Function<Throwable, RuntimeException> internalFailure;
-    /** The fd reference the body's call uses, released with the request; null for none. */
-    private SharedFd held;
+    /** Releases what the body's call uses (an fd reference), run once when the request retires; null for none. */
+    private Runnable onRetire;
 
     /**
      * @param description names the call
@@ -26,17 +26,18 @@ public final class Immediate extends Request {
     }
 
     /**
-     * An immediate call on {@code file} that holds a reference to it from admission until the request retires,
-     * so that the fd stays open (and its number is not reused) while the call waits for its turn.
+     * An immediate call that holds something from admission until the request retires — a reference to the fd
+     * its body uses, so that the fd stays open (and its number is not reused) while the call waits for its turn.
      *
-     * @param file a reference the caller took ({@link SharedFd#acquire}); released once, when the request retires
+     * @param onRetire releases what is held (for an fd reference the caller took: its {@code release}); run once,
+     *     on the worker, when the request retires, whether it ran, failed or was refused
      * @param description names the call
-     * @param body the synchronous work on {@code file}
+     * @param body the synchronous work
      * @return the request
      */
-    public static Immediate holding(SharedFd file, String description, Supplier<Object> body) {
+    public static Immediate holding(Runnable onRetire, String description, Supplier<Object> body) {
         Immediate request = new Immediate(description, body);
-        request.held = java.util.Objects.requireNonNull(file, "file");
+        request.onRetire = java.util.Objects.requireNonNull(onRetire, "onRetire");
         return request;
     }
 
@@ -78,10 +79,10 @@ public final class Immediate extends Request {
 
     @Override
     public void release(Ring ring) {
-        SharedFd file = held;
-        if (file != null) {
-            held = null;
-            file.release();
+        Runnable release = onRetire;
+        if (release != null) {
+            onRetire = null;
+            release.run();
         }
     }
 
