@@ -173,6 +173,14 @@ final class InlineWrite {
                 || (stat.get(JAVA_INT, ST_MODE_OFFSET) & S_IFMT) != S_IFREG) {
             return NOT_INLINE;
         }
+        // Without errno first, as RingEnter.enterOnce: a captured call makes a slice of the call state per write
+        // that only escape analysis removes. A pwrite that failed wrote nothing, so the same call again, capturing
+        // errno, reports the failure (or, if it passed meanwhile, makes the write).
+        long written = Libc.syscallUncaptured(SYS_PWRITE64, fd, submission.buffer.address(), submission.length,
+                submission.offset, 0, 0);
+        if (written != -1) {
+            return written;
+        }
         return Libc.syscall(callState, SYS_PWRITE64, fd, submission.buffer.address(), submission.length,
                 submission.offset, 0, 0);
     }
