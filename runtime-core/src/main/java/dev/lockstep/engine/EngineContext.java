@@ -59,15 +59,6 @@ public final class EngineContext implements Context {
         this.rootLevel = rootLevel;
     }
 
-    public static Worker currentWorker(String what) {
-        Worker worker = Worker.current();
-        if (worker == null) {
-            throw new IllegalStateException(what + " must be called from a task of a Lockstep runtime, not from thread "
-                    + Thread.currentThread().getName());
-        }
-        return worker;
-    }
-
     // ---- Spawner ----
 
     /**
@@ -210,14 +201,14 @@ public final class EngineContext implements Context {
 
     @Override
     public Instant now() {
-        Worker worker = currentWorker("Clock.now");
+        Worker worker = Worker.requireCurrent("Clock.now");
         long nanos = worker.ring().wallNanos(liveNanos(worker));
         return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
     }
 
     @Override
     public long monotonicNanos() {
-        return liveNanos(currentWorker("Clock.monotonicNanos"));
+        return liveNanos(Worker.requireCurrent("Clock.monotonicNanos"));
     }
 
     @Override
@@ -227,7 +218,7 @@ public final class EngineContext implements Context {
 
     @Override
     public void sleepUntil(Instant deadline) {
-        Worker worker = currentWorker("Clock.sleepUntil");
+        Worker worker = Worker.requireCurrent("Clock.sleepUntil");
         long deadlineNanos = epochNanos(deadline);
         long now = liveNanos(worker);
         long wall = worker.ring().wallNanos(now);
@@ -243,7 +234,7 @@ public final class EngineContext implements Context {
         if (duration.isNegative()) {
             throw new IllegalArgumentException("sleep duration must not be negative, was " + duration);
         }
-        Worker worker = currentWorker("Clock.sleeper");
+        Worker worker = Worker.requireCurrent("Clock.sleeper");
         return worker.register(new TimerRequest(saturatingAdd(liveNanos(worker), nanos(duration))));
     }
 
@@ -325,12 +316,12 @@ public final class EngineContext implements Context {
 
     @Override
     public BufferPool buffers() {
-        return currentWorker("Context.buffers").buffers();
+        return Worker.requireCurrent("Context.buffers").buffers();
     }
 
     @Override
     public java.util.random.RandomGenerator random() {
-        return currentWorker("Context.random").engine().kernel().random();
+        return Worker.requireCurrent("Context.random").engine().kernel().random();
     }
 
     @Override

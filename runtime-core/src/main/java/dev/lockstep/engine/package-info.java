@@ -6,7 +6,7 @@
  *   <li>{@link dev.lockstep.engine.Engine}: one runtime instance — its workers, the supervision tree, the stop
  *       state, the fds a run owns, and the spawning of root tasks.</li>
  *   <li>{@link dev.lockstep.engine.EngineContext}: the {@code Context} a task holds (clock, storage, network,
- *       spawner), and the lookup of the calling fiber's worker.</li>
+ *       spawner).</li>
  *   <li>{@link dev.lockstep.engine.EngineHooks}: what the simulator plugs into the engine.</li>
  *   <li>{@link dev.lockstep.engine.ThreadedRunner}: one platform thread per worker, and its JFR events
  *       ({@code ForeignResumeEvent}, {@code WorkerStallEvent}).</li>

@@ -3,7 +3,6 @@ package dev.lockstep.engine.buffer;
 import dev.lockstep.BufferPool;
 import dev.lockstep.ClosedException;
 import dev.lockstep.IoBuffer;
-import dev.lockstep.engine.EngineContext;
 import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.engine.worker.WorkerMetrics;
 import java.lang.foreign.Arena;
@@ -234,7 +233,7 @@ public final class WorkerBuffers implements BufferPool {
         if (!(buffer instanceof PooledBuffer)) {
             throw notPooled(buffer, call);
         }
-        return check(EngineContext.currentWorker(call), buffer, at, length, call);
+        return check(Worker.requireCurrent(call), buffer, at, length, call);
     }
 
     private static IllegalArgumentException notPooled(IoBuffer buffer, String call) {

@@ -9,7 +9,7 @@
  * </ul>
  *
  * <p>May depend on the JDK, the API, {@code engine.worker} (the worker a pool belongs to, its metrics) and
- * {@code dev.lockstep.engine} (the calling fiber's worker). Never requests, fibers or {@code engine.io}: those use
+ * {@code dev.lockstep.engine} (whether a caller's worker is of the pool's runner). Never requests, fibers or {@code engine.io}: those use
  * the buffers.
  */
 package dev.lockstep.engine.buffer;

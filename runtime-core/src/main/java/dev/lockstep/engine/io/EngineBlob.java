@@ -8,7 +8,6 @@ import dev.lockstep.Operation;
 import dev.lockstep.ReadOptions;
 import dev.lockstep.WriteOptions;
 import dev.lockstep.engine.Engine;
-import dev.lockstep.engine.EngineContext;
 import dev.lockstep.engine.buffer.PooledBuffer;
 import dev.lockstep.engine.buffer.WorkerBuffers;
 import dev.lockstep.engine.request.ChannelOperation;
@@ -115,7 +114,7 @@ public final class EngineBlob implements Blob {
         }
         Worker worker = Worker.current();
         // The failure's message is built only on failure: a concatenation per call otherwise.
-        return worker != null ? worker : EngineContext.currentWorker("Blob." + call);
+        return worker != null ? worker : Worker.requireCurrent("Blob." + call);
     }
 
     private static void checkRange(long offset, long count, String what) {

@@ -11,7 +11,6 @@ import dev.lockstep.SendFailedException;
 import dev.lockstep.Sink;
 import dev.lockstep.SocketOptions;
 import dev.lockstep.engine.Engine;
-import dev.lockstep.engine.EngineContext;
 import dev.lockstep.engine.buffer.PooledBuffer;
 import dev.lockstep.engine.buffer.WorkerBuffers;
 import dev.lockstep.engine.request.Immediate;
@@ -54,7 +53,7 @@ public final class EngineNetwork {
             // Refused here, not by the kernel: a kernel answer would differ between runtimes and come only at await.
             throw new IllegalArgumentException("address must be resolved, was " + address);
         }
-        Worker worker = EngineContext.currentWorker("Network.bind");
+        Worker worker = Worker.requireCurrent("Network.bind");
         SystemCalls system = engine.kernel().system();
         return worker.register(new Immediate("bind of " + address, () -> {
             int fd;
@@ -82,7 +81,7 @@ public final class EngineNetwork {
         if (address.isUnresolved()) {
             throw new IllegalArgumentException("address must be resolved, was " + address);
         }
-        Worker worker = EngineContext.currentWorker("Network.dial");
+        Worker worker = Worker.requireCurrent("Network.dial");
         return worker.register(new ConnectRequest(engine, address, options));
     }
 
@@ -222,7 +221,7 @@ public final class EngineNetwork {
             if (pending.isClosed()) {
                 throw new ClosedException("listener " + local + " is closed");
             }
-            Worker worker = EngineContext.currentWorker("Listener.accept");
+            Worker worker = Worker.requireCurrent("Listener.accept");
             SharedFd held = fd.acquire();
             // One accept per connection: its request and link are not reused, so each is in its first use.
             PendingSet.Link link = new PendingSet.Link();
@@ -330,7 +329,7 @@ public final class EngineNetwork {
             if (sides.isClosed(ConnectionSides.SINK)) {
                 throw new ClosedException("sink to " + sides.peer + " is closed");
             }
-            Worker worker = EngineContext.currentWorker("Sink.send");
+            Worker worker = Worker.requireCurrent("Sink.send");
             if (poisoned != null) {
                 return worker.register(new Immediate("send to " + sides.peer, () -> {
                     throw new ClosedException("sink to " + sides.peer + " is unusable after " + poisoned);
@@ -376,7 +375,7 @@ public final class EngineNetwork {
             if (sides.isClosed(ConnectionSides.SINK)) {
                 throw new ClosedException("sink to " + sides.peer + " is closed");
             }
-            Worker worker = EngineContext.currentWorker("Sink.sendFrom");
+            Worker worker = Worker.requireCurrent("Sink.sendFrom");
             PooledBuffer buffer = WorkerBuffers.check(worker, from, at, length, "Sink.sendFrom");
             if (poisoned != null) {
                 return worker.register(new Immediate("send to " + sides.peer, () -> {

@@ -11,7 +11,6 @@ import dev.lockstep.StorageFullException;
 import dev.lockstep.StorageHeldException;
 import dev.lockstep.StorageIoException;
 import dev.lockstep.engine.Engine;
-import dev.lockstep.engine.EngineContext;
 import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
@@ -191,7 +190,7 @@ public final class EngineStorage {
         byte[] key = name.clone();
         String shown = describe(partition, key);
         String what = "open of blob '" + shown + "'";
-        Worker worker = EngineContext.currentWorker("Storage.open");
+        Worker worker = Worker.requireCurrent("Storage.open");
         return worker.register(new OpenBlobRequest(lane(partition), what, system, root, partition,
                 partitionPath(partition), blobPath(partition, key), shown, options, notDurable,
                 (fd, length, created, alignment) -> {
@@ -215,7 +214,7 @@ public final class EngineStorage {
         }
         String what = key == null ? "remove of partition '" + partition + "'"
                 : "remove of blob '" + describe(partition, key) + "'";
-        Worker worker = EngineContext.currentWorker("Storage.remove");
+        Worker worker = Worker.requireCurrent("Storage.remove");
         if (key != null) {
             return worker.register(new RemoveBlobRequest(lane(partition), what, system, partition,
                     partitionPath(partition), blobPath(partition, key), describe(partition, key), notDurable));
@@ -250,7 +249,7 @@ public final class EngineStorage {
         byte[] fromKey = from.clone();
         byte[] toKey = to.clone();
         String what = "rename of blob '" + describe(partition, fromKey) + "' to '" + describe(partition, toKey) + "'";
-        Worker worker = EngineContext.currentWorker("Storage.rename");
+        Worker worker = Worker.requireCurrent("Storage.rename");
         return worker.register(new RenameBlobRequest(lane(partition), what, system, partition,
                 partitionPath(partition), blobPath(partition, fromKey), blobPath(partition, toKey),
                 describe(partition, fromKey), notDurable));
@@ -259,7 +258,7 @@ public final class EngineStorage {
     public Operation<Void> syncPartition(String partition) {
         validatePartition(partition);
         String what = "sync of partition '" + partition + "'";
-        Worker worker = EngineContext.currentWorker("Storage.syncPartition");
+        Worker worker = Worker.requireCurrent("Storage.syncPartition");
         return worker.register(new SyncPartitionRequest(lane(partition), what, system, partition, root,
                 partitionPath(partition), notDurable));
     }
@@ -267,7 +266,7 @@ public final class EngineStorage {
     public Operation<List<byte[]>> scan(String partition) {
         validatePartition(partition);
         String what = "scan of partition '" + partition + "'";
-        Worker worker = EngineContext.currentWorker("Storage.scan");
+        Worker worker = Worker.requireCurrent("Storage.scan");
         return worker.register(new MetadataRequest(lane(partition), what, () -> {
             try {
                 String path = partitionPath(partition);

@@ -1,6 +1,5 @@
 package dev.lockstep.engine.io;
 
-import dev.lockstep.engine.EngineContext;
 import dev.lockstep.engine.buffer.PooledBuffer;
 import dev.lockstep.engine.buffer.ReceiveMemory;
 import dev.lockstep.engine.worker.Spare;
@@ -415,7 +414,7 @@ final class EngineStream implements Stream {
         if (sides.isClosed(ConnectionSides.STREAM)) {
             throw new ClosedException("stream from " + sides.peer + " is closed");
         }
-        Worker worker = EngineContext.currentWorker("Stream.recv");
+        Worker worker = Worker.requireCurrent("Stream.recv");
         if (poisoned != null) {
             return worker.register(new Immediate(receiveName(), () -> {
                 throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
@@ -465,7 +464,7 @@ final class EngineStream implements Stream {
         if (sides.isClosed(ConnectionSides.STREAM)) {
             throw new ClosedException("stream from " + sides.peer + " is closed");
         }
-        Worker worker = EngineContext.currentWorker("Stream.recvInto");
+        Worker worker = Worker.requireCurrent("Stream.recvInto");
         PooledBuffer buffer = WorkerBuffers.check(worker, into, at, length, "Stream.recvInto");
         if (poisoned != null) {
             return worker.register(new Immediate(receiveName(), () -> {

@@ -35,11 +35,12 @@ import dev.lockstep.Waker;
  * {@link CriticalSection}: in short, nothing that can park.
  *
  * <h2>Parts</h2>
- * This class holds the state and is what callers register with; the parts that work on it are package-private:
- * {@link CriticalSection} (the borrow flag and the guard against parking inside), {@link WorkerAdmission}
+ * This class holds the state and is what callers register with; the parts that work on it live beside it in this
+ * package: {@link CriticalSection} (the borrow flag and the guard against parking inside), {@link WorkerAdmission}
  * (requests admitted, refused and closed), {@link ServiceTurn} (the thread's turns: mailbox, timers, staging, the
  * ring's enter), {@link InlineTurns} (turns its fibers make themselves, within a budget) and {@link WorkerClosure}
- * (retiring).
+ * (retiring). Of these only {@code CriticalSection} (a fiber checks it as it unmounts) and {@code InlineTurns} (an
+ * I/O call turns inline while it waits) are reached from other rooms.
  */
 public final class Worker {
     private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
@@ -89,6 +90,22 @@ public final class Worker {
      */
     public static Worker current() {
         return CURRENT.get();
+    }
+
+    /**
+     * The current worker, for a call of the API that only a task may make.
+     *
+     * @param what the call, named in the message
+     * @return the worker whose fiber is running, or which the calling thread is servicing
+     * @throws IllegalStateException on a thread that is neither, naming {@code what} and the thread
+     */
+    public static Worker requireCurrent(String what) {
+        Worker worker = current();
+        if (worker == null) {
+            throw new IllegalStateException(what + " must be called from a task of a Lockstep runtime, not from thread "
+                    + Thread.currentThread().getName());
+        }
+        return worker;
     }
 
     /**

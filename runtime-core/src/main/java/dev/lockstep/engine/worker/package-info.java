@@ -3,7 +3,8 @@
  *
  * <ul>
  *   <li>{@link dev.lockstep.engine.worker.Worker}: the state a worker owns (its driver, timer heap, mailbox,
- *       cached clock, closing flag, deferred queue, buffers, request recyclers) and "the current worker".</li>
+ *       cached clock, closing flag, deferred queue, buffers, request recyclers) and "the current worker"
+ *       ({@code current}, and {@code requireCurrent} for the calls only a task may make).</li>
  *   <li>Its parts: {@code CriticalSection} (the borrow, and the guard against parking inside it),
  *       {@code WorkerAdmission} (requests admitted, refused once closing, closed at once or through the mailbox),
  *       {@code ServiceTurn} (the thread's turns), {@code InlineTurns} (turns its fibers make themselves),

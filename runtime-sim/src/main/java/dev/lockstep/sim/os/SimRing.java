@@ -275,7 +275,8 @@ public final class SimRing implements Ring {
                 auditor().recordRingSubmit(id, request.sequence, request.earliestNanos, request.decidedResult);
             }
             batch.clear();
-            assert inFlight.cancels() <= entries && (entries < dev.lockstep.engine.request.Driver.SMALLEST_UNSHARED_RING
+            assert inFlight.cancels() <= entries
+                    && (entries < dev.lockstep.engine.request.Driver.SMALLEST_UNSHARED_RING
                     ? inFlight.size() - inFlight.cancels() <= entries : inFlight.storage() <= entries)
                     : "ring " + id + " of " + entries + " entries has " + inFlight.size() + " requests in flight, "
                     + inFlight.cancels() + " cancellations and " + inFlight.storage() + " storage";
