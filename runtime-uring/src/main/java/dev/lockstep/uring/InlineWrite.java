@@ -138,17 +138,27 @@ final class InlineWrite {
 
     /**
      * Delivers the kept completions to {@code sink}, in the order the writes were made. A completion that stages
-     * a small write adds one more, delivered in this same call.
+     * a small write adds one more, delivered in this same call. If {@code sink} throws, the completion it was
+     * given counts as delivered and is never given again; those after it wait for the next call, in order.
      *
      * @return how many were delivered
      */
     int deliver(CompletionSink sink) {
         int delivered = 0;
-        while (delivered < pending) {
-            int at = delivered++;
-            sink.complete(userData[at], results[at], 0);
+        try {
+            while (delivered < pending) {
+                int at = delivered++;
+                sink.complete(userData[at], results[at], 0);
+            }
+        } finally {
+            // The fields are read again here: a write staged by the sink may have grown the arrays.
+            int left = pending - delivered;
+            if (left > 0) {
+                System.arraycopy(userData, delivered, userData, 0, left);
+                System.arraycopy(results, delivered, results, 0, left);
+            }
+            pending = left;
         }
-        pending = 0;
         return delivered;
     }
 

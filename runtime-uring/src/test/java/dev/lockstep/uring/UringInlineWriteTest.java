@@ -13,6 +13,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,6 +111,26 @@ class UringInlineWriteTest extends RingFixture {
         assertEquals(1, ring.inlineWrites());
         assertEquals(-Errno.EBADF, completions.result(ring, 1));
         assertEquals("kept", Files.readString(path));
+    }
+
+    @Test
+    void aSinkThatThrowsIsNotGivenTheSameCompletionAgainAndTheRestWaitForTheNextDelivery() {
+        int fd = keep(SYSTEM.open(temp.resolve("throwing").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
+        InlineWrite inline = new InlineWrite(Arena.ofAuto(), Libc.newCallState(Arena.ofAuto()),
+                InlineWrite.DEFAULT_MAX_BYTES);
+        for (long userData = 1; userData <= 3; userData++) {
+            assertTrue(inline.tryWrite(Submissions.whole(Opcode.WRITE, fd, bytes("w" + userData), userData)));
+        }
+        List<Long> seen = new ArrayList<>();
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> inline.deliver((u, r, f) -> {
+            seen.add(u);
+            throw new IllegalStateException("sink failed on " + u);
+        }));
+        assertEquals("sink failed on 1", thrown.getMessage());
+
+        assertEquals(2, inline.deliver((u, r, f) -> seen.add(u)), "the two after the failed one, once each");
+        assertEquals(0, inline.deliver((u, r, f) -> seen.add(u)), "nothing left");
+        assertEquals(List.of(1L, 2L, 3L), seen, "each completion once, in the order made");
     }
 
     @Test
