@@ -51,18 +51,8 @@ final class InlineWrite {
     /** What {@link #write} returns for a submission it did not make: the ring takes it. */
     static final long NOT_INLINE = Long.MIN_VALUE;
 
-    private static final boolean AARCH64 = System.getProperty("os.arch", "").equalsIgnoreCase("aarch64");
-    private static final long SYS_PWRITE64 = AARCH64 ? 68 : 18;
-    private static final long SYS_FCNTL = AARCH64 ? 25 : 72;
-    private static final long SYS_FSTAT = AARCH64 ? 80 : 5;
-    private static final int F_GETFL = 3;
-    /** {@code O_DSYNC} and {@code __O_SYNC}, the same in both ABIs. */
-    private static final int O_DSYNC = 010000;
-    private static final int O_SYNC_BIT = 04000000;
-    /** {@code st_mode} in {@code struct stat}: after dev, ino and nlink on x86-64, after dev and ino on aarch64. */
-    private static final long ST_MODE_OFFSET = AARCH64 ? 16 : 24;
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFREG = 0100000;
+    /** How many times a write interrupted by a signal ({@code EINTR}) is made again before its result stands. */
+    private static final int EINTR_RETRIES = 8;
 
     private final int maxBytes;
     private final MemorySegment stat;
@@ -82,7 +72,7 @@ final class InlineWrite {
                     + maxBytes);
         }
         this.maxBytes = maxBytes;
-        this.stat = arena.allocate(256, 8);
+        this.stat = arena.allocate(Libc.STAT_BUFFER_SIZE, 8);
         this.callState = callState;
     }
 
@@ -175,23 +165,34 @@ final class InlineWrite {
         }
         int fd = submission.fd;
         // Both questions without errno: a failure of either leaves the write to the ring, which reports it.
-        long flags = Libc.syscallUncaptured(SYS_FCNTL, fd, F_GETFL, 0, 0, 0, 0);
-        if (flags == -1 || (flags & (Libc.NATIVE_O_DIRECT | O_DSYNC | O_SYNC_BIT)) != 0) {
+        long flags = Libc.syscallUncaptured(Libc.SYS_FCNTL, fd, Libc.F_GETFL, 0, 0, 0, 0);
+        if (flags == -1 || (flags & (Libc.NATIVE_O_DIRECT | Libc.O_DSYNC | Libc.O_SYNC_BIT)) != 0) {
             return NOT_INLINE;
         }
-        if (Libc.syscallUncaptured(SYS_FSTAT, fd, stat.address(), 0, 0, 0, 0) != 0
-                || (stat.get(JAVA_INT, ST_MODE_OFFSET) & S_IFMT) != S_IFREG) {
+        if (Libc.syscallUncaptured(Libc.SYS_FSTAT, fd, stat.address(), 0, 0, 0, 0) != 0
+                || (stat.get(JAVA_INT, Libc.STAT_MODE_OFFSET) & Libc.S_IFMT) != Libc.S_IFREG) {
             return NOT_INLINE;
         }
-        // Without errno first, as RingEnter.enterOnce: a captured call makes a slice of the call state per write
-        // that only escape analysis removes. A pwrite that failed wrote nothing, so the same call again, capturing
-        // errno, reports the failure (or, if it passed meanwhile, makes the write).
-        long written = Libc.syscallUncaptured(SYS_PWRITE64, fd, submission.buffer.address(), submission.length,
-                submission.offset, 0, 0);
-        if (written != -1) {
-            return written;
+        return pwrite(fd, submission.buffer.address(), submission.length, submission.offset);
+    }
+
+    /**
+     * One {@code pwrite}, without errno first as {@link PageCacheRead} reads (a captured call makes a slice of the
+     * call state per write that only escape analysis removes; a pwrite that failed wrote nothing, so the same call
+     * again, capturing errno, reports the failure or, if it passes meanwhile, makes the write), and made again
+     * after {@code EINTR} up to {@value #EINTR_RETRIES} times: a signal before any byte is copied leaves nothing
+     * written, and a positioned write made twice writes the same bytes at the same place.
+     *
+     * @return the bytes written or {@code -errno}
+     */
+    private long pwrite(int fd, long address, int length, long offset) {
+        long result = -Libc.EINTR;
+        for (int attempt = 0; attempt <= EINTR_RETRIES && result == -Libc.EINTR; attempt++) {
+            result = Libc.syscallUncaptured(Libc.SYS_PWRITE64, fd, address, length, offset, 0, 0);
+            if (result == -1) {
+                result = Libc.syscall(callState, Libc.SYS_PWRITE64, fd, address, length, offset, 0, 0);
+            }
         }
-        return Libc.syscall(callState, SYS_PWRITE64, fd, submission.buffer.address(), submission.length,
-                submission.offset, 0, 0);
+        return result;
     }
 }

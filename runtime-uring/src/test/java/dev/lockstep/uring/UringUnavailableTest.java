@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  */
 class UringUnavailableTest {
     private static final Path DISABLED_SYSCTL = Path.of("/proc/sys/kernel/io_uring_disabled");
-    private static final boolean AARCH64 = System.getProperty("os.arch").equals("aarch64");
+    private static final boolean AARCH64 = Libc.AARCH64;
     private static final long SYS_PRCTL = AARCH64 ? 167 : 157;
     private static final long SYS_SECCOMP = AARCH64 ? 277 : 317;
     private static final long SYS_CAPGET = AARCH64 ? 90 : 125;
