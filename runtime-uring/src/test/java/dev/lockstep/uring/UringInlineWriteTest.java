@@ -29,6 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
 class UringInlineWriteTest extends RingFixture {
     private static final UringKernel KERNEL = new UringKernel();
 
+    /** {@code O_DSYNC} and {@code O_SYNC} ({@code __O_SYNC | O_DSYNC}), the same bits on x86-64 and aarch64. */
+    private static final int O_DSYNC = Libc.O_DSYNC;
+    private static final int O_SYNC = Libc.O_SYNC_BIT | Libc.O_DSYNC;
+
     @TempDir
     Path temp;
 
@@ -99,6 +103,38 @@ class UringInlineWriteTest extends RingFixture {
         stage(Submissions.whole(Opcode.RECV, pair.accepted(), received, 5));
         assertEquals(9, completions.result(ring, 5));
         assertEquals("to a peer", text(received, 9));
+    }
+
+    @Test
+    void writesToAFileOpenedODsyncOrOSyncGoThroughTheRing() throws Exception {
+        int dsync = keep(SYSTEM.open(temp.resolve("dsync").toString(),
+                SystemCalls.O_RDWR | SystemCalls.O_CREAT | O_DSYNC));
+        int sync = keep(SYSTEM.open(temp.resolve("sync").toString(),
+                SystemCalls.O_RDWR | SystemCalls.O_CREAT | O_SYNC));
+        stage(Submissions.whole(Opcode.WRITE, dsync, bytes("dsync"), 1));
+        stage(Submissions.whole(Opcode.WRITE, sync, bytes("sync"), 2));
+        assertEquals(0, ring.inlineWrites(), "a write the open makes durable is the ring's");
+
+        completions.awaitAll(ring, 1, 2);
+        assertEquals(5, completions.all().get(1L).result());
+        assertEquals(4, completions.all().get(2L).result());
+        assertEquals("dsync", Files.readString(temp.resolve("dsync")));
+        assertEquals("sync", Files.readString(temp.resolve("sync")));
+    }
+
+    @Test
+    void aRingOpenedWithThePropertyZeroWritesEverythingThroughTheRing() throws Exception {
+        int fd = keep(SYSTEM.open(temp.resolve("property").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
+        try (UringRing off = UringRingTest.openWithoutInlineWrites(8)) {
+            Submission write = Submissions.whole(Opcode.WRITE, fd, bytes("through"), 1);
+            assertTrue(off.stage(write));
+            assertEquals(0, off.inlineWrites(), "bound 0: nothing inline");
+            assertEquals(0, SYSTEM.size(fd), "nothing written before the ring submits it");
+            completions.awaitAll(off, 1);
+            assertEquals(7, completions.all().get(1L).result());
+            assertEquals(0, off.inlineWrites());
+        }
+        assertEquals("through", Files.readString(temp.resolve("property")));
     }
 
     @Test

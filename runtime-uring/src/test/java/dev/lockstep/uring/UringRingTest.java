@@ -37,9 +37,28 @@ class UringRingTest extends RingFixture {
     @TempDir
     Path temp;
 
+    /**
+     * The fixture's ring writes through the ring, never inline ({@link InlineWrite}, tested by
+     * {@code UringInlineWriteTest}), so the writes here test the ring's encoding and batching.
+     */
     @Override
     UringRing openRing() {
-        return KERNEL.openRing(8);
+        return openWithoutInlineWrites(8);
+    }
+
+    /** A ring opened with the inline write bound 0, the property restored after. */
+    static UringRing openWithoutInlineWrites(int entries) {
+        String before = System.getProperty(InlineWrite.MAX_BYTES_PROPERTY);
+        System.setProperty(InlineWrite.MAX_BYTES_PROPERTY, "0");
+        try {
+            return KERNEL.openRing(entries);
+        } finally {
+            if (before == null) {
+                System.clearProperty(InlineWrite.MAX_BYTES_PROPERTY);
+            } else {
+                System.setProperty(InlineWrite.MAX_BYTES_PROPERTY, before);
+            }
+        }
     }
 
     /**
@@ -207,7 +226,7 @@ class UringRingTest extends RingFixture {
     void everyFourthReadOrWriteIsSubmittedWhenStagedAndItsCompletionStillComesFromEnter() {
         int fd = keep(SYSTEM.open(temp.resolve("batches").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
         int blocks = 4 * UringRing.READ_WRITE_SUBMIT_BATCH;
-        try (UringRing small = KERNEL.openRing(UringRing.READ_WRITE_SUBMIT_BATCH)) {
+        try (UringRing small = openWithoutInlineWrites(UringRing.READ_WRITE_SUBMIT_BATCH)) {
             // A ring of 4 entries holds only 4 staged entries; a fifth can be staged without an enter only
             // because the fourth write submitted all four.
             List<MemorySegment> written = new ArrayList<>();
