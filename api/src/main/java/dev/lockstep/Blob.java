@@ -12,6 +12,12 @@ package dev.lockstep;
  * {@code offset + length} overflowing a long). After {@link #close()} every call fails with
  * {@link ClosedException}.
  *
+ * <h2>Order</h2>
+ * Writes, resizes and preallocations of one open that are in flight at the same time take effect in any order, on
+ * every runtime: overlapping writes may leave either's bytes, and a resize may land before or after a write issued
+ * earlier (the simulator applies each at its completion and delivers completions in a seeded order). To order two of
+ * them, await the first's operation before issuing the second.
+ *
  * <h2>Durability</h2>
  * Writes, resizes and preallocations reach the page cache when their operation completes and become durable with
  * the next completed {@link #sync()} of this open. Each open has one durability permit: syncs run one at a time; a

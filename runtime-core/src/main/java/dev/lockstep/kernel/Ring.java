@@ -28,7 +28,11 @@ public interface Ring extends AutoCloseable {
     int entries();
 
     /**
-     * Copies a submission into the submission queue.
+     * Copies a submission into the submission queue. A ring may instead perform the submission at once, during
+     * this call, and still deliver its completion from a later {@link #enter}, never from here: runtime-uring makes
+     * small buffered writes this way, which may block the calling worker while the kernel copies the bytes (or
+     * throttles or waits for its journal). Either way the completion arrives as any other, in any order relative
+     * to the completions of other unlinked submissions.
      *
      * @param submission the request
      * @return false if the submission queue is full: call {@link #enter} to submit, then stage again

@@ -18,7 +18,7 @@ final class ServiceTurn {
      * starts: a wake in an earlier turn was seen by the fiber loop, which ran the fiber before this turn (or, with
      * fibers still queued, asked for a turn that does not wait), so it must not stop this turn from waiting. Left
      * set, it made the turn after every wake submit without waiting, and a request that completes later than its
-     * submission (a buffered write through io-wq, a direct read) cost a second {@code io_uring_enter} to wait.
+     * submission (a direct read, a large buffered write that io_uring hands to its io-wq threads) cost a second {@code io_uring_enter} to wait.
      */
     private boolean runnable;
     private final Worker worker;
