@@ -78,7 +78,6 @@ public final class Channel<T> implements AutoCloseable {
                 buffer.addLast(value);
                 wakes.wake(send.completeLocked(null, null));
             } else {
-                assert receivers.isEmpty() : "a send waits while " + receivers.size() + " receives wait";
                 senders.addLast(send);
             }
         } finally {
@@ -137,7 +136,6 @@ public final class Channel<T> implements AutoCloseable {
             } else if (closed) {
                 wakes.wake(receive.completeLocked(null, closedFailure("receive from")));
             } else {
-                assert buffer.isEmpty() : "a receive waits while " + buffer.size() + " values are buffered";
                 receivers.addLast(receive);
             }
         } finally {

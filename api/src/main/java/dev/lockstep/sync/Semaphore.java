@@ -130,7 +130,6 @@ public final class Semaphore {
         while (!line.isEmpty() && line.peekFirst().permits <= available) {
             Acquire next = line.pollFirst();
             available -= next.permits;
-            assert available >= 0 : "granted " + next.permits + " permits, leaving " + available;
             wakes.wake(next.completeLocked(new Lease(this, next.permits), null));
         }
     }

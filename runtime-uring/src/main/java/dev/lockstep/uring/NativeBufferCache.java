@@ -93,7 +93,6 @@ final class NativeBufferCache {
      * @param cached whether the caller is the owner thread of an open ring
      */
     void free(MemorySegment segment, boolean cached) {
-        assert segment.address() != 0 : "free of a NULL segment of " + segment.byteSize() + " bytes";
         if (cached && segment.byteSize() <= LARGEST_CACHED_BYTES) {
             int sizeClass = sizeClass(segment.byteSize());
             int count = cachedCount[sizeClass];
