@@ -379,60 +379,67 @@ public final class BenchPrograms {
             boolean syncWrites = engine.equals("lockstep-sync-write");
             byte[][] chunks = {new byte[BLOCK]};
             Path storage = Files.createTempDirectory(dir, "lockstep-log");
-            window = UringRunner.builder().workers(1).ringEntries(256).storage(storage).build().start(ctx -> {
-                Blob blob = ctx.open("log", "appends").await().blob();
-                byte[] block = new byte[BLOCK];
-                Window measured = new Window(warmup, measure);
-                List<Handle<Void>> appenders = new ArrayList<>();
-                for (int i = 0; i < writers; i++) {
-                    appenders.add(ctx.child("appender" + i).spawn(c -> {
-                        while (measured.running()) {
-                            if (syncWrites) {
-                                blob.writeAt(nextOffset.getAndAdd(BLOCK), chunks, WriteOptions.SYNC).await();
-                            } else {
-                                blob.writeAt(nextOffset.getAndAdd(BLOCK), block).await();
-                                blob.sync().await();
-                            }
-                            measured.count();
-                        }
-                        return null;
-                    }));
-                }
-                appenders.forEach(Handle::await);
-                blob.close();
-                return measured;
-            });
-            // The log is hundreds of MiB after a run; each run has a directory of its own, which nothing reuses.
-            deleteTree(storage);
-        } else {
-            Path file = Files.createTempFile(dir, "filechannel-log", ".dat");
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                window = new Window(warmup, measure);
-                Window measured = window;
-                List<Thread> appenders = new ArrayList<>();
-                for (int i = 0; i < writers; i++) {
-                    appenders.add(Thread.ofPlatform().start(() -> {
-                        ByteBuffer block = ByteBuffer.allocateDirect(BLOCK);
-                        try {
+            // The log is hundreds of MiB after a run; each run has a directory of its own, which nothing reuses,
+            // so it goes whether the run ended well or not.
+            try {
+                window = UringRunner.builder().workers(1).ringEntries(256).storage(storage).build().start(ctx -> {
+                    Blob blob = ctx.open("log", "appends").await().blob();
+                    byte[] block = new byte[BLOCK];
+                    Window measured = new Window(warmup, measure);
+                    List<Handle<Void>> appenders = new ArrayList<>();
+                    for (int i = 0; i < writers; i++) {
+                        appenders.add(ctx.child("appender" + i).spawn(c -> {
                             while (measured.running()) {
-                                block.clear();
-                                long offset = nextOffset.getAndAdd(BLOCK);
-                                while (block.hasRemaining()) {
-                                    channel.write(block, offset + block.position());
+                                if (syncWrites) {
+                                    blob.writeAt(nextOffset.getAndAdd(BLOCK), chunks, WriteOptions.SYNC).await();
+                                } else {
+                                    blob.writeAt(nextOffset.getAndAdd(BLOCK), block).await();
+                                    blob.sync().await();
                                 }
-                                channel.force(false);
                                 measured.count();
                             }
-                        } catch (java.io.IOException failure) {
-                            throw new java.io.UncheckedIOException(failure);
-                        }
-                    }));
-                }
-                for (Thread appender : appenders) {
-                    appender.join();
-                }
+                            return null;
+                        }));
+                    }
+                    appenders.forEach(Handle::await);
+                    blob.close();
+                    return measured;
+                });
+            } finally {
+                deleteTree(storage);
             }
-            Files.delete(file);
+        } else {
+            Path file = Files.createTempFile(dir, "filechannel-log", ".dat");
+            try {
+                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                    window = new Window(warmup, measure);
+                    Window measured = window;
+                    List<Thread> appenders = new ArrayList<>();
+                    for (int i = 0; i < writers; i++) {
+                        appenders.add(Thread.ofPlatform().start(() -> {
+                            ByteBuffer block = ByteBuffer.allocateDirect(BLOCK);
+                            try {
+                                while (measured.running()) {
+                                    block.clear();
+                                    long offset = nextOffset.getAndAdd(BLOCK);
+                                    while (block.hasRemaining()) {
+                                        channel.write(block, offset + block.position());
+                                    }
+                                    channel.force(false);
+                                    measured.count();
+                                }
+                            } catch (java.io.IOException failure) {
+                                throw new java.io.UncheckedIOException(failure);
+                            }
+                        }));
+                    }
+                    for (Thread appender : appenders) {
+                        appender.join();
+                    }
+                }
+            } finally {
+                Files.deleteIfExists(file);
+            }
         }
         window.report();
     }

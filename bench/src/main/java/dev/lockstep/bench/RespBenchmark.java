@@ -3,6 +3,7 @@ package dev.lockstep.bench;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -49,6 +50,8 @@ final class RespBenchmark implements AutoCloseable {
     private final boolean quick;
     private final Map<String, Process> servers = new LinkedHashMap<>();
     private final Map<String, Integer> ports = new LinkedHashMap<>();
+    /** Each started server's data directory (hundreds of MiB of append-only log by the end of a run). */
+    private final List<Path> dataDirs = new ArrayList<>();
     private int turn;
 
     RespBenchmark(Path dir, String lockstep, String redisServer, String redisBenchmark, boolean quick) {
@@ -121,6 +124,7 @@ final class RespBenchmark implements AutoCloseable {
         String fsync = server.substring(server.indexOf('-') + 1);
         try {
             Files.createDirectories(data);
+            dataDirs.add(data);
         } catch (IOException failed) {
             throw new IllegalStateException("could not create " + data, failed);
         }
@@ -217,18 +221,47 @@ final class RespBenchmark implements AutoCloseable {
         }
     }
 
-    /** Stops every server: the Lockstep ones with their JVM's children (the script execs Java, so one process). */
+    /**
+     * Stops every server (the Lockstep ones with their JVM's children: the script execs Java, so one process),
+     * then deletes their data directories, whether or not the servers stopped in time.
+     *
+     * @throws IllegalStateException naming a data directory that could not be deleted
+     */
     @Override
     public void close() {
-        for (Process process : servers.values()) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            try {
-                process.waitFor(30, TimeUnit.SECONDS);
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-                return;
+        try {
+            for (Process process : servers.values()) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                try {
+                    process.waitFor(30, TimeUnit.SECONDS);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
+        } finally {
+            deleteDataDirs();
+        }
+    }
+
+    private void deleteDataDirs() {
+        IllegalStateException failure = null;
+        for (Path data : dataDirs) {
+            try {
+                BenchPrograms.deleteTree(data);
+            } catch (IOException | UncheckedIOException failed) {
+                IllegalStateException next = new IllegalStateException("could not delete " + data, failed);
+                if (failure == null) {
+                    failure = next;
+                } else {
+                    failure.addSuppressed(next);
+                }
+            }
+        }
+        dataDirs.clear();
+        if (failure != null) {
+            throw failure;
         }
     }
 }
