@@ -166,7 +166,7 @@ final class SimulatorBench {
         List<String> output = BenchProcesses.command(java, "--enable-native-access=ALL-UNNAMED", "--add-opens",
                 "java.base/java.lang=ALL-UNNAMED", "-cp", classpath,
                 "dev.lockstep.sim.SimThroughput", quick ? "0.25" : "1");
-        for (String line : output) {
+        for (String line : forPeople(output)) {
             section.append(line).append('\n');
         }
         section.append("```\n\n");
@@ -176,42 +176,55 @@ final class SimulatorBench {
     /** The simulated I/O operations per CPU second that the storage and network workloads are to reach. */
     static final double IO_OPS_TARGET = 1_000_000;
 
-    private static final String IO_OPS_COLUMN = "I/O ops/cpu-s";
+    /** SimThroughput's machine-readable line per workload; see its {@code resultLine}. */
+    private static final String RESULT = "RESULT ";
+    private static final String IO_OPS_KEY = "ioOpsPerCpuSecond=";
+    private static final String WORKLOAD_KEY = " workload=";
 
     /**
-     * SimThroughput's storage and network rows against {@link #IO_OPS_TARGET}. SimThroughput right-aligns each
-     * header to its column's width, so a row's figure is the token that ends where the header's name ends.
+     * SimThroughput's storage and network workloads against {@link #IO_OPS_TARGET}, read from its
+     * {@code RESULT ioOpsPerCpuSecond=... workload=...} lines (its table's layout is for people).
      *
      * @param output SimThroughput's lines
      * @return a Markdown table, or a line saying which figure was not found
      */
     static String againstTarget(List<String> output) {
-        int end = -1;
         StringBuilder table = new StringBuilder("Against the target of " + String.format(Locale.ROOT, "%,.0f",
                 IO_OPS_TARGET) + " simulated I/O operations per CPU second of the simulator's thread:\n\n"
                 + "| SimThroughput workload | I/O ops/cpu-s | ÷ target |\n|---|---:|---:|\n");
         int rows = 0;
         for (String line : output) {
-            int header = line.indexOf(IO_OPS_COLUMN);
-            if (line.startsWith("workload") && header >= 0) {
-                end = header + IO_OPS_COLUMN.length();
+            if (!line.startsWith(RESULT)) {
                 continue;
             }
-            if (end < 0 || line.length() < end || !(line.startsWith("storage") || line.startsWith("network"))) {
+            int workloadAt = line.indexOf(WORKLOAD_KEY);
+            int rateAt = line.indexOf(IO_OPS_KEY);
+            if (workloadAt < 0 || rateAt < 0 || rateAt > workloadAt) {
+                return "SimThroughput's result line has no " + IO_OPS_KEY + " before its" + WORKLOAD_KEY + ": "
+                        + line + "\n";
+            }
+            String workload = line.substring(workloadAt + WORKLOAD_KEY.length());
+            if (!(workload.startsWith("storage") || workload.startsWith("network"))) {
                 continue;
             }
-            int start = line.lastIndexOf(' ', end - 1) + 1;
+            int rateEnd = line.indexOf(' ', rateAt);
+            String figure = line.substring(rateAt + IO_OPS_KEY.length(), rateEnd);
             try {
-                double rate = Double.parseDouble(line.substring(start, end));
-                table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f |%n",
-                        line.substring(0, Math.min(line.length(), 72)).strip(), rate, rate / IO_OPS_TARGET));
+                double rate = Double.parseDouble(figure);
+                table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f |%n", workload, rate,
+                        rate / IO_OPS_TARGET));
                 rows++;
             } catch (NumberFormatException notANumber) {
-                return "SimThroughput's row has no figure under \"" + IO_OPS_COLUMN + "\": " + line + "\n";
+                return "SimThroughput's result line has no number after " + IO_OPS_KEY + ": " + line + "\n";
             }
         }
-        return rows == 0 ? "SimThroughput printed no storage or network row under a \"" + IO_OPS_COLUMN
-                + "\" header\n" : table.toString();
+        return rows == 0 ? "SimThroughput printed no RESULT line of a storage or network workload\n"
+                : table.toString();
+    }
+
+    /** SimThroughput's lines for people: its table, without the result lines that repeat its rows. */
+    static List<String> forPeople(List<String> output) {
+        return output.stream().filter(line -> !line.startsWith(RESULT)).toList();
     }
 
     private static double median(double[] values) {

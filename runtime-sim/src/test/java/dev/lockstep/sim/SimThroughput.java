@@ -126,6 +126,29 @@ public final class SimThroughput {
                 processCpu, totals.switches() / cpu, totals.ioOperations() / cpu, totals.runs() / cpu,
                 totals.runs() / processCpu, totals.simulatedNanos() / 1e9 / cpu, totals.auditEvents(),
                 totals.serviceSteps(), totals.clockSlips(), totals.draws(), steps, totals.threadCpuNanos() / (double) steps);
+        System.out.println(resultLine(workload.name(), totals.ioOperations() / cpu));
+    }
+
+    /** What starts a {@link #resultLine}. */
+    public static final String RESULT = "RESULT ";
+
+    /** The key of a result line's I/O operations per CPU second of the simulator's thread. */
+    public static final String IO_OPS_PER_CPU_SECOND = "ioOpsPerCpuSecond=";
+
+    /** The key of a result line's workload: the last field, the rest of the line, spaces included. */
+    public static final String WORKLOAD = "workload=";
+
+    /**
+     * A workload's row for programs to read, whatever the table's layout:
+     * {@code RESULT ioOpsPerCpuSecond=<whole number> workload=<the table's name>}.
+     *
+     * @param workload the workload's name, as in the table
+     * @param ioOpsPerCpuSecond its simulated I/O operations per CPU second of the simulator's thread
+     * @return the line, without a line end
+     */
+    public static String resultLine(String workload, double ioOpsPerCpuSecond) {
+        return String.format(Locale.ROOT, "%s%s%.0f %s%s", RESULT, IO_OPS_PER_CPU_SECOND, ioOpsPerCpuSecond, WORKLOAD,
+                workload);
     }
 
     private static final int REPEATS = 3;
