@@ -135,7 +135,7 @@ final class RespProtocol {
                         : RespCodec.error("only database 0 exists"));
                 case "CONFIG" -> replies.add(config(request));
                 case "COMMAND" -> replies.add(EMPTY_ARRAY);
-                case "INFO" -> replies.add(info());
+                case "INFO" -> replies.add(info(request));
                 case "SET" -> set(request);
                 case "GET" -> get(request);
                 case "DEL" -> countKeys(request, "DEL", true);
@@ -146,14 +146,32 @@ final class RespProtocol {
         }
 
         /**
-         * {@code INFO}: the server section {@code redis-benchmark} and {@code redis-cli} look for, and the store's
-         * counters since it was opened ({@link KvStore.Stats}): acknowledged puts and the syncs that made batches
-         * durable, so that a client can see how many writes share a sync.
+         * {@code INFO [section ...]}: the server section {@code redis-benchmark} and {@code redis-cli} look for, and
+         * the persistence section with the store's counters since it was opened ({@link KvStore.Stats}):
+         * acknowledged puts and the syncs that made batches durable, so that a client can see how many writes share
+         * a sync. Without a section, or with {@code default}, {@code all} or {@code everything}, both; sections are
+         * named case-insensitively, and a section the server does not have adds nothing, as in Redis.
          */
-        private byte[] info() {
-            StringBuilder text = new StringBuilder("# Server\r\nredis_version:7.0.0\r\nlockstep:1\r\n");
+        private byte[] info(List<byte[]> request) {
+            boolean server = request.size() == 1;
+            boolean persistence = request.size() == 1;
+            for (byte[] argument : request.subList(1, request.size())) {
+                switch (utf8(argument).toLowerCase(Locale.ROOT)) {
+                    case "default", "all", "everything" -> {
+                        server = true;
+                        persistence = true;
+                    }
+                    case "server" -> server = true;
+                    case "persistence" -> persistence = true;
+                    default -> { }
+                }
+            }
+            StringBuilder text = new StringBuilder();
+            if (server) {
+                text.append("# Server\r\nredis_version:7.0.0\r\nlockstep:1\r\n");
+            }
             KvStore current = store.get();
-            if (current != null) {
+            if (persistence && current != null) {
                 KvStore.Stats stats = current.stats();
                 text.append("# Persistence\r\nlockstep_puts:").append(stats.puts())
                         .append("\r\nlockstep_deletes:").append(stats.deletes())

@@ -23,6 +23,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -88,12 +90,17 @@ class RespProtocolTest {
             assertTrue(syncs >= 1 && syncs < 10, "100 pipelined SETs took " + syncs + " syncs");
             // INFO reports the store's counters, so that a client can see how many writes share a sync.
             KvStore.Stats stats = server.store().stats();
-            String info = "# Server\r\nredis_version:7.0.0\r\nlockstep:1\r\n# Persistence\r\nlockstep_puts:"
-                    + stats.puts() + "\r\nlockstep_deletes:" + stats.deletes() + "\r\nlockstep_syncs:" + stats.syncs()
-                    + "\r\nlockstep_bytes_appended:" + stats.bytesAppended() + "\r\n";
-            String bulk = "$" + info.length() + "\r\n" + info + "\r\n";
-            assertEquals(bulk, exchange(client, "INFO\r\n", bulk.length()));
-            assertTrue(info.contains("lockstep_puts:101\r\n"), info);
+            Map<String, String> expected = Map.of("lockstep_puts", Long.toString(stats.puts()), "lockstep_deletes",
+                    Long.toString(stats.deletes()), "lockstep_syncs", Long.toString(stats.syncs()),
+                    "lockstep_bytes_appended", Long.toString(stats.bytesAppended()));
+            assertEquals("101", expected.get("lockstep_puts"), "a SET of the first pipeline and these 100");
+            String info = bulkReply(client, "INFO\r\n");
+            assertEquals(expected, lockstepFields(info), info);
+            assertEquals("7.0.0", fields(info).get("redis_version"), info);
+            String persistence = bulkReply(client, command("INFO", "Persistence"));
+            assertEquals(expected, lockstepFields(persistence), persistence);
+            assertEquals(null, fields(persistence).get("redis_version"), "only the section asked for: " + persistence);
+            assertEquals("", bulkReply(client, command("INFO", "nosuchsection")), "a section the server lacks");
             seen.add("syncs shared");
         }
         try (Connection client = ctx.dial(address).await()) {
@@ -133,6 +140,47 @@ class RespProtocolTest {
     private static String set(String key, String value) {
         return "*3\r\n$3\r\nSET\r\n$" + key.length() + "\r\n" + key + "\r\n$" + value.length() + "\r\n" + value
                 + "\r\n";
+    }
+
+    /** Sends a request whose reply is a bulk string, and returns the string. */
+    private static String bulkReply(Connection client, String request) {
+        client.sink().send(request.getBytes(StandardCharsets.ISO_8859_1)).await();
+        StringBuilder header = new StringBuilder();
+        while (header.length() < 2 || header.charAt(header.length() - 2) != '\r'
+                || header.charAt(header.length() - 1) != '\n') {
+            header.append((char) client.stream().recv(1).await()[0]);
+        }
+        assertEquals('$', header.charAt(0), "not a bulk string: " + header);
+        int length = Integer.parseInt(header.substring(1, header.length() - 2));
+        String body = new String(client.stream().recv(length + 2).await(), StandardCharsets.UTF_8);
+        assertTrue(body.endsWith("\r\n"), body);
+        return body.substring(0, length);
+    }
+
+    private static String command(String... words) {
+        StringBuilder request = new StringBuilder("*" + words.length + "\r\n");
+        for (String word : words) {
+            request.append('$').append(word.length()).append("\r\n").append(word).append("\r\n");
+        }
+        return request.toString();
+    }
+
+    /** An INFO reply's {@code name:value} lines, its {@code #} section titles left out. */
+    private static Map<String, String> fields(String info) {
+        Map<String, String> fields = new TreeMap<>();
+        for (String line : info.split("\r\n")) {
+            int colon = line.indexOf(':');
+            if (!line.startsWith("#") && colon > 0) {
+                assertEquals(null, fields.put(line.substring(0, colon), line.substring(colon + 1)), info);
+            }
+        }
+        return fields;
+    }
+
+    private static Map<String, String> lockstepFields(String info) {
+        Map<String, String> lockstep = new TreeMap<>(fields(info));
+        lockstep.keySet().removeIf(name -> !name.startsWith("lockstep_"));
+        return lockstep;
     }
 
     private static String exchange(Connection client, String request, int replyBytes) {
