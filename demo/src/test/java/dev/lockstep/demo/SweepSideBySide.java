@@ -1,20 +1,12 @@
 package dev.lockstep.demo;
 
-import java.io.ByteArrayOutputStream;
+import dev.lockstep.sim.SideBySideBuild;
 import java.io.File;
 import java.io.PrintStream;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -42,10 +34,6 @@ public final class SweepSideBySide {
     private SweepSideBySide() {
     }
 
-    /** One build under measurement. */
-    private record Build(String name, Method main) {
-    }
-
     /** What one round of one build measured. */
     private record Round(double seedsPerCpuSecond, long steps, String digests) {
     }
@@ -70,16 +58,31 @@ public final class SweepSideBySide {
         }
         String seeds = args[2];
         String workload = args[3];
-        List<Build> builds = new ArrayList<>();
-        for (String root : Arrays.asList(args).subList(4, args.length)) {
-            builds.add(load(new File(root)));
+        List<SideBySideBuild> builds = new ArrayList<>();
+        try {
+            for (String root : Arrays.asList(args).subList(4, args.length)) {
+                builds.add(SideBySideBuild.load(new File(root), MODULE_CLASSES,
+                        jar -> !jar.getName().startsWith("lockstep-"), SweepThroughput.class.getName()));
+            }
+            compare(builds, rounds, warmUp, seeds, workload);
+        } finally {
+            SideBySideBuild.closeAll(builds);
         }
-        Map<String, List<Round>> measured = new LinkedHashMap<>();
+    }
+
+    private static void compare(List<SideBySideBuild> builds, int rounds, int warmUp, String seeds, String workload)
+            throws Exception {
+        // measured.get(b): the warm rounds of builds.get(b)
+        List<List<Round>> measured = new ArrayList<>();
+        for (int b = 0; b < builds.size(); b++) {
+            measured.add(new ArrayList<>());
+        }
         PrintStream out = System.out;
         String digests = null;
         for (int round = 1; round <= rounds; round++) {
             for (int i = 0; i < builds.size(); i++) {
-                Build build = builds.get((i + round) % builds.size());
+                int b = (i + round) % builds.size();
+                SideBySideBuild build = builds.get(b);
                 Round result = run(build, seeds, workload);
                 if (digests == null) {
                     digests = result.digests();
@@ -90,73 +93,33 @@ public final class SweepSideBySide {
                 out.printf(Locale.ROOT, "round %2d %-24s %8.1f seeds/CPU-s %10d steps%s%n", round, build.name(),
                         result.seedsPerCpuSecond(), result.steps(), round <= warmUp ? "  (warm-up)" : "");
                 if (round > warmUp) {
-                    measured.computeIfAbsent(build.name(), name -> new ArrayList<>()).add(result);
+                    measured.get(b).add(result);
                 }
             }
         }
         out.printf(Locale.ROOT, "%n%s, %s seeds, rounds %d to %d (digests %s): warm median and the median of each"
                 + " round's ratio to %s%n", workload, seeds, warmUp + 1, rounds, digests, builds.get(0).name());
-        List<Round> first = measured.get(builds.get(0).name());
-        for (Build build : builds) {
-            List<Round> rows = measured.get(build.name());
+        List<Round> first = measured.get(0);
+        for (int b = 0; b < builds.size(); b++) {
+            List<Round> rows = measured.get(b);
             double[] ratios = new double[rows.size()];
             for (int i = 0; i < rows.size(); i++) {
                 ratios[i] = rows.get(i).seedsPerCpuSecond() / first.get(i).seedsPerCpuSecond();
             }
-            out.printf(Locale.ROOT, "%-24s %8.1f seeds/CPU-s %6.2fx%n", build.name(),
-                    median(rows.stream().mapToDouble(Round::seedsPerCpuSecond).toArray()), median(ratios));
+            out.printf(Locale.ROOT, "%-24s %8.1f seeds/CPU-s %6.2fx%n", builds.get(b).name(),
+                    SideBySideBuild.median(rows.stream().mapToDouble(Round::seedsPerCpuSecond).toArray()),
+                    SideBySideBuild.median(ratios));
         }
-    }
-
-    private static Build load(File root) throws ReflectiveOperationException, MalformedURLException {
-        List<URL> urls = new ArrayList<>();
-        for (String classes : MODULE_CLASSES) {
-            File folder = new File(root, classes);
-            if (!folder.isDirectory()) {
-                throw new IllegalArgumentException(folder + " is not compiled: build " + root + " first");
-            }
-            urls.add(folder.toURI().toURL());
-        }
-        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            if (entry.endsWith(".jar") && !new File(entry).getName().startsWith("lockstep-")) {
-                urls.add(new File(entry).toURI().toURL());
-            }
-        }
-        ClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader());
-        Method main = loader.loadClass(SweepThroughput.class.getName()).getMethod("main", String[].class);
-        String name = root.getAbsoluteFile().toPath().normalize().getFileName().toString();
-        return new Build(name, main);
     }
 
     /** One round of one seed thread of the build's sweep: its rate per sweep CPU second, steps and digests. */
-    private static Round run(Build build, String seeds, String workload) throws Exception {
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        PrintStream out = System.out;
-        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-        // The runtimes find their services (Awaiter, SearchHooks) through the context class loader.
-        Thread thread = Thread.currentThread();
-        ClassLoader context = thread.getContextClassLoader();
-        thread.setContextClassLoader(build.main().getDeclaringClass().getClassLoader());
-        try {
-            build.main().invoke(null, (Object) new String[] {seeds, "1", "1", "1", workload});
-        } catch (InvocationTargetException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
-        } finally {
-            thread.setContextClassLoader(context);
-            System.setOut(out);
-        }
-        String text = printed.toString(StandardCharsets.UTF_8);
+    private static Round run(SideBySideBuild build, String seeds, String workload) throws Exception {
+        String text = String.join("\n", build.run(seeds, "1", "1", "1", workload));
         Matcher result = RESULT.matcher(text);
         if (!result.find()) {
             throw new IllegalStateException(build.name() + "'s sweep printed no RESULT line:\n" + text);
         }
         return new Round(Long.parseLong(result.group(1)) / (Long.parseLong(result.group(2)) / 1e9),
                 Long.parseLong(result.group(3)), result.group(5));
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
     }
 }

@@ -1,14 +1,7 @@
 package dev.lockstep.sim;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.PrintStream;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -36,10 +29,6 @@ public final class SimThroughputSideBySide {
     private SimThroughputSideBySide() {
     }
 
-    /** One build under measurement. */
-    private record Build(String name, Method main) {
-    }
-
     /**
      * Runs every build's {@code SimThroughput} {@code rounds} times, alternating builds, and prints each round's
      * rates and then the medians of the warm rounds with each build's ratio to the first.
@@ -60,18 +49,34 @@ public final class SimThroughputSideBySide {
         }
         String scale = args[2];
         List<String> workloads = Arrays.asList(args[3].split(","));
-        List<Build> builds = new ArrayList<>();
-        for (int i = 4; i < args.length; i++) {
-            builds.add(load(new File(args[i])));
+        List<SideBySideBuild> builds = new ArrayList<>();
+        try {
+            for (int i = 4; i < args.length; i++) {
+                builds.add(SideBySideBuild.load(new File(args[i]), CLASS_FOLDERS, jar -> true,
+                        SimThroughput.class.getName()));
+            }
+            compare(builds, rounds, warmUp, scale, args[3], workloads);
+        } finally {
+            SideBySideBuild.closeAll(builds);
         }
-        // rates.get(workload + " " + build) = {switches per CPU s, I/O operations per CPU s} of each warm round
+    }
+
+    private static final List<String> CLASS_FOLDERS = List.of("runtime-sim/target/test-classes",
+            "runtime-sim/target/classes", "runtime-core/target/classes", "api/target/classes");
+
+    private static void compare(List<SideBySideBuild> builds, int rounds, int warmUp, String scale,
+            String workloadArgument, List<String> workloads) throws Exception {
+        // rates.get(workload + " " + build's position) = {switches per CPU s, I/O operations per CPU s} of each
+        // warm round
         Map<String, List<double[]>> rates = new LinkedHashMap<>();
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "%-5s %-24s %-10s %14s %14s%n", "round", "build", "workload", "switches/cpu-s",
                 "I/O ops/cpu-s");
         for (int round = 1; round <= rounds; round++) {
-            for (Build build : builds) {
-                for (String line : run(build, scale, args[3])) {
+            for (int b = 0; b < builds.size(); b++) {
+                SideBySideBuild build = builds.get(b);
+                // Builds from before the interleaving mode read the scale alone and run every workload.
+                for (String line : build.run(scale, "INTERLEAVED", workloadArgument)) {
                     String[] row = parse(line, workloads);
                     if (row == null) {
                         continue;
@@ -81,7 +86,7 @@ public final class SimThroughputSideBySide {
                     out.printf(Locale.ROOT, "%-5s %-24s %-10s %14.0f %14.0f%s%n", round, build.name(), row[0],
                             switches, io, round <= warmUp ? "  (warm-up)" : "");
                     if (round > warmUp) {
-                        rates.computeIfAbsent(row[0] + " " + build.name(), k -> new ArrayList<>())
+                        rates.computeIfAbsent(row[0] + " " + b, k -> new ArrayList<>())
                                 .add(new double[] {switches, io});
                     }
                 }
@@ -93,8 +98,9 @@ public final class SimThroughputSideBySide {
                 "I/O ops/cpu-s", "ratio");
         for (String workload : workloads) {
             double[] first = null;
-            for (Build build : builds) {
-                List<double[]> measured = rates.get(workload + " " + build.name());
+            for (int b = 0; b < builds.size(); b++) {
+                SideBySideBuild build = builds.get(b);
+                List<double[]> measured = rates.get(workload + " " + b);
                 if (measured == null) {
                     continue;
                 }
@@ -106,43 +112,6 @@ public final class SimThroughputSideBySide {
                         median[0], median[0] / first[0], median[1], first[1] == 0 ? 0 : median[1] / first[1]);
             }
         }
-    }
-
-    private static Build load(File root) throws ReflectiveOperationException, MalformedURLException {
-        List<URL> urls = new ArrayList<>();
-        for (String classes : List.of("runtime-sim/target/test-classes", "runtime-sim/target/classes",
-                "runtime-core/target/classes", "api/target/classes")) {
-            File folder = new File(root, classes);
-            if (!folder.isDirectory()) {
-                throw new IllegalArgumentException(folder + " is not compiled: build " + root + " first");
-            }
-            urls.add(folder.toURI().toURL());
-        }
-        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            if (entry.endsWith(".jar")) {
-                urls.add(new File(entry).toURI().toURL());
-            }
-        }
-        ClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader());
-        Method main = loader.loadClass(SimThroughput.class.getName()).getMethod("main", String[].class);
-        String name = root.getAbsoluteFile().toPath().normalize().getFileName().toString();
-        return new Build(name, main);
-    }
-
-    /** One run of the build's {@code SimThroughput} in interleaving mode: the lines it printed. */
-    private static List<String> run(Build build, String scale, String workloads) throws Exception {
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        PrintStream out = System.out;
-        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-        try {
-            // Builds from before the interleaving mode read the scale alone and run every workload.
-            build.main().invoke(null, (Object) new String[] {scale, "INTERLEAVED", workloads});
-        } catch (InvocationTargetException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
-        } finally {
-            System.setOut(out);
-        }
-        return printed.toString(StandardCharsets.UTF_8).lines().toList();
     }
 
     /**
@@ -162,7 +131,6 @@ public final class SimThroughputSideBySide {
     }
 
     private static double median(List<double[]> rows, int column) {
-        double[] values = rows.stream().mapToDouble(row -> row[column]).sorted().toArray();
-        return values[values.length / 2];
+        return SideBySideBuild.median(rows.stream().mapToDouble(row -> row[column]).toArray());
     }
 }
