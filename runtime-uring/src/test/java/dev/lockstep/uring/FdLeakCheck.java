@@ -43,13 +43,39 @@ public final class FdLeakCheck implements BeforeAllCallback, AfterAllCallback {
         TreeMap<Integer, String> before = (TreeMap<Integer, String>) store.get("fds");
         @SuppressWarnings("unchecked")
         List<String> ringsBefore = (List<String>) store.get("rings");
-        TreeMap<Integer, String> after = OpenDescriptors.fds();
+        TreeMap<Integer, String> after = settledFds(before.size());
         assertEquals(before.size(), after.size(), () -> "open fds changed across " + context.getDisplayName()
                 + "\nbefore: " + before + "\nafter:  " + after);
         List<String> ringsAfter = OpenDescriptors.ringMappings();
         assertEquals(ringsBefore.size(), ringsAfter.size(), () -> "io_uring mappings changed across "
                 + context.getDisplayName() + "\nbefore: " + ringsBefore + "\nafter:  " + ringsAfter);
     }
+
+    /**
+     * The open fds, listed again while their count differs from {@code expected}, for at most
+     * {@link #SETTLE_ATTEMPTS} listings. The JDK's own threads close fds after the call that made them unneeded
+     * has returned: a child process's pipes are closed by the process reaper thread after it signals the exit that
+     * {@code waitFor} returns on, and a pipe of {@code ProcessBuilder.start}'s own was seen still open after
+     * {@code waitFor} in most spawns, gone by 50 ms later; such an fd can even be listed and then read as closed.
+     * A class's leaked fd stays open, so listing again only lets those transient fds go: a leak still fails, later.
+     * The pause between listings waits for threads this check cannot join, and orders nothing of the test's own.
+     */
+    static TreeMap<Integer, String> settledFds(int expected) {
+        TreeMap<Integer, String> fds = OpenDescriptors.fds();
+        for (int attempt = 1; attempt < SETTLE_ATTEMPTS && fds.size() != expected; attempt++) {
+            try {
+                Thread.sleep(SETTLE_PAUSE);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                return fds;
+            }
+            fds = OpenDescriptors.fds();
+        }
+        return fds;
+    }
+
+    private static final int SETTLE_ATTEMPTS = 50;
+    private static final java.time.Duration SETTLE_PAUSE = java.time.Duration.ofMillis(20);
 
     /**
      * The JDK opens some fds lazily and keeps them for the life of the process: the seed source of temporary
