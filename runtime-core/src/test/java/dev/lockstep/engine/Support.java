@@ -121,38 +121,23 @@ public final class Support {
     }
 
     /**
-     * A plain thread started now, whose failure is rethrown by {@link Started#join()}.
+     * A plain thread started now (api's {@link Turns.Started}); join it from a fiber with
+     * {@link #joinYielding}, so the worker keeps servicing while it ends.
      *
      * @param body the work
      * @return the started thread
      */
-    public static Started startPlain(Runnable body) {
-        return new Started(body);
+    public static Turns.Started startPlain(Runnable body) {
+        return Turns.startPlain(body);
     }
 
-    /** A plain thread whose failure is kept for {@link #join()}. */
-    public static final class Started {
-        private final AtomicReference<Throwable> failure = new AtomicReference<>();
-        private final Thread thread;
-
-        Started(Runnable body) {
-            thread = Thread.ofPlatform().name("helper").start(() -> {
-                try {
-                    body.run();
-                } catch (Throwable t) {
-                    failure.set(t);
-                }
-            });
-        }
-
-        boolean isAlive() {
-            return thread.isAlive();
-        }
-
-        /** Joins (from a fiber: yielding, so the worker keeps servicing) and rethrows the thread's failure. */
-        public void join() {
-            BoundedWait.yielding("the helper thread finished", () -> !thread.isAlive());
-            Turns.rethrow(failure.get());
-        }
+    /**
+     * Waits, yielding (so the worker keeps servicing), until {@code started} ended, then rethrows its failure.
+     *
+     * @param started a thread from {@link #startPlain}
+     */
+    public static void joinYielding(Turns.Started started) {
+        BoundedWait.yielding("the helper thread finished", () -> started.state() == Thread.State.TERMINATED);
+        started.join();
     }
 }

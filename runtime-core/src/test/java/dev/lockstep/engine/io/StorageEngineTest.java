@@ -282,7 +282,7 @@ class StorageEngineTest {
             ScriptedKernel.ScriptedRing ring = (ScriptedKernel.ScriptedRing) Worker.current().ring();
             int waitsBefore = ring.waits.get();
             // The fiber parks on the sync below, leaving its worker nothing to do but wait for the permit.
-            Support.Started releaser = Support.startPlain(() -> {
+            dev.lockstep.Turns.Started releaser = Support.startPlain(() -> {
                 try {
                     BoundedWait.parking("the worker waited in its ring while its sync waited for the permit",
                             () -> ring.waits.get() > waitsBefore);
@@ -291,7 +291,7 @@ class StorageEngineTest {
                 }
             });
             assertNull(waiting.await());
-            releaser.join();
+            Support.joinYielding(releaser);
             blob.close();
             return null;
         });

@@ -67,7 +67,7 @@ class ClosureTest {
 
         // Completes the retained write only once the worker is closing and has since waited in its ring, with
         // nothing left to do but that write: start must not return before it.
-        Support.Started finisher = Support.startPlain(() -> {
+        dev.lockstep.Turns.Started finisher = Support.startPlain(() -> {
             try {
                 assertTrue(rootReturned.await(10, TimeUnit.SECONDS));
                 Worker worker = closing.get();
@@ -144,7 +144,7 @@ class ClosureTest {
                     forwardedCompleted, detachedWaiting, dirty, clean, worker);
         });
         startReturned.set(true);
-        finisher.join();
+        Support.joinYielding(finisher);
 
         assertTrue(closureWaitedForTheWrite.get(), "start returned before the retained write completed");
         assertTrue(escaped.worker().isRetired());

@@ -49,7 +49,7 @@ class ForwardingTest {
     }
 
     /** Completes the request behind {@code op} from a helper thread once it is submitted. */
-    private Support.Started completeWhenSubmitted(Registration<?> op, int result) {
+    private dev.lockstep.Turns.Started completeWhenSubmitted(Registration<?> op, int result) {
         WaiterId id = op.key();
         return startPlain(() -> kernel.complete(kernel.awaitPending(p -> p.id().equals(id)), result));
     }
@@ -86,7 +86,7 @@ class ForwardingTest {
             // A poll elsewhere forwards observation; the owner has not serviced, so it is pending.
             assertFalse(pollOnForeignThread(op, Waker.noop()).isReady());
 
-            Support.Started completer = state == State.COMPLETED ? null : completeWhenSubmitted(op, 42);
+            dev.lockstep.Turns.Started completer = state == State.COMPLETED ? null : completeWhenSubmitted(op, 42);
             if (blocker != null) {
                 blocker.close();
             }
@@ -97,7 +97,7 @@ class ForwardingTest {
                 result = onPlainThread(op::await);
             }
             if (completer != null) {
-                completer.join();
+                Support.joinYielding(completer);
             }
             serviceUntil("every request retired", () -> worker.admitted() == 0);
             return result;
@@ -217,9 +217,9 @@ class ForwardingTest {
                 assertNotEquals(old.generation(), replacement.key().generation());
                 blocker.close();
             }
-            Support.Started completer = completeWhenSubmitted(replacement, 6);
+            dev.lockstep.Turns.Started completer = completeWhenSubmitted(replacement, 6);
             assertEquals(6, replacement.await());
-            completer.join();
+            Support.joinYielding(completer);
             serviceUntil("every request retired", () -> worker.admitted() == 0);
             return null;
         });
@@ -387,9 +387,9 @@ class ForwardingTest {
             serviceUntil("worker 1 registered", () -> box.get() != null);
             Registration<Integer> op = box.get();
             assertEquals(1, op.owner().index());
-            Support.Started completer = completeWhenSubmitted(op, 31);
+            dev.lockstep.Turns.Started completer = completeWhenSubmitted(op, 31);
             int result = op.await();
-            completer.join();
+            Support.joinYielding(completer);
             owner.abort();
             return result;
         });
