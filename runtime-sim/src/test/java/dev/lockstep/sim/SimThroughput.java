@@ -130,13 +130,13 @@ public final class SimThroughput {
     }
 
     /** What starts a {@link #resultLine}. */
-    public static final String RESULT = "RESULT ";
+    private static final String RESULT = "RESULT ";
 
     /** The key of a result line's I/O operations per CPU second of the simulator's thread. */
-    public static final String IO_OPS_PER_CPU_SECOND = "ioOpsPerCpuSecond=";
+    private static final String IO_OPS_PER_CPU_SECOND = "ioOpsPerCpuSecond=";
 
     /** The key of a result line's workload: the last field, the rest of the line, spaces included. */
-    public static final String WORKLOAD = "workload=";
+    private static final String WORKLOAD = "workload=";
 
     /**
      * A workload's row for programs to read, whatever the table's layout:
