@@ -94,30 +94,19 @@ final class GrantedVotes {
                 }
             }
         } finally {
-            // No voter is armed after this: the nemesis brings back (or disarms) what was, even when aborted.
+            // No voter is armed after this. Until the strike brings the armed voters back, they are in down, for the
+            // nemesis to bring back (or disarm) should it be aborted.
             waiting = null;
             down.addAll(armed);
         }
         // The candidate that won on the votes is cut off before it tells anyone of its term: the voters that lost
         // their vote in the crash are back in the older term, and another node may win the same term with them.
-        if (winner != null) {
-            split[0] = NetworkSplit.isolate(control, winner, cluster.nodes());
-        }
-        Duration outage = Duration.ofNanos(1 + random.nextLong(Math.max(1, meanPause.toNanos() / 8)));
-        ctx.sleep(outage);
-        List<SimNode> crashed = new ArrayList<>();
-        for (SimNode node : armed) {
-            if (node.state() == SimNode.State.DOWN) {
-                crashed.add(node);
-                node.restart();
-            } else {
-                node.disarm();
-            }
-        }
+        PlacedStrikes.VotersBack back = PlacedStrikes.cutWinnerThenBringBackVoters(ctx, control, cluster, winner,
+                meanPause, random, armed, down, split);
         events.accept("vote of term " + struck.term() + " granted to node " + struck.candidate() + ": nodes "
-                + NetworkSplit.ids(crashed) + " of " + NetworkSplit.ids(armed) + " crashed after granting it, back"
-                + " after " + outage.toMillis() + " ms" + (winner == null ? "; no winner" : "; " + split[0] + " for "
-                + length.toMillis() + " ms"));
+                + NetworkSplit.ids(back.crashed()) + " of " + NetworkSplit.ids(armed) + " crashed after granting it,"
+                + " back after " + back.outage().toMillis() + " ms" + (winner == null ? "; no winner"
+                : "; " + split[0] + " for " + length.toMillis() + " ms"));
         ctx.sleep(length);
     }
 }

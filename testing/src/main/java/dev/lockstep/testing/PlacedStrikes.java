@@ -182,6 +182,34 @@ final class PlacedStrikes {
                 winner = leading;
             }
         }
+        VotersBack back = cutWinnerThenBringBackVoters(ctx, control, cluster, winner, meanPause, random, armed, down,
+                split);
+        events.accept("nodes " + NetworkSplit.ids(back.crashed()) + " crashed after answering, back after "
+                + back.outage().toMillis() + " ms" + (winner == null ? "" : "; " + split[0] + " for "
+                + length.toMillis() + " ms"));
+        ctx.sleep(length);
+    }
+
+    /**
+     * What {@link #cutWinnerThenBringBackVoters} did.
+     *
+     * @param outage how long the crashed voters were down
+     * @param crashed the armed voters that crashed and were restarted, in the order they were armed
+     */
+    record VotersBack(Duration outage, List<SimNode> crashed) {
+    }
+
+    /**
+     * The end of a vote strike ({@link ClusterNemesis.Disturbance#ANSWERED_VOTE},
+     * {@link ClusterNemesis.Disturbance#ANSWERED_VOTES}, {@link ClusterNemesis.Disturbance#GRANTED_VOTES}): cuts the
+     * winner, if any, off from every node into {@code split[0]}, waits a drawn outage of up to {@code meanPause / 8},
+     * then restarts the armed voters that crashed and disarms the others. Every armed voter is back then, so each
+     * leaves {@code down}, which keeps only what the nemesis still has to bring back; should the strike be aborted
+     * before, {@code down} still holds them and the nemesis brings them back.
+     */
+    static VotersBack cutWinnerThenBringBackVoters(Context ctx, SimControl control, SimCluster cluster,
+            SimNode winner, Duration meanPause, RandomGenerator random, List<SimNode> armed, List<SimNode> down,
+            NetworkSplit[] split) {
         if (winner != null) {
             split[0] = NetworkSplit.isolate(control, winner, cluster.nodes());
         }
@@ -195,11 +223,9 @@ final class PlacedStrikes {
             } else {
                 node.disarm();
             }
+            down.remove(node);
         }
-        events.accept("nodes " + NetworkSplit.ids(crashed) + " crashed after answering, back after "
-                + outage.toMillis() + " ms" + (winner == null ? "" : "; " + split[0] + " for " + length.toMillis()
-                + " ms"));
-        ctx.sleep(length);
+        return new VotersBack(outage, crashed);
     }
 
     private static boolean noneDown(List<SimNode> nodes) {
