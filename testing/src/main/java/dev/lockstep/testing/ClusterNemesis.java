@@ -171,8 +171,8 @@ public final class ClusterNemesis {
          * that term within three milliseconds is armed the same way; the candidate, once the leader hook names it
          * in that window, is cut off from every other node for the disturbance's while, so it tells no one of its
          * term, and the voters that crashed are back after up to {@code meanPause / 8}, well within an election
-         * timeout: a voter that lost its vote may grant it again in the same term, to another node. Without a vote
-         * hook, or with no vote within the while, nothing happens. No built-in set has it: {@link NemesisStrategy#VOTES}
+         * timeout: a voter that lost its vote may grant it again in the same term, to another node. With no vote
+         * within the while, nothing happens; a nemesis with it needs a vote hook. No built-in set has it: {@link NemesisStrategy#VOTES}
          * runs it alone.
          */
         GRANTED_VOTES
@@ -239,6 +239,10 @@ public final class ClusterNemesis {
         void listen(Consumer<Vote> listener);
     }
 
+    /** Why a {@link Disturbance#GRANTED_VOTES} strike without a vote hook is refused: it would disturb nothing. */
+    static final String NO_VOTE_HOOK = "votes (GRANTED_VOTES) needs the vote hook, which is null: without it the"
+            + " strike never sees a vote and disturbs nothing";
+
     private final Set<Disturbance> disturbances;
     private final Duration meanPause;
     private final IntSupplier leader;
@@ -296,9 +300,11 @@ public final class ClusterNemesis {
      * @param election the election hook (see the class doc), or null: {@link Disturbance#ELECTION} then does nothing
      * @param contest the contest hook (see the class doc), or null: {@link Disturbance#ANSWERED_VOTE} then does
      *     nothing
-     * @param votes the vote hook (see the class doc), or null: {@link Disturbance#GRANTED_VOTES} then does nothing
+     * @param votes the vote hook (see the class doc), or null if {@code disturbances} has no
+     *     {@link Disturbance#GRANTED_VOTES}
      * @param events receives one line per disturbance, for traces; may be a no-op
-     * @throws IllegalArgumentException if {@code disturbances} is empty or {@code meanPause} is not positive
+     * @throws IllegalArgumentException if {@code disturbances} is empty, {@code meanPause} is not positive, or
+     *     {@code disturbances} has {@link Disturbance#GRANTED_VOTES} and {@code votes} is null
      */
     public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader, IntSupplier election,
             Supplier<Contest> contest, VoteHook votes, Consumer<String> events) {
@@ -307,6 +313,9 @@ public final class ClusterNemesis {
         }
         if (meanPause.isNegative() || meanPause.isZero()) {
             throw new IllegalArgumentException("meanPause must be positive, was " + meanPause);
+        }
+        if (votes == null && disturbances.contains(Disturbance.GRANTED_VOTES)) {
+            throw new IllegalArgumentException(NO_VOTE_HOOK);
         }
         this.disturbances = Collections.unmodifiableSet(EnumSet.copyOf(disturbances));
         this.meanPause = meanPause;
@@ -423,7 +432,7 @@ public final class ClusterNemesis {
         PlacedStrikes strikes = new PlacedStrikes(meanPause, leader, contest, this::event);
         CrashSequences sequences = new CrashSequences(meanPause, election, this::event);
         GrantedVotes granted = new GrantedVotes(meanPause, leader, this::event);
-        if (votes != null && disturbances.contains(Disturbance.GRANTED_VOTES)) {
+        if (disturbances.contains(Disturbance.GRANTED_VOTES)) {
             votes.listen(granted::granting);
         }
         try {
@@ -497,11 +506,7 @@ public final class ClusterNemesis {
                     case ANSWERED_VOTE, ANSWERED_VOTES -> strikes.answeredVote(ctx, control, cluster, length, random,
                             down, split, disturbance == Disturbance.ANSWERED_VOTES);
                     case OLD_LEADER_RETURNS -> strikes.oldLeaderReturns(ctx, control, cluster, random, down, split);
-                    case GRANTED_VOTES -> {
-                        if (votes != null) {
-                            granted.strike(ctx, control, cluster, length, random, down, split);
-                        }
-                    }
+                    case GRANTED_VOTES -> granted.strike(ctx, control, cluster, length, random, down, split);
                     case LONG_ISOLATE -> {
                         Duration longer = meanPause.multipliedBy(3).plus(Duration.ofNanos(
                                 random.nextLong(2 * meanPause.toNanos() + 1)));

@@ -47,6 +47,8 @@ public enum NemesisStrategy {
      * @param leader the leader hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
      * @param events receives one line per disturbance
      * @return a task to spawn in the run's controller; it runs until aborted
+     * @throws IllegalArgumentException for {@link #VOTES} without a vote hook, naming {@code votes}: it would disturb
+     *     nothing
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, Consumer<String> events) {
         return nemesis(seed, meanPause, leader, null, events);
@@ -61,6 +63,8 @@ public enum NemesisStrategy {
      * @param election the election hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
      * @param events receives one line per disturbance
      * @return a task to spawn in the run's controller; it runs until aborted
+     * @throws IllegalArgumentException for {@link #VOTES} without a vote hook, naming {@code votes}: it would disturb
+     *     nothing
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
             Consumer<String> events) {
@@ -78,6 +82,8 @@ public enum NemesisStrategy {
      *     {@link #PLACED} use it
      * @param events receives one line per disturbance
      * @return a task to spawn in the run's controller; it runs until aborted
+     * @throws IllegalArgumentException for {@link #VOTES} without a vote hook, naming {@code votes}: it would disturb
+     *     nothing
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
             Supplier<ClusterNemesis.Contest> contest, Consumer<String> events) {
@@ -93,9 +99,11 @@ public enum NemesisStrategy {
      * @param election the election hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
      * @param contest the contest hook (see {@link ClusterNemesis}), or null; only {@link #STRIKES} and
      *     {@link #PLACED} use it
-     * @param votes the vote hook (see {@link ClusterNemesis}), or null; only {@link #VOTES} uses it
+     * @param votes the vote hook (see {@link ClusterNemesis}), or null; only {@link #VOTES} uses it, and needs it
      * @param events receives one line per disturbance
      * @return a task to spawn in the run's controller; it runs until aborted
+     * @throws IllegalArgumentException for {@link #VOTES} without a vote hook, naming {@code votes}: it would disturb
+     *     nothing
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
             Supplier<ClusterNemesis.Contest> contest, ClusterNemesis.VoteHook votes, Consumer<String> events) {
@@ -108,8 +116,14 @@ public enum NemesisStrategy {
             case STRIKES -> new ClusterNemesis(strikes(), meanPause, leader, election, contest, events)::run;
             case PLACED -> new ClusterNemesis(ClusterNemesis.PLACED, meanPause, leader, election, contest,
                     events)::run;
-            case VOTES -> new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES), meanPause,
-                    leader, election, contest, votes, events)::run;
+            case VOTES -> {
+                if (votes == null) {
+                    throw new IllegalArgumentException("nemesis strategy " + cliName() + ": "
+                            + ClusterNemesis.NO_VOTE_HOOK);
+                }
+                yield new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES), meanPause,
+                        leader, election, contest, votes, events)::run;
+            }
         };
     }
 
