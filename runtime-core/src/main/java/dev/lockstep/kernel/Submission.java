@@ -24,6 +24,15 @@ public final class Submission {
      */
     public static final int SELECT_BUFFER = 0x1;
 
+    /**
+     * {@link #flags} of an {@link Opcode#WRITE}: the fd is a regular file opened through the page cache, without
+     * {@code O_DIRECT}, {@code O_DSYNC} or {@code O_SYNC}, as the engine opens blobs without
+     * {@code OpenOptions.DIRECT}. A hint: a ring may then make a small write at {@link Ring#stage} (runtime-uring's
+     * inline writes) without asking the kernel how the file was opened; a ring that has no use for it ignores it,
+     * and the simulator leaves it out of its audit, so setting it changes no seed's digest.
+     */
+    public static final int BUFFERED_FILE = 0x1;
+
     /** {@link #fd} of a path opcode: the path is absolute or relative to the working directory. */
     public static final int AT_FDCWD = -100;
     /** {@link #flags} of an {@link Opcode#UNLINKAT}: remove an empty directory ({@code rmdir}). */

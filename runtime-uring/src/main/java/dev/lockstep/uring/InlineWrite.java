@@ -1,11 +1,8 @@
 package dev.lockstep.uring;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 import dev.lockstep.kernel.CompletionSink;
 import dev.lockstep.kernel.Opcode;
 import dev.lockstep.kernel.Submission;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -27,7 +24,9 @@ import java.lang.foreign.MemorySegment;
  * memory reclaim, for a page under writeback, for the file system's journal, or for another writer of the same
  * file. While it waits, every fiber of the worker waits with it: that is the price, and why only small writes
  * ({@code length <= maxBytes}) of regular files opened without {@code O_DIRECT}, {@code O_DSYNC} or {@code O_SYNC}
- * and with no per-write flags ({@code RWF_DSYNC}, {@code RWF_DONTCACHE}) are made here. Those waits are the ones a
+ * and with no per-write flags ({@code RWF_DSYNC}, {@code RWF_DONTCACHE}) are made here. How the file was opened
+ * is the submitter's word ({@link Submission#BUFFERED_FILE}, which the engine sets for blobs opened through the
+ * page cache), so a write this does not take costs no system call; an unmarked write goes to the ring. Those waits are the ones a
  * process writing faster than its disk meets anyway (io-wq would wait the same, only on another thread), and the
  * worker's fibers then wait for their own writes in any case. A deployment where a worker's other fibers must never
  * wait behind a write (latency-bound network fibers sharing a worker with bulk appends) turns it off: system
@@ -40,8 +39,7 @@ import java.lang.foreign.MemorySegment;
  * delivered, so a sync issued after it covers them as it covers a ring write's. The simulator's ring needs no
  * change.
  *
- * <p>Threads: the owning ring's thread only, from {@link UringRing#stage} and {@link UringRing#enter}; the
- * scratch {@code struct stat} is reused by every call.
+ * <p>Threads: the owning ring's thread only, from {@link UringRing#stage} and {@link UringRing#enter}.
  */
 final class InlineWrite {
     /** The system property: the largest write made inline, in bytes; 0 turns inline writes off. */
@@ -55,7 +53,6 @@ final class InlineWrite {
     private static final int EINTR_RETRIES = 8;
 
     private final int maxBytes;
-    private final MemorySegment stat;
     private final MemorySegment callState;
     /** Completions of the writes made since the last {@link #deliver}, in the order made. */
     private long[] userData = new long[8];
@@ -66,13 +63,12 @@ final class InlineWrite {
     /**
      * @param maxBytes the largest write made here; 0 for none
      */
-    InlineWrite(Arena arena, MemorySegment callState, int maxBytes) {
+    InlineWrite(MemorySegment callState, int maxBytes) {
         if (maxBytes < 0) {
             throw new IllegalArgumentException(MAX_BYTES_PROPERTY + " must be 0 (off) or a positive byte count, was "
                     + maxBytes);
         }
         this.maxBytes = maxBytes;
-        this.stat = arena.allocate(Libc.STAT_BUFFER_SIZE, 8);
         this.callState = callState;
     }
 
@@ -105,7 +101,7 @@ final class InlineWrite {
     }
 
     /**
-     * Makes {@code submission} now if it is a small write of a regular buffered file, keeping its completion for
+     * Makes {@code submission} now if it is a small write marked {@link Submission#BUFFERED_FILE}, keeping its completion for
      * the next {@link #deliver}.
      *
      * @return true if made; false if the ring is to make it
@@ -153,26 +149,18 @@ final class InlineWrite {
     }
 
     /**
-     * Makes {@code submission} now if it is a small write of a regular buffered file, without keeping its
+     * Makes {@code submission} now if it is a small write marked {@link Submission#BUFFERED_FILE}, without keeping its
      * completion ({@link #tryWrite} keeps it).
      *
      * @return the bytes written or {@code -errno}, as the ring's completion would carry it; {@link #NOT_INLINE} if
      *     the ring is to make it
      */
     long write(Submission submission) {
-        if (submission.opcode != Opcode.WRITE || submission.length > maxBytes || submission.rwFlags != 0) {
+        if (submission.opcode != Opcode.WRITE || submission.length > maxBytes || submission.rwFlags != 0
+                || (submission.flags & Submission.BUFFERED_FILE) == 0) {
             return NOT_INLINE;
         }
         int fd = submission.fd;
-        // Both questions without errno: a failure of either leaves the write to the ring, which reports it.
-        long flags = Libc.syscallUncaptured(Libc.SYS_FCNTL, fd, Libc.F_GETFL, 0, 0, 0, 0);
-        if (flags == -1 || (flags & (Libc.NATIVE_O_DIRECT | Libc.O_DSYNC | Libc.O_SYNC_BIT)) != 0) {
-            return NOT_INLINE;
-        }
-        if (Libc.syscallUncaptured(Libc.SYS_FSTAT, fd, stat.address(), 0, 0, 0, 0) != 0
-                || (stat.get(JAVA_INT, Libc.STAT_MODE_OFFSET) & Libc.S_IFMT) != Libc.S_IFREG) {
-            return NOT_INLINE;
-        }
         return pwrite(fd, submission.buffer.address(), submission.length, submission.offset);
     }
 

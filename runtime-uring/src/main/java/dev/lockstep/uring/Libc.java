@@ -116,21 +116,9 @@ final class Libc {
     static final long SYS_GETDENTS64 = X86_64 ? 217 : 61;
     /** {@code pwrite64} is 18 in the x86-64 table and 68 in the generic one aarch64 uses. */
     static final long SYS_PWRITE64 = AARCH64 ? 68 : 18;
-    /** {@code fcntl} is 72 in the x86-64 table and 25 in the generic one aarch64 uses. */
-    static final long SYS_FCNTL = AARCH64 ? 25 : 72;
-    /** {@code fstat} is 5 in the x86-64 table and 80 in the generic one aarch64 uses. */
-    static final long SYS_FSTAT = AARCH64 ? 80 : 5;
-    /** {@code fcntl}'s command that answers the open file's status flags. */
-    static final int F_GETFL = 3;
     /** {@code O_DSYNC} and {@code __O_SYNC} (what {@code O_SYNC} adds to it), the same in both ABIs. */
     static final int O_DSYNC = 010000;
     static final int O_SYNC_BIT = 04000000;
-    /** Bytes of a {@code struct stat}, rounded up: 144 on x86-64, 128 on aarch64. */
-    static final int STAT_BUFFER_SIZE = 256;
-    /** {@code st_mode} in {@code struct stat}: after dev, ino and nlink on x86-64, after dev and ino on aarch64. */
-    static final long STAT_MODE_OFFSET = AARCH64 ? 16 : 24;
-    /** {@code st_mode}'s type of a regular file. */
-    static final int S_IFREG = 0100000;
     /** The two open flags whose bits differ between the x86-64 and aarch64 ABIs. */
     static final int NATIVE_O_DIRECTORY = AARCH64 ? 040000 : 0200000;
     static final int NATIVE_O_DIRECT = AARCH64 ? 0200000 : 040000;

@@ -54,8 +54,8 @@ import java.util.Objects;
  *
  * <h2>Small buffered writes</h2>
  * A {@code WRITE} of at most {@value InlineWrite#DEFAULT_MAX_BYTES} bytes (system property
- * {@value InlineWrite#MAX_BYTES_PROPERTY}; 0 turns it off) to a regular file opened without {@code O_DIRECT} takes
- * no SQE either: {@link #stage} makes it at once with {@code pwrite} on the owning thread, instead of the io-wq
+ * {@value InlineWrite#MAX_BYTES_PROPERTY}; 0 turns it off) marked {@code Submission.BUFFERED_FILE} (a regular file
+ * opened through the page cache) and without per-write flags takes no SQE either: {@link #stage} makes it at once with {@code pwrite} on the owning thread, instead of the io-wq
  * thread io_uring would hand it to, and keeps its completion for the next {@link #enter}, which delivers it beside the
  * offloaded calls' and the CQEs. {@link InlineWrite} says when this blocks the worker and why a fiber cannot tell.
  *
@@ -131,7 +131,7 @@ public final class UringRing implements Ring {
         this.owner = Thread.currentThread();
         this.arena = arena;
         this.pageCacheRead = new PageCacheRead(arena, callState);
-        this.inlineWrite = new InlineWrite(arena, callState, InlineWrite.configuredMaxBytes());
+        this.inlineWrite = new InlineWrite(callState, InlineWrite.configuredMaxBytes());
         this.callState = callState;
         this.ringFd = ringFd;
         this.subject = "io_uring fd " + ringFd;

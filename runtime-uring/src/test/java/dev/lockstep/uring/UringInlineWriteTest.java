@@ -23,11 +23,18 @@ import org.junit.jupiter.api.io.TempDir;
  * A ring's small buffered writes, made with {@code pwrite} when staged instead of through io-wq
  * ({@link InlineWrite}): the bytes are in the file once staged, the completion still comes from the next
  * {@code enter} with the ring's result (bytes written or {@code -errno}), and every other write — past the bound,
- * with per-write flags, to a file opened {@code O_DIRECT}, to a socket — goes through the ring as before.
+ * with per-write flags, not marked {@link Submission#BUFFERED_FILE} (a file opened {@code O_DIRECT},
+ * {@code O_DSYNC} or {@code O_SYNC}, a socket) — goes through the ring as before.
  */
 @ExtendWith(FdLeakCheck.class)
 class UringInlineWriteTest extends RingFixture {
     private static final UringKernel KERNEL = new UringKernel();
+
+    /** {@code submission} marked {@link Submission#BUFFERED_FILE}, as the engine marks a page-cache blob's writes. */
+    private static Submission buffered(Submission submission) {
+        submission.flags |= Submission.BUFFERED_FILE;
+        return submission;
+    }
 
     /** {@code O_DSYNC} and {@code O_SYNC} ({@code __O_SYNC | O_DSYNC}), the same bits on x86-64 and aarch64. */
     private static final int O_DSYNC = Libc.O_DSYNC;
@@ -44,7 +51,7 @@ class UringInlineWriteTest extends RingFixture {
     @Test
     void aSmallBufferedWriteIsInTheFileWhenStagedAndCompletesFromTheNextEnter() throws Exception {
         int fd = keep(SYSTEM.open(temp.resolve("log").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
-        Submission write = Submissions.whole(Opcode.WRITE, fd, bytes("appended"), 1);
+        Submission write = buffered(Submissions.whole(Opcode.WRITE, fd, bytes("appended"), 1));
         write.offset = 3;
         stage(write);
 
@@ -62,9 +69,9 @@ class UringInlineWriteTest extends RingFixture {
         int fd = keep(SYSTEM.open(temp.resolve("bound").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
         int bound = InlineWrite.DEFAULT_MAX_BYTES;
         MemorySegment buffer = allocate(bound + 1);
-        stage(Submissions.whole(Opcode.WRITE, fd, buffer.asSlice(0, bound), 1));
+        stage(buffered(Submissions.whole(Opcode.WRITE, fd, buffer.asSlice(0, bound), 1)));
         assertEquals(1, ring.inlineWrites());
-        stage(Submissions.whole(Opcode.WRITE, fd, buffer, 2));
+        stage(buffered(Submissions.whole(Opcode.WRITE, fd, buffer, 2)));
         assertEquals(1, ring.inlineWrites(), "one byte past the bound: the ring's");
         completions.awaitAll(ring, 1, 2);
         assertEquals(bound, completions.all().get(1L).result());
@@ -74,10 +81,10 @@ class UringInlineWriteTest extends RingFixture {
     @Test
     void writesWithFlagsOrToAnODirectFileOrASocketGoThroughTheRing() {
         int fd = keep(SYSTEM.open(temp.resolve("flags").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
-        Submission dsync = Submissions.whole(Opcode.WRITE, fd, bytes("durable"), 1);
+        Submission dsync = buffered(Submissions.whole(Opcode.WRITE, fd, bytes("durable"), 1));
         dsync.rwFlags = Submission.RWF_DSYNC;
         stage(dsync);
-        Submission dontCache = Submissions.whole(Opcode.WRITE, fd, bytes("passing"), 2);
+        Submission dontCache = buffered(Submissions.whole(Opcode.WRITE, fd, bytes("passing"), 2));
         dontCache.rwFlags = Submission.RWF_DONTCACHE;
         stage(dontCache);
 
@@ -88,7 +95,7 @@ class UringInlineWriteTest extends RingFixture {
 
         Pair pair = connectedPair();
         stage(Submissions.whole(Opcode.WRITE, pair.client(), bytes("to a peer"), 4));
-        assertEquals(0, ring.inlineWrites(), "none of these is a plain write of a regular buffered file");
+        assertEquals(0, ring.inlineWrites(), "per-write flags, or not marked a buffered file");
 
         completions.awaitAll(ring, 1, 2, 3, 4);
         assertEquals(7, completions.all().get(1L).result());
@@ -106,18 +113,21 @@ class UringInlineWriteTest extends RingFixture {
     }
 
     @Test
-    void writesToAFileOpenedODsyncOrOSyncGoThroughTheRing() throws Exception {
+    void unmarkedWritesGoThroughTheRingWhateverTheFile() throws Exception {
         int dsync = keep(SYSTEM.open(temp.resolve("dsync").toString(),
                 SystemCalls.O_RDWR | SystemCalls.O_CREAT | O_DSYNC));
         int sync = keep(SYSTEM.open(temp.resolve("sync").toString(),
                 SystemCalls.O_RDWR | SystemCalls.O_CREAT | O_SYNC));
         stage(Submissions.whole(Opcode.WRITE, dsync, bytes("dsync"), 1));
         stage(Submissions.whole(Opcode.WRITE, sync, bytes("sync"), 2));
-        assertEquals(0, ring.inlineWrites(), "a write the open makes durable is the ring's");
+        int plain = keep(SYSTEM.open(temp.resolve("plain").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
+        stage(Submissions.whole(Opcode.WRITE, plain, bytes("plain"), 3));
+        assertEquals(0, ring.inlineWrites(), "without BUFFERED_FILE a write is the ring's");
 
-        completions.awaitAll(ring, 1, 2);
+        completions.awaitAll(ring, 1, 2, 3);
         assertEquals(5, completions.all().get(1L).result());
         assertEquals(4, completions.all().get(2L).result());
+        assertEquals(5, completions.all().get(3L).result());
         assertEquals("dsync", Files.readString(temp.resolve("dsync")));
         assertEquals("sync", Files.readString(temp.resolve("sync")));
     }
@@ -126,7 +136,7 @@ class UringInlineWriteTest extends RingFixture {
     void aRingOpenedWithThePropertyZeroWritesEverythingThroughTheRing() throws Exception {
         int fd = keep(SYSTEM.open(temp.resolve("property").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
         try (UringRing off = UringRingTest.openWithoutInlineWrites(8)) {
-            Submission write = Submissions.whole(Opcode.WRITE, fd, bytes("through"), 1);
+            Submission write = buffered(Submissions.whole(Opcode.WRITE, fd, bytes("through"), 1));
             assertTrue(off.stage(write));
             assertEquals(0, off.inlineWrites(), "bound 0: nothing inline");
             assertEquals(0, SYSTEM.size(fd), "nothing written before the ring submits it");
@@ -142,7 +152,7 @@ class UringInlineWriteTest extends RingFixture {
         Path path = temp.resolve("read-only");
         Files.writeString(path, "kept");
         int readOnly = keep(SYSTEM.open(path.toString(), 0));
-        stage(Submissions.whole(Opcode.WRITE, readOnly, bytes("lost"), 1));
+        stage(buffered(Submissions.whole(Opcode.WRITE, readOnly, bytes("lost"), 1)));
 
         assertEquals(1, ring.inlineWrites());
         assertEquals(-Errno.EBADF, completions.result(ring, 1));
@@ -152,10 +162,9 @@ class UringInlineWriteTest extends RingFixture {
     @Test
     void aSinkThatThrowsIsNotGivenTheSameCompletionAgainAndTheRestWaitForTheNextDelivery() {
         int fd = keep(SYSTEM.open(temp.resolve("throwing").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
-        InlineWrite inline = new InlineWrite(Arena.ofAuto(), Libc.newCallState(Arena.ofAuto()),
-                InlineWrite.DEFAULT_MAX_BYTES);
+        InlineWrite inline = new InlineWrite(Libc.newCallState(Arena.ofAuto()), InlineWrite.DEFAULT_MAX_BYTES);
         for (long userData = 1; userData <= 3; userData++) {
-            assertTrue(inline.tryWrite(Submissions.whole(Opcode.WRITE, fd, bytes("w" + userData), userData)));
+            assertTrue(inline.tryWrite(buffered(Submissions.whole(Opcode.WRITE, fd, bytes("w" + userData), userData))));
         }
         List<Long> seen = new ArrayList<>();
         IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> inline.deliver((u, r, f) -> {
@@ -172,13 +181,13 @@ class UringInlineWriteTest extends RingFixture {
     @Test
     void aBoundOfZeroTurnsInlineWritesOffAndABadBoundIsRefusedNamingIt() {
         int fd = keep(SYSTEM.open(temp.resolve("off").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
-        InlineWrite off = new InlineWrite(Arena.ofAuto(), Libc.newCallState(Arena.ofAuto()), 0);
-        Submission small = Submissions.whole(Opcode.WRITE, fd, bytes("x"), 1);
+        InlineWrite off = new InlineWrite(Libc.newCallState(Arena.ofAuto()), 0);
+        Submission small = buffered(Submissions.whole(Opcode.WRITE, fd, bytes("x"), 1));
         assertEquals(InlineWrite.NOT_INLINE, off.write(small));
         assertEquals(0, SYSTEM.size(fd), "nothing written");
 
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
-                () -> new InlineWrite(Arena.ofAuto(), Libc.newCallState(Arena.ofAuto()), -1));
+                () -> new InlineWrite(Libc.newCallState(Arena.ofAuto()), -1));
         assertTrue(negative.getMessage().contains("was -1"), negative::getMessage);
 
         String before = System.getProperty(InlineWrite.MAX_BYTES_PROPERTY);

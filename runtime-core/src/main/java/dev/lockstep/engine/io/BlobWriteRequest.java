@@ -114,6 +114,8 @@ public final class BlobWriteRequest extends OutboundRequest {
         submission.length = count - done;
         submission.offset = offset + done;
         submission.rwFlags = options.dontCache() ? Submission.RWF_DONTCACHE : 0;
+        // The engine opens a blob O_DIRECT or through the page cache, never O_DSYNC or O_SYNC.
+        submission.flags = blob.directAlignment() == 0 ? Submission.BUFFERED_FILE : 0;
     }
 
     @Override

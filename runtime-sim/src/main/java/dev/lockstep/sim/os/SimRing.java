@@ -232,9 +232,11 @@ public final class SimRing implements Ring {
         } else if (storage) {
             stagedStorage++;
         }
-        // A fallocate's second long, its range, takes the place of a cancel's target: no opcode has both.
+        // A fallocate's second long, its range, takes the place of a cancel's target: no opcode has both. A write's
+        // BUFFERED_FILE is a hint for runtime-uring that changes nothing here, so it is not audited.
+        int auditedFlags = request.opcode == Opcode.WRITE ? request.flags & ~Submission.BUFFERED_FILE : request.flags;
         auditor().recordRingStage(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()], request.fd,
-                request.offset, request.length, request.rwFlags, request.flags, request.userData,
+                request.offset, request.length, request.rwFlags, auditedFlags, request.userData,
                 request.opcode == Opcode.FALLOCATE ? request.rangeLength : request.target);
         return true;
     }
