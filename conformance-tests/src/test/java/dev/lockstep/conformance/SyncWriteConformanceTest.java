@@ -82,4 +82,42 @@ class SyncWriteConformanceTest {
             assertTrue(length >= TOTAL, "length " + length);
         }
     }
+
+    /**
+     * One SYNC write at a time, on each worker in turn, with nothing else to do: each completes — the worker that
+     * reaped its write starts its flush, with no other wake-up coming — and survives the restart, where the
+     * simulator's crash loses the plain write made after them.
+     */
+    @Conformance
+    void aLoneSyncWriteOnAnIdleWorkerCompletesDurable(Runtimes rt) {
+        int writes = 2 * rt.workers();
+        long length = rt.restartBetween(ctx -> {
+            try (Blob blob = open(ctx, "partition", "lone")) {
+                for (int write = 0; write < writes; write++) {
+                    int index = write;
+                    ctx.child("lone" + write).spawnOn(write % ctx.workers(), child -> {
+                        blob.writeAt((long) index * RECORD, new byte[][] {record(index, 0)}, WriteOptions.SYNC)
+                                .await();
+                        return null;
+                    }).await();
+                }
+                blob.writeAt((long) writes * RECORD, bytes("unsynced")).await();
+            }
+            return null;
+        }, ctx -> {
+            OpenedBlob opened = ctx.open("partition", "lone").await();
+            try (Blob blob = opened.blob()) {
+                for (int write = 0; write < writes; write++) {
+                    assertArrayEquals(record(write, 0), blob.readAt((long) write * RECORD, RECORD).await(),
+                            "write " + write);
+                }
+            }
+            return opened.length();
+        });
+        if (rt.isSim()) {
+            assertEquals((long) writes * RECORD, length, "the SYNC writes survived the crash, the plain write did not");
+        } else {
+            assertTrue(length > (long) writes * RECORD, "length " + length);
+        }
+    }
 }

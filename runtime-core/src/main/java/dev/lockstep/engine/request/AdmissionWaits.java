@@ -42,18 +42,28 @@ final class AdmissionWaits {
     }
 
     /**
-     * A sync just admitted, or a {@code SYNC} write whose bytes were just written ({@link Request#joinGroupSync}),
-     * waits for its open's permit, ticketed with the next flush of its open: its ticket is taken here, after
-     * every write it must make durable completed.
+     * A sync just admitted waits for its open's permit, ticketed with the next flush of its open: its ticket is
+     * taken here, after every write it must make durable completed. The permit is tried at once.
      */
     void waitForPermit(Slot slot) {
+        joinWithoutPump(slot);
+        pumpPermits();
+    }
+
+    /**
+     * A {@code SYNC} write whose bytes were just written ({@link Request#joinGroupSync}) waits for its open's
+     * permit as a sync admitted now would, but the permit is not tried here: the caller's next {@link #pumpPermits}
+     * does, so every write joining in one completion batch holds its ticket before any of them starts a flush, and
+     * the first flush covers them all. The worker is registered as a waiter first, so a release between now and
+     * that pump nudges it (see {@link DurabilityPermit}).
+     */
+    void joinWithoutPump(Slot slot) {
         DurabilityPermit permit = slot.request.permit();
         slot.flushTicket = permit.ticket();
         slot.flushNumber = 0;
         slot.state = Slot.State.WAITING_PERMIT;
         permitWaiters.add(slot);
         permit.addWaiter(worker);
-        pumpPermits();
     }
 
     /** A metadata request just admitted joins its lane and waits for its turn. */

@@ -430,8 +430,16 @@ public final class Driver implements CompletionSink {
         Slot joining = exchange.complete(userData, result, flags);
         if (joining != null) {
             // A SYNC write whose bytes are all in the page cache now: it becomes a sync of its open admitted at
-            // this moment, so the flush that covers it is one issued after its last byte was written.
-            waits.waitForPermit(joining);
+            // this moment, so the flush that covers it is one issued after its last byte was written. It does not
+            // try the permit here: the first of a batch to try it would start a flush covering only itself and
+            // those before it, and the rest of the batch would wait for the next flush. The next stage() tries it,
+            // and nothing can wait before that stage: complete() is only the ring's sink, called by Ring.enter on
+            // the worker's own thread inside its borrow, and both callers of enter (ServiceTurn's second half and
+            // InlineTurns.turn) call stage() after it in the same borrow. That stage takes a free permit and
+            // queues and stages the flush before the borrow ends, and the worker's next enter submits it before it
+            // may wait, so the flush's completion wakes the worker; a permit held by another request of the open (on
+            // this worker or another) nudges this worker when released, as joinWithoutPump registered it first.
+            waits.joinWithoutPump(joining);
         }
     }
 
