@@ -200,13 +200,16 @@ public final class SimRing implements Ring {
      *
      * @param submission the request; not referenced afterwards (its buffer is, until completion)
      * @return false if the ring is at capacity for this kind of entry
-     * @throws IllegalArgumentException what {@link Submission#validateFor(int)} refuses, as on runtime-uring
+     * @throws IllegalArgumentException what {@link Submission#validateFor(int)} refuses, as on runtime-uring, and a
+     *     {@code WRITE} marked {@link Submission#BUFFERED_FILE} whose fd is not a file opened without
+     *     {@code O_DIRECT} (runtime-uring trusts the mark and writes such a request with {@code pwrite} at once)
      */
     @Override
     public boolean stage(Submission submission) {
         checkOpen();
         Objects.requireNonNull(submission, "submission");
         submission.validateFor(selectedBufferBytes());
+        checkBufferedFileMark(submission);
         SimRequest request = new SimRequest(this, nextSequence, submission);
         boolean cancel = request.isCancel();
         boolean storage = request.isStorage();
@@ -239,6 +242,28 @@ public final class SimRing implements Ring {
                 request.offset, request.length, request.rwFlags, auditedFlags, request.userData,
                 request.opcode == Opcode.FALLOCATE ? request.rangeLength : request.target);
         return true;
+    }
+
+    /**
+     * The mark runtime-uring trusts, checked where the simulated kernel knows the fd: a write marked
+     * {@link Submission#BUFFERED_FILE} must name a regular file opened without {@code O_DIRECT}. A closed or unknown fd is
+     * left to the write itself, which fails with {@code EBADF} as it would unmarked.
+     */
+    private void checkBufferedFileMark(Submission submission) {
+        if (submission.opcode != Opcode.WRITE || (submission.flags & Submission.BUFFERED_FILE) == 0) {
+            return;
+        }
+        Description description = kernel.fds().description(submission.fd);
+        if (description == null) {
+            return;
+        }
+        String unlike = !(description instanceof FileDescription file) ? "not a file"
+                : file.handle.isDirectory() ? "a directory"
+                : file.direct ? "a file opened O_DIRECT" : null;
+        if (unlike != null) {
+            throw new IllegalArgumentException("a WRITE marked BUFFERED_FILE on fd " + submission.fd + ", which is "
+                    + unlike + ": " + submission);
+        }
     }
 
     /** Stages a checked submission's buffer use in the kernel's allocation records (see {@link #stage}). */

@@ -120,6 +120,32 @@ class SimRingTest {
      * it: a send, a buffered write and a buffered read; a receive with nothing arrived still waits for its data,
      * and a no-op its latency. With the rate 0 ({@link #FIXED_LATENCY}) the same send waits its latency.
      */
+    /**
+     * runtime-uring writes a WRITE marked {@link Submission#BUFFERED_FILE} with {@code pwrite} at once, trusting the
+     * mark; the simulated kernel, which knows every fd, refuses a mark on anything but a file opened without
+     * {@code O_DIRECT}, naming the fd, and a marked write of a buffered file goes through as an unmarked one does.
+     */
+    @Test
+    void aWriteMarkedBufferedFileMustNameABufferedFile() {
+        Harness harness = harness(23);
+        SimKernel kernel = kernel(harness, FIXED_LATENCY);
+        Pair pair = loopback(harness, kernel);
+        SimRing ring = pair.ring();
+        int buffered = kernel.system().open("/f", O_RDWR | O_CREAT);
+        int direct = kernel.system().open("/f", O_RDWR | dev.lockstep.kernel.SystemCalls.O_DIRECT);
+        MemorySegment data = Harness.text(ring, "hello");
+        Submission marked = Submissions.io(Opcode.WRITE, buffered, data, 5, 0, 1);
+        marked.flags = Submission.BUFFERED_FILE;
+        assertEquals(5, harness.run(ring, marked));
+        for (int fd : new int[] {direct, pair.clientFd()}) {
+            Submission wrong = Submissions.io(Opcode.WRITE, fd, data, 5, 0, 2);
+            wrong.flags = Submission.BUFFERED_FILE;
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> ring.stage(wrong));
+            assertTrue(refused.getMessage().contains("BUFFERED_FILE on fd " + fd), refused.getMessage());
+        }
+        assertEquals(0, ring.staged(), "nothing staged by a refused mark");
+    }
+
     @Test
     void whatIoUringTriesAtOnceMayCompleteInTheEnterThatSubmitsIt() {
         Harness harness = harness(21);
