@@ -15,24 +15,21 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The RESP bench's servers are stand-in scripts here: what is checked is what the bench leaves on disk. */
 class RespBenchmarkTest {
-    /** A server that writes into its --dir, says it is ready (both servers' markers) and waits to be stopped. */
-    private static final String SERVER = """
+    /** What both stand-in servers do first: find their --dir and write 64 KiB of data into it. */
+    private static final String WRITES_INTO_DIR = """
             #!/bin/sh
             while [ $# -gt 0 ]; do
               if [ "$1" = --dir ]; then dir="$2"; fi
               shift
             done
             head -c 65536 /dev/zero > "$dir/appendonly.aof"
+            """;
+    /** A server that writes into its --dir, says it is ready (both servers' markers) and waits to be stopped. */
+    private static final String SERVER = WRITES_INTO_DIR + """
             echo "READY Ready to accept connections"
             exec sleep 120
             """;
-    private static final String FAILING_SERVER = """
-            #!/bin/sh
-            while [ $# -gt 0 ]; do
-              if [ "$1" = --dir ]; then dir="$2"; fi
-              shift
-            done
-            head -c 65536 /dev/zero > "$dir/appendonly.aof"
+    private static final String FAILING_SERVER = WRITES_INTO_DIR + """
             echo "no such option"
             exit 1
             """;
