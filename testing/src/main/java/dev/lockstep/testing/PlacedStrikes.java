@@ -94,7 +94,8 @@ final class PlacedStrikes {
         // The crashed acknowledgers' answers were read: the leader counts them as soon as it runs, within this
         // poll. Its power goes now, before it can send what it committed to anyone else.
         ctx.sleep(POLL);
-        if (leading.state() == SimNode.State.RUNNING || leading.state() == SimNode.State.PAUSED) {
+        boolean leaderLost = leading.state() == SimNode.State.RUNNING || leading.state() == SimNode.State.PAUSED;
+        if (leaderLost) {
             down.add(leading);
             leading.crash();
         }
@@ -104,17 +105,20 @@ final class PlacedStrikes {
         }
         Duration outage = Duration.ofNanos(1 + random.nextLong(Math.max(1, meanPause.toNanos() / 8)));
         ctx.sleep(outage);
+        // The acknowledgers are back now, so they leave down: the nemesis has only the leader left to bring back.
         for (SimNode node : armed) {
             if (node.state() == SimNode.State.DOWN) {
                 node.restart();
             }
+            down.remove(node);
         }
         // The leader stays down for at least two mean pauses, longer than an election among the others takes when
         // the mean pause is of the order of the protocol's election timeout.
         Duration leaderDown = length.plus(meanPause.multipliedBy(2));
-        events.accept("power loss of leader node " + leading.id() + " after nodes " + NetworkSplit.ids(armed)
-                + " answered; they are back after " + outage.toMillis() + " ms, the leader after "
-                + leaderDown.toMillis() + " ms");
+        events.accept((leaderLost ? "power loss of leader node " + leading.id() : "leader node " + leading.id()
+                + " already down") + " after nodes " + NetworkSplit.ids(armed) + " answered; they are back after "
+                + outage.toMillis() + " ms" + (leaderLost ? ", the leader after " + leaderDown.toMillis() + " ms"
+                : ""));
         ctx.sleep(leaderDown);
     }
 

@@ -21,10 +21,15 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The cluster nemesis and network splits: each disturbance does what it says, seeded and undone. */
@@ -103,6 +108,132 @@ class ClusterNemesisTest {
         assertTrue(saw("armed to crash once they answered"), "events " + events);
         assertTrue(saw("not every acknowledger answered"), "events " + events);
         assertUntouched(control, cluster, true);
+    }
+
+    /**
+     * Records each event and checks it against the nodes' lifecycles: a node the nemesis reports back was not
+     * running in the same lifetime at the event before (it was down or paused in between), and a leader whose power
+     * loss is reported is down.
+     */
+    private Consumer<String> checkedEvents(SimCluster cluster) {
+        Map<Integer, String> before = new HashMap<>();
+        Pattern back = Pattern.compile("nemesis: node (\\d+) back \\(lifetime (\\d+)\\)");
+        Pattern leaderLost = Pattern.compile("nemesis: power loss of leader node (\\d+) .*");
+        return line -> {
+            events.add(line);
+            Matcher backMatch = back.matcher(line);
+            if (backMatch.matches() && ("RUNNING in lifetime " + backMatch.group(2)).equals(
+                    before.get(Integer.parseInt(backMatch.group(1))))) {
+                problems.add(line + ": the node was already up in that lifetime at the event before");
+            }
+            Matcher lostMatch = leaderLost.matcher(line);
+            if (lostMatch.matches() && cluster.node(Integer.parseInt(lostMatch.group(1))).state()
+                    != SimNode.State.DOWN) {
+                problems.add(line + ": the leader is " + cluster.node(Integer.parseInt(lostMatch.group(1))).state());
+            }
+            for (SimNode node : cluster.nodes()) {
+                before.put(node.id(), node.state() + " in lifetime " + node.lifetime());
+            }
+        };
+    }
+
+    /**
+     * A node of a scripted protocol: it answers each request on its port with one byte, and node 1, the leader, asks
+     * each other node again a millisecond after its last answer (or failure).
+     */
+    private static Task<Void> answeringNode(int self, int nodes) {
+        return c -> {
+            for (int peer = 2; self == 1 && peer <= nodes; peer++) {
+                InetSocketAddress address = new InetSocketAddress(SimCluster.address(peer), 7300);
+                c.child("asking").spawn(asking -> {
+                    while (true) {
+                        asking.sleep(Duration.ofMillis(1));
+                        try {
+                            asking.timeout(Duration.ofMillis(5), () -> {
+                                try (Connection connection = asking.dial(address).await()) {
+                                    connection.sink().send(new byte[] {0}).await();
+                                    return connection.stream().recv(1).await();
+                                }
+                            });
+                        } catch (dev.lockstep.LockstepException downOrCut) {
+                            // Asked again a millisecond later.
+                        }
+                    }
+                });
+            }
+            try (Listener listener = c.bind(new InetSocketAddress(SimCluster.address(self), 7300)).await()) {
+                while (true) {
+                    Connection asker = listener.accept().await();
+                    try (asker) {
+                        asker.stream().recv(1).await();
+                        asker.sink().send(new byte[] {1}).await();
+                    } catch (dev.lockstep.LockstepException askerGone) {
+                        // The next asker is served.
+                    }
+                }
+            }
+        };
+    }
+
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void ackThenLeaderLossBringsBackTheAcknowledgersItselfAndLeavesOnlyTheLeaderForTheNemesis(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        for (int id = 1; id <= 3; id++) {
+            cluster.start(answeringNode(id, 3));
+        }
+        SimNode leader = cluster.node(1);
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ACK_THEN_LEADER_LOSS),
+                Duration.ofMillis(10), () -> leader.state() == SimNode.State.RUNNING ? 1 : ClusterNemesis.NO_LEADER,
+                checkedEvents(cluster));
+        runFor(ctx, nemesis::run, 200);
+        assertTrue(saw("power loss of leader node 1 after nodes ["), "events " + events);
+        assertEquals(List.of(), problems, "events " + events);
+        // After each strike only the leader is left for the nemesis to bring back: the acknowledgers were back long
+        // before, as the strike's line says.
+        boolean afterStrike = false;
+        for (String line : events) {
+            if (line.startsWith("nemesis: power loss of leader node 1 after")) {
+                afterStrike = true;
+            } else if (afterStrike && line.contains(" back (lifetime")) {
+                assertTrue(line.startsWith("nemesis: node 1 back"), "an acknowledger back twice: " + line
+                        + "; events " + events);
+            } else if (!line.startsWith("nemesis: healed")) {
+                afterStrike = false;
+            }
+        }
+        assertTrue(leader.lifetime() >= 2 && cluster.node(2).lifetime() + cluster.node(3).lifetime() >= 3,
+                "the leader and an acknowledger crashed and came back; events " + events);
+        assertUntouched(control, cluster, true);
+    }
+
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void ackThenLeaderLossLeavesOnlyTheLeaderDownForTheNemesisToBringBack(Context ctx) {
+        SimControl control = SimRunner.control(ctx);
+        SimCluster cluster = SimCluster.of(ctx);
+        for (int id = 1; id <= 5; id++) {
+            cluster.start(answeringNode(id, 5));
+        }
+        SimNode leader = cluster.node(1);
+        PlacedStrikes strikes = new PlacedStrikes(Duration.ofMillis(10),
+                () -> leader.state() == SimNode.State.RUNNING ? 1 : ClusterNemesis.NO_LEADER, null, events::add);
+        List<SimNode> down = new ArrayList<>();
+        NetworkSplit[] split = {null, null};
+        ctx.sleep(Duration.ofMillis(5));
+        strikes.ackThenLeaderLoss(ctx, control, cluster, Duration.ofMillis(30), control.random(), down, split);
+        assertTrue(saw("power loss of leader node 1 after nodes ["), "events " + events);
+        assertEquals(List.of(leader), down, "the acknowledgers are back: only the leader is left; events " + events);
+        assertEquals(SimNode.State.DOWN, leader.state());
+        int restarted = 0;
+        for (SimNode node : cluster.nodes().subList(1, 5)) {
+            assertEquals(SimNode.State.RUNNING, node.state(), node + "; events " + events);
+            assertEquals(null, node.armed(), node + " still armed; events " + events);
+            restarted += node.lifetime() - 1;
+        }
+        assertEquals(2, restarted, "two acknowledgers of five crashed once and came back; events " + events);
+        assertEquals(List.of(null, null), java.util.Arrays.asList(split), "the strike healed its split itself");
+        assertEquals(Set.of(), cutPairs(control, cluster.nodes()));
+        leader.restart();
     }
 
     @SimulationTest(seeds = 2, checkDeterminism = true)
