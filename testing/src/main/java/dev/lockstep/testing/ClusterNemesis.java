@@ -575,12 +575,17 @@ public final class ClusterNemesis {
                 split[i] = null;
             }
         }
+        // Each line says what was done: a node that is up (its armed crash never came) is only disarmed.
         for (SimNode node : down) {
-            node.disarm();
+            SimNode.IoBoundary armed = node.disarm();
             switch (node.state()) {
                 case DOWN -> node.restart();
                 case PAUSED -> node.resume();
                 default -> {
+                    if (armed != null) {
+                        event("node " + node.id() + " disarmed: no " + armed + " came");
+                    }
+                    continue;
                 }
             }
             event("node " + node.id() + " back (lifetime " + node.lifetime() + ")");

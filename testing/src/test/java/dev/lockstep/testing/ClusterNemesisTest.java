@@ -617,9 +617,10 @@ class ClusterNemesisTest {
         assertEquals(List.of(), events, "no election hook: nothing to strike");
         assertEquals(List.of(1, 1, 1), cluster.nodes().stream().map(SimNode::lifetime).toList());
         ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ELECTION),
-                Duration.ofMillis(10), null, () -> 2, events::add);
+                Duration.ofMillis(10), null, () -> 2, checkedEvents(cluster));
         assertTrue(nemesis.watchesElections());
         runFor(ctx, nemesis::run, 300);
+        assertEquals(List.of(), problems, "events " + events);
         int strikes = 0;
         for (String line : events) {
             if (line.startsWith("nemesis: election of node")) {
@@ -751,8 +752,10 @@ class ClusterNemesisTest {
         idleNodes(cluster, 5);
         // A vote hook that never reports a vote: GRANTED_VOTES needs one, and waits in vain.
         ClusterNemesis nemesis = new ClusterNemesis(EnumSet.allOf(ClusterNemesis.Disturbance.class),
-                Duration.ofMillis(5), () -> 1, () -> 2, null, listener -> { }, events::add);
+                Duration.ofMillis(5), () -> 1, () -> 2, null, listener -> { }, checkedEvents(cluster));
         runFor(ctx, nemesis::run, 2_000);
+        assertEquals(List.of(), problems, "events " + events);
+        assertTrue(saw(" disarmed: no "), "an armed crash that never came is reported disarmed; events " + events);
         for (SimNode node : cluster.nodes()) {
             assertEquals(SimNode.State.RUNNING, node.state(), node + " left down; events " + events);
         }
