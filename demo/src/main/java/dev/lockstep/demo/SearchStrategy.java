@@ -65,11 +65,12 @@ interface SearchStrategy {
             + " the seed (swarm of fault points)");
 
     /**
-     * What works together: for the Raft, {@code ClusterNemesis} aimed at the leader and at elections with every
-     * single-step disturbance (three seeds in sixteen), with the two-step strikes too (three in sixteen), with the
-     * placed strikes alone (three in sixteen: {@code nemesis=placed}), with the vote strike alone, placed through the
-     * Raft's vote hook (three in sixteen: {@code nemesis=votes}) or a swarm of them (one in four), and the
-     * fault-point probabilities of
+     * The testing module's {@code combined} strategy, the default of {@code @SimulationTest} too
+     * ({@link dev.lockstep.testing.SearchStrategy#settingsFor(long, SearchSettings, boolean)}): for the Raft,
+     * {@code ClusterNemesis} aimed at the leader and at elections with every single-step disturbance (three seeds in
+     * sixteen), with the two-step strikes too (three in sixteen), with the placed strikes alone (three in sixteen:
+     * {@code nemesis=placed}), with the vote strike alone, placed through the Raft's vote hook (three in sixteen:
+     * {@code nemesis=votes}) or a swarm of them (one in four), and the fault-point probabilities of
      * {@link #FAULT_POINTS}; one seed in four also gets the priority scheduling of {@link #PCT}. The key-value rows
      * run with the fault points and priorities (the store has no fault points of its own). Every choice is the
      * seed's, in its replay line.
@@ -78,26 +79,12 @@ interface SearchStrategy {
             + " (Raft rows),"
             + " fault-point probabilities and, on one seed in four, fiber priorities, all chosen by the seed",
             (seed, workload, bug) -> {
-                Scenario.Spec points = FAULT_POINTS.spec(seed, workload, bug);
-                java.util.SplittableRandom choices = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L
-                        + 0x434F4DL);
-                NemesisStrategy nemesis = !workload.replicated() ? NemesisStrategy.UNIFORM
-                        : choices.nextInt(4) == 0 ? NemesisStrategy.SWARM : NemesisStrategy.TARGETED;
-                SearchSettings settings = points.search();
-                if (choices.nextInt(4) == 0) {
-                    settings = new SearchSettings(settings.faultPoints(), PCT.spec(seed, workload, bug).search()
-                            .priorities(), settings.chain());
-                }
-                if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
-                    // Drawn last, so a seed's targeted or swarm choice and its priorities do not depend on it.
-                    nemesis = NemesisStrategy.STRIKES;
-                    if (choices.nextInt(2) == 0) {
-                        nemesis = NemesisStrategy.PLACED;   // the placed strikes alone
-                    }
-                } else if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
-                    nemesis = NemesisStrategy.VOTES;        // drawn after the rest: the vote strike alone
-                }
-                return new Scenario.Spec(seed, points.faults(), workload, bug, nemesis, settings);
+                // The testing module's combined strategy makes every choice; the spec carries its nemesis apart.
+                SearchSettings settings = dev.lockstep.testing.SearchStrategy.named("combined").settingsFor(seed,
+                        SearchSettings.DEFAULT, workload.replicated());
+                NemesisStrategy nemesis = settings.nemesis() == null ? NemesisStrategy.UNIFORM : settings.nemesis();
+                return new Scenario.Spec(seed, RANDOM.spec(seed, workload, bug).faults(), workload, bug, nemesis,
+                        settings.withNemesis(null));
             });
 
     /**

@@ -40,6 +40,50 @@ public enum NemesisStrategy {
     VOTES;
 
     /**
+     * The nemesis this run's search strategy chose for a test that disturbs a cluster's nodes
+     * ({@link SearchSettings#nemesis()}: the {@code combined} strategy chooses one per seed), or {@code fallback},
+     * the test's own, when it chose none: under another strategy, on runtime-uring, or in a run not started by
+     * this module ({@code @SimulationTest}, {@link Simulations}, {@link SearchStrategy#search}). A replay of the
+     * run ({@link Simulations#replay}, {@code -Dlockstep.replay}) gives the same answer: the choice is in its
+     * text. The one call a cluster test makes to let the search pick its nemesis:
+     *
+     * <pre>{@code
+     * NemesisStrategy nemesis = NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM);
+     * ctx.child("nemesis").spawn(nemesis.nemesis(run.seed(), pause, leader, election, contest, votes, events));
+     * }</pre>
+     *
+     * <p>{@link #VOTES} needs the vote hook ({@link #nemesis(long, Duration, IntSupplier, IntSupplier, Supplier,
+     * ClusterNemesis.VoteHook, Consumer)}); a test whose protocol has none passes the choice through
+     * {@link #withoutVotes()}. Any task of the run may call this, any number of times; it draws nothing from the
+     * run's generator.
+     *
+     * @param ctx the context of a task of the run
+     * @param fallback what the test runs when the strategy chose nothing
+     * @return the run's choice, or {@code fallback}
+     * @throws IllegalStateException if {@code ctx} is a simulated task's context called from outside its
+     *     simulation ({@link dev.lockstep.sim.SimRunner#control})
+     */
+    public static NemesisStrategy forThisRun(dev.lockstep.Context ctx, NemesisStrategy fallback) {
+        Objects.requireNonNull(ctx, "ctx");
+        Objects.requireNonNull(fallback, "fallback");
+        if (ctx.digest().isEmpty()) {
+            return fallback; // a production runtime keeps no digest: not a simulated run, no search chose anything
+        }
+        SearchSettings settings = RunSettings.of(dev.lockstep.sim.SimRunner.control(ctx));
+        return settings == null || settings.nemesis() == null ? fallback : settings.nemesis();
+    }
+
+    /**
+     * This strategy for a protocol without a vote hook: {@link #TARGETED} for {@link #VOTES}, which disturbs
+     * nothing without one; itself otherwise.
+     *
+     * @return the strategy to run
+     */
+    public NemesisStrategy withoutVotes() {
+        return this == VOTES ? TARGETED : this;
+    }
+
+    /**
      * The nemesis task for one run.
      *
      * @param seed the run's seed (only {@link #SWARM} uses it, to decide its disturbances)

@@ -35,7 +35,7 @@ import java.util.function.Supplier;
  */
 public abstract sealed class SearchStrategy {
     /** The names {@link #named} knows, the default first. */
-    public static final List<String> NAMES = List.of("random", "pct", "faultpoints", "guided");
+    public static final List<String> NAMES = List.of("random", "pct", "faultpoints", "guided", "combined");
 
     private final String name;
 
@@ -57,6 +57,7 @@ public abstract sealed class SearchStrategy {
             case "pct" -> new Pct();
             case "faultpoints" -> new FaultPointSwarm();
             case "guided" -> new Guided();
+            case "combined" -> new Combined();
             default -> throw new IllegalArgumentException("unknown search strategy '" + name + "'; known: "
                     + String.join(", ", NAMES));
         };
@@ -104,6 +105,23 @@ public abstract sealed class SearchStrategy {
                     + " it: run it with search()");
         }
         return start;
+    }
+
+    /**
+     * As {@link #settingsFor(long, SearchSettings)}, for a tool that knows whether the run has a cluster whose
+     * nemesis the strategy may choose ({@link SearchSettings#nemesis()}). Only {@code combined} chooses one: for a
+     * run without a cluster it chooses none, and its other choices for the seed differ from a cluster run's (it
+     * draws the nemesis first). {@code @SimulationTest}, which cannot tell, asks as for a cluster: a test without
+     * one ignores the choice.
+     *
+     * @param seed the run's seed
+     * @param start the settings before the strategy's
+     * @param cluster whether the run disturbs a cluster's nodes with a nemesis the strategy may choose
+     * @return the settings
+     * @throws UnsupportedOperationException for a {@link #sequential()} strategy
+     */
+    public SearchSettings settingsFor(long seed, SearchSettings start, boolean cluster) {
+        return settingsFor(seed, start);
     }
 
     /** The plan of the run of {@code seed}, for the strategies whose runs are independent. */
@@ -215,7 +233,7 @@ public abstract sealed class SearchStrategy {
             SeededChoices choices = choices(seed, 0x5043L);
             Priorities priorities = Priorities.of(1 + choices.nextInt(3),
                     HORIZONS[choices.nextInt(HORIZONS.length)]);
-            return new SearchSettings(start.faultPoints(), priorities, start.chain());
+            return new SearchSettings(start.faultPoints(), priorities, start.chain(), start.nemesis());
         }
     }
 
@@ -233,7 +251,50 @@ public abstract sealed class SearchStrategy {
             SeededChoices choices = choices(seed, 0x4650L);
             FaultPoints points = new FaultPoints(ENABLE[choices.nextInt(ENABLE.length)],
                     FIRE[choices.nextInt(FIRE.length)]);
-            return new SearchSettings(points, start.priorities(), start.chain());
+            return new SearchSettings(points, start.priorities(), start.chain(), start.nemesis());
+        }
+    }
+
+    /**
+     * What works together, as the scoreboard measured it (SCOREBOARD.md): the fault-point probabilities of
+     * {@link FaultPointSwarm}, on one seed in four the priorities of {@link Pct}, and for a cluster a nemesis
+     * aimed at the leader and at elections: every single-step disturbance ({@link NemesisStrategy#TARGETED}, three
+     * seeds in sixteen), with the two-step strikes too ({@link NemesisStrategy#STRIKES}, three in sixteen), the
+     * placed strikes alone ({@link NemesisStrategy#PLACED}, three in sixteen), the vote strike alone
+     * ({@link NemesisStrategy#VOTES}, three in sixteen) or a swarm of them ({@link NemesisStrategy#SWARM}, one in
+     * four). Its own draws come from a generator of the seed's, never the run's.
+     */
+    private static final class Combined extends SearchStrategy {
+        private final SearchStrategy points = new FaultPointSwarm();
+        private final SearchStrategy priorities = new Pct();
+
+        Combined() {
+            super("combined");
+        }
+
+        @Override
+        public SearchSettings settingsFor(long seed, SearchSettings start) {
+            return settingsFor(seed, start, true);
+        }
+
+        @Override
+        public SearchSettings settingsFor(long seed, SearchSettings start, boolean cluster) {
+            SearchSettings settings = points.settingsFor(seed, start);
+            // The scoreboard's figures were measured with these draws, in this order: a change re-measures them.
+            java.util.SplittableRandom choices = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L
+                    + 0x434F4DL);
+            NemesisStrategy nemesis = !cluster ? start.nemesis()
+                    : choices.nextInt(4) == 0 ? NemesisStrategy.SWARM : NemesisStrategy.TARGETED;
+            if (choices.nextInt(4) == 0) {
+                settings = priorities.settingsFor(seed, settings);
+            }
+            if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
+                // Drawn last, so a seed's targeted or swarm choice and its priorities do not depend on it.
+                nemesis = choices.nextInt(2) == 0 ? NemesisStrategy.PLACED : NemesisStrategy.STRIKES;
+            } else if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
+                nemesis = NemesisStrategy.VOTES;
+            }
+            return settings.withNemesis(nemesis);
         }
     }
 

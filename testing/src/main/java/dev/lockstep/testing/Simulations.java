@@ -163,8 +163,8 @@ public final class Simulations {
          * @return e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinNanos=20000000
          *     timeLimitNanos=3600000000000},
          *     with {@code failOnLeaks=false} at the end when leak checking is off, {@code openFileLimit=N} when
-         *     the plan has a limit, and {@code faultPoints=E:F}, {@code priorities=D:S}, {@code chain=K:S,...}
-         *     for search settings other than the defaults
+         *     the plan has a limit, and {@code faultPoints=E:F}, {@code priorities=D:S}, {@code chain=K:S,...},
+         *     {@code nemesis=NAME} for search settings other than the defaults
          */
         public String replayText(long seed) {
             return "seed=" + seed + " workers=" + workers + " faults=" + faults + " crashes=" + crashes
@@ -205,6 +205,9 @@ public final class Simulations {
      * and the crash policies included: they are all drawn from the seed). The task must be the one that failed,
      * with what it keeps across lifetimes reset, as at the first run.
      *
+     * <p>A text with {@code nemesis=NAME} reruns a run whose strategy chose that nemesis: the task gets it from
+     * {@link NemesisStrategy#forThisRun}, as the first run's did.
+     *
      * @param replayText e.g. {@code seed=1 workers=1 faults=torn-writes crashes=3 crashWithinNanos=20000000
      *     timeLimitNanos=3600000000000}
      * @param task the task
@@ -213,7 +216,8 @@ public final class Simulations {
      * @throws SimulationTestFailure if it fails again (its {@link SimulationTestFailure#digest()} is the digest the
      *     first failure printed)
      * @throws IllegalArgumentException naming a value the text lacks or that is not a number or profile, a key it
-     *     does not know or has twice, or a {@code failOnLeaks} that is not {@code true} or {@code false}
+     *     does not know or has twice, a {@code failOnLeaks} that is not {@code true} or {@code false}, or a nemesis
+     *     {@link NemesisStrategy#parse} does not know
      */
     public static <T> Run<T> replay(String replayText, Task<T> task) {
         Replay replay = parseReplay(replayText);
@@ -266,7 +270,7 @@ public final class Simulations {
     /** The keys {@link Plan#replayText} writes, in its order. */
     private static final java.util.List<String> REPLAY_KEYS = java.util.List.of("seed", "workers", "faults",
             "crashes", "crashWithinNanos", "timeLimitNanos", "failOnLeaks", "openFileLimit", "faultPoints",
-            "priorities", "chain");
+            "priorities", "chain", "nemesis");
 
     private static SearchSettings searchSettings(java.util.Map<String, String> values, String text) {
         try {
@@ -274,7 +278,8 @@ public final class Simulations {
                     values.containsKey("faultPoints") ? FaultPoints.parse(values.get("faultPoints"))
                             : FaultPoints.DEFAULT,
                     values.containsKey("priorities") ? Priorities.parse(values.get("priorities")) : Priorities.OFF,
-                    values.containsKey("chain") ? DecisionChain.parse(values.get("chain")) : DecisionChain.NONE);
+                    values.containsKey("chain") ? DecisionChain.parse(values.get("chain")) : DecisionChain.NONE,
+                    values.containsKey("nemesis") ? NemesisStrategy.parse(values.get("nemesis")) : null);
         } catch (IllegalArgumentException bad) {
             throw new IllegalArgumentException("the replay '" + text + "': " + bad.getMessage(), bad);
         }
@@ -402,9 +407,11 @@ public final class Simulations {
                 runner = (checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint))
                         .replayedBy(replayLine);
                 Recovered<T> recovered;
+                RunSettings.Binding binding = new RunSettings.Binding(plan.search());
                 try {
-                    recovered = runner.startAndRecover(ctx -> withCrash(ctx, plan, task));
+                    recovered = runner.startAndRecover(ctx -> withCrash(ctx, plan, task, binding));
                 } finally {
+                    binding.end();
                     recordRun(record, runner);
                 }
                 if (recovered.outcome() instanceof Outcome.Failed<T> failed) {
@@ -416,12 +423,16 @@ public final class Simulations {
                     .replayedBy(replayLine);
             runner = last;
             T value;
+            RunSettings.Binding binding = new RunSettings.Binding(plan.search());
             try {
                 value = last.start(ctx -> {
-                    SimRunner.control(ctx).crashPolicy(plan.faults().crashPolicy(SimRunner.control(ctx).random()));
+                    SimControl control = SimRunner.control(ctx);
+                    control.crashPolicy(plan.faults().crashPolicy(control.random()));
+                    binding.begin(control);
                     return task.run(ctx);
                 });
             } finally {
+                binding.end();
                 recordRun(record, last);
             }
             return new Run<>(value, last.digest());
@@ -446,9 +457,11 @@ public final class Simulations {
         }
     }
 
-    private static <T> T withCrash(Context ctx, Plan plan, Task<T> task) throws Exception {
+    private static <T> T withCrash(Context ctx, Plan plan, Task<T> task, RunSettings.Binding binding)
+            throws Exception {
         SimControl control = SimRunner.control(ctx);
         control.crashPolicy(plan.faults().crashPolicy(control.random()));
+        binding.begin(control);
         long delay = 1 + control.random().nextLong(plan.crashWithin().toNanos());
         Handle<Void> crasher = ctx.child("lockstep_crash").spawn(c -> {
             c.sleep(Duration.ofNanos(delay));

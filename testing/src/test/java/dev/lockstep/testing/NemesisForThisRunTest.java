@@ -1,0 +1,145 @@
+package dev.lockstep.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import dev.lockstep.Context;
+import dev.lockstep.Task;
+import dev.lockstep.sim.SimControl;
+import dev.lockstep.sim.SimRunner;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.TestExecutionResult;
+
+/**
+ * A cluster test asks {@link NemesisStrategy#forThisRun} for the nemesis its run's strategy chose, from any task of
+ * the run, in every lifetime, in a replay of the run, and under {@code @SimulationTest}; a run whose strategy chose
+ * none gets the test's own.
+ */
+class NemesisForThisRunTest {
+    private static final Simulations.Plan PLAN = Simulations.Plan.of(FaultConfig.NONE);
+
+    /** What the root task and a task it spawns are told, in order. */
+    private static Task<Void> asking(List<NemesisStrategy> told) {
+        return ctx -> {
+            told.add(NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM));
+            told.add(ctx.child("controller").spawn(c -> {
+                c.sleep(Duration.ofMillis(1));
+                return NemesisStrategy.forThisRun(c, NemesisStrategy.UNIFORM);
+            }).await());
+            return null;
+        };
+    }
+
+    @Test
+    void everyTaskOfEveryLifetimeGetsTheChoiceAndARunWithoutOneGetsTheTestsOwn() {
+        List<NemesisStrategy> told = new ArrayList<>();
+        Simulations.Plan votes = PLAN.withCrashes(2, Duration.ofMillis(5))
+                .withSearch(SearchSettings.DEFAULT.withNemesis(NemesisStrategy.VOTES));
+        Simulations.run(7, votes, asking(told));
+        assertTrue(told.size() >= 2, "asked " + told.size() + " times");
+        assertEquals(java.util.Collections.nCopies(told.size(), NemesisStrategy.VOTES), told);
+
+        told.clear();
+        Simulations.run(7, PLAN.withCrashes(2, Duration.ofMillis(5)), asking(told));
+        assertEquals(java.util.Collections.nCopies(told.size(), NemesisStrategy.UNIFORM), told);
+        assertEquals(0, RunSettings.bound(), "every lifetime's entry is gone once its run returned");
+    }
+
+    @Test
+    void theReplayTextCarriesTheChoiceAndReplaysIt() {
+        Simulations.Plan strikes = PLAN.withSearch(SearchSettings.DEFAULT.withNemesis(NemesisStrategy.STRIKES));
+        String text = strikes.replayText(3);
+        assertTrue(text.endsWith(" nemesis=strikes"), text);
+        assertEquals(new Simulations.Replay(3, strikes), Simulations.parseReplay(text));
+        assertTrue(!PLAN.replayText(3).contains("nemesis"), PLAN.replayText(3));
+
+        List<NemesisStrategy> told = new ArrayList<>();
+        Simulations.replay(text, asking(told));
+        assertEquals(List.of(NemesisStrategy.STRIKES, NemesisStrategy.STRIKES), told);
+
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> Simulations.replay(PLAN.replayText(3) + " nemesis=chaos", asking(told)));
+        assertTrue(bad.getMessage().contains("'chaos'") && bad.getMessage().contains("votes"), bad.getMessage());
+        IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
+                () -> Simulations.parseReplay(PLAN.replayText(3) + " nemesis="));
+        assertTrue(empty.getMessage().contains("nemesis strategy ''"), empty.getMessage());
+    }
+
+    @Test
+    void aFailedRunLeavesNoEntryBehind() {
+        Simulations.Plan swarm = PLAN.withSearch(SearchSettings.DEFAULT.withNemesis(NemesisStrategy.SWARM));
+        SimulationTestFailure failure = assertThrows(SimulationTestFailure.class, () -> Simulations.run(4, swarm,
+                ctx -> {
+                    throw new AssertionError("told " + NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM));
+                }));
+        assertTrue(failure.getMessage().contains("told SWARM"), failure.getMessage());
+        assertTrue(failure.replay().endsWith(" nemesis=swarm"), failure.replay());
+        assertEquals(0, RunSettings.bound());
+    }
+
+    @Test
+    void aContextOfAnotherSimulationIsRefused() {
+        Context[] first = new Context[1];
+        SimRunner.seeded(1).start(ctx -> {
+            first[0] = ctx;
+            return null;
+        });
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> SimRunner.seeded(2).start(
+                ctx -> NemesisStrategy.forThisRun(first[0], NemesisStrategy.UNIFORM)));
+        assertNotNull(refused.getMessage());
+    }
+
+    @Test
+    void withoutVotesRunsTheTargetedNemesisInsteadOfTheVoteStrike() {
+        assertEquals(NemesisStrategy.TARGETED, NemesisStrategy.VOTES.withoutVotes());
+        for (NemesisStrategy strategy : NemesisStrategy.values()) {
+            if (strategy != NemesisStrategy.VOTES) {
+                assertEquals(strategy, strategy.withoutVotes());
+            }
+        }
+    }
+
+    @Test
+    void aSimulationTestSweepUnderCombinedGetsEachSeedsChoiceAndUnderRandomItsOwn() {
+        SearchStrategy combined = SearchStrategy.named("combined");
+        Launch sweep = Launch.run(Map.of(SweepSettings.STRATEGY, "combined"), selectClass(Asks.class));
+        assertEquals(Asks.SEEDS, sweep.finished.size());
+        assertTrue(sweep.finished.stream().allMatch(done -> done.status() == TestExecutionResult.Status.SUCCESSFUL),
+                sweep.finished.toString());
+        java.util.Set<NemesisStrategy> chosen = java.util.EnumSet.noneOf(NemesisStrategy.class);
+        for (long seed = 1; seed <= Asks.SEEDS; seed++) {
+            NemesisStrategy expected = combined.settingsFor(seed, SearchSettings.DEFAULT).nemesis();
+            assertNotNull(expected, "combined chooses a nemesis for seed " + seed);
+            assertEquals(expected, Asks.TOLD.get(seed), "seed " + seed);
+            chosen.add(expected);
+        }
+        assertTrue(chosen.size() >= 3, "seeds 1.." + Asks.SEEDS + " chose " + chosen);
+
+        Asks.TOLD.clear();
+        Launch.run(Map.of(SweepSettings.STRATEGY, "random"), selectClass(Asks.class));
+        assertEquals(Asks.SEEDS, Asks.TOLD.size());
+        assertEquals(java.util.Set.of(NemesisStrategy.UNIFORM), java.util.Set.copyOf(Asks.TOLD.values()));
+        Asks.TOLD.clear();
+    }
+
+    /** A sweep that records what each seed's run was told (run through the launcher only). */
+    static final class Asks {
+        static final int SEEDS = 12;
+        static final Map<Long, NemesisStrategy> TOLD = new ConcurrentHashMap<>();
+
+        @SimulationTest(seeds = SEEDS)
+        void asks(Context ctx, SimulationInfo run) {
+            SimControl control = SimRunner.control(ctx);
+            assertEquals(run.seed(), control.config().seed());
+            TOLD.put(run.seed(), NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM));
+        }
+    }
+}
