@@ -41,11 +41,12 @@ public enum NemesisStrategy {
 
     /**
      * The nemesis this run's search strategy chose for a test that disturbs a cluster's nodes
-     * ({@link SearchSettings#nemesis()}: the {@code combined} strategy chooses one per seed), or {@code fallback},
-     * the test's own, when it chose none: under another strategy, on runtime-uring, or in a run not started by
-     * this module ({@code @SimulationTest}, {@link Simulations}, {@link SearchStrategy#search}). A replay of the
-     * run ({@link Simulations#replay}, {@code -Dlockstep.replay}) gives the same answer: the choice is in its
-     * text. The one call a cluster test makes to let the search pick its nemesis:
+     * ({@link SearchSettings#nemesis()}: the {@code combined} strategy, the default, chooses one per seed for a
+     * {@code @SimulationTest(clusterNemesis = true)} method), or {@code fallback}, the test's own, when it chose
+     * none: under another strategy, on runtime-uring, or in a run whose plan has no nemesis
+     * ({@link Simulations#run}). A replay of the run ({@link Simulations#replay}, {@code -Dlockstep.replay})
+     * gives the same answer: the choice is in its text. The one call a cluster test makes to let the search pick
+     * its nemesis:
      *
      * <pre>{@code
      * NemesisStrategy nemesis = NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM);
@@ -60,8 +61,9 @@ public enum NemesisStrategy {
      * @param ctx the context of a task of the run
      * @param fallback what the test runs when the strategy chose nothing
      * @return the run's choice, or {@code fallback}
-     * @throws IllegalStateException if {@code ctx} is a simulated task's context called from outside its
-     *     simulation ({@link dev.lockstep.sim.SimRunner#control})
+     * @throws IllegalStateException in a {@code @SimulationTest} method without
+     *     {@link SimulationTest#clusterNemesis()}, for which no strategy chooses a nemesis, saying so; if {@code ctx}
+     *     is a simulated task's context called from outside its simulation ({@link dev.lockstep.sim.SimRunner#control})
      */
     public static NemesisStrategy forThisRun(dev.lockstep.Context ctx, NemesisStrategy fallback) {
         Objects.requireNonNull(ctx, "ctx");
@@ -69,8 +71,11 @@ public enum NemesisStrategy {
         if (ctx.digest().isEmpty()) {
             return fallback; // a production runtime keeps no digest: not a simulated run, no search chose anything
         }
-        SearchSettings settings = RunSettings.of(dev.lockstep.sim.SimRunner.control(ctx));
-        return settings == null || settings.nemesis() == null ? fallback : settings.nemesis();
+        RunSettings.Told told = RunSettings.of(dev.lockstep.sim.SimRunner.control(ctx));
+        if (told != null && told.refusal() != null) {
+            throw new IllegalStateException(told.refusal());
+        }
+        return told == null ? fallback : told.nemesis();
     }
 
     /**

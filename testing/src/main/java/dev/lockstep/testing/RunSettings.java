@@ -6,10 +6,12 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The search settings of each simulated lifetime running now whose strategy chose something the task itself must
- * act on (a nemesis), by the lifetime's {@link SimControl}: how a task finds its run's choice from its context alone
+ * What each simulated lifetime running now was told that its own code must act on, by the lifetime's
+ * {@link SimControl}: the nemesis its strategy chose, or why it may not ask for one (a {@code @SimulationTest}
+ * method without {@link SimulationTest#clusterNemesis()}). How a task finds its run's choice from its context alone
  * ({@link NemesisStrategy#forThisRun}), whichever task of the run asks and however the run was started
  * ({@code @SimulationTest}, {@link Simulations#run}, {@link Simulations#replay}, a {@link SearchStrategy#search}).
+ * A lifetime told nothing has no entry.
  *
  * <h2>Threads</h2>
  * Sweeps run lifetimes on several threads at once, so the map is shared. It is immutable and replaced whole through
@@ -18,21 +20,35 @@ import java.util.concurrent.atomic.AtomicReference;
  * here: the reader and the binding writer are fibers, and a fiber that blocked on a monitor held by another
  * simulation's thread would be woken by that thread, a hand-off from outside its simulation. A lifetime's entry is
  * added by its root task before the test's code runs (so every task of the lifetime, all spawned after it, sees it)
- * and removed by the thread that started the lifetime once {@code start} returned, so the map holds only the
- * lifetimes running now. {@link SimControl} keeps {@link Object}'s identity equality: one entry per lifetime.
+ * and removed by the thread that started the lifetime once {@code start} returned (that thread ran the root task,
+ * which set {@link Binding}'s control, earlier), so the map holds only the lifetimes running now. {@link SimControl} keeps {@link Object}'s identity equality: one entry per lifetime.
  */
 final class RunSettings {
-    private static final AtomicReference<Map<SimControl, SearchSettings>> RUNNING = new AtomicReference<>(Map.of());
+    private static final AtomicReference<Map<SimControl, Told>> RUNNING = new AtomicReference<>(Map.of());
 
     private RunSettings() {
     }
 
     /**
-     * The settings of the lifetime whose control this is, or null if it was not bound (its strategy chose nothing a
-     * task acts on, or it was not started by this module).
+     * What a lifetime was told.
+     *
+     * @param nemesis the nemesis its strategy chose, or null
+     * @param refusal why the lifetime may not ask for a nemesis, or null
      */
-    static SearchSettings of(SimControl control) {
+    record Told(NemesisStrategy nemesis, String refusal) {
+    }
+
+    /** What the lifetime whose control this is was told, or null if nothing (or it was not started here). */
+    static Told of(SimControl control) {
         return RUNNING.get().get(control);
+    }
+
+    /**
+     * Tells the running lifetime of {@code control} that asking for a nemesis is a mistake, and why; its
+     * {@link Binding} removes that when the lifetime ends. Called by the lifetime's root task.
+     */
+    static void refuseNemesis(SimControl control, String refusal) {
+        update(control, new Told(null, refusal));
     }
 
     /** How many lifetimes are bound now: for tests, which check that every run removed its entry. */
@@ -50,39 +66,37 @@ final class RunSettings {
          * Written by the root fiber in {@link #begin}, read by the starting thread in {@link #end}; volatile, so
          * {@link #end} sees the control however the simulator hands the fiber's end back to that thread.
          */
-        private volatile SimControl bound;
+        private volatile SimControl control;
 
         Binding(SearchSettings settings) {
             this.settings = settings;
         }
 
-        /** Binds the lifetime of {@code control}, if its settings hold anything a task acts on. */
-        void begin(SimControl control) {
-            if (settings.nemesis() == null) {
-                return; // nothing to find: forThisRun answers with the test's fallback
-            }
-            bound = control;
-            update(control, settings);
+        /** Binds the lifetime of {@code lifetime}, if its settings hold anything a task acts on. */
+        void begin(SimControl lifetime) {
+            control = lifetime;
+            if (settings.nemesis() != null) {
+                update(lifetime, new Told(settings.nemesis(), null));
+            } // else nothing to find: forThisRun answers with the test's fallback
         }
 
-        /** Removes the lifetime's entry, if {@link #begin} made one. */
+        /** Removes the lifetime's entry, if it has one. */
         void end() {
-            SimControl control = bound;
-            if (control != null) {
-                bound = null;
-                update(control, null);
+            SimControl lifetime = control;
+            if (lifetime != null && RUNNING.get().containsKey(lifetime)) {
+                update(lifetime, null);
             }
         }
     }
 
-    private static void update(SimControl control, SearchSettings settings) {
+    private static void update(SimControl control, Told told) {
         while (true) {
-            Map<SimControl, SearchSettings> before = RUNNING.get();
-            Map<SimControl, SearchSettings> after = new HashMap<>(before);
-            if (settings == null) {
+            Map<SimControl, Told> before = RUNNING.get();
+            Map<SimControl, Told> after = new HashMap<>(before);
+            if (told == null) {
                 after.remove(control);
             } else {
-                after.put(control, settings);
+                after.put(control, told);
             }
             if (RUNNING.compareAndSet(before, Map.copyOf(after))) {
                 return;

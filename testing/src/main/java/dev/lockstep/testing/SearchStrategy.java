@@ -108,15 +108,16 @@ public abstract sealed class SearchStrategy {
     }
 
     /**
-     * As {@link #settingsFor(long, SearchSettings)}, for a tool that knows whether the run has a cluster whose
-     * nemesis the strategy may choose ({@link SearchSettings#nemesis()}). Only {@code combined} chooses one: for a
-     * run without a cluster it chooses none, and its other choices for the seed differ from a cluster run's (it
-     * draws the nemesis first). {@code @SimulationTest}, which cannot tell, asks as for a cluster: a test without
-     * one ignores the choice.
+     * As {@link #settingsFor(long, SearchSettings)}, for a run that may have a cluster whose nemesis the strategy
+     * chooses ({@link SearchSettings#nemesis()}, which the run's test asks for with
+     * {@link NemesisStrategy#forThisRun}; {@code @SimulationTest} says so with
+     * {@link SimulationTest#clusterNemesis()}). Only {@code combined} chooses one, and only for such a run; its other
+     * choices for a cluster's seed differ from those for the same seed without one (it draws the nemesis first).
+     * {@link #settingsFor(long, SearchSettings)} is this without a cluster.
      *
      * @param seed the run's seed
      * @param start the settings before the strategy's
-     * @param cluster whether the run disturbs a cluster's nodes with a nemesis the strategy may choose
+     * @param cluster whether the run disturbs a cluster's nodes with the nemesis the strategy chooses
      * @return the settings
      * @throws UnsupportedOperationException for a {@link #sequential()} strategy
      */
@@ -124,9 +125,14 @@ public abstract sealed class SearchStrategy {
         return settingsFor(seed, start);
     }
 
-    /** The plan of the run of {@code seed}, for the strategies whose runs are independent. */
+    /** The plan of the run of {@code seed} without a cluster, for the strategies whose runs are independent. */
     Simulations.Plan planFor(long seed, Simulations.Plan base) {
-        return sequential() ? base : base.withSearch(settingsFor(seed, base.search()));
+        return planFor(seed, base, false);
+    }
+
+    /** The plan of the run of {@code seed}, for the strategies whose runs are independent. */
+    Simulations.Plan planFor(long seed, Simulations.Plan base, boolean cluster) {
+        return sequential() ? base : base.withSearch(settingsFor(seed, base.search(), cluster));
     }
 
     /**
@@ -174,7 +180,7 @@ public abstract sealed class SearchStrategy {
      *               dev.lockstep.sim.SimRunner#simulatorCpuNanos()}), checked between runs; a search cut by it
      *               stops at a point that depends on the machine, though every run it made is that of its seed
      * @param plan workers, faults, crashes and limits of every run; its search settings are the start the
-     *             strategy varies
+     *             strategy varies, as for a run without a cluster ({@link #settingsFor(long, SearchSettings)})
      * @param body makes the task of one run, called once per run, so that what a task keeps across its lifetimes
      *             starts fresh each run
      * @return the result: the first failure with its replay line, or none
@@ -274,7 +280,7 @@ public abstract sealed class SearchStrategy {
 
         @Override
         public SearchSettings settingsFor(long seed, SearchSettings start) {
-            return settingsFor(seed, start, true);
+            return settingsFor(seed, start, false);
         }
 
         @Override

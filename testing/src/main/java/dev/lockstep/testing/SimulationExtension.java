@@ -192,7 +192,7 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
 
     /** The plan of {@code seed} under a strategy whose runs are independent. */
     static Simulations.Plan plan(SimulationTest test, long seed, SearchStrategy strategy) {
-        return strategy.planFor(seed, plan(test, seed));
+        return strategy.planFor(seed, plan(test, seed), test.clusterNemesis());
     }
 
     /**
@@ -257,6 +257,11 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
     static Object invoke(Method method, Object target, Context ctx, Simulations.Plan plan, long seed)
             throws Exception {
         SimControl control = SimRunner.control(ctx);
+        if (!method.getAnnotation(SimulationTest.class).clusterNemesis()) {
+            RunSettings.refuseNemesis(control, "NemesisStrategy.forThisRun in " + method.getName() + ", whose"
+                    + " @SimulationTest does not say clusterNemesis = true: no search strategy chooses a nemesis for"
+                    + " it; add clusterNemesis = true");
+        }
         int lifetime = control.restarts();
         SimulationInfo info = new SimulationInfo(seed, lifetime, lifetime == plan.crashes(), plan.faults(), true);
         return Runner.call(method, target, ctx, control, control.random(), info);

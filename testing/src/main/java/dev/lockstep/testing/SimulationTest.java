@@ -112,6 +112,16 @@ public @interface SimulationTest {
     boolean uring() default false;
 
     /**
+     * The method disturbs the nodes of a {@link dev.lockstep.sim.SimCluster} with the nemesis it asks
+     * {@link NemesisStrategy#forThisRun} for, so a search strategy that chooses nemeses ({@code combined}, the
+     * default) chooses one per seed, written in the seed's replay text ({@code nemesis=NAME}). Without it the
+     * strategy chooses none and {@code forThisRun} answers with the method's own.
+     *
+     * @return whether to
+     */
+    boolean clusterNemesis() default false;
+
+    /**
      * Run every seed twice and fail if the two runs' audit digests differ: the method leaks nondeterminism (a
      * {@code HashMap} of identity-hashed keys, wall-clock time, an unseeded random). The second run gets a new
      * instance of the test class (its constructor and {@code @BeforeEach} methods run again), so what the test keeps

@@ -116,7 +116,7 @@ class NemesisForThisRunTest {
                 sweep.finished.toString());
         java.util.Set<NemesisStrategy> chosen = java.util.EnumSet.noneOf(NemesisStrategy.class);
         for (long seed = 1; seed <= Asks.SEEDS; seed++) {
-            NemesisStrategy expected = combined.settingsFor(seed, SearchSettings.DEFAULT).nemesis();
+            NemesisStrategy expected = combined.settingsFor(seed, SearchSettings.DEFAULT, true).nemesis();
             assertNotNull(expected, "combined chooses a nemesis for seed " + seed);
             assertEquals(expected, Asks.TOLD.get(seed), "seed " + seed);
             chosen.add(expected);
@@ -130,12 +130,32 @@ class NemesisForThisRunTest {
         Asks.TOLD.clear();
     }
 
+    @Test
+    void aSimulationTestThatDidNotSayItHasAClusterIsToldToSaySo() {
+        Launch sweep = Launch.run(Map.of(SweepSettings.STRATEGY, "combined"), selectClass(AsksUnannounced.class));
+        assertEquals(2, sweep.finished.size());
+        for (Launch.Finished seed : sweep.finished) {
+            assertEquals(TestExecutionResult.Status.FAILED, seed.status(), seed.name());
+            assertTrue(seed.failure().getMessage().contains("add clusterNemesis = true"), seed.failure().getMessage());
+            assertTrue(!seed.failure().getMessage().contains("nemesis="), seed.failure().getMessage());
+        }
+        assertEquals(0, RunSettings.bound());
+    }
+
+    /** Asks for a nemesis without saying it has a cluster (run through the launcher only). */
+    static final class AsksUnannounced {
+        @SimulationTest(seeds = 2)
+        void asks(Context ctx) {
+            NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM);
+        }
+    }
+
     /** A sweep that records what each seed's run was told (run through the launcher only). */
     static final class Asks {
         static final int SEEDS = 12;
         static final Map<Long, NemesisStrategy> TOLD = new ConcurrentHashMap<>();
 
-        @SimulationTest(seeds = SEEDS)
+        @SimulationTest(seeds = SEEDS, clusterNemesis = true)
         void asks(Context ctx, SimulationInfo run) {
             SimControl control = SimRunner.control(ctx);
             assertEquals(run.seed(), control.config().seed());

@@ -90,8 +90,8 @@ class SearchStrategyTest {
 
     /**
      * Combined's choices come from the seed alone: the fault points of {@code faultpoints} on every seed, the
-     * priorities of {@code pct} on about one seed in four, and a nemesis for a cluster; for a run without a cluster,
-     * no nemesis. Every choice is in the replay text and read back from it.
+     * priorities of {@code pct} on about one seed in four, and for a run with a cluster a nemesis; for a run without
+     * one, none. Every choice is in the replay text and read back from it.
      */
     @Test
     void combinedChoosesFaultPointsPrioritiesAndANemesisFromTheSeedAlone() {
@@ -100,8 +100,8 @@ class SearchStrategyTest {
         int withPriorities = 0;
         java.util.Set<NemesisStrategy> nemeses = java.util.EnumSet.noneOf(NemesisStrategy.class);
         for (long seed = 1; seed <= 400; seed++) {
-            SearchSettings settings = combined.settingsFor(seed, SearchSettings.DEFAULT);
-            assertEquals(settings, SearchStrategy.named("combined").settingsFor(seed, SearchSettings.DEFAULT));
+            SearchSettings settings = combined.settingsFor(seed, SearchSettings.DEFAULT, true);
+            assertEquals(settings, SearchStrategy.named("combined").settingsFor(seed, SearchSettings.DEFAULT, true));
             assertEquals(SearchStrategy.named("faultpoints").settingsFor(seed, SearchSettings.DEFAULT).faultPoints(),
                     settings.faultPoints(), "seed " + seed);
             if (settings.priorities().on()) {
@@ -111,9 +111,12 @@ class SearchStrategyTest {
             }
             assertNotNull(settings.nemesis(), "seed " + seed);
             nemeses.add(settings.nemesis());
-            SearchSettings alone = combined.settingsFor(seed, SearchSettings.DEFAULT, false);
+            SearchSettings alone = combined.settingsFor(seed, SearchSettings.DEFAULT);
+            assertEquals(combined.settingsFor(seed, SearchSettings.DEFAULT, false), alone);
             assertEquals(null, alone.nemesis(), "seed " + seed + " without a cluster");
             assertEquals(settings.faultPoints(), alone.faultPoints());
+            assertEquals(alone, PLAN.withSearch(alone).search());
+            assertFalse(PLAN.withSearch(alone).replayText(seed).contains("nemesis"));
             Simulations.Plan plan = PLAN.withSearch(settings);
             assertTrue(plan.replayText(seed).endsWith(" nemesis=" + settings.nemesis().cliName()),
                     plan.replayText(seed));
