@@ -54,6 +54,15 @@ import java.util.random.RandomGenerator;
  * before the node writes or answers it. {@link Disturbance#GRANTED_VOTES} arms the voter's crash there, at the one
  * moment a poll of the other hooks would miss.
  *
+ * <h2>Disturbances that need a hook</h2>
+ * {@link Disturbance#ELECTION} needs the election hook, {@link Disturbance#ANSWERED_VOTE} and
+ * {@link Disturbance#ANSWERED_VOTES} the contest hook, {@link Disturbance#ACK_THEN_LEADER_LOSS} and
+ * {@link Disturbance#OLD_LEADER_RETURNS} the leader hook, {@link Disturbance#GRANTED_VOTES} the vote hook: without
+ * it each would never find its moment and disturb nothing, so a nemesis given one of them without its hook is
+ * refused at construction, naming the disturbance and the hook. The others do without: with no leader hook a
+ * disturbance aimed at one node draws its target, and a vote strike that cannot tell the winner still crashes its
+ * voters at their answer and brings them back, cutting no one off.
+ *
  * <h2>Swarm</h2>
  * {@link #swarm} decides, from the seed alone, which disturbances a run uses and whether it aims at the leader:
  * some seeds then run with power losses only, others with splits and I/O crashes, and rare combinations each get
@@ -106,8 +115,8 @@ public final class ClusterNemesis {
          * Crashes aimed at an election: waits (at most the disturbance's while) until the election hook names a
          * running candidate, then hits one of the other running nodes, a voter: armed to crash at its next sync in
          * flight (its vote's), or crashed or killed after a draw of up to {@code meanPause / 8}; it is down for a
-         * short while (up to {@code meanPause / 2}) so that it is back in the same term. Without an election hook,
-         * or with no election within the while, nothing happens.
+         * short while (up to {@code meanPause / 2}) so that it is back in the same term. With no election within
+         * the while, nothing happens. Needs the election hook.
          */
         ELECTION,
         /**
@@ -130,7 +139,8 @@ public final class ClusterNemesis {
          * power within a network delay, before it can pass on what it committed on their word, and the split is
          * healed. The acknowledgers are back after up to {@code meanPause / 8}, the leader after the disturbance's
          * while and two mean pauses more: what they acknowledged and had not synced is then on no node that can be
-         * elected. Without a leader, nothing happens. Part of {@link #STRIKES}.
+         * elected. While the hook names no running leader, nothing happens. Needs the leader hook. Part of
+         * {@link #STRIKES}.
          */
         ACK_THEN_LEADER_LOSS,
         /**
@@ -139,8 +149,9 @@ public final class ClusterNemesis {
          * just after it answered ({@link SimNode.IoBoundary#ANSWERED}: the candidate it answered holds the vote),
          * cuts off the candidate that then claims the term (named by the leader hook within a millisecond) so that
          * it tells the other nothing, and restarts the voter after up to {@code meanPause / 8}, within the other
-         * candidate's election timeout, which then asks it again in the same term. Without a contest hook, or with no
-         * contest within the while, nothing happens. Part of {@link #STRIKES}.
+         * candidate's election timeout, which then asks it again in the same term. With no contest within the while,
+         * nothing happens. Needs the contest hook; without a leader hook no winner is cut off. Part of
+         * {@link #STRIKES}.
          */
         ANSWERED_VOTE,
         /**
@@ -159,8 +170,8 @@ public final class ClusterNemesis {
          * split is healed and the old leader restarted: a leader of a third term is elected among the others,
          * passing on what the old leader's side holds. After a draw of up to {@code meanPause / 8} it loses power
          * and the isolated leader, whose last entry is of a newer term than what the third leader passed on, is
-         * healed: a vote may then go to it. Each wait is bounded by four mean pauses; without a leader, nothing
-         * happens. {@link #PLACED} has it, {@link #STRIKES} does not.
+         * healed: a vote may then go to it. Each wait is bounded by four mean pauses; while the hook names no running
+         * leader, nothing happens. Needs the leader hook. {@link #PLACED} has it, {@link #STRIKES} does not.
          */
         OLD_LEADER_RETURNS,
         /**
@@ -172,8 +183,8 @@ public final class ClusterNemesis {
          * in that window, is cut off from every other node for the disturbance's while, so it tells no one of its
          * term, and the voters that crashed are back after up to {@code meanPause / 8}, well within an election
          * timeout: a voter that lost its vote may grant it again in the same term, to another node. With no vote
-         * within the while, nothing happens; a nemesis with it needs a vote hook. No built-in set has it: {@link NemesisStrategy#VOTES}
-         * runs it alone.
+         * within the while, nothing happens. Needs the vote hook; without a leader hook no winner is cut off. No
+         * built-in set has it: {@link NemesisStrategy#VOTES} runs it alone.
          */
         GRANTED_VOTES
     }
@@ -239,10 +250,6 @@ public final class ClusterNemesis {
         void listen(Consumer<Vote> listener);
     }
 
-    /** Why a {@link Disturbance#GRANTED_VOTES} strike without a vote hook is refused: it would disturb nothing. */
-    static final String NO_VOTE_HOOK = "votes (GRANTED_VOTES) needs the vote hook, which is null: without it the"
-            + " strike never sees a vote and disturbs nothing";
-
     private final Set<Disturbance> disturbances;
     private final Duration meanPause;
     private final IntSupplier leader;
@@ -258,7 +265,8 @@ public final class ClusterNemesis {
      * @param meanPause the mean time between two disturbances, and the mean time one lasts
      * @param leader the leader hook (see the class doc), or null to draw every target uniformly
      * @param events receives one line per disturbance, for traces; may be a no-op
-     * @throws IllegalArgumentException if {@code disturbances} is empty or {@code meanPause} is not positive
+     * @throws IllegalArgumentException if {@code disturbances} is empty, {@code meanPause} is not positive, or a
+     *     disturbance needs a hook that is null (see the class doc), naming the disturbance and the hook
      */
     public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader,
             Consumer<String> events) {
@@ -269,9 +277,11 @@ public final class ClusterNemesis {
      * @param disturbances what it may do, at least one
      * @param meanPause the mean time between two disturbances, and the mean time one lasts
      * @param leader the leader hook (see the class doc), or null to draw every target uniformly
-     * @param election the election hook (see the class doc), or null: {@link Disturbance#ELECTION} then does nothing
+     * @param election the election hook (see the class doc), or null if {@code disturbances} has no
+     *     {@link Disturbance#ELECTION}
      * @param events receives one line per disturbance, for traces; may be a no-op
-     * @throws IllegalArgumentException if {@code disturbances} is empty or {@code meanPause} is not positive
+     * @throws IllegalArgumentException if {@code disturbances} is empty, {@code meanPause} is not positive, or a
+     *     disturbance needs a hook that is null (see the class doc), naming the disturbance and the hook
      */
     public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader, IntSupplier election,
             Consumer<String> events) {
@@ -282,11 +292,13 @@ public final class ClusterNemesis {
      * @param disturbances what it may do, at least one
      * @param meanPause the mean time between two disturbances, and the mean time one lasts
      * @param leader the leader hook (see the class doc), or null to draw every target uniformly
-     * @param election the election hook (see the class doc), or null: {@link Disturbance#ELECTION} then does nothing
-     * @param contest the contest hook (see the class doc), or null: {@link Disturbance#ANSWERED_VOTE} then does
-     *     nothing
+     * @param election the election hook (see the class doc), or null if {@code disturbances} has no
+     *     {@link Disturbance#ELECTION}
+     * @param contest the contest hook (see the class doc), or null if {@code disturbances} has neither
+     *     {@link Disturbance#ANSWERED_VOTE} nor {@link Disturbance#ANSWERED_VOTES}
      * @param events receives one line per disturbance, for traces; may be a no-op
-     * @throws IllegalArgumentException if {@code disturbances} is empty or {@code meanPause} is not positive
+     * @throws IllegalArgumentException if {@code disturbances} is empty, {@code meanPause} is not positive, or a
+     *     disturbance needs a hook that is null (see the class doc), naming the disturbance and the hook
      */
     public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader, IntSupplier election,
             Supplier<Contest> contest, Consumer<String> events) {
@@ -297,14 +309,16 @@ public final class ClusterNemesis {
      * @param disturbances what it may do, at least one
      * @param meanPause the mean time between two disturbances, and the mean time one lasts
      * @param leader the leader hook (see the class doc), or null to draw every target uniformly
-     * @param election the election hook (see the class doc), or null: {@link Disturbance#ELECTION} then does nothing
-     * @param contest the contest hook (see the class doc), or null: {@link Disturbance#ANSWERED_VOTE} then does
-     *     nothing
+     * @param election the election hook (see the class doc), or null if {@code disturbances} has no
+     *     {@link Disturbance#ELECTION}
+     * @param contest the contest hook (see the class doc), or null if {@code disturbances} has neither
+     *     {@link Disturbance#ANSWERED_VOTE} nor {@link Disturbance#ANSWERED_VOTES}
      * @param votes the vote hook (see the class doc), or null if {@code disturbances} has no
      *     {@link Disturbance#GRANTED_VOTES}
      * @param events receives one line per disturbance, for traces; may be a no-op
-     * @throws IllegalArgumentException if {@code disturbances} is empty, {@code meanPause} is not positive, or
-     *     {@code disturbances} has {@link Disturbance#GRANTED_VOTES} and {@code votes} is null
+     * @throws IllegalArgumentException if {@code disturbances} is empty, {@code meanPause} is not positive, or a
+     *     disturbance needs a hook that is null (see the class doc), naming the disturbance and the hook (the
+     *     leader hook for {@link Disturbance#ACK_THEN_LEADER_LOSS} and {@link Disturbance#OLD_LEADER_RETURNS})
      */
     public ClusterNemesis(Set<Disturbance> disturbances, Duration meanPause, IntSupplier leader, IntSupplier election,
             Supplier<Contest> contest, VoteHook votes, Consumer<String> events) {
@@ -314,8 +328,9 @@ public final class ClusterNemesis {
         if (meanPause.isNegative() || meanPause.isZero()) {
             throw new IllegalArgumentException("meanPause must be positive, was " + meanPause);
         }
-        if (votes == null && disturbances.contains(Disturbance.GRANTED_VOTES)) {
-            throw new IllegalArgumentException(NO_VOTE_HOOK);
+        String refusal = new NemesisHooks(leader, election, contest, votes).refusal(disturbances);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
         }
         this.disturbances = Collections.unmodifiableSet(EnumSet.copyOf(disturbances));
         this.meanPause = meanPause;
@@ -329,7 +344,8 @@ public final class ClusterNemesis {
     /**
      * Swarm testing of the {@link #SINGLE_STEP} disturbances: each is on with probability one half (at least one
      * is), and the leader hook
-     * is used with probability one half, all decided by {@code seed} alone (see the class doc).
+     * is used with probability one half, all decided by {@code seed} alone (see the class doc). With no election
+     * hook in use {@link Disturbance#ELECTION} is never on.
      *
      * @param seed the run's seed
      * @param meanPause as for the constructor
@@ -343,7 +359,9 @@ public final class ClusterNemesis {
 
     /**
      * As {@link #swarm(long, Duration, IntSupplier, Consumer)}, with an election hook; the hooks are used or not
-     * together.
+     * together, so {@link Disturbance#ELECTION} is on only in seeds that use them. A seed's draws do not depend on
+     * the hooks: a seed that uses them has the disturbances it has with every hook, and one that does not has them
+     * less {@link Disturbance#ELECTION} (one other drawn if that leaves none).
      *
      * @param seed the run's seed
      * @param meanPause as for the constructor
@@ -366,7 +384,13 @@ public final class ClusterNemesis {
             chosen.add(drawable.get(random.nextInt(drawable.size())));
         }
         boolean aimed = random.nextBoolean();
-        return new ClusterNemesis(chosen, meanPause, aimed ? leader : null, aimed ? election : null, events);
+        IntSupplier electionUsed = aimed ? election : null;
+        if (electionUsed == null && chosen.remove(Disturbance.ELECTION) && chosen.isEmpty()) {
+            List<Disturbance> blind = new ArrayList<>(drawable);
+            blind.remove(Disturbance.ELECTION);
+            chosen.add(blind.get(random.nextInt(blind.size())));
+        }
+        return new ClusterNemesis(chosen, meanPause, aimed ? leader : null, electionUsed, events);
     }
 
     /**

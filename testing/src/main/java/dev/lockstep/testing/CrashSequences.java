@@ -56,12 +56,9 @@ final class CrashSequences {
         }
     }
 
-    /** {@link ClusterNemesis.Disturbance#ELECTION}: see there. */
+    /** {@link ClusterNemesis.Disturbance#ELECTION}: see there. Only with an election hook (the nemesis checks). */
     void strikeElection(Context ctx, SimCluster cluster, Duration length, RandomGenerator random,
             List<SimNode> down) {
-        if (election == null) {
-            return;
-        }
         long waitedNanos = 0;
         SimNode candidate = null;
         while (candidate == null && waitedNanos < length.toNanos()) {

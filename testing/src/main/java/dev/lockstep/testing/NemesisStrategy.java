@@ -13,6 +13,13 @@ import java.util.function.Supplier;
  * The node-level nemeses by name, for tools that pick one as a search strategy (a command-line flag, a scoreboard
  * comparing strategies at equal budget). Each makes the nemesis task a run spawns in its controller:
  * {@code ctx.child("nemesis").spawn(strategy.nemesis(seed, pause, leaderHook, events))}.
+ *
+ * <p>A {@link ClusterNemesis} strategy keeps only the disturbances whose hooks it is given (the class doc of
+ * {@link ClusterNemesis} says which disturbance needs which hook), so that none it draws disturbs nothing: without
+ * an election hook {@link #TARGETED} has no {@link ClusterNemesis.Disturbance#ELECTION}, without a contest hook
+ * {@link #PLACED} has no {@link ClusterNemesis.Disturbance#ANSWERED_VOTES}. Given every hook, each has its whole set.
+ * A strategy left with none of the disturbances that make it what it is ({@link #STRIKES}' strikes, {@link #PLACED}'s,
+ * {@link #VOTES}' vote strike) is refused, naming it and the hooks it misses.
  */
 public enum NemesisStrategy {
     /** {@link NodeNemesis} with every action: one uniformly chosen node at a time. */
@@ -96,8 +103,9 @@ public enum NemesisStrategy {
      * @param leader the leader hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
      * @param events receives one line per disturbance
      * @return a task to spawn in the run's controller; it runs until aborted
-     * @throws IllegalArgumentException for {@link #VOTES} without a vote hook, naming {@code votes}: it would disturb
-     *     nothing
+     * @throws IllegalArgumentException for a strategy left with none of its own disturbances by the missing hooks
+     *     (see the class doc), naming it and the hooks: {@link #VOTES} without the vote hook, {@link #STRIKES} and
+     *     {@link #PLACED} without the leader hook and the contest hook
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, Consumer<String> events) {
         return nemesis(seed, meanPause, leader, null, events);
@@ -112,8 +120,9 @@ public enum NemesisStrategy {
      * @param election the election hook (see {@link ClusterNemesis}), or null; {@link #UNIFORM} ignores it
      * @param events receives one line per disturbance
      * @return a task to spawn in the run's controller; it runs until aborted
-     * @throws IllegalArgumentException for {@link #VOTES} without a vote hook, naming {@code votes}: it would disturb
-     *     nothing
+     * @throws IllegalArgumentException for a strategy left with none of its own disturbances by the missing hooks
+     *     (see the class doc), naming it and the hooks: {@link #VOTES} without the vote hook, {@link #STRIKES} and
+     *     {@link #PLACED} without the leader hook and the contest hook
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
             Consumer<String> events) {
@@ -131,8 +140,9 @@ public enum NemesisStrategy {
      *     {@link #PLACED} use it
      * @param events receives one line per disturbance
      * @return a task to spawn in the run's controller; it runs until aborted
-     * @throws IllegalArgumentException for {@link #VOTES} without a vote hook, naming {@code votes}: it would disturb
-     *     nothing
+     * @throws IllegalArgumentException for a strategy left with none of its own disturbances by the missing hooks
+     *     (see the class doc), naming it and the hooks: {@link #VOTES} without the vote hook, {@link #STRIKES} and
+     *     {@link #PLACED} without the leader hook and the contest hook
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
             Supplier<ClusterNemesis.Contest> contest, Consumer<String> events) {
@@ -151,36 +161,40 @@ public enum NemesisStrategy {
      * @param votes the vote hook (see {@link ClusterNemesis}), or null; only {@link #VOTES} uses it, and needs it
      * @param events receives one line per disturbance
      * @return a task to spawn in the run's controller; it runs until aborted
-     * @throws IllegalArgumentException for {@link #VOTES} without a vote hook, naming {@code votes}: it would disturb
-     *     nothing
+     * @throws IllegalArgumentException for a strategy left with none of its own disturbances by the missing hooks
+     *     (see the class doc), naming it and the hooks: {@link #VOTES} without the vote hook, {@link #STRIKES} and
+     *     {@link #PLACED} without the leader hook and the contest hook
      */
     public Task<Void> nemesis(long seed, Duration meanPause, IntSupplier leader, IntSupplier election,
             Supplier<ClusterNemesis.Contest> contest, ClusterNemesis.VoteHook votes, Consumer<String> events) {
         Objects.requireNonNull(events, "events");
-        return switch (this) {
-            case UNIFORM -> new NodeNemesis(EnumSet.allOf(NodeNemesis.Action.class), meanPause, events)::run;
-            case TARGETED -> new ClusterNemesis(ClusterNemesis.SINGLE_STEP, meanPause, leader, election,
-                    events)::run;
-            case SWARM -> ClusterNemesis.swarm(seed, meanPause, leader, election, events)::run;
-            case STRIKES -> new ClusterNemesis(strikes(), meanPause, leader, election, contest, events)::run;
-            case PLACED -> new ClusterNemesis(ClusterNemesis.PLACED, meanPause, leader, election, contest,
-                    events)::run;
-            case VOTES -> {
-                if (votes == null) {
-                    throw new IllegalArgumentException("nemesis strategy " + cliName() + ": "
-                            + ClusterNemesis.NO_VOTE_HOOK);
-                }
-                yield new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES), meanPause,
-                        leader, election, contest, votes, events)::run;
-            }
-        };
+        if (this == UNIFORM) {
+            return new NodeNemesis(EnumSet.allOf(NodeNemesis.Action.class), meanPause, events)::run;
+        }
+        return clusterNemesis(seed, meanPause, new NemesisHooks(leader, election, contest, votes), events)::run;
     }
 
-    /** {@link #STRIKES}' disturbances: every single-step one and the two-step {@link ClusterNemesis#STRIKES}. */
-    private static EnumSet<ClusterNemesis.Disturbance> strikes() {
-        EnumSet<ClusterNemesis.Disturbance> strikes = EnumSet.copyOf(ClusterNemesis.SINGLE_STEP);
-        strikes.addAll(ClusterNemesis.STRIKES);
-        return strikes;
+    /** The cluster nemesis of every strategy but {@link #UNIFORM}; see {@link #nemesis}. */
+    ClusterNemesis clusterNemesis(long seed, Duration meanPause, NemesisHooks hooks, Consumer<String> events) {
+        if (this == SWARM) {
+            return ClusterNemesis.swarm(seed, meanPause, hooks.leader(), hooks.election(), events);
+        }
+        EnumSet<ClusterNemesis.Disturbance> own = switch (this) {
+            case TARGETED -> EnumSet.copyOf(ClusterNemesis.SINGLE_STEP);
+            case STRIKES -> EnumSet.copyOf(ClusterNemesis.STRIKES);
+            case PLACED -> EnumSet.copyOf(ClusterNemesis.PLACED);
+            case VOTES -> EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES);
+            default -> throw new IllegalStateException(this + " makes no cluster nemesis");
+        };
+        EnumSet<ClusterNemesis.Disturbance> usable = hooks.usable(own);
+        if (usable.isEmpty()) {
+            throw new IllegalArgumentException("nemesis strategy " + cliName() + ": " + hooks.refusal(own));
+        }
+        if (this == STRIKES) {
+            usable.addAll(hooks.usable(ClusterNemesis.SINGLE_STEP));   // as TARGETED, with the strikes
+        }
+        return new ClusterNemesis(usable, meanPause, hooks.leader(), hooks.election(), hooks.contest(),
+                hooks.votes(), events);
     }
 
     /**

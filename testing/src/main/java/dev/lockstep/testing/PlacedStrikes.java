@@ -18,8 +18,9 @@ import java.util.random.RandomGenerator;
  * {@link ClusterNemesis.Disturbance#ACK_THEN_LEADER_LOSS}, {@link ClusterNemesis.Disturbance#ANSWERED_VOTE},
  * {@link ClusterNemesis.Disturbance#ANSWERED_VOTES} and {@link ClusterNemesis.Disturbance#OLD_LEADER_RETURNS} say
  * what each does and why (the {@link ClusterNemesis#STRIKES} are placed the same way). Each leaves what it took down in
- * {@code down} and what it cut in {@code split} (two cuts at most), for the nemesis to bring back. Not thread-safe:
- * the nemesis's task calls it on the simulator's one thread.
+ * {@code down} and what it cut in {@code split} (two cuts at most), for the nemesis to bring back. The nemesis calls
+ * each only with the hooks it needs ({@link NemesisHooks}): the leader hook, or the contest hook for the vote
+ * strikes. Not thread-safe: the nemesis's task calls it on the simulator's one thread.
  */
 final class PlacedStrikes {
     /** How often a strike looks at the cluster while it waits: about one network delay of a local link. */
@@ -48,7 +49,7 @@ final class PlacedStrikes {
     /** {@link ClusterNemesis.Disturbance#ACK_THEN_LEADER_LOSS}: see there. */
     void ackThenLeaderLoss(Context ctx, SimControl control, SimCluster cluster, Duration length,
             RandomGenerator random, List<SimNode> down, NetworkSplit[] split) {
-        SimNode leading = running(cluster, leader == null ? ClusterNemesis.NO_LEADER : leader.getAsInt());
+        SimNode leading = running(cluster, leader.getAsInt());
         if (leading == null) {
             events.accept("no leader to strike");
             return;
@@ -128,9 +129,6 @@ final class PlacedStrikes {
      */
     void answeredVote(Context ctx, SimControl control, SimCluster cluster, Duration length, RandomGenerator random,
             List<SimNode> down, NetworkSplit[] split, boolean everyVoter) {
-        if (contest == null) {
-            return;
-        }
         List<Integer> candidates = null;
         SimNode voter = null;
         long waitedNanos = 0;
@@ -244,7 +242,7 @@ final class PlacedStrikes {
     /** {@link ClusterNemesis.Disturbance#OLD_LEADER_RETURNS}: see there. */
     void oldLeaderReturns(Context ctx, SimControl control, SimCluster cluster, RandomGenerator random,
             List<SimNode> down, NetworkSplit[] split) {
-        SimNode first = running(cluster, leader == null ? ClusterNemesis.NO_LEADER : leader.getAsInt());
+        SimNode first = running(cluster, leader.getAsInt());
         if (first == null) {
             events.accept("no leader to strike");
             return;
@@ -312,7 +310,7 @@ final class PlacedStrikes {
     private SimNode awaitLeader(Context ctx, SimCluster cluster, long boundNanos,
             java.util.function.Predicate<SimNode> eligible) {
         for (long waited = 0; waited < boundNanos; waited += POLL.toNanos()) {
-            SimNode leading = running(cluster, leader == null ? ClusterNemesis.NO_LEADER : leader.getAsInt());
+            SimNode leading = running(cluster, leader.getAsInt());
             if (leading != null && eligible.test(leading)) {
                 return leading;
             }

@@ -611,12 +611,9 @@ class ClusterNemesisTest {
         for (Syncing node : seen) {
             cluster.start(syncingNode(node));
         }
-        ClusterNemesis blind = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ELECTION),
-                Duration.ofMillis(10), null, null, events::add);
-        assertFalse(blind.watchesElections());
-        runFor(ctx, blind::run, 100);
-        assertEquals(List.of(), events, "no election hook: nothing to strike");
-        assertEquals(List.of(1, 1, 1), cluster.nodes().stream().map(SimNode::lifetime).toList());
+        IllegalArgumentException blind = assertThrows(IllegalArgumentException.class, () -> new ClusterNemesis(
+                EnumSet.of(ClusterNemesis.Disturbance.ELECTION), Duration.ofMillis(10), null, null, events::add));
+        assertTrue(blind.getMessage().startsWith("election (ELECTION) needs the election hook"), blind.getMessage());
         ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ELECTION),
                 Duration.ofMillis(10), null, () -> 2, checkedEvents(cluster));
         assertTrue(nemesis.watchesElections());
@@ -751,9 +748,10 @@ class ClusterNemesisTest {
         SimControl control = SimRunner.control(ctx);
         SimCluster cluster = SimCluster.of(ctx);
         idleNodes(cluster, 5);
-        // A vote hook that never reports a vote: GRANTED_VOTES needs one, and waits in vain.
+        // A contest hook that never names a contest and a vote hook that never reports a vote: the strikes that need
+        // them wait in vain.
         ClusterNemesis nemesis = new ClusterNemesis(EnumSet.allOf(ClusterNemesis.Disturbance.class),
-                Duration.ofMillis(5), () -> 1, () -> 2, null, listener -> { }, checkedEvents(cluster));
+                Duration.ofMillis(5), () -> 1, () -> 2, () -> null, listener -> { }, checkedEvents(cluster));
         runFor(ctx, nemesis::run, 2_000);
         assertEquals(List.of(), problems, "events " + events);
         assertTrue(saw(" disarmed: no "), "an armed crash that never came is reported disarmed; events " + events);
@@ -790,8 +788,8 @@ class ClusterNemesisTest {
         Set<ClusterNemesis.Disturbance> missed = EnumSet.noneOf(ClusterNemesis.Disturbance.class);
         Set<Boolean> aimed = new HashSet<>();
         for (long seed = 1; seed <= 64; seed++) {
-            ClusterNemesis one = ClusterNemesis.swarm(seed, Duration.ofMillis(10), () -> 1, e -> { });
-            ClusterNemesis again = ClusterNemesis.swarm(seed, Duration.ofMillis(10), () -> 1, e -> { });
+            ClusterNemesis one = ClusterNemesis.swarm(seed, Duration.ofMillis(10), () -> 1, () -> 2, e -> { });
+            ClusterNemesis again = ClusterNemesis.swarm(seed, Duration.ofMillis(10), () -> 1, () -> 2, e -> { });
             assertEquals(one.disturbances(), again.disturbances(), "seed " + seed);
             assertEquals(one.targetsLeader(), again.targetsLeader(), "seed " + seed);
             assertFalse(one.disturbances().isEmpty());
@@ -806,6 +804,163 @@ class ClusterNemesisTest {
         assertEquals(ClusterNemesis.SINGLE_STEP, seen, "each single-step disturbance is on in some seed");
         assertEquals(ClusterNemesis.SINGLE_STEP, missed, "and off in some other");
         assertEquals(Set.of(true, false), aimed);
+    }
+
+    @Test
+    void aSwarmDrawsElectionOnlyWithAnElectionHookAndKeepsEverySeedsOtherDraws() {
+        Duration pause = Duration.ofMillis(10);
+        for (long seed = 1; seed <= 200; seed++) {
+            ClusterNemesis hooked = ClusterNemesis.swarm(seed, pause, () -> 1, () -> 2, e -> { });
+            ClusterNemesis blind = ClusterNemesis.swarm(seed, pause, () -> 1, e -> { });
+            assertEquals(hooked.watchesElections(), hooked.targetsLeader(), "seed " + seed + ": hooks used together");
+            if (!hooked.watchesElections()) {
+                assertFalse(hooked.disturbances().contains(ClusterNemesis.Disturbance.ELECTION), "seed " + seed
+                        + " uses no election hook yet strikes elections: " + hooked.disturbances());
+            }
+            assertFalse(blind.disturbances().contains(ClusterNemesis.Disturbance.ELECTION), "seed " + seed);
+            assertEquals(hooked.targetsLeader(), blind.targetsLeader(), "seed " + seed);
+            Set<ClusterNemesis.Disturbance> hookedLessElection = EnumSet.copyOf(hooked.disturbances());
+            hookedLessElection.remove(ClusterNemesis.Disturbance.ELECTION);
+            if (!hookedLessElection.isEmpty()) {
+                assertEquals(hookedLessElection, blind.disturbances(), "seed " + seed + ": the same draws");
+            }
+        }
+        // What seeds drew before an election hook was required, for a protocol with every hook (the Raft): a seed
+        // aimed at the leader keeps its election strikes; one that is not loses them and nothing else.
+        assertEquals(EnumSet.of(ClusterNemesis.Disturbance.CRASH, ClusterNemesis.Disturbance.KILL,
+                ClusterNemesis.Disturbance.ISOLATE, ClusterNemesis.Disturbance.ELECTION),
+                ClusterNemesis.swarm(1, pause, () -> 1, () -> 2, e -> { }).disturbances());
+        assertEquals(EnumSet.of(ClusterNemesis.Disturbance.CRASH, ClusterNemesis.Disturbance.PAUSE,
+                ClusterNemesis.Disturbance.ISOLATE, ClusterNemesis.Disturbance.CRASH_AT_SYNC,
+                ClusterNemesis.Disturbance.POWER_LOSS_ALL, ClusterNemesis.Disturbance.LONG_ISOLATE),
+                ClusterNemesis.swarm(35, pause, () -> 1, () -> 2, e -> { }).disturbances());
+        assertEquals(EnumSet.of(ClusterNemesis.Disturbance.CRASH, ClusterNemesis.Disturbance.PAUSE,
+                ClusterNemesis.Disturbance.SPLIT, ClusterNemesis.Disturbance.POWER_LOSS_ALL,
+                ClusterNemesis.Disturbance.LONG_ISOLATE),
+                ClusterNemesis.swarm(5, pause, () -> 1, () -> 2, e -> { }).disturbances(), "unaimed seed 5 drew"
+                + " ELECTION too, which struck nothing");
+    }
+
+    /** A disturbance that needs a hook, and how the refusal names both. */
+    private record Need(ClusterNemesis.Disturbance disturbance, String named) {
+    }
+
+    /** Every disturbance that needs a hook, in the order of the disturbances. */
+    private static final List<Need> NEEDS = List.of(
+            new Need(ClusterNemesis.Disturbance.ELECTION, "election (ELECTION) needs the election hook"),
+            new Need(ClusterNemesis.Disturbance.ACK_THEN_LEADER_LOSS,
+                    "leader (ACK_THEN_LEADER_LOSS) needs the leader hook"),
+            new Need(ClusterNemesis.Disturbance.ANSWERED_VOTE, "contest (ANSWERED_VOTE) needs the contest hook"),
+            new Need(ClusterNemesis.Disturbance.ANSWERED_VOTES, "contest (ANSWERED_VOTES) needs the contest hook"),
+            new Need(ClusterNemesis.Disturbance.OLD_LEADER_RETURNS,
+                    "leader (OLD_LEADER_RETURNS) needs the leader hook"),
+            new Need(ClusterNemesis.Disturbance.GRANTED_VOTES, "votes (GRANTED_VOTES) needs the vote hook"));
+
+    @Test
+    void aDisturbanceWithoutTheHookItNeedsIsRefusedThroughEveryConstructorNamingBoth() {
+        Duration pause = Duration.ofMillis(10);
+        java.util.function.IntSupplier leader = () -> 1;
+        java.util.function.IntSupplier election = () -> 2;
+        java.util.function.Supplier<ClusterNemesis.Contest> contest = () -> null;
+        ClusterNemesis.VoteHook votes = listener -> { };
+        for (Need need : NEEDS) {
+            ClusterNemesis.Disturbance disturbance = need.disturbance();
+            String named = need.named();
+            // With a single-step disturbance beside it, still refused: it would be drawn and do nothing.
+            Set<ClusterNemesis.Disturbance> set = EnumSet.of(disturbance, ClusterNemesis.Disturbance.CRASH);
+            boolean needsLeader = named.startsWith("leader");
+            boolean needsElection = named.startsWith("election");
+            boolean needsContest = named.startsWith("contest");
+            boolean needsVotes = named.startsWith("votes");
+            List<org.junit.jupiter.api.function.Executable> calls = new ArrayList<>(List.of(
+                    () -> new ClusterNemesis(set, pause, needsLeader ? null : leader, needsElection ? null : election,
+                            needsContest ? null : contest, needsVotes ? null : votes, e -> { })));
+            if (!needsVotes) {
+                calls.add(() -> new ClusterNemesis(set, pause, needsLeader ? null : leader,
+                        needsElection ? null : election, needsContest ? null : contest, e -> { }));
+            }
+            if (!needsVotes && !needsContest) {
+                calls.add(() -> new ClusterNemesis(set, pause, needsLeader ? null : leader,
+                        needsElection ? null : election, e -> { }));
+            }
+            if (!needsVotes && !needsContest && !needsElection) {
+                calls.add(() -> new ClusterNemesis(set, pause, null, e -> { }));
+            }
+            for (org.junit.jupiter.api.function.Executable call : calls) {
+                IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, call, named);
+                assertTrue(refused.getMessage().startsWith(named), refused.getMessage());
+                assertTrue(refused.getMessage().contains("disturbs nothing"), refused.getMessage());
+            }
+            // With the hook it builds.
+            assertEquals(set, new ClusterNemesis(set, pause, leader, election, contest, votes, e -> { })
+                    .disturbances());
+        }
+        // Every hook missing at once: each is named, in the order of the disturbances.
+        IllegalArgumentException all = assertThrows(IllegalArgumentException.class, () -> new ClusterNemesis(
+                EnumSet.allOf(ClusterNemesis.Disturbance.class), pause, null, null, null, null, e -> { }));
+        List<String> expected = new ArrayList<>();
+        for (Need need : NEEDS) {
+            expected.add(need.named());
+        }
+        List<String> named = new ArrayList<>();
+        for (String part : all.getMessage().split("; ")) {
+            named.add(part.substring(0, part.indexOf(", which is null")));
+        }
+        assertEquals(expected, named, all.getMessage());
+        // The vote strikes do without the leader hook: they crash and restart their voters, cutting no one off.
+        new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ANSWERED_VOTES,
+                ClusterNemesis.Disturbance.GRANTED_VOTES), pause, null, null, contest, votes, e -> { });
+    }
+
+    @Test
+    void aStrategyKeepsTheDisturbancesWhoseHooksItIsGivenAndIsRefusedWhenNoneOfItsOwnIsLeft() {
+        Duration pause = Duration.ofMillis(10);
+        NemesisHooks every = new NemesisHooks(() -> 1, () -> 2, () -> null, listener -> { });
+        NemesisHooks none = new NemesisHooks(null, null, null, null);
+        EnumSet<ClusterNemesis.Disturbance> strikes = EnumSet.copyOf(ClusterNemesis.SINGLE_STEP);
+        strikes.addAll(ClusterNemesis.STRIKES);
+        // Given every hook (the Raft), each strategy has its whole set, as before hooks were checked.
+        assertEquals(ClusterNemesis.SINGLE_STEP, NemesisStrategy.TARGETED.clusterNemesis(1, pause, every, e -> { })
+                .disturbances());
+        assertEquals(strikes, NemesisStrategy.STRIKES.clusterNemesis(1, pause, every, e -> { }).disturbances());
+        assertEquals(ClusterNemesis.PLACED, NemesisStrategy.PLACED.clusterNemesis(1, pause, every, e -> { })
+                .disturbances());
+        assertEquals(EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES), NemesisStrategy.VOTES.clusterNemesis(1,
+                pause, every, e -> { }).disturbances());
+        // Without the election hook, targeted strikes no election; it still aims at the leader.
+        ClusterNemesis targeted = NemesisStrategy.TARGETED.clusterNemesis(1, pause,
+                new NemesisHooks(() -> 1, null, null, null), e -> { });
+        EnumSet<ClusterNemesis.Disturbance> blind = EnumSet.copyOf(ClusterNemesis.SINGLE_STEP);
+        blind.remove(ClusterNemesis.Disturbance.ELECTION);
+        assertEquals(blind, targeted.disturbances());
+        assertTrue(targeted.targetsLeader());
+        assertEquals(blind, NemesisStrategy.TARGETED.clusterNemesis(1, pause, none, e -> { }).disturbances());
+        // With a leader hook alone, the strikes that need no contest.
+        EnumSet<ClusterNemesis.Disturbance> leaderOnly = EnumSet.copyOf(blind);
+        leaderOnly.add(ClusterNemesis.Disturbance.ACK_THEN_LEADER_LOSS);
+        NemesisHooks leader = new NemesisHooks(() -> 1, null, null, null);
+        assertEquals(leaderOnly, NemesisStrategy.STRIKES.clusterNemesis(1, pause, leader, e -> { }).disturbances());
+        assertEquals(EnumSet.of(ClusterNemesis.Disturbance.ACK_THEN_LEADER_LOSS,
+                ClusterNemesis.Disturbance.OLD_LEADER_RETURNS), NemesisStrategy.PLACED.clusterNemesis(1, pause,
+                leader, e -> { }).disturbances());
+        // With none of its own left, refused, naming the strategy and every hook it misses.
+        IllegalArgumentException strikesRefused = assertThrows(IllegalArgumentException.class,
+                () -> NemesisStrategy.STRIKES.nemesis(1, pause, null, e -> { }));
+        assertTrue(strikesRefused.getMessage().startsWith("nemesis strategy strikes: leader (ACK_THEN_LEADER_LOSS)"
+                + " needs the leader hook"), strikesRefused.getMessage());
+        assertTrue(strikesRefused.getMessage().contains("; contest (ANSWERED_VOTE) needs the contest hook"),
+                strikesRefused.getMessage());
+        IllegalArgumentException placedRefused = assertThrows(IllegalArgumentException.class,
+                () -> NemesisStrategy.PLACED.nemesis(1, pause, null, () -> 2, e -> { }));
+        assertTrue(placedRefused.getMessage().startsWith("nemesis strategy placed: leader (ACK_THEN_LEADER_LOSS)"),
+                placedRefused.getMessage());
+        assertTrue(placedRefused.getMessage().contains("; contest (ANSWERED_VOTES) needs the contest hook")
+                && placedRefused.getMessage().contains("; leader (OLD_LEADER_RETURNS)"), placedRefused.getMessage());
+        // The strategies a protocol without hooks may use all build.
+        for (NemesisStrategy strategy : List.of(NemesisStrategy.UNIFORM, NemesisStrategy.TARGETED,
+                NemesisStrategy.SWARM)) {
+            assertTrue(strategy.nemesis(1, pause, null, e -> { }) != null, strategy.cliName());
+        }
     }
 
     @Test
