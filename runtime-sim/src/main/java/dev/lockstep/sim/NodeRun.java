@@ -192,7 +192,7 @@ final class NodeRun implements IoBoundaryListener {
         retired = true;
         for (Worker worker : workers) {
             worker.close(onIdle == null ? null : onIdle.apply(worker));
-            scheduler.halt(worker, true);
+            scheduler.retire(worker);
         }
         engine.endRun();
         simulation.metrics().runEnded(meters);

@@ -34,9 +34,13 @@ import java.util.List;
  * <h2>Slots</h2>
  * Every worker has a slot, its position in this scheduler's list: the run's own workers first, slot = index, then
  * the workers of {@link SimCluster} nodes in the order they started ({@link #addWorker}). A halted worker (its node
- * paused, or retired) is skipped: its fibers do not run, it gets no service turn, and neither its timers nor its
- * ring's events move the clock. Timer deadlines are each worker's own time; {@link #globalDeadline} turns them into
- * the simulation's (the same value, unless the worker is on a node with a clock of its own).
+ * paused) is skipped: its fibers do not run, it gets no service turn, and neither its timers nor its ring's events
+ * move the clock. A retired worker ({@link #retire}: its node's lifetime ended) is halted for good and leaves
+ * {@link #live}, the slots a step looks at, so a run whose nodes restarted many times does not look at every
+ * lifetime it ever had; the live slots keep their order, so the choices a step offers are those it offered when it
+ * looked at every slot and skipped the halted ones. Timer deadlines are each worker's own time;
+ * {@link #globalDeadline} turns them into the simulation's (the same value, unless the worker is on a node with a
+ * clock of its own).
  */
 public final class Scheduler {
 
@@ -78,6 +82,11 @@ public final class Scheduler {
     private int[] turnStep;
     /** For each worker, whether it is halted (see the class doc). */
     private boolean[] halted;
+    /** For each worker, whether it is retired: halted for good and not in {@link #live}. */
+    private boolean[] retired;
+    /** The slots of the workers not retired, ascending: {@code live[0..liveCount-1]}. */
+    private int[] live;
+    private int liveCount;
     /** The furthest the clock may slip ahead of runnable work. */
     private final long slipWindowNanos;
     private final List<Ready> ready = new ArrayList<>(64);
@@ -148,6 +157,12 @@ public final class Scheduler {
         this.interleaved = scheduling == Scheduling.INTERLEAVED && workers.size() > 1;
         this.turnStep = new int[workers.size()];
         this.halted = new boolean[workers.size()];
+        this.retired = new boolean[workers.size()];
+        this.live = new int[workers.size()];
+        for (int slot = 0; slot < live.length; slot++) {
+            live[slot] = slot;
+        }
+        this.liveCount = live.length;
         this.fiberPhase = new long[workers.size()];
         this.queuedEarlier = new int[workers.size()];
         this.queuedNow = new int[workers.size()];
@@ -210,6 +225,9 @@ public final class Scheduler {
         turnStep = java.util.Arrays.copyOf(turnStep, size);
         turnStep[slot] = -1;
         halted = java.util.Arrays.copyOf(halted, size);
+        retired = java.util.Arrays.copyOf(retired, size);
+        live = java.util.Arrays.copyOf(live, Math.max(live.length, liveCount + 1));
+        live[liveCount++] = slot; // the largest slot yet, so live stays ascending
         fiberPhase = java.util.Arrays.copyOf(fiberPhase, size);
         queuedEarlier = java.util.Arrays.copyOf(queuedEarlier, size);
         queuedNow = java.util.Arrays.copyOf(queuedNow, size);
@@ -229,7 +247,32 @@ public final class Scheduler {
      * @param halt true to halt, false to resume
      */
     public void halt(Worker worker, boolean halt) {
-        halted[slotOf(worker)] = halt;
+        int slot = slotOf(worker);
+        if (retired[slot] && !halt) {
+            throw new IllegalStateException(worker + " of " + worker.engine() + " is retired: it cannot resume");
+        }
+        halted[slot] = halt;
+    }
+
+    /**
+     * Stops scheduling a node's worker for good: it is halted and no step looks at its slot again (see the class
+     * doc). Simulator thread.
+     *
+     * @param worker a worker given to {@link #addWorker}
+     */
+    public void retire(Worker worker) {
+        int slot = slotOf(worker);
+        halted[slot] = true;
+        if (retired[slot]) {
+            return;
+        }
+        retired[slot] = true;
+        int at = 0;
+        while (live[at] != slot) {
+            at++;
+        }
+        System.arraycopy(live, at + 1, live, at, liveCount - at - 1);
+        liveCount--;
     }
 
     /** Whether the worker in {@code slot} runs now. */
@@ -255,7 +298,8 @@ public final class Scheduler {
      */
     public long nextDeadlineNanos() {
         long next = Long.MAX_VALUE;
-        for (int slot = 0; slot < workers.size(); slot++) {
+        for (int at = 0; at < liveCount; at++) {
+            int slot = live[at];
             if (runs(slot)) {
                 next = Math.min(next, globalDeadline(slot));
             }
@@ -270,8 +314,9 @@ public final class Scheduler {
      */
     public long nextNodeRingEventNanos() {
         long next = Long.MAX_VALUE;
-        for (int slot = mainWorkers; slot < workers.size(); slot++) {
-            if (runs(slot) && !workers.get(slot).isRetired()) {
+        for (int at = 0; at < liveCount; at++) {
+            int slot = live[at];
+            if (slot >= mainWorkers && runs(slot) && !workers.get(slot).isRetired()) {
                 next = Math.min(next, ((SimRing) workers.get(slot).ring()).nextEventNanos());
             }
         }
@@ -345,7 +390,8 @@ public final class Scheduler {
 
     /** Whether some worker has work it would do now without the clock moving (or is half-way through a turn). */
     public boolean workersBusy() {
-        for (int slot = 0; slot < workers.size(); slot++) {
+        for (int at = 0; at < liveCount; at++) {
+            int slot = live[at];
             Worker worker = workers.get(slot);
             // Entries staged in the ring (a request resubmitted by its completion: EAGAIN, a short transfer) are
             // submitted by the next service turn, not by the clock: the worker is not idle.
@@ -372,7 +418,8 @@ public final class Scheduler {
 
     private Action serviceFirstStep() {
         boolean serviced = false;
-        for (int slot = 0; slot < workers.size(); slot++) {
+        for (int at = 0; at < liveCount; at++) {
+            int slot = live[at];
             Worker worker = workers.get(slot);
             if (runs(slot) && needsService(worker, slot)) {
                 worker.service(false, 0);
@@ -411,11 +458,13 @@ public final class Scheduler {
     }
 
     private Action interleavedStep(long slipLimit) {
-        int slots = rings.length;
         int fibers = 0;
         // What isEligible says of each queued continuation, counted per worker: those of an earlier phase may
         // run unless a turn of their worker is under way; the rest wait for a turn, and a halted worker's wait.
-        for (int slot = 0; slot < slots; slot++) {
+        // A retired worker's continuations (a fiber the end of the run left parked) count for nothing, as a halted
+        // worker's did.
+        for (int at = 0; at < liveCount; at++) {
+            int slot = live[at];
             if (!runs(slot)) {
                 eligible[slot] = 0;
                 pending[slot] = 0;
@@ -433,7 +482,8 @@ public final class Scheduler {
         int actions = 0;
         long nextRingEvent = Long.MAX_VALUE;
         long nextDeadline = Long.MAX_VALUE;
-        for (int index = 0; index < slots; index++) {
+        for (int at = 0; at < liveCount; at++) {
+            int index = live[at];
             if (!runs(index)) {
                 candidate[index] = false;
                 continue;
@@ -476,7 +526,8 @@ public final class Scheduler {
         }
         pick -= fibers;
         if (pick < actions) {
-            for (int index = 0; index < workers.size(); index++) {
+            for (int at = 0; at < liveCount; at++) {
+                int index = live[at];
                 Worker worker = workers.get(index);
                 if (candidate[index] && pick-- == 0) {
                     int half = Math.max(0, turnStep[index]);
