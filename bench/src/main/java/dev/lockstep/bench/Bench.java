@@ -446,6 +446,7 @@ public final class Bench {
             case "lockstep-buffer" -> "Lockstep recvFully / sendFully an IoBuffer (1 worker)";
             case "lockstep-spread" -> "Lockstep, a worker per CPU, default placement (connections spread)";
             case "lockstep-worker0" -> "Lockstep, a worker per CPU, every connection on worker 0 (spawnOn(0))";
+            case "netty-io_uring-spread" -> "Netty io_uring, an event loop per CPU (channels spread round-robin)";
             case "netty-io_uring" -> "Netty io_uring (1 event loop)";
             case "netty-epoll" -> "Netty epoll (1 event loop)";
             default -> "blocking sockets on virtual threads";
@@ -468,7 +469,9 @@ public final class Bench {
     /**
      * The default placement's effect: one runner with a worker per CPU whose root task accepts and spawns a task
      * per connection, which the default placement spreads round-robin, against the same server placing every
-     * connection on worker 0 (what {@code spawn} did before the default placement: the current worker).
+     * connection on worker 0 (what {@code spawn} did before the default placement: the current worker); and the
+     * same choice for Netty's io_uring transport, an event loop per CPU against one, which tells what spreading
+     * costs on the machine from what Lockstep's placement costs.
      */
     private List<EchoRound> echoPlacement() {
         if (tool("echo-client", "the C echo client (needs a C compiler)") == null) {
@@ -478,6 +481,8 @@ public final class Bench {
         for (int size : ECHO_SIZES) {
             servers.add(new EchoRound("lockstep-spread", size));
             servers.add(new EchoRound("lockstep-worker0", size));
+            servers.add(new EchoRound("netty-io_uring-spread", size));
+            servers.add(new EchoRound("netty-io_uring", size));
         }
         return servers;
     }

@@ -83,7 +83,9 @@ import java.util.stream.Stream;
  *       one channel. An op is one acknowledged append.</li>
  *   <li>{@code echo-server lockstep|lockstep-buffer|netty-epoll|netty-io_uring|virtual-threads SIZE}: an echo
  *       server on a free loopback port, one event loop (one Lockstep worker, one Netty loop; the virtual threads'
- *       default scheduler); {@code lockstep} receives a new {@code byte[]} and sends it, {@code lockstep-buffer}
+ *       default scheduler); {@code lockstep-spread}, {@code lockstep-worker0} and {@code netty-io_uring-spread}
+ *       have a worker or event loop per CPU, with the connections spread over them (Lockstep's default placement,
+ *       Netty's round-robin) or all on worker 0; {@code lockstep} receives a new {@code byte[]} and sends it, {@code lockstep-buffer}
  *       receives into an {@code IoBuffer} of the connection's and sends from it ({@code recvFully} and
  *       {@code sendFully}: no operation handle per call). Prints {@code READY PORT}; then every line on stdin is answered with
  *       {@code ALLOC BYTES CPU_NANOS}; end of input stops it.</li>
@@ -454,8 +456,11 @@ public final class BenchPrograms {
             // A worker per CPU; the root's spawns are root-level, so the default placement spreads them.
             case "lockstep-spread" -> lockstepEcho(0, false, connection -> c -> arrayEcho(connection, size));
             case "lockstep-worker0" -> lockstepEcho(0, true, connection -> c -> arrayEcho(connection, size));
-            case "netty-epoll" -> netty(EpollIoHandler.newFactory(), EpollServerSocketChannel.class, any);
-            case "netty-io_uring" -> netty(IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class, any);
+            case "netty-epoll" -> netty(1, EpollIoHandler.newFactory(), EpollServerSocketChannel.class, any);
+            case "netty-io_uring" -> netty(1, IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class, any);
+            // An event loop per CPU; Netty hands the accepted channels to the loops round-robin.
+            case "netty-io_uring-spread" -> netty(Runtime.getRuntime().availableProcessors(),
+                    IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class, any);
             case "virtual-threads" -> {
                 ServerSocket listener = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
                 Thread.ofVirtual().start(() -> {
@@ -474,7 +479,7 @@ public final class BenchPrograms {
             }
             default -> throw new IllegalArgumentException("unknown echo server " + engine
                     + "; known: lockstep, lockstep-buffer, lockstep-spread, lockstep-worker0, netty-epoll, netty-io_uring,"
-                    + " virtual-threads");
+                    + " netty-io_uring-spread, virtual-threads");
         }
     }
 
@@ -537,9 +542,9 @@ public final class BenchPrograms {
         }
     }
 
-    private static void netty(IoHandlerFactory handler, Class<? extends ServerChannel> channel,
+    private static void netty(int loops, IoHandlerFactory handler, Class<? extends ServerChannel> channel,
                               InetSocketAddress any) throws Exception {
-        EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, handler);
+        EventLoopGroup loop = new MultiThreadIoEventLoopGroup(loops, handler);
         try {
             ServerBootstrap bootstrap = new ServerBootstrap().group(loop).channel(channel)
                     .childOption(ChannelOption.TCP_NODELAY, true)
