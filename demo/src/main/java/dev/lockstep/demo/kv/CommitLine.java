@@ -50,8 +50,6 @@ final class CommitLine {
     static final class Batch {
         final List<Pending> entries = new ArrayList<>();
         long bytes;
-        /** Sync the log when this batch commits, whatever the durability. */
-        boolean sync;
         /** Set once the batch is committed. */
         boolean committed;
         /** Set if the batch will never commit: what its writers are told. */
@@ -100,11 +98,12 @@ final class CommitLine {
     }
 
     /**
-     * Adds {@code pending} (or, when null, only a sync) to the open batch, opening one if needed.
+     * Adds {@code pending} to the open batch, opening one if needed; with null, returns the open batch (or a new,
+     * empty one), whose commit writes everything in line before it.
      *
      * @throws StoreUnavailableException if the store is poisoned or closed
      */
-    Batch enqueue(Pending pending, boolean sync) {
+    Batch enqueue(Pending pending) {
         lock.lock();
         try {
             StoreUnavailableException unavailable = store.unavailableOrNull();
@@ -123,7 +122,6 @@ final class CommitLine {
                 open.entries.add(pending);
                 open.bytes += size;
             }
-            open.sync |= sync;
             return open;
         } finally {
             lock.unlock();
@@ -262,7 +260,7 @@ final class CommitLine {
                 if (options.bug() == InjectedBug.ACK_BEFORE_SYNC) {
                     log.startSyncWithoutWaiting();
                     batch.synced = true;
-                } else if (options.durability() == Durability.SYNC_BEFORE_ACK || batch.sync) {
+                } else if (options.durability() == Durability.SYNC_BEFORE_ACK) {
                     log.sync();
                     batch.synced = true;
                 }

@@ -4,6 +4,7 @@ import dev.lockstep.BlobCorruptException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
 import dev.lockstep.Handle;
+import dev.lockstep.TimeoutException;
 import dev.lockstep.demo.kv.KvOptions.Durability;
 import dev.lockstep.sync.OneShot;
 import java.time.Duration;
@@ -89,7 +90,8 @@ public final class KvStore implements AutoCloseable {
      * @param puts acknowledged puts
      * @param deletes acknowledged deletes
      * @param gets gets served
-     * @param syncs batches committed with a sync (with {@link Durability#SYNC_EVERY_SECOND}, the once-a-second ones)
+     * @param syncs batches committed with a sync (with {@link Durability#SYNC_EVERY_SECOND}, the once-a-second
+     *              syncs that completed)
      * @param bytesAppended log bytes written
      * @param segmentsRolled segments created
      */
@@ -244,7 +246,7 @@ public final class KvStore implements AutoCloseable {
             throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
                     + " bytes, was " + value.length);
         }
-        line.awaitCommit(line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value), false));
+        line.awaitCommit(line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value)));
     }
 
     /**
@@ -264,7 +266,7 @@ public final class KvStore implements AutoCloseable {
             throw new IllegalArgumentException("value must be at most " + Records.MAX_VALUE_BYTES
                     + " bytes, was " + value.length);
         }
-        return new Submitted(line, line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value), false));
+        return new Submitted(line, line.enqueue(new CommitLine.Pending(Records.PUT, key.clone(), value)));
     }
 
     /**
@@ -275,7 +277,7 @@ public final class KvStore implements AutoCloseable {
      */
     public void delete(byte[] key) {
         checkKey(key);
-        line.awaitCommit(line.enqueue(new CommitLine.Pending(Records.DELETE, key.clone(), null), false));
+        line.awaitCommit(line.enqueue(new CommitLine.Pending(Records.DELETE, key.clone(), null)));
     }
 
     private static void checkKey(byte[] key) {
@@ -319,17 +321,32 @@ public final class KvStore implements AutoCloseable {
     }
 
     /**
-     * The task of {@link Durability#SYNC_EVERY_SECOND}: once a second, a batch that syncs the log, in order with
-     * the writes before it (a segment is synced before the store rolls past it, so the current one is all that
-     * can hold unsynced writes). Ends when the store is closed or poisoned.
+     * The task of {@link Durability#SYNC_EVERY_SECOND}: once a second, writes every batch in line (an empty batch
+     * awaited in its turn, so that puts submitted and never awaited are written too), then syncs the log outside
+     * the commit's turn, so that writers go on appending and being acknowledged while the sync runs, as Redis's
+     * {@code appendfsync everysec} syncs on a thread of its own. Every write acknowledged before the sync started
+     * is durable when it ends ({@code SegmentLog.syncCurrent}). A failed sync poisons the store; ends when the
+     * store is closed or poisoned.
      */
     private Void syncEverySecond(Context c) {
         while (true) {
             c.sleep(SYNC_INTERVAL);
             try {
-                line.awaitCommit(line.enqueue(null, true));
+                line.awaitCommit(line.enqueue(null));
+                log.syncCurrent();
             } catch (StoreUnavailableException closedOrPoisoned) {
                 return null;
+            } catch (ClosedException | TimeoutException stopping) {
+                throw stopping;
+            } catch (RuntimeException failed) {
+                poison(failed);
+                return null;
+            }
+            lock.lock();
+            try {
+                syncs++;
+            } finally {
+                lock.unlock();
             }
         }
     }

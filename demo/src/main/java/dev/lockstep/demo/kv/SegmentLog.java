@@ -45,8 +45,13 @@ final class SegmentLog {
     private Blob manifest;
     private long manifestLength;
 
+    /**
+     * The segment being appended to: written by the committing batch when it rolls (and by recovery, before the
+     * store is shared), read by it and by {@link #syncCurrent} on the syncer's fiber, which may run on another
+     * worker while a batch commits; volatile so that the syncer sees the latest roll.
+     */
+    private volatile Segment current;
     // Touched only by the committing batch (and by recovery, before the store is shared).
-    private Segment current;
     private long tail;
     private boolean unsynced;
 
@@ -209,6 +214,21 @@ final class SegmentLog {
     void sync() {
         current.blob().sync().await();
         unsynced = false;
+    }
+
+    /**
+     * Makes durable every append that completed before the call, without holding the commit: may run while a batch
+     * appends or rolls, and appends go on while it waits. It syncs the current segment only: every append to an
+     * earlier segment completed before the roll past it, which syncs that segment ({@code unsynced} is cleared
+     * only by a sync of the committing batch) before it makes the next one current. So whichever segment the
+     * read of {@code current} sees, the appends completed before the call are in it or in one synced already. An
+     * append still in flight may or may not be covered. Leaves {@code unsynced} alone: the roll past this segment
+     * syncs it again, which costs no flush when nothing was written since.
+     *
+     * @throws dev.lockstep.StorageException if the sync failed; the segment's open is poisoned (see {@link Blob})
+     */
+    void syncCurrent() {
+        current.blob().sync().await();
     }
 
     /**

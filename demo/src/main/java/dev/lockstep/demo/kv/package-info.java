@@ -19,7 +19,10 @@
  * <h2>Durability</h2>
  * Puts and deletes are group-committed ({@code CommitLine}): a write joins the open batch; batches commit one at
  * a time, each as one write of all its records and one sync; a write is acknowledged, and becomes visible to
- * gets, only after its batch's sync completed. Recovery (on every open) reads the manifest, removes unlisted
+ * gets, only after its batch's sync completed. With {@code SYNC_EVERY_SECOND} a write is acknowledged once its
+ * batch is written, and a syncer syncs the current segment once a second beside the commits, never holding them
+ * up; a segment is synced before the log rolls past it, so the current one is all that can hold unsynced writes.
+ * Recovery (on every open) reads the manifest, removes unlisted
  * segments, replays every listed segment into the in-memory index and truncates a torn tail of the last one,
  * durably, before the store accepts a write. A failed write or sync poisons the store
  * ({@link dev.lockstep.demo.kv.StoreUnavailableException}); {@link dev.lockstep.demo.kv.KvServer} then drains

@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lockstep.Blob;
 import dev.lockstep.Handle;
 import dev.lockstep.OpenedBlob;
+import dev.lockstep.sim.CrashPolicy;
+import dev.lockstep.sim.KernelBehavior;
+import dev.lockstep.sim.Outcome;
 import dev.lockstep.sim.Recovered;
 import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimRunner;
@@ -16,6 +19,8 @@ import dev.lockstep.uring.UringRunner;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -157,6 +162,58 @@ class KvStoreTest {
     }
 
     @Test
+    void syncEverySecondAcknowledgesPutsWhileItsSyncRunsAndLosesAtMostTheLastSecond() {
+        // Writes complete at submission; every request that waits (a sync among them) takes exactly 50 ms. So the
+        // first once-a-second sync is in flight from 1,000 to 1,050 ms after the store opened, and a roll (three
+        // syncs) takes 150 ms. Every unsynced write is lost in the crash.
+        long requestNanos = 50_000_000;
+        KernelBehavior kernel = KernelBehavior.DEFAULT.withInlineCompletionRate(1)
+                .withLatency(requestNanos, requestNanos);
+        KvOptions options = SMALL.withDurability(KvOptions.Durability.SYNC_EVERY_SECOND);
+        SimConfig config = SimConfig.builder().seed(6).kernelBehavior(kernel).crashPolicy(CrashPolicy.ALL_LOST)
+                .failOnLeaks(false).build();
+        Recovered<String> first = SimRunner.of(config).startAndRecover(ctx -> {
+            KvStore store = KvStore.open(ctx, options);
+            store.put(b("before"), b("0"));
+            ctx.sleep(Duration.ofMillis(1_025));
+            Instant during = ctx.now();
+            System.out.println("DBG during " + during + " " + store.stats());
+            store.put(b("during"), b("1"));
+            System.out.println("DBG after " + ctx.now() + " " + store.stats());
+            assertEquals(during, ctx.now(), "a put made while the sync runs is acknowledged without waiting for it");
+            assertEquals(0, store.stats().syncs(), "the sync was still running");
+            ctx.sleep(Duration.ofMillis(50));
+            assertEquals(1, store.stats().syncs(), "the sync ended 50 ms after it started");
+            // Enough puts to roll past two segments before the next sync starts; they are all written by then.
+            for (int i = 0; i < 30; i++) {
+                store.put(b("rolled" + i), b("v" + i));
+            }
+            assertTrue(store.stats().segmentsRolled() >= 2, store.stats().toString());
+            long syncs = store.stats().syncs();
+            ctx.sleep(Duration.ofMillis(1_100));
+            assertEquals(syncs + 1, store.stats().syncs(), "one more once-a-second sync");
+            System.out.println("DBG end " + ctx.now() + " " + store.stats());
+            store.put(b("after"), b("2"));
+            return "written"; // the power goes: the last put was acknowledged after the last sync
+        });
+        if (first.outcome() instanceof Outcome.Failed<String> failed) {
+            throw new AssertionError("the run before the crash failed", failed.failure());
+        }
+        assertEquals(new Outcome.Completed<>("written"), first.outcome());
+        SimRunner.from(first.checkpoint()).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, options)) {
+                assertArrayEquals(b("0"), store.get(b("before")));
+                assertArrayEquals(b("1"), store.get(b("during")), "synced by the second sync");
+                for (int i = 0; i < 30; i++) {
+                    assertArrayEquals(b("v" + i), store.get(b("rolled" + i)), "rolled" + i);
+                }
+                assertNull(store.get(b("after")), "acknowledged within the last second, never synced: lost");
+            }
+            return null;
+        });
+    }
+
+    @Test
     void acknowledgedPutsSurviveACrashAndRollsSpanSegments() {
         // The store is left open on purpose (the power goes while it is in use), so the leak check is off.
         SimConfig config = SimConfig.builder().seed(3).failOnLeaks(false).build();
@@ -214,6 +271,53 @@ class KvStoreTest {
             ctx.open("kv", Records.segmentName(7)).await().blob().close();
             try (KvStore store = KvStore.open(ctx, SMALL)) {
                 assertEquals(1, store.recovery().removedSegments());
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void syncEverySecondOnIoUringKeepsEveryAcknowledgedPutWhileWritersOfTwoWorkersRollAndSync(@TempDir Path dir)
+            throws Exception {
+        // The syncer and the committing fibers meet on two workers: the syncer reads the current segment while
+        // commits roll past it, and syncs it while they append. Writers go on until two syncs completed.
+        KvOptions options = KvOptions.defaults("kv").withSegmentBytes(64 << 10)
+                .withDurability(KvOptions.Durability.SYNC_EVERY_SECOND);
+        Path data = Files.createDirectories(dir.resolve("data"));
+        int writers = 8;
+        long[] written = UringRunner.builder().workers(2).storage(data).build().start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, options)) {
+                List<Handle<Long>> handles = new ArrayList<>();
+                for (int w = 0; w < writers; w++) {
+                    int writer = w;
+                    handles.add(ctx.child("w" + w).spawnOn(w % 2, c -> {
+                        long i = 0;
+                        while (store.stats().syncs() < 2) {
+                            store.put(b("w" + writer + "-" + i), b("v" + i));
+                            i++;
+                        }
+                        return i;
+                    }));
+                }
+                long[] counts = new long[writers];
+                for (int w = 0; w < writers; w++) {
+                    counts[w] = handles.get(w).await();
+                }
+                assertTrue(store.stats().segmentsRolled() > 1, store.stats().toString());
+                return counts;
+            }
+        });
+        UringRunner.builder().workers(1).storage(data).build().start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, options)) {
+                long total = 0;
+                for (int w = 0; w < writers; w++) {
+                    total += written[w];
+                    long last = written[w] - 1;
+                    if (last >= 0) {
+                        assertArrayEquals(b("v" + last), store.get(b("w" + w + "-" + last)), "w" + w + "-" + last);
+                    }
+                }
+                assertEquals(total, store.recovery().keys(), "every acknowledged put, after a clean close");
             }
             return null;
         });
