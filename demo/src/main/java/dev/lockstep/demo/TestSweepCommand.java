@@ -28,7 +28,8 @@ final class TestSweepCommand {
         String classPath;
 
         @Option(names = "--strategy", paramLabel = "NAME", description = "with --test: how runs are chosen:"
-                + " random (the default), pct, faultpoints or guided; without it, how the demo's seeds become runs"
+                + " combined (the default), random, pct, faultpoints or guided; without it, how the demo's seeds"
+                + " become runs"
                 + " beside their faults: random, pct, faultpoints, targeted, nemesis-swarm or combined (the default:"
                 + " combined for the replicated workloads, random for the others, as the scoreboard shows best)")
         String strategy;
@@ -83,7 +84,8 @@ final class TestSweepCommand {
                         + " @SimulationTest says its faults and workload");
             }
         }
-        String strategy = options.strategy == null ? "random" : options.strategy;
+        String strategy = options.strategy == null ? dev.lockstep.testing.SearchStrategy.NAMES.getFirst()
+                : options.strategy;
         if (!dev.lockstep.testing.SearchStrategy.NAMES.contains(strategy)) {
             throw new CommandLine.ParameterException(line, "--strategy " + strategy + " is unknown; known: "
                     + String.join(", ", dev.lockstep.testing.SearchStrategy.NAMES));

@@ -28,8 +28,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>The seeds and the first seed are the annotation's unless the run sets {@code lockstep.seeds} and
  * {@code lockstep.firstSeed} (system properties or JUnit configuration parameters); {@code lockstep.strategy}
- * picks how runs are chosen ({@link SearchStrategy}: {@code random}, the default, {@code pct}, {@code faultpoints}
- * or {@code guided}, whose runs go one at a time and are shown as {@code guided run N}), and
+ * picks how runs are chosen ({@link SearchStrategy}: {@code combined}, the default, which chooses each seed's
+ * fault-point probabilities, priorities and, for a method with {@link #clusterNemesis()}, nemesis; {@code random},
+ * {@code pct}, {@code faultpoints} or {@code guided}, whose runs go one at a time and are shown as
+ * {@code guided run N}), and
  * {@code lockstep.stopAtFirstFailure=true} skips the seeds after the first failure:
  * {@code mvn test -Dtest=MyTest#method -Dlockstep.seeds=100000 -Dlockstep.strategy=guided
  * -Dlockstep.stopAtFirstFailure=true}. {@code lockstep.shard=K/N} runs one shard of the sweep,

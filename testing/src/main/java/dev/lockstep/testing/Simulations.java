@@ -503,7 +503,8 @@ public final class Simulations {
         if (underSimulationTest && plan.search().chain().segments().isEmpty()) {
             message.append("\n  rerun just this seed: add @Seed(").append(seed).append(") to the test method");
             if (!plan.search().equals(SearchSettings.DEFAULT)) {
-                message.append(" and run it with the same -D").append(SweepSettings.STRATEGY);
+                message.append(" (it runs under the sweep's strategy: keep its -D").append(SweepSettings.STRATEGY)
+                        .append(", if it set one)");
             }
         }
         String replay = plan.replayText(seed);

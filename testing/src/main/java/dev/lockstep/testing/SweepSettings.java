@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <ul>
  *   <li>{@value #SEEDS}: how many seeds (runs, for the guided strategy), at least 1;</li>
  *   <li>{@value #FIRST_SEED}: the first seed (the guided explorer's own seed);</li>
- *   <li>{@value #STRATEGY}: a {@link SearchStrategy} name, {@code random} by default;</li>
+ *   <li>{@value #STRATEGY}: a {@link SearchStrategy} name, {@code combined} by default;</li>
  *   <li>{@value #STOP_AT_FIRST_FAILURE}: {@code true} to skip every seed after the first that failed (reported as
  *       aborted), {@code false} by default;</li>
  *   <li>{@value #SHARD}: {@code K/N} runs only shard {@code K} (from 0) of {@code N}: the seeds whose position in
@@ -131,7 +131,8 @@ record SweepSettings(int seeds, long firstSeed, SearchStrategy strategy, boolean
             throw new IllegalArgumentException("first seed " + firstSeed + " and " + seeds + " seeds on " + method
                     + ": the last seed would be past " + Long.MAX_VALUE);
         }
-        SearchStrategy strategy = SearchStrategy.named(parameter(context, STRATEGY).orElse("random"));
+        SearchStrategy strategy = SearchStrategy.named(parameter(context, STRATEGY)
+                .orElse(SearchStrategy.NAMES.getFirst()));
         boolean stop = parameter(context, STOP_AT_FIRST_FAILURE).map(value -> switch (value) {
             case "true" -> true;
             case "false" -> false;

@@ -41,7 +41,11 @@ class NodeNemesisTest {
             assertTrue(disturbed <= 1, "two nodes disturbed at once: " + cluster.nodes());
         }
         faults.abort();
-        ctx.sleep(Duration.ofMillis(1));
+        try {
+            faults.await(); // an aborted task ends when its finally has run, however the scheduler orders fibers
+        } catch (dev.lockstep.ClosedException aborted) {
+            // It brought back what it took down.
+        }
         for (SimNode node : cluster.nodes()) {
             assertEquals(SimNode.State.RUNNING, node.state(), node + " was left down; events " + events);
         }

@@ -191,7 +191,7 @@ class OpenFileLimitEveryRunTest {
         assertEquals(2, launch.failed().size(), () -> launch.finished.toString());
         for (Launch.Finished failed : launch.failed()) {
             SimulationTestFailure failure = assertInstanceOf(SimulationTestFailure.class, failed.failure());
-            assertTrue(failure.replay().endsWith(" openFileLimit=20"), failure.replay());
+            assertEquals(20, Simulations.parseReplay(failure.replay()).plan().openFileLimit(), failure.replay());
         }
     }
 
@@ -225,7 +225,7 @@ class OpenFileLimitEveryRunTest {
         SimulationTestFailure failure = assertInstanceOf(SimulationTestFailure.class,
                 launch.failed().getFirst().failure());
         assertTrue(failure.getMessage().contains("in lifetime 2 of 3"), failure.getMessage());
-        assertTrue(failure.replay().endsWith(" openFileLimit=20"), failure.replay());
+        assertEquals(20, Simulations.parseReplay(failure.replay()).plan().openFileLimit(), failure.replay());
         SimulationTestFailure replayed = assertThrows(SimulationTestFailure.class,
                 () -> Simulations.replay(failure.replay(), ctx -> CrashedFailureFixture.secondLifetime(ctx,
                         dev.lockstep.sim.SimRunner.control(ctx).restarts())));

@@ -261,7 +261,7 @@ class SimulationExtensionTest {
         Launch launch = Launch.run(Fixtures.OpenFileLimitFailureFixture.class);
         SimulationTestFailure failure = assertInstanceOf(SimulationTestFailure.class,
                 launch.failed().getFirst().failure());
-        assertTrue(failure.replay().endsWith(" openFileLimit=20"), failure.replay());
+        assertEquals(20, Simulations.parseReplay(failure.replay()).plan().openFileLimit(), failure.replay());
         SimulationTestFailure replayed = org.junit.jupiter.api.Assertions.assertThrows(SimulationTestFailure.class,
                 () -> Simulations.replay(failure.replay(),
                         Fixtures.OpenFileLimitFailureFixture::thirtyBlobs));
