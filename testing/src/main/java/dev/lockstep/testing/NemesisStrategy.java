@@ -60,10 +60,10 @@ public enum NemesisStrategy {
      * ctx.child("nemesis").spawn(nemesis.nemesis(run.seed(), pause, leader, election, contest, votes, events));
      * }</pre>
      *
-     * <p>{@link #VOTES} needs the vote hook ({@link #nemesis(long, Duration, IntSupplier, IntSupplier, Supplier,
-     * ClusterNemesis.VoteHook, Consumer)}); a test whose protocol has none passes the choice through
-     * {@link #withoutVotes()}. Any task of the run may call this, any number of times; it draws nothing from the
-     * run's generator.
+     * <p>{@link #STRIKES}, {@link #PLACED} and {@link #VOTES} strike through the protocol's hooks and are refused
+     * without them ({@link #nemesis(long, Duration, IntSupplier, IntSupplier, Supplier, ClusterNemesis.VoteHook,
+     * Consumer)}); a test whose protocol gives no hooks passes the choice through {@link #withoutHooks()}. Any task
+     * of the run may call this, any number of times; it draws nothing from the run's generator.
      *
      * @param ctx the context of a task of the run
      * @param fallback what the test runs when the strategy chose nothing
@@ -86,13 +86,15 @@ public enum NemesisStrategy {
     }
 
     /**
-     * This strategy for a protocol without a vote hook: {@link #TARGETED} for {@link #VOTES}, which disturbs
-     * nothing without one; itself otherwise.
+     * This strategy for a protocol that gives the nemesis no hooks (no leader, election, contest or vote hook):
+     * {@link #TARGETED}, whose single-step disturbances then draw their targets, for {@link #STRIKES},
+     * {@link #PLACED} and {@link #VOTES}, which strike only through hooks and are refused without them; itself
+     * otherwise.
      *
      * @return the strategy to run
      */
-    public NemesisStrategy withoutVotes() {
-        return this == VOTES ? TARGETED : this;
+    public NemesisStrategy withoutHooks() {
+        return this == STRIKES || this == PLACED || this == VOTES ? TARGETED : this;
     }
 
     /**

@@ -8,9 +8,10 @@
  * node's syncs and during its recovery, strikes at the voters of an election and at a vote as it is granted, aim at
  * the leader a protocol names,
  * swarm of disturbances per seed; {@link dev.lockstep.testing.NemesisStrategy} names them for tools
- * that pick one),
+ * that pick one and hands a cluster test the one its run's search strategy chose),
  * {@link dev.lockstep.testing.Simulations} to run a task under a seed and faults (with crashes and restarts),
- * search strategies ({@link dev.lockstep.testing.SearchStrategy}; {@link dev.lockstep.testing.GuidedRuns} for a tool
+ * search strategies ({@link dev.lockstep.testing.SearchStrategy}, {@code combined} by default;
+ * {@link dev.lockstep.testing.GuidedRuns} for a tool
  * that makes its runs itself), and
  * generators for properties ({@link dev.lockstep.testing.SimGenerators}, over the harness of
  * {@code dev.lockstep.property}) so that a failing property shrinks to the

@@ -97,12 +97,17 @@ class NemesisForThisRunTest {
         assertNotNull(refused.getMessage());
     }
 
+    /** Every choice passed through withoutHooks makes a nemesis for a protocol that gives none. */
     @Test
-    void withoutVotesRunsTheTargetedNemesisInsteadOfTheVoteStrike() {
-        assertEquals(NemesisStrategy.TARGETED, NemesisStrategy.VOTES.withoutVotes());
+    void withoutHooksMakesEveryChoiceRunnableWithoutHooks() {
         for (NemesisStrategy strategy : NemesisStrategy.values()) {
-            if (strategy != NemesisStrategy.VOTES) {
-                assertEquals(strategy, strategy.withoutVotes());
+            NemesisStrategy runnable = strategy.withoutHooks();
+            assertNotNull(runnable.nemesis(1, Duration.ofMillis(10), null, null, null, null, event -> { }));
+            boolean refusedAlone = strategy != runnable;
+            if (refusedAlone) {
+                assertEquals(NemesisStrategy.TARGETED, runnable);
+                assertThrows(IllegalArgumentException.class,
+                        () -> strategy.nemesis(1, Duration.ofMillis(10), null, null, null, null, event -> { }));
             }
         }
     }

@@ -6,27 +6,28 @@ import dev.lockstep.Context;
 import dev.lockstep.Handle;
 import dev.lockstep.LockstepException;
 import dev.lockstep.sim.SimCluster;
-import dev.lockstep.testing.NodeNemesis;
+import dev.lockstep.testing.NemesisStrategy;
+import dev.lockstep.testing.SimulationInfo;
 import dev.lockstep.testing.SimulationTest;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
 class ClusterTest {
-    @SimulationTest(seeds = 10)
-    void acknowledgedEntriesSurviveCrashesKillsAndPauses(Context ctx, RandomGenerator random) {
+    @SimulationTest(seeds = 10, clusterNemesis = true)
+    void acknowledgedEntriesSurviveCrashesKillsAndPauses(Context ctx, RandomGenerator random, SimulationInfo run) {
         SimCluster cluster = SimCluster.of(ctx);
         List<InetSocketAddress> nodes = new ArrayList<>();
         for (int id = 1; id <= 3; id++) {
             nodes.add(new InetSocketAddress(SimCluster.address(id), LogServer.PORT));
             cluster.start(LogServer.node(nodes.getLast()));    // node id: its own disk, clock and address
         }
-        NodeNemesis nemesis = new NodeNemesis(EnumSet.allOf(NodeNemesis.Action.class), Duration.ofMillis(20),
-                event -> { });
-        Handle<Void> faults = ctx.child("nemesis").spawn(nemesis::run);
+        // NodeNemesis, one node at a time, unless the run's strategy chose a nemesis (combined: one per seed)
+        NemesisStrategy nemesis = NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM).withoutHooks();
+        Handle<Void> faults = ctx.child("nemesis").spawn(nemesis.nemesis(run.seed(), Duration.ofMillis(20), null,
+                event -> { }));
         List<List<long[]>> acknowledged = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         for (int i = 0; i < 200; i++) {
             int node = random.nextInt(nodes.size());
