@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -456,6 +455,7 @@ public final class ClusterNemesis {
         PlacedStrikes strikes = new PlacedStrikes(meanPause, leader, contest, this::event);
         CrashSequences sequences = new CrashSequences(meanPause, election, this::event);
         GrantedVotes granted = new GrantedVotes(meanPause, leader, this::event);
+        SingleSteps single = new SingleSteps(meanPause, this::event);
         if (disturbances.contains(Disturbance.GRANTED_VOTES)) {
             votes.listen(granted::granting);
         }
@@ -472,56 +472,6 @@ public final class ClusterNemesis {
                 Duration length = pause(random);
                 counts[disturbance.ordinal()]++;
                 switch (disturbance) {
-                    case CRASH, KILL, PAUSE -> {
-                        down.add(target);
-                        if (disturbance == Disturbance.CRASH) {
-                            target.crash();
-                        } else if (disturbance == Disturbance.KILL) {
-                            target.kill();
-                        } else {
-                            target.pause();
-                        }
-                        event(disturbance.name().toLowerCase(Locale.ROOT) + " node " + target.id() + " for "
-                                + length.toMillis() + " ms");
-                        ctx.sleep(length);
-                    }
-                    case ISOLATE, SPLIT -> {
-                        List<SimNode> nodes = cluster.nodes();
-                        if (disturbance == Disturbance.ISOLATE || nodes.size() < 3) {
-                            split[0] = NetworkSplit.isolate(control, target, nodes);
-                        } else {
-                            List<SimNode> minority = new ArrayList<>(List.of(target));
-                            List<SimNode> rest = new ArrayList<>(nodes);
-                            rest.remove(target);
-                            int size = 1 + random.nextInt((nodes.size() - 1) / 2);
-                            while (minority.size() < size) {
-                                minority.add(rest.remove(random.nextInt(rest.size())));
-                            }
-                            split[0] = NetworkSplit.between(control, minority, rest);
-                        }
-                        event((disturbance == Disturbance.ISOLATE ? "isolate " : "split ") + split[0] + " for "
-                                + length.toMillis() + " ms");
-                        ctx.sleep(length);
-                    }
-                    case POWER_LOSS -> {
-                        List<SimNode> victims = CrashSequences.majorityWith(cluster, running, target, random);
-                        for (SimNode victim : victims) {
-                            down.add(victim);
-                            victim.crash();
-                        }
-                        event("power loss of nodes " + NetworkSplit.ids(victims) + " for " + length.toMillis()
-                                + " ms");
-                        ctx.sleep(length);
-                    }
-                    case POWER_LOSS_ALL -> {
-                        for (SimNode victim : running) {
-                            down.add(victim);
-                            victim.crash();
-                        }
-                        event("power loss of every node " + NetworkSplit.ids(running) + " for " + length.toMillis()
-                                + " ms");
-                        ctx.sleep(length);
-                    }
                     case CRASH_IN_RECOVERY -> sequences.crashInRecovery(ctx, cluster, running, target, length, random,
                             down);
                     case ELECTION -> sequences.strikeElection(ctx, cluster, length, random, down);
@@ -531,30 +481,8 @@ public final class ClusterNemesis {
                             down, split, disturbance == Disturbance.ANSWERED_VOTES);
                     case OLD_LEADER_RETURNS -> strikes.oldLeaderReturns(ctx, control, cluster, random, down, split);
                     case GRANTED_VOTES -> granted.strike(ctx, control, cluster, length, random, down, split);
-                    case LONG_ISOLATE -> {
-                        Duration longer = meanPause.multipliedBy(3).plus(Duration.ofNanos(
-                                random.nextLong(2 * meanPause.toNanos() + 1)));
-                        split[0] = NetworkSplit.isolate(control, target, cluster.nodes());
-                        event("isolate " + split[0] + " for " + longer.toMillis() + " ms");
-                        ctx.sleep(longer);
-                    }
-                    case CRASH_AT_SYNC, CRASH_AFTER_ANSWER -> {
-                        SimNode.IoBoundary boundary = disturbance == Disturbance.CRASH_AFTER_ANSWER
-                                ? SimNode.IoBoundary.ANSWERED : random.nextBoolean()
-                                ? SimNode.IoBoundary.SYNC_IN_FLIGHT : SimNode.IoBoundary.SYNC_DONE;
-                        down.add(target);
-                        target.crashAt(boundary);
-                        ctx.sleep(length);
-                        if (target.state() == SimNode.State.DOWN) {
-                            event("crash node " + target.id() + " at " + boundary + "; down " + length.toMillis()
-                                    + " ms");
-                            ctx.sleep(length);
-                        } else {
-                            target.disarm();
-                            event("no " + boundary + " of node " + target.id() + " in " + length.toMillis()
-                                    + " ms");
-                        }
-                    }
+                    default -> single.disturb(ctx, control, cluster, disturbance, running, target, length, random,
+                            down, split);
                 }
                 bringBack(down, split);
             }
