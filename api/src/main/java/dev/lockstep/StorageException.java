@@ -7,7 +7,8 @@ package dev.lockstep;
 public abstract sealed class StorageException extends LockstepException
         permits PartitionNameInvalidException, PartitionMissingException, BlobMissingException,
                 BlobInsufficientLengthException, BlobCorruptException, StorageFullException, StorageIoException,
-                StorageHeldException, StorageUnavailableException, BlobMisalignedException, BlobExistsException {
+                StorageHeldException, StorageUnavailableException, BlobMisalignedException, BlobExistsException,
+                BlobNotRegularFileException {
     /**
      * @param message what failed
      * @param cause the cause, or null

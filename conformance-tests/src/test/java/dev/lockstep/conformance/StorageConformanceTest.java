@@ -10,9 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lockstep.Blob;
 import dev.lockstep.BlobInsufficientLengthException;
 import dev.lockstep.BlobMissingException;
+import dev.lockstep.BlobNotRegularFileException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
 import dev.lockstep.Handle;
+import dev.lockstep.OpenOptions;
 import dev.lockstep.OpenedBlob;
 import dev.lockstep.PartitionMissingException;
 import dev.lockstep.PartitionNameInvalidException;
@@ -859,6 +861,43 @@ class StorageConformanceTest {
             return null;
         });
         assertEquals(1, (int) rt.runnerOn(directory).start(ctx -> 1), "the hold is released with its runtime");
+    }
+
+    /**
+     * A FIFO an operator put at a blob's path is refused by the open, naming the path and its type, and left as it
+     * was (runtime-uring): it would open like a file, and its first write would fail with {@code ESPIPE}.
+     */
+    @Group(ReadmeGroup.STORAGE_OWN)
+    @Conformance
+    void testOpenRefusesAFileThatIsNotRegular(Runtimes rt) throws Exception {
+        if (rt.isSim()) {
+            // The simulator's disk holds only what its runs create, regular files and directories: nothing can put
+            // a FIFO there. Its statx reports every file regular, and the open's check is the engine's, shared.
+            return;
+        }
+        Path directory = rt.freshDirectory();
+        rt.runnerOn(directory).start(ctx -> {
+            open(ctx, "partition", "segment-1").close();
+            return null;
+        });
+        // The blob "pipe" is the file named by its bytes in hex.
+        Path fifo = directory.resolve("partition").resolve("70697065");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        assertEquals(0, mkfifo.waitFor(), "mkfifo " + fifo);
+        rt.runnerOn(directory).start(ctx -> {
+            BlobNotRegularFileException refused = assertThrows(BlobNotRegularFileException.class,
+                    () -> ctx.open("partition", "pipe").await());
+            assertTrue(refused.getMessage().contains("'" + fifo + "' is a FIFO, not a regular file"),
+                    refused.getMessage());
+            assertThrows(BlobNotRegularFileException.class,
+                    () -> ctx.open("partition", "pipe", OpenOptions.OPEN_EXISTING).await(), "with any options");
+            try (Blob blob = open(ctx, "partition", "segment-1")) {
+                blob.writeAt(0, bytes("still usable")).await();
+            }
+            return null;
+        });
+        assertTrue(java.nio.file.Files.readAttributes(fifo, java.nio.file.attribute.BasicFileAttributes.class).isOther(),
+                "the FIFO is left as it was");
     }
 
     /** Unsynced writes may be lost by a crash, synced ones never (the simulator's crash; a restart on uring). */

@@ -377,6 +377,8 @@ public final class ScriptedKernel implements Kernel {
                                     dev.lockstep.kernel.Statx.MASK_OFFSET, flags);
                             buffer.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED,
                                     dev.lockstep.kernel.Statx.SIZE_OFFSET, files.size(fd));
+                            buffer.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED,
+                                    dev.lockstep.kernel.Statx.MODE_OFFSET, (short) files.mode(fd));
                             buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
                                     dev.lockstep.kernel.Statx.DIO_OFFSET_ALIGN_OFFSET, files.directIoAlignment(fd));
                         }
@@ -492,6 +494,8 @@ public final class ScriptedKernel implements Kernel {
         private final FiberSafeLock guard;
         private final TreeMap<String, byte[]> fileData = new TreeMap<>();
         private final java.util.TreeSet<String> directories = new java.util.TreeSet<>();
+        /** Paths of files that are FIFOs (an operator's {@code mkfifo}): they open as files, statx says FIFO. */
+        private final java.util.TreeSet<String> fifos = new java.util.TreeSet<>();
         private final TreeMap<Integer, String> open = new TreeMap<>();
         private final java.util.TreeSet<String> locked = new java.util.TreeSet<>();
         private final TreeMap<Integer, String> lockPaths = new TreeMap<>();
@@ -606,6 +610,27 @@ public final class ScriptedKernel implements Kernel {
                 if (lockPath != null) {
                     locked.remove(lockPath);
                 }
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        /** Puts a FIFO at {@code path}, as {@code mkfifo} would: it opens as a file and its statx says FIFO. */
+        public void makeFifo(String path) {
+            guard.lock();
+            try {
+                fileData.put(path, new byte[0]);
+                fifos.add(path);
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        /** {@code stx_mode} of an open file: a regular file's, or a FIFO's ({@link #makeFifo}). */
+        public int mode(int fd) {
+            guard.lock();
+            try {
+                return (fifos.contains(open.get(fd)) ? 0010000 : dev.lockstep.kernel.Statx.S_IFREG) | 0644;
             } finally {
                 guard.unlock();
             }

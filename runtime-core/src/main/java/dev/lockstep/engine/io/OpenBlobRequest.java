@@ -2,6 +2,7 @@ package dev.lockstep.engine.io;
 
 import dev.lockstep.BlobExistsException;
 import dev.lockstep.BlobMissingException;
+import dev.lockstep.BlobNotRegularFileException;
 import dev.lockstep.OpenOptions;
 import dev.lockstep.OpenedBlob;
 import dev.lockstep.PartitionMissingException;
@@ -20,7 +21,8 @@ import java.util.Set;
  *   <li>if it does not: create the partition's directory (it may exist), and sync the storage root if the
  *       partition is new or an earlier sync of the root failed;</li>
  *   <li>create the file;</li>
- *   <li>{@code statx} the fd for its length (and its direct I/O alignment, for a direct open);</li>
+ *   <li>{@code statx} the fd for its type (anything but a regular file is refused with
+ *       {@link BlobNotRegularFileException}), its length (and its direct I/O alignment, for a direct open);</li>
  *   <li>if the file is new or an earlier sync of it failed: sync the file, then its partition's directory.</li>
  * </ol>
  * So a completed open is durable, as before, and an open of an existing blob is two ring operations. A path
@@ -86,7 +88,8 @@ final class OpenBlobRequest extends PathChain {
             case SYNC_ROOT, SYNC_PARTITION -> fsync(submission, directoryFd());
             case CREATE -> openAt(submission, ring, blobPath, SystemCalls.O_RDWR | SystemCalls.O_CREAT | directFlag
                     | (existing == OpenOptions.Existing.CREATE_NEW ? SystemCalls.O_EXCL : 0));
-            case STATX -> statx(submission, ring, Statx.SIZE | (directFlag != 0 ? Statx.DIOALIGN : 0));
+            case STATX -> statx(submission, ring,
+                    Statx.TYPE | Statx.SIZE | (directFlag != 0 ? Statx.DIOALIGN : 0));
             case SYNC_FILE -> fsync(submission, ownedFd());
             case OPEN_PARTITION, CHECK_PARTITION -> openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
         }
@@ -155,6 +158,16 @@ final class OpenBlobRequest extends PathChain {
             case STATX -> {
                 if (result < 0) {
                     throw failed(result, "statx", blobPath);
+                }
+                boolean typed = (statxInt(Statx.MASK_OFFSET) & Statx.TYPE) != 0;
+                int mode = Short.toUnsignedInt(statxShort(Statx.MODE_OFFSET));
+                if (!typed || (mode & Statx.S_IFMT) != Statx.S_IFREG) {
+                    // A FIFO or a device an operator put at the path opens like a file; its first write would fail
+                    // (a FIFO: ESPIPE) or its first read wait for a writer. Refused here, the fd closed with the
+                    // request, the file left as it was.
+                    String found = typed ? Statx.typeName(mode) : "a file whose type the kernel did not report";
+                    return fail(new BlobNotRegularFileException("blob '" + blobName + "': '" + blobPath + "' is "
+                            + found + ", not a regular file"));
                 }
                 length = statxLong(Statx.SIZE_OFFSET);
                 if (directFlag != 0) {

@@ -169,6 +169,11 @@ abstract class PathChain extends Request {
         return stepMemory.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
     }
 
+    /** The completed {@code statx}'s answer at {@code offset}: a u16 field. */
+    final short statxShort(long offset) {
+        return stepMemory.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset);
+    }
+
     /** The completed {@code statx}'s answer at {@code offset}: a u32 field. */
     final int statxInt(long offset) {
         return stepMemory.get(ValueLayout.JAVA_INT_UNALIGNED, offset);

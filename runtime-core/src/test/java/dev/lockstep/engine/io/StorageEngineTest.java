@@ -15,6 +15,7 @@ import dev.lockstep.Reentrant;
 import dev.lockstep.Blob;
 import dev.lockstep.BlobInsufficientLengthException;
 import dev.lockstep.BlobMissingException;
+import dev.lockstep.BlobNotRegularFileException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
 import dev.lockstep.OpenedBlob;
@@ -71,6 +72,23 @@ class StorageEngineTest {
         } finally {
             kernel.autoComplete(scripted);
         }
+    }
+
+    /** A FIFO at a blob's path is refused at the open, naming the path and its type, its fd closed. */
+    @Test
+    void openRefusesAFileThatIsNotRegular() {
+        runner(4).start(ctx -> {
+            ctx.open("data", "first").await().blob().close(); // the partition exists
+            String path = ROOT + "/data/70697065"; // the name's bytes in hex
+            kernel.files.makeFifo(path);
+            int openBefore = kernel.files.openCount();
+            BlobNotRegularFileException refused = assertThrows(BlobNotRegularFileException.class,
+                    () -> ctx.open("data", "pipe").await());
+            assertTrue(refused.getMessage().contains("'" + path + "' is a FIFO, not a regular file")
+                    && refused.getMessage().contains("'data/pipe'"), refused.getMessage());
+            assertEquals(openBefore, kernel.files.openCount(), "the refused open left no fd open");
+            return null;
+        });
     }
 
     @Test

@@ -210,7 +210,7 @@ final class SimOpcodes {
         };
     }
 
-    /** {@code statx} of an fd: what the engine asks for (size, direct I/O alignment), at the struct's offsets. */
+    /** {@code statx} of an fd: what the engine asks for (type, size, direct I/O alignment), at the struct's offsets. */
     private int statx(SimRequest request) {
         if (!(request.description instanceof FileDescription file)) {
             return -Errno.EINVAL;
@@ -221,8 +221,15 @@ final class SimOpcodes {
         } catch (dev.lockstep.kernel.KernelException refused) {
             return -refused.errno(); // the power is off, or the handle is from before a crash
         }
-        int answered = request.flags & (dev.lockstep.kernel.Statx.SIZE | dev.lockstep.kernel.Statx.DIOALIGN);
+        int answered = request.flags & (dev.lockstep.kernel.Statx.TYPE | dev.lockstep.kernel.Statx.SIZE
+                | dev.lockstep.kernel.Statx.DIOALIGN);
         request.buffer.asSlice(0, dev.lockstep.kernel.Statx.BYTES).fill((byte) 0);
+        if ((answered & dev.lockstep.kernel.Statx.TYPE) != 0) {
+            // The simulated file system holds regular files and directories, and an fd of a directory is not a
+            // FileDescription: every file a statx reaches is regular.
+            request.buffer.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED,
+                    dev.lockstep.kernel.Statx.MODE_OFFSET, (short) (dev.lockstep.kernel.Statx.S_IFREG | 0644));
+        }
         request.buffer.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, dev.lockstep.kernel.Statx.MASK_OFFSET,
                 answered);
         request.buffer.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, dev.lockstep.kernel.Statx.SIZE_OFFSET,

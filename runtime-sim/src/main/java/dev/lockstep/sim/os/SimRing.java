@@ -236,8 +236,13 @@ public final class SimRing implements Ring {
             stagedStorage++;
         }
         // A fallocate's second long, its range, takes the place of a cancel's target: no opcode has both. A write's
-        // BUFFERED_FILE is a hint for runtime-uring that changes nothing here, so it is not audited.
-        int auditedFlags = request.opcode == Opcode.WRITE ? request.flags & ~Submission.BUFFERED_FILE : request.flags;
+        // BUFFERED_FILE is a hint for runtime-uring that changes nothing here, so it is not audited; nor is a
+        // statx's TYPE, whose answer is the same for every file this kernel reaches (a regular file).
+        int auditedFlags = switch (request.opcode) {
+            case WRITE -> request.flags & ~Submission.BUFFERED_FILE;
+            case STATX -> request.flags & ~dev.lockstep.kernel.Statx.TYPE;
+            default -> request.flags;
+        };
         auditor().recordRingStage(id, request.sequence, OPCODE_NAMES[request.opcode.ordinal()], request.fd,
                 request.offset, request.length, request.rwFlags, auditedFlags, request.userData,
                 request.opcode == Opcode.FALLOCATE ? request.rangeLength : request.target);

@@ -1,0 +1,16 @@
+package dev.lockstep;
+
+/**
+ * What is at a blob's path is not a regular file: a FIFO, a device or a socket that something other than Lockstep
+ * put there. {@link Storage#open} refuses it, on every runtime, before any read or write reaches it (a write to a
+ * FIFO would fail with {@code ESPIPE}, a read could wait for a writer that never comes); the message names the
+ * path and its type. Nothing is changed: the file stays where it is, and no fd of it stays open.
+ */
+public final class BlobNotRegularFileException extends StorageException {
+    /**
+     * @param message what failed, naming the blob, its path and the type found there
+     */
+    public BlobNotRegularFileException(String message) {
+        super(message, null);
+    }
+}
