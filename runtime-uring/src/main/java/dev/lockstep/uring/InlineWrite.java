@@ -50,10 +50,10 @@ final class InlineWrite {
     static final long NOT_INLINE = Long.MIN_VALUE;
 
     /** How many times a write interrupted by a signal ({@code EINTR}) is made again before its result stands. */
-    private static final int EINTR_RETRIES = 8;
+    static final int EINTR_RETRIES = 8;
 
     private final int maxBytes;
-    private final MemorySegment callState;
+    private final SystemWrite system;
     /** Completions of the writes made since the last {@link #deliver}, in the order made. */
     private long[] userData = new long[8];
     private int[] results = new int[8];
@@ -61,15 +61,34 @@ final class InlineWrite {
     private long made;
 
     /**
+     * One {@code pwrite} system call as the kernel answers it, without a retry: the bytes written or {@code -errno}.
+     * A ring's calls the kernel (the constructor that takes the call state); a test gives one that answers as it is
+     * told, since an {@code EINTR} cannot be provoked on a real file: the page-cache copy of a local file system is
+     * not interrupted by signals.
+     */
+    @FunctionalInterface
+    interface SystemWrite {
+        long pwrite(int fd, long address, int length, long offset);
+    }
+
+    /**
      * @param maxBytes the largest write made here; 0 for none
      */
     InlineWrite(MemorySegment callState, int maxBytes) {
+        this(maxBytes, (fd, address, length, offset) -> pwrite(callState, fd, address, length, offset));
+    }
+
+    /**
+     * @param maxBytes the largest write made here; 0 for none
+     * @param system the {@code pwrite} system call
+     */
+    InlineWrite(int maxBytes, SystemWrite system) {
         if (maxBytes < 0) {
             throw new IllegalArgumentException(MAX_BYTES_PROPERTY + " must be 0 (off) or a positive byte count, was "
                     + maxBytes);
         }
         this.maxBytes = maxBytes;
-        this.callState = callState;
+        this.system = system;
     }
 
     /**
@@ -161,25 +180,27 @@ final class InlineWrite {
             return NOT_INLINE;
         }
         int fd = submission.fd;
-        return pwrite(fd, submission.buffer.address(), submission.length, submission.offset);
+        long address = submission.buffer.address();
+        // Made again after EINTR, up to EINTR_RETRIES times: a signal before any byte is copied leaves nothing
+        // written, and a positioned write made twice writes the same bytes at the same place.
+        long result = -Libc.EINTR;
+        for (int attempt = 0; attempt <= EINTR_RETRIES && result == -Libc.EINTR; attempt++) {
+            result = system.pwrite(fd, address, submission.length, submission.offset);
+        }
+        return result;
     }
 
     /**
      * One {@code pwrite}, without errno first as {@link PageCacheRead} reads (a captured call makes a slice of the
      * call state per write that only escape analysis removes; a pwrite that failed wrote nothing, so the same call
-     * again, capturing errno, reports the failure or, if it passes meanwhile, makes the write), and made again
-     * after {@code EINTR} up to {@value #EINTR_RETRIES} times: a signal before any byte is copied leaves nothing
-     * written, and a positioned write made twice writes the same bytes at the same place.
+     * again, capturing errno, reports the failure or, if it passes meanwhile, makes the write).
      *
      * @return the bytes written or {@code -errno}
      */
-    private long pwrite(int fd, long address, int length, long offset) {
-        long result = -Libc.EINTR;
-        for (int attempt = 0; attempt <= EINTR_RETRIES && result == -Libc.EINTR; attempt++) {
-            result = Libc.syscallUncaptured(Libc.SYS_PWRITE64, fd, address, length, offset, 0, 0);
-            if (result == -1) {
-                result = Libc.syscall(callState, Libc.SYS_PWRITE64, fd, address, length, offset, 0, 0);
-            }
+    private static long pwrite(MemorySegment callState, int fd, long address, int length, long offset) {
+        long result = Libc.syscallUncaptured(Libc.SYS_PWRITE64, fd, address, length, offset, 0, 0);
+        if (result == -1) {
+            result = Libc.syscall(callState, Libc.SYS_PWRITE64, fd, address, length, offset, 0, 0);
         }
         return result;
     }

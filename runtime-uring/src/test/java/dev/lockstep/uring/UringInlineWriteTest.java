@@ -178,6 +178,41 @@ class UringInlineWriteTest extends RingFixture {
         assertEquals(List.of(1L, 2L, 3L), seen, "each completion once, in the order made");
     }
 
+    /**
+     * A write a signal interrupted ({@code EINTR}) is made again, the same bytes at the same place, until it is
+     * made; after {@link InlineWrite#EINTR_RETRIES} retries the {@code EINTR} stands as the write's result.
+     */
+    @Test
+    void aWriteInterruptedBySignalsIsMadeAgainABoundedNumberOfTimes() {
+        List<String> calls = new ArrayList<>();
+        int[] interruptions = {3};
+        InlineWrite inline = new InlineWrite(InlineWrite.DEFAULT_MAX_BYTES, (fd, address, length, offset) -> {
+            calls.add(fd + " " + address + " " + length + " " + offset);
+            return interruptions[0]-- > 0 ? -Errno.EINTR : length;
+        });
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment data = arena.allocate(5);
+            Submission write = buffered(Submissions.whole(Opcode.WRITE, 7, data, 1));
+            write.offset = 40;
+            assertEquals(5, inline.write(write), "made on the fourth attempt");
+            String call = "7 " + data.address() + " 5 40";
+            assertEquals(List.of(call, call, call, call), calls, "the same write each time");
+
+            calls.clear();
+            interruptions[0] = Integer.MAX_VALUE;
+            assertEquals(-Errno.EINTR, inline.write(write), "a signal every time: EINTR stands");
+            assertEquals(InlineWrite.EINTR_RETRIES + 1, calls.size(), "the first attempt and every retry");
+
+            calls.clear();
+            InlineWrite failing = new InlineWrite(InlineWrite.DEFAULT_MAX_BYTES, (fd, address, length, offset) -> {
+                calls.add("call");
+                return -Errno.EBADF;
+            });
+            assertEquals(-Errno.EBADF, failing.write(write), "another error is not retried");
+            assertEquals(1, calls.size());
+        }
+    }
+
     @Test
     void aBoundOfZeroTurnsInlineWritesOffAndABadBoundIsRefusedNamingIt() {
         int fd = keep(SYSTEM.open(temp.resolve("off").toString(), SystemCalls.O_RDWR | SystemCalls.O_CREAT));
