@@ -155,16 +155,22 @@ class NemesisForThisRunTest {
         }
     }
 
-    /** A sweep that records what each seed's run was told (run through the launcher only). */
+    /**
+     * A sweep that records what each seed's run was told (run through the launcher only): on four threads, so that
+     * runs bind and unbind their choices at once and a choice given to the wrong run shows.
+     */
     static final class Asks {
-        static final int SEEDS = 12;
+        static final int SEEDS = 40;
         static final Map<Long, NemesisStrategy> TOLD = new ConcurrentHashMap<>();
 
-        @SimulationTest(seeds = SEEDS, clusterNemesis = true)
+        @SimulationTest(seeds = SEEDS, clusterNemesis = true, threads = 4)
         void asks(Context ctx, SimulationInfo run) {
             SimControl control = SimRunner.control(ctx);
             assertEquals(run.seed(), control.config().seed());
-            TOLD.put(run.seed(), NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM));
+            NemesisStrategy told = NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM);
+            ctx.sleep(Duration.ofMillis(1));
+            assertEquals(told, NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM), "the same all run long");
+            TOLD.put(run.seed(), told);
         }
     }
 }

@@ -123,8 +123,11 @@ class SweepOverridesTest {
     @Test
     void everyStrategySweepsAUsersOwnMethodAndItsFailuresReplay() {
         SimulationTestFailure pct = firstFailure(Planted.class, "pct", PlantedSearchBugs.WATCHDOG_RACE);
-        assertTrue(pct.getMessage().contains("add @Seed(" + pct.seed() + ") to the test method and run it with"
-                + " the same -Dlockstep.strategy"), pct.getMessage());
+        assertTrue(pct.getMessage().contains("add @Seed(" + pct.seed() + ") to the test method (it runs under the"
+                + " sweep's strategy: keep its -Dlockstep.strategy, if it set one)"), pct.getMessage());
+
+        SimulationTestFailure combined = firstFailure(Planted.class, "combined", PlantedSearchBugs.WATCHDOG_RACE);
+        assertTrue(combined.replay().contains(" priorities="), combined.replay());
 
         firstFailure(Retries.class, "faultpoints", PlantedSearchBugs.RETRIES);
 
