@@ -31,7 +31,8 @@ import java.util.random.RandomGenerator;
  * one node, a target: the leader when a leader hook is given and names a running node, otherwise a running node
  * drawn uniformly. Each disturbance lasts a seeded while (mean {@code meanPause}) and is undone before the next
  * one starts. At each turn it also restarts any {@linkplain SimNode#failStop(boolean) fail-stop} node that went
- * down on its own.
+ * down on its own, and so does undoing a disturbance for a node that fail-stopped while it held it: every such restart
+ * is counted ({@link #restartsOfFailStopped()}) and named in the trace with the failure.
  *
  * <h2>The leader hook</h2>
  * An {@link IntSupplier} the protocol's test provides: the id of the node that currently believes it leads (the
@@ -510,13 +511,17 @@ public final class ClusterNemesis {
 
     private void restartFailStopped(SimCluster cluster) {
         for (SimNode node : cluster.nodes()) {
-            Throwable failure = node.failure();
-            if (failure != null) {
-                node.restart();
-                restartsOfFailStopped++;
-                event("restart fail-stopped node " + node.id() + " (" + failure + ")");
+            if (node.failure() != null) {
+                restartFailStopped(node);
             }
         }
+    }
+
+    private void restartFailStopped(SimNode node) {
+        Throwable failure = node.failure();
+        node.restart();
+        restartsOfFailStopped++;
+        event("restart fail-stopped node " + node.id() + " (" + failure + ")");
     }
 
     private void bringBack(List<SimNode> down, NetworkSplit[] split) {
@@ -527,11 +532,18 @@ public final class ClusterNemesis {
                 split[i] = null;
             }
         }
-        // Each line says what was done: a node that is up (its armed crash never came) is only disarmed.
+        // Each line says what was done: a node that is up (its armed crash never came) is only disarmed, and one
+        // that fail-stopped while the nemesis held it is restarted as every fail-stopped node is, counted and named.
         for (SimNode node : down) {
             SimNode.IoBoundary armed = node.disarm();
             switch (node.state()) {
-                case DOWN -> node.restart();
+                case DOWN -> {
+                    if (node.failure() != null) {
+                        restartFailStopped(node);
+                        continue;
+                    }
+                    node.restart();
+                }
                 case PAUSED -> node.resume();
                 default -> {
                     if (armed != null) {

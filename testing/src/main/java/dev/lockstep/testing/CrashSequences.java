@@ -51,7 +51,8 @@ final class CrashSequences {
         ctx.sleep(length);
         for (SimNode victim : victims) {
             if (victim.state() == SimNode.State.DOWN) {
-                events.accept("node " + victim.id() + " crashed at its first sync after the restart");
+                events.accept("node " + victim.id() + (victim.failure() != null ? " fail-stopped after the restart"
+                        : " crashed at its first sync after the restart"));
             }
         }
     }

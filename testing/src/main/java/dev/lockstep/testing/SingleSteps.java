@@ -101,7 +101,9 @@ final class SingleSteps {
                 target.crashAt(boundary);
                 ctx.sleep(length);
                 if (target.state() == SimNode.State.DOWN) {
-                    events.accept("crash node " + target.id() + " at " + boundary + "; down " + length.toMillis()
+                    // A fail-stop took it down before the boundary came: no crash of the nemesis's to report.
+                    events.accept(target.failure() != null ? "node " + target.id() + " fail-stopped before its "
+                            + boundary : "crash node " + target.id() + " at " + boundary + "; down " + length.toMillis()
                             + " ms");
                     ctx.sleep(length);
                 } else {

@@ -784,6 +784,26 @@ class ClusterNemesisTest {
         assertEquals(0, failing.lifetime() - 1 - nemesis.restartsOfFailStopped());
     }
 
+    @SimulationTest(seeds = 3, checkDeterminism = true)
+    void aNodeThatFailStopsWhileArmedIsRestartedAsAFailStopNotReportedCrashedAtItsBoundary(Context ctx) {
+        SimCluster cluster = SimCluster.of(ctx);
+        cluster.failStop(true);
+        // It never syncs or answers: each lifetime ends in its fail-stop, 2 ms in, while the nemesis may hold it armed.
+        SimNode failing = cluster.start(c -> {
+            c.sleep(Duration.ofMillis(2));
+            throw new IllegalStateException("EIO: fail-stop");
+        });
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.CRASH_AT_SYNC,
+                ClusterNemesis.Disturbance.CRASH_AFTER_ANSWER), Duration.ofMillis(10), null, checkedEvents(cluster));
+        runFor(ctx, nemesis::run, 300);
+        assertEquals(List.of(), problems, "events " + events);
+        assertTrue(saw("fail-stopped before its"), "events " + events);
+        assertFalse(saw("crash node 1 at"), "no boundary came, so no crash of the nemesis's: " + events);
+        assertFalse(saw("node 1 back"), "every restart is a fail-stop's: " + events);
+        assertEquals(1 + nemesis.restartsOfFailStopped(), failing.lifetime(), "every restart counted; events "
+                + events);
+    }
+
     @Test
     void swarmDecidesFromTheSeedAloneAndCoversEveryDisturbance() {
         Set<ClusterNemesis.Disturbance> seen = EnumSet.noneOf(ClusterNemesis.Disturbance.class);
