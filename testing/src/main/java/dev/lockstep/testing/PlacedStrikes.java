@@ -84,11 +84,11 @@ final class PlacedStrikes {
         events.accept("leader node " + leading.id() + ": nodes " + NetworkSplit.ids(armed) + " armed to crash"
                 + " once they answered" + (split[0] == null ? "" : ", " + split[0]));
         long waitedNanos = 0;
-        while (!allDown(armed) && waitedNanos < length.toNanos()) {
+        while (!allCrashed(armed) && waitedNanos < length.toNanos()) {
             ctx.sleep(POLL);
             waitedNanos += POLL.toNanos();
         }
-        if (!allDown(armed)) {
+        if (!allCrashed(armed)) {
             events.accept("not every acknowledger answered in " + length.toMillis() + " ms");
             return;
         }
@@ -106,12 +106,15 @@ final class PlacedStrikes {
         }
         Duration outage = Duration.ofNanos(1 + random.nextLong(Math.max(1, meanPause.toNanos() / 8)));
         ctx.sleep(outage);
-        // The acknowledgers are back now, so they leave down: the nemesis has only the leader left to bring back.
+        // The acknowledgers are back now, so they leave down: the nemesis has only the leader left to bring back (and
+        // an acknowledger that fail-stopped since, which it restarts as a fail-stop).
         for (SimNode node : armed) {
-            if (node.state() == SimNode.State.DOWN) {
+            if (crashed(node)) {
                 node.restart();
+                down.remove(node);
+            } else if (node.state() != SimNode.State.DOWN) {
+                down.remove(node);
             }
-            down.remove(node);
         }
         // The leader stays down for at least two mean pauses, longer than an election among the others takes when
         // the mean pause is of the order of the protocol's election timeout.
@@ -165,11 +168,11 @@ final class PlacedStrikes {
         }
         events.accept("election contested by nodes " + candidates + ": nodes " + NetworkSplit.ids(armed)
                 + " armed to crash once they answered");
-        while (noneDown(armed) && waitedNanos < length.toNanos()) {
+        while (noneCrashed(armed) && waitedNanos < length.toNanos()) {
             ctx.sleep(POLL);
             waitedNanos += POLL.toNanos();
         }
-        if (noneDown(armed)) {
+        if (noneCrashed(armed)) {
             events.accept("nodes " + NetworkSplit.ids(armed) + " answered nothing");
             return;
         }
@@ -206,8 +209,9 @@ final class PlacedStrikes {
      * {@link ClusterNemesis.Disturbance#ANSWERED_VOTES}, {@link ClusterNemesis.Disturbance#GRANTED_VOTES}): cuts the
      * winner, if any, off from every node into {@code split[0]}, waits a drawn outage of up to {@code meanPause / 8},
      * then restarts the armed voters that crashed and disarms the others. Every armed voter is back then, so each
-     * leaves {@code down}, which keeps only what the nemesis still has to bring back; should the strike be aborted
-     * before, {@code down} still holds them and the nemesis brings them back.
+     * leaves {@code down}, which keeps only what the nemesis still has to bring back (a voter a fail-stop took down,
+     * which the nemesis restarts as a fail-stop); should the strike be aborted before, {@code down} still holds them
+     * and the nemesis brings them back.
      */
     static VotersBack cutWinnerThenBringBackVoters(Context ctx, SimControl control, SimCluster cluster,
             SimNode winner, Duration meanPause, RandomGenerator random, List<SimNode> armed, List<SimNode> down,
@@ -219,9 +223,11 @@ final class PlacedStrikes {
         ctx.sleep(outage);
         List<SimNode> crashed = new ArrayList<>();
         for (SimNode node : armed) {
-            if (node.state() == SimNode.State.DOWN) {
+            if (crashed(node)) {
                 crashed.add(node);
                 node.restart();
+            } else if (node.state() == SimNode.State.DOWN) {
+                continue;   // a fail-stop took it down: the nemesis restarts it as one
             } else {
                 node.disarm();
             }
@@ -230,13 +236,22 @@ final class PlacedStrikes {
         return new VotersBack(outage, crashed);
     }
 
-    private static boolean noneDown(List<SimNode> nodes) {
+    private static boolean noneCrashed(List<SimNode> nodes) {
         for (SimNode node : nodes) {
-            if (node.state() == SimNode.State.DOWN) {
+            if (crashed(node)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Whether {@code node} is down from a crash, its armed one or the strike's, and not from a fail-stop of its own:
+     * a node that fail-stopped answered nothing, and the nemesis restarts it as a fail-stop (counted, with its
+     * failure).
+     */
+    static boolean crashed(SimNode node) {
+        return node.state() == SimNode.State.DOWN && node.failure() == null;
     }
 
     /** {@link ClusterNemesis.Disturbance#OLD_LEADER_RETURNS}: see there. */
@@ -282,11 +297,14 @@ final class PlacedStrikes {
         split[1].heal();                                       // the old side's heal restored some of its pairs
         split[1] = null;
         split[0] = NetworkSplit.isolate(control, second, cluster.nodes());
-        if (first.state() == SimNode.State.DOWN) {
+        if (crashed(first)) {
             first.restart();
             down.remove(first);
+            events.accept("node " + first.id() + " back, " + split[0]);
+        } else {
+            events.accept("node " + first.id() + (first.failure() != null ? " fail-stopped" : " not back: "
+                    + first.state()) + ", " + split[0]);
         }
-        events.accept("node " + first.id() + " back, " + split[0]);
         // A third leader among the others passes on what the old leader's side holds; then it loses power and the
         // isolated leader, whose last entry is newer than any the third one passed on, comes back.
         SimNode third = awaitLeader(ctx, cluster, bound, node -> node != second);
@@ -319,9 +337,9 @@ final class PlacedStrikes {
         return null;
     }
 
-    private static boolean allDown(List<SimNode> nodes) {
+    private static boolean allCrashed(List<SimNode> nodes) {
         for (SimNode node : nodes) {
-            if (node.state() != SimNode.State.DOWN) {
+            if (!crashed(node)) {
                 return false;
             }
         }

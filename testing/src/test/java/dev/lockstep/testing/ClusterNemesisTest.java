@@ -237,6 +237,34 @@ class ClusterNemesisTest {
         leader.restart();
     }
 
+    @SimulationTest(seeds = 4, checkDeterminism = true)
+    void anAcknowledgerThatFailStopsInsteadOfAnsweringIsNoAnswerAndIsRestartedAsAFailStop(Context ctx) {
+        SimCluster cluster = SimCluster.of(ctx);
+        cluster.failStop(true);
+        cluster.start(answeringNode(1, 3));
+        // Node 2 fail-stops at the first request of each lifetime: it never answers.
+        SimNode failing = cluster.start(c -> {
+            try (Listener listener = c.bind(new InetSocketAddress(SimCluster.address(2), 7300)).await()) {
+                listener.accept().await().stream().recv(1).await();
+                throw new IllegalStateException("EIO: fail-stop");
+            }
+        });
+        cluster.start(answeringNode(3, 3));
+        SimNode leader = cluster.node(1);
+        ClusterNemesis nemesis = new ClusterNemesis(EnumSet.of(ClusterNemesis.Disturbance.ACK_THEN_LEADER_LOSS),
+                Duration.ofMillis(10), () -> leader.state() == SimNode.State.RUNNING ? 1 : ClusterNemesis.NO_LEADER,
+                checkedEvents(cluster));
+        runFor(ctx, nemesis::run, 300);
+        assertEquals(List.of(), problems, "events " + events);
+        assertTrue(saw("armed to crash once they answered"), "events " + events);
+        assertFalse(saw("after nodes [2] answered"), "node 2 never answered: " + events);
+        long failStopRestarts = events.stream().filter(line -> line.startsWith("nemesis: restart fail-stopped node 2 "))
+                .count();
+        assertEquals(failing.lifetime() - 1, failStopRestarts, "every restart of node 2 is a fail-stop's; events "
+                + events);
+        assertEquals(failStopRestarts, nemesis.restartsOfFailStopped(), "events " + events);
+    }
+
     @SimulationTest(seeds = 2, checkDeterminism = true)
     void answeredVoteWithNoContestStrikesNothing(Context ctx) {
         SimControl control = SimRunner.control(ctx);
