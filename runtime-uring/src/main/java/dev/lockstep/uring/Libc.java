@@ -155,6 +155,11 @@ final class Libc {
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG),
             Linker.Option.firstVariadicArg(1));
+    // The same call as a critical function (no thread-state transition): see syscallCritical.
+    private static final MethodHandle SYSCALL_CRITICAL = downcall("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                    JAVA_LONG),
+            Linker.Option.firstVariadicArg(1), Linker.Option.critical(false));
     static final MethodHandle OPEN = errnoReturning("open",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
             Linker.Option.firstVariadicArg(2));
@@ -376,6 +381,24 @@ final class Libc {
     static long syscallUncaptured(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
         try {
             return (long) SYSCALL_UNCAPTURED.invokeExact(number, a1, a2, a3, a4, a5, a6);
+        } catch (Throwable thrown) {
+            throw propagate(thrown);
+        }
+    }
+
+    /**
+     * {@link #syscallUncaptured} as a critical downcall ({@link Linker.Option#critical}): the thread stays in the
+     * JVM's Java state for the call, so the downcall makes none of the transitions to native and back (its stub was
+     * about 4 % of a warm page-cache read's samples under perf), and no safepoint can begin until the call returns.
+     * Only for a call that cannot wait, returns within microseconds whatever it is asked and never calls back into
+     * the JVM: a {@code preadv2(RWF_NOWAIT)} of at most {@code PageCacheRead.CRITICAL_MAX_BYTES} into native
+     * memory, which copies what the page cache holds or answers {@code EAGAIN} at once.
+     *
+     * @return the result, or {@code -1}
+     */
+    static long syscallCritical(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
+        try {
+            return (long) SYSCALL_CRITICAL.invokeExact(number, a1, a2, a3, a4, a5, a6);
         } catch (Throwable thrown) {
             throw propagate(thrown);
         }

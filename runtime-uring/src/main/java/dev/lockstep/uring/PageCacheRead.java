@@ -23,10 +23,22 @@ import java.lang.foreign.MemorySegment;
  * byte count. What a miss pays is one more {@code preadv2} that finds the same pages missing, before the ring's
  * read that waits for the device anyway.
  *
+ * <p>A read of up to {@value #CRITICAL_MAX_BYTES} bytes is asked as a critical downcall
+ * ({@link Libc#syscallCritical}): it cannot wait (that is what {@code RWF_NOWAIT} asks), and its copy into the
+ * worker's native memory is a few microseconds at most, so the transitions to native and back that an ordinary
+ * downcall makes would be most of the Java side's cost of a read the page cache answers.
+ *
  * <p>Threads: the owning ring's thread only (or a fiber of its worker, on it), which the ring checks; the one
  * {@code struct iovec} is reused by every call.
  */
 final class PageCacheRead {
+    /**
+     * The largest read asked as a critical downcall ({@link Libc#syscallCritical}): the copy of 64 KiB from the page
+     * cache takes a few microseconds, which is how long the JVM's next safepoint may wait for it. A larger read
+     * goes through the ordinary downcall.
+     */
+    static final int CRITICAL_MAX_BYTES = 64 * 1024;
+
     /** The one {@code struct iovec}: base and length. */
     private final MemorySegment readVector;
     private final MemorySegment callState;
@@ -47,8 +59,10 @@ final class PageCacheRead {
         readVector.set(JAVA_LONG, 8, length);
         // On 64-bit targets the offset goes whole in pos_l; pos_h is 0. Uncaptured first, see above: only a
         // failure needs errno (EAGAIN, or the EOPNOTSUPP/EINVAL after which the engine stops asking).
-        long read = Libc.syscallUncaptured(Libc.SYS_PREADV2, fd, readVector.address(), 1, offset, 0,
-                Libc.RWF_NOWAIT);
+        long read = length <= CRITICAL_MAX_BYTES
+                ? Libc.syscallCritical(Libc.SYS_PREADV2, fd, readVector.address(), 1, offset, 0, Libc.RWF_NOWAIT)
+                : Libc.syscallUncaptured(Libc.SYS_PREADV2, fd, readVector.address(), 1, offset, 0,
+                        Libc.RWF_NOWAIT);
         if (read != -1) {
             return (int) read;
         }
