@@ -15,6 +15,7 @@ import dev.lockstep.sim.Outcome;
 import dev.lockstep.sim.Recovered;
 import dev.lockstep.sim.SimConfig;
 import dev.lockstep.sim.SimRunner;
+import dev.lockstep.sim.StorageFaults;
 import dev.lockstep.uring.UringRunner;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -208,6 +209,27 @@ class KvStoreTest {
                     assertArrayEquals(b("v" + i), store.get(b("rolled" + i)), "rolled" + i);
                 }
                 assertNull(store.get(b("after")), "acknowledged within the last second, never synced: lost");
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void aFailedOnceASecondSyncPoisonsTheStoreAndLaterWritesSayWhy() {
+        KvOptions options = KvOptions.defaults("kv").withDurability(KvOptions.Durability.SYNC_EVERY_SECOND);
+        SimRunner.seeded(7).start(ctx -> {
+            try (KvStore store = KvStore.open(ctx, options)) {
+                store.put(b("a"), b("1"));
+                // Every sync from now on fails: the first once-a-second one, a second after the store opened.
+                SimRunner.control(ctx).storageFaults(StorageFaults.builder().syncRate(1).build());
+                ctx.sleep(Duration.ofMillis(1_500));
+                assertTrue(store.isPoisoned(), "the failed sync poisoned the store");
+                assertEquals(0, store.stats().syncs(), "no sync completed");
+                StoreUnavailableException refused = assertThrows(StoreUnavailableException.class,
+                        () -> store.put(b("b"), b("2")));
+                assertTrue(refused.getMessage().contains(String.valueOf(store.failure().getMessage())),
+                        refused.getMessage());
+                assertThrows(StoreUnavailableException.class, () -> store.get(b("a")));
             }
             return null;
         });
