@@ -94,7 +94,7 @@ class NemesisForThisRunTest {
         });
         IllegalStateException refused = assertThrows(IllegalStateException.class, () -> SimRunner.seeded(2).start(
                 ctx -> NemesisStrategy.forThisRun(first[0], NemesisStrategy.UNIFORM)));
-        assertNotNull(refused.getMessage());
+        assertTrue(refused.getMessage().contains("SimRunner.control"), refused.getMessage());
     }
 
     /** Every choice passed through withoutHooks makes a nemesis for a protocol that gives none. */
