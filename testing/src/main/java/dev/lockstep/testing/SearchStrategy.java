@@ -274,7 +274,9 @@ public abstract sealed class SearchStrategy {
      * seeds in sixteen), with the two-step strikes too ({@link NemesisStrategy#STRIKES}, three in sixteen), the
      * placed strikes alone ({@link NemesisStrategy#PLACED}, three in sixteen), the vote strike alone
      * ({@link NemesisStrategy#VOTES}, three in sixteen) or a swarm of them ({@link NemesisStrategy#SWARM}, one in
-     * four). Its own draws come from a generator of the seed's, never the run's.
+     * four). Its own draws come from a generator of the seed's, never the run's. A start that already names a
+     * nemesis ({@link SearchSettings#nemesis()}, e.g. a replay's or a caller's) keeps it unchanged, with or without a
+     * cluster: only a nemesis drawn here is refined; without a cluster and without a start's nemesis, none.
      */
     private static final class Combined extends SearchStrategy {
         private final SearchStrategy points = new FaultPointSwarm();
@@ -295,18 +297,22 @@ public abstract sealed class SearchStrategy {
             // The scoreboard's figures were measured with these draws, in this order: a change re-measures them.
             java.util.SplittableRandom choices = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L
                     + 0x434F4DL);
-            NemesisStrategy nemesis = !cluster ? start.nemesis()
+            // A cluster's seed draws its nemesis even when the start has one, so that its priorities are the same.
+            NemesisStrategy drawn = !cluster ? null
                     : choices.nextInt(4) == 0 ? NemesisStrategy.SWARM : NemesisStrategy.TARGETED;
             if (choices.nextInt(4) == 0) {
                 settings = priorities.settingsFor(seed, settings);
             }
-            if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
-                // Drawn last, so a seed's targeted or swarm choice and its priorities do not depend on it.
-                nemesis = choices.nextInt(2) == 0 ? NemesisStrategy.PLACED : NemesisStrategy.STRIKES;
-            } else if (nemesis == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
-                nemesis = NemesisStrategy.VOTES;
+            if (start.nemesis() != null || drawn == null) {
+                return settings.withNemesis(start.nemesis());   // the caller's choice, as it is
             }
-            return settings.withNemesis(nemesis);
+            if (drawn == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
+                // Drawn last, so a seed's targeted or swarm choice and its priorities do not depend on it.
+                drawn = choices.nextInt(2) == 0 ? NemesisStrategy.PLACED : NemesisStrategy.STRIKES;
+            } else if (drawn == NemesisStrategy.TARGETED && choices.nextInt(2) == 0) {
+                drawn = NemesisStrategy.VOTES;
+            }
+            return settings.withNemesis(drawn);
         }
     }
 

@@ -74,7 +74,7 @@ class SearchStrategyTest {
      * The default strategy finds what random seeds, priorities and fault points each find, within the budget their
      * tests above give the strategy that finds it, and its failures replay with every choice it made. (The guided
      * explorer's deep state is the one it leaves to {@code guided}: combined chooses each seed from the seed alone,
-     * and missed it in 3,000 runs, as random seeds do.)
+     * as random seeds do.)
      */
     @Test
     void combinedFindsWhatRandomPctAndFaultPointsFind() {
@@ -124,6 +124,25 @@ class SearchStrategyTest {
         }
         assertTrue(withPriorities > 50 && withPriorities < 150, "seeds with priorities: " + withPriorities);
         assertEquals(java.util.EnumSet.complementOf(java.util.EnumSet.of(NemesisStrategy.UNIFORM)), nemeses);
+    }
+
+    /**
+     * A nemesis the start already names is the caller's choice: combined keeps it as it is, with or without a
+     * cluster, and chooses the same fault points and priorities as for a start without one.
+     */
+    @Test
+    void combinedKeepsTheNemesisItsStartNames() {
+        SearchStrategy combined = SearchStrategy.named("combined");
+        for (long seed = 1; seed <= 200; seed++) {
+            SearchSettings drawn = combined.settingsFor(seed, SearchSettings.DEFAULT, true);
+            for (NemesisStrategy chosen : NemesisStrategy.values()) {
+                SearchSettings start = SearchSettings.DEFAULT.withNemesis(chosen);
+                assertEquals(drawn.withNemesis(chosen), combined.settingsFor(seed, start, true), "seed " + seed);
+                SearchSettings alone = combined.settingsFor(seed, start, false);
+                assertEquals(chosen, alone.nemesis(), "seed " + seed + " without a cluster");
+                assertEquals(combined.settingsFor(seed, SearchSettings.DEFAULT).withNemesis(chosen), alone);
+            }
+        }
     }
 
     @Test
