@@ -62,21 +62,33 @@ public enum NemesisStrategy {
      *
      * <p>{@link #STRIKES}, {@link #PLACED} and {@link #VOTES} strike through the protocol's hooks and are refused
      * without them ({@link #nemesis(long, Duration, IntSupplier, IntSupplier, Supplier, ClusterNemesis.VoteHook,
-     * Consumer)}); a test whose protocol gives no hooks passes the choice through {@link #withoutHooks()}. Any task
-     * of the run may call this, any number of times; it draws nothing from the run's generator.
+     * Consumer)}); a test whose protocol gives only some hooks passes the choice through {@link #usableWith} with
+     * them, one that gives none through {@link #withoutHooks()}. Any task of the run may call this, any number of
+     * times; it draws nothing from the run's generator.
+     *
+     * <p>The run's replay line ({@code nemesis=NAME}, {@link SearchSettings#replayText}) records the strategy's
+     * choice, which is what this returns; the nemesis that ran is that choice as the test adapted it, e.g.
+     * {@code targeted} for a line's {@code placed} passed through {@link #withoutHooks()}. The adaptation depends on
+     * the choice and the test's code alone, so the replay runs the same nemesis.
      *
      * @param ctx the context of a task of the run
      * @param fallback what the test runs when the strategy chose nothing
      * @return the run's choice, or {@code fallback}
      * @throws IllegalStateException in a {@code @SimulationTest} method without
-     *     {@link SimulationTest#clusterNemesis()}, for which no strategy chooses a nemesis, saying so; if {@code ctx}
+     *     {@link SimulationTest#clusterNemesis()}, for which no strategy chooses a nemesis, saying so, on both
+     *     runtimes (its runtime-uring run too); if {@code ctx}
      *     is a simulated task's context called from outside its simulation ({@link dev.lockstep.sim.SimRunner#control})
      */
     public static NemesisStrategy forThisRun(dev.lockstep.Context ctx, NemesisStrategy fallback) {
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(fallback, "fallback");
         if (ctx.digest().isEmpty()) {
-            return fallback; // a production runtime keeps no digest: not a simulated run, no search chose anything
+            // A production runtime keeps no digest: not a simulated run, no search chose anything.
+            String refusal = UringRefusal.current();
+            if (refusal != null) {
+                throw new IllegalStateException(refusal);
+            }
+            return fallback;
         }
         RunSettings.Told told = RunSettings.of(dev.lockstep.sim.SimRunner.control(ctx));
         if (told != null && told.refusal() != null) {
@@ -87,14 +99,46 @@ public enum NemesisStrategy {
 
     /**
      * This strategy for a protocol that gives the nemesis no hooks (no leader, election, contest or vote hook):
-     * {@link #TARGETED}, whose single-step disturbances then draw their targets, for {@link #STRIKES},
-     * {@link #PLACED} and {@link #VOTES}, which strike only through hooks and are refused without them; itself
-     * otherwise.
+     * {@link #usableWith} without any.
      *
      * @return the strategy to run
      */
     public NemesisStrategy withoutHooks() {
-        return this == STRIKES || this == PLACED || this == VOTES ? TARGETED : this;
+        return usableWith(null, null, null, null);
+    }
+
+    /**
+     * This strategy for a protocol that gives the nemesis these hooks (each may be null, as for {@link #nemesis(long,
+     * Duration, IntSupplier, IntSupplier, Supplier, ClusterNemesis.VoteHook, Consumer)}): itself if the hooks leave it
+     * some of its own disturbances (see the class doc: {@link #STRIKES} and {@link #PLACED} with a leader or a contest
+     * hook, {@link #VOTES} with the vote hook; {@link #UNIFORM}, {@link #TARGETED} and {@link #SWARM} always), else
+     * {@link #TARGETED}, whose single-step disturbances do without hooks. The strategy it returns never refuses these
+     * hooks. It draws nothing: the answer depends on this strategy and on which hooks are null alone, so a replay
+     * that passes the same hooks runs the same nemesis.
+     *
+     * @param leader the leader hook, or null
+     * @param election the election hook, or null
+     * @param contest the contest hook, or null
+     * @param votes the vote hook, or null
+     * @return the strategy to run with these hooks
+     */
+    public NemesisStrategy usableWith(IntSupplier leader, IntSupplier election, Supplier<ClusterNemesis.Contest> contest,
+            ClusterNemesis.VoteHook votes) {
+        if (this == UNIFORM || this == SWARM) {
+            return this;
+        }
+        return new NemesisHooks(leader, election, contest, votes).usable(own()).isEmpty() ? TARGETED : this;
+    }
+
+    /** The disturbances that make a {@link ClusterNemesis} strategy what it is; not for {@link #UNIFORM} or swarm. */
+    private EnumSet<ClusterNemesis.Disturbance> own() {
+        return switch (this) {
+            case TARGETED -> EnumSet.copyOf(ClusterNemesis.SINGLE_STEP);
+            case STRIKES -> EnumSet.copyOf(ClusterNemesis.STRIKES);
+            case PLACED -> EnumSet.copyOf(ClusterNemesis.PLACED);
+            case VOTES -> EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES);
+            default -> throw new IllegalStateException(this + " makes no cluster nemesis of its own set");
+        };
     }
 
     /**
@@ -181,13 +225,7 @@ public enum NemesisStrategy {
         if (this == SWARM) {
             return ClusterNemesis.swarm(seed, meanPause, hooks.leader(), hooks.election(), events);
         }
-        EnumSet<ClusterNemesis.Disturbance> own = switch (this) {
-            case TARGETED -> EnumSet.copyOf(ClusterNemesis.SINGLE_STEP);
-            case STRIKES -> EnumSet.copyOf(ClusterNemesis.STRIKES);
-            case PLACED -> EnumSet.copyOf(ClusterNemesis.PLACED);
-            case VOTES -> EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES);
-            default -> throw new IllegalStateException(this + " makes no cluster nemesis");
-        };
+        EnumSet<ClusterNemesis.Disturbance> own = own();
         EnumSet<ClusterNemesis.Disturbance> usable = hooks.usable(own);
         if (usable.isEmpty()) {
             throw new IllegalArgumentException("nemesis strategy " + cliName() + ": " + hooks.refusal(own));

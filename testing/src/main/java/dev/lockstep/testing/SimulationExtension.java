@@ -257,14 +257,20 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
     static Object invoke(Method method, Object target, Context ctx, Simulations.Plan plan, long seed)
             throws Exception {
         SimControl control = SimRunner.control(ctx);
-        if (!method.getAnnotation(SimulationTest.class).clusterNemesis()) {
-            RunSettings.refuseNemesis(control, "NemesisStrategy.forThisRun in " + method.getName() + ", whose"
-                    + " @SimulationTest does not say clusterNemesis = true: no search strategy chooses a nemesis for"
-                    + " it; add clusterNemesis = true");
+        String refusal = nemesisRefusal(method);
+        if (refusal != null) {
+            RunSettings.refuseNemesis(control, refusal);
         }
         int lifetime = control.restarts();
         SimulationInfo info = new SimulationInfo(seed, lifetime, lifetime == plan.crashes(), plan.faults(), true);
         return Runner.call(method, target, ctx, control, control.random(), info);
+    }
+
+    /** Why {@link NemesisStrategy#forThisRun} is refused in a run of {@code method}, on either runtime, or null. */
+    static String nemesisRefusal(Method method) {
+        return method.getAnnotation(SimulationTest.class).clusterNemesis() ? null : "NemesisStrategy.forThisRun in "
+                + method.getName() + ", whose @SimulationTest does not say clusterNemesis = true: no search strategy"
+                + " chooses a nemesis for it; add clusterNemesis = true";
     }
 
     /** A piece of work that may throw anything. */
@@ -434,8 +440,8 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             Path storage = Files.createTempDirectory("lockstep-test-");
             try {
                 SimulationInfo info = new SimulationInfo(seed, 0, true, FaultConfig.NONE, false);
-                UringRun.start(test.workers(), storage,
-                        ctx -> call(method, target, ctx, null, new SplittableRandom(seed), info));
+                UringRefusal.during(nemesisRefusal(method), () -> UringRun.start(test.workers(), storage,
+                        ctx -> call(method, target, ctx, null, new SplittableRandom(seed), info)));
             } catch (RuntimeException | Error failure) {
                 throw new AssertionError("the runtime-uring run of " + method.getName() + " failed: " + failure,
                         failure);

@@ -1,5 +1,6 @@
 package dev.lockstep.testing;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -100,14 +101,63 @@ class NemesisForThisRunTest {
     /** Every choice passed through withoutHooks makes a nemesis for a protocol that gives none. */
     @Test
     void withoutHooksMakesEveryChoiceRunnableWithoutHooks() {
+        NemesisHooks none = new NemesisHooks(null, null, null, null);
         for (NemesisStrategy strategy : NemesisStrategy.values()) {
             NemesisStrategy runnable = strategy.withoutHooks();
-            assertNotNull(runnable.nemesis(1, Duration.ofMillis(10), null, null, null, null, event -> { }));
+            assertDoesNotThrow(() -> runnable.nemesis(1, Duration.ofMillis(10), null, null, null, null, event -> { }),
+                    strategy.cliName());
             boolean refusedAlone = strategy != runnable;
             if (refusedAlone) {
                 assertEquals(NemesisStrategy.TARGETED, runnable);
                 assertThrows(IllegalArgumentException.class,
                         () -> strategy.nemesis(1, Duration.ofMillis(10), null, null, null, null, event -> { }));
+            }
+            if (runnable == NemesisStrategy.TARGETED) {
+                java.util.EnumSet<ClusterNemesis.Disturbance> blind = java.util.EnumSet.copyOf(
+                        ClusterNemesis.SINGLE_STEP);
+                blind.remove(ClusterNemesis.Disturbance.ELECTION);
+                assertEquals(blind, runnable.clusterNemesis(1, Duration.ofMillis(10), none, event -> { })
+                        .disturbances(), strategy.cliName());
+            }
+        }
+        assertEquals(java.util.List.of(NemesisStrategy.UNIFORM, NemesisStrategy.TARGETED, NemesisStrategy.SWARM,
+                NemesisStrategy.TARGETED, NemesisStrategy.TARGETED, NemesisStrategy.TARGETED),
+                java.util.Arrays.stream(NemesisStrategy.values()).map(NemesisStrategy::withoutHooks).toList());
+    }
+
+    /**
+     * A protocol with some hooks keeps every choice those hooks leave some of its own disturbances: a leader hook
+     * alone keeps strikes and placed, a contest hook alone too, and only the vote hook keeps votes; what usableWith
+     * returns always builds with the same hooks.
+     */
+    @Test
+    void usableWithKeepsEveryChoiceTheGivenHooksServe() {
+        java.util.function.IntSupplier leader = () -> 1;
+        java.util.function.IntSupplier election = () -> 2;
+        java.util.function.Supplier<ClusterNemesis.Contest> contest = () -> null;
+        ClusterNemesis.VoteHook votes = listener -> { };
+        assertEquals(NemesisStrategy.STRIKES, NemesisStrategy.STRIKES.usableWith(leader, null, null, null));
+        assertEquals(NemesisStrategy.PLACED, NemesisStrategy.PLACED.usableWith(leader, null, null, null));
+        assertEquals(NemesisStrategy.PLACED, NemesisStrategy.PLACED.usableWith(null, null, contest, null));
+        assertEquals(NemesisStrategy.TARGETED, NemesisStrategy.PLACED.usableWith(null, election, null, votes));
+        assertEquals(NemesisStrategy.TARGETED, NemesisStrategy.VOTES.usableWith(leader, election, contest, null));
+        assertEquals(NemesisStrategy.VOTES, NemesisStrategy.VOTES.usableWith(null, null, null, votes));
+        for (int mask = 0; mask < 16; mask++) {
+            java.util.function.IntSupplier l = (mask & 1) != 0 ? leader : null;
+            java.util.function.IntSupplier e = (mask & 2) != 0 ? election : null;
+            java.util.function.Supplier<ClusterNemesis.Contest> c = (mask & 4) != 0 ? contest : null;
+            ClusterNemesis.VoteHook v = (mask & 8) != 0 ? votes : null;
+            for (NemesisStrategy strategy : NemesisStrategy.values()) {
+                NemesisStrategy runnable = strategy.usableWith(l, e, c, v);
+                assertDoesNotThrow(() -> runnable.nemesis(1, Duration.ofMillis(10), l, e, c, v, event -> { }),
+                        strategy + " with hooks " + mask);
+                boolean builds = true;
+                try {
+                    strategy.nemesis(1, Duration.ofMillis(10), l, e, c, v, event -> { });
+                } catch (IllegalArgumentException refused) {
+                    builds = false;
+                }
+                assertEquals(builds ? strategy : NemesisStrategy.TARGETED, runnable, strategy + " with hooks " + mask);
             }
         }
     }
@@ -145,6 +195,57 @@ class NemesisForThisRunTest {
             assertTrue(!seed.failure().getMessage().contains("nemesis="), seed.failure().getMessage());
         }
         assertEquals(0, RunSettings.bound());
+    }
+
+    /**
+     * The runtime-uring run of a method that did not say it has a cluster is refused as its simulated runs are, from
+     * the root task and from a task it spawned, with the same message.
+     */
+    @Test
+    void itsRuntimeUringRunIsRefusedAsItsSimulatedRunsAre() {
+        Launch launch = Launch.run(Map.of(SweepSettings.STRATEGY, "combined"),
+                selectClass(AsksUnannouncedEverywhere.class));
+        assertEquals(List.of("seed 1", "runtime-uring"), launch.names());
+        String simulated = launch.finished.get(0).failure().getMessage();
+        assertTrue(simulated.contains("add clusterNemesis = true"), simulated);
+        Launch.Finished uring = launch.finished.get(1);
+        assertEquals(TestExecutionResult.Status.FAILED, uring.status(), uring.name());
+        Throwable cause = uring.failure();
+        while (cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        assertEquals(IllegalStateException.class, cause.getClass(), uring.failure().toString());
+        assertTrue(simulated.contains(cause.getMessage()), cause.getMessage());
+        assertEquals(List.of("root refused", "child refused"), AsksUnannouncedEverywhere.REFUSED);
+    }
+
+    /** Asks for a nemesis without saying it has a cluster, on both runtimes (run through the launcher only). */
+    static final class AsksUnannouncedEverywhere {
+        static final List<String> REFUSED = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @SimulationTest(seeds = 1, uring = true)
+        void asks(Context ctx, SimulationInfo run) {
+            if (run.simulated()) {
+                NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM);
+                return;
+            }
+            REFUSED.clear();
+            String child = ctx.child("controller").spawn(c -> {
+                try {
+                    NemesisStrategy.forThisRun(c, NemesisStrategy.UNIFORM);
+                    return "child told";
+                } catch (IllegalStateException refused) {
+                    return "child refused";
+                }
+            }).await();
+            try {
+                NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM);
+                REFUSED.addAll(List.of("root told", child));
+            } catch (IllegalStateException refused) {
+                REFUSED.addAll(List.of("root refused", child));
+                throw refused;
+            }
+        }
     }
 
     /** Asks for a nemesis without saying it has a cluster (run through the launcher only). */
