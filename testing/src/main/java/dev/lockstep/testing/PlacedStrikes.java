@@ -108,22 +108,41 @@ final class PlacedStrikes {
         ctx.sleep(outage);
         // The acknowledgers are back now, so they leave down: the nemesis has only the leader left to bring back (and
         // an acknowledger that fail-stopped since, which it restarts as a fail-stop).
+        List<SimNode> back = new ArrayList<>();
+        List<SimNode> failStopped = new ArrayList<>();
         for (SimNode node : armed) {
             if (crashed(node)) {
                 node.restart();
                 down.remove(node);
+                back.add(node);
             } else if (node.state() != SimNode.State.DOWN) {
                 down.remove(node);
+                back.add(node);
+            } else {
+                failStopped.add(node);
             }
         }
         // The leader stays down for at least two mean pauses, longer than an election among the others takes when
         // the mean pause is of the order of the protocol's election timeout.
         Duration leaderDown = length.plus(meanPause.multipliedBy(2));
-        events.accept((leaderLost ? "power loss of leader node " + leading.id() : "leader node " + leading.id()
-                + " already down") + " after nodes " + NetworkSplit.ids(armed) + " answered; they are back after "
-                + outage.toMillis() + " ms" + (leaderLost ? ", the leader after " + leaderDown.toMillis() + " ms"
-                : ""));
+        events.accept(answeredLine(leading.id(), leaderLost, NetworkSplit.ids(armed), NetworkSplit.ids(back),
+                NetworkSplit.ids(failStopped), outage, leaderDown));
         ctx.sleep(leaderDown);
+    }
+
+    /**
+     * The line of one {@link ClusterNemesis.Disturbance#ACK_THEN_LEADER_LOSS}: which acknowledgers are back after
+     * the outage, and apart from them those that fail-stopped instead and stay down until the nemesis restarts them
+     * as fail-stops.
+     */
+    static String answeredLine(int leader, boolean leaderLost, List<Integer> armed, List<Integer> back,
+            List<Integer> failStopped, Duration outage, Duration leaderDown) {
+        String acknowledgers = failStopped.isEmpty() ? "they are back after " + outage.toMillis() + " ms"
+                : (back.isEmpty() ? "" : "nodes " + back + " are back after " + outage.toMillis() + " ms, ")
+                        + "nodes " + failStopped + " fail-stopped and stay down";
+        return (leaderLost ? "power loss of leader node " + leader : "leader node " + leader + " already down")
+                + " after nodes " + armed + " answered; " + acknowledgers
+                + (leaderLost ? ", the leader after " + leaderDown.toMillis() + " ms" : "");
     }
 
     /**
