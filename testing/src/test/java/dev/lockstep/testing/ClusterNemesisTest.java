@@ -1,5 +1,6 @@
 package dev.lockstep.testing;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -149,30 +150,44 @@ class ClusterNemesisTest {
                     while (true) {
                         asking.sleep(Duration.ofMillis(1));
                         try {
-                            asking.timeout(Duration.ofMillis(5), () -> {
-                                try (Connection connection = asking.dial(address).await()) {
-                                    connection.sink().send(new byte[] {0}).await();
-                                    return connection.stream().recv(1).await();
-                                }
-                            });
+                            ask(asking, address);
                         } catch (dev.lockstep.LockstepException downOrCut) {
                             // Asked again a millisecond later.
                         }
                     }
                 });
             }
-            try (Listener listener = c.bind(new InetSocketAddress(SimCluster.address(self), 7300)).await()) {
-                while (true) {
-                    Connection asker = listener.accept().await();
-                    try (asker) {
-                        asker.stream().recv(1).await();
-                        asker.sink().send(new byte[] {1}).await();
-                    } catch (dev.lockstep.LockstepException askerGone) {
-                        // The next asker is served.
-                    }
+            return answer(c, self, () -> { });
+        };
+    }
+
+    /**
+     * Serves the scripted protocol's requests on {@code self}'s port until the node goes: reads each request's one
+     * byte, runs {@code beforeAnswer}, answers with one byte.
+     */
+    private static Void answer(Context c, int self, Runnable beforeAnswer) {
+        try (Listener listener = c.bind(new InetSocketAddress(SimCluster.address(self), 7300)).await()) {
+            while (true) {
+                Connection asker = listener.accept().await();
+                try (asker) {
+                    asker.stream().recv(1).await();
+                    beforeAnswer.run();
+                    asker.sink().send(new byte[] {1}).await();
+                } catch (dev.lockstep.LockstepException askerGone) {
+                    // The next asker is served.
                 }
             }
-        };
+        }
+    }
+
+    /** Sends one request of the scripted protocol to {@code address} and waits up to 5 ms for its answer. */
+    private static byte[] ask(Context c, InetSocketAddress address) {
+        return c.timeout(Duration.ofMillis(5), () -> {
+            try (Connection connection = c.dial(address).await()) {
+                connection.sink().send(new byte[] {0}).await();
+                return connection.stream().recv(1).await();
+            }
+        });
     }
 
     @SimulationTest(seeds = 3, checkDeterminism = true)
@@ -322,20 +337,11 @@ class ClusterNemesisTest {
      */
     private Task<Void> voter(int self) {
         return c -> {
-            try (Listener listener = c.bind(new InetSocketAddress(SimCluster.address(self), 7300)).await()) {
-                while (true) {
-                    Connection asker = listener.accept().await();
-                    try (asker) {
-                        asker.stream().recv(1).await();
-                        if (voteListener != null) {
-                            voteListener.accept(new ClusterNemesis.Vote(self, 1, 7));
-                        }
-                        asker.sink().send(new byte[] {1}).await();
-                    } catch (dev.lockstep.LockstepException askerGone) {
-                        // The next asker is served.
-                    }
+            return answer(c, self, () -> {
+                if (voteListener != null) {
+                    voteListener.accept(new ClusterNemesis.Vote(self, 1, 7));
                 }
-            }
+            });
         };
     }
 
@@ -360,13 +366,7 @@ class ClusterNemesisTest {
         for (int ask = 0; ask < 40; ask++) {
             ctx.sleep(Duration.ofMillis(2));
             try {
-                ctx.timeout(Duration.ofMillis(5), () -> {
-                    try (Connection connection = ctx.dial(new InetSocketAddress(SimCluster.address(2), 7300))
-                            .await()) {
-                        connection.sink().send(new byte[] {0}).await();
-                        return connection.stream().recv(1).await();
-                    }
-                });
+                ask(ctx, new InetSocketAddress(SimCluster.address(2), 7300));
                 leading[0] = 1;
                 events.add("test: vote received");
             } catch (dev.lockstep.LockstepException downOrCut) {
@@ -440,10 +440,12 @@ class ClusterNemesisTest {
             assertTrue(refused.getMessage().startsWith("nemesis strategy votes: votes (GRANTED_VOTES) needs the vote"
                     + " hook"), refused.getMessage());
         }
-        assertTrue(NemesisStrategy.VOTES.nemesis(1, pause, () -> 1, () -> 1, () -> null, listener -> { },
-                e -> { }) != null, "with the hook it builds");
+        assertDoesNotThrow(() -> NemesisStrategy.VOTES.nemesis(1, pause, () -> 1, () -> 1, () -> null,
+                listener -> { }, e -> { }), "with the hook it builds");
+        assertEquals(EnumSet.of(ClusterNemesis.Disturbance.GRANTED_VOTES), NemesisStrategy.VOTES.clusterNemesis(1,
+                pause, new NemesisHooks(() -> 1, () -> 1, () -> null, listener -> { }), e -> { }).disturbances());
         for (NemesisStrategy other : EnumSet.complementOf(EnumSet.of(NemesisStrategy.VOTES))) {
-            assertTrue(other.nemesis(1, pause, () -> 1, e -> { }) != null, other + " needs no vote hook");
+            assertDoesNotThrow(() -> other.nemesis(1, pause, () -> 1, e -> { }), other + " needs no vote hook");
         }
     }
 
@@ -875,8 +877,8 @@ class ClusterNemesisTest {
                 assertEquals(hookedLessElection, blind.disturbances(), "seed " + seed + ": the same draws");
             }
         }
-        // What seeds drew before an election hook was required, for a protocol with every hook (the Raft): a seed
-        // aimed at the leader keeps its election strikes; one that is not loses them and nothing else.
+        // What seeds draw for a protocol with every hook (the Raft): a seed aimed at the leader has its election
+        // strikes; one that is not has none, and the rest of its draws as an aimed seed would have them.
         assertEquals(EnumSet.of(ClusterNemesis.Disturbance.CRASH, ClusterNemesis.Disturbance.KILL,
                 ClusterNemesis.Disturbance.ISOLATE, ClusterNemesis.Disturbance.ELECTION),
                 ClusterNemesis.swarm(1, pause, () -> 1, () -> 2, e -> { }).disturbances());
@@ -888,7 +890,7 @@ class ClusterNemesisTest {
                 ClusterNemesis.Disturbance.SPLIT, ClusterNemesis.Disturbance.POWER_LOSS_ALL,
                 ClusterNemesis.Disturbance.LONG_ISOLATE),
                 ClusterNemesis.swarm(5, pause, () -> 1, () -> 2, e -> { }).disturbances(), "unaimed seed 5 drew"
-                + " ELECTION too, which struck nothing");
+                + " ELECTION too, which it leaves out");
     }
 
     /** A disturbance that needs a hook, and how the refusal names both. */
@@ -969,7 +971,7 @@ class ClusterNemesisTest {
         NemesisHooks none = new NemesisHooks(null, null, null, null);
         EnumSet<ClusterNemesis.Disturbance> strikes = EnumSet.copyOf(ClusterNemesis.SINGLE_STEP);
         strikes.addAll(ClusterNemesis.STRIKES);
-        // Given every hook (the Raft), each strategy has its whole set, as before hooks were checked.
+        // Given every hook (the Raft), each strategy has its whole set.
         assertEquals(ClusterNemesis.SINGLE_STEP, NemesisStrategy.TARGETED.clusterNemesis(1, pause, every, e -> { })
                 .disturbances());
         assertEquals(strikes, NemesisStrategy.STRIKES.clusterNemesis(1, pause, every, e -> { }).disturbances());
@@ -1009,8 +1011,12 @@ class ClusterNemesisTest {
         // The strategies a protocol without hooks may use all build.
         for (NemesisStrategy strategy : List.of(NemesisStrategy.UNIFORM, NemesisStrategy.TARGETED,
                 NemesisStrategy.SWARM)) {
-            assertTrue(strategy.nemesis(1, pause, null, e -> { }) != null, strategy.cliName());
+            assertDoesNotThrow(() -> strategy.nemesis(1, pause, null, e -> { }), strategy.cliName());
         }
+        Set<ClusterNemesis.Disturbance> swarm = NemesisStrategy.SWARM.clusterNemesis(1, pause, none, e -> { })
+                .disturbances();
+        assertFalse(swarm.isEmpty());
+        assertFalse(swarm.contains(ClusterNemesis.Disturbance.ELECTION), swarm.toString());
     }
 
     @Test
