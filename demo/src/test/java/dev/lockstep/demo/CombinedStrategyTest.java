@@ -13,14 +13,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The demo's {@code combined} strategy is the testing module's, and chooses for every seed exactly the run the
- * scoreboard measured (SCOREBOARD.md): its replay lines of seeds 1 to 2,000 are those of the draw code the
- * scoreboard ran with, kept here as it was.
+ * The demo's {@code combined} strategy is the testing module's, and chooses for every seed the spec the scoreboard
+ * measured (SCOREBOARD.md): its replay lines of seeds 1 to 2,000 are those of the scoreboard's draw code, kept here
+ * in {@link #measured}. The lines, not every run: a {@code swarm} seed whose swarm is not aimed at the leader has no
+ * {@link dev.lockstep.testing.ClusterNemesis.Disturbance#ELECTION} ({@link dev.lockstep.testing.ClusterNemesis#swarm}
+ * draws it only with an election hook), so such a seed that drew it runs differently from the run measured.
  */
 class CombinedStrategyTest {
     private static final long SEEDS = 2_000;
 
-    /** The demo's combined strategy as the scoreboard's figures were measured, before the testing module had it. */
+    /** The draws of the demo's combined strategy with which the scoreboard's figures were measured. */
     private static Scenario.Spec measured(long seed, Workload workload, InjectedBug bug) {
         Scenario.Spec points = SearchStrategy.FAULT_POINTS.spec(seed, workload, bug);
         SplittableRandom choices = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 0x434F4DL);
