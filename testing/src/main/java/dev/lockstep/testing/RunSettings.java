@@ -1,7 +1,8 @@
 package dev.lockstep.testing;
 
 import dev.lockstep.sim.SimControl;
-import java.util.HashMap;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -21,10 +22,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * simulation's thread would be woken by that thread, a hand-off from outside its simulation. A lifetime's entry is
  * added by its root task before the test's code runs (so every task of the lifetime, all spawned after it, sees it)
  * and removed by the thread that started the lifetime once {@code start} returned (that thread ran the root task,
- * which set {@link Binding}'s control, earlier), so the map holds only the lifetimes running now. {@link SimControl} keeps {@link Object}'s identity equality: one entry per lifetime.
+ * which set {@link Binding}'s control, earlier), so the map holds only the lifetimes running now. The map compares
+ * its keys by identity ({@link IdentityHashMap}), whatever {@link SimControl}'s own equality: one entry per lifetime.
  */
 final class RunSettings {
-    private static final AtomicReference<Map<SimControl, Told>> RUNNING = new AtomicReference<>(Map.of());
+    private static final AtomicReference<Map<SimControl, Told>> RUNNING =
+            new AtomicReference<>(Collections.unmodifiableMap(new IdentityHashMap<>()));
 
     private RunSettings() {
     }
@@ -92,13 +95,13 @@ final class RunSettings {
     private static void update(SimControl control, Told told) {
         while (true) {
             Map<SimControl, Told> before = RUNNING.get();
-            Map<SimControl, Told> after = new HashMap<>(before);
+            Map<SimControl, Told> after = new IdentityHashMap<>(before);
             if (told == null) {
                 after.remove(control);
             } else {
                 after.put(control, told);
             }
-            if (RUNNING.compareAndSet(before, Map.copyOf(after))) {
+            if (RUNNING.compareAndSet(before, Collections.unmodifiableMap(after))) {
                 return;
             }
         }

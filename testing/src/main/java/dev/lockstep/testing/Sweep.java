@@ -27,13 +27,15 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * behind it. At most {@code threads} simulations are alive at once and at most {@code 4 * threads} later seeds'
  * results wait for JUnit (a digest or a failure each), so memory stays bounded however many seeds there are.
  *
- * <h2>Nothing shared</h2>
+ * <h2>What is shared</h2>
  * Each run gets its own simulator (a seed's run depends on its seed alone, so its verdict and digest are those of
  * the same seed run alone) and its own instance of the test class made as JUnit makes one ({@link FreshInstance}:
  * constructor, {@code @BeforeEach}, the method, {@code @AfterEach}, all on the run's thread). JUnit's own instance for
  * the invocation, made when JUnit reaches it, is left unused; the extension skips its {@code @BeforeEach} and
  * {@code @AfterEach} methods, so they run once per seed, on the instance the seed runs on. Classes for which that is
  * not the same as JUnit's one-at-a-time sweep are told apart before any run ({@link FreshInstance#sharedBetweenRuns}).
+ * One thing is shared: the process-wide table of what each running lifetime was told ({@link RunSettings}: the
+ * nemesis its strategy chose, or why it may not ask for one), where each run reads only its own lifetime's entry.
  *
  * <h2>What crosses threads</h2>
  * The threads take the runs from the pool's queue in the order they were handed over (seed order), so when JUnit
