@@ -263,6 +263,8 @@ final class CommitLine {
                 } else if (options.durability() == Durability.SYNC_BEFORE_ACK) {
                     log.sync();
                     batch.synced = true;
+                } else {
+                    store.awaitLaggingSync();
                 }
             }
         } catch (ClosedException | TimeoutException interrupted) {

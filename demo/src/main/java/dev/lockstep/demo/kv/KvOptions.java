@@ -75,9 +75,10 @@ public record KvOptions(String partition, long segmentBytes, int maxBatchBytes, 
         /** Each batch is synced before its writes are acknowledged: an acknowledged write survives any crash. */
         SYNC_BEFORE_ACK,
         /**
-         * Each batch is acknowledged once written, and the log is synced once a second: a crash may lose the
-         * writes of the last second, acknowledged or not (a kill of the process loses nothing: the page cache
-         * keeps them).
+         * Each batch is acknowledged once written, and a sync of the log starts every second; while one has run
+         * longer than a second, writes wait for it before they are acknowledged. A crash may lose the writes
+         * acknowledged since the last completed sync started: at most two seconds of them (a kill of the process
+         * loses nothing: the page cache keeps them).
          */
         SYNC_EVERY_SECOND
     }

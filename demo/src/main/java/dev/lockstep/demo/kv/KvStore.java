@@ -23,8 +23,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *   <li>{@link #put} and {@link #delete} return only once the record is durable (its batch's sync completed);
  *       a write that throws may or may not be in the log. With {@link Durability#SYNC_EVERY_SECOND} they return
- *       once the record is written, and a sync every second makes it durable: a crash may lose up to the last
- *       second of acknowledged writes (what Redis's {@code appendfsync everysec} promises).</li>
+ *       once the record is written, and a sync started every second makes it durable: every write
+ *       acknowledged before a sync started is durable once that sync ends, and while a sync has run longer
+ *       than a second no write is acknowledged until it ends. So a crash loses at most the writes acknowledged
+ *       in two seconds of the store's time: the second after the last sync that completed started, and the
+ *       first second of the sync after it (what Redis's {@code appendfsync everysec} bounds too, by holding
+ *       writes when an fsync lags).</li>
  *   <li>{@link #submitPut} starts a put without waiting for it, so that one caller can have many in flight (a
  *       pipelining client); they commit in the order submitted.</li>
  *   <li>{@link #get} sees exactly the acknowledged writes, in sequence order.</li>
@@ -60,8 +64,11 @@ public final class KvStore implements AutoCloseable {
     /** The name of the manifest blob. */
     public static final String MANIFEST = "MANIFEST";
 
-    /** How often {@link Durability#SYNC_EVERY_SECOND} syncs. */
-    private static final Duration SYNC_INTERVAL = Duration.ofSeconds(1);
+    /** How often {@link Durability#SYNC_EVERY_SECOND} starts a sync. */
+    private static final long SYNC_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
+
+    /** How long a sync of {@link Durability#SYNC_EVERY_SECOND} may run before writes wait for it to end. */
+    private static final long SYNC_LAG_LIMIT_NANOS = Duration.ofSeconds(1).toNanos();
 
     /**
      * What recovery found and did.
@@ -171,6 +178,10 @@ public final class KvStore implements AutoCloseable {
     private long gets;
     private long syncs;
     private long bytesAppended;
+    /** The syncer's sync in flight, completed when it ends however it ends; null while none runs. */
+    private OneShot<Void> syncEnded;
+    /** When the sync in flight started ({@link Context#monotonicNanos}). */
+    private long syncStartedNanos;
 
     private KvStore(Context ctx, KvOptions options) {
         this.spawner = ctx.child("kv");
@@ -321,19 +332,38 @@ public final class KvStore implements AutoCloseable {
     }
 
     /**
-     * The task of {@link Durability#SYNC_EVERY_SECOND}: once a second, writes every batch in line (an empty batch
-     * awaited in its turn, so that puts submitted and never awaited are written too), then syncs the log outside
-     * the commit's turn, so that writers go on appending and being acknowledged while the sync runs, as Redis's
-     * {@code appendfsync everysec} syncs on a thread of its own. Every write acknowledged before the sync started
-     * is durable when it ends ({@code SegmentLog.syncCurrent}). A failed sync poisons the store; ends when the
-     * store is closed or poisoned.
+     * The task of {@link Durability#SYNC_EVERY_SECOND}: starts a sync on fixed deadlines a second apart (at once
+     * when the previous sync ran past its deadline). A sync writes every batch in line (an empty batch awaited in
+     * its turn, so that puts submitted and never awaited are written too), then syncs the log outside the commit's
+     * turn, so that writers go on appending and being acknowledged while the sync runs, as Redis's
+     * {@code appendfsync everysec} syncs on a thread of its own. Every write acknowledged before the sync started is
+     * durable when it ends ({@code SegmentLog.syncCurrent}). Once the sync has run longer than
+     * {@link #SYNC_LAG_LIMIT_NANOS}, commits wait for it to end before they acknowledge ({@link #awaitLaggingSync}).
+     * A failed sync poisons the store; ends when the store is closed or poisoned.
      */
     private Void syncEverySecond(Context c) {
+        long deadline = c.monotonicNanos() + SYNC_INTERVAL_NANOS;
         while (true) {
-            c.sleep(SYNC_INTERVAL);
+            long wait = deadline - c.monotonicNanos();
+            if (wait > 0) {
+                c.sleep(Duration.ofNanos(wait));
+            }
+            OneShot<Void> ended = null;
+            boolean synced = false;
             try {
                 line.awaitCommit(line.enqueue(null));
+                // Published only after the syncer's own commit: a committer holding the turn never waits for a sync
+                // that waits for that turn.
+                ended = new OneShot<>();
+                lock.lock();
+                try {
+                    syncEnded = ended;
+                    syncStartedNanos = c.monotonicNanos();
+                } finally {
+                    lock.unlock();
+                }
                 log.syncCurrent();
+                synced = true;
             } catch (StoreUnavailableException closedOrPoisoned) {
                 return null;
             } catch (ClosedException | TimeoutException stopping) {
@@ -341,13 +371,55 @@ public final class KvStore implements AutoCloseable {
             } catch (RuntimeException failed) {
                 poison(failed);
                 return null;
-            }
-            lock.lock();
-            try {
-                syncs++;
             } finally {
-                lock.unlock();
+                if (ended != null) {
+                    lock.lock();
+                    try {
+                        syncEnded = null;
+                        if (synced) {
+                            syncs++;
+                        }
+                    } finally {
+                        lock.unlock();
+                    }
+                    // After the store's failure is set (a failed sync poisons it first): a held committer that
+                    // wakes sees it. A committer that looked before syncEnded was cleared holds this one-shot, and
+                    // get() on a completed one-shot returns at once: no wake-up is lost.
+                    ended.complete(null);
+                }
             }
+            deadline = Math.max(deadline + SYNC_INTERVAL_NANOS, c.monotonicNanos());
+        }
+    }
+
+    /**
+     * With {@link Durability#SYNC_EVERY_SECOND}, by the fiber holding the commit, before its batch is acknowledged:
+     * waits for the syncer's sync to end if it has run longer than {@link #SYNC_LAG_LIMIT_NANOS}, so that a stalled
+     * sync stops acknowledgements instead of letting unsynced acknowledged writes pile up.
+     *
+     * @throws StoreUnavailableException if the store was poisoned or closed meanwhile
+     */
+    void awaitLaggingSync() {
+        OneShot<Void> lagging = null;
+        lock.lock();
+        try {
+            if (syncEnded != null && spawner.monotonicNanos() - syncStartedNanos > SYNC_LAG_LIMIT_NANOS) {
+                lagging = syncEnded;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (lagging == null) {
+            return;
+        }
+        lagging.get().await();
+        lock.lock();
+        try {
+            if (failure != null) {
+                throw unavailable();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -473,11 +545,18 @@ public final class KvStore implements AutoCloseable {
         }
     }
 
+    /** Whether the every-second syncer has ended (true without one): so it has once {@link #close} returned. */
+    boolean syncerEnded() {
+        return syncer == null || syncer.isDone();
+    }
+
     /**
      * Stops taking writes, fails the writes no commit has taken yet (never acknowledged, so never in the log as far
-     * as their writers know), waits for the commit in flight, and closes every blob. Acknowledged writes are
-     * already durable, so there is no final sync; with {@link Durability#SYNC_EVERY_SECOND} the last second's
-     * writes are in the page cache, and a clean close does not sync them either (as a kill would not). Idempotent.
+     * as their writers know), stops the syncer of {@link Durability#SYNC_EVERY_SECOND} and waits for it and for the
+     * commit in flight, and closes every blob: once it returns, nothing of the store runs. Acknowledged writes are
+     * already durable, so there is no final sync; with {@link Durability#SYNC_EVERY_SECOND} the writes acknowledged
+     * since the last sync started are in the page cache, and a clean close does not sync them either (as a kill
+     * would not). Idempotent.
      */
     @Override
     public void close() {
@@ -492,16 +571,30 @@ public final class KvStore implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        if (running != null) {
-            try {
-                running.get().await();
-            } catch (ClosedException stopping) {
-                // The runtime is stopping: the commit's own I/O ends with it.
-            }
-        }
+        // The syncer may be syncing a segment, or about to, and a commit may be held waiting for its sync: aborted
+        // first, it ends its sync (which releases a held commit), and both must end before the blobs close under
+        // them. Its handle is done only once its body has ended (an abort stops it at its next await), so after
+        // the await it touches neither the store nor the log again.
         if (syncer != null) {
             syncer.abort();
         }
-        log.closeBlobs();
+        try {
+            if (running != null) {
+                try {
+                    running.get().await();
+                } catch (ClosedException stopping) {
+                    // The runtime is stopping: the commit's own I/O ends with it.
+                }
+            }
+            if (syncer != null) {
+                try {
+                    syncer.await();
+                } catch (ClosedException aborted) {
+                    // How an aborted syncer ends, or this fiber's own task is stopping.
+                }
+            }
+        } finally {
+            log.closeBlobs();
+        }
     }
 }

@@ -223,7 +223,9 @@ final class SegmentLog {
      * only by a sync of the committing batch) before it makes the next one current. So whichever segment the
      * read of {@code current} sees, the appends completed before the call are in it or in one synced already. An
      * append still in flight may or may not be covered. Leaves {@code unsynced} alone: the roll past this segment
-     * syncs it again, which costs no flush when nothing was written since.
+     * syncs it again, which costs no flush when nothing was written since. That roll's sync runs in the commit's
+     * turn and may wait behind this one when it is in flight on the same segment, so this sync does hold commits
+     * up then.
      *
      * @throws dev.lockstep.StorageException if the sync failed; the segment's open is poisoned (see {@link Blob})
      */

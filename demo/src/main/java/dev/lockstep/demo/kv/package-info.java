@@ -20,8 +20,11 @@
  * Puts and deletes are group-committed ({@code CommitLine}): a write joins the open batch; batches commit one at
  * a time, each as one write of all its records and one sync; a write is acknowledged, and becomes visible to
  * gets, only after its batch's sync completed. With {@code SYNC_EVERY_SECOND} a write is acknowledged once its
- * batch is written, and a syncer syncs the current segment once a second beside the commits, never holding them
- * up; a segment is synced before the log rolls past it, so the current one is all that can hold unsynced writes.
+ * batch is written, and a syncer starts a sync of the current segment every second beside the commits: writes
+ * go on being appended and acknowledged while it runs, for up to a second; once it has run longer, commits wait
+ * for it to end, so a crash loses at most two seconds of acknowledged writes. A segment is synced before the log
+ * rolls past it, so the current one is all that can hold unsynced writes; that roll's sync holds the commit's
+ * turn, and when the syncer's sync of the same segment is in flight it may wait behind it.
  * Recovery (on every open) reads the manifest, removes unlisted
  * segments, replays every listed segment into the in-memory index and truncates a torn tail of the last one,
  * durably, before the store accepts a write. A failed write or sync poisons the store
