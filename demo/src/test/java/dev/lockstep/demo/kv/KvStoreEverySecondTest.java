@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link KvOptions.Durability#SYNC_EVERY_SECOND} when syncs are slow: what a crash may lose, and a close while the
- * syncer's sync is in flight. Writes complete at submission and every request that waits (a sync among them) takes
- * exactly the latency each test gives, so the syncer's syncs run as long as the test says.
+ * syncer's sync is in flight. Every request that waits (a sync among them) takes exactly the latency each test
+ * gives, and the others complete at submission, so the syncer's syncs run as long as the test says.
  */
 class KvStoreEverySecondTest {
     private static final KvOptions EVERY_SECOND = KvOptions.defaults("kv")
@@ -31,15 +31,15 @@ class KvStoreEverySecondTest {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static SimConfig slowSyncs(long seed, long syncNanos) {
+    private static SimConfig slowSyncs(long seed, long syncNanos, int workers) {
         KernelBehavior kernel = KernelBehavior.DEFAULT.withInlineCompletionRate(1).withLatency(syncNanos, syncNanos);
-        return SimConfig.builder().seed(seed).kernelBehavior(kernel).crashPolicy(CrashPolicy.ALL_LOST)
+        return SimConfig.builder().seed(seed).workers(workers).kernelBehavior(kernel).crashPolicy(CrashPolicy.ALL_LOST)
                 .failOnLeaks(false).build();
     }
 
     @Test
     void closeDuringASlowSyncWaitsForTheSyncerToEnd() {
-        SimRunner.of(slowSyncs(11, 2_000_000_000L)).start(ctx -> {
+        SimRunner.of(slowSyncs(11, 2_000_000_000L, 1)).start(ctx -> {
             KvStore store = KvStore.open(ctx, EVERY_SECOND);
             store.put(b("a"), b("1"));
             // The syncer's first sync starts a second after the store opened and runs for two seconds.
@@ -56,8 +56,8 @@ class KvStoreEverySecondTest {
         });
     }
 
-    /** A put the writer saw acknowledged, and the count of completed syncs it read right after. */
-    private record Acked(int index, long syncsAfterAck) {
+    /** A put its writer saw acknowledged, and the count of completed syncs it read right after. */
+    private record Acked(String key, long syncsAfterAck) {
     }
 
     /** What a run saw before its crash. */
@@ -69,39 +69,43 @@ class KvStoreEverySecondTest {
         // Syncs take three seconds: without holding writes behind a lagging sync, a crash would lose every put
         // acknowledged during the whole last sync and the second before it.
         for (long seed = 1; seed <= 3; seed++) {
-            crashAndCheckTheBound(seed, EVERY_SECOND, 3_000_000_000L);
+            crashAndCheckTheBound(seed, EVERY_SECOND, 3_000_000_000L, 1);
         }
     }
 
     @Test
     void aCrashLosesAtMostTwoSecondsOfAcknowledgedPutsWhileSmallSegmentsRollDuringSyncs() {
-        // Segments of 4 KiB roll about once a second of puts, each roll syncing in the commit's turn while the
-        // syncer's own sync of the same segment may be in flight; syncs take 100 ms.
+        // Two workers, a writer on each; segments of 4 KiB roll about once a second of puts, each roll syncing in the
+        // commit's turn while the syncer's own sync of the same segment may be in flight; syncs take 100 ms.
         for (long seed = 4; seed <= 6; seed++) {
-            crashAndCheckTheBound(seed, EVERY_SECOND.withSegmentBytes(4096), 100_000_000L);
+            crashAndCheckTheBound(seed, EVERY_SECOND.withSegmentBytes(4096), 100_000_000L, 2);
         }
     }
 
     /**
-     * One writer puts every 10 ms, so at most 100 puts are acknowledged per second; the power goes at a time drawn
-     * from the seed. Every put acknowledged before a sync started survives once that sync completed: a put whose
+     * A writer on each of the simulation's workers puts every 10 ms, so at most 100 puts per writer are
+     * acknowledged per second; the power goes at a time drawn from the seed. Every put acknowledged before a sync started survives once that sync completed: a put whose
      * writer read {@code n} completed syncs after its acknowledgement is covered by sync {@code n + 2} at the latest
      * (sync {@code n + 1} may have started before it). And the acknowledged puts lost are at most two seconds' worth.
      */
-    private static void crashAndCheckTheBound(long seed, KvOptions options, long syncNanos) {
+    private static void crashAndCheckTheBound(long seed, KvOptions options, long syncNanos, int workers) {
         long crashAfterMillis = 9_000 + seed * 731 % 3_000;
-        Recovered<BeforeCrash> first = SimRunner.of(slowSyncs(seed, syncNanos)).startAndRecover(ctx -> {
+        Recovered<BeforeCrash> first = SimRunner.of(slowSyncs(seed, syncNanos, workers)).startAndRecover(ctx -> {
             KvStore store = KvStore.open(ctx, options);
-            // One fiber writes the list and the root reads it after the writer's last put: the simulator runs
-            // them on one thread, and the root copies it before the crash ends the run.
+            // The writers add to the list and the root copies it: the simulator runs every simulated worker's
+            // fibers on one thread, one step at a time.
             List<Acked> acked = new ArrayList<>();
-            ctx.child("writer").spawn(c -> {
-                for (int i = 0; ; i++) {
-                    store.put(b("k" + i), b("v" + i));
-                    acked.add(new Acked(i, store.stats().syncs()));
-                    c.sleep(Duration.ofMillis(10));
-                }
-            });
+            for (int w = 0; w < workers; w++) {
+                int writer = w;
+                ctx.child("writer" + w).spawnOn(w, c -> {
+                    for (int i = 0; ; i++) {
+                        String key = "w" + writer + "-" + i;
+                        store.put(b(key), b("v" + key));
+                        acked.add(new Acked(key, store.stats().syncs()));
+                        c.sleep(Duration.ofMillis(10));
+                    }
+                });
+            }
             ctx.sleep(Duration.ofMillis(crashAfterMillis));
             KvStore.Stats stats = store.stats();
             return new BeforeCrash(List.copyOf(acked), stats.syncs(), stats.segmentsRolled());
@@ -115,22 +119,22 @@ class KvStoreEverySecondTest {
             try (KvStore store = KvStore.open(ctx, options)) {
                 int missing = 0;
                 for (Acked put : before.acked()) {
-                    byte[] value = store.get(b("k" + put.index()));
+                    byte[] value = store.get(b(put.key()));
                     if (put.syncsAfterAck() + 2 <= before.syncs()) {
-                        assertArrayEquals(b("v" + put.index()), value, "seed " + seed + ": put " + put
+                        assertArrayEquals(b("v" + put.key()), value, "seed " + seed + ": put " + put
                                 + " was acknowledged before a sync that completed started; syncs before the crash: "
                                 + before.syncs());
                     }
                     if (value == null) {
                         missing++;
                     } else {
-                        assertArrayEquals(b("v" + put.index()), value);
+                        assertArrayEquals(b("v" + put.key()), value);
                     }
                 }
                 return missing;
             }
         });
-        assertTrue(lost <= 2 * 100 + 2, "seed " + seed + ": " + lost + " acknowledged puts of "
+        assertTrue(lost <= workers * (2 * 100 + 2), "seed " + seed + ": " + lost + " acknowledged puts of "
                 + before.acked().size() + " lost, more than two seconds of them (" + before.syncs() + " syncs)");
     }
 }
