@@ -900,6 +900,78 @@ class StorageConformanceTest {
                 "the FIFO is left as it was");
     }
 
+    /**
+     * A directory an operator put at a blob's path is refused by the open, naming the path and its type, with any
+     * options, and left as it was (runtime-uring): the open itself fails there, with {@code EISDIR}.
+     */
+    @Group(ReadmeGroup.STORAGE_OWN)
+    @Conformance
+    void testOpenRefusesADirectoryAtTheBlobsPath(Runtimes rt) throws Exception {
+        if (rt.isSim()) {
+            // The simulator's disk holds only what its runs create: a directory there is a partition, never at a
+            // blob's path. Its open answers EISDIR for a directory opened for writing, as Linux does, and the
+            // mapping of that answer is the engine's, shared.
+            return;
+        }
+        Path directory = rt.freshDirectory();
+        rt.runnerOn(directory).start(ctx -> {
+            open(ctx, "partition", "segment-1").close();
+            return null;
+        });
+        // The blob "dir" is the file named by its bytes in hex.
+        Path inTheWay = java.nio.file.Files.createDirectory(directory.resolve("partition").resolve("646972"));
+        assertRefusedAsNotRegular(rt, directory, "dir", inTheWay, "a directory");
+        assertTrue(java.nio.file.Files.isDirectory(inTheWay), "the directory is left as it was");
+    }
+
+    /**
+     * A Unix socket bound at a blob's path is refused by the open, naming the path, with any options, and left as
+     * it was (runtime-uring): the open itself fails there, with {@code ENXIO}.
+     */
+    @Group(ReadmeGroup.STORAGE_OWN)
+    @Conformance
+    void testOpenRefusesASocketAtTheBlobsPath(Runtimes rt) throws Exception {
+        if (rt.isSim()) {
+            // The simulator's disk holds only what its runs create, regular files and directories: nothing can bind
+            // a socket there.
+            return;
+        }
+        Path directory = rt.freshDirectory();
+        rt.runnerOn(directory).start(ctx -> {
+            open(ctx, "partition", "segment-1").close();
+            return null;
+        });
+        // The blob "sock" is the file named by its bytes in hex.
+        Path socket = directory.resolve("partition").resolve("736f636b");
+        try (java.nio.channels.ServerSocketChannel server =
+                     java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            server.bind(java.net.UnixDomainSocketAddress.of(socket));
+            assertRefusedAsNotRegular(rt, directory, "sock", socket,
+                    "a socket or a device with no driver (open: ENXIO)");
+        }
+        assertTrue(java.nio.file.Files.readAttributes(socket, java.nio.file.attribute.BasicFileAttributes.class)
+                .isOther(), "the socket is left as it was");
+    }
+
+    /** Opens {@code partition/name} with each of its options, each refused as not a regular file. */
+    private static void assertRefusedAsNotRegular(Runtimes rt, Path directory, String name, Path path, String found) {
+        rt.runnerOn(directory).start(ctx -> {
+            for (OpenOptions options : new OpenOptions[] {OpenOptions.NONE, OpenOptions.OPEN_EXISTING,
+                    OpenOptions.DIRECT}) {
+                BlobNotRegularFileException refused = assertThrows(BlobNotRegularFileException.class,
+                        () -> ctx.open("partition", name, options).await(), options.toString());
+                assertTrue(refused.getMessage().contains("'" + path + "' is " + found + ", not a regular file"),
+                        refused.getMessage());
+            }
+            assertThrows(dev.lockstep.BlobExistsException.class,
+                    () -> ctx.open("partition", name, OpenOptions.CREATE_NEW).await(), "the name is taken");
+            try (Blob blob = open(ctx, "partition", "segment-1")) {
+                blob.writeAt(0, bytes("still usable")).await();
+            }
+            return null;
+        });
+    }
+
     /** Unsynced writes may be lost by a crash, synced ones never (the simulator's crash; a restart on uring). */
     @Group(ReadmeGroup.STORAGE_OWN)
     @Conformance

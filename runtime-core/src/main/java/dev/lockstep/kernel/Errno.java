@@ -6,6 +6,7 @@ public final class Errno {
     public static final int ENOENT = 2;
     public static final int EINTR = 4;
     public static final int EIO = 5;
+    public static final int ENXIO = 6;
     public static final int EBADF = 9;
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
@@ -58,6 +59,7 @@ public final class Errno {
             case ENOENT -> "ENOENT";
             case EINTR -> "EINTR";
             case EIO -> "EIO";
+            case ENXIO -> "ENXIO";
             case EBADF -> "EBADF";
             case EAGAIN -> "EAGAIN";
             case ENOMEM -> "ENOMEM";

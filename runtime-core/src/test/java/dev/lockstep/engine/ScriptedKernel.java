@@ -496,6 +496,8 @@ public final class ScriptedKernel implements Kernel {
         private final java.util.TreeSet<String> directories = new java.util.TreeSet<>();
         /** Paths of files that are FIFOs (an operator's {@code mkfifo}): they open as files, statx says FIFO. */
         private final java.util.TreeSet<String> fifos = new java.util.TreeSet<>();
+        /** Paths of Unix sockets (a server's {@code bind}): {@code open(2)} of one fails {@code ENXIO}. */
+        private final java.util.TreeSet<String> sockets = new java.util.TreeSet<>();
         private final TreeMap<Integer, String> open = new TreeMap<>();
         private final java.util.TreeSet<String> locked = new java.util.TreeSet<>();
         private final TreeMap<Integer, String> lockPaths = new TreeMap<>();
@@ -581,10 +583,15 @@ public final class ScriptedKernel implements Kernel {
         public int open(String path, int flags) {
             guard.lock();
             try {
+                if (sockets.contains(path)) {
+                    throw new KernelException(Errno.ENXIO, "open", path);
+                }
                 if ((flags & O_DIRECTORY) != 0) {
                     if (!directories.contains(path)) {
                         throw new KernelException(Errno.ENOENT, "open", path);
                     }
+                } else if (directories.contains(path) && (flags & 03) != 0) {
+                    throw new KernelException(Errno.EISDIR, "open", path); // a directory opened for writing
                 } else if (!fileData.containsKey(path)) {
                     if ((flags & O_CREAT) == 0) {
                         throw new KernelException(Errno.ENOENT, "open", path);
@@ -621,6 +628,16 @@ public final class ScriptedKernel implements Kernel {
             try {
                 fileData.put(path, new byte[0]);
                 fifos.add(path);
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        /** Puts a Unix socket at {@code path}, as a server's {@code bind} would: opening it fails {@code ENXIO}. */
+        public void makeSocket(String path) {
+            guard.lock();
+            try {
+                sockets.add(path);
             } finally {
                 guard.unlock();
             }

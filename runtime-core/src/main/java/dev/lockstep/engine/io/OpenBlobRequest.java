@@ -25,7 +25,7 @@ import java.util.Set;
  *       {@link BlobNotRegularFileException}), its length (and its direct I/O alignment, for a direct open);</li>
  *   <li>if the file is new or an earlier sync of it failed: sync the file, then its partition's directory.</li>
  * </ol>
- * So a completed open is durable, as before, and an open of an existing blob is two ring operations. A path
+ * So a completed open is durable, and an open of an existing blob is two ring operations. A path
  * that failed to become durable stays in the not-durable set, so the next open retries its sync instead of
  * trusting the entry.
  *
@@ -33,12 +33,23 @@ import java.util.Set;
  * whether the name was free ({@code EEXIST} is {@link BlobExistsException}). {@link OpenOptions.Existing#OPEN_EXISTING}
  * stops after a step 1 that found nothing: it opens the partition's directory only to say which is missing, the
  * partition ({@link PartitionMissingException}) or the blob ({@link BlobMissingException}).
+ *
+ * <p>What is not a regular file is refused in one of two places. The open of step 1 or 3 itself fails for a
+ * directory ({@code EISDIR}: it is opened for writing) and for a socket or a device with no driver
+ * ({@code ENXIO}); nothing is opened. A FIFO or a device with a driver opens, and step 4 refuses it by its type,
+ * closing the fd: its driver has seen an open and a close by then (with {@code O_NOCTTY}, a terminal does not
+ * become the process's controlling terminal). A FIFO opened for reading and writing does not wait for a peer on
+ * Linux, so that open does not block the worker; {@code O_NONBLOCK} is not used, as the ring would then answer
+ * {@code EAGAIN} to the blob's own buffered reads instead of waiting for the disk.
  */
 final class OpenBlobRequest extends PathChain {
     private enum Step {
         OPEN_EXISTING, MAKE_PARTITION, OPEN_ROOT, SYNC_ROOT, CREATE, STATX, SYNC_FILE, OPEN_PARTITION,
         SYNC_PARTITION, CHECK_PARTITION
     }
+
+    /** How a blob's file is opened, with {@code O_CREAT}, {@code O_EXCL} and {@code O_DIRECT} as asked. */
+    private static final int BLOB_FLAGS = SystemCalls.O_RDWR | SystemCalls.O_NOCTTY;
 
     /** Builds the engine's blob from the fd, on the worker. */
     interface Wrap {
@@ -82,11 +93,11 @@ final class OpenBlobRequest extends PathChain {
     @Override
     void prepareStep(Submission submission, Ring ring) {
         switch (step) {
-            case OPEN_EXISTING -> openAt(submission, ring, blobPath, SystemCalls.O_RDWR | directFlag);
+            case OPEN_EXISTING -> openAt(submission, ring, blobPath, BLOB_FLAGS | directFlag);
             case MAKE_PARTITION -> mkdirAt(submission, ring, partitionPath);
             case OPEN_ROOT -> openAt(submission, ring, root, SystemCalls.O_DIRECTORY);
             case SYNC_ROOT, SYNC_PARTITION -> fsync(submission, directoryFd());
-            case CREATE -> openAt(submission, ring, blobPath, SystemCalls.O_RDWR | SystemCalls.O_CREAT | directFlag
+            case CREATE -> openAt(submission, ring, blobPath, BLOB_FLAGS | SystemCalls.O_CREAT | directFlag
                     | (existing == OpenOptions.Existing.CREATE_NEW ? SystemCalls.O_EXCL : 0));
             case STATX -> statx(submission, ring,
                     Statx.TYPE | Statx.SIZE | (directFlag != 0 ? Statx.DIOALIGN : 0));
@@ -102,6 +113,9 @@ final class OpenBlobRequest extends PathChain {
                 if (result >= 0) {
                     own(result);
                     return next(notDurable.contains(partitionPath) ? Step.OPEN_ROOT : Step.STATX);
+                }
+                if (result == -Errno.EISDIR || result == -Errno.ENXIO) {
+                    return notRegular(result);
                 }
                 if (result != -Errno.ENOENT) {
                     throw failed(result, "open", blobPath);
@@ -146,6 +160,9 @@ final class OpenBlobRequest extends PathChain {
                 if (result == -Errno.EEXIST && existing == OpenOptions.Existing.CREATE_NEW) {
                     return fail(new BlobExistsException("blob '" + blobName + "' exists"));
                 }
+                if (result == -Errno.EISDIR || result == -Errno.ENXIO) {
+                    return notRegular(result);
+                }
                 if (result < 0) {
                     throw failed(result, "open", blobPath);
                 }
@@ -165,9 +182,7 @@ final class OpenBlobRequest extends PathChain {
                     // A FIFO or a device an operator put at the path opens like a file; its first write would fail
                     // (a FIFO: ESPIPE) or its first read wait for a writer. Refused here, the fd closed with the
                     // request, the file left as it was.
-                    String found = typed ? Statx.typeName(mode) : "a file whose type the kernel did not report";
-                    return fail(new BlobNotRegularFileException("blob '" + blobName + "': '" + blobPath + "' is "
-                            + found + ", not a regular file"));
+                    return notRegular(typed ? Statx.typeName(mode) : "a file whose type the kernel did not report");
                 }
                 length = statxLong(Statx.SIZE_OFFSET);
                 if (directFlag != 0) {
@@ -204,6 +219,21 @@ final class OpenBlobRequest extends PathChain {
             }
         }
         throw new IllegalStateException("step " + step);
+    }
+
+    /**
+     * Fails with {@link BlobNotRegularFileException} for an open refused by what is at the path: {@code EISDIR}
+     * is a directory; {@code ENXIO} is a socket or a device file with no driver ({@code open(2)}; an {@code O_RDWR}
+     * open of a FIFO never answers it). Nothing was opened.
+     */
+    private boolean notRegular(int openResult) {
+        return notRegular(openResult == -Errno.EISDIR ? "a directory"
+                : "a socket or a device with no driver (open: ENXIO)");
+    }
+
+    private boolean notRegular(String found) {
+        return fail(new BlobNotRegularFileException("blob '" + blobName + "': '" + blobPath + "' is " + found
+                + ", not a regular file"));
     }
 
     private boolean next(Step following) {

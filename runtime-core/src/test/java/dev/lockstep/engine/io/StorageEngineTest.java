@@ -18,6 +18,7 @@ import dev.lockstep.BlobMissingException;
 import dev.lockstep.BlobNotRegularFileException;
 import dev.lockstep.ClosedException;
 import dev.lockstep.Context;
+import dev.lockstep.OpenOptions;
 import dev.lockstep.OpenedBlob;
 import dev.lockstep.Operation;
 import dev.lockstep.PartitionMissingException;
@@ -87,6 +88,34 @@ class StorageEngineTest {
             assertTrue(refused.getMessage().contains("'" + path + "' is a FIFO, not a regular file")
                     && refused.getMessage().contains("'data/pipe'"), refused.getMessage());
             assertEquals(openBefore, kernel.files.openCount(), "the refused open left no fd open");
+            return null;
+        });
+    }
+
+    /**
+     * A directory or a socket at a blob's path fails the open itself ({@code EISDIR}, {@code ENXIO}): that is
+     * refused as not a regular file too, naming the path and what is there, with any options.
+     */
+    @Test
+    void openRefusesADirectoryOrASocketAtTheBlobsPath() {
+        runner(4).start(ctx -> {
+            ctx.open("data", "first").await().blob().close(); // the partition exists
+            String directory = ROOT + "/data/646972"; // "dir"
+            String socket = ROOT + "/data/736f636b"; // "sock"
+            kernel.files.mkdir(directory);
+            kernel.files.makeSocket(socket);
+            int openBefore = kernel.files.openCount();
+            for (OpenOptions options : new OpenOptions[] {OpenOptions.NONE, OpenOptions.OPEN_EXISTING}) {
+                BlobNotRegularFileException refused = assertThrows(BlobNotRegularFileException.class,
+                        () -> ctx.open("data", "dir", options).await());
+                assertTrue(refused.getMessage().contains("'" + directory + "' is a directory, not a regular file")
+                        && refused.getMessage().contains("'data/dir'"), refused.getMessage());
+                refused = assertThrows(BlobNotRegularFileException.class,
+                        () -> ctx.open("data", "sock", options).await());
+                assertTrue(refused.getMessage().contains("'" + socket + "' is a socket or a device with no driver"),
+                        refused.getMessage());
+            }
+            assertEquals(openBefore, kernel.files.openCount(), "the refused opens left no fd open");
             return null;
         });
     }
