@@ -447,7 +447,7 @@ public final class Bench {
             case "lockstep-spread" -> "Lockstep, a worker per CPU, default placement (connections spread)";
             case "lockstep-worker0" -> "Lockstep, a worker per CPU, every connection on worker 0 (spawnOn(0))";
             case "netty-io_uring-spread" -> "Netty io_uring, an event loop per CPU (channels spread round-robin)";
-            case "netty-io_uring" -> "Netty io_uring (1 event loop)";
+            case "netty-io_uring" -> "Netty io_uring (1 event loop, every channel on it)";
             case "netty-epoll" -> "Netty epoll (1 event loop)";
             default -> "blocking sockets on virtual threads";
         };
@@ -468,10 +468,10 @@ public final class Bench {
 
     /**
      * The default placement's effect: one runner with a worker per CPU whose root task accepts and spawns a task
-     * per connection, which the default placement spreads round-robin, against the same server placing every
-     * connection on worker 0 (what {@code spawn} did before the default placement: the current worker); and the
-     * same choice for Netty's io_uring transport, an event loop per CPU against one, which tells what spreading
-     * costs on the machine from what Lockstep's placement costs.
+     * per connection, which the default placement spreads round-robin, against the same runner placing every
+     * connection on worker 0 with {@code spawnOn(0)}. Netty's io_uring transport with an event loop per CPU
+     * (channels spread round-robin) and with one event loop (every channel on it, no other loop) tells what
+     * spreading costs on the machine apart from what Lockstep's placement costs.
      */
     private List<EchoRound> echoPlacement() {
         if (tool("echo-client", "the C echo client (needs a C compiler)") == null) {
@@ -497,8 +497,8 @@ public final class Bench {
                 }
             }
             comparisons.add(new Comparison("TCP echo placement, " + size + " B messages, 64 connections, "
-                    + Runtime.getRuntime().availableProcessors() + " workers (one C client, epoll)", "messages/s",
-                    variants));
+                    + Runtime.getRuntime().availableProcessors() + " CPUs: spread over a worker or event loop per CPU,"
+                    + " or all on one (one C client, epoll)", "messages/s", variants));
         }
         return comparisons;
     }

@@ -81,14 +81,17 @@ import java.util.stream.Stream;
  *       {@code sync} from fibers of one worker on one blob (lockstep-sync-write: one {@code writeAt} with
  *       {@code WriteOptions.SYNC} instead), or {@code write} then {@code force(false)} from platform threads on
  *       one channel. An op is one acknowledged append.</li>
- *   <li>{@code echo-server lockstep|lockstep-buffer|netty-epoll|netty-io_uring|virtual-threads SIZE}: an echo
- *       server on a free loopback port, one event loop (one Lockstep worker, one Netty loop; the virtual threads'
- *       default scheduler); {@code lockstep-spread}, {@code lockstep-worker0} and {@code netty-io_uring-spread}
- *       have a worker or event loop per CPU, with the connections spread over them (Lockstep's default placement,
- *       Netty's round-robin) or all on worker 0; {@code lockstep} receives a new {@code byte[]} and sends it, {@code lockstep-buffer}
- *       receives into an {@code IoBuffer} of the connection's and sends from it ({@code recvFully} and
- *       {@code sendFully}: no operation handle per call). Prints {@code READY PORT}; then every line on stdin is answered with
- *       {@code ALLOC BYTES CPU_NANOS}; end of input stops it.</li>
+ *   <li>{@code echo-server lockstep|lockstep-buffer|lockstep-spread|lockstep-worker0|netty-epoll|netty-io_uring|}
+ *       {@code netty-io_uring-spread|virtual-threads SIZE}: an echo server on a free loopback port.
+ *       {@code lockstep}, {@code lockstep-buffer}, {@code netty-epoll} and {@code netty-io_uring} have one event
+ *       loop (one Lockstep worker, one Netty loop) and {@code virtual-threads} the virtual threads' default
+ *       scheduler; {@code lockstep-spread} and {@code lockstep-worker0} have a worker per CPU, the connections
+ *       spread over them by Lockstep's default placement or all on worker 0 ({@code spawnOn(0)});
+ *       {@code netty-io_uring-spread} has an event loop per CPU, the channels spread round-robin. {@code lockstep}
+ *       receives a new {@code byte[]} and sends it, {@code lockstep-buffer} receives into an {@code IoBuffer} of
+ *       the connection's and sends from it ({@code recvFully} and {@code sendFully}: no operation handle per
+ *       call). Prints {@code READY PORT}; then every line on stdin is answered with {@code ALLOC BYTES CPU_NANOS};
+ *       end of input stops it.</li>
  * </ul>
  */
 public final class BenchPrograms {
