@@ -1,6 +1,5 @@
 package dev.lockstep.engine.request;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,15 +15,18 @@ final class SlotTable {
      * late message) meets a new generation of its slot as rarely as possible. An index whose generation is
      * used up is never released again (see {@link #release}), so a generation cannot wrap into a live slot.
      */
-    private final ArrayDeque<Slot> free = new ArrayDeque<>();
+    private final IndexFifo free = new IndexFifo();
     private int occupied;
 
     /** A slot for a new admission: the free one released longest ago, or a new one. */
     Slot occupy() {
-        Slot slot = free.pollFirst();
-        if (slot == null) {
+        int index = free.pollFirst();
+        Slot slot;
+        if (index < 0) {
             slot = new Slot(slots.size());
             slots.add(slot);
+        } else {
+            slot = slots.get(index);
         }
         assert slot.state == Slot.State.FREE : "slot " + slot.index + " occupied while " + slot.state;
         occupied++;
@@ -38,7 +40,7 @@ final class SlotTable {
         occupied--;
         if (slot.generation < WaiterId.MAX_GENERATION) {
             slot.generation++;
-            free.addLast(slot);
+            free.addLast(slot.index);
         }
         // Else the index is retired for good: a new generation would wrap to 0, and an id of that old
         // generation could still be in a mailbox. 2^31 - 1 reuses of one index cost one slot object.
@@ -73,8 +75,8 @@ final class SlotTable {
 
     /** Test hook: ages every free slot to {@code generation}, as if it had been reused that many times. */
     void ageFreeSlots(int generation) {
-        for (Slot slot : free) {
-            slot.generation = generation;
+        for (int index : free.toArray()) {
+            slots.get(index).generation = generation;
         }
     }
 }
