@@ -57,6 +57,25 @@ public interface EngineHooks {
     }
 
     /**
+     * A service turn that never waits, whose half 0 ran earlier with nothing to do, in one call: what that half 0
+     * did, then half 1. A half 0 that finds {@link Worker#hasReadyWork()} false and no timer of the worker due
+     * only begins the turn (a failure of an inline turn since the last turn would be thrown, but there is none;
+     * the inline turns' budget starts again) and brings the worker's cached clock up to its ring's; so when half 0
+     * would have found nothing to do at the moment the ring's clock read {@code ringNanosAtHalfZero}, and none of
+     * the worker's fibers ran since (none may between the halves of a turn), this call does what that
+     * {@code serviceHalf(worker, 0)} followed now by {@code serviceHalf(worker, 1)} does. Work half 0 would have
+     * found is not done: the caller's mistake, not detected.
+     *
+     * @param worker the worker
+     * @param ringNanosAtHalfZero the worker's ring's clock ({@code ring().nowNanos()}) when half 0 found nothing to
+     *                            do
+     * @return the number of completions reaped
+     */
+    static int serviceTurnFromHalfOne(Worker worker, long ringNanosAtHalfZero) {
+        return worker.serviceTurnFromHalfOne(ringNanosAtHalfZero);
+    }
+
+    /**
      * Reports how many of {@code worker}'s fibers the runtime's own scheduler holds queued to run, for the
      * {@code lockstep.fibers.runnable} gauge. Called only by the thread that owns that queue (the simulator's).
      *

@@ -60,7 +60,7 @@ final class RunRecord {
         return new SimStats(scheduler == null ? 0 : scheduler.fiberSteps(), run.kernel.ringCompletions,
                 run.kernel.systemCalls, run.auditor.events() - startEvents, run.clock.nowNanos() - startNanos,
                 scheduler == null ? 0 : scheduler.serviceSteps(), scheduler == null ? 0 : scheduler.clockSlips(),
-                run.generator.draws() - startDraws);
+                run.generator.draws() - startDraws, scheduler == null ? 0 : scheduler.serviceTurns());
     }
 
     /** A determinism leak failed the run: its digest and counts are what came before, from now on. */

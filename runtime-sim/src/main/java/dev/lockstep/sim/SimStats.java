@@ -12,14 +12,16 @@ package dev.lockstep.sim;
  * @param simulatedNanos simulated time the run covered
  * @param serviceSteps scheduler steps that ran workers' service turns: in {@link Scheduling#SERVICE_FIRST} mode a
  *                     step that serviced every worker with work, in {@link Scheduling#INTERLEAVED} mode one half of
- *                     one worker's turn (see {@code EngineHooks.serviceHalf})
+ *                     one worker's turn (see {@code EngineHooks.serviceHalf}), or a whole turn whose half 0 had
+ *                     nothing to do (see {@code EngineHooks.serviceTurnFromHalfOne})
  * @param clockSlips scheduler steps that moved the clock to the next event although work was runnable
  *                   ({@link Scheduling#INTERLEAVED} mode only)
  * @param draws raw 64-bit values drawn from the run's seeded generator, for the scheduler's choices, faults,
  *              latencies and the rest (a bounded draw may take more than one)
+ * @param serviceTurns workers' service turns that ran to their end, in either mode: each made one ring enter
  */
 public record SimStats(long fiberSteps, long ringCompletions, long systemCalls, long auditEvents,
-                       long simulatedNanos, long serviceSteps, long clockSlips, long draws) {
+                       long simulatedNanos, long serviceSteps, long clockSlips, long draws, long serviceTurns) {
 
     /**
      * Simulated I/O operations: ring completions plus system calls.

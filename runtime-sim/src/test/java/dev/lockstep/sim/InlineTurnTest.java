@@ -68,8 +68,9 @@ class InlineTurnTest {
     }
 
     /**
-     * In the interleaved mode a turn is two steps ({@code EngineHooks.serviceHalf}); the budget of inline turns
-     * between two service turns ({@code InlineTurns.PER_SERVICE}, 32) starts again with each turn, as
+     * In the interleaved mode a turn is two steps ({@code EngineHooks.serviceHalf}), or one when its half 0 has
+     * nothing to do ({@code EngineHooks.serviceTurnFromHalfOne}); the budget of inline turns between two service
+     * turns ({@code InlineTurns.PER_SERVICE}, 32) starts again with each turn of either kind, as
      * {@code Worker.service} starts it, so a long exchange keeps turning inline, not only for the first 32 sends.
      */
     @Test
@@ -77,8 +78,9 @@ class InlineTurnTest {
         SimRunner runner = SimRunner.of(SimConfig.builder().seed(11).workers(2)
                 .scheduling(Scheduling.INTERLEAVED).build()).traced();
         long enters = sendAndCountEnters(runner, 1);
-        // The second half of each turn makes its one enter; a run may end half-way through a turn.
-        long turnEnters = (runner.stats().serviceSteps() + 1) / 2;
+        // A turn makes its one enter in its half 1, so a turn that ended made one, and a turn the run's end cut
+        // after its half 0 made none.
+        long turnEnters = runner.stats().serviceTurns();
         long inline = enters - turnEnters;
         assertTrue(inline > 2 * 32, inline + " inline enters (" + enters + " enters, " + turnEnters
                 + " turns): the budget was not renewed by the interleaved turns");

@@ -85,6 +85,22 @@ final class ServiceTurn {
         }
     }
 
+    /** {@link EngineHooks#serviceTurnFromHalfOne}: see there. */
+    int serviceTurnFromHalfOne(long ringNanosAtHalfZero) {
+        if (worker.isStranded()) {
+            return 0; // as in service(): the state is the stranded fiber's until it resumes
+        }
+        Worker previous = Worker.enter(worker);
+        try {
+            // What half 0 does when it has nothing else to do.
+            worker.inlineTurns().startService();
+            worker.advanceClockTo(ringNanosAtHalfZero);
+            return Math.max(0, half(false, false, 0));
+        } finally {
+            Worker.enter(previous);
+        }
+    }
+
     /**
      * One half of a service turn, on the worker's thread with the worker entered: the first drains the mailbox,
      * fires due timers, stages queued work and runs the deferred callbacks; the second makes one {@code enter}

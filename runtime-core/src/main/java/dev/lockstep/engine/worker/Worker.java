@@ -365,6 +365,11 @@ public final class Worker {
         return nowNanos;
     }
 
+    /** {@link #advanceClock} as it would have read when the ring's clock read {@code ringNanos}. */
+    void advanceClockTo(long ringNanos) {
+        nowNanos = Math.max(nowNanos, ringNanos);
+    }
+
     /**
      * Queues a callback to run outside the critical section, by the next {@link #runDeferred()}.
      *
@@ -502,6 +507,11 @@ public final class Worker {
     /** {@link EngineHooks#serviceHalf}: see there. */
     public int serviceHalf(int half) {
         return serviceTurn.serviceHalf(half);
+    }
+
+    /** {@link EngineHooks#serviceTurnFromHalfOne}: see there. */
+    public int serviceTurnFromHalfOne(long ringNanosAtHalfZero) {
+        return serviceTurn.serviceTurnFromHalfOne(ringNanosAtHalfZero);
     }
 
     /** The owner's side of the mailbox ({@link ServiceTurn#drainMailbox}); on the worker's thread. */

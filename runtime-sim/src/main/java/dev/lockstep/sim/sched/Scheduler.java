@@ -41,6 +41,33 @@ import java.util.List;
  * looked at every slot and skipped the halted ones. Timer deadlines are each worker's own time;
  * {@link #globalDeadline} turns them into the simulation's (the same value, unless the worker is on a node with a
  * clock of its own).
+ *
+ * <h2>A half 0 with nothing to do takes no step</h2>
+ * In {@link Scheduling#INTERLEAVED} mode a worker between turns, with no continuation of an ended phase left to
+ * run, may start a turn when it has work or continuations waiting for the turn to end; half 0 drains the mailbox,
+ * fires due timers, stages queued requests and runs deferred callbacks, half 1 enters the ring. A turn often starts
+ * only for half 1 (a completion due, entries staged), and its half 0 then finds nothing: no mail, no deferred
+ * callback, no queued request ({@link Worker#hasReadyWork()} false) and no due timer. Such a half 0 changes nothing
+ * but the worker's cached clock and its place in the turn, and no step offers it: each step that finds it possible
+ * records the ring's clock ({@link #idleHalfZeroNanos}) and offers instead a service step that runs half 1 with
+ * that half 0 taken as run at that moment ({@code EngineHooks.serviceTurnFromHalfOne}). No interleaving is lost
+ * and none is added:
+ * <ul>
+ *   <li>A half 0 with nothing to do neither enables nor disables any other step: the worker's fibers may not run
+ *       between turns with none of an ended phase left (what may run only grows when a phase ends, in half 1), nor
+ *       between the halves; in either state the worker's service step is offered (half 1 always is in a turn, and a
+ *       worker whose half 0 a step found idle keeps {@link #FROM_HALF_ONE} on offer until its turn runs). So any
+ *       schedule "half 0 at step s, other steps, half 1 at step t" of the plain order makes the same steps, with the
+ *       same effects, as the one that leaves half 0 out and runs half 1 at t as {@link #FROM_HALF_ONE}, the worker's
+ *       clock brought to what it read at s: that is what this order offers at t. A later step may have given half 0
+ *       work (mail came, a timer fell due); the offer stands, as half 1 after the idle half 0 stood in the plain
+ *       order, and {@link #NEXT_HALF} is offered beside it, the half 0 that ran late enough to do that work.</li>
+ *   <li>Conversely each step of this order is a step of the plain order from the same state, or (for
+ *       {@link #FROM_HALF_ONE}) the plain order's idle half 0 at the last step that found it idle followed by its
+ *       half 1 now.</li>
+ * </ul>
+ * The choices differ, so the decision stream and the digests differ from the plain order's, but the schedules
+ * reachable are the same. {@link Scheduling#SERVICE_FIRST} runs whole turns and only for a worker with work.
  */
 public final class Scheduler {
 
@@ -113,11 +140,33 @@ public final class Scheduler {
     private int[] queuedNow;
     private int[] eligible;
     private int[] pending;
-    /** For each worker, whether its next service half is a candidate this step (see {@link #interleavedStep}). */
-    private boolean[] candidate;
+    /**
+     * For each worker, the service steps it offers this step (see {@link #interleavedStep}): {@link #NEXT_HALF},
+     * {@link #FROM_HALF_ONE}, both, or none (0).
+     */
+    private int[] offers;
+    /** A service step that runs the worker's next half: half 0 between turns, half 1 in one. */
+    private static final int NEXT_HALF = 1;
+    /**
+     * A service step between turns that runs half 1 as the turn's first step, its half 0 taken as run when a step
+     * last found it with nothing to do ({@link #idleHalfZeroNanos}); see the class doc.
+     */
+    private static final int FROM_HALF_ONE = 2;
+    /**
+     * For each worker between turns, its ring's clock when a step last found that it could start a turn whose
+     * half 0 would do nothing, or {@link #NO_IDLE_HALF_ZERO} if no step did since its last turn (see the class
+     * doc).
+     */
+    private long[] idleHalfZeroNanos;
+    private static final long NO_IDLE_HALF_ZERO = Long.MIN_VALUE;
     private long fiberSteps;
-    /** Steps that ran a service turn (service-first mode) or one half of one (interleaved mode). */
+    /**
+     * Steps that ran a service turn (service-first mode), or one half of one or a turn from its half 1 (interleaved
+     * mode).
+     */
     private long serviceSteps;
+    /** Service turns that ran to their end: whole ones (service-first mode) and those whose half 1 ran. */
+    private long serviceTurns;
     /** Steps that moved the clock although work was runnable ({@link Action#SLIP}). */
     private long clockSlips;
     private final java.util.function.Consumer<Fiber> beforeFiberStep;
@@ -172,8 +221,10 @@ public final class Scheduler {
         }
         this.eligible = new int[workers.size()];
         this.pending = new int[workers.size()];
-        this.candidate = new boolean[workers.size()];
+        this.offers = new int[workers.size()];
+        this.idleHalfZeroNanos = new long[workers.size()];
         java.util.Arrays.fill(turnStep, -1);
+        java.util.Arrays.fill(idleHalfZeroNanos, NO_IDLE_HALF_ZERO);
     }
 
     /**
@@ -235,7 +286,9 @@ public final class Scheduler {
         rings[slot] = (SimRing) worker.ring();
         eligible = java.util.Arrays.copyOf(eligible, size);
         pending = java.util.Arrays.copyOf(pending, size);
-        candidate = java.util.Arrays.copyOf(candidate, size);
+        offers = java.util.Arrays.copyOf(offers, size);
+        idleHalfZeroNanos = java.util.Arrays.copyOf(idleHalfZeroNanos, size);
+        idleHalfZeroNanos[slot] = NO_IDLE_HALF_ZERO;
         interleaved = scheduling == Scheduling.INTERLEAVED;
     }
 
@@ -379,6 +432,10 @@ public final class Scheduler {
         return serviceSteps;
     }
 
+    public long serviceTurns() {
+        return serviceTurns;
+    }
+
     public long clockSlips() {
         return clockSlips;
     }
@@ -395,7 +452,8 @@ public final class Scheduler {
             Worker worker = workers.get(slot);
             // Entries staged in the ring (a request resubmitted by its completion: EAGAIN, a short transfer) are
             // submitted by the next service turn, not by the clock: the worker is not idle.
-            if (runs(slot) && (turnStep[slot] >= 0 || worker.hasReadyWork() || rings[slot].staged() > 0)) {
+            if (runs(slot) && (turnStep[slot] >= 0 || idleHalfZeroNanos[slot] != NO_IDLE_HALF_ZERO
+                    || worker.hasReadyWork() || rings[slot].staged() > 0)) {
                 return true;
             }
         }
@@ -423,6 +481,7 @@ public final class Scheduler {
             Worker worker = workers.get(slot);
             if (runs(slot) && needsService(worker, slot)) {
                 worker.service(false, 0);
+                serviceTurns++;
                 serviced = true;
             }
         }
@@ -482,20 +541,41 @@ public final class Scheduler {
         int actions = 0;
         long nextRingEvent = Long.MAX_VALUE;
         long nextDeadline = Long.MAX_VALUE;
+        long now = clock.nowNanos();
         for (int at = 0; at < liveCount; at++) {
             int index = live[at];
+            offers[index] = 0;
             if (!runs(index)) {
-                candidate[index] = false;
                 continue;
             }
             Worker worker = workers.get(index);
-            long ringNext = rings[index].nextEventNanos();
+            SimRing ring = rings[index];
+            long ringNext = ring.nextEventNanos();
             nextRingEvent = Math.min(nextRingEvent, ringNext);
             long deadline = globalDeadline(index);
             nextDeadline = Math.min(nextDeadline, deadline);
-            candidate[index] = turnStep[index] >= 0
-                    || (eligible[index] == 0 && (pending[index] > 0 || needsService(worker, rings[index], ringNext, deadline)));
-            if (candidate[index]) {
+            if (turnStep[index] >= 0) {
+                offers[index] = NEXT_HALF;
+                actions++;
+                continue;
+            }
+            if (eligible[index] > 0) {
+                continue;
+            }
+            boolean halfZeroWork = worker.hasReadyWork() || deadline <= now;
+            boolean idleHalfZeroRan = idleHalfZeroNanos[index] != NO_IDLE_HALF_ZERO;
+            if (!halfZeroWork && (idleHalfZeroRan || pending[index] > 0 || ring.wakeRequested() || ring.staged() > 0
+                    || ringNext <= now)) {
+                // It may start a turn, and half 0 would do nothing but read the clock: see the class doc.
+                idleHalfZeroNanos[index] = ring.measureNanos();
+                idleHalfZeroRan = true;
+            }
+            if (halfZeroWork) {
+                offers[index] = NEXT_HALF;
+                actions++;
+            }
+            if (idleHalfZeroRan) {
+                offers[index] |= FROM_HALF_ONE;
                 actions++;
             }
         }
@@ -528,17 +608,32 @@ public final class Scheduler {
         if (pick < actions) {
             for (int at = 0; at < liveCount; at++) {
                 int index = live[at];
+                int offered = offers[index];
+                if (offered == 0) {
+                    continue;
+                }
                 Worker worker = workers.get(index);
-                if (candidate[index] && pick-- == 0) {
+                if ((offered & NEXT_HALF) != 0 && pick-- == 0) {
                     int half = Math.max(0, turnStep[index]);
                     serviceSteps++;
+                    idleHalfZeroNanos[index] = NO_IDLE_HALF_ZERO;
                     EngineHooks.serviceHalf(worker, half);
                     if (half + 1 == EngineHooks.SERVICE_HALVES) {
+                        serviceTurns++;
                         turnStep[index] = -1;
                         endFiberPhase(index);
                     } else {
                         turnStep[index] = half + 1;
                     }
+                    return Action.SERVICE;
+                }
+                if ((offered & FROM_HALF_ONE) != 0 && pick-- == 0) {
+                    serviceSteps++;
+                    long halfZeroNanos = idleHalfZeroNanos[index];
+                    idleHalfZeroNanos[index] = NO_IDLE_HALF_ZERO;
+                    EngineHooks.serviceTurnFromHalfOne(worker, halfZeroNanos);
+                    serviceTurns++;
+                    endFiberPhase(index);
                     return Action.SERVICE;
                 }
             }
