@@ -5,9 +5,9 @@ package dev.lockstep;
  * than Lockstep put there. {@link Storage#open} refuses it, on every runtime, before any read or write reaches it
  * (a write to a FIFO would fail with {@code ESPIPE}, a read could wait for a writer that never comes); the message
  * names the path and its type. What is there stays where it is, and no fd of it stays open. A directory, a socket
- * or a device with no driver is refused by the open itself; a FIFO or a device with a driver is opened (without
- * becoming a controlling terminal, and without waiting for a FIFO's peer), then refused by its type and closed, so
- * a driver sees that open and close.
+ * or a device with no driver is refused by the open itself; a FIFO or a device with a driver is opened for reading
+ * and writing (a FIFO's open does not wait for a peer), then refused by its type and closed, so a driver sees that
+ * open and close.
  */
 public final class BlobNotRegularFileException extends StorageException {
     /**

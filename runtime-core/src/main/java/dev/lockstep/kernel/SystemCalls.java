@@ -16,8 +16,6 @@ public interface SystemCalls {
     int O_CREAT = 0100;
     /** Fail if it exists (with {@link #O_CREAT}). */
     int O_EXCL = 0200;
-    /** A terminal device opened does not become the process's controlling terminal. */
-    int O_NOCTTY = 0400;
     /** Open a directory. */
     int O_DIRECTORY = 0200000;
     /** Bypass the page cache. */

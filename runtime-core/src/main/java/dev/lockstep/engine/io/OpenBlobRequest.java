@@ -37,10 +37,9 @@ import java.util.Set;
  * <p>What is not a regular file is refused in one of two places. The open of step 1 or 3 itself fails for a
  * directory ({@code EISDIR}: it is opened for writing) and for a socket or a device with no driver
  * ({@code ENXIO}); nothing is opened. A FIFO or a device with a driver opens, and step 4 refuses it by its type,
- * closing the fd: its driver has seen an open and a close by then (with {@code O_NOCTTY}, a terminal does not
- * become the process's controlling terminal). A FIFO opened for reading and writing does not wait for a peer on
- * Linux, so that open does not block the worker; {@code O_NONBLOCK} is not used, as the ring would then answer
- * {@code EAGAIN} to the blob's own buffered reads instead of waiting for the disk.
+ * closing the fd: its driver has seen an open and a close by then. A FIFO opened for reading and writing does
+ * not wait for a peer on Linux, so that open does not block the worker; {@code O_NONBLOCK} is not used, as the
+ * ring would then answer {@code EAGAIN} to the blob's own buffered reads instead of waiting for the disk.
  */
 final class OpenBlobRequest extends PathChain {
     private enum Step {
@@ -49,7 +48,7 @@ final class OpenBlobRequest extends PathChain {
     }
 
     /** How a blob's file is opened, with {@code O_CREAT}, {@code O_EXCL} and {@code O_DIRECT} as asked. */
-    private static final int BLOB_FLAGS = SystemCalls.O_RDWR | SystemCalls.O_NOCTTY;
+    private static final int BLOB_FLAGS = SystemCalls.O_RDWR;
 
     /** Builds the engine's blob from the fd, on the worker. */
     interface Wrap {
