@@ -171,12 +171,8 @@ public final class Scheduler {
     private long clockSlips;
     private final java.util.function.Consumer<Fiber> beforeFiberStep;
     private Fiber lastFiber;
-    /** Priority scheduling of fibers ({@link Priorities}); {@link Priorities#OFF} for the uniform choice. */
-    private final Priorities priorities;
-    /** The fiber steps after which the fiber that ran drops to a low priority, ascending; see {@link Priorities}. */
-    private final long[] changePoints;
-    /** The index in {@link #changePoints} of the next change point. */
-    private int nextChange;
+    /** Priority scheduling of fibers ({@link Priorities}): the choice among fibers while it is on. */
+    private final PriorityChoice priorityChoice;
 
     public Scheduler(Generator generator, Auditor auditor, SimClock clock, SimKernel kernel, List<Worker> workers,
             Scheduling scheduling, long slipWindowNanos, java.util.function.Consumer<Fiber> beforeFiberStep) {
@@ -187,13 +183,7 @@ public final class Scheduler {
     public Scheduler(Generator generator, Auditor auditor, SimClock clock, SimKernel kernel, List<Worker> workers,
             Scheduling scheduling, long slipWindowNanos, java.util.function.Consumer<Fiber> beforeFiberStep,
             Priorities priorities) {
-        this.priorities = priorities;
-        // Drawn only when priority scheduling is on, so a run without it draws what it drew before.
-        this.changePoints = new long[priorities.on() ? priorities.depth() - 1 : 0];
-        for (int i = 0; i < changePoints.length; i++) {
-            changePoints[i] = generator.nextLongBetween(Site.PRIORITY_CHANGE_POINT, 1, priorities.steps());
-        }
-        java.util.Arrays.sort(changePoints);
+        this.priorityChoice = new PriorityChoice(generator, priorities);
         this.slipWindowNanos = slipWindowNanos;
         this.beforeFiberStep = beforeFiberStep;
         this.generator = generator;
@@ -239,11 +229,7 @@ public final class Scheduler {
             return;
         }
         int slot = slotOf(worker);
-        if (priorities.on() && fiber.schedulingPriority() == 0) {
-            // PCT's initial priorities: distinct random values above every change point's (1 to depth - 1).
-            fiber.schedulingPriority(Priorities.MAX_DEPTH
-                    + generator.nextLong(Site.FIBER_PRIORITY, Long.MAX_VALUE - Priorities.MAX_DEPTH));
-        }
+        priorityChoice.assignInitial(fiber);
         ready.add(new Ready(worker, slot, fiber, continuation, fiberPhase[slot]));
         queuedNow[slot]++;
         EngineHooks.localRunnable(worker, queuedNow[slot] + queuedEarlier[slot]);
@@ -493,8 +479,9 @@ public final class Scheduler {
                 runnable += runs(continuation.slot()) ? 1 : 0;
             }
         }
-        if (runnable > 0 && prioritized()) {
-            next = removeReady(highestPriority(false));
+        if (runnable > 0 && priorityChoice.prioritized(fiberSteps)) {
+            // Among the continuations whose worker runs.
+            next = removeReady(priorityChoice.highestPriority(ready, candidate -> runs(candidate.slot())));
         } else if (runnable > 0 && workers.size() == mainWorkers) {
             next = removeReady(runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable));
         } else if (runnable > 0) {
@@ -589,8 +576,8 @@ public final class Scheduler {
         long slipTo = slipTarget(slipLimit, nextRingEvent, nextDeadline);
         int total = fibers + actions + (slipTo == Long.MIN_VALUE ? 0 : 1);
         int pick = total == 1 ? 0 : generator.nextInt(Site.SCHEDULE, total);
-        if (pick < fibers && prioritized()) {
-            runFiber(removeReady(highestPriority(true)));
+        if (pick < fibers && priorityChoice.prioritized(fiberSteps)) {
+            runFiber(removeReady(priorityChoice.highestPriority(ready, this::isEligible)));
             return Action.FIBER;
         }
         if (pick < fibers) {
@@ -667,39 +654,7 @@ public final class Scheduler {
         // The worker alone: the step's number would be the count of fiber.run events before it, which the chain has.
         auditor.recordU64(AuditKind.FIBER_RUN, next.worker().index());
         next.continuation().run();
-        while (nextChange < changePoints.length && changePoints[nextChange] == fiberSteps) {
-            // PCT's i-th change point: the fiber that just ran drops to depth - i, below every initial priority
-            // and below the change points before it.
-            nextChange++;
-            next.fiber().schedulingPriority(priorities.depth() - nextChange);
-        }
-    }
-
-    /** Whether this step chooses fibers by priority: priority scheduling is on and its horizon not yet passed. */
-    private boolean prioritized() {
-        return priorities.on() && fiberSteps < priorities.steps();
-    }
-
-    /**
-     * The index in {@link #ready} of the runnable continuation whose fiber has the highest priority, the first in
-     * the list on a tie; {@code eligibleOnly}: among those {@link #isEligible} (interleaved mode), else among those
-     * whose worker runs.
-     */
-    private int highestPriority(boolean eligibleOnly) {
-        int best = -1;
-        long bestPriority = Long.MIN_VALUE;
-        for (int i = 0; i < ready.size(); i++) {
-            Ready candidate = ready.get(i);
-            boolean may = eligibleOnly ? isEligible(candidate) : runs(candidate.slot());
-            if (may && candidate.fiber().schedulingPriority() > bestPriority) {
-                best = i;
-                bestPriority = candidate.fiber().schedulingPriority();
-            }
-        }
-        if (best < 0) {
-            throw new AssertionError("no runnable fiber to prioritize");
-        }
-        return best;
+        priorityChoice.afterFiberStep(next.fiber(), fiberSteps);
     }
 
     /**

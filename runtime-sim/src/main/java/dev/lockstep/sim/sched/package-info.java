@@ -5,6 +5,8 @@
  *   <li>{@link dev.lockstep.sim.sched.Scheduler}: the queue of runnable fibers, workers' service turns and timer
  *       deadlines; each step is one seeded choice (uniform, or by {@link dev.lockstep.sim.Priorities}), recorded
  *       in the audit.</li>
+ *   <li>{@code PriorityChoice}: the priority scheduling of fibers ({@link dev.lockstep.sim.Priorities}): initial
+ *       priorities, change points, and the fiber a prioritized step runs.</li>
  *   <li>{@code ForeignHandoff}: the one cross-thread piece, a continuation scheduled from a thread outside the
  *       simulation, queued by the next step.</li>
  * </ul>
