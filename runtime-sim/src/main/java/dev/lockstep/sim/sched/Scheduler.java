@@ -36,9 +36,10 @@ import java.util.List;
  * the workers of {@link SimCluster} nodes in the order they started ({@link #addWorker}). A halted worker (its node
  * paused) is skipped: its fibers do not run, it gets no service turn, and neither its timers nor its ring's events
  * move the clock. A retired worker ({@link #retire}: its node's lifetime ended) is halted for good and leaves
- * {@link #live}, the slots a step looks at, so a run whose nodes restarted many times does not look at every
+ * the live slots, those a step looks at, so a run whose nodes restarted many times does not look at every
  * lifetime it ever had; the live slots keep their order, so the choices a step offers are those it offered when it
- * looked at every slot and skipped the halted ones. Timer deadlines are each worker's own time;
+ * looked at every slot and skipped the halted ones ({@link WorkerSlots} keeps which slots run and which are
+ * live). Timer deadlines are each worker's own time;
  * {@link #globalDeadline} turns them into the simulation's (the same value, unless the worker is on a node with a
  * clock of its own).
  *
@@ -107,13 +108,8 @@ public final class Scheduler {
     private boolean interleaved;
     /** For each worker, the next half of its service turn, or -1 between turns. */
     private int[] turnStep;
-    /** For each worker, whether it is halted (see the class doc). */
-    private boolean[] halted;
-    /** For each worker, whether it is retired: halted for good and not in {@link #live}. */
-    private boolean[] retired;
-    /** The slots of the workers not retired, ascending: {@code live[0..liveCount-1]}. */
-    private int[] live;
-    private int liveCount;
+    /** Which slots run and which are live (see the class doc). */
+    private final WorkerSlots slots;
     /** The furthest the clock may slip ahead of runnable work. */
     private final long slipWindowNanos;
     private final List<Ready> ready = new ArrayList<>(64);
@@ -195,13 +191,7 @@ public final class Scheduler {
         this.scheduling = scheduling;
         this.interleaved = scheduling == Scheduling.INTERLEAVED && workers.size() > 1;
         this.turnStep = new int[workers.size()];
-        this.halted = new boolean[workers.size()];
-        this.retired = new boolean[workers.size()];
-        this.live = new int[workers.size()];
-        for (int slot = 0; slot < live.length; slot++) {
-            live[slot] = slot;
-        }
-        this.liveCount = live.length;
+        this.slots = new WorkerSlots(workers.size());
         this.fiberPhase = new long[workers.size()];
         this.queuedEarlier = new int[workers.size()];
         this.queuedNow = new int[workers.size()];
@@ -261,10 +251,7 @@ public final class Scheduler {
         int size = workers.size();
         turnStep = java.util.Arrays.copyOf(turnStep, size);
         turnStep[slot] = -1;
-        halted = java.util.Arrays.copyOf(halted, size);
-        retired = java.util.Arrays.copyOf(retired, size);
-        live = java.util.Arrays.copyOf(live, Math.max(live.length, liveCount + 1));
-        live[liveCount++] = slot; // the largest slot yet, so live stays ascending
+        slots.add(slot);
         fiberPhase = java.util.Arrays.copyOf(fiberPhase, size);
         queuedEarlier = java.util.Arrays.copyOf(queuedEarlier, size);
         queuedNow = java.util.Arrays.copyOf(queuedNow, size);
@@ -286,11 +273,7 @@ public final class Scheduler {
      * @param halt true to halt, false to resume
      */
     public void halt(Worker worker, boolean halt) {
-        int slot = slotOf(worker);
-        if (retired[slot] && !halt) {
-            throw new IllegalStateException(worker + " of " + worker.engine() + " is retired: it cannot resume");
-        }
-        halted[slot] = halt;
+        slots.halt(slotOf(worker), halt, worker);
     }
 
     /**
@@ -300,23 +283,7 @@ public final class Scheduler {
      * @param worker a worker given to {@link #addWorker}
      */
     public void retire(Worker worker) {
-        int slot = slotOf(worker);
-        halted[slot] = true;
-        if (retired[slot]) {
-            return;
-        }
-        retired[slot] = true;
-        int at = 0;
-        while (live[at] != slot) {
-            at++;
-        }
-        System.arraycopy(live, at + 1, live, at, liveCount - at - 1);
-        liveCount--;
-    }
-
-    /** Whether the worker in {@code slot} runs now. */
-    private boolean runs(int slot) {
-        return !halted[slot];
+        slots.retire(slotOf(worker));
     }
 
     /** The earliest timer deadline of the worker in {@code slot}, in the simulation's time. */
@@ -337,9 +304,9 @@ public final class Scheduler {
      */
     public long nextDeadlineNanos() {
         long next = Long.MAX_VALUE;
-        for (int at = 0; at < liveCount; at++) {
-            int slot = live[at];
-            if (runs(slot)) {
+        for (int at = 0; at < slots.liveCount(); at++) {
+            int slot = slots.live(at);
+            if (slots.runs(slot)) {
                 next = Math.min(next, globalDeadline(slot));
             }
         }
@@ -353,9 +320,9 @@ public final class Scheduler {
      */
     public long nextNodeRingEventNanos() {
         long next = Long.MAX_VALUE;
-        for (int at = 0; at < liveCount; at++) {
-            int slot = live[at];
-            if (slot >= mainWorkers && runs(slot) && !workers.get(slot).isRetired()) {
+        for (int at = 0; at < slots.liveCount(); at++) {
+            int slot = slots.live(at);
+            if (slot >= mainWorkers && slots.runs(slot) && !workers.get(slot).isRetired()) {
                 next = Math.min(next, ((SimRing) workers.get(slot).ring()).nextEventNanos());
             }
         }
@@ -407,7 +374,7 @@ public final class Scheduler {
 
     private boolean isEligible(Ready continuation) {
         int slot = continuation.slot();
-        return turnStep[slot] < 0 && continuation.phase() < fiberPhase[slot] && runs(slot);
+        return turnStep[slot] < 0 && continuation.phase() < fiberPhase[slot] && slots.runs(slot);
     }
 
     public long fiberSteps() {
@@ -433,12 +400,12 @@ public final class Scheduler {
 
     /** Whether some worker has work it would do now without the clock moving (or is half-way through a turn). */
     public boolean workersBusy() {
-        for (int at = 0; at < liveCount; at++) {
-            int slot = live[at];
+        for (int at = 0; at < slots.liveCount(); at++) {
+            int slot = slots.live(at);
             Worker worker = workers.get(slot);
             // Entries staged in the ring (a request resubmitted by its completion: EAGAIN, a short transfer) are
             // submitted by the next service turn, not by the clock: the worker is not idle.
-            if (runs(slot) && (turnStep[slot] >= 0 || idleHalfZeroNanos[slot] != NO_IDLE_HALF_ZERO
+            if (slots.runs(slot) && (turnStep[slot] >= 0 || idleHalfZeroNanos[slot] != NO_IDLE_HALF_ZERO
                     || worker.hasReadyWork() || rings[slot].staged() > 0)) {
                 return true;
             }
@@ -462,10 +429,10 @@ public final class Scheduler {
 
     private Action serviceFirstStep() {
         boolean serviced = false;
-        for (int at = 0; at < liveCount; at++) {
-            int slot = live[at];
+        for (int at = 0; at < slots.liveCount(); at++) {
+            int slot = slots.live(at);
             Worker worker = workers.get(slot);
-            if (runs(slot) && needsService(worker, slot)) {
+            if (slots.runs(slot) && needsService(worker, slot)) {
                 worker.service(false, 0);
                 serviceTurns++;
                 serviced = true;
@@ -476,18 +443,18 @@ public final class Scheduler {
         if (runnable > 0 && workers.size() > mainWorkers) {
             runnable = 0;
             for (Ready continuation : ready) {
-                runnable += runs(continuation.slot()) ? 1 : 0;
+                runnable += slots.runs(continuation.slot()) ? 1 : 0;
             }
         }
         if (runnable > 0 && priorityChoice.prioritized(fiberSteps)) {
             // Among the continuations whose worker runs.
-            next = removeReady(priorityChoice.highestPriority(ready, candidate -> runs(candidate.slot())));
+            next = removeReady(priorityChoice.highestPriority(ready, candidate -> slots.runs(candidate.slot())));
         } else if (runnable > 0 && workers.size() == mainWorkers) {
             next = removeReady(runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable));
         } else if (runnable > 0) {
             int pick = runnable == 1 ? 0 : generator.nextInt(Site.SCHEDULE, runnable);
             for (int i = 0, seen = 0; i < ready.size(); i++) {
-                if (runs(ready.get(i).slot()) && seen++ == pick) {
+                if (slots.runs(ready.get(i).slot()) && seen++ == pick) {
                     next = removeReady(i);
                     break;
                 }
@@ -509,9 +476,9 @@ public final class Scheduler {
         // run unless a turn of their worker is under way; the rest wait for a turn, and a halted worker's wait.
         // A retired worker's continuations (a fiber the end of the run left parked) count for nothing, as a halted
         // worker's did.
-        for (int at = 0; at < liveCount; at++) {
-            int slot = live[at];
-            if (!runs(slot)) {
+        for (int at = 0; at < slots.liveCount(); at++) {
+            int slot = slots.live(at);
+            if (!slots.runs(slot)) {
                 eligible[slot] = 0;
                 pending[slot] = 0;
             } else if (turnStep[slot] < 0) {
@@ -529,10 +496,10 @@ public final class Scheduler {
         long nextRingEvent = Long.MAX_VALUE;
         long nextDeadline = Long.MAX_VALUE;
         long now = clock.nowNanos();
-        for (int at = 0; at < liveCount; at++) {
-            int index = live[at];
+        for (int at = 0; at < slots.liveCount(); at++) {
+            int index = slots.live(at);
             offers[index] = 0;
-            if (!runs(index)) {
+            if (!slots.runs(index)) {
                 continue;
             }
             Worker worker = workers.get(index);
@@ -593,8 +560,8 @@ public final class Scheduler {
         }
         pick -= fibers;
         if (pick < actions) {
-            for (int at = 0; at < liveCount; at++) {
-                int index = live[at];
+            for (int at = 0; at < slots.liveCount(); at++) {
+                int index = slots.live(at);
                 int offered = offers[index];
                 if (offered == 0) {
                     continue;

@@ -7,6 +7,8 @@
  *       in the audit.</li>
  *   <li>{@code PriorityChoice}: the priority scheduling of fibers ({@link dev.lockstep.sim.Priorities}): initial
  *       priorities, change points, and the fiber a prioritized step runs.</li>
+ *   <li>{@code WorkerSlots}: which worker slots run (halted or not) and which a step looks at (the live ones,
+ *       retired ones left out).</li>
  *   <li>{@code ForeignHandoff}: the one cross-thread piece, a continuation scheduled from a thread outside the
  *       simulation, queued by the next step.</li>
  * </ul>
