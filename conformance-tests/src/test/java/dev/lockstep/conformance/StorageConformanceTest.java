@@ -876,12 +876,9 @@ class StorageConformanceTest {
             return;
         }
         Path directory = rt.freshDirectory();
-        rt.runnerOn(directory).start(ctx -> {
-            open(ctx, "partition", "segment-1").close();
-            return null;
-        });
+        Path partition = partitionWithASegment(rt, directory);
         // The blob "pipe" is the file named by its bytes in hex.
-        Path fifo = directory.resolve("partition").resolve("70697065");
+        Path fifo = partition.resolve("70697065");
         Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
         assertEquals(0, mkfifo.waitFor(), "mkfifo " + fifo);
         rt.runnerOn(directory).start(ctx -> {
@@ -914,12 +911,9 @@ class StorageConformanceTest {
             return;
         }
         Path directory = rt.freshDirectory();
-        rt.runnerOn(directory).start(ctx -> {
-            open(ctx, "partition", "segment-1").close();
-            return null;
-        });
+        Path partition = partitionWithASegment(rt, directory);
         // The blob "dir" is the file named by its bytes in hex.
-        Path inTheWay = java.nio.file.Files.createDirectory(directory.resolve("partition").resolve("646972"));
+        Path inTheWay = java.nio.file.Files.createDirectory(partition.resolve("646972"));
         assertRefusedAsNotRegular(rt, directory, "dir", inTheWay, "a directory");
         assertTrue(java.nio.file.Files.isDirectory(inTheWay), "the directory is left as it was");
     }
@@ -937,12 +931,9 @@ class StorageConformanceTest {
             return;
         }
         Path directory = rt.freshDirectory();
-        rt.runnerOn(directory).start(ctx -> {
-            open(ctx, "partition", "segment-1").close();
-            return null;
-        });
+        Path partition = partitionWithASegment(rt, directory);
         // The blob "sock" is the file named by its bytes in hex.
-        Path socket = directory.resolve("partition").resolve("736f636b");
+        Path socket = partition.resolve("736f636b");
         try (java.nio.channels.ServerSocketChannel server =
                      java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
             server.bind(java.net.UnixDomainSocketAddress.of(socket));
@@ -951,6 +942,15 @@ class StorageConformanceTest {
         }
         assertTrue(java.nio.file.Files.readAttributes(socket, java.nio.file.attribute.BasicFileAttributes.class)
                 .isOther(), "the socket is left as it was");
+    }
+
+    /** Creates the blob {@code partition/segment-1} and returns the partition's directory on disk. */
+    private static Path partitionWithASegment(Runtimes rt, Path directory) {
+        rt.runnerOn(directory).start(ctx -> {
+            open(ctx, "partition", "segment-1").close();
+            return null;
+        });
+        return directory.resolve("partition");
     }
 
     /** Opens {@code partition/name} with each of its options, each refused as not a regular file. */
