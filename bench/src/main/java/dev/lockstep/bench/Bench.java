@@ -536,7 +536,7 @@ public final class Bench {
      * memory (a quarter of it), and the {@code byte[]} rows, which allocate a fresh 4 KiB array per read, then
      * measure the machine: a young generation of hundreds of MiB means every new array is memory the caches no
      * longer hold, and on a 24 GiB machine {@code Blob.readAt} ran at about 0.7 of its rate with a 1 GiB heap
-     * (BENCHMARKS.md, "The bench's heap"). One size for every Java variant keeps runs comparable between machines.
+     * (docs/archive/benchmarks-history.md, "The bench's heap"). One size for every Java variant keeps runs comparable between machines.
      */
     static final String HEAP = "-Xmx1g";
 

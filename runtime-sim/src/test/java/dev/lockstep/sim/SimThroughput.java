@@ -17,8 +17,8 @@ import java.util.function.LongFunction;
 
 /**
  * The simulator's throughput: simulated I/O operations and fiber switches per CPU second, over its workloads.
- * Not a test (surefire runs {@code *Test}); run it with the command in BENCHMARKS.md, section "The simulator:
- * throughput":
+ * Not a test (surefire runs {@code *Test}); {@code ./lockstep bench --only sim} runs it (BENCHMARKS.md has the
+ * figures), and so does, alone:
  *
  * <pre>
  * mvn -q -o -pl runtime-sim test-compile exec:exec -Dexec.executable=java -Dexec.classpathScope=test \

@@ -12,7 +12,8 @@ import java.util.Map;
  * times it is swept one after another in this JVM, to 1: the first is cold, the later ones show the warm rate).
  * Prints each sweep's wall-clock time, the process's CPU time over it (every thread: the runs, JUnit, the JIT,
  * the collector) and how many platform threads the JVM started during it (the sweep's own, the simulators'
- * carriers, and any other). A benchmark, not a test: BENCHMARKS.md has the command and the figures.
+ * carriers, and any other). A benchmark, not a test: docs/archive/benchmarks-history.md,
+ * "`@SimulationTest` on every processor", has the command and the figures.
  */
 public final class SweepTiming {
     private SweepTiming() {
