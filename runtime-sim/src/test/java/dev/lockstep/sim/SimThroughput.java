@@ -27,8 +27,8 @@ import java.util.function.LongFunction;
  *
  * <p>CPU time is the simulator thread's ({@link SimRunner#simulatorCpuNanos()}: the run's carrier, on which every
  * fiber runs),
- * and, for comparison, the whole process's (JIT and GC threads included). Each workload runs once to warm up, then
- * is measured over a fixed number of seeded runs. A fiber switch is one continuation the scheduler runs
+ * and, for comparison, the whole process's (JIT and GC threads included). Each workload warms up for the same
+ * simulator-thread CPU time ({@link #WARM_UP_CPU_NANOS}), then is measured over a fixed number of seeded runs. A fiber switch is one continuation the scheduler runs
  * ({@link SimStats#fiberSteps()}); an I/O operation is a ring completion or a system call of the simulated kernel
  * ({@link SimStats#ioOperations()}). The last columns say where the steps went: service steps, clock slips, raw
  * generator draws, every scheduler step ({@link SimStats#schedulerSteps()}) and the simulator thread's CPU time per
@@ -111,7 +111,7 @@ public final class SimThroughput {
 
     /** Warms up, measures {@link #REPEATS} times and prints the median row. */
     private static void report(Workload workload) {
-        measure(workload, 0, Math.max(1, workload.runs() / 4)); // warm-up
+        warmUp(workload);
         List<Totals> repeats = new ArrayList<>();
         for (int r = 0; r < REPEATS; r++) {
             repeats.add(measure(workload, 1_000, workload.runs()));
@@ -152,6 +152,28 @@ public final class SimThroughput {
     }
 
     private static final int REPEATS = 3;
+
+    /**
+     * How much of the simulator thread's CPU time every workload's warm-up spends at least, whatever its number of
+     * runs: enough for the JIT to compile the hot paths of the simulated kernel and engine, so that a row measures
+     * warm code and not how far compilation got (a storage run costs about four times as much cold).
+     */
+    private static final long WARM_UP_CPU_NANOS = 2_000_000_000L;
+
+    /** At most this many warm-up batches, so that a workload too cheap to reach the budget still ends. */
+    private static final int WARM_UP_BATCHES = 40;
+
+    /**
+     * Runs the workload's seeds in batches of a quarter of its runs (seeds from 0, unlike the measured seeds) until
+     * the batches have spent {@link #WARM_UP_CPU_NANOS} of the simulator thread's CPU time.
+     */
+    private static void warmUp(Workload workload) {
+        long spent = 0;
+        int batch = Math.max(1, workload.runs() / 4);
+        for (int b = 0; b < WARM_UP_BATCHES && spent < WARM_UP_CPU_NANOS; b++) {
+            spent += measure(workload, 0, batch).threadCpuNanos();
+        }
+    }
 
     private static int scaled(int runs, double scale) {
         return Math.max(1, (int) Math.round(runs * scale));
