@@ -2,7 +2,7 @@ package dev.lockstep.sim.os;
 
 import dev.lockstep.kernel.Opcode;
 import java.lang.foreign.MemorySegment;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -11,10 +11,11 @@ import java.util.List;
  */
 final class RingMemory {
     /**
-     * Native memory handed out and not yet freed, by address. A linked map: its walks go in allocation order, so a
-     * leak report does not depend on where the C library put the memory.
+     * Native memory handed out and not yet freed, by address: looked up on every request's staging, so without
+     * boxing. Its walks are sorted by {@link Allocation#number} (allocation order), so a leak report does not depend
+     * on where the C library put the memory.
      */
-    private final LinkedHashMap<Long, Allocation> allocations = new LinkedHashMap<>();
+    private final AddressTable<Allocation> allocations = new AddressTable<>();
     private long allocationsMade;
 
     /**
@@ -87,16 +88,22 @@ final class RingMemory {
 
     /** Adds a line per allocation not freed, in allocation order. */
     void describeHeld(List<String> held) {
-        for (Allocation allocation : allocations.values()) {
+        for (Allocation allocation : inAllocationOrder()) {
             held.add(allocation.describe());
         }
     }
 
     /** Frees every allocation still live. */
     void freeAll() {
-        for (Allocation allocation : allocations.values()) {
+        for (Allocation allocation : inAllocationOrder()) {
             NativeMemory.free(allocation.segment);
         }
         allocations.clear();
+    }
+
+    private List<Allocation> inAllocationOrder() {
+        List<Allocation> live = allocations.values();
+        live.sort(Comparator.comparingLong(allocation -> allocation.number));
+        return live;
     }
 }

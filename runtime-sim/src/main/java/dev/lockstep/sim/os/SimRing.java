@@ -325,7 +325,8 @@ public final class SimRing implements Ring {
         due.sort(BY_SEQUENCE);
         generator().shuffle(Site.COMPLETION_ORDER, due);
         int delivered = 0;
-        for (SimRequest request : due) {
+        for (int i = 0; i < due.size(); i++) {
+            SimRequest request = due.get(i);
             int result = opcodes.perform(request);
             if (result == STILL_PENDING) {
                 if (!request.waitingForNetwork) {
