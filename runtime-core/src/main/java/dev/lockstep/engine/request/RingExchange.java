@@ -38,7 +38,7 @@ final class RingExchange {
         this.ringEntries = ring.entries();
         this.slots = slots;
         this.ends = ends;
-        this.submitQueue = new SubmitQueues(ringEntries);
+        this.submitQueue = new SubmitQueues(ringEntries, slots);
     }
 
     /**

@@ -56,6 +56,11 @@ final class SlotTable {
         return slots;
     }
 
+    /** The slot at {@code index}, which an admission made: free or not. */
+    Slot at(int index) {
+        return slots.get(index);
+    }
+
     Slot live(WaiterId id) {
         return live(id.index(), id.generation());
     }

@@ -1,7 +1,5 @@
 package dev.lockstep.engine.request;
 
-import java.util.ArrayDeque;
-
 /**
  * A worker's queued ring requests, one FIFO per {@link Request.Budget}, and the in-flight budgets that keep
  * every request live whatever its peers do.
@@ -33,13 +31,19 @@ import java.util.ArrayDeque;
  * goes first, so while no bound binds the order is exactly admission order (the simulator's digests depend
  * on it). A request resubmitted after a short transfer goes back to the head of its budget's queue.
  *
+ * <p>The queues hold slot indices, not {@link Slot} references: queueing a request then stores no reference
+ * into a long-lived array, which would cost the collector's write barrier on every admission. A queued slot is
+ * live until it leaves its queue (staged, or removed when closed), so its index names it.
+ *
  * <p>Confined to the owning worker, touched only inside its critical section, like the {@link Driver}.
  */
 final class SubmitQueues {
     private static final Request.Budget[] BUDGETS = Request.Budget.values();
 
-    @SuppressWarnings("unchecked")
-    private final ArrayDeque<Slot>[] queues = new ArrayDeque[BUDGETS.length];
+    /** The slots whose indices the queues hold. */
+    private final SlotTable slots;
+    /** Queued slot indices per budget, indexed by ordinal. */
+    private final IndexFifo[] queues = new IndexFifo[BUDGETS.length];
     /** In flight per budget, indexed by ordinal. */
     final int[] inFlight = new int[BUDGETS.length];
     /** The limit per budget, indexed by ordinal. */
@@ -56,9 +60,10 @@ final class SubmitQueues {
      */
     final int totalLimit;
 
-    SubmitQueues(int ringEntries) {
+    SubmitQueues(int ringEntries, SlotTable slots) {
+        this.slots = slots;
         for (int i = 0; i < queues.length; i++) {
-            queues[i] = new ArrayDeque<>();
+            queues[i] = new IndexFifo();
         }
         boolean shared = ringEntries < Driver.SMALLEST_UNSHARED_RING;
         int network = shared ? ringEntries : Integer.MAX_VALUE;
@@ -69,18 +74,18 @@ final class SubmitQueues {
     }
 
     void add(Slot slot) {
-        queues[slot.budget.ordinal()].addLast(slot);
+        queues[slot.budget.ordinal()].addLast(slot.index);
         queued++;
     }
 
     /** A request that must be submitted again (a short transfer): first in its budget's queue. */
     void requeue(Slot slot) {
-        queues[slot.budget.ordinal()].addFirst(slot);
+        queues[slot.budget.ordinal()].addFirst(slot.index);
         queued++;
     }
 
     void remove(Slot slot) {
-        if (queues[slot.budget.ordinal()].remove(slot)) {
+        if (queues[slot.budget.ordinal()].remove(slot.index)) {
             queued--;
         }
     }
@@ -96,9 +101,12 @@ final class SubmitQueues {
         }
         Slot oldest = null;
         for (int i = 0; i < queues.length; i++) {
-            Slot head = queues[i].peekFirst();
-            if (head != null && inFlight[i] < limit[i] && (oldest == null || head.admission < oldest.admission)) {
-                oldest = head;
+            int headIndex = queues[i].peekFirst();
+            if (headIndex >= 0 && inFlight[i] < limit[i]) {
+                Slot head = slots.at(headIndex);
+                if (oldest == null || head.admission < oldest.admission) {
+                    oldest = head;
+                }
             }
         }
         return oldest;
@@ -110,8 +118,8 @@ final class SubmitQueues {
 
     /** The head of its queue was staged: it draws on its budget until its completion. */
     void staged(Slot slot) {
-        Slot head = queues[slot.budget.ordinal()].pollFirst();
-        assert head == slot : "staged " + slot.index + " but the head was " + (head == null ? "none" : head.index);
+        int head = queues[slot.budget.ordinal()].pollFirst();
+        assert head == slot.index : "staged " + slot.index + " but the head was " + (head < 0 ? "none" : head);
         queued--;
         inFlight[slot.budget.ordinal()]++;
     }
