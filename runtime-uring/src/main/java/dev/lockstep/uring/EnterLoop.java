@@ -20,9 +20,16 @@ final class EnterLoop {
     private final OffloadedCompletions offloaded;
     private final InlineWrite inlineWrites;
     private final String subject;
+    /**
+     * Whether the kernel flags pending task work in the SQ ring ({@code IORING_SETUP_TASKRUN_FLAG}): only then can
+     * an enter that would submit nothing and not wait be left out ({@link #enter}).
+     */
+    private final boolean taskWorkFlagged;
 
     EnterLoop(UringRing ring, SubmissionQueue submissions, CompletionQueue completions, RingEnter enterCalls,
-              RingWakeUp wakeUp, OffloadedCompletions offloaded, InlineWrite inlineWrites, String subject) {
+              RingWakeUp wakeUp, OffloadedCompletions offloaded, InlineWrite inlineWrites, String subject,
+              boolean taskWorkFlagged) {
+        this.taskWorkFlagged = taskWorkFlagged;
         this.ring = ring;
         this.submissions = submissions;
         this.completions = completions;
@@ -66,7 +73,20 @@ final class EnterLoop {
             // A blocking call that finishes after the drain above wakes the ring, so this wait returns for it.
             boolean waitNow = wait && delivered == 0 && !wakeUp.woken() && !wakeUp.needsArming();
             long remaining = timed ? Math.max(0, timeoutNanos - (System.nanoTime() - start)) : Long.MAX_VALUE;
-            int result = enterCalls.enterOnce(waitNow, remaining);
+            int result = 0;
+            // An enter that would submit nothing and not wait does only what the kernel flags: with DEFER_TASKRUN
+            // a completion is posted by task work that runs when this thread enters, and the kernel sets
+            // IORING_SQ_TASKRUN (under TASKRUN_FLAG) when it queues such work, before it would wake a waiter;
+            // a backlog sets IORING_SQ_CQ_OVERFLOW. With both clear, every completion the kernel has is in the
+            // queue already, and reap below takes it without the call. Work queued after the look is no later
+            // than if it came after the enter: its flag makes the next enter, and a waiting enter runs pending
+            // task work before it sleeps, so no wake is lost. Left out only when not waiting: then this turn
+            // returns below (or, waiting with something delivered or woken, returns too), so it never spins.
+            boolean nothingToDo = taskWorkFlagged && !waitNow && submissions.allSubmitted()
+                    && !submissions.kernelAsksForEnter();
+            if (!nothingToDo) {
+                result = enterCalls.enterOnce(waitNow, remaining);
+            }
             delivered += reap(sink);
             delivered += offloaded.deliver(sink);
             delivered += inlineWrites.deliver(sink);

@@ -119,8 +119,7 @@ final class RingReport {
     static List<String> fallbacks(UringRing ring) {
         List<String> taken = new ArrayList<>();
         String flags = ring.setupFlags();
-        String wanted = UringSetup.describeSetupFlags(UringSetup.SETUP_SINGLE_ISSUER | UringSetup.SETUP_DEFER_TASKRUN
-                | UringSetup.SETUP_SUBMIT_ALL | UringSetup.SETUP_CQSIZE);
+        String wanted = UringSetup.describeSetupFlags(UringSetup.PREFERRED_SETUP);
         if (!flags.equals(wanted)) {
             taken.add("setup flags " + wanted + " refused, using " + flags);
         }

@@ -20,6 +20,7 @@ import java.lang.invoke.VarHandle;
 final class SubmissionQueue {
     private static final int SQE_BYTES = 64;
     private static final int SQ_FLAG_CQ_OVERFLOW = 2;
+    private static final int SQ_FLAG_TASKRUN = 4;
     private static final VarHandle SHARED_INT = JAVA_INT.varHandle();
 
     private final MemorySegment sqRing;
@@ -134,6 +135,26 @@ final class SubmissionQueue {
         assert toSubmit >= 0 && toSubmit <= entries : toSubmit + " entries to submit in a queue of " + entries;
         SHARED_INT.setRelease(sqRing, tailOffset, stagedTail);
         return toSubmit;
+    }
+
+    /**
+     * Whether every written entry has been consumed by the kernel: nothing for an {@code io_uring_enter} to submit.
+     *
+     * @return true when the kernel's head has reached the last written entry
+     */
+    boolean allSubmitted() {
+        return stagedTail == (int) SHARED_INT.getAcquire(sqRing, headOffset);
+    }
+
+    /**
+     * Whether the kernel asks for an {@code io_uring_enter} with {@code GETEVENTS}: completions wait in its
+     * overflow backlog, or task work is pending ({@code IORING_SQ_TASKRUN}, set only on a ring set up with
+     * {@code IORING_SETUP_TASKRUN_FLAG}) that posts completions only when this thread enters.
+     *
+     * @return true while an enter would bring completions that reaping the queue cannot
+     */
+    boolean kernelAsksForEnter() {
+        return ((int) SHARED_INT.getAcquire(sqRing, flagsOffset) & (SQ_FLAG_CQ_OVERFLOW | SQ_FLAG_TASKRUN)) != 0;
     }
 
     /**

@@ -151,7 +151,7 @@ public final class UringRing implements Ring {
 
         this.enterCalls = new RingEnter(arena, callState, ringFd, subject, submissions);
         this.loop = new EnterLoop(this, submissions, completions, enterCalls, wakeUp, offloadedCompletions,
-                inlineWrite, subject);
+                inlineWrite, subject, (setupFlags & UringSetup.SETUP_TASKRUN_FLAG) != 0);
     }
 
     /**
@@ -240,7 +240,7 @@ public final class UringRing implements Ring {
 
     /**
      * The {@code IORING_SETUP_*} flags this ring was created with, e.g.
-     * {@code SINGLE_ISSUER|DEFER_TASKRUN|SUBMIT_ALL|CQSIZE}; fewer on kernels that refused those.
+     * {@code SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG|SUBMIT_ALL|CQSIZE}; fewer on kernels that refused those.
      *
      * @return the flags' names, {@code none} for none
      */

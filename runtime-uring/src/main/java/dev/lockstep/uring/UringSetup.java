@@ -19,12 +19,19 @@ import java.util.StringJoiner;
 final class UringSetup {
     static final int SETUP_CQSIZE = 1 << 3;
     static final int SETUP_SUBMIT_ALL = 1 << 7;
+    /**
+     * The kernel sets {@code IORING_SQ_TASKRUN} in the SQ ring's flags while task work is pending, so an enter that
+     * has nothing to submit and would not wait can be left out when the flag is clear ({@link EnterLoop}).
+     */
+    static final int SETUP_TASKRUN_FLAG = 1 << 9;
     static final int SETUP_SINGLE_ISSUER = 1 << 12;
     static final int SETUP_DEFER_TASKRUN = 1 << 13;
 
-    /** Most capable first: DEFER_TASKRUN needs 6.1, SUBMIT_ALL 5.18, CQSIZE 5.5. */
+    /** Most capable first: DEFER_TASKRUN (and TASKRUN_FLAG with it) needs 6.1, SUBMIT_ALL 5.18, CQSIZE 5.5. */
+    static final int PREFERRED_SETUP =
+            SETUP_SINGLE_ISSUER | SETUP_DEFER_TASKRUN | SETUP_TASKRUN_FLAG | SETUP_SUBMIT_ALL | SETUP_CQSIZE;
     private static final int[] SETUP_CHOICES = {
-        SETUP_SINGLE_ISSUER | SETUP_DEFER_TASKRUN | SETUP_SUBMIT_ALL | SETUP_CQSIZE,
+        PREFERRED_SETUP,
         SETUP_SUBMIT_ALL | SETUP_CQSIZE,
         SETUP_CQSIZE,
         0,
@@ -215,7 +222,7 @@ final class UringSetup {
     }
 
     /**
-     * Names setup flags, e.g. {@code SINGLE_ISSUER|DEFER_TASKRUN|SUBMIT_ALL|CQSIZE}, or {@code none}.
+     * Names setup flags, e.g. {@code SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG|SUBMIT_ALL|CQSIZE}, or {@code none}.
      *
      * @param flags {@code IORING_SETUP_*} bits
      * @return their names
@@ -227,6 +234,9 @@ final class UringSetup {
         }
         if ((flags & SETUP_DEFER_TASKRUN) != 0) {
             names.add("DEFER_TASKRUN");
+        }
+        if ((flags & SETUP_TASKRUN_FLAG) != 0) {
+            names.add("TASKRUN_FLAG");
         }
         if ((flags & SETUP_SUBMIT_ALL) != 0) {
             names.add("SUBMIT_ALL");

@@ -85,6 +85,31 @@ class UringRingTest extends RingFixture {
                 enterRegistered, 0, 0), "the closed ring's slot still held a ring");
     }
 
+    /**
+     * An enter that has nothing to submit and does not wait is left out when the kernel flags no task work; with
+     * DEFER_TASKRUN a read that waited on a file is completed by task work that runs only when this thread enters,
+     * so the kernel must flag it and the next such enter must make the call and deliver it. (Left out regardless
+     * of the flag, the read below is never delivered by any number of enters that do not wait: the worker's loop
+     * that keeps running fibers and never waits would never see it.)
+     */
+    @Test
+    void aReadCompletedByTaskWorkIsDeliveredByAnEnterThatNeitherSubmitsNorWaits() {
+        assertTrue(ring.setupFlags().contains("TASKRUN_FLAG"), () -> "this kernel (6.18) takes " + ring.setupFlags());
+        MemorySegment callState = Libc.newCallState(Arena.ofAuto());
+        int eventFd = keep((int) Libc.check(Libc.invoke(callState, state ->
+                (int) Libc.EVENTFD.invokeExact(state, 0, Libc.EFD_CLOEXEC)), "eventfd", "test"));
+        stage(Submissions.whole(Opcode.READ, eventFd, allocate(8), 5));
+        ring.enter(false, 0, completions);
+        assertFalse(completions.all().containsKey(5L), "nothing was written, so the read must still wait");
+        assertEquals(0, ring.enter(false, 0, completions), "an enter with nothing to do delivers nothing");
+
+        MemorySegment one = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_LONG, 1L);
+        assertEquals(8, Libc.writeIgnoringErrno(eventFd, one, 8), "the eventfd's write");
+        // The write woke the read's poll on this thread, before it returned: its task work is queued and flagged.
+        assertEquals(1, ring.enter(false, 0, completions), "the read, delivered without waiting");
+        assertEquals(8, completions.all().get(5L).result());
+    }
+
     @Test
     void anEnterThatFailsReportsItsErrnoThoughItFirstAsksWithoutIt() {
         // The ring's slot is emptied behind its back (IORING_UNREGISTER_RING_FDS, 21, one io_uring_rsrc_update of
@@ -98,6 +123,10 @@ class UringRingTest extends RingFixture {
         assertEquals(-1, Libc.syscallUncaptured(Libc.SYS_IO_URING_ENTER, ring.enterDescriptor(), 0, 0, 16, 0, 0),
                 "without errno, a failure is -1");
 
+        // Something to submit, so that the enter is made (one with nothing to do is left out).
+        Submission nop = new Submission();
+        nop.userData = 9;
+        stage(nop);
         KernelException failure = assertThrows(KernelException.class, () -> ring.enter(false, 0, completions));
         assertEquals(Errno.EBADF, failure.errno(), failure::getMessage);
         assertTrue(failure.getMessage().contains("io_uring_enter"), failure::getMessage);
