@@ -424,7 +424,13 @@ public final class SimNetwork {
 
     int send(SimSocket socket, byte[] source, int sourceOffset, int length) {
         changes++;
-        return machine.send(socket, source, sourceOffset, length);
+        return machine.send(socket, source, sourceOffset, length, false);
+    }
+
+    /** {@link #send} of a whole array that nobody else holds or changes: queued for the peer without a copy. */
+    int sendOwned(SimSocket socket, byte[] data) {
+        changes++;
+        return machine.send(socket, data, 0, data.length, true);
     }
 
     void shutdownWrite(SimSocket socket) {

@@ -340,7 +340,7 @@ final class SimOpcodes {
         asked = Math.min(asked, window);
         byte[] data = new byte[asked];
         MemorySegment.copy(request.buffer, ValueLayout.JAVA_BYTE, 0, data, 0, asked);
-        return kernel.network().send(socket.socket, data, 0, asked);
+        return kernel.network().sendOwned(socket.socket, data); // data is this send's own copy
     }
 
     private int accept(SimRequest request) {

@@ -471,10 +471,12 @@ final class SocketStateMachine {
     /**
      * Sends {@code length} bytes: queued for the peer, to arrive one link delay from now.
      *
+     * @param owned whether {@code source} is an array nobody else holds or changes, which the peer's queue may
+     *              keep instead of a copy when it is exactly the bytes sent
      * @return {@code length}, or {@code -ECONNRESET}, {@code -EPIPE} (after {@code shutdownWrite}),
      *         {@code -ENOTCONN}
      */
-    int send(SimSocket socket, byte[] source, int sourceOffset, int length) {
+    int send(SimSocket socket, byte[] source, int sourceOffset, int length, boolean owned) {
         if (socket.state != SimSocket.State.CONNECTED) {
             return -Errno.ENOTCONN;
         }
@@ -498,8 +500,13 @@ final class SocketStateMachine {
             socket.resetAt(now + delay(socket.hostIp, peer.hostIp) + delay(peer.hostIp, socket.hostIp));
             return length;
         }
-        byte[] data = new byte[length];
-        System.arraycopy(source, sourceOffset, data, 0, length);
+        byte[] data;
+        if (owned && sourceOffset == 0 && length == source.length) {
+            data = source;
+        } else {
+            data = new byte[length];
+            System.arraycopy(source, sourceOffset, data, 0, length);
+        }
         enqueue(socket, peer, data, now);
         return length;
     }
