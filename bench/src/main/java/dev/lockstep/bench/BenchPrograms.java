@@ -63,6 +63,12 @@ import java.util.stream.Stream;
  * used in that window ({@link #applicationCpuNanos}): on a shared machine the CPU time an operation costs says
  * more than how many fit in a second of wall time.
  *
+ * <p>Every measuring loop calls a method per operation (per round for {@code nop-one-fiber}, per message for the
+ * echo servers) that holds the loop's body: called again and again, that method is compiled as any other method
+ * is, after a few thousand operations, and the measured code with it. A body written inside the one loop that
+ * runs for the whole program is compiled only by on-stack replacement, which at a high load came after a short
+ * warm-up, and the window then measured the JIT.
+ *
  * <p>Usage: {@code BenchPrograms CASE ARGS...}:
  * <ul>
  *   <li>{@code nop DEPTH WARMUP SECONDS}: one UringRunner worker, DEPTH fibers each registering a NOP and
@@ -140,20 +146,41 @@ public final class BenchPrograms {
     }
 
     /**
-     * The measured window shared by a program's threads: each op is counted with {@link #count} once the warm-up
-     * is over; the first thread past the warm-up reads the allocation counter, the last one out reads it again.
+     * The measured window shared by a program's threads: the warm-up starts at the first {@link #running} call;
+     * the first thread to ask after the warm-up reads the operations counted so far, the allocation counter, the
+     * application CPU time and the clock, and the first one after the end reads them again, while every measuring
+     * thread is still alive, before {@code running} turns false.
+     *
+     * <p>The per-operation calls have no branch that turns for the first time when the measurement begins, which
+     * would throw away (deoptimize) the code the JIT compiled during the warm-up just as the window opens: each
+     * operation is counted ({@link #count}, the count at the window's start subtracted), and {@link #running}
+     * compares the clock with the next mark, which falls every {@link #MARK_NANOS} during the warm-up as well,
+     * so that the JIT sees that branch taken. What a mark does is in {@link #mark}, called too rarely to be
+     * inlined into the measuring loop.
+     *
+     * <p>Threads: the marks are taken under the window's lock; {@link #ended} is written after the end's readings
+     * (volatile), so a thread that saw it false no more, and the program's thread that joined the measuring threads
+     * before {@link #report}, see them.
      */
     static final class Window {
-        private static final long NOT_STARTED = Long.MIN_VALUE;
+        /** How often the warm-up takes a mark. */
+        static final long MARK_NANOS = 50_000_000;
         private final long warmupNanos;
         private final long measureNanos;
         private final LongAdder ops = new LongAdder();
-        /** When the first thread called {@link #running}: the warm-up starts then, after the JVM and runner did. */
-        private final AtomicLong firstCallNanos = new AtomicLong(NOT_STARTED);
-        private final AtomicLong allocationAtStart = new AtomicLong(NOT_STARTED);
-        private volatile long startedNanos;
-        private volatile long cpuAtStart;
-        private final AtomicLong cpuAtEnd = new AtomicLong(NOT_STARTED);
+        /** When the next mark falls; Long.MIN_VALUE before the first call, so that the first call takes one. */
+        private volatile long nextMark = Long.MIN_VALUE;
+        private volatile boolean ended;
+        private long measureFrom;
+        private boolean started;
+        private long opsAtStart;
+        private long allocationAtStart;
+        private long cpuAtStart;
+        private long nanosAtStart;
+        private long opsAtEnd;
+        private long allocationAtEnd;
+        private long cpuAtEnd;
+        private long nanosAtEnd;
 
         Window(long warmupNanos, long measureNanos) {
             this.warmupNanos = warmupNanos;
@@ -163,30 +190,45 @@ public final class BenchPrograms {
         /** @return false once the window is over */
         boolean running() {
             long now = System.nanoTime();
-            if (firstCallNanos.get() == NOT_STARTED) {
-                firstCallNanos.compareAndSet(NOT_STARTED, now);
+            if (now >= nextMark) {
+                mark(now);
             }
-            long measureFrom = firstCallNanos.get() + warmupNanos;
-            if (now >= measureFrom && allocationAtStart.get() == NOT_STARTED
-                    && allocationAtStart.compareAndSet(NOT_STARTED, allocatedBytes())) {
-                cpuAtStart = applicationCpuNanos();
-                startedNanos = System.nanoTime();
-            }
-            if (now < measureFrom + measureNanos) {
-                return true;
-            }
-            // The first thread past the end reads the CPU time while every measuring thread is still alive.
-            if (cpuAtEnd.get() == NOT_STARTED) {
-                long cpu = applicationCpuNanos();
-                cpuAtEnd.compareAndSet(NOT_STARTED, cpu);
-            }
-            return false;
+            return !ended;
         }
 
-        void count() {
-            if (allocationAtStart.get() != NOT_STARTED) {
-                ops.increment();
+        /**
+         * The warm-up starts (the first call), goes on, ends (the start's readings) or the window ends (the end's
+         * readings, then {@link #ended}).
+         */
+        private synchronized void mark(long now) {
+            if (now < nextMark || ended) {
+                return; // another thread took this mark
             }
+            if (nextMark == Long.MIN_VALUE) {
+                measureFrom = now + warmupNanos;
+            }
+            if (now < measureFrom) {
+                nextMark = Math.min(now + MARK_NANOS, measureFrom);
+            } else if (!started) {
+                opsAtStart = ops.sum();
+                allocationAtStart = allocatedBytes();
+                cpuAtStart = applicationCpuNanos();
+                nanosAtStart = System.nanoTime();
+                started = true;
+                nextMark = nanosAtStart + measureNanos;
+            } else {
+                opsAtEnd = ops.sum();
+                cpuAtEnd = applicationCpuNanos();
+                allocationAtEnd = allocatedBytes();
+                nanosAtEnd = System.nanoTime();
+                nextMark = Long.MAX_VALUE;
+                ended = true;
+            }
+        }
+
+        /** One operation done. */
+        void count() {
+            ops.increment();
         }
 
         /**
@@ -194,17 +236,13 @@ public final class BenchPrograms {
          * does, without an atomic add per operation.
          */
         void count(int done) {
-            if (allocationAtStart.get() != NOT_STARTED) {
-                ops.add(done);
-            }
+            ops.add(done);
         }
 
+        /** Prints the window's figures; called after the measuring threads were joined. */
         void report() {
-            long allocated = allocatedBytes() - allocationAtStart.get();
-            long cpu = cpuAtEnd.get() - cpuAtStart;
-            double seconds = (System.nanoTime() - startedNanos) / 1e9;
-            System.out.printf(Locale.ROOT, "RESULT ops=%d seconds=%.6f alloc=%d cpu=%d%n", ops.sum(), seconds,
-                    allocated, cpu);
+            System.out.printf(Locale.ROOT, "RESULT ops=%d seconds=%.6f alloc=%d cpu=%d%n", opsAtEnd - opsAtStart,
+                    (nanosAtEnd - nanosAtStart) / 1e9, allocationAtEnd - allocationAtStart, cpuAtEnd - cpuAtStart);
         }
     }
 
@@ -245,9 +283,8 @@ public final class BenchPrograms {
             for (int i = 0; i < depth; i++) {
                 loops.add(ctx.child("nop" + i).spawn(c -> {
                     Worker worker = Worker.current();
-                    while (window.running()) {
-                        worker.<Void>register(new Nop()).await();
-                        window.count();
+                    while (oneNop(window, worker)) {
+                        // the next operation
                     }
                     return null;
                 }));
@@ -258,6 +295,16 @@ public final class BenchPrograms {
         window.report();
     }
 
+    /** One NOP registered, awaited and counted; false, with nothing done, once the window is over. */
+    private static boolean oneNop(Window window, Worker worker) {
+        if (!window.running()) {
+            return false;
+        }
+        worker.<Void>register(new Nop()).await();
+        window.count();
+        return true;
+    }
+
     private static void nopOneFiber(int depth, long warmup, long measure) {
         Window window = new Window(warmup, measure);
         UringRunner.builder().workers(1).ringEntries(64).build().start(ctx -> {
@@ -266,17 +313,30 @@ public final class BenchPrograms {
             for (int i = 0; i < depth; i++) {
                 inFlight.add(worker.register(new Nop()));
             }
-            while (window.running()) {
-                for (int i = 0; i < depth; i++) {
-                    inFlight.get(i).await();
-                    inFlight.set(i, worker.register(new Nop()));
-                }
-                window.count(depth);
+            while (nopRound(window, worker, inFlight)) {
+                // the next round
             }
             inFlight.forEach(Operation::await);
             return null;
         });
         window.report();
+    }
+
+    /**
+     * One round over {@code inFlight}: each NOP awaited and replaced by a new one, the round counted; false, with
+     * nothing done, once the window is over.
+     */
+    private static boolean nopRound(Window window, Worker worker, List<Operation<Void>> inFlight) {
+        if (!window.running()) {
+            return false;
+        }
+        int depth = inFlight.size();
+        for (int i = 0; i < depth; i++) {
+            inFlight.get(i).await();
+            inFlight.set(i, worker.register(new Nop()));
+        }
+        window.count(depth);
+        return true;
     }
 
     // ---- warm 4 KiB reads ----
@@ -307,20 +367,15 @@ public final class BenchPrograms {
                     SplittableRandom random = new SplittableRandom(100 + i);
                     readers.add(ctx.child("reader" + i).spawn(c -> {
                         if (intoBuffer) {
-                            try (dev.lockstep.IoBuffer into = c.buffers().allocate(BLOCK)) {
-                                while (measured.running()) {
-                                    blob.readFully(random.nextLong(blocks) * BLOCK, into, 0, BLOCK);
-                                    measured.count();
+                            try (IoBuffer into = c.buffers().allocate(BLOCK)) {
+                                while (oneReadFully(measured, blob, into, random, blocks)) {
+                                    // the next operation
                                 }
                             }
                             return null;
                         }
-                        while (measured.running()) {
-                            byte[] read = blob.readAt(random.nextLong(blocks) * BLOCK, BLOCK).await();
-                            if (read.length != BLOCK) {
-                                throw new IllegalStateException("read " + read.length + " bytes");
-                            }
-                            measured.count();
+                        while (oneReadAt(measured, blob, random, blocks)) {
+                            // the next operation
                         }
                         return null;
                     }));
@@ -353,12 +408,8 @@ public final class BenchPrograms {
                     Runnable reader = () -> {
                         ByteBuffer buffer = ByteBuffer.allocate(BLOCK);
                         try {
-                            while (measured.running()) {
-                                buffer.clear();
-                                if (channel.read(buffer, random.nextLong(blocks) * BLOCK) != BLOCK) {
-                                    throw new IllegalStateException("short read");
-                                }
-                                measured.count();
+                            while (oneChannelRead(measured, channel, buffer, random, blocks)) {
+                                // the next operation
                             }
                         } catch (java.io.IOException failure) {
                             throw new java.io.UncheckedIOException(failure);
@@ -372,6 +423,50 @@ public final class BenchPrograms {
             }
         }
         window.report();
+    }
+
+    /** One random 4 KiB {@code readAt}, counted; false, with nothing done, once the window is over. */
+    private static boolean oneReadAt(Window window, Blob blob, SplittableRandom random, long blocks) {
+        if (!window.running()) {
+            return false;
+        }
+        byte[] read = blob.readAt(random.nextLong(blocks) * BLOCK, BLOCK).await();
+        if (read.length != BLOCK) {
+            throw new IllegalStateException("read " + read.length + " bytes");
+        }
+        window.count();
+        return true;
+    }
+
+    /**
+     * One random 4 KiB {@code readFully} into {@code into}, counted; false, with nothing done, once the window is
+     * over.
+     */
+    private static boolean oneReadFully(Window window, Blob blob, IoBuffer into, SplittableRandom random,
+                                        long blocks) {
+        if (!window.running()) {
+            return false;
+        }
+        blob.readFully(random.nextLong(blocks) * BLOCK, into, 0, BLOCK);
+        window.count();
+        return true;
+    }
+
+    /**
+     * One random 4 KiB {@code FileChannel} read into {@code buffer}, counted; false, with nothing done, once the
+     * window is over.
+     */
+    private static boolean oneChannelRead(Window window, FileChannel channel, ByteBuffer buffer,
+                                          SplittableRandom random, long blocks) throws IOException {
+        if (!window.running()) {
+            return false;
+        }
+        buffer.clear();
+        if (channel.read(buffer, random.nextLong(blocks) * BLOCK) != BLOCK) {
+            throw new IllegalStateException("short read");
+        }
+        window.count();
+        return true;
     }
 
     // ---- appends acknowledged after a sync ----
@@ -404,14 +499,8 @@ public final class BenchPrograms {
                     List<Handle<Void>> appenders = new ArrayList<>();
                     for (int i = 0; i < writers; i++) {
                         appenders.add(ctx.child("appender" + i).spawn(c -> {
-                            while (measured.running()) {
-                                if (syncWrites) {
-                                    blob.writeAt(nextOffset.getAndAdd(BLOCK), chunks, WriteOptions.SYNC).await();
-                                } else {
-                                    blob.writeAt(nextOffset.getAndAdd(BLOCK), block).await();
-                                    blob.sync().await();
-                                }
-                                measured.count();
+                            while (oneBlobAppend(measured, blob, nextOffset, syncWrites, block, chunks)) {
+                                // the next operation
                             }
                             return null;
                         }));
@@ -434,14 +523,8 @@ public final class BenchPrograms {
                         appenders.add(Thread.ofPlatform().start(() -> {
                             ByteBuffer block = ByteBuffer.allocateDirect(BLOCK);
                             try {
-                                while (measured.running()) {
-                                    block.clear();
-                                    long offset = nextOffset.getAndAdd(BLOCK);
-                                    while (block.hasRemaining()) {
-                                        channel.write(block, offset + block.position());
-                                    }
-                                    channel.force(false);
-                                    measured.count();
+                                while (oneChannelAppend(measured, channel, nextOffset, block)) {
+                                    // the next operation
                                 }
                             } catch (java.io.IOException failure) {
                                 throw new java.io.UncheckedIOException(failure);
@@ -457,6 +540,44 @@ public final class BenchPrograms {
             }
         }
         window.report();
+    }
+
+    /**
+     * One append of {@code block} (or of {@code chunks} as one synced write) at the next offset, acknowledged after
+     * its sync and counted; false, with nothing done, once the window is over.
+     */
+    private static boolean oneBlobAppend(Window window, Blob blob, AtomicLong nextOffset, boolean syncWrites,
+                                       byte[] block, byte[][] chunks) {
+        if (!window.running()) {
+            return false;
+        }
+        if (syncWrites) {
+            blob.writeAt(nextOffset.getAndAdd(BLOCK), chunks, WriteOptions.SYNC).await();
+        } else {
+            blob.writeAt(nextOffset.getAndAdd(BLOCK), block).await();
+            blob.sync().await();
+        }
+        window.count();
+        return true;
+    }
+
+    /**
+     * One append of {@code block} at the next offset, forced and counted; false, with nothing done, once the window
+     * is over.
+     */
+    private static boolean oneChannelAppend(Window window, FileChannel channel, AtomicLong nextOffset,
+                                          ByteBuffer block) throws IOException {
+        if (!window.running()) {
+            return false;
+        }
+        block.clear();
+        long offset = nextOffset.getAndAdd(BLOCK);
+        while (block.hasRemaining()) {
+            channel.write(block, offset + block.position());
+        }
+        channel.force(false);
+        window.count();
+        return true;
     }
 
     // ---- echo servers ----
@@ -525,9 +646,14 @@ public final class BenchPrograms {
     /** Echoes through the {@code byte[]} calls: each message is a new array, received and sent. */
     private static Void arrayEcho(Connection connection, int size) {
         while (true) {
-            byte[] message = connection.stream().recv(size).await();
-            connection.sink().send(message).await();
+            echoOneArray(connection, size);
         }
+    }
+
+    /** One message of {@link #arrayEcho}. */
+    private static void echoOneArray(Connection connection, int size) {
+        byte[] message = connection.stream().recv(size).await();
+        connection.sink().send(message).await();
     }
 
     /**
@@ -537,22 +663,36 @@ public final class BenchPrograms {
     private static Void bufferEcho(dev.lockstep.Context ctx, Connection connection, int size) {
         try (IoBuffer message = ctx.buffers().allocate(size)) {
             while (true) {
-                connection.stream().recvFully(message, 0, size);
-                connection.sink().sendFully(message, 0, size);
+                echoOneBuffer(connection, message, size);
             }
         }
+    }
+
+    /** One message of {@link #bufferEcho}. */
+    private static void echoOneBuffer(Connection connection, IoBuffer message, int size) {
+        connection.stream().recvFully(message, 0, size);
+        connection.sink().sendFully(message, 0, size);
     }
 
     private static void echoBlocking(Socket socket) {
         byte[] buffer = new byte[64 * 1024];
         try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
-            int read;
-            while ((read = in.read(buffer)) > 0) {
-                out.write(buffer, 0, read);
+            while (echoOneRead(in, out, buffer)) {
+                // the next operation
             }
         } catch (java.io.IOException peerGone) {
             // The client closed: this connection is done.
         }
+    }
+
+    /** One read echoed by {@link #echoBlocking}; false at the end of input. */
+    private static boolean echoOneRead(InputStream in, OutputStream out, byte[] buffer) throws IOException {
+        int read = in.read(buffer);
+        if (read <= 0) {
+            return false;
+        }
+        out.write(buffer, 0, read);
+        return true;
     }
 
     private static void netty(int loops, IoHandlerFactory handler, Class<? extends ServerChannel> channel,
