@@ -31,7 +31,8 @@ import tools.jackson.databind.ObjectMapper;
  *
  * <p>Every variant is a whole program of its own: a JVM running one {@link BenchPrograms} case, a C program
  * (liburing no-ops, the TCP echo client) that the {@code lockstep} script compiled, fio, or
- * {@link DirectReadBenchmark} for one engine. Every JVM gets the same heap ({@link #HEAP}). The TCP echo servers
+ * {@link DirectReadBenchmark} for one engine. Every JVM gets the same heap ({@link #HEAP}), touched as it is
+ * committed ({@link #PRETOUCH}). The TCP echo servers
  * are all measured with the same C client.
  * Allocation is what the measured JVM's threads allocated during its measured window divided by its operations
  * (the counter behind JMH's {@code gc.alloc.rate.norm}); the C NOP program allocates no Java heap (0), fio and
@@ -540,11 +541,20 @@ public final class Bench {
      */
     static final String HEAP = "-Xmx1g";
 
+    /**
+     * Every measured JVM touches its heap's memory when it commits it, at start-up and when a collection grows the
+     * heap, on the collector's threads. Without it the first use of each young region is a page fault, the
+     * kernel's zeroing of that memory, on the thread that allocates: a row that allocates per operation (the
+     * {@code byte[]} reads, 4 KiB each) then measured, after a short warm-up, mostly the heap's first touch (5 to 14
+     * µs of CPU per {@code Blob.readAt} after 2 s, 2.7 to 3.0 with the heap touched).
+     */
+    static final String PRETOUCH = "-XX:+AlwaysPreTouch";
+
     /** Idle connections each server holds in the idle-connection rows. */
     static final int IDLE_CONNECTIONS = 10_000;
 
     private List<String> jvm(String mainClass, String... args) {
-        List<String> command = new ArrayList<>(List.of(java, HEAP, "--enable-native-access=ALL-UNNAMED",
+        List<String> command = new ArrayList<>(List.of(java, HEAP, PRETOUCH, "--enable-native-access=ALL-UNNAMED",
                 "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-cp", classpath, mainClass));
         command.addAll(Arrays.asList(args));
         return command;
