@@ -78,7 +78,8 @@ public final class KvStore implements AutoCloseable {
      * @param keys live keys after replay
      * @param truncatedBytes bytes of torn tail removed from the last segment
      * @param manifestTruncatedBytes bytes of torn tail removed from the manifest
-     * @param removedSegments unlisted segments (leftovers of an interrupted roll) removed
+     * @param removedSegments unlisted segments (leftovers of an interrupted roll) removed; the one after the last
+     *     listed segment stays, opened ahead for the next roll
      */
     public record Recovery(int segments, long records, int keys, long truncatedBytes, long manifestTruncatedBytes,
                            int removedSegments) {

@@ -4,6 +4,7 @@ import dev.lockstep.Blob;
 import dev.lockstep.BlobCorruptException;
 import dev.lockstep.Context;
 import dev.lockstep.OpenedBlob;
+import dev.lockstep.Operation;
 import dev.lockstep.WriteOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -54,6 +55,16 @@ final class SegmentLog {
     // Touched only by the committing batch (and by recovery, before the store is shared).
     private long tail;
     private boolean unsynced;
+    /**
+     * The open of the segment after {@link #current}, started when that segment became current so that the next
+     * roll finds it created (the open makes the blob and its directory entry durable, a sync or two of its own)
+     * instead of waiting for it while the commit holds. Until the manifest lists it, it is no part of the log:
+     * recovery removes a segment the manifest does not list. Null while none is started. Set and taken by whoever
+     * touches the tail, under {@code lock} because {@link #closeBlobs} takes it from any fiber and closes it,
+     * which closes the blob too if the open completed unobserved.
+     */
+    private Operation<OpenedBlob> nextOpening; // guarded by lock
+    private long nextOpeningId; // guarded by lock
 
     private SegmentLog(Context ctx, KvOptions options) {
         this.ctx = ctx;
@@ -116,9 +127,13 @@ final class SegmentLog {
         }
 
         int removed = 0;
+        // The segment after the last listed one is the one opened ahead for the next roll (nextOpening), or the
+        // leftover of an interrupted roll: either way the roll that lists it first empties it and writes its
+        // header, so it stays, for the open started below to find. Any other unlisted segment goes.
+        long openedAhead = (listed.isEmpty() ? 0 : listed.getLast()) + 1;
         for (byte[] name : ctx.scan(partition).await()) {
             long segmentId = Records.segmentIdOf(new String(name, StandardCharsets.UTF_8));
-            if (segmentId > 0 && !listed.contains(segmentId)) {
+            if (segmentId > 0 && segmentId != openedAhead && !listed.contains(segmentId)) {
                 ctx.remove(partition, name).await();
                 removed++;
             }
@@ -167,6 +182,8 @@ final class SegmentLog {
         }
         if (listed.isEmpty()) {
             roll();
+        } else {
+            startOpeningNext();
         }
         return new Replayed(listed.size(), records, truncated, manifestTruncated, removed);
     }
@@ -245,14 +262,23 @@ final class SegmentLog {
     /**
      * Creates the next segment, durably, and makes it current. Writes appended to the current segment and not
      * yet synced are synced first, so that only the current segment can ever hold unsynced writes.
+     *
+     * <p>What the commit waits for: the new segment was opened ahead ({@link #nextOpening}), and the sync of the
+     * current segment runs beside the new segment's header write and sync. The manifest entry is written only after
+     * both syncs completed: once it is on disk, recovery reads the listed segment for a valid header and every
+     * segment before it as sealed, so neither may then be short of what was written. So a roll waits for about two
+     * syncs in a row (the two segments', together, then the manifest's), not four to six.
      */
     private void roll() {
-        if (unsynced) {
-            sync();
-        }
+        Operation<Void> sealing = unsynced ? current.blob().startSync() : null;
         long id = current == null ? 1 : current.id() + 1;
-        String name = Records.segmentName(id);
-        OpenedBlob opened = ctx.open(options.partition(), name).await();
+        OpenedBlob opened;
+        try {
+            opened = openSegment(id);
+        } catch (RuntimeException failure) {
+            awaitQuietly(sealing);
+            throw failure;
+        }
         Blob blob = opened.blob();
         try {
             if (opened.length() != 0) {
@@ -260,6 +286,12 @@ final class SegmentLog {
             }
             blob.writeAt(0, Records.segmentHeader(id)).await();
             blob.sync().await();
+            if (sealing != null) {
+                Operation<Void> awaited = sealing;
+                sealing = null;
+                awaited.await();
+                unsynced = false;
+            }
             // The segment is part of the log once the manifest lists it durably.
             manifest.writeAt(manifestLength, Records.manifestEntry(id)).await();
             if (options.bug() != InjectedBug.FORGET_DIRECTORY_SYNC) {
@@ -267,6 +299,7 @@ final class SegmentLog {
             }
             manifestLength += Records.MANIFEST_ENTRY_BYTES;
         } catch (RuntimeException failure) {
+            awaitQuietly(sealing);
             blob.close();
             throw failure;
         }
@@ -280,6 +313,58 @@ final class SegmentLog {
         }
         current = segment;
         tail = Records.SEGMENT_HEADER_BYTES;
+        startOpeningNext();
+    }
+
+    /** The segment {@code id}, from the open started ahead when it was for this id, else opened now. */
+    private OpenedBlob openSegment(long id) {
+        Operation<OpenedBlob> opening;
+        long openingId;
+        lock.lock();
+        try {
+            opening = nextOpening;
+            openingId = nextOpeningId;
+            nextOpening = null;
+        } finally {
+            lock.unlock();
+        }
+        if (opening != null && openingId != id) {
+            opening.close();
+            opening = null;
+        }
+        if (opening == null) {
+            opening = ctx.open(options.partition(), Records.segmentName(id));
+        }
+        return opening.await();
+    }
+
+    /** Starts the open of the segment after the current one, for the next roll to find done. */
+    private void startOpeningNext() {
+        long id = current.id() + 1;
+        Operation<OpenedBlob> opening = ctx.open(options.partition(), Records.segmentName(id));
+        lock.lock();
+        try {
+            nextOpening = opening;
+            nextOpeningId = id;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits for a sync this roll started and no longer needs, its failure left to the caller's: the sync poisons
+     * the open if it fails, and the next sync reports that. Returns only once the request completed, so no sync of
+     * the segment is left in flight behind the roll's failure.
+     */
+    private static void awaitQuietly(Operation<Void> sync) {
+        if (sync == null) {
+            return;
+        }
+        try {
+            sync.await();
+        } catch (RuntimeException ignored) {
+            // Reported by the next sync of the same open (poisoned), or moot once the store is closed.
+        }
     }
 
     /** Segments created since open. */
@@ -295,11 +380,17 @@ final class SegmentLog {
     /** Closes every blob of the log. */
     void closeBlobs() {
         List<Segment> toClose;
+        Operation<OpenedBlob> opening;
         lock.lock();
         try {
             toClose = List.copyOf(segments);
+            opening = nextOpening;
+            nextOpening = null;
         } finally {
             lock.unlock();
+        }
+        if (opening != null) {
+            opening.close(); // closes the blob too if the open completed unobserved (see Operation)
         }
         for (Segment segment : toClose) {
             segment.blob().close();

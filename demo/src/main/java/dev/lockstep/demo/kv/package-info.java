@@ -12,8 +12,10 @@
  *   <li>The <b>manifest</b> is the store's own directory: the ordered list of the segments that make up the log,
  *       one checksummed 12-byte entry per segment. Lockstep's {@code open} already creates blobs durably (it
  *       fsyncs the partition's directory), so the durability step the store itself owns when it adds a segment
- *       is the sync of this list. A blob that is not listed is the leftover of a roll that a crash interrupted,
- *       and recovery removes it.</li>
+ *       is the sync of this list. The next segment is opened ahead, when its predecessor becomes current, so a
+ *       roll does not wait for the create; the roll that lists it empties it first. Recovery keeps that one
+ *       unlisted segment, the one after the last listed, and removes any other, the leftover of a roll that a
+ *       crash interrupted.</li>
  * </ul>
  *
  * <h2>Durability</h2>
