@@ -189,6 +189,34 @@ public class ModelCheckingTest {
     }
 
     /**
+     * Two parties poll a handle while its task finishes: a handle makes its waiters' lists at the first poll, so
+     * both polls may make them at once. Each poll sees the outcome, or its waker is woken once by the finish: a
+     * second set of lists replacing the first (a plain write where a compare-and-exchange belongs) would leave one
+     * waker listed where the finish never looks.
+     */
+    @Test
+    void twoPollersRacingTheFinishEachSeeTheOutcomeOrAreWoken() {
+        check(10 * INVOCATIONS, () -> {
+            TaskHandle<Integer> handle = new TaskHandle<>(null, null, "task");
+            Reentrant first = new Reentrant(Support::criticalSection);
+            Reentrant second = new Reentrant(Support::criticalSection);
+            AtomicReference<Poll<Integer>> firstPolled = new AtomicReference<>();
+            AtomicReference<Poll<Integer>> secondPolled = new AtomicReference<>();
+            run(() -> handle.succeed(7), () -> firstPolled.set(handle.poll(first.waker())),
+                    () -> secondPolled.set(handle.poll(second.waker())));
+            assertEquals(7, handle.outcome().get());
+            // A poll that saw the outcome at its re-check may still have been woken, once, by the finish that took
+            // its copy first; a pending poll must have been woken once.
+            assertTrue(firstPolled.get().isReady() ? first.wakes() <= 1 : first.wakes() == 1,
+                    "the first poll's waker was woken " + first.wakes() + " times");
+            assertTrue(secondPolled.get().isReady() ? second.wakes() <= 1 : second.wakes() == 1,
+                    "the second poll's waker was woken " + second.wakes() + " times");
+            first.assertBalanced();
+            second.assertBalanced();
+        });
+    }
+
+    /**
      * The receiver's close racing a take whose waker is being installed (the install lets the monitor go while
      * {@code retain()} runs): the take reads the close, or its installed waker is woken by the close. Either way
      * the awaiter does not park for good, and the retained copy is consumed once.

@@ -15,10 +15,13 @@ import dev.lockstep.engine.Engine;
  * {@link #outcome} is volatile and goes from null to its value once ({@link #finish}: the first of the finishing
  * fiber, an abort of a task that never ran, wins). A reader ({@link #isDone}, {@link #outcome()}, any thread) sees
  * null or the outcome with everything the finishing thread wrote before it. {@link #poll} cannot lose a wake-up:
- * it reads the outcome, lists a retained copy of its waker in {@link #pollers} (under that list's lock), then
- * reads the outcome again; {@code finish} sets the outcome, then wakes every listed copy (taking them under the same
- * lock). If the second read sees null, the set comes after it in the order of the volatile accesses, so the copy
- * was listed before {@code finish} takes the list and is woken. If it sees the outcome, the poll takes its copy off
+ * it reads the outcome, makes or finds the handle's {@link #waiters} (volatile, set once by a compare-and-exchange),
+ * lists a retained copy of its waker there (under the lists' lock), then reads the outcome again; {@code finish} sets
+ * the outcome, then reads {@link #waiters} and, if set, wakes every listed copy (taking them under the same lock). If
+ * the second read sees null, the set comes after it in the order of the volatile accesses, and so does
+ * {@code finish}'s read of {@link #waiters}, which then sees the lists: the copy was listed before {@code finish}
+ * takes the list and is woken. If {@code finish} read no lists, they were made after that read, and the waiter's
+ * second read sees the outcome. If it sees the outcome, the poll takes its copy off
  * the list and releases it, unless {@code finish} took it first and wakes it: either way the copy is consumed once,
  * as {@link Waker} promises. The simulator's loop asks the root's {@link #isDone} every step: a lock there was
  * about 2 % of a demo seed's CPU. {@code ModelCheckingTest#aTaskFinishedTwiceHasOneOutcomeAndWakesItsPoller}
@@ -30,22 +33,25 @@ public final class TaskHandle<T> implements Handle<T> {
     private final Engine engine;
     final Supervision.Node node;
     final String label;
-    /** Guards both lists below: each of their sections touches one list only, so one lock serves both. */
-    private final dev.lockstep.sync.FiberSafeLock waitersLock = new dev.lockstep.sync.FiberSafeLock();
-    /** The copies listed by direct {@link #poll}s, one per polling party. */
-    private final WaitList pollers = new WaitList(waitersLock);
-    /** The copies listed by {@link #await}s' conditions, one per await. */
-    private final WaitList awaiters = new WaitList(waitersLock);
+    /**
+     * Who waits for the outcome: null until the first {@link #poll} with a waker or {@link #await} makes it, as most
+     * handles (a task per connection whose handle is dropped) are never waited on and would otherwise hold a lock
+     * and two lists each for their whole life.
+     */
+    private volatile Waiters waiters;
     /**
      * Null until the task ends, then its outcome for good (see the class doc): set by the fiber finishing the task,
      * or by a worker thread aborting a task that never ran; read by any thread.
      */
     private volatile Poll<T> outcome;
     private static final java.lang.invoke.VarHandle OUTCOME;
+    private static final java.lang.invoke.VarHandle WAITERS;
 
     static {
         try {
-            OUTCOME = java.lang.invoke.MethodHandles.lookup().findVarHandle(TaskHandle.class, "outcome", Poll.class);
+            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            OUTCOME = lookup.findVarHandle(TaskHandle.class, "outcome", Poll.class);
+            WAITERS = lookup.findVarHandle(TaskHandle.class, "waiters", Waiters.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -100,9 +106,35 @@ public final class TaskHandle<T> implements Handle<T> {
 
     private void finish(Poll<T> result) {
         if (OUTCOME.compareAndSet(this, null, result)) {
-            pollers.wakeAll();
-            awaiters.wakeAll();
+            // Read after the outcome is set: null means every later waiter makes the lists after this read, and
+            // so reads the outcome in its re-check (class doc).
+            Waiters listed = waiters;
+            if (listed != null) {
+                listed.pollers.wakeAll();
+                listed.awaiters.wakeAll();
+            }
         }
+    }
+
+    /** {@link #waiters}, made by the first caller: racing callers agree on one by a compare-and-exchange. */
+    private Waiters waiters() {
+        Waiters existing = waiters;
+        if (existing != null) {
+            return existing;
+        }
+        Waiters made = new Waiters();
+        Waiters raced = (Waiters) WAITERS.compareAndExchange(this, (Waiters) null, made);
+        return raced != null ? raced : made;
+    }
+
+    /** The lists of a handle that is waited on. */
+    private static final class Waiters {
+        /** Guards both lists: each of their sections touches one list only, so one lock serves both. */
+        private final dev.lockstep.sync.FiberSafeLock lock = new dev.lockstep.sync.FiberSafeLock();
+        /** The copies listed by direct {@link #poll}s, one per polling party. */
+        private final WaitList pollers = new WaitList(lock);
+        /** The copies listed by {@link #await}s' conditions, one per await. */
+        private final WaitList awaiters = new WaitList(lock);
     }
 
     boolean isAborted() {
@@ -117,7 +149,7 @@ public final class TaskHandle<T> implements Handle<T> {
     @Override
     public T await() {
         Engine.checkForeignCaller(engine, "Handle.await");
-        Fibers.awaitUntil(this::isDone, awaiters);
+        Fibers.awaitUntil(this::isDone, waiters().awaiters);
         return outcome().get();
     }
 
@@ -128,6 +160,7 @@ public final class TaskHandle<T> implements Handle<T> {
         if (result != null || waker == null) {
             return result != null ? result : Poll.pending();
         }
+        WaitList pollers = waiters().pollers;
         Waker listed = pollers.addUnlessEquivalent(waker);
         result = outcome;
         if (result != null) {
