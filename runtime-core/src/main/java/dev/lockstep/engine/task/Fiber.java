@@ -78,6 +78,10 @@ public final class Fiber {
         }
     }
 
+    /** This fiber's neighbours in its engine's {@link LiveFibers}, in start order; guarded by that list's lock. */
+    Fiber liveBefore;
+    Fiber liveAfter;
+
     /**
      * The simulator's scheduling priority for this fiber (its priority scheduling), 0 until it gives one. Only the
      * simulator's thread reads and writes it (production schedulers never do), so it needs no ordering.

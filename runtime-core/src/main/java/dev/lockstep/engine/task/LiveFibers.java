@@ -2,9 +2,7 @@ package dev.lockstep.engine.task;
 
 import dev.lockstep.engine.Engine;
 import dev.lockstep.sync.FiberSafeLock;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -15,11 +13,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class LiveFibers {
     private final AtomicInteger count = new AtomicInteger();
     /**
-     * The live fibers in start order, guarded by {@link #lock}. Fibers add and remove themselves while worker
-     * threads snapshot the set (a {@link FiberSafeLock}, not a synchronized set: a fiber must never queue on a lock
-     * its carrier may take).
+     * The live fibers in start order, guarded by {@link #lock}: a doubly linked list through the fibers' own
+     * {@link Fiber#liveBefore} and {@link Fiber#liveAfter}, so that a live fiber costs no entry of a set (a server
+     * with a fiber per idle connection holds one per connection). Fibers add and remove themselves while worker
+     * threads snapshot the list (a {@link FiberSafeLock}, not a monitor: a fiber must never queue on a lock its
+     * carrier may take).
      */
-    private final Set<Fiber> fibers = new LinkedHashSet<>();
+    private Fiber first;
+    private Fiber last;
+    private int size;
     private final FiberSafeLock lock = new FiberSafeLock();
     /** The array {@link #firstWaitingOutsideLockstep} copies the fibers into; its caller's alone. */
     private Fiber[] waitingScan = new Fiber[16];
@@ -43,7 +45,14 @@ public final class LiveFibers {
     void add(Fiber fiber) {
         lock.lock();
         try {
-            fibers.add(fiber);
+            fiber.liveBefore = last;
+            if (last == null) {
+                first = fiber;
+            } else {
+                last.liveAfter = fiber;
+            }
+            last = fiber;
+            size++;
         } finally {
             lock.unlock();
         }
@@ -52,7 +61,22 @@ public final class LiveFibers {
     void remove(Fiber fiber) {
         lock.lock();
         try {
-            fibers.remove(fiber);
+            if (fiber.liveBefore == null && first != fiber) {
+                return; // not listed
+            }
+            if (fiber.liveBefore == null) {
+                first = fiber.liveAfter;
+            } else {
+                fiber.liveBefore.liveAfter = fiber.liveAfter;
+            }
+            if (fiber.liveAfter == null) {
+                last = fiber.liveBefore;
+            } else {
+                fiber.liveAfter.liveBefore = fiber.liveBefore;
+            }
+            fiber.liveBefore = null;
+            fiber.liveAfter = null;
+            size--;
         } finally {
             lock.unlock();
         }
@@ -62,7 +86,7 @@ public final class LiveFibers {
     public List<Fiber> snapshot() {
         lock.lock();
         try {
-            return List.copyOf(fibers);
+            return List.of(copyInto(new Fiber[size]));
         } finally {
             lock.unlock();
         }
@@ -78,8 +102,8 @@ public final class LiveFibers {
         int live;
         lock.lock();
         try {
-            live = fibers.size();
-            snapshot = fibers.toArray(waitingScan);
+            live = size;
+            snapshot = copyInto(waitingScan.length >= size ? waitingScan : new Fiber[size]);
         } finally {
             lock.unlock();
         }
@@ -89,6 +113,15 @@ public final class LiveFibers {
         } finally {
             java.util.Arrays.fill(snapshot, 0, live, null); // holds no finished fiber until the next call
         }
+    }
+
+    /** The live fibers in start order, from index 0 of {@code into}, which holds at least {@link #size}; locked. */
+    private Fiber[] copyInto(Fiber[] into) {
+        int i = 0;
+        for (Fiber fiber = first; fiber != null; fiber = fiber.liveAfter) {
+            into[i++] = fiber;
+        }
+        return into;
     }
 
     private static String firstWaitingOutsideLockstep(Fiber[] snapshot, int count) {
