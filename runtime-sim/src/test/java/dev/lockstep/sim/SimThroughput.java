@@ -26,13 +26,13 @@ import java.util.function.LongFunction;
  * </pre>
  *
  * <p>CPU time is the simulator thread's ({@link SimRunner#simulatorCpuNanos()}: the run's carrier, on which every
- * fiber runs),
- * and, for comparison, the whole process's (JIT and GC threads included). Each workload warms up for the same
- * simulator-thread CPU time ({@link #WARM_UP_CPU_NANOS}), then is measured over a fixed number of seeded runs. A fiber switch is one continuation the scheduler runs
- * ({@link SimStats#fiberSteps()}); an I/O operation is a ring completion or a system call of the simulated kernel
- * ({@link SimStats#ioOperations()}). The last columns say where the steps went: service steps, clock slips, raw
- * generator draws, every scheduler step ({@link SimStats#schedulerSteps()}) and the simulator thread's CPU time per
- * step.
+ * fiber runs), and, for comparison, the whole process's (JIT and GC threads included). Each workload warms up for
+ * the same simulator-thread CPU time ({@link #WARM_UP_CPU_NANOS}) and until the JIT has compiled nothing for a while
+ * ({@link #QUIET_CPU_NANOS}), at most {@link #WARM_UP_MAX_CPU_NANOS}, then is measured over a fixed number of
+ * seeded runs. A fiber switch is one continuation the scheduler runs ({@link SimStats#fiberSteps()}); an I/O
+ * operation is a ring completion or a system call of the simulated kernel ({@link SimStats#ioOperations()}). The
+ * last columns say where the steps went: service steps, clock slips, raw generator draws, every scheduler step
+ * ({@link SimStats#schedulerSteps()}) and the simulator thread's CPU time per step.
  *
  * <p>The {@code empty} workload's root task returns at once, so its runs are nothing but a run's set-up and
  * tear-down. For it the simulator thread's CPU time leaves out what the caller's thread spends handing the run to
@@ -156,22 +156,43 @@ public final class SimThroughput {
     /**
      * How much of the simulator thread's CPU time every workload's warm-up spends at least, whatever its number of
      * runs: enough for the JIT to compile the hot paths of the simulated kernel and engine, so that a row measures
-     * warm code and not how far compilation got (a storage run costs about four times as much cold).
+     * warm code and not how far compilation got (a storage run costs about ten times as much cold).
      */
     private static final long WARM_UP_CPU_NANOS = 2_000_000_000L;
 
-    /** At most this many warm-up batches, so that a workload too cheap to reach the budget still ends. */
-    private static final int WARM_UP_BATCHES = 40;
+    /**
+     * How much of the simulator thread's CPU time the warm-up's last batches spend with the JIT compiling nothing:
+     * on a loaded machine the compiler threads lag behind the simulator's, so a spent budget alone may end the
+     * warm-up before the hot paths are compiled.
+     */
+    private static final long QUIET_CPU_NANOS = 300_000_000L;
+
+    /** The most of the simulator thread's CPU time a warm-up spends: a JIT that never settles still lets a row end. */
+    private static final long WARM_UP_MAX_CPU_NANOS = 6_000_000_000L;
+
+    /** The most batches a warm-up runs, should the thread's CPU clock not move. */
+    private static final int WARM_UP_MAX_BATCHES = 2_000;
 
     /**
      * Runs the workload's seeds in batches of a quarter of its runs (seeds from 0, unlike the measured seeds) until
-     * the batches have spent {@link #WARM_UP_CPU_NANOS} of the simulator thread's CPU time.
+     * the batches have spent {@link #WARM_UP_CPU_NANOS} of the simulator thread's CPU time and the last of them
+     * {@link #QUIET_CPU_NANOS} without the JIT's compiling anything, or {@link #WARM_UP_MAX_CPU_NANOS} in all.
      */
     private static void warmUp(Workload workload) {
+        java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean jitTimed = jit != null && jit.isCompilationTimeMonitoringSupported();
         long spent = 0;
+        long quietSince = 0;
+        long compiling = jitTimed ? jit.getTotalCompilationTime() : 0;
         int batch = Math.max(1, workload.runs() / 4);
-        for (int b = 0; b < WARM_UP_BATCHES && spent < WARM_UP_CPU_NANOS; b++) {
+        for (int b = 0; b < WARM_UP_MAX_BATCHES && spent < WARM_UP_MAX_CPU_NANOS
+                && (spent < WARM_UP_CPU_NANOS || spent - quietSince < QUIET_CPU_NANOS); b++) {
             spent += measure(workload, 0, batch).threadCpuNanos();
+            long compiled = jitTimed ? jit.getTotalCompilationTime() : compiling;
+            if (compiled != compiling) {
+                compiling = compiled;
+                quietSince = spent;
+            }
         }
     }
 
