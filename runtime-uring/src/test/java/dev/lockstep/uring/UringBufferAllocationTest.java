@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link #steadyBytesPerOperation}): any object a change adds per operation — a request that is no longer reused, a
  * capturing lambda, a queue node, a boxed result — or a field added to the handle takes the average past it.
  * The forms that wait themselves ({@code readFully}, {@code writeFully}, {@code sendFully}, {@code recvFully})
- * return no handle, so their bound is less than one object per call: nothing.
+ * return no handle, so their bound is less than one object per call: nothing. {@code Blob.readAt}, whose contract
+ * is a new array per read, makes that array and its handle, nothing more.
  * This is an allocation count, not a timing: it does not depend on how fast the machine is.
  *
  * <p>Nor may it depend on C2's escape analysis: whether that removes an object depends on how the JIT compiled
@@ -65,6 +66,12 @@ class UringBufferAllocationTest {
     private static final double MAX_BYTES_PER_OPERATION = 32 + 7;
     /** Less than the smallest object: the calls that wait themselves make no handle, hence nothing per call. */
     private static final double MAX_BYTES_PER_CALL = 15;
+    /**
+     * A {@code readAt} of one block answered from the page cache: the array it returns by contract (its bytes and
+     * a 16-byte header) and its operation handle (24 bytes: the worker, the value, the taken flag), plus less than
+     * the 8 bytes by which an object grows. A {@code Poll} made per read (24 bytes more) takes it past.
+     */
+    private static final double MAX_BYTES_PER_READ_AT = BLOCK + 16 + 24 + 7;
 
     @TempDir
     Path directory;
@@ -102,6 +109,40 @@ class UringBufferAllocationTest {
                     + " call on the worker's thread in steady state; at most " + MAX_BYTES_PER_CALL
                     + " expected (no object per call)");
         }
+    }
+
+    /**
+     * A steady stream of {@code Blob.readAt} of one cached block makes the array it returns and its handle, nothing
+     * more: the value is kept in the handle, and awaiting it in a task takes it without a {@code Poll}.
+     */
+    @Test
+    void readAtAllocatesItsArrayAndItsHandleOnly() throws Exception {
+        double[] perRead = new double[1];
+        UringRunner.builder().workers(1).ringEntries(32).storage(directory).build().start(ctx -> {
+            Blob blob = ctx.open("steady", "blob").await().blob();
+            byte[] pattern = new byte[BLOCK * BLOCKS];
+            new SplittableRandom(5).nextBytes(pattern);
+            blob.writeAt(0, pattern).await();
+            SplittableRandom random = new SplittableRandom(13);
+            perRead[0] = steadyBytesPerOperation(MAX_BYTES_PER_READ_AT, reads -> {
+                for (long i = 0; i < reads; i++) {
+                    int block = random.nextInt(BLOCKS);
+                    byte[] read = blob.readAt((long) block * BLOCK, BLOCK).await();
+                    // Every read is checked by its first and last byte: the loop read for real.
+                    if (read[0] != pattern[block * BLOCK] || read[BLOCK - 1] != pattern[(block + 1) * BLOCK - 1]) {
+                        throw new AssertionError("block " + block + " read wrong");
+                    }
+                }
+                return reads;
+            });
+            blob.close();
+            return null;
+        });
+        System.out.printf("steady-state heap bytes per Blob.readAt of %d bytes on the worker thread: %.1f%n", BLOCK,
+                perRead[0]);
+        assertTrue(perRead[0] <= MAX_BYTES_PER_READ_AT, "Blob.readAt allocated " + perRead[0] + " heap bytes per read"
+                + " on the worker's thread in steady state; at most " + MAX_BYTES_PER_READ_AT + " expected (its"
+                + " array and its Operation handle)");
     }
 
     /**

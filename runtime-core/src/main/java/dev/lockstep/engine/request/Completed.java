@@ -4,6 +4,7 @@ import dev.lockstep.ClosedException;
 import dev.lockstep.Operation;
 import dev.lockstep.Poll;
 import dev.lockstep.Waker;
+import dev.lockstep.engine.task.Fiber;
 import dev.lockstep.engine.task.Fibers;
 import dev.lockstep.engine.worker.Worker;
 
@@ -15,64 +16,80 @@ import dev.lockstep.engine.worker.Worker;
  * operation's does once its run is over ({@code Runner}: what escaped {@code start} observes ClosedException).
  *
  * <p>Threads: the flag is volatile, so a close on one thread is seen by a later poll on another; two polls at
- * once are not supported, as for any operation ({@link Registration}).
+ * once are not supported, as for any operation ({@link Registration}). The value is final: whoever is handed the
+ * operation sees it.
  *
  * @param <T> the value
  */
 public final class Completed<T> implements Operation<T> {
     private final Worker owner;
-    private final Poll<T> result;
+    private final T value;
     private volatile boolean taken;
 
-    private Completed(Worker owner, Poll<T> result) {
+    private Completed(Worker owner, T value) {
         this.owner = owner;
-        this.result = result;
+        this.value = value;
     }
 
     /**
-     * A completed operation without a value; shares the one ready outcome of every such result.
+     * A completed operation without a value.
      *
      * @param owner the worker whose call answered it
      */
-    @SuppressWarnings("unchecked")
     public static <T> Completed<T> done(Worker owner) {
-        return new Completed<>(owner, (Poll<T>) Request.DONE);
+        return new Completed<>(owner, null);
     }
 
     /**
-     * A completed operation with a value.
+     * A completed operation with a value. The value is kept in the operation itself, not in a {@link Poll}: an
+     * await by a task takes it with no other object made ({@link #await}); a poll makes its {@code Poll} then.
      *
      * @param owner the worker whose call answered it
      * @param value the value
      */
     public static <T> Completed<T> of(Worker owner, T value) {
-        return new Completed<>(owner, Poll.ready(value));
+        return new Completed<>(owner, value);
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public Poll<T> poll(Waker waker) {
         java.util.Objects.requireNonNull(waker, "waker");
-        return take();
+        ClosedException refused = take();
+        if (refused != null) {
+            return Poll.failed(refused);
+        }
+        return value == null ? (Poll<T>) Request.DONE : Poll.ready(value);
     }
 
-    /** Through {@link Fibers#await}, so that an aborted task's await throws as it does for any operation. */
+    /**
+     * In a task that was not aborted, the value at once, with no waker and no {@code Poll}: what
+     * {@link Fibers#await} would return after its abort check and one poll. On a plain thread or in an aborted
+     * task, through {@link Fibers#await}, whose rules for those hold for every operation.
+     */
     @Override
     public T await() {
-        return Fibers.await(this);
+        Fiber fiber = Fibers.current();
+        if (fiber == null || fiber.isAborted()) {
+            return Fibers.await(this);
+        }
+        ClosedException refused = take();
+        if (refused != null) {
+            throw refused;
+        }
+        return value;
     }
 
-    private Poll<T> take() {
+    /** Takes the result: null if it may be given, else why not (taken before, closed, or the run is over). */
+    private ClosedException take() {
         if (taken) {
-            return Poll.failed(new ClosedException("this operation's result was already taken, or the operation"
-                    + " was closed"));
-        }
-        if (owner.isClosing()) {
-            taken = true;
-            return Poll.failed(new ClosedException(owner + " is closed: the run this operation belonged to is"
-                    + " over"));
+            return new ClosedException("this operation's result was already taken, or the operation was closed");
         }
         taken = true;
-        return result;
+        if (owner.isClosing()) {
+            return new ClosedException(owner + " is closed: the run this operation belonged to is over");
+        }
+        return null;
     }
 
     @Override
