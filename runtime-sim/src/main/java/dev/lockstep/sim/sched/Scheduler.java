@@ -286,6 +286,15 @@ public final class Scheduler {
         slots.retire(slotOf(worker));
     }
 
+    /**
+     * Whether a step looks at {@code worker}'s slot: it was scheduled and not {@link #retire}d. Simulator thread.
+     *
+     * @param worker a worker of this run or one given to {@link #addWorker}
+     */
+    public boolean looksAt(Worker worker) {
+        return slots.isLive(slotOf(worker));
+    }
+
     /** The earliest timer deadline of the worker in {@code slot}, in the simulation's time. */
     private long globalDeadline(int slot) {
         Worker worker = workers.get(slot);

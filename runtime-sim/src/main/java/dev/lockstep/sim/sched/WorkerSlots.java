@@ -72,6 +72,16 @@ final class WorkerSlots {
         return !halted[slot];
     }
 
+    /** Whether {@code slot} is among the live slots, those a step looks at. */
+    boolean isLive(int slot) {
+        for (int at = 0; at < liveCount; at++) {
+            if (live[at] == slot) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** How many slots are live. */
     int liveCount() {
         return liveCount;
