@@ -31,9 +31,11 @@ import tools.jackson.databind.ObjectMapper;
  *
  * <p>Every variant is a whole program of its own: a JVM running one {@link BenchPrograms} case, a C program
  * (liburing no-ops, the TCP echo client) that the {@code lockstep} script compiled, fio, or
- * {@link DirectReadBenchmark} for one engine. Every JVM gets the same heap ({@link #HEAP}), touched as it is
- * committed ({@link #PRETOUCH}). The TCP echo servers
- * are all measured with the same C client.
+ * {@link DirectReadBenchmark} for one engine. Every JVM this class starts gets the same heap ({@link #HEAP}),
+ * touched as it is committed ({@link #PRETOUCH}); the servers of the Redis-protocol and idle-connection rows are
+ * started by {@link RespBenchmark} and {@link IdleConnectionBenchmark} without the touch, as the idle rows measure
+ * the memory a connection adds to a server's resident set. The TCP echo servers are all measured with the same C
+ * client.
  * Allocation is what the measured JVM's threads allocated during its measured window divided by its operations
  * (the counter behind JMH's {@code gc.alloc.rate.norm}); the C NOP program allocates no Java heap (0), fio and
  * {@code DirectReadBenchmark} report none ({@code —}). CPU per operation is the CPU time of the measured
@@ -537,7 +539,8 @@ public final class Bench {
      * memory (a quarter of it), and the {@code byte[]} rows, which allocate a fresh 4 KiB array per read, then
      * measure the machine: a young generation of hundreds of MiB means every new array is memory the caches no
      * longer hold, and on a 24 GiB machine {@code Blob.readAt} ran at about 0.7 of its rate with a 1 GiB heap
-     * (docs/archive/benchmarks-history.md, "The bench's heap"). One size for every Java variant keeps runs comparable between machines.
+     * (docs/archive/benchmarks-history.md, "The bench's heap"). One size for every Java variant keeps runs
+     * comparable between machines.
      */
     static final String HEAP = "-Xmx1g";
 
@@ -545,8 +548,8 @@ public final class Bench {
      * Every measured JVM touches its heap's memory when it commits it, at start-up and when a collection grows the
      * heap, on the collector's threads. Without it the first use of each young region is a page fault, the
      * kernel's zeroing of that memory, on the thread that allocates: a row that allocates per operation (the
-     * {@code byte[]} reads, 4 KiB each) then measured, after a short warm-up, mostly the heap's first touch (5 to 14
-     * µs of CPU per {@code Blob.readAt} after 2 s, 2.7 to 3.0 with the heap touched).
+     * {@code byte[]} reads, 4 KiB each) then measures, after a short warm-up, mostly the heap's first touch
+     * (BENCHMARKS.md, "Warm reads").
      */
     static final String PRETOUCH = "-XX:+AlwaysPreTouch";
 
