@@ -118,10 +118,10 @@ final class RingReport {
     /** What this process's rings do differently from the preferred set-up, each named. */
     static List<String> fallbacks(UringRing ring) {
         List<String> taken = new ArrayList<>();
-        String flags = ring.setupFlags();
-        String wanted = UringSetup.describeSetupFlags(UringSetup.PREFERRED_SETUP);
-        if (!flags.equals(wanted)) {
-            taken.add("setup flags " + wanted + " refused, using " + flags);
+        int left = UringSetup.PREFERRED_SETUP & ~ring.setupFlagBits();
+        if (left != 0) {
+            taken.add("setup flags " + UringSetup.describeSetupFlags(UringSetup.PREFERRED_SETUP) + " refused, using "
+                    + ring.setupFlags() + " (without " + UringSetup.describeSetupFlags(left) + ")");
         }
         if (!UringSetup.usesFtruncateOpcode()) {
             taken.add("ftruncate offloaded (no IORING_OP_FTRUNCATE, Linux 6.9+)");

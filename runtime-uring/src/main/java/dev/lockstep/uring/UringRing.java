@@ -15,12 +15,13 @@ import java.util.Objects;
  * A {@link Ring} on a Linux io_uring instance, driven through FFM.
  *
  * <h2>Set-up</h2>
- * The ring is created with {@code IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN | SUBMIT_ALL | CQSIZE} and a
- * completion queue of twice the entries. A kernel that refuses that ({@code EINVAL}, older than 6.1) gets, in
- * turn, {@code SUBMIT_ALL | CQSIZE}, {@code CQSIZE}, and no flags; the first refusal is logged once as a
- * warning and {@link #setupFlags()} names the flags in effect. The kernel must report
- * {@code IORING_FEAT_EXT_ARG} (Linux 5.11+), which timed waits use; otherwise opening fails with
- * {@code ENOSYS}. The rings' shared memory is mapped into a shared {@link Arena} (the owner's fibers touch it
+ * The ring is created with {@code IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN | TASKRUN_FLAG | SUBMIT_ALL | CQSIZE}
+ * and a completion queue of twice the entries. A kernel that refuses that ({@code EINVAL}: older than 6.1, or a
+ * sandbox that filters flags) gets, in turn, {@code SINGLE_ISSUER | DEFER_TASKRUN | SUBMIT_ALL | CQSIZE} (without
+ * {@code TASKRUN_FLAG} every {@link #enter} makes its {@code io_uring_enter}, {@link EnterLoop}),
+ * {@code SUBMIT_ALL | CQSIZE}, {@code CQSIZE}, and no flags; the first refusal is logged once as a warning and
+ * {@link #setupFlags()} names the flags in effect. The kernel must report {@code IORING_FEAT_EXT_ARG} (Linux
+ * 5.11+), which timed waits use; otherwise opening fails with {@code ENOSYS}. The rings' shared memory is mapped into a shared {@link Arena} (the owner's fibers touch it
  * too) and unmapped by {@link #close()}.
  *
  * <h2>Threads</h2>
@@ -246,6 +247,15 @@ public final class UringRing implements Ring {
      */
     public String setupFlags() {
         return UringSetup.describeSetupFlags(setupFlags);
+    }
+
+    /**
+     * The {@code IORING_SETUP_*} bits this ring was created with, which {@link #setupFlags()} names.
+     *
+     * @return the bits
+     */
+    int setupFlagBits() {
+        return setupFlags;
     }
 
     @Override

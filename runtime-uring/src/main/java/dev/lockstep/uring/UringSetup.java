@@ -11,10 +11,10 @@ import java.util.StringJoiner;
 
 /**
  * How a ring is set up on the running kernel, and what that kernel supports: the {@code io_uring_setup} call
- * with its fallbacks flag by flag, the layout of {@code struct io_uring_params}, and the opcodes found with
- * {@code IORING_REGISTER_PROBE}. What it learns is the process's: the first ring's open probes, and the rings
- * after it skip the set-up flags this kernel refused. Any thread; the answers are published through volatile
- * fields and are the same whichever thread computes them.
+ * with its ladder of fallbacks ({@link #SETUP_CHOICES}), the layout of {@code struct io_uring_params}, and the
+ * opcodes found with {@code IORING_REGISTER_PROBE}. What it learns is the process's: the first ring's open probes,
+ * and the rings after it skip the set-up choices this kernel refused. Any thread; the answers are published through
+ * volatile fields and are the same whichever thread computes them.
  */
 final class UringSetup {
     static final int SETUP_CQSIZE = 1 << 3;
@@ -30,14 +30,26 @@ final class UringSetup {
     /** Most capable first: DEFER_TASKRUN (and TASKRUN_FLAG with it) needs 6.1, SUBMIT_ALL 5.18, CQSIZE 5.5. */
     static final int PREFERRED_SETUP =
             SETUP_SINGLE_ISSUER | SETUP_DEFER_TASKRUN | SETUP_TASKRUN_FLAG | SETUP_SUBMIT_ALL | SETUP_CQSIZE;
+    /**
+     * The choices tried in turn, each taken when the one before is refused with {@code EINVAL}. The second is the
+     * first without {@code TASKRUN_FLAG}, so a kernel or sandbox that refuses only that flag keeps
+     * {@code SINGLE_ISSUER|DEFER_TASKRUN} (its rings then make every enter, {@link EnterLoop}); the rest are for
+     * kernels older than 6.1, which have no {@code DEFER_TASKRUN}.
+     */
     private static final int[] SETUP_CHOICES = {
         PREFERRED_SETUP,
+        SETUP_SINGLE_ISSUER | SETUP_DEFER_TASKRUN | SETUP_SUBMIT_ALL | SETUP_CQSIZE,
         SETUP_SUBMIT_ALL | SETUP_CQSIZE,
         SETUP_CQSIZE,
         0,
     };
     /** The first choice this kernel has not refused; rings after the first skip the refused ones. */
     private static volatile int firstAcceptedSetupChoice;
+    /**
+     * Set-up flags a test makes this process's set-up treat as refused ({@link #refuseSetupFlags}): a choice with any
+     * of them fails with {@code EINVAL} without calling the kernel, as on a kernel without them; 0 in production.
+     */
+    private static volatile int refusedForTest;
 
     static final int FEATURE_SINGLE_MMAP = 1;
     static final int FEATURE_EXT_ARG = 1 << 8;
@@ -109,9 +121,13 @@ final class UringSetup {
                 params.set(JAVA_INT, PARAMS_CQ_ENTRIES, 2 * entries);
             }
             long result;
-            do {
-                result = Libc.syscall(callState, Libc.SYS_IO_URING_SETUP, entries, params.address(), 0, 0, 0, 0);
-            } while (result == -Libc.EINTR);
+            if ((flags & refusedForTest) != 0) {
+                result = -Libc.EINVAL;
+            } else {
+                do {
+                    result = Libc.syscall(callState, Libc.SYS_IO_URING_SETUP, entries, params.address(), 0, 0, 0, 0);
+                } while (result == -Libc.EINTR);
+            }
             if (result >= 0) {
                 if (choice != firstChoice) {
                     firstAcceptedSetupChoice = choice;
@@ -125,6 +141,18 @@ final class UringSetup {
                         entries + " entries, flags " + describeSetupFlags(flags));
             }
         }
+    }
+
+    /**
+     * Test hook: every later set-up treats a choice with any of {@code flags} as refused with {@code EINVAL}, as a
+     * kernel without them would, and the ladder starts again at its first choice; 0 restores the kernel's own
+     * answers.
+     *
+     * @param flags {@code IORING_SETUP_*} bits to refuse, or 0
+     */
+    static void refuseSetupFlags(int flags) {
+        refusedForTest = flags;
+        firstAcceptedSetupChoice = 0;
     }
 
     /**

@@ -36,7 +36,7 @@ class UringCancelTaskWorkStressTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 1, 2, 3})
+    @ValueSource(ints = {0, 1, 2, 3, 4})
     @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void cancellationsOnEverySetupEndAndLoseNothing(int choice) throws Exception {
         int fdsBefore = OpenDescriptors.fdCount();
