@@ -55,6 +55,8 @@ final class RingEnter {
     private int enterFd;
     /** {@code ENTER_REGISTERED_RING} when {@link #enterFd} is a registered slot, else 0. */
     private int enterFdFlag;
+    /** Every {@code io_uring_enter} made through this object ({@link #calls()}). */
+    private long calls;
 
     /**
      * @param arena the ring's memory
@@ -128,6 +130,16 @@ final class RingEnter {
     }
 
     /**
+     * How many {@code io_uring_enter} calls this ring made (a call repeated to capture {@code errno} counts twice):
+     * for tests, which check that {@link EnterLoop} leaves out the enters it may and makes the others.
+     *
+     * @return the count
+     */
+    long calls() {
+        return calls;
+    }
+
+    /**
      * Submits every staged entry once {@value UringRing#READ_WRITE_SUBMIT_BATCH} reads and writes are staged. No
      * {@code GETEVENTS}: completions are {@link UringRing#enter}'s to deliver. Any result is fine here: entries the
      * kernel did not consume ({@code EAGAIN}, {@code EBUSY}, {@code EINTR}) stay published and the next
@@ -142,6 +154,7 @@ final class RingEnter {
         }
         readsWritesUnsubmitted = 0;
         int toSubmit = submissions.publish();
+        calls++;
         Libc.syscallUncaptured(Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, 0, enterFdFlag, 0, 0);
     }
 
@@ -160,6 +173,7 @@ final class RingEnter {
     void submitAndRunTaskWork() {
         readsWritesUnsubmitted = 0;
         int toSubmit = submissions.publish();
+        calls++;
         Libc.syscallUncaptured(Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, 0, ENTER_GETEVENTS | enterFdFlag, 0, 0);
     }
 
@@ -184,11 +198,13 @@ final class RingEnter {
             // same call made again, capturing errno this time, submits the same entries: for EINTR, EAGAIN or
             // EBUSY it is what enter's loop would do next, and any other error recurs. Not for a timed wait,
             // whose ETIME comes after the timeout: asking again would wait a second timeout.
+            calls++;
             long result = Libc.syscallUncaptured(Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, minComplete, flags, 0, 0);
             if (result != -1) {
                 return (int) result;
             }
         }
+        calls++;
         return (int) Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, minComplete, flags,
                 argument, argumentBytes);
     }
@@ -202,6 +218,7 @@ final class RingEnter {
     int submitWithoutReaping() {
         readsWritesUnsubmitted = 0;
         int toSubmit = submissions.publish();
+        calls++;
         return (int) Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, enterFd, toSubmit, 0, enterFdFlag, 0, 0);
     }
 
@@ -211,6 +228,7 @@ final class RingEnter {
      * @throws KernelException naming {@code io_uring_enter} if the kernel fails the ring
      */
     void flushOverflow() {
+        calls++;
         int result = (int) Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, enterFd, 0, 0,
                 ENTER_GETEVENTS | enterFdFlag, 0, 0);
         if (result < 0 && result != -Libc.EINTR && result != -Libc.EAGAIN && result != -Libc.EBUSY) {

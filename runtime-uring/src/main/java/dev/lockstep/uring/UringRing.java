@@ -214,6 +214,17 @@ public final class UringRing implements Ring {
     }
 
     /**
+     * How many {@code io_uring_enter} calls this ring made so far; for tests.
+     *
+     * @return the count
+     * @throws WrongThreadException off the owning thread
+     */
+    long enterCallsMade() {
+        requireOwner();
+        return enterCalls.calls();
+    }
+
+    /**
      * Whether the last {@link #enter} saw a {@link #wake()}, rather than ending on completions or its timeout alone;
      * for tests.
      *

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.KernelException;
@@ -68,7 +69,7 @@ class UringRingTest extends RingFixture {
      */
     @Test
     void theRingsFdIsRegisteredWithItsThreadAndTheRegistrationGoesAtClose() {
-        assertTrue(ring.ringFdRegistered(), "this kernel (6.18) registers ring fds");
+        assumeTrue(ring.ringFdRegistered(), "the kernel registers ring fds (IORING_REGISTER_RING_FDS, Linux 5.18+)");
         MemorySegment callState = Libc.newCallState(Arena.ofAuto());
         long enterRegistered = 16;
         assertTrue(Libc.syscall(callState, Libc.SYS_IO_URING_ENTER, ring.enterDescriptor(), 0, 0, enterRegistered,
@@ -85,29 +86,104 @@ class UringRingTest extends RingFixture {
                 enterRegistered, 0, 0), "the closed ring's slot still held a ring");
     }
 
+    /** Skips a test on a ring the kernel did not set up with {@code IORING_SETUP_TASKRUN_FLAG}. */
+    private void assumeTaskWorkFlagged() {
+        assumeTrue((ring.setupFlagBits() & UringSetup.SETUP_TASKRUN_FLAG) != 0,
+                () -> "the kernel takes IORING_SETUP_TASKRUN_FLAG with DEFER_TASKRUN (Linux 6.1+); rings use "
+                        + ring.setupFlags());
+    }
+
     /**
-     * An enter that has nothing to submit and does not wait is left out when the kernel flags no task work; with
-     * DEFER_TASKRUN a read that waited on a file is completed by task work that runs only when this thread enters,
-     * so the kernel must flag it and the next such enter must make the call and deliver it. (Left out regardless
-     * of the flag, the read below is never delivered by any number of enters that do not wait: the worker's loop
-     * that keeps running fibers and never waits would never see it.)
+     * An enter that has nothing to submit and does not wait is left out when the kernel flags no task work: no
+     * {@code io_uring_enter} at all. One that submits, or waits, is made.
+     */
+    @Test
+    void anEnterWithNothingToDoIsLeftOutWhileTheKernelFlagsNoTaskWork() {
+        assumeTaskWorkFlagged();
+        ring.enter(false, 0, completions); // whatever the opening left
+        long before = ring.enterCallsMade();
+        for (int turn = 0; turn < 10; turn++) {
+            assertEquals(0, ring.enter(false, 0, completions), "nothing is in flight");
+        }
+        assertEquals(0, ring.enterCallsMade() - before, "io_uring_enter calls in 10 turns with nothing to do");
+
+        Submission nop = new Submission();
+        nop.userData = 3;
+        stage(nop);
+        before = ring.enterCallsMade();
+        ring.enter(false, 0, completions);
+        assertEquals(1, ring.enterCallsMade() - before, "a turn with a NOP to submit makes its enter");
+        assertEquals(0, completions.all().get(3L).result(), "the NOP");
+
+        before = ring.enterCallsMade();
+        assertEquals(0, ring.enter(true, 1_000_000, completions), "a wait of 1 ms for nothing");
+        assertEquals(1, ring.enterCallsMade() - before, "a waiting turn makes its enter");
+    }
+
+    /**
+     * With DEFER_TASKRUN a read that waited on a file is completed by task work that runs only when this thread
+     * enters, so the kernel must flag it and the next enter that neither submits nor waits must make the call and
+     * deliver it. (Left out regardless of the flag, the read below is never delivered by any number of enters that
+     * do not wait: the worker's loop that keeps running fibers and never waits would never see it.)
      */
     @Test
     void aReadCompletedByTaskWorkIsDeliveredByAnEnterThatNeitherSubmitsNorWaits() {
-        assertTrue(ring.setupFlags().contains("TASKRUN_FLAG"), () -> "this kernel (6.18) takes " + ring.setupFlags());
+        assumeTaskWorkFlagged();
         MemorySegment callState = Libc.newCallState(Arena.ofAuto());
         int eventFd = keep((int) Libc.check(Libc.invoke(callState, state ->
                 (int) Libc.EVENTFD.invokeExact(state, 0, Libc.EFD_CLOEXEC)), "eventfd", "test"));
         stage(Submissions.whole(Opcode.READ, eventFd, allocate(8), 5));
         ring.enter(false, 0, completions);
         assertFalse(completions.all().containsKey(5L), "nothing was written, so the read must still wait");
+        long before = ring.enterCallsMade();
         assertEquals(0, ring.enter(false, 0, completions), "an enter with nothing to do delivers nothing");
+        assertEquals(0, ring.enterCallsMade() - before, "io_uring_enter calls while the read waits");
 
         MemorySegment one = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_LONG, 1L);
         assertEquals(8, Libc.writeIgnoringErrno(eventFd, one, 8), "the eventfd's write");
         // The write woke the read's poll on this thread, before it returned: its task work is queued and flagged.
+        before = ring.enterCallsMade();
         assertEquals(1, ring.enter(false, 0, completions), "the read, delivered without waiting");
+        assertEquals(1, ring.enterCallsMade() - before, "io_uring_enter calls once the task work is flagged");
         assertEquals(8, completions.all().get(5L).result());
+    }
+
+    /**
+     * A ring set up without {@code TASKRUN_FLAG} (a kernel that refuses it) cannot tell pending task work, so every
+     * turn makes its enter, and a read completed by task work is delivered by the next turn that does not wait.
+     */
+    @Test
+    void aRingWithoutTheTaskRunFlagEntersEveryTurn() {
+        UringRing plain;
+        UringSetup.refuseSetupFlags(UringSetup.SETUP_TASKRUN_FLAG);
+        try {
+            plain = openWithoutInlineWrites(8);
+        } finally {
+            UringSetup.refuseSetupFlags(0);
+        }
+        try {
+            assertFalse(plain.setupFlags().contains("TASKRUN_FLAG"), plain::setupFlags);
+            Completions seen = new Completions();
+            plain.enter(false, 0, seen);
+            long before = plain.enterCallsMade();
+            for (int turn = 0; turn < 10; turn++) {
+                assertEquals(0, plain.enter(false, 0, seen), "nothing is in flight");
+            }
+            assertEquals(10, plain.enterCallsMade() - before, "io_uring_enter calls in 10 turns with nothing to do");
+
+            MemorySegment callState = Libc.newCallState(Arena.ofAuto());
+            int eventFd = keep((int) Libc.check(Libc.invoke(callState, state ->
+                    (int) Libc.EVENTFD.invokeExact(state, 0, Libc.EFD_CLOEXEC)), "eventfd", "test"));
+            stageOn(plain, Submissions.whole(Opcode.READ, eventFd, allocate(8), 6));
+            plain.enter(false, 0, seen);
+            assertFalse(seen.all().containsKey(6L), "nothing was written, so the read must still wait");
+            MemorySegment one = Arena.ofAuto().allocateFrom(ValueLayout.JAVA_LONG, 1L);
+            assertEquals(8, Libc.writeIgnoringErrno(eventFd, one, 8), "the eventfd's write");
+            assertEquals(1, plain.enter(false, 0, seen), "the read, delivered without waiting");
+            assertEquals(8, seen.all().get(6L).result());
+        } finally {
+            plain.close();
+        }
     }
 
     @Test
