@@ -5,9 +5,16 @@ import dev.lockstep.kernel.KernelException;
 
 /**
  * The loop of one {@link UringRing#enter}: re-arm the wake-up poll where it ended, deliver the offloaded calls'
- * completions and those of the small writes made when staged ({@link InlineWrite}), one {@code io_uring_enter} that submits and may wait, reap what is visible (flushing the kernel's
- * overflow backlog), and decide from the result, the deliveries and a {@link UringRing#wake()} whether to go round
- * again. The ring's contract and its owner checks stay in {@link UringRing}; this class is how a turn is made.
+ * completions and those of the small writes made when staged ({@link InlineWrite}), one {@code io_uring_enter} that
+ * submits and may wait, reap what is visible (flushing the kernel's overflow backlog), and decide from the result,
+ * the deliveries and a {@link UringRing#wake()} whether to go round again. The ring's contract and its owner checks
+ * stay in {@link UringRing}; this class is how a turn is made.
+ *
+ * <p>The {@code io_uring_enter} of a turn is left out when it would do nothing: on a ring set up with
+ * {@code IORING_SETUP_TASKRUN_FLAG}, a turn that does not wait, with every staged entry consumed by the kernel and
+ * neither {@code IORING_SQ_TASKRUN} (task work pending) nor {@code IORING_SQ_CQ_OVERFLOW} (a backlog) set, only
+ * reaps the completion queue; why no completion or wake is lost, at the decision in {@link #enter}. Every other
+ * turn, and every turn of a ring without that flag, makes the call.
  *
  * <p>Threads: the ring's owner thread only (or a fiber of its worker, on it), as {@link UringRing#enter}.
  */

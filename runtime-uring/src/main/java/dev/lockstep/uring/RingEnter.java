@@ -81,7 +81,7 @@ final class RingEnter {
      * Registers the ring's fd with the owner thread ({@code IORING_REGISTER_RING_FDS}, Linux 5.18+), so every
      * {@code io_uring_enter} names the registered slot with {@code IORING_ENTER_REGISTERED_RING} and the kernel
      * skips looking the fd up and taking and dropping a reference to its file on every call ({@code fget} and
-     * {@code fput}: 4.9 % of the worker thread's samples of a NOP round trip before, none after; docs/archive/benchmarks-history.md,
+     * {@code fput}, a visible part of a NOP round trip's profile; measured in docs/archive/benchmarks-history.md,
      * "Buffer calls that wait themselves, and the ring's fd registered"). The registration belongs
      * to the calling kernel task, which is why only the owner may enter: its fibers run on it, so they share it.
      * A kernel that refuses keeps the plain fd; nothing else changes. The registration holds a reference to the

@@ -423,9 +423,12 @@ public final class UringRing implements Ring {
     /**
      * {@inheritDoc}
      *
-     * <p>Each {@code io_uring_enter} both submits and asks for completions ({@code GETEVENTS}), which a
-     * {@code DEFER_TASKRUN} ring needs before any completion becomes visible. Entries the kernel did not
-     * consume stay staged for the next call. A completion queue that overflowed into the kernel's backlog is
+     * <p>A turn's {@code io_uring_enter} both submits and asks for completions ({@code GETEVENTS}), which a
+     * {@code DEFER_TASKRUN} ring needs before a completion made by task work becomes visible. A turn that would
+     * submit nothing and not wait leaves the call out on a ring set up with {@code TASKRUN_FLAG} while the kernel
+     * flags neither pending task work nor an overflow backlog: every completion the kernel has is then in the queue
+     * already, and the turn reaps it without the call ({@link EnterLoop}). Entries the kernel did not consume stay
+     * staged for the next call. A completion queue that overflowed into the kernel's backlog is
      * flushed and drained before returning. A timed-out wait returns normally. A wait also ends when
      * {@link #wake()} was called since the last return, then usually delivering 0.
      *
