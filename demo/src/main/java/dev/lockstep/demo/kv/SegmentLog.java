@@ -5,6 +5,7 @@ import dev.lockstep.BlobCorruptException;
 import dev.lockstep.Context;
 import dev.lockstep.OpenedBlob;
 import dev.lockstep.Operation;
+import dev.lockstep.StorageException;
 import dev.lockstep.WriteOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -316,7 +317,9 @@ final class SegmentLog {
         startOpeningNext();
     }
 
-    /** The segment {@code id}, from the open started ahead when it was for this id, else opened now. */
+    /**
+     * The segment {@code id}, from the open started ahead when it was for this id and succeeded, else opened now.
+     */
     private OpenedBlob openSegment(long id) {
         Operation<OpenedBlob> opening;
         long openingId;
@@ -332,10 +335,15 @@ final class SegmentLog {
             opening.close();
             opening = null;
         }
-        if (opening == null) {
-            opening = ctx.open(options.partition(), Records.segmentName(id));
+        if (opening != null) {
+            try {
+                return opening.await();
+            } catch (StorageException openAheadFailed) {
+                // Started long before, perhaps while descriptors ran out or a fault came and went: the roll
+                // decides on an open of its own, as it did before opens were started ahead.
+            }
         }
-        return opening.await();
+        return ctx.open(options.partition(), Records.segmentName(id)).await();
     }
 
     /** Starts the open of the segment after the current one, for the next roll to find done. */
