@@ -339,8 +339,10 @@ final class SegmentLog {
             try {
                 return opening.await();
             } catch (StorageException openAheadFailed) {
-                // Started long before, perhaps while descriptors ran out or a fault came and went: the roll
-                // decides on an open of its own, as it did before opens were started ahead.
+                // The open ahead ran when its predecessor became current, perhaps long ago, while descriptors ran
+                // out or a fault came and went: its failure says nothing about now, so the roll decides on an
+                // open of its own. Any other failure (this fiber aborted or timed out) is the roll's.
+                opening.close();
             }
         }
         return ctx.open(options.partition(), Records.segmentName(id)).await();

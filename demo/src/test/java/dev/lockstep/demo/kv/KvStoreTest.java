@@ -2,6 +2,7 @@ package dev.lockstep.demo.kv;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -314,6 +315,46 @@ class KvStoreTest {
                 assertNull(store.get(b("ghost")), "the roll that listed the segment emptied it first");
                 assertArrayEquals(new byte[100], store.get(b("k0")));
                 assertArrayEquals(new byte[100], store.get(b("m0")));
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The open started ahead runs when its predecessor becomes current, possibly long before the roll that needs
+     * it: a fault it met then (here an injected {@code EIO} on every open while it ran) is gone by the roll, which
+     * opens the segment itself and succeeds; the store is not poisoned and loses nothing.
+     */
+    @Test
+    void aRollWhoseOpenAheadFailedOpensTheSegmentItself() {
+        SimRunner.seeded(9).start(ctx -> {
+            int puts = 0;
+            try (KvStore store = KvStore.open(ctx, SMALL)) {
+                // A scan of the partition runs after every metadata request admitted before it (one lane per
+                // partition, in admission order): once it returned, the open ahead of segment 2 is done.
+                segmentsOnDisk(ctx);
+                SimRunner.control(ctx).storageFaults(StorageFaults.builder().openRate(1).build());
+                while (store.stats().segmentsRolled() < 2) {
+                    store.put(b("k" + puts), new byte[100]);
+                    puts++;
+                }
+                // The roll to segment 2 started the open of segment 3, which failed and created nothing.
+                assertFalse(segmentsOnDisk(ctx).contains(Records.segmentName(3)),
+                        () -> "the open ahead of segment 3 failed: " + segmentsOnDisk(ctx));
+                SimRunner.control(ctx).storageFaults(StorageFaults.NONE);
+                while (store.stats().segmentsRolled() < 3) {
+                    store.put(b("k" + puts), new byte[100]);
+                    puts++;
+                }
+                assertFalse(store.isPoisoned(), () -> "poisoned by " + store.failure());
+                assertTrue(segmentsOnDisk(ctx).contains(Records.segmentName(4)), "segment 3's roll opened 4 ahead");
+            }
+            try (KvStore store = KvStore.open(ctx, SMALL)) {
+                assertEquals(3, store.recovery().segments());
+                assertEquals(puts, store.recovery().keys());
+                for (int i = 0; i < puts; i++) {
+                    assertArrayEquals(new byte[100], store.get(b("k" + i)), "k" + i);
+                }
             }
             return null;
         });
