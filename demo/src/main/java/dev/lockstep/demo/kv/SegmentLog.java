@@ -267,8 +267,10 @@ final class SegmentLog {
      * <p>What the commit waits for: the new segment was opened ahead ({@link #nextOpening}), and the sync of the
      * current segment runs beside the new segment's header write and sync. The manifest entry is written only after
      * both syncs completed: once it is on disk, recovery reads the listed segment for a valid header and every
-     * segment before it as sealed, so neither may then be short of what was written. So a roll waits for about two
-     * syncs in a row (the two segments', together, then the manifest's), not four to six.
+     * segment before it as sealed, so neither may then be short of what was written. So a roll waits for two
+     * syncs in a row: the two segments', which overlap, then the manifest's. The open's own syncs (the new file
+     * and its directory entry) are not among them: they ran when the open was started ahead, unless that open
+     * failed or is not done yet, and then the roll waits for them too.
      */
     private void roll() {
         Operation<Void> sealing = unsynced ? current.blob().startSync() : null;
@@ -363,8 +365,15 @@ final class SegmentLog {
 
     /**
      * Waits for a sync this roll started and no longer needs, its failure left to the caller's: the sync poisons
-     * the open if it fails, and the next sync reports that. Returns only once the request completed, so no sync of
-     * the segment is left in flight behind the roll's failure.
+     * the open if it fails, and the next sync reports that. Returns once the sync completed, or at once when the
+     * committing fiber is aborted or its timeout fires: the await then closes the operation and throws, and the
+     * sync runs on, its result dropped (closing never cancels a sync; see {@link Blob}). So a sync of the segment
+     * may be left in flight behind the roll's failure, and the batch that takes the commit over rolls again and
+     * starts another. That loses nothing: no put of the batch was acknowledged (a put is acknowledged only after
+     * syncs its own batch completed), and the segment's open flushes one at a time, so the new sync completes with
+     * the flush of the one left behind or a later one, and fails if that one failed (the open is poisoned).
+     * Waiting out the sync here instead is not possible (the closed operation cannot be awaited again) and would
+     * hold a fiber its caller aborted or timed out.
      */
     private static void awaitQuietly(Operation<Void> sync) {
         if (sync == null) {
