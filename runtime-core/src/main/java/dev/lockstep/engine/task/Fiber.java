@@ -78,7 +78,11 @@ public final class Fiber {
         }
     }
 
-    /** This fiber's neighbours in its engine's {@link LiveFibers}, in start order; guarded by that list's lock. */
+    /**
+     * The {@link LiveFibers} this fiber is listed in (null while in none) and its neighbours there, in start order;
+     * guarded by that list's lock (another list reads {@code listedIn} only to refuse a fiber that is not its own).
+     */
+    LiveFibers listedIn;
     Fiber liveBefore;
     Fiber liveAfter;
 

@@ -41,10 +41,23 @@ public final class LiveFibers {
         return count.get();
     }
 
-    /** The fiber is about to start; {@link #remove} takes it out when its task ended. */
+    /**
+     * The fiber is about to start; {@link #remove} takes it out when its task ended. A fiber is added once, to one
+     * list: a second add would link it after itself (a cycle that {@link #copyInto} would follow past the array's
+     * end), and an add to a second list would overwrite its links in the first. Either is a bug, which the assert
+     * reports, and which without asserts changes no list.
+     */
     void add(Fiber fiber) {
         lock.lock();
         try {
+            assert fiber.listedIn == null && fiber.liveBefore == null && fiber.liveAfter == null && first != fiber
+                    : "fiber '" + fiber.label() + "' added while already listed" + (fiber.listedIn == this ? " here"
+                            : fiber.listedIn == null ? " (its links were not cleared)"
+                            : " in another engine's live fibers");
+            if (fiber.listedIn != null) {
+                return;
+            }
+            fiber.listedIn = this;
             fiber.liveBefore = last;
             if (last == null) {
                 first = fiber;
@@ -58,11 +71,18 @@ public final class LiveFibers {
         }
     }
 
+    /**
+     * The fiber's task ended: it leaves the list. Only a fiber {@link #add added} here and not removed since may
+     * be removed (its own thread's last step, once); anything else is a bug, which the assert reports, and which
+     * without asserts changes neither this list nor the one the fiber is in.
+     */
     void remove(Fiber fiber) {
         lock.lock();
         try {
-            if (fiber.liveBefore == null && first != fiber) {
-                return; // not listed
+            assert fiber.listedIn == this : "fiber '" + fiber.label() + "' removed but "
+                    + (fiber.listedIn == null ? "not listed" : "listed in another engine's live fibers");
+            if (fiber.listedIn != this) {
+                return;
             }
             if (fiber.liveBefore == null) {
                 first = fiber.liveAfter;
@@ -74,6 +94,7 @@ public final class LiveFibers {
             } else {
                 fiber.liveAfter.liveBefore = fiber.liveBefore;
             }
+            fiber.listedIn = null;
             fiber.liveBefore = null;
             fiber.liveAfter = null;
             size--;
