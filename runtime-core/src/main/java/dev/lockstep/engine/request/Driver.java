@@ -551,6 +551,11 @@ public final class Driver implements CompletionSink {
      * its buffer ({@link Request#releaseAbandoned}).
      */
     public void abandonAll() {
+        // The queues first: they hold the indices of QUEUED slots, and once the loop below released a slot its index
+        // would name a free slot (or, reused, another request) for as long as it stayed queued. Nothing in the loop
+        // reads the queues or the waits: it changes slots, permits and lanes, and defers every wake and release.
+        exchange.clear();
+        waits.clear();
         for (Slot slot : slots.all()) {
             if (slot.state == State.FREE) {
                 continue;
@@ -577,8 +582,6 @@ public final class Driver implements CompletionSink {
                 worker.defer(() -> Results.dispose(dropped));
             }
         }
-        exchange.clear();
-        waits.clear();
     }
 
     /**

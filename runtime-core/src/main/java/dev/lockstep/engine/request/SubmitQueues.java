@@ -33,7 +33,8 @@ package dev.lockstep.engine.request;
  *
  * <p>The queues hold slot indices, not {@link Slot} references: queueing a request then stores no reference
  * into a long-lived array, which would cost the collector's write barrier on every admission. A queued slot is
- * live until it leaves its queue (staged, or removed when closed), so its index names it.
+ * live and {@link Slot.State#QUEUED} until it leaves its queue (staged, removed when closed, or every queue cleared
+ * before the slots retire when the ring failed), so its index names it.
  *
  * <p>Confined to the owning worker, touched only inside its critical section, like the {@link Driver}.
  */
@@ -104,6 +105,8 @@ final class SubmitQueues {
             int headIndex = queues[i].peekFirst();
             if (headIndex >= 0 && inFlight[i] < limit[i]) {
                 Slot head = slots.at(headIndex);
+                assert head.state == Slot.State.QUEUED : "the " + BUDGETS[i] + " queue's head is slot " + headIndex
+                        + ", which is " + head.state + ", not queued";
                 if (oldest == null || head.admission < oldest.admission) {
                     oldest = head;
                 }
