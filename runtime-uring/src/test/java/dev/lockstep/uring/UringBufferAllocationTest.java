@@ -8,6 +8,7 @@ import dev.lockstep.Connection;
 import dev.lockstep.IoBuffer;
 import dev.lockstep.Listener;
 import dev.lockstep.engine.request.Completed;
+import dev.lockstep.engine.request.Registration;
 import dev.lockstep.engine.worker.Worker;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>What a user relies on: a steady stream of {@code Blob.readInto}, {@code Blob.writeFrom},
  * {@code Sink.sendFrom} and {@code Stream.recvInto} with a buffer of their own makes no garbage per operation
- * beyond the {@code Operation} handle the call returns (32 bytes: a handle is the caller's to keep, so it cannot be
- * reused; a refusal's message lives in a subclass, not in every handle). The request behind each operation is
+ * beyond the {@code Operation} handle the call returns (32 bytes with compressed oops: a handle is the caller's to
+ * keep, so it cannot be reused; a refusal's message lives in a subclass, not in every handle). The request behind each operation is
  * reused once it retires (by the worker's {@code Recycler}, or for a receive by its stream's {@code Spare}), and a
  * receive's place in its stream's set of pending receives is a link inside that request ({@code PendingSet}), not a
  * node per receive. The bound below is the handle plus less than the 8 bytes by which an object grows (the smallest
@@ -62,10 +63,12 @@ class UringBufferAllocationTest {
     private static final int MAX_WINDOWS = 100;
     private static final int MESSAGE = 64;
     /**
-     * The operation handle (32 bytes) plus less than the 8 bytes by which an object grows: a field more in the
-     * handle (40 bytes) or any object more per operation (16 bytes at least) takes the average past it.
+     * The bound of the calls that return a handle: the handle ({@code Registration}, 32 bytes with compressed oops,
+     * measured at run time by {@link #handleBytes} since its size depends on the JVM's object layout) plus less than
+     * the 8 bytes by which an object grows: a field more in the handle or any object more per operation (16 bytes at
+     * least) takes the average past it. Set on the worker by {@link #measure}.
      */
-    private static final double MAX_BYTES_PER_OPERATION = 32 + 7;
+    private volatile double maxBytesPerOperation;
     /** Less than the smallest object: the calls that wait themselves make no handle, hence nothing per call. */
     private static final double MAX_BYTES_PER_CALL = 15;
     /**
@@ -86,9 +89,9 @@ class UringBufferAllocationTest {
         String[] names = {"Blob.readInto", "Blob.writeFrom", "Sink.sendFrom",
             "an echo through Stream.recvInto and Sink.sendFrom (two operations per message)"};
         for (int i = 0; i < names.length; i++) {
-            assertTrue(perOperation[i] <= MAX_BYTES_PER_OPERATION, names[i] + " allocated " + perOperation[i]
+            assertTrue(perOperation[i] <= maxBytesPerOperation, names[i] + " allocated " + perOperation[i]
                     + " heap bytes per operation on the worker's thread in steady state; at most "
-                    + MAX_BYTES_PER_OPERATION + " expected (its Operation handle)");
+                    + maxBytesPerOperation + " expected (its Operation handle)");
         }
     }
 
@@ -153,6 +156,28 @@ class UringBufferAllocationTest {
     }
 
     /**
+     * The heap bytes of an operation handle ({@code new Registration(worker, key)}, what a buffer call returns),
+     * counted on this carrier as {@link #contractBytesPerReadAt} counts.
+     */
+    private static double handleBytes(Worker worker) {
+        Object[] kept = new Object[CONTRACT_SAMPLES];
+        long thread = carrier().threadId();
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        double fewest = Double.MAX_VALUE;
+        for (int window = 0; window < 5; window++) {
+            long before = threads.getThreadAllocatedBytes(thread);
+            for (int i = 0; i < CONTRACT_SAMPLES; i++) {
+                kept[i] = new Registration<Void>(worker, i);
+            }
+            long after = threads.getThreadAllocatedBytes(thread);
+            java.util.Arrays.fill(kept, null);
+            fewest = Math.min(fewest, (double) (after - before) / CONTRACT_SAMPLES);
+        }
+        assertTrue(fewest >= 16, "an operation handle measured " + fewest + " bytes");
+        return fewest;
+    }
+
+    /**
      * The heap bytes of what a {@code readAt} of one block answered from the page cache must make: the array it
      * returns and its handle ({@code Completed.of}, what {@code EngineBlob.readAt} returns then), each pair kept
      * in an array made beforehand so that nothing can be left out, counted on this carrier in the same way as the
@@ -185,7 +210,6 @@ class UringBufferAllocationTest {
      * way that the reads, sends and echoes carried the right bytes.
      */
     private double[] measure(boolean fully) throws Exception {
-        double bound = fully ? MAX_BYTES_PER_CALL : MAX_BYTES_PER_OPERATION;
         double[] perOperation = new double[4];
         Thread[] peers = new Thread[1];
         Thread[] echoPeer = new Thread[1];
@@ -193,6 +217,8 @@ class UringBufferAllocationTest {
         long[] drained = new long[1];
         long[] sent = new long[1];
         UringRunner.builder().workers(1).ringEntries(32).storage(directory).build().start(ctx -> {
+            maxBytesPerOperation = handleBytes(Worker.current()) + 7;
+            double bound = fully ? MAX_BYTES_PER_CALL : maxBytesPerOperation;
             Blob blob = ctx.open("steady", "blob").await().blob();
             byte[] pattern = new byte[BLOCK * BLOCKS];
             new SplittableRandom(3).nextBytes(pattern);
@@ -229,8 +255,8 @@ class UringBufferAllocationTest {
                 });
             }
             blob.close();
-            perOperation[2] = sendFromBytesPerOperation(ctx, peers, drained, sent, fully);
-            perOperation[3] = echoBytesPerOperation(ctx, echoPeer, echoed, fully);
+            perOperation[2] = sendFromBytesPerOperation(ctx, peers, drained, sent, fully, bound);
+            perOperation[3] = echoBytesPerOperation(ctx, echoPeer, echoed, fully, bound);
             return null;
         });
         echoPeer[0].join(java.time.Duration.ofSeconds(30));
@@ -250,7 +276,7 @@ class UringBufferAllocationTest {
      * {@code peers}, {@code drained} and {@code sent} for the test to join and check.
      */
     private static double sendFromBytesPerOperation(dev.lockstep.Context ctx, Thread[] peers, long[] drained,
-                                                    long[] sent, boolean fully) {
+                                                    long[] sent, boolean fully, double bound) {
         try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
             InetSocketAddress address = listener.localAddress();
             Thread peer = Thread.ofPlatform().daemon(true).name("send-drain").start(() -> {
@@ -267,7 +293,7 @@ class UringBufferAllocationTest {
             });
             double perSend;
             try (Connection server = listener.accept().await(); IoBuffer message = ctx.buffers().allocate(MESSAGE)) {
-                perSend = steadyBytesPerOperation(fully ? MAX_BYTES_PER_CALL : MAX_BYTES_PER_OPERATION, sends -> {
+                perSend = steadyBytesPerOperation(bound, sends -> {
                     for (long i = 0; i < sends; i++) {
                         if (fully) {
                             server.sink().sendFully(message, 0, MESSAGE);
@@ -292,7 +318,7 @@ class UringBufferAllocationTest {
      * echoes it saw and how many differed in {@code echoed}.
      */
     private static double echoBytesPerOperation(dev.lockstep.Context ctx, Thread[] peer, long[] echoed,
-                                                boolean fully) {
+                                                boolean fully, double bound) {
         try (Listener listener = ctx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).await()) {
             InetSocketAddress address = listener.localAddress();
             peer[0] = Thread.ofPlatform().daemon(true).name("echo-peer").start(() -> {
@@ -319,7 +345,7 @@ class UringBufferAllocationTest {
                 }
             });
             try (Connection server = listener.accept().await(); IoBuffer message = ctx.buffers().allocate(MESSAGE)) {
-                return steadyBytesPerOperation(fully ? MAX_BYTES_PER_CALL : MAX_BYTES_PER_OPERATION, operations -> {
+                return steadyBytesPerOperation(bound, operations -> {
                     for (long i = 0; i < operations; i += 2) {
                         if (fully) {
                             server.stream().recvFully(message, 0, MESSAGE);
