@@ -21,8 +21,8 @@ import java.util.Objects;
  * {@code TASKRUN_FLAG} every {@link #enter} makes its {@code io_uring_enter}, {@link EnterLoop}),
  * {@code SUBMIT_ALL | CQSIZE}, {@code CQSIZE}, and no flags; the first refusal is logged once as a warning and
  * {@link #setupFlags()} names the flags in effect. The kernel must report {@code IORING_FEAT_EXT_ARG} (Linux
- * 5.11+), which timed waits use; otherwise opening fails with {@code ENOSYS}. The rings' shared memory is mapped into a shared {@link Arena} (the owner's fibers touch it
- * too) and unmapped by {@link #close()}.
+ * 5.11+), which timed waits use; otherwise opening fails with {@code ENOSYS}. The rings' shared memory is mapped
+ * into a shared {@link Arena} (the owner's fibers touch it too) and unmapped by {@link #close()}.
  *
  * <h2>Threads</h2>
  * The thread that opens the ring owns it, and must be a platform thread: with {@code SINGLE_ISSUER} the
