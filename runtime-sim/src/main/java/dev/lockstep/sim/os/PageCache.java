@@ -111,13 +111,7 @@ final class PageCache {
      */
     private static void apply(FileNode file, long offset, byte[] source, int sourceOffset, int length,
             boolean durable, boolean owned) {
-        byte[] data;
-        if (owned && sourceOffset == 0 && length == source.length) {
-            data = source;
-        } else {
-            data = new byte[length];
-            System.arraycopy(source, sourceOffset, data, 0, length);
-        }
+        byte[] data = OwnedBytes.of(source, sourceOffset, length, owned);
         file.live.writeShared(offset, data);
         file.unsynced.add(new Write(offset, data, durable));
         int entries = file.unsynced.size();

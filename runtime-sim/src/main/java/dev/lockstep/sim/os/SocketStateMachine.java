@@ -500,13 +500,7 @@ final class SocketStateMachine {
             socket.resetAt(now + delay(socket.hostIp, peer.hostIp) + delay(peer.hostIp, socket.hostIp));
             return length;
         }
-        byte[] data;
-        if (owned && sourceOffset == 0 && length == source.length) {
-            data = source;
-        } else {
-            data = new byte[length];
-            System.arraycopy(source, sourceOffset, data, 0, length);
-        }
+        byte[] data = OwnedBytes.of(source, sourceOffset, length, owned);
         enqueue(socket, peer, data, now);
         return length;
     }

@@ -21,7 +21,8 @@
  *       storage faults, failed syncs and crashes; its model is in {@code FsNodes} and {@code FsNamespace} (paths
  *       and nodes), {@code OpenHandles} (handles, epochs, locks), {@code FileStore} (reads, writes, size changes, syncs, capacity) over {@code PageCache}
  *       (the page cache, failed syncs, sectors), {@code FsFaults} (fault rolls), {@code CrashRecovery} and
- *       {@code ByteImage}.</li>
+ *       {@code ByteImage}. A write's bytes, like a send's, are kept as the caller's array when the caller owns it
+ *       whole, else as a copy ({@code OwnedBytes}).</li>
  *   <li>{@link dev.lockstep.sim.os.SimNetwork}: simulated hosts, links with latency and jitter, partitions and
  *       resets; a socket's state is {@code SimSocket} and {@code SocketStateMachine}, links and partitioned
  *       directions {@code NetworkTopology}.</li>
