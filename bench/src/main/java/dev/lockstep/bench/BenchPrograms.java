@@ -66,8 +66,8 @@ import java.util.stream.Stream;
  * <p>Every measuring loop calls a method per operation (per round for {@code nop-one-fiber}, per message for the
  * echo servers) that holds the loop's body: called again and again, that method is compiled as any other method
  * is, after a few thousand operations, and the measured code with it. A body written inside the one loop that
- * runs for the whole program is compiled only by on-stack replacement, which at a high load came after a short
- * warm-up, and the window then measured the JIT.
+ * runs for the whole program would be compiled only by on-stack replacement, which on a loaded machine may come
+ * after a short warm-up has ended, and the window would measure the JIT instead of the compiled code.
  *
  * <p>Usage: {@code BenchPrograms CASE ARGS...}:
  * <ul>
@@ -158,18 +158,29 @@ public final class BenchPrograms {
      * so that the JIT sees that branch taken. What a mark does is in {@link #mark}, called too rarely to be
      * inlined into the measuring loop.
      *
-     * <p>Threads: the marks are taken under the window's lock; {@link #ended} is written after the end's readings
-     * (volatile), so a thread that saw it false no more, and the program's thread that joined the measuring threads
-     * before {@link #report}, see them.
+     * <p>Threads: no thread waits for another here. Measuring threads are fibers as well as platform threads, and a
+     * monitor or a plain lock taken at each mark would pin a fiber's carrier while another fiber of that carrier
+     * held it; instead the one thread whose compare-and-set moves {@link #nextMark} from the mark it read to
+     * {@link #MARKING} takes that mark, and every other thread that read the same mark fails its compare-and-set and
+     * goes on measuring (a thread that reads {@code MARKING} meanwhile finds no mark due). The winner's readings and
+     * {@link #measureFrom} are plain fields, published by its volatile write of the next mark into {@code nextMark},
+     * which the next winner's compare-and-set reads: the marks are taken one after another, each seeing the ones
+     * before. {@link #ended} is written after the end's readings (volatile), so a thread that saw it true, and the
+     * program's thread that joined the measuring threads before {@link #report}, see them.
      */
     static final class Window {
         /** How often the warm-up takes a mark. */
         static final long MARK_NANOS = 50_000_000;
+        /** {@link #nextMark} while a thread takes a mark, and once the window is over: no clock reaches it. */
+        private static final long MARKING = Long.MAX_VALUE;
         private final long warmupNanos;
         private final long measureNanos;
         private final LongAdder ops = new LongAdder();
-        /** When the next mark falls; Long.MIN_VALUE before the first call, so that the first call takes one. */
-        private volatile long nextMark = Long.MIN_VALUE;
+        /**
+         * When the next mark falls; Long.MIN_VALUE before the first call, so that the first call takes one;
+         * {@link #MARKING} while one is taken and after the last.
+         */
+        private final AtomicLong nextMark = new AtomicLong(Long.MIN_VALUE);
         private volatile boolean ended;
         private long measureFrom;
         private boolean started;
@@ -190,39 +201,39 @@ public final class BenchPrograms {
         /** @return false once the window is over */
         boolean running() {
             long now = System.nanoTime();
-            if (now >= nextMark) {
-                mark(now);
+            long due = nextMark.get();
+            if (now >= due) {
+                mark(now, due);
             }
             return !ended;
         }
 
         /**
          * The warm-up starts (the first call), goes on, ends (the start's readings) or the window ends (the end's
-         * readings, then {@link #ended}).
+         * readings, then {@link #ended}); by the one thread that moves {@link #nextMark} off {@code due}.
          */
-        private synchronized void mark(long now) {
-            if (now < nextMark || ended) {
+        private void mark(long now, long due) {
+            if (!nextMark.compareAndSet(due, MARKING)) {
                 return; // another thread took this mark
             }
-            if (nextMark == Long.MIN_VALUE) {
+            if (due == Long.MIN_VALUE) {
                 measureFrom = now + warmupNanos;
             }
             if (now < measureFrom) {
-                nextMark = Math.min(now + MARK_NANOS, measureFrom);
+                nextMark.set(Math.min(now + MARK_NANOS, measureFrom));
             } else if (!started) {
                 opsAtStart = ops.sum();
                 allocationAtStart = allocatedBytes();
                 cpuAtStart = applicationCpuNanos();
                 nanosAtStart = System.nanoTime();
                 started = true;
-                nextMark = nanosAtStart + measureNanos;
+                nextMark.set(nanosAtStart + measureNanos);
             } else {
                 opsAtEnd = ops.sum();
                 cpuAtEnd = applicationCpuNanos();
                 allocationAtEnd = allocatedBytes();
                 nanosAtEnd = System.nanoTime();
-                nextMark = Long.MAX_VALUE;
-                ended = true;
+                ended = true; // nextMark stays MARKING: no mark after the last
             }
         }
 
