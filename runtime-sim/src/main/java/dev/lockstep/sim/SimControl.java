@@ -362,6 +362,21 @@ public final class SimControl {
     }
 
     /**
+     * What the harness attached to this run ({@link SimRunner#attach}), if it is a {@code type}: read only, it
+     * records nothing and draws nothing.
+     *
+     * @param type the class the harness attached an instance of
+     * @param <T> that class
+     * @return the attached object, or null if none was attached or it is not a {@code type}
+     */
+    public <T> T attachment(Class<T> type) {
+        Objects.requireNonNull(type, "type");
+        check("attachment");
+        Object attached = simulation.attachment();
+        return type.isInstance(attached) ? type.cast(attached) : null;
+    }
+
+    /**
      * The audit digest so far (the same as {@code ctx.digest()}).
      *
      * @return 64 lower-case hex digits

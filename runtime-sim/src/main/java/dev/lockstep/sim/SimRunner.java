@@ -63,6 +63,8 @@ public final class SimRunner implements Runner {
     private dev.lockstep.spi.MetricsSink metrics = dev.lockstep.spi.MetricsSink.NONE;
     /** See {@link #replayedBy}; null for the simulator's own line. */
     private String replayedBy;
+    /** See {@link #attach}; null if none. */
+    private Object attachment;
 
     private SimRunner(SimConfig config, Checkpoint resume) {
         this.config = config;
@@ -248,6 +250,22 @@ public final class SimRunner implements Runner {
         return this;
     }
 
+    /**
+     * Attaches a harness's own object to this run, for the run's tasks to find through
+     * {@link SimControl#attachment(Class)}: settings that travel with this run alone, so that no other run (on this
+     * thread or another) sees them and nothing of them outlives the run, however it ends. The simulator only keeps
+     * the object: it draws nothing for it and records nothing, so the run's course and digest are the same with or
+     * without one. A run resumed from a {@link Checkpoint} is another runner and carries only what is attached to
+     * it. Call before {@code start}; a second call replaces the first.
+     *
+     * @param value the object
+     * @return this runner
+     */
+    public SimRunner attach(Object value) {
+        this.attachment = Objects.requireNonNull(value, "value");
+        return this;
+    }
+
     /** Makes the run keep its events, for {@link DeterminismCheck}; before {@code start}. */
     SimRunner traced() {
         this.tracing = true;
@@ -278,6 +296,7 @@ public final class SimRunner implements Runner {
         if (replayedBy != null) {
             simulation.record.replayedBy(replayedBy);
         }
+        simulation.attach(attachment);
         last = simulation;
         return simulation;
     }

@@ -165,6 +165,20 @@ final class Simulation implements OwningRun {
         return metrics;
     }
 
+    /**
+     * See {@link SimRunner#attach}; null if none. Set by the starting thread before the run is handed to its
+     * carrier, which publishes it to every task of the run; never written again.
+     */
+    private Object attachment;
+
+    void attach(Object value) {
+        attachment = value;
+    }
+
+    Object attachment() {
+        return attachment;
+    }
+
     /** See {@link SimRunner#allowingForeignThreads()}. */
     void allowForeignThreads() {
         confinement.allowForeignThreads();

@@ -232,4 +232,32 @@ class SimRunnerTest {
         assertTrue(twoLines.getMessage().contains("replay: a\nreplay: b"), twoLines.getMessage());
         assertThrows(IllegalArgumentException.class, () -> SimRunner.seeded(7).replayedBy(" "));
     }
+
+    /**
+     * What a harness attaches to a runner is what every task of that run finds, by its class; a run with none, or
+     * asked for another class, finds null; and the run's course is the same with or without it.
+     */
+    @Test
+    void everyTaskOfARunFindsWhatItsHarnessAttachedAndNothingElse() {
+        record Settings(String name) {
+        }
+        Task<List<Object>> asking = ctx -> {
+            SimControl control = SimRunner.control(ctx);
+            List<Object> found = new ArrayList<>();
+            found.add(control.attachment(Settings.class));
+            found.add(control.attachment(String.class));
+            found.add(ctx.child("child").spawn(c -> {
+                c.sleep(Duration.ofMillis(1));
+                return SimRunner.control(c).attachment(Settings.class);
+            }).await());
+            return found;
+        };
+        SimRunner attached = SimRunner.seeded(5).attach(new Settings("mine"));
+        assertEquals(java.util.Arrays.asList(new Settings("mine"), null, new Settings("mine")),
+                attached.start(asking));
+        SimRunner plain = SimRunner.seeded(5);
+        assertEquals(java.util.Arrays.asList(null, null, null), plain.start(asking));
+        assertEquals(plain.digest(), attached.digest(), "an attachment leaves the run's course alone");
+        assertThrows(NullPointerException.class, () -> SimRunner.seeded(5).attach(null));
+    }
 }

@@ -90,11 +90,11 @@ public enum NemesisStrategy {
             }
             return fallback;
         }
-        RunSettings.Told told = RunSettings.of(dev.lockstep.sim.SimRunner.control(ctx));
-        if (told != null && told.refusal() != null) {
-            throw new IllegalStateException(told.refusal());
+        RunSettings settings = RunSettings.of(dev.lockstep.sim.SimRunner.control(ctx));
+        if (settings != null && settings.refusal() != null) {
+            throw new IllegalStateException(settings.refusal());
         }
-        return told == null ? fallback : told.nemesis();
+        return settings == null || settings.nemesis() == null ? fallback : settings.nemesis();
     }
 
     /**

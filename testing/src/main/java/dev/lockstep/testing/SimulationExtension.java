@@ -258,8 +258,9 @@ public final class SimulationExtension implements TestTemplateInvocationContextP
             throws Exception {
         SimControl control = SimRunner.control(ctx);
         String refusal = nemesisRefusal(method);
-        if (refusal != null) {
-            RunSettings.refuseNemesis(control, refusal);
+        RunSettings settings = RunSettings.of(control);
+        if (refusal != null && settings != null) {
+            settings.refuseNemesis(refusal);
         }
         int lifetime = control.restarts();
         SimulationInfo info = new SimulationInfo(seed, lifetime, lifetime == plan.crashes(), plan.faults(), true);

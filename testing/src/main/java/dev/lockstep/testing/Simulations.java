@@ -405,13 +405,11 @@ public final class Simulations {
         try {
             for (; lifetime < plan.crashes(); lifetime++) {
                 runner = (checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint))
-                        .replayedBy(replayLine);
+                        .replayedBy(replayLine).attach(new RunSettings(plan.search()));
                 Recovered<T> recovered;
-                RunSettings.Binding binding = new RunSettings.Binding(plan.search());
                 try {
-                    recovered = runner.startAndRecover(ctx -> withCrash(ctx, plan, task, binding));
+                    recovered = runner.startAndRecover(ctx -> withCrash(ctx, plan, task));
                 } finally {
-                    binding.end();
                     recordRun(record, runner);
                 }
                 if (recovered.outcome() instanceof Outcome.Failed<T> failed) {
@@ -420,19 +418,16 @@ public final class Simulations {
                 checkpoint = recovered.checkpoint();
             }
             SimRunner last = (checkpoint == null ? SimRunner.of(config) : SimRunner.from(checkpoint))
-                    .replayedBy(replayLine);
+                    .replayedBy(replayLine).attach(new RunSettings(plan.search()));
             runner = last;
             T value;
-            RunSettings.Binding binding = new RunSettings.Binding(plan.search());
             try {
                 value = last.start(ctx -> {
                     SimControl control = SimRunner.control(ctx);
                     control.crashPolicy(plan.faults().crashPolicy(control.random()));
-                    binding.begin(control);
                     return task.run(ctx);
                 });
             } finally {
-                binding.end();
                 recordRun(record, last);
             }
             return new Run<>(value, last.digest());
@@ -457,11 +452,9 @@ public final class Simulations {
         }
     }
 
-    private static <T> T withCrash(Context ctx, Plan plan, Task<T> task, RunSettings.Binding binding)
-            throws Exception {
+    private static <T> T withCrash(Context ctx, Plan plan, Task<T> task) throws Exception {
         SimControl control = SimRunner.control(ctx);
         control.crashPolicy(plan.faults().crashPolicy(control.random()));
-        binding.begin(control);
         long delay = 1 + control.random().nextLong(plan.crashWithin().toNanos());
         Handle<Void> crasher = ctx.child("lockstep_crash").spawn(c -> {
             c.sleep(Duration.ofNanos(delay));

@@ -34,8 +34,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * the invocation, made when JUnit reaches it, is left unused; the extension skips its {@code @BeforeEach} and
  * {@code @AfterEach} methods, so they run once per seed, on the instance the seed runs on. Classes for which that is
  * not the same as JUnit's one-at-a-time sweep are told apart before any run ({@link FreshInstance#sharedBetweenRuns}).
- * One thing is shared: the process-wide table of what each running lifetime was told ({@link RunSettings}: the
- * nemesis its strategy chose, or why it may not ask for one), where each run reads only its own lifetime's entry.
+ * What each lifetime was told (the nemesis its strategy chose, or why it may not ask for one) travels with its own
+ * runner ({@link RunSettings}), so no run can read another's.
  *
  * <h2>What crosses threads</h2>
  * The threads take the runs from the pool's queue in the order they were handed over (seed order), so when JUnit

@@ -5,7 +5,7 @@ import java.util.function.Supplier;
 /**
  * Why the runtime-uring run of a {@code @SimulationTest} method without {@link SimulationTest#clusterNemesis()} may
  * not ask {@link NemesisStrategy#forThisRun} for a nemesis: the same refusal its simulated runs get from
- * {@link RunSettings}, for the run that keeps no digest and no {@link dev.lockstep.sim.SimControl}.
+ * their {@link RunSettings}, for the run that keeps no digest and no {@link dev.lockstep.sim.SimControl}.
  *
  * <h2>Threads</h2>
  * An inheritable thread-local, set on the thread that starts the runner for as long as {@code start} runs. Every

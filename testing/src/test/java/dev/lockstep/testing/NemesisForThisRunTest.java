@@ -51,7 +51,6 @@ class NemesisForThisRunTest {
         told.clear();
         Simulations.run(7, PLAN.withCrashes(2, Duration.ofMillis(5)), asking(told));
         assertEquals(java.util.Collections.nCopies(told.size(), NemesisStrategy.UNIFORM), told);
-        assertEquals(0, RunSettings.bound(), "every lifetime's entry is gone once its run returned");
     }
 
     @Test
@@ -75,7 +74,7 @@ class NemesisForThisRunTest {
     }
 
     @Test
-    void aFailedRunLeavesNoEntryBehind() {
+    void aFailedRunLeavesItsChoiceToNoLaterRun() {
         Simulations.Plan swarm = PLAN.withSearch(SearchSettings.DEFAULT.withNemesis(NemesisStrategy.SWARM));
         SimulationTestFailure failure = assertThrows(SimulationTestFailure.class, () -> Simulations.run(4, swarm,
                 ctx -> {
@@ -83,7 +82,52 @@ class NemesisForThisRunTest {
                 }));
         assertTrue(failure.getMessage().contains("told SWARM"), failure.getMessage());
         assertTrue(failure.replay().endsWith(" nemesis=swarm"), failure.replay());
-        assertEquals(0, RunSettings.bound());
+        List<NemesisStrategy> told = new ArrayList<>();
+        Simulations.run(4, PLAN, asking(told));
+        assertEquals(List.of(NemesisStrategy.UNIFORM, NemesisStrategy.UNIFORM), told, "the next run on this thread");
+    }
+
+    /**
+     * Two runs on two threads at once, one in the middle of its own while the other runs whole: each is told its own
+     * choice, the one without a choice the test's own.
+     */
+    @Test
+    void twoRunsOnTwoThreadsAtOnceAreEachToldOnlyTheirOwn() throws Exception {
+        java.util.concurrent.CountDownLatch votesAsked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean othersDone = new java.util.concurrent.atomic.AtomicBoolean();
+        List<NemesisStrategy> votesTold = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Simulations.Plan votes = PLAN.withSearch(SearchSettings.DEFAULT.withNemesis(NemesisStrategy.VOTES));
+        java.util.concurrent.FutureTask<Void> first = new java.util.concurrent.FutureTask<>(
+                () -> Simulations.run(1, votes, ctx -> {
+                    votesTold.add(NemesisStrategy.forThisRun(ctx, NemesisStrategy.UNIFORM));
+                    // Published to the test's thread by the latch; this run stays in its root task, without
+                    // yielding, until that thread's runs are over, which the flag's volatile write publishes back.
+                    votesAsked.countDown();
+                    while (!othersDone.get()) {
+                        Thread.onSpinWait();
+                    }
+                    List<NemesisStrategy> later = new ArrayList<>();
+                    asking(later).run(ctx);
+                    votesTold.addAll(later);
+                    return null;
+                }));
+        Thread thread = Thread.ofPlatform().name("votes-run").start(first);
+        try {
+            votesAsked.await();
+            List<NemesisStrategy> strikesTold = new ArrayList<>();
+            Simulations.run(2, PLAN.withSearch(SearchSettings.DEFAULT.withNemesis(NemesisStrategy.STRIKES)),
+                    asking(strikesTold));
+            List<NemesisStrategy> plainTold = new ArrayList<>();
+            Simulations.run(3, PLAN, asking(plainTold));
+            assertEquals(List.of(NemesisStrategy.STRIKES, NemesisStrategy.STRIKES), strikesTold);
+            assertEquals(List.of(NemesisStrategy.UNIFORM, NemesisStrategy.UNIFORM), plainTold);
+        } finally {
+            othersDone.set(true);
+            first.get();
+            thread.join();
+        }
+        assertEquals(java.util.Collections.nCopies(votesTold.size(), NemesisStrategy.VOTES), votesTold);
+        assertEquals(3, votesTold.size(), votesTold.toString());
     }
 
     @Test
@@ -194,7 +238,6 @@ class NemesisForThisRunTest {
             assertTrue(seed.failure().getMessage().contains("add clusterNemesis = true"), seed.failure().getMessage());
             assertTrue(!seed.failure().getMessage().contains("nemesis="), seed.failure().getMessage());
         }
-        assertEquals(0, RunSettings.bound());
     }
 
     /**
@@ -258,7 +301,7 @@ class NemesisForThisRunTest {
 
     /**
      * A sweep that records what each seed's run was told (run through the launcher only): on four threads, so that
-     * runs bind and unbind their choices at once and a choice given to the wrong run shows.
+     * runs with different choices run at once and a choice given to the wrong run shows.
      */
     static final class Asks {
         static final int SEEDS = 40;
