@@ -101,7 +101,7 @@ final class OpenBlobRequest extends PathChain {
             case STATX -> statx(submission, ring,
                     Statx.TYPE | Statx.SIZE | (directFlag != 0 ? Statx.DIOALIGN : 0));
             case SYNC_FILE -> fsync(submission, ownedFd());
-            case OPEN_PARTITION, CHECK_PARTITION -> openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
+            case OPEN_PARTITION, CHECK_PARTITION -> openPartition(submission, ring, partitionPath);
         }
     }
 
@@ -146,13 +146,11 @@ final class OpenBlobRequest extends PathChain {
                 return next(ownedFd() >= 0 ? Step.STATX : Step.CREATE);
             }
             case CHECK_PARTITION -> {
-                if (result == -Errno.ENOENT || result == -Errno.ENOTDIR) {
-                    return fail(new PartitionMissingException("partition '" + partition + "' does not exist"));
+                if (completeOpenPartition(result, partition, partitionPath)) {
+                    return true;
                 }
-                if (result < 0) {
-                    throw failed(result, "open", partitionPath);
-                }
-                ownDirectory(result); // closed when this request completes
+                // The partition is there, so the blob is what is missing; the directory's fd is closed as this
+                // request completes.
                 return fail(new BlobMissingException("blob '" + blobName + "' does not exist"));
             }
             case CREATE -> {

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.io;
 
+import dev.lockstep.PartitionMissingException;
 import dev.lockstep.engine.request.Request;
 import dev.lockstep.engine.worker.Worker;
 import dev.lockstep.kernel.Errno;
@@ -127,6 +128,31 @@ abstract class PathChain extends Request {
         pathStep(submission, ring, Opcode.OPENAT, path);
         submission.flags = flags;
         submission.requestedFrom = requestedFrom;
+    }
+
+    /** Stages an {@code openat} of a partition's directory, to sync it or to learn whether the partition exists. */
+    final void openPartition(Submission submission, Ring ring, String partitionPath) {
+        openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
+    }
+
+    /**
+     * Completes an {@link #openPartition} whose failure means the partition is missing: {@code ENOENT}, or
+     * {@code ENOTDIR} where something else stands at its path, fails the request with
+     * {@link PartitionMissingException}; an opened directory's fd becomes the request's ({@link #ownDirectory}).
+     *
+     * @param partition the partition's name, for the message
+     * @return true when the request failed (it is done); false when the directory is open
+     * @throws KernelException for any other failed open, translated by {@link #complete}
+     */
+    final boolean completeOpenPartition(int result, String partition, String partitionPath) {
+        if (result == -Errno.ENOENT || result == -Errno.ENOTDIR) {
+            return fail(new PartitionMissingException("partition '" + partition + "' does not exist"));
+        }
+        if (result < 0) {
+            throw failed(result, "open", partitionPath);
+        }
+        ownDirectory(result);
+        return false;
     }
 
     /** Stages a {@code mkdirat} of {@code path}. */

@@ -36,7 +36,7 @@ final class RemoveBlobRequest extends PathChain {
     @Override
     void prepareStep(Submission submission, Ring ring) {
         switch (step) {
-            case OPEN_PARTITION -> openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
+            case OPEN_PARTITION -> openPartition(submission, ring, partitionPath);
             case UNLINK -> unlinkAt(submission, ring, blobPath, 0);
             case SYNC_PARTITION -> fsync(submission, directoryFd());
         }
@@ -46,13 +46,9 @@ final class RemoveBlobRequest extends PathChain {
     boolean completeStep(int result) {
         switch (step) {
             case OPEN_PARTITION -> {
-                if (result == -Errno.ENOENT || result == -Errno.ENOTDIR) {
-                    return fail(new PartitionMissingException("partition '" + partition + "' does not exist"));
+                if (completeOpenPartition(result, partition, partitionPath)) {
+                    return true;
                 }
-                if (result < 0) {
-                    throw failed(result, "open", partitionPath);
-                }
-                ownDirectory(result);
                 step = Step.UNLINK;
                 return false;
             }

@@ -44,7 +44,7 @@ final class RenameBlobRequest extends PathChain {
     void prepareStep(Submission submission, Ring ring) {
         switch (step) {
             case RENAME -> renameAt(submission, ring, fromPath, toPath);
-            case CHECK_PARTITION -> openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
+            case CHECK_PARTITION -> openPartition(submission, ring, partitionPath);
         }
     }
 
@@ -66,13 +66,11 @@ final class RenameBlobRequest extends PathChain {
                 return succeed(null);
             }
             case CHECK_PARTITION -> {
-                if (result == -Errno.ENOENT || result == -Errno.ENOTDIR) {
-                    return fail(new PartitionMissingException("partition '" + partition + "' does not exist"));
+                if (completeOpenPartition(result, partition, partitionPath)) {
+                    return true;
                 }
-                if (result < 0) {
-                    throw failed(result, "open", partitionPath);
-                }
-                ownDirectory(result); // closed when this request completes
+                // The partition is there, so the blob is what is missing; the directory's fd is closed as this
+                // request completes.
                 return fail(new BlobMissingException("blob '" + fromName + "' does not exist"));
             }
         }

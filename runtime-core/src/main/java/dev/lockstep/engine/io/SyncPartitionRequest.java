@@ -1,7 +1,6 @@
 package dev.lockstep.engine.io;
 
 import dev.lockstep.PartitionMissingException;
-import dev.lockstep.kernel.Errno;
 import dev.lockstep.kernel.Ring;
 import dev.lockstep.kernel.Submission;
 import dev.lockstep.kernel.SystemCalls;
@@ -34,7 +33,7 @@ final class SyncPartitionRequest extends PathChain {
     @Override
     void prepareStep(Submission submission, Ring ring) {
         switch (step) {
-            case OPEN_PARTITION -> openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
+            case OPEN_PARTITION -> openPartition(submission, ring, partitionPath);
             case OPEN_ROOT -> openAt(submission, ring, root, SystemCalls.O_DIRECTORY);
             case SYNC_PARTITION, SYNC_ROOT -> fsync(submission, directoryFd());
         }
@@ -44,13 +43,9 @@ final class SyncPartitionRequest extends PathChain {
     boolean completeStep(int result) {
         switch (step) {
             case OPEN_PARTITION -> {
-                if (result == -Errno.ENOENT || result == -Errno.ENOTDIR) {
-                    return fail(new PartitionMissingException("partition '" + partition + "' does not exist"));
+                if (completeOpenPartition(result, partition, partitionPath)) {
+                    return true;
                 }
-                if (result < 0) {
-                    throw failed(result, "open", partitionPath);
-                }
-                ownDirectory(result);
                 step = Step.SYNC_PARTITION;
                 return false;
             }
