@@ -94,14 +94,14 @@ final class OpenBlobRequest extends PathChain {
         switch (step) {
             case OPEN_EXISTING -> openAt(submission, ring, blobPath, BLOB_FLAGS | directFlag);
             case MAKE_PARTITION -> mkdirAt(submission, ring, partitionPath);
-            case OPEN_ROOT -> openAt(submission, ring, root, SystemCalls.O_DIRECTORY);
-            case SYNC_ROOT, SYNC_PARTITION -> fsync(submission, directoryFd());
+            case OPEN_ROOT -> openDirectory(submission, ring, root);
+            case SYNC_ROOT, SYNC_PARTITION -> syncDirectory(submission);
             case CREATE -> openAt(submission, ring, blobPath, BLOB_FLAGS | SystemCalls.O_CREAT | directFlag
                     | (existing == OpenOptions.Existing.CREATE_NEW ? SystemCalls.O_EXCL : 0));
             case STATX -> statx(submission, ring,
                     Statx.TYPE | Statx.SIZE | (directFlag != 0 ? Statx.DIOALIGN : 0));
             case SYNC_FILE -> fsync(submission, ownedFd());
-            case OPEN_PARTITION, CHECK_PARTITION -> openPartition(submission, ring, partitionPath);
+            case OPEN_PARTITION, CHECK_PARTITION -> openDirectory(submission, ring, partitionPath);
         }
     }
 
@@ -131,17 +131,11 @@ final class OpenBlobRequest extends PathChain {
                 return next(notDurable.contains(partitionPath) ? Step.OPEN_ROOT : Step.CREATE);
             }
             case OPEN_ROOT -> {
-                if (result < 0) {
-                    throw failed(result, "open", root);
-                }
-                ownDirectory(result);
+                completeOpenDirectory(result, root);
                 return next(Step.SYNC_ROOT);
             }
             case SYNC_ROOT -> {
-                closeDirectory();
-                if (result < 0) {
-                    throw failed(result, "fsync", root);
-                }
+                completeDirectorySync(result, root);
                 notDurable.remove(partitionPath);
                 return next(ownedFd() >= 0 ? Step.STATX : Step.CREATE);
             }
@@ -200,17 +194,11 @@ final class OpenBlobRequest extends PathChain {
                 return next(Step.OPEN_PARTITION);
             }
             case OPEN_PARTITION -> {
-                if (result < 0) {
-                    throw failed(result, "open", partitionPath);
-                }
-                ownDirectory(result);
+                completeOpenDirectory(result, partitionPath);
                 return next(Step.SYNC_PARTITION);
             }
             case SYNC_PARTITION -> {
-                closeDirectory();
-                if (result < 0) {
-                    throw failed(result, "fsync", partitionPath);
-                }
+                completeDirectorySync(result, partitionPath);
                 notDurable.remove(blobPath);
                 return done();
             }

@@ -130,15 +130,48 @@ abstract class PathChain extends Request {
         submission.requestedFrom = requestedFrom;
     }
 
-    /** Stages an {@code openat} of a partition's directory, to sync it or to learn whether the partition exists. */
-    final void openPartition(Submission submission, Ring ring, String partitionPath) {
-        openAt(submission, ring, partitionPath, SystemCalls.O_DIRECTORY);
+    /**
+     * Stages an {@code openat} of the directory at {@code path} (the storage root or a partition's), to sync it or
+     * to learn whether a partition exists.
+     */
+    final void openDirectory(Submission submission, Ring ring, String path) {
+        openAt(submission, ring, path, SystemCalls.O_DIRECTORY);
     }
 
     /**
-     * Completes an {@link #openPartition} whose failure means the partition is missing: {@code ENOENT}, or
-     * {@code ENOTDIR} where something else stands at its path, fails the request with
-     * {@link PartitionMissingException}; an opened directory's fd becomes the request's ({@link #ownDirectory}).
+     * Completes an {@link #openDirectory}: its fd becomes the request's, closed by {@link #completeDirectorySync}
+     * or when the request ends.
+     *
+     * @throws KernelException for a failed open, translated by {@link #complete}
+     */
+    final void completeOpenDirectory(int result, String path) {
+        if (result < 0) {
+            throw failed(result, "open", path);
+        }
+        directoryFd = result;
+    }
+
+    /** Stages an {@code fsync} of the directory the last {@link #openDirectory} opened. */
+    final void syncDirectory(Submission submission) {
+        fsync(submission, directoryFd);
+    }
+
+    /**
+     * Completes a {@link #syncDirectory}: the fd is closed, whatever the result.
+     *
+     * @throws KernelException for a failed sync, translated by {@link #complete}
+     */
+    final void completeDirectorySync(int result, String path) {
+        closeDirectory();
+        if (result < 0) {
+            throw failed(result, "fsync", path);
+        }
+    }
+
+    /**
+     * Completes an {@link #openDirectory} of a partition whose failure means the partition is missing:
+     * {@code ENOENT}, or {@code ENOTDIR} where something else stands at its path, fails the request with
+     * {@link PartitionMissingException}; otherwise as {@link #completeOpenDirectory}.
      *
      * @param partition the partition's name, for the message
      * @return true when the request failed (it is done); false when the directory is open
@@ -148,10 +181,7 @@ abstract class PathChain extends Request {
         if (result == -Errno.ENOENT || result == -Errno.ENOTDIR) {
             return fail(new PartitionMissingException("partition '" + partition + "' does not exist"));
         }
-        if (result < 0) {
-            throw failed(result, "open", partitionPath);
-        }
-        ownDirectory(result);
+        completeOpenDirectory(result, partitionPath);
         return false;
     }
 
@@ -237,17 +267,8 @@ abstract class PathChain extends Request {
         return fd;
     }
 
-    /** Takes a directory fd opened to sync it. */
-    final void ownDirectory(int fd) {
-        directoryFd = fd;
-    }
-
-    final int directoryFd() {
-        return directoryFd;
-    }
-
-    /** The directory's sync completed: its fd is closed. */
-    final void closeDirectory() {
+    /** The directory's sync completed, or the request ended: its fd is closed. */
+    private void closeDirectory() {
         int fd = directoryFd;
         directoryFd = -1;
         if (fd >= 0) {

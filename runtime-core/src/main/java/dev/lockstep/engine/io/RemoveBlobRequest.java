@@ -36,9 +36,9 @@ final class RemoveBlobRequest extends PathChain {
     @Override
     void prepareStep(Submission submission, Ring ring) {
         switch (step) {
-            case OPEN_PARTITION -> openPartition(submission, ring, partitionPath);
+            case OPEN_PARTITION -> openDirectory(submission, ring, partitionPath);
             case UNLINK -> unlinkAt(submission, ring, blobPath, 0);
-            case SYNC_PARTITION -> fsync(submission, directoryFd());
+            case SYNC_PARTITION -> syncDirectory(submission);
         }
     }
 
@@ -65,10 +65,7 @@ final class RemoveBlobRequest extends PathChain {
                 return false;
             }
             case SYNC_PARTITION -> {
-                closeDirectory();
-                if (result < 0) {
-                    throw failed(result, "fsync", partitionPath);
-                }
+                completeDirectorySync(result, partitionPath);
                 return succeed(null);
             }
         }

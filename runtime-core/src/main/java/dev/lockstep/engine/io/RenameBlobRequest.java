@@ -44,7 +44,7 @@ final class RenameBlobRequest extends PathChain {
     void prepareStep(Submission submission, Ring ring) {
         switch (step) {
             case RENAME -> renameAt(submission, ring, fromPath, toPath);
-            case CHECK_PARTITION -> openPartition(submission, ring, partitionPath);
+            case CHECK_PARTITION -> openDirectory(submission, ring, partitionPath);
         }
     }
 

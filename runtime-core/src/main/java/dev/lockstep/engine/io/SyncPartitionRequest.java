@@ -33,9 +33,9 @@ final class SyncPartitionRequest extends PathChain {
     @Override
     void prepareStep(Submission submission, Ring ring) {
         switch (step) {
-            case OPEN_PARTITION -> openPartition(submission, ring, partitionPath);
-            case OPEN_ROOT -> openAt(submission, ring, root, SystemCalls.O_DIRECTORY);
-            case SYNC_PARTITION, SYNC_ROOT -> fsync(submission, directoryFd());
+            case OPEN_PARTITION -> openDirectory(submission, ring, partitionPath);
+            case OPEN_ROOT -> openDirectory(submission, ring, root);
+            case SYNC_PARTITION, SYNC_ROOT -> syncDirectory(submission);
         }
     }
 
@@ -50,10 +50,7 @@ final class SyncPartitionRequest extends PathChain {
                 return false;
             }
             case SYNC_PARTITION -> {
-                closeDirectory();
-                if (result < 0) {
-                    throw failed(result, "fsync", partitionPath);
-                }
+                completeDirectorySync(result, partitionPath);
                 // '0' follows '/' in ASCII: the subset is every blob of the partition.
                 notDurable.subSet(partitionPath + "/", partitionPath + "0").clear();
                 if (!notDurable.contains(partitionPath)) {
@@ -63,18 +60,12 @@ final class SyncPartitionRequest extends PathChain {
                 return false;
             }
             case OPEN_ROOT -> {
-                if (result < 0) {
-                    throw failed(result, "open", root);
-                }
-                ownDirectory(result);
+                completeOpenDirectory(result, root);
                 step = Step.SYNC_ROOT;
                 return false;
             }
             case SYNC_ROOT -> {
-                closeDirectory();
-                if (result < 0) {
-                    throw failed(result, "fsync", root);
-                }
+                completeDirectorySync(result, root);
                 notDurable.remove(partitionPath);
                 return succeed(null);
             }
