@@ -201,7 +201,7 @@ public final class ThreadedRunner implements Runner {
                 // the queue after any wake-up, and before it waits).
                 // Counted before the add, so the worker's loop, which subtracts what it ran, never takes the count
                 // below the continuations still queued (the gauge reads a count, not the queue).
-                worker.metrics().foreignQueued.incrementAndGet();
+                worker.metrics().foreignQueued();
                 runQueues[worker.index()].add(continuation);
                 ForeignResumeEvent.record(worker, caller);
                 if (retired[worker.index()].get()) {
@@ -477,7 +477,7 @@ public final class ThreadedRunner implements Runner {
                 // The counts for the metrics: this thread's queue is its own; the shared queue's count was raised
                 // by each scheduler before its add, so it never goes below the continuations still queued.
                 if (foreign > 0) {
-                    metrics.foreignQueued.addAndGet(-foreign);
+                    metrics.foreignRan(foreign);
                 }
                 metrics.localRunnable(localQueue.size());
                 stall.end();

@@ -103,7 +103,7 @@ public final class TaskFibers {
                     // nudge), and its worker must keep running fibers until the last one has really finished.
                     scheduler.fiberEnding(home);
                     fibers.uncount();
-                    home.fibers.decrementAndGet();
+                    home.fiberFinished();
                 }
             }
         });

@@ -55,11 +55,11 @@ public final class Worker {
     /** Counters read by the run's meters; this worker's thread adds to them ({@link WorkerMetrics}). */
     private final WorkerMetrics metrics;
     /** Retired blob reads, reused by the next ones on this worker (see {@link Recycler}: this worker only). */
-    public final Recycler<BlobReadRequest> blobReads = new Recycler<>();
+    private final Recycler<BlobReadRequest> blobReads = new Recycler<>();
     /** Retired blob writes, as {@link #blobReads}. */
-    public final Recycler<BlobWriteRequest> blobWrites = new Recycler<>();
+    private final Recycler<BlobWriteRequest> blobWrites = new Recycler<>();
     /** Retired sends, as {@link #blobReads}. */
-    public final Recycler<EngineNetwork.SendRequest> sends = new Recycler<>();
+    private final Recycler<EngineNetwork.SendRequest> sends = new Recycler<>();
     private Driver driver;
     private final CriticalSection section = new CriticalSection(this);
     private final InlineTurns inlineTurns = new InlineTurns(this);
@@ -68,8 +68,11 @@ public final class Worker {
     /** Read by fibers of other workers and plain threads (a spawn placing a fiber here, a poll): volatile. */
     private volatile boolean closing;
     private long nowNanos;
-    /** Live fibers whose home is this worker; changed by whichever thread spawns or finishes one. */
-    public final java.util.concurrent.atomic.AtomicInteger fibers = new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * Live fibers whose home is this worker; changed by whichever thread spawns or finishes one
+     * ({@link #countFiber}, {@link #fiberFinished}), read by any thread ({@link #liveFibers}).
+     */
+    private final java.util.concurrent.atomic.AtomicInteger fibers = new java.util.concurrent.atomic.AtomicInteger();
 
     public Worker(int index, Engine engine, Ring ring) {
         this.index = index;
@@ -131,6 +134,62 @@ public final class Worker {
      */
     public WorkerMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * A retired blob read of this worker's to reuse, or null (the caller makes one). This worker's thread only: the
+     * fiber registering the read ({@link Recycler} says why no lock is needed).
+     *
+     * @return the request, or null
+     */
+    public BlobReadRequest reusedBlobRead() {
+        return blobReads.take();
+    }
+
+    /**
+     * Keeps a blob read whose home is this worker, released and referenced by nothing else, for reuse. This
+     * worker's thread only: the request's {@code release}, as {@link Recycler} says.
+     *
+     * @param request the released request
+     */
+    public void recycle(BlobReadRequest request) {
+        blobReads.give(request);
+    }
+
+    /**
+     * A retired blob write to reuse, or null; as {@link #reusedBlobRead()}.
+     *
+     * @return the request, or null
+     */
+    public BlobWriteRequest reusedBlobWrite() {
+        return blobWrites.take();
+    }
+
+    /**
+     * Keeps a released blob write for reuse; as {@link #recycle(BlobReadRequest)}.
+     *
+     * @param request the released request
+     */
+    public void recycle(BlobWriteRequest request) {
+        blobWrites.give(request);
+    }
+
+    /**
+     * A retired send to reuse, or null; as {@link #reusedBlobRead()}.
+     *
+     * @return the request, or null
+     */
+    public EngineNetwork.SendRequest reusedSend() {
+        return sends.take();
+    }
+
+    /**
+     * Keeps a released send for reuse; as {@link #recycle(BlobReadRequest)}.
+     *
+     * @param request the released request
+     */
+    public void recycle(EngineNetwork.SendRequest request) {
+        sends.give(request);
     }
 
     /**
@@ -283,6 +342,17 @@ public final class Worker {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Takes back the count {@link #countFiber} made, once that fiber has finished: the last thing its thread does
+     * for it, after the scheduler was told it is ending, so a worker whose thread waits for the count to drop
+     * keeps running fibers until this one really has finished. Any thread (the fiber's own, on whichever carrier).
+     * The decrement is atomic and volatile: the worker's thread, reading the count in {@link #liveFibers} or
+     * {@link #closeIfNoFibers}, sees it together with everything the fiber did before it.
+     */
+    public void fiberFinished() {
+        fibers.decrementAndGet();
     }
 
     /**

@@ -23,7 +23,7 @@ import java.util.function.LongSupplier;
  * store and read with an opaque load: a reader sees each count whole (never half a long) and each one only grows,
  * with no fence on the worker's path (on x86 and ARM an opaque store is a plain store). A reader may see one count
  * newer than another; meters are recent values, not a snapshot, as {@link Meter} says. Runnable fibers are the
- * exception: the runner writes that gauge from whichever thread schedules a fiber (see {@link #foreignQueued}).
+ * exception: the runner writes that gauge from whichever thread schedules a fiber (see {@link #foreignQueued()}).
  *
  * <h2>Gauges</h2>
  * The gauges of requests in flight and queued, live fibers and outstanding buffers read the worker's own fields
@@ -63,10 +63,11 @@ public final class WorkerMetrics {
     private final long[] counts = new long[COUNT_KINDS];
     /**
      * Fibers of this worker queued to run by other threads and not yet run: added to by any thread (a wake from
-     * another worker or a plain thread), taken from by the worker's loop. The loop's own queue is
-     * {@link #localRunnable}, written only by the worker's thread.
+     * another worker or a plain thread, {@link #foreignQueued()}), taken from by the worker's loop
+     * ({@link #foreignRan(int)}). The loop's own queue is {@link #localRunnable}, written only by the worker's
+     * thread.
      */
-    public final java.util.concurrent.atomic.AtomicInteger foreignQueued =
+    private final java.util.concurrent.atomic.AtomicInteger foreignQueued =
             new java.util.concurrent.atomic.AtomicInteger();
     /** See {@link #localRunnable(int)}: opaque stores by the runner's thread, opaque loads by readers. */
     private int localRunnable;
@@ -133,6 +134,25 @@ public final class WorkerMetrics {
      */
     public void localRunnable(int fibers) {
         LOCAL_RUNNABLE.setOpaque(this, fibers);
+    }
+
+    /**
+     * A thread other than the worker's own queued one of its fibers on the worker's shared queue: called before
+     * the add, so the worker's loop, which subtracts what it ran ({@link #foreignRan}), never takes the count below
+     * the fibers still queued. Any thread; an atomic increment.
+     */
+    public void foreignQueued() {
+        foreignQueued.incrementAndGet();
+    }
+
+    /**
+     * The worker's loop ran {@code fibers} continuations from its shared queue. The worker's thread; an atomic
+     * add, since other threads add to the count meanwhile ({@link #foreignQueued()}).
+     *
+     * @param fibers the continuations it ran, at least 1
+     */
+    public void foreignRan(int fibers) {
+        foreignQueued.addAndGet(-fibers);
     }
 
     /**
@@ -222,7 +242,7 @@ public final class WorkerMetrics {
                 worker, () -> this.worker == null ? 0
                         : (int) LOCAL_RUNNABLE.getOpaque(this) + Math.max(0, foreignQueued.get())));
         meters.add(new Meter.Gauge("lockstep.fibers.live", "Fibers whose home is the worker and that have not"
-                + " finished", "fibers", worker, () -> gauge(w -> w.fibers.get(), () -> 0)));
+                + " finished", "fibers", worker, () -> gauge(Worker::liveFibers, () -> 0)));
         meters.add(new Meter.Gauge("lockstep.buffers.outstanding", "Buffers of the worker's pool handed to tasks"
                 + " and not yet closed", "buffers", worker, () -> gauge(w -> w.buffers().outstanding(), () -> 0)));
         meters.add(new Meter.Gauge("lockstep.buffers.reserved", "Native memory the worker's buffer pool has"
