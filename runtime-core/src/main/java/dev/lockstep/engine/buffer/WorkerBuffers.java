@@ -220,7 +220,8 @@ public final class WorkerBuffers implements BufferPool {
 
     /**
      * Checks a user buffer for an I/O call on the calling worker. The caller checks the rest of its arguments,
-     * then marks the buffer {@link PooledBuffer#inFlight} and admits the request that will land it.
+     * then marks the buffer in flight ({@link PooledBuffer#markInFlight()}) and admits the request that will land
+     * it.
      *
      * @param buffer what the caller passed
      * @param at where in it the transfer starts
@@ -284,7 +285,7 @@ public final class WorkerBuffers implements BufferPool {
      *
      * @param buffer the buffer
      */
-    public void landed(PooledBuffer buffer) {
+    void landed(PooledBuffer buffer) {
         assert buffer.inFlight : buffer + " landed but was not lent to the kernel";
         buffer.inFlight = false;
         if (buffer.releaseRequested) {
@@ -298,7 +299,7 @@ public final class WorkerBuffers implements BufferPool {
      *
      * @param buffer the buffer
      */
-    public void abandon(PooledBuffer buffer) {
+    void abandon(PooledBuffer buffer) {
         abandoned = true;
         removeHandedOut(buffer);
         buffer.memory = null;

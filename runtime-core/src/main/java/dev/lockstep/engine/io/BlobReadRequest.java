@@ -52,7 +52,7 @@ public final class BlobReadRequest extends RingRequest {
         request.count = count;
         request.dontCache = dontCache;
         request.lent = into;
-        request.target = into == null ? null : into.memory;
+        request.target = into == null ? null : into.memory();
         request.at = at;
         request.done = 0;
         return request;

@@ -193,13 +193,13 @@ public final class EngineBlob implements Blob {
         if (count == 0) {
             return fully ? null : worker.register(new Immediate("empty read of '" + name + "'", () -> null));
         }
-        if (mayReadInPlace(worker, fiber) && readCached(worker, buffer.memory, at, count, offset)) {
+        if (mayReadInPlace(worker, fiber) && readCached(worker, buffer.memory(), at, count, offset)) {
             return null;
         }
         // The request (and with it the fd reference) first: a blob closed meanwhile throws there, with the buffer
         // still the caller's; marked in flight before, it would stay so, unusable, and hold its pool past retirement.
         BlobReadRequest request = BlobReadRequest.of(this, worker, offset, count, false, buffer, at);
-        buffer.inFlight = true;
+        buffer.markInFlight();
         return worker.registerCurrent(request, reuse);
     }
 
@@ -280,7 +280,7 @@ public final class EngineBlob implements Blob {
         }
         // The request (and with it the fd reference) first, as in readInto: a blob closed meanwhile throws there.
         BlobWriteRequest request = BlobWriteRequest.of(this, worker, offset, count, options);
-        buffer.inFlight = true;
+        buffer.markInFlight();
         permit.markDirty();
         request.lend(buffer, at);
         return worker.registerCurrent(request, reuse);
@@ -309,7 +309,7 @@ public final class EngineBlob implements Blob {
             throw new BlobMisalignedException(where + ": length " + count + " is not a multiple of the direct I/O"
                     + " alignment " + alignment);
         }
-        if (buffer != null && ((buffer.memory.address() + at) & mask) != 0) {
+        if (buffer != null && ((buffer.memory().address() + at) & mask) != 0) {
             throw new BlobMisalignedException(where + ": buffer position " + at + " does not start at a multiple"
                     + " of the direct I/O alignment " + alignment + " (pool buffers start page-aligned)");
         }

@@ -388,7 +388,7 @@ public final class EngineNetwork {
             // The request (and with it the fd reference) first: a connection closed meanwhile throws there, with
             // the buffer still the caller's; marked in flight before, it would stay so for good.
             SendRequest request = SendRequest.of(this, worker, length);
-            buffer.inFlight = true;
+            buffer.markInFlight();
             request.lend(buffer, at);
             return worker.registerCurrent(request, reuse);
         }

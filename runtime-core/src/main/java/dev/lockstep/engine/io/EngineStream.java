@@ -98,7 +98,7 @@ final class EngineStream implements Stream {
             reuse(held);
             this.length = length;
             this.done = already;
-            this.target = into.memory;
+            this.target = into.memory();
             this.at = at;
             this.collected = null;
             this.pool = null;
@@ -471,7 +471,7 @@ final class EngineStream implements Stream {
                 throw new ClosedException("stream from " + sides.peer + " is unusable after " + poisoned);
             }));
         }
-        MemorySegment target = buffer.memory;
+        MemorySegment target = buffer.memory();
         int already;
         bufferedLock.lock();
         try {
@@ -492,7 +492,7 @@ final class EngineStream implements Stream {
         }
         // The fd reference first: a stream closed meanwhile throws here, with the buffer still the caller's.
         SharedFd held = sides.fd.acquire();
-        buffer.inFlight = true;
+        buffer.markInFlight();
         Receive request = takeReceive();
         request.intoBuffer(held, buffer, at, length, already);
         return request.register(worker, reuse);

@@ -37,7 +37,7 @@ abstract class OutboundRequest extends RingRequest {
     /** Moves the bytes from the caller's buffer, which the call marked in flight. */
     final void lend(PooledBuffer from, int at) {
         lent = from;
-        source = from.memory;
+        source = from.memory();
         sourceAt = at;
     }
 

@@ -204,7 +204,7 @@ abstract class RingRequest extends Request {
         if (lent != null) {
             PooledBuffer landing = lent;
             lent = null;
-            landing.pool.landed(landing);
+            landing.landed();
         }
     }
 
@@ -221,7 +221,7 @@ abstract class RingRequest extends Request {
         bufferPool = null;
         bufferArena = null;
         if (lent != null) {
-            lent.pool.abandon(lent);
+            lent.abandon();
             lent = null;
         }
         release(ring);
