@@ -15,8 +15,8 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * A read of exactly {@code count} bytes, resubmitted after short reads: into the caller's buffer, or into a
- * pooled copy returned as a new array. Reused through its worker's {@link Worker#recycle(BlobReadRequest)} once
- * retired.
+ * pooled copy returned as a new array. Reused through its worker's
+ * {@link dev.lockstep.engine.worker.RetiredRequests#give(BlobReadRequest)} once retired.
  */
 public final class BlobReadRequest extends RingRequest {
     private final Worker home;
@@ -42,7 +42,7 @@ public final class BlobReadRequest extends RingRequest {
     static BlobReadRequest of(EngineBlob blob, Worker worker, long offset, int count, boolean dontCache,
                                   PooledBuffer into, int at) {
         SharedFd held = blob.fd().acquire(); // before a recycled request is taken: a closed blob throws here
-        BlobReadRequest request = worker.reusedBlobRead();
+        BlobReadRequest request = worker.retired().blobRead();
         if (request == null) {
             request = new BlobReadRequest(worker);
         }
@@ -116,7 +116,7 @@ public final class BlobReadRequest extends RingRequest {
         super.release(ring);
         target = null;
         if (reusable()) {
-            home.recycle(this);
+            home.retired().give(this);
         }
     }
 

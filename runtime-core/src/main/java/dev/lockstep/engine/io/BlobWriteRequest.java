@@ -13,7 +13,7 @@ import dev.lockstep.kernel.Submission;
 /**
  * A write of every byte, resubmitted after short writes; retained work that closing never cancels. From the
  * caller's buffer, or from a pooled copy of the {@code byte[]} chunks. Reused through its worker's
- * {@link Worker#recycle(BlobWriteRequest)} once retired.
+ * {@link dev.lockstep.engine.worker.RetiredRequests#give(BlobWriteRequest)} once retired.
  *
  * <p>A {@code SYNC} write is a plain write and then a sync of its open: once its last byte is written the
  * driver makes it wait for the open's permit as a sync admitted at that moment ({@link #joinGroupSync}), so
@@ -40,7 +40,7 @@ public final class BlobWriteRequest extends OutboundRequest {
     /** A write to {@code blob} on {@code worker}, the calling fiber's: a retired one of the worker's, or new. */
     static BlobWriteRequest of(EngineBlob blob, Worker worker, long offset, int count, WriteOptions options) {
         SharedFd held = blob.fd().acquire(); // before a recycled request is taken: a closed blob throws here
-        BlobWriteRequest request = worker.reusedBlobWrite();
+        BlobWriteRequest request = worker.retired().blobWrite();
         if (request == null) {
             request = new BlobWriteRequest(worker);
         }
@@ -170,7 +170,7 @@ public final class BlobWriteRequest extends OutboundRequest {
     public void release(Ring ring) {
         super.release(ring);
         if (reusable()) {
-            home.recycle(this);
+            home.retired().give(this);
         }
     }
 

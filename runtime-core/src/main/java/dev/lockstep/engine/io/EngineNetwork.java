@@ -401,7 +401,7 @@ public final class EngineNetwork {
 
     /**
      * A send of every byte, from the caller's buffer or a pooled copy; resubmitted after short sends. Reused
-     * through its worker's {@link Worker#recycle(SendRequest)} once retired.
+     * through its worker's {@link dev.lockstep.engine.worker.RetiredRequests#give(SendRequest)} once retired.
      */
     public static final class SendRequest extends OutboundRequest {
         private final Worker home;
@@ -414,7 +414,7 @@ public final class EngineNetwork {
         /** A send on {@code sink} from {@code worker}, the calling fiber's: a retired one of the worker's, or new. */
         static SendRequest of(EngineSink sink, Worker worker, int count) {
             SharedFd held = sink.sides.fd.acquire(); // before a recycled request is taken: a closed one throws here
-            SendRequest request = worker.reusedSend();
+            SendRequest request = worker.retired().send();
             if (request == null) {
                 request = new SendRequest(worker);
             }
@@ -478,7 +478,7 @@ public final class EngineNetwork {
         public void release(Ring ring) {
             super.release(ring);
             if (reusable()) {
-                home.recycle(this);
+                home.retired().give(this);
             }
         }
 

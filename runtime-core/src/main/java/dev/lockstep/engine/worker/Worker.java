@@ -3,9 +3,6 @@ package dev.lockstep.engine.worker;
 import dev.lockstep.engine.Engine;
 import dev.lockstep.engine.EngineHooks;
 import dev.lockstep.engine.buffer.WorkerBuffers;
-import dev.lockstep.engine.io.BlobReadRequest;
-import dev.lockstep.engine.io.BlobWriteRequest;
-import dev.lockstep.engine.io.EngineNetwork;
 import dev.lockstep.engine.request.Driver;
 import dev.lockstep.engine.request.Registration;
 import dev.lockstep.engine.request.Request;
@@ -54,12 +51,8 @@ public final class Worker {
     private final WorkerBuffers buffers = new WorkerBuffers(this);
     /** Counters read by the run's meters; this worker's thread adds to them ({@link WorkerMetrics}). */
     private final WorkerMetrics metrics;
-    /** Retired blob reads, reused by the next ones on this worker (see {@link Recycler}: this worker only). */
-    private final Recycler<BlobReadRequest> blobReads = new Recycler<>();
-    /** Retired blob writes, as {@link #blobReads}. */
-    private final Recycler<BlobWriteRequest> blobWrites = new Recycler<>();
-    /** Retired sends, as {@link #blobReads}. */
-    private final Recycler<EngineNetwork.SendRequest> sends = new Recycler<>();
+    /** Retired requests, reused by the next ones on this worker (this worker's thread only). */
+    private final RetiredRequests retired = new RetiredRequests();
     private Driver driver;
     private final CriticalSection section = new CriticalSection(this);
     private final InlineTurns inlineTurns = new InlineTurns(this);
@@ -137,59 +130,12 @@ public final class Worker {
     }
 
     /**
-     * A retired blob read of this worker's to reuse, or null (the caller makes one). This worker's thread only: the
-     * fiber registering the read ({@link Recycler} says why no lock is needed).
+     * The requests this worker retired, for the next ones it makes to reuse: this worker's thread only.
      *
-     * @return the request, or null
+     * @return this worker's retired requests
      */
-    public BlobReadRequest reusedBlobRead() {
-        return blobReads.take();
-    }
-
-    /**
-     * Keeps a blob read whose home is this worker, released and referenced by nothing else, for reuse. This
-     * worker's thread only: the request's {@code release}, as {@link Recycler} says.
-     *
-     * @param request the released request
-     */
-    public void recycle(BlobReadRequest request) {
-        blobReads.give(request);
-    }
-
-    /**
-     * A retired blob write to reuse, or null; as {@link #reusedBlobRead()}.
-     *
-     * @return the request, or null
-     */
-    public BlobWriteRequest reusedBlobWrite() {
-        return blobWrites.take();
-    }
-
-    /**
-     * Keeps a released blob write for reuse; as {@link #recycle(BlobReadRequest)}.
-     *
-     * @param request the released request
-     */
-    public void recycle(BlobWriteRequest request) {
-        blobWrites.give(request);
-    }
-
-    /**
-     * A retired send to reuse, or null; as {@link #reusedBlobRead()}.
-     *
-     * @return the request, or null
-     */
-    public EngineNetwork.SendRequest reusedSend() {
-        return sends.take();
-    }
-
-    /**
-     * Keeps a released send for reuse; as {@link #recycle(BlobReadRequest)}.
-     *
-     * @param request the released request
-     */
-    public void recycle(EngineNetwork.SendRequest request) {
-        sends.give(request);
+    public RetiredRequests retired() {
+        return retired;
     }
 
     /**

@@ -10,8 +10,8 @@
  *       {@code ServiceTurn} (the thread's turns), {@code InlineTurns} (turns its fibers make themselves),
  *       {@code WorkerClosure} (retiring), {@code DeferredQueue} (callbacks run after the borrow ends),
  *       {@code Mailbox} (foreign polls and closes).</li>
- *   <li>{@code WorkerMetrics}: the worker's counters and gauges; {@code Recycler} and {@code Spare}: retired
- *       requests kept for the next operation of their kind.</li>
+ *   <li>{@code WorkerMetrics}: the worker's counters and gauges; {@code RetiredRequests}, {@code Recycler} and
+ *       {@code Spare}: retired requests kept for the next operation of their kind.</li>
  * </ul>
  *
  * <p>May depend on the JDK, the API, the kernel SPI, {@code dev.lockstep.engine} (the engine a worker belongs
