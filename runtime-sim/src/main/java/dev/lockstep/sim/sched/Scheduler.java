@@ -225,7 +225,6 @@ public final class Scheduler {
         EngineHooks.localRunnable(worker, queuedNow[slot] + queuedEarlier[slot]);
     }
 
-
     /** The slot of {@code worker}. */
     private int slotOf(Worker worker) {
         int index = worker.index();
@@ -286,11 +285,7 @@ public final class Scheduler {
         slots.retire(slotOf(worker));
     }
 
-    /**
-     * Whether a step looks at {@code worker}'s slot: it was scheduled and not {@link #retire}d. Simulator thread.
-     *
-     * @param worker a worker of this run or one given to {@link #addWorker}
-     */
+    /** Whether a step looks at {@code worker}'s slot: it was scheduled and not {@link #retire}d (simulator thread). */
     public boolean looksAt(Worker worker) {
         return slots.isLive(slotOf(worker));
     }
