@@ -157,50 +157,54 @@ class UringBufferAllocationTest {
 
     /**
      * The heap bytes of an operation handle ({@code new Registration(worker, key)}, what a buffer call returns),
-     * counted on this carrier as {@link #contractBytesPerReadAt} counts.
+     * counted as {@link #fewestBytesPerSample} counts.
      */
     private static double handleBytes(Worker worker) {
-        Object[] kept = new Object[CONTRACT_SAMPLES];
-        long thread = carrier().threadId();
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        double fewest = Double.MAX_VALUE;
-        for (int window = 0; window < 5; window++) {
-            long before = threads.getThreadAllocatedBytes(thread);
-            for (int i = 0; i < CONTRACT_SAMPLES; i++) {
-                kept[i] = new Registration<Void>(worker, i);
-            }
-            long after = threads.getThreadAllocatedBytes(thread);
-            java.util.Arrays.fill(kept, null);
-            fewest = Math.min(fewest, (double) (after - before) / CONTRACT_SAMPLES);
-        }
+        double fewest = fewestBytesPerSample(1, (kept, i) -> kept[i] = new Registration<Void>(worker, i));
         assertTrue(fewest >= 16, "an operation handle measured " + fewest + " bytes");
         return fewest;
     }
 
     /**
      * The heap bytes of what a {@code readAt} of one block answered from the page cache must make: the array it
-     * returns and its handle ({@code Completed.of}, what {@code EngineBlob.readAt} returns then), each pair kept
-     * in an array made beforehand so that nothing can be left out, counted on this carrier in the same way as the
-     * reads; the fewest of a few windows, as {@link #steadyBytesPerOperation} takes.
+     * returns and its handle ({@code Completed.of}, what {@code EngineBlob.readAt} returns then), counted as
+     * {@link #fewestBytesPerSample} counts.
      */
     private static double contractBytesPerReadAt(Worker worker) {
-        Object[] kept = new Object[2 * CONTRACT_SAMPLES];
+        double fewest = fewestBytesPerSample(2, (kept, i) -> {
+            byte[] bytes = new byte[BLOCK];
+            kept[2 * i] = bytes;
+            kept[2 * i + 1] = Completed.of(worker, bytes);
+        });
+        // At least the array's bytes and a header of 8 bytes or more each: a count of nothing would void the bound.
+        assertTrue(fewest >= BLOCK + 16, "the array and the handle measured " + fewest + " bytes");
+        return fewest;
+    }
+
+    /** Makes sample {@code i}'s objects and keeps them in {@code kept}, so that none can be left out. */
+    private interface SampleMaker {
+        void make(Object[] kept, int i);
+    }
+
+    /**
+     * The heap bytes {@code maker} allocates per sample on this carrier, {@code CONTRACT_SAMPLES} samples a window
+     * kept in an array made beforehand (room for {@code perSample} objects each); the fewest of a few windows, as
+     * {@link #steadyBytesPerOperation} takes.
+     */
+    private static double fewestBytesPerSample(int perSample, SampleMaker maker) {
+        Object[] kept = new Object[perSample * CONTRACT_SAMPLES];
         long thread = carrier().threadId();
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         double fewest = Double.MAX_VALUE;
         for (int window = 0; window < 5; window++) {
             long before = threads.getThreadAllocatedBytes(thread);
             for (int i = 0; i < CONTRACT_SAMPLES; i++) {
-                byte[] bytes = new byte[BLOCK];
-                kept[2 * i] = bytes;
-                kept[2 * i + 1] = Completed.of(worker, bytes);
+                maker.make(kept, i);
             }
             long after = threads.getThreadAllocatedBytes(thread);
             java.util.Arrays.fill(kept, null);
             fewest = Math.min(fewest, (double) (after - before) / CONTRACT_SAMPLES);
         }
-        // At least the array's bytes and a header of 8 bytes or more each: a count of nothing would void the bound.
-        assertTrue(fewest >= BLOCK + 16, "the array and the handle measured " + fewest + " bytes");
         return fewest;
     }
 
